@@ -1,0 +1,15 @@
+# Compiler flags shared by the shim, its tests and the benchmark floor.
+set(CMAKE_C_STANDARD 11)
+set(CMAKE_C_STANDARD_REQUIRED ON)
+set(CMAKE_C_VISIBILITY_PRESET hidden)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+if(NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE Release)
+endif()
+add_compile_options(-Wall -Wextra -Wno-unused-parameter -fno-strict-aliasing)
+# FERRY_SANITIZE=address,undefined builds the shim and tests with sanitizers (native tests only).
+set(FERRY_SANITIZE "" CACHE STRING "comma-separated -fsanitize= list for native tests")
+if(FERRY_SANITIZE)
+  add_compile_options(-fsanitize=${FERRY_SANITIZE} -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=${FERRY_SANITIZE})
+endif()

@@ -1,0 +1,16 @@
+# Locate jni.h / jni_md.h from the JDK that runs the build (JAVA_HOME passed by Maven or the
+# environment). Only the headers are needed: libferry does not link against libjvm.
+set(FERRY_JAVA_HOME "$ENV{JAVA_HOME}" CACHE PATH "JDK whose include/ holds jni.h")
+find_path(FERRY_JNI_INCLUDE jni.h HINTS "${FERRY_JAVA_HOME}/include" NO_DEFAULT_PATH)
+if(NOT FERRY_JNI_INCLUDE)
+  find_path(FERRY_JNI_INCLUDE jni.h PATHS /usr/lib/jvm/default-java/include)
+endif()
+if(NOT FERRY_JNI_INCLUDE)
+  message(FATAL_ERROR "jni.h not found: pass -DFERRY_JAVA_HOME=<jdk> or set JAVA_HOME")
+endif()
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(FERRY_JNI_MD_INCLUDE "${FERRY_JNI_INCLUDE}/linux")
+elseif(APPLE)
+  set(FERRY_JNI_MD_INCLUDE "${FERRY_JNI_INCLUDE}/darwin")
+endif()
+set(FERRY_JNI_INCLUDE_DIRS "${FERRY_JNI_INCLUDE}" "${FERRY_JNI_MD_INCLUDE}")

@@ -1,0 +1,339 @@
+/**
+ * @file ferry.h
+ * @brief Ferry C ABI: the one contract between Java (JNI and FFM) and the engines.
+ *
+ * Ferry is a small shim over RocksDB's C API and LMDB, both taken from the binaries that
+ * ship in the official Java artifacts (rocksdbjni, lmdbjava's native jar). The shim is
+ * compiled against this header and engine.h only; engine functions are resolved at run
+ * time into function-pointer tables.
+ *
+ * Conventions (in the manner of lmdb.h):
+ * - Handles are opaque. Every function returns an int: 0 (FERRY_OK) or a non-negative
+ *   count where documented, a negative FERRY_* code otherwise. Outputs come last.
+ * - Fallible calls take a ferry_error* as their last parameter (may be NULL). When the
+ *   call fails with an engine error, the engine's message and native code are copied
+ *   there; no string is ever allocated for the caller to free.
+ * - Keys and values are (pointer, length) pairs. Lengths are size_t; a NULL pointer with
+ *   length 0 is an empty key/value, and where a bound is optional, NULL means "none".
+ * - Column families are small integers: 0 is the default family. The id stays valid for
+ *   the store's lifetime; after a drop it fails with FERRY_ECFDROPPED.
+ *
+ * Threading: a store and its snapshots may be used from many threads at once (LMDB
+ * snapshots are bound to the opening thread unless the store was opened with NOTLS).
+ * A cursor is used by one thread at a time. The caller guarantees that no call is in
+ * flight on a handle when it is closed (the Java bindings enforce this).
+ */
+#ifndef FERRY_H
+#define FERRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FERRY_EXPORT __attribute__((visibility("default")))
+
+/** ABI version: bumped when a signature or a layout below changes. */
+#define FERRY_ABI_VERSION 1
+
+/** @name Engines */
+/**@{*/
+#define FERRY_ENGINE_ROCKSDB 1
+#define FERRY_ENGINE_LMDB    2
+/**@}*/
+
+/** @name Return codes (0 = ok; Ferry's own codes live in -1000..-1099) */
+/**@{*/
+#define FERRY_OK             0
+#define FERRY_NOTFOUND      (-1001) /**< key, property or family not found (not an error for get) */
+#define FERRY_EINVAL        (-1002) /**< bad argument: NULL handle, bad length, bad op */
+#define FERRY_ENOMEM        (-1003) /**< allocation failed */
+#define FERRY_ETOOSMALL     (-1004) /**< caller's buffer too small; needed size reported */
+#define FERRY_ENOENGINE     (-1005) /**< engine library not attached / symbol missing */
+#define FERRY_EDUPENGINE    (-1006) /**< two copies of an engine are loaded in this process */
+#define FERRY_ENOTSUP       (-1007) /**< not supported by this engine */
+#define FERRY_EEXISTS       (-1008) /**< store or family exists (error_if_exists, create) */
+#define FERRY_ECFDROPPED    (-1009) /**< column family was dropped */
+#define FERRY_ECORRUPTION   (-1010) /**< engine: corruption */
+#define FERRY_EIO           (-1011) /**< engine: I/O error */
+#define FERRY_EBUSY         (-1012) /**< engine: busy / lock held */
+#define FERRY_EINCOMPLETE   (-1013) /**< engine: incomplete */
+#define FERRY_ETIMEDOUT     (-1014) /**< engine: timed out */
+#define FERRY_EABORTED      (-1015) /**< engine: aborted */
+#define FERRY_ETRYAGAIN     (-1016) /**< engine: try again */
+#define FERRY_EENGINEARG    (-1017) /**< engine: invalid argument */
+#define FERRY_ESHUTDOWN     (-1018) /**< engine: shutdown in progress */
+#define FERRY_EMAPFULL      (-1020) /**< LMDB: map full (grow map_size) */
+#define FERRY_EREADERSFULL  (-1021) /**< LMDB: reader table full (raise max_readers) */
+#define FERRY_EDBSFULL      (-1022) /**< LMDB: too many named databases (raise max_dbs) */
+#define FERRY_EBADTXN       (-1023) /**< LMDB: transaction unusable (wrong thread, reset) */
+#define FERRY_EKEYSIZE      (-1024) /**< key or value size not accepted by the engine */
+#define FERRY_EREADONLY     (-1025) /**< write on a store opened read-only */
+#define FERRY_EDIRECTION    (-1026) /**< cursor continued in the other direction */
+#define FERRY_EENGINE       (-1099) /**< other engine error (see engine_code/message) */
+/**@}*/
+
+/** Capacity of ferry_error.message, including the terminating NUL. */
+#define FERRY_ERRMSG_CAP 1016
+
+/** Error details of a failed call. 1024 bytes, 4-byte aligned. */
+typedef struct ferry_error {
+    int32_t code;                      /**< the FERRY_* code that was returned */
+    int32_t engine_code;               /**< engine's own code (RocksDB Status::Code, LMDB rc) or 0 */
+    char message[FERRY_ERRMSG_CAP];    /**< NUL-terminated, truncated engine message */
+} ferry_error;
+
+typedef struct ferry_store ferry_store;
+typedef struct ferry_snapshot ferry_snapshot;
+typedef struct ferry_cursor ferry_cursor;
+
+/** @name Open options: an int64_t array indexed by these; -1 = engine default */
+/**@{*/
+#define FERRY_OPT_CREATE_IF_MISSING  0  /**< bool, default 1 */
+#define FERRY_OPT_ERROR_IF_EXISTS    1  /**< bool, default 0 */
+#define FERRY_OPT_READ_ONLY          2  /**< bool, default 0 */
+#define FERRY_OPT_BLOCK_CACHE_BYTES  3  /**< RocksDB LRU block cache size */
+#define FERRY_OPT_COMPRESSION        4  /**< FERRY_COMPRESSION_* */
+#define FERRY_OPT_WAL                5  /**< bool: RocksDB write-ahead log, default 1 */
+#define FERRY_OPT_SYNC               6  /**< bool: sync every write, default 0 */
+#define FERRY_OPT_BLOOM_BITS         7  /**< RocksDB bloom filter bits per key, 0 = none */
+#define FERRY_OPT_MAX_OPEN_FILES     8  /**< RocksDB max_open_files */
+#define FERRY_OPT_MAP_SIZE           9  /**< LMDB map size in bytes */
+#define FERRY_OPT_MAX_DBS           10  /**< LMDB max named databases */
+#define FERRY_OPT_MAX_READERS       11  /**< LMDB max readers */
+#define FERRY_OPT_LMDB_FLAGS        12  /**< FERRY_LMDB_* bit mask */
+#define FERRY_OPT_AUTO_GROW         13  /**< LMDB: grow the map on MAP_FULL, bytes per step (0 = off) */
+#define FERRY_OPT_COUNT             14
+/**@}*/
+
+/** @name Compression values for FERRY_OPT_COMPRESSION */
+/**@{*/
+#define FERRY_COMPRESSION_NONE   0
+#define FERRY_COMPRESSION_SNAPPY 1
+#define FERRY_COMPRESSION_LZ4    2
+#define FERRY_COMPRESSION_ZSTD   3
+/**@}*/
+
+/** @name LMDB flags for FERRY_OPT_LMDB_FLAGS */
+/**@{*/
+#define FERRY_LMDB_NOSYNC     0x1
+#define FERRY_LMDB_NOMETASYNC 0x2
+#define FERRY_LMDB_WRITEMAP   0x4
+#define FERRY_LMDB_NORDAHEAD  0x8
+#define FERRY_LMDB_NOTLS      0x10
+/**@}*/
+
+/** @name Cursor open flags */
+/**@{*/
+#define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data */
+#define FERRY_CURSOR_NO_FILL_CACHE 0x2 /**< RocksDB: do not fill the block cache */
+/**@}*/
+
+/** @name Cursor fill ops: where to go before filling */
+/**@{*/
+#define FERRY_FIRST   1 /**< first entry in range, then forward */
+#define FERRY_LAST    2 /**< last entry in range, then reverse */
+#define FERRY_SEEK_GE 3 /**< first entry >= key, forward */
+#define FERRY_SEEK_GT 4 /**< first entry > key, forward */
+#define FERRY_SEEK_LE 5 /**< last entry <= key, reverse */
+#define FERRY_SEEK_LT 6 /**< last entry < key, reverse */
+#define FERRY_NEXT    7 /**< continue forward where the previous forward fill stopped */
+#define FERRY_PREV    8 /**< continue in reverse where the previous reverse fill stopped */
+/**@}*/
+
+/** @name Page layout (all integers native-endian)
+ * Header (16 bytes): u32 count; u32 flags; u64 used (bytes incl. header), or on
+ * FERRY_ETOOSMALL the page size needed for the next entry alone.
+ * Copy entry: u32 klen; u32 vlen; key bytes; value bytes; padded to 8 bytes.
+ * Pointer entry (24 bytes): u64 key address; u32 klen; u32 vlen; u64 value address.
+ */
+/**@{*/
+#define FERRY_PAGE_HEADER    16
+#define FERRY_PAGE_END       0x1 /**< no entry follows the last one in this direction */
+#define FERRY_PAGE_POINTERS  0x2 /**< entries are pointer entries */
+#define FERRY_PAGE_MIN       64  /**< smallest page accepted */
+/**@}*/
+
+/** @name Write-batch records, packed back to back (no padding, native-endian)
+ * u32 op; u32 cf; u32 alen; u32 blen; a bytes; b bytes.
+ * PUT: a = key, b = value. DELETE: a = key, blen = 0. DELETE_RANGE: a = begin (incl), b = end (excl).
+ */
+/**@{*/
+#define FERRY_OP_PUT          1
+#define FERRY_OP_DELETE       2
+#define FERRY_OP_DELETE_RANGE 3
+#define FERRY_OP_HEADER       16
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+
+/** @brief Return FERRY_ABI_VERSION of the loaded library. */
+FERRY_EXPORT int ferry_abi_version(void);
+
+/** @brief Static message for a FERRY_* code ("unknown" for others). Never NULL. */
+FERRY_EXPORT const char *ferry_strerror(int rc);
+
+/** @brief Does nothing: the floor for per-call overhead measurements. @return 0 */
+FERRY_EXPORT int ferry_noop(void);
+
+/**
+ * @brief Attach an engine library: resolve its functions into Ferry's table.
+ * @param[in] engine FERRY_ENGINE_ROCKSDB or FERRY_ENGINE_LMDB.
+ * @param[in] lib_path NULL: find the copy already loaded in this process (RocksDB, loaded by
+ *            RocksJava); else a path to dlopen (LMDB; standalone C programs).
+ * @param[out] err details on failure.
+ * @note Thread-safe; idempotent when the same copy is attached again.
+ * @return FERRY_OK, FERRY_ENOENGINE (not loaded, or a symbol missing),
+ *         FERRY_EDUPENGINE (two copies loaded, or a different copy already attached).
+ */
+FERRY_EXPORT int ferry_engine_attach(int engine, const char *lib_path, ferry_error *err);
+
+/**
+ * @brief Path of the attached engine object.
+ * @param[out] dst receives the NUL-terminated path (truncated to cap).
+ * @return length of the path, FERRY_ENOENGINE if not attached.
+ */
+FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
+
+/**
+ * @brief Open (or create) a store.
+ * @param[in] engine FERRY_ENGINE_*; must be attached.
+ * @param[in] path directory (RocksDB) or environment directory (LMDB), NUL-terminated UTF-8.
+ * @param[in] opts int64 options indexed by FERRY_OPT_*; -1 = default. May be NULL.
+ * @param[in] nopts number of entries in opts (fewer than FERRY_OPT_COUNT is fine).
+ * @param[in] extra RocksDB options string applied last ("k=v;k=v"), or NULL.
+ * @param[out] out the store.
+ * @note RocksDB: every existing column family is opened; ids follow the on-disk order
+ *       with "default" as 0.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EEXISTS, engine codes.
+ */
+FERRY_EXPORT int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
+                                  const char *extra, ferry_store **out, ferry_error *err);
+
+/** @brief Close a store and free everything it owns. NULL is ignored. @return FERRY_OK */
+FERRY_EXPORT int ferry_store_close(ferry_store *s);
+
+/** @brief Number of column-family slots (dropped ones included). */
+FERRY_EXPORT int ferry_cf_count(ferry_store *s, uint32_t *out);
+
+/**
+ * @brief Name of a column family.
+ * @param[out] dst NUL-terminated name, truncated to cap.
+ * @param[out] len_out full length of the name.
+ * @return FERRY_OK, FERRY_EINVAL (bad id), FERRY_ECFDROPPED.
+ */
+FERRY_EXPORT int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out);
+
+/** @brief Create a column family. @param[out] id_out its id. @return FERRY_OK, FERRY_EEXISTS, engine codes. */
+FERRY_EXPORT int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err);
+
+/** @brief Drop a column family (not the default one). @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes. */
+FERRY_EXPORT int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err);
+
+/** @brief Open a consistent read view (RocksDB snapshot, LMDB read transaction). */
+FERRY_EXPORT int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err);
+
+/** @brief Release a snapshot. Cursors opened on it must be closed first. NULL is ignored. */
+FERRY_EXPORT int ferry_snapshot_close(ferry_snapshot *snap);
+
+/**
+ * @brief Point read, copying the value into the caller's buffer.
+ * @param[in] snap snapshot or NULL for the latest state.
+ * @param[out] dst receives min(vlen, cap) bytes of the value.
+ * @param[out] vlen_out the value's full length: if > cap the value was truncated.
+ * @return FERRY_OK, FERRY_NOTFOUND, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes.
+ */
+FERRY_EXPORT int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+                           void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+
+/**
+ * @brief Read many keys in one call.
+ * @param[in] keys n records "u32 klen; key bytes" packed back to back, keys_len bytes in all.
+ * @param[out] dst values of found keys, packed back to back in key order.
+ * @param[out] lens_out per key: value length, or -1 when not found.
+ * @return the number k of keys answered (1..n); values of keys k..n-1 did not fit and
+ *         must be asked again. FERRY_ETOOSMALL when even the first value does not fit:
+ *         lens_out[0] then holds its length.
+ */
+FERRY_EXPORT int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n,
+                                 const void *keys, size_t keys_len, void *dst, size_t cap,
+                                 int64_t *lens_out, ferry_error *err);
+
+/** @brief Write one key. @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, engine codes. */
+FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen,
+                           const void *val, size_t vlen, ferry_error *err);
+
+/** @brief Delete one key (a missing key is not an error). */
+FERRY_EXPORT int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err);
+
+/** @brief Delete every key in [begin, end). */
+FERRY_EXPORT int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen,
+                                    const void *end, size_t elen, ferry_error *err);
+
+/**
+ * @brief Apply a batch of records (see FERRY_OP_*) atomically.
+ * @param[in] ops the packed records, len bytes, count records.
+ * @return FERRY_OK, FERRY_EINVAL (malformed records; nothing applied), engine codes.
+ */
+FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
+
+/** @brief Flush memtables (RocksDB) / sync the map to disk (LMDB). */
+FERRY_EXPORT int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err);
+
+/** @brief Compact [begin, end); NULL bounds are open. LMDB: FERRY_OK, nothing to do. */
+FERRY_EXPORT int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen,
+                                     const void *end, size_t elen, ferry_error *err);
+
+/**
+ * @brief A store property as text (e.g. "rocksdb.stats", "lmdb.stat").
+ * @param[out] dst NUL-terminated value truncated to cap; @param[out] len_out full length.
+ * @return FERRY_OK, FERRY_NOTFOUND (unknown property).
+ */
+FERRY_EXPORT int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap,
+                                size_t *len_out, ferry_error *err);
+
+/**
+ * @brief A numeric store property. "ferry.estimate-num-keys" works on every engine.
+ * @return FERRY_OK, FERRY_NOTFOUND.
+ */
+FERRY_EXPORT int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out,
+                                    ferry_error *err);
+
+/**
+ * @brief Open a cursor over [lower, upper) of one family.
+ * @param[in] snap snapshot or NULL (the cursor then reads an implicit snapshot taken now).
+ * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
+ *            The bounds are copied.
+ * @param[in] flags FERRY_CURSOR_*.
+ * @note One thread at a time.
+ */
+FERRY_EXPORT int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf,
+                                   const void *lower, size_t llen, const void *upper, size_t ulen,
+                                   uint32_t flags, ferry_cursor **out, ferry_error *err);
+
+/** @brief Close a cursor. NULL is ignored. */
+FERRY_EXPORT int ferry_cursor_close(ferry_cursor *c);
+
+/**
+ * @brief Position the cursor (op) and write entries into a caller-owned page until it is
+ *        full, max_entries were written, or the range ends.
+ * @param[in] op FERRY_FIRST..FERRY_PREV; key/klen used by the SEEK ops only.
+ * @param[out] page page memory (see "Page layout"), cap bytes, at least FERRY_PAGE_MIN.
+ * @param[in] max_entries upper bound on entries (>= 1).
+ * @note After a fill the engine stands on the next entry to emit, so FERRY_NEXT/PREV
+ *       continue without skipping; continuing in the other direction gives
+ *       FERRY_EDIRECTION (seek with the current key instead).
+ * @return count written (>= 0; 0 with FERRY_PAGE_END when the range is exhausted),
+ *         FERRY_ETOOSMALL when the next entry alone does not fit (header.used = size
+ *         needed; the position is kept: retry FERRY_NEXT/PREV with a bigger page),
+ *         FERRY_EINVAL, engine codes.
+ */
+FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen,
+                                   void *page, size_t cap, uint32_t max_entries, ferry_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FERRY_H */

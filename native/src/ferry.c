@@ -1,0 +1,333 @@
+/* Public entry points: argument checks, then dispatch to the store's engine. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+#define CHECK(cond) do { if (!(cond)) return FERRY_EINVAL; } while (0)
+#define CHECK_E(cond, err, msg) do { if (!(cond)) return ferry_fail((err), FERRY_EINVAL, 0, "%s", (msg)); } while (0)
+/* A (pointer, length) pair is valid when the pointer is set or the length is 0. */
+#define BYTES_OK(p, n) ((p) != NULL || (n) == 0)
+
+int ferry_abi_version(void) { return FERRY_ABI_VERSION; }
+
+int ferry_noop(void) { return 0; }
+
+const char *ferry_strerror(int rc)
+{
+    switch (rc) {
+    case FERRY_OK: return "ok";
+    case FERRY_NOTFOUND: return "not found";
+    case FERRY_EINVAL: return "invalid argument";
+    case FERRY_ENOMEM: return "out of memory";
+    case FERRY_ETOOSMALL: return "buffer too small";
+    case FERRY_ENOENGINE: return "engine library not loaded";
+    case FERRY_EDUPENGINE: return "two copies of the engine library are loaded";
+    case FERRY_ENOTSUP: return "not supported by this engine";
+    case FERRY_EEXISTS: return "already exists";
+    case FERRY_ECFDROPPED: return "column family dropped";
+    case FERRY_ECORRUPTION: return "corruption";
+    case FERRY_EIO: return "I/O error";
+    case FERRY_EBUSY: return "busy";
+    case FERRY_EINCOMPLETE: return "incomplete";
+    case FERRY_ETIMEDOUT: return "timed out";
+    case FERRY_EABORTED: return "aborted";
+    case FERRY_ETRYAGAIN: return "try again";
+    case FERRY_EENGINEARG: return "engine rejected an argument";
+    case FERRY_ESHUTDOWN: return "shutdown in progress";
+    case FERRY_EMAPFULL: return "LMDB map full";
+    case FERRY_EREADERSFULL: return "LMDB reader table full";
+    case FERRY_EDBSFULL: return "too many column families / named databases";
+    case FERRY_EBADTXN: return "transaction not usable here";
+    case FERRY_EKEYSIZE: return "key or value size not accepted by the engine";
+    case FERRY_EREADONLY: return "store is read-only";
+    case FERRY_EDIRECTION: return "cursor continued in the other direction";
+    case FERRY_EENGINE: return "engine error";
+    default: return "unknown error";
+    }
+}
+
+int ferry_engine_attach(int engine, const char *lib_path, ferry_error *err)
+{
+    switch (engine) {
+    case FERRY_ENGINE_ROCKSDB: return ferry_rocksdb_attach(lib_path, err);
+    case FERRY_ENGINE_LMDB: return ferry_lmdb_attach(lib_path, err);
+    default: return ferry_fail(err, FERRY_EINVAL, 0, "unknown engine %d", engine);
+    }
+}
+
+int ferry_engine_path(int engine, char *dst, size_t cap)
+{
+    CHECK(dst != NULL && cap > 0);
+    switch (engine) {
+    case FERRY_ENGINE_ROCKSDB: return ferry_rocksdb_path(dst, cap);
+    case FERRY_ENGINE_LMDB: return ferry_lmdb_path(dst, cap);
+    default: return FERRY_EINVAL;
+    }
+}
+
+int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
+                     const char *extra, ferry_store **out, ferry_error *err)
+{
+    CHECK_E(path != NULL && path[0] != '\0', err, "path is empty");
+    CHECK_E(out != NULL, err, "out is NULL");
+    CHECK_E(opts != NULL || nopts == 0, err, "opts is NULL");
+    *out = NULL;
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = i < (int)nopts ? opts[i] : -1;
+    switch (engine) {
+    case FERRY_ENGINE_ROCKSDB: return ferry_rocksdb_open(path, o, extra, out, err);
+    case FERRY_ENGINE_LMDB: return ferry_lmdb_open(path, o, extra, out, err);
+    default: return ferry_fail(err, FERRY_EINVAL, 0, "unknown engine %d", engine);
+    }
+}
+
+int ferry_store_close(ferry_store *s)
+{
+    if (!s) return FERRY_OK;
+    return s->ops->close(s);
+}
+
+/* Resolve a cf id to a live slot, or return an error code. */
+static int cf_slot(ferry_store *s, uint32_t cf, ferry_cf_slot **slot, ferry_error *err)
+{
+    uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_acquire);
+    if (cf >= n) return ferry_fail(err, FERRY_EINVAL, 0, "no column family with id %u", cf);
+    if (atomic_load_explicit(&s->cfs[cf].dropped, memory_order_acquire))
+        return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", s->cfs[cf].name);
+    *slot = &s->cfs[cf];
+    return FERRY_OK;
+}
+
+#define SLOT(s, cf, err) \
+    ferry_cf_slot *slot = NULL; \
+    do { int rc_ = cf_slot((s), (cf), &slot, (err)); if (rc_) return rc_; } while (0)
+
+#define WRITABLE(s, err) \
+    do { if ((s)->read_only) return ferry_fail((err), FERRY_EREADONLY, 0, "store is open read-only"); } while (0)
+
+int ferry_cf_count(ferry_store *s, uint32_t *out)
+{
+    CHECK(s != NULL && out != NULL);
+    *out = atomic_load_explicit(&s->cf_count, memory_order_acquire);
+    return FERRY_OK;
+}
+
+int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out)
+{
+    CHECK(s != NULL && dst != NULL && cap > 0 && len_out != NULL);
+    uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_acquire);
+    if (cf >= n) return FERRY_EINVAL;
+    const char *name = s->cfs[cf].name;
+    size_t len = strlen(name);
+    *len_out = len;
+    size_t c = len < cap - 1 ? len : cap - 1;
+    memcpy(dst, name, c);
+    dst[c] = '\0';
+    return atomic_load(&s->cfs[cf].dropped) ? FERRY_ECFDROPPED : FERRY_OK;
+}
+
+int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
+{
+    CHECK_E(s != NULL && id_out != NULL, err, "store or id_out is NULL");
+    CHECK_E(name != NULL && name[0] != '\0', err, "column family name is empty");
+    WRITABLE(s, err);
+    pthread_mutex_lock(&s->cf_lock);
+    int rc;
+    if (ferry_store_find_cf(s, name) >= 0) {
+        rc = ferry_fail(err, FERRY_EEXISTS, 0, "column family '%s' already exists", name);
+    } else if (atomic_load(&s->cf_count) >= s->cf_cap) {
+        rc = ferry_fail(err, FERRY_EDBSFULL, 0, "column family table is full (%u)", s->cf_cap);
+    } else {
+        void *h = NULL;
+        rc = s->ops->cf_create(s, name, &h, err);
+        if (rc == FERRY_OK) rc = ferry_store_add_cf(s, name, h, id_out);
+    }
+    pthread_mutex_unlock(&s->cf_lock);
+    return rc;
+}
+
+int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(cf != 0, err, "the default column family cannot be dropped");
+    WRITABLE(s, err);
+    pthread_mutex_lock(&s->cf_lock);
+    ferry_cf_slot *slot;
+    int rc = cf_slot(s, cf, &slot, err);
+    if (rc == FERRY_OK) {
+        rc = s->ops->cf_drop(s, slot, err);
+        if (rc == FERRY_OK) atomic_store_explicit(&slot->dropped, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&s->cf_lock);
+    return rc;
+}
+
+int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
+{
+    CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
+    *out = NULL;
+    return s->ops->snapshot_open(s, out, err);
+}
+
+int ferry_snapshot_close(ferry_snapshot *snap)
+{
+    if (!snap) return FERRY_OK;
+    return snap->store->ops->snapshot_close(snap);
+}
+
+int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+              void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    CHECK_E(s != NULL && vlen_out != NULL, err, "store or vlen_out is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(dst, cap), err, "NULL buffer with a length");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    SLOT(s, cf, err);
+    return s->ops->get(s, snap, slot, key, klen, dst, cap, vlen_out, err);
+}
+
+int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
+                    size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
+    CHECK_E(s != NULL && lens_out != NULL && n > 0, err, "store or lens_out is NULL, or n is 0");
+    CHECK_E(keys != NULL && BYTES_OK(dst, cap), err, "NULL buffer");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    /* validate the key records */
+    const uint8_t *p = keys, *end = p + keys_len;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t kl;
+        if ((size_t)(end - p) < 4) return ferry_fail(err, FERRY_EINVAL, 0, "multi_get: key record %u truncated", i);
+        memcpy(&kl, p, 4);
+        if ((size_t)(end - p - 4) < kl) return ferry_fail(err, FERRY_EINVAL, 0, "multi_get: key %u overruns the buffer", i);
+        p += 4 + kl;
+    }
+    SLOT(s, cf, err);
+    return s->ops->multi_get(s, snap, slot, n, keys, keys_len, dst, cap, lens_out, err);
+}
+
+int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
+              ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(val, vlen), err, "NULL buffer with a length");
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    return s->ops->put(s, slot, key, klen, val, vlen, err);
+}
+
+int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(key, klen), err, "NULL key with a length");
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    return s->ops->del(s, slot, key, klen, err);
+}
+
+int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
+                       size_t elen, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(begin, blen) && BYTES_OK(end, elen), err, "NULL bound with a length");
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    return s->ops->delete_range(s, slot, begin, blen, end, elen, err);
+}
+
+int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(ops, len), err, "NULL batch with a length");
+    WRITABLE(s, err);
+    /* validate every record before applying any */
+    const uint8_t *p = ops, *end = p + len;
+    uint32_t seen = 0;
+    uint32_t ncf = atomic_load_explicit(&s->cf_count, memory_order_acquire);
+    while (p < end) {
+        if ((size_t)(end - p) < FERRY_OP_HEADER)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: header truncated", seen);
+        uint32_t op, cf, alen, blen;
+        memcpy(&op, p, 4); memcpy(&cf, p + 4, 4); memcpy(&alen, p + 8, 4); memcpy(&blen, p + 12, 4);
+        if (op < FERRY_OP_PUT || op > FERRY_OP_DELETE_RANGE)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: bad op %u", seen, op);
+        if (op == FERRY_OP_DELETE && blen != 0)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: delete with a value", seen);
+        if ((uint64_t)alen + blen > (uint64_t)(end - p - FERRY_OP_HEADER))
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u overruns the batch", seen);
+        if (cf >= ncf) return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: no column family %u", seen, cf);
+        if (atomic_load(&s->cfs[cf].dropped))
+            return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", seen, s->cfs[cf].name);
+        p += FERRY_OP_HEADER + alen + blen;
+        seen++;
+    }
+    if (seen != count) return ferry_fail(err, FERRY_EINVAL, 0, "batch holds %u records, count says %u", seen, count);
+    if (count == 0) return FERRY_OK;
+    return s->ops->write(s, ops, len, count, err);
+}
+
+int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    SLOT(s, cf, err);
+    return s->ops->flush(s, slot, err);
+}
+
+int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
+                        size_t elen, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    return s->ops->compact_range(s, slot, begin, blen, end, elen, err);
+}
+
+int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap, size_t *len_out,
+                   ferry_error *err)
+{
+    CHECK_E(s != NULL && name != NULL && dst != NULL && cap > 0 && len_out != NULL, err, "NULL argument");
+    SLOT(s, cf, err);
+    return s->ops->property(s, slot, name, dst, cap, len_out, err);
+}
+
+int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out, ferry_error *err)
+{
+    CHECK_E(s != NULL && name != NULL && out != NULL, err, "NULL argument");
+    SLOT(s, cf, err);
+    return s->ops->property_int(s, slot, name, out, err);
+}
+
+int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
+                      const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+{
+    CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
+    CHECK_E(BYTES_OK(lower, llen) && BYTES_OK(upper, ulen), err, "NULL bound with a length");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    CHECK_E((flags & ~(uint32_t)(FERRY_CURSOR_POINTERS | FERRY_CURSOR_NO_FILL_CACHE)) == 0, err, "unknown cursor flags");
+    *out = NULL;
+    SLOT(s, cf, err);
+    return s->ops->cursor_open(s, snap, slot, lower, llen, upper, ulen, flags, out, err);
+}
+
+int ferry_cursor_close(ferry_cursor *c)
+{
+    if (!c) return FERRY_OK;
+    return c->store->ops->cursor_close(c);
+}
+
+int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, void *page, size_t cap,
+                      uint32_t max_entries, ferry_error *err)
+{
+    CHECK_E(c != NULL && page != NULL, err, "cursor or page is NULL");
+    CHECK_E(cap >= FERRY_PAGE_MIN, err, "page smaller than FERRY_PAGE_MIN");
+    CHECK_E(max_entries >= 1, err, "max_entries is 0");
+    CHECK_E(op >= FERRY_FIRST && op <= FERRY_PREV, err, "bad cursor op");
+    if (op >= FERRY_SEEK_GE && op <= FERRY_SEEK_LT) CHECK_E(BYTES_OK(key, klen), err, "NULL seek key with a length");
+    if (op == FERRY_NEXT && c->dir != 1)
+        return ferry_fail(err, FERRY_EDIRECTION, 0, c->dir == 0 ? "cursor is not positioned" : "cursor moves in reverse: seek to change direction");
+    if (op == FERRY_PREV && c->dir != -1)
+        return ferry_fail(err, FERRY_EDIRECTION, 0, c->dir == 0 ? "cursor is not positioned" : "cursor moves forward: seek to change direction");
+    int rc = c->store->ops->cursor_fill(c, op, key, klen, page, cap, max_entries, err);
+    /* a seek positions the engine even when the first entry did not fit the page */
+    if (op != FERRY_NEXT && op != FERRY_PREV && (rc >= 0 || rc == FERRY_ETOOSMALL))
+        c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT) ? 1 : -1;
+    return rc;
+}

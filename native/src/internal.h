@@ -1,0 +1,180 @@
+/* Internal structures shared by the dispatch layer (ferry.c) and the engines. */
+#ifndef FERRY_INTERNAL_H
+#define FERRY_INTERNAL_H
+
+#include "ferry.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define FERRY_HIDDEN __attribute__((visibility("hidden")))
+
+/* One column-family slot. Slots are never freed before the store closes, so an id stays a
+ * valid index for the store's lifetime. handle: rocksdb_column_family_handle_t* or the
+ * LMDB dbi cast to a pointer. */
+typedef struct ferry_cf_slot {
+    void *handle;
+    char *name;
+    atomic_int dropped;
+} ferry_cf_slot;
+
+typedef struct ferry_engine_ops ferry_engine_ops;
+
+/* Base of every engine's store struct (engines embed it as their first member). */
+struct ferry_store {
+    const ferry_engine_ops *ops;
+    int engine;
+    int read_only;
+    ferry_cf_slot *cfs;         /* cf_cap slots, allocated at open */
+    uint32_t cf_cap;
+    atomic_uint cf_count;       /* slots in use; published with release after a slot is filled */
+    pthread_mutex_t cf_lock;    /* serialises create/drop */
+};
+
+struct ferry_snapshot {
+    ferry_store *store;
+};
+
+struct ferry_cursor {
+    ferry_store *store;
+    int dir; /* 0 = not positioned, 1 = forward, -1 = reverse */
+};
+
+/* Engine entry points. Arguments are already checked by ferry.c: handles non-NULL, cf a
+ * live slot, pointers non-NULL where a length is non-zero, page large enough. */
+struct ferry_engine_ops {
+    int (*close)(ferry_store *s);
+    int (*cf_create)(ferry_store *s, const char *name, void **handle_out, ferry_error *err);
+    int (*cf_drop)(ferry_store *s, ferry_cf_slot *slot, ferry_error *err);
+    int (*snapshot_open)(ferry_store *s, ferry_snapshot **out, ferry_error *err);
+    int (*snapshot_close)(ferry_snapshot *snap);
+    int (*get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+               void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+    int (*multi_get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
+                     const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
+                     ferry_error *err);
+    int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+               size_t vlen, ferry_error *err);
+    int (*del)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
+    int (*delete_range)(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                        const void *end, size_t elen, ferry_error *err);
+    /* ops already validated by ferry_batch_validate */
+    int (*write)(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
+    int (*flush)(ferry_store *s, ferry_cf_slot *cf, ferry_error *err);
+    int (*compact_range)(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                         const void *end, size_t elen, ferry_error *err);
+    int (*property)(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                    size_t *len_out, ferry_error *err);
+    int (*property_int)(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                        ferry_error *err);
+    int (*cursor_open)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                       size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                       ferry_cursor **out, ferry_error *err);
+    int (*cursor_close)(ferry_cursor *c);
+    /* op and direction already checked against c->dir; page cap >= FERRY_PAGE_MIN */
+    int (*cursor_fill)(ferry_cursor *c, int op, const void *key, size_t klen, uint8_t *page,
+                       size_t cap, uint32_t max_entries, ferry_error *err);
+};
+
+/* ---- engine open functions (engine_rocksdb.c, engine_lmdb.c) ---- */
+FERRY_HIDDEN int ferry_rocksdb_attach(const char *lib_path, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_path(char *dst, size_t cap);
+FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
+                                    ferry_store **out, ferry_error *err);
+FERRY_HIDDEN int ferry_lmdb_attach(const char *lib_path, ferry_error *err);
+FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
+FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra,
+                                 ferry_store **out, ferry_error *err);
+
+/* ---- shared helpers (util.c) ---- */
+
+/* Record an error: sets err->code/engine_code/message (printf-style) when err != NULL.
+ * Returns code, so callers can `return ferry_fail(err, FERRY_EINVAL, 0, "...")`. */
+FERRY_HIDDEN int ferry_fail(ferry_error *err, int code, int engine_code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Initialise the base store fields and allocate cap cf slots. Returns FERRY_OK/ENOMEM. */
+FERRY_HIDDEN int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engine,
+                                       uint32_t cf_cap);
+/* Append a slot (takes ownership of a strdup of name). Caller holds cf_lock or is opening. */
+FERRY_HIDDEN int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out);
+/* Free the slot names and the table. Engines free the handles first. */
+FERRY_HIDDEN void ferry_store_base_free(ferry_store *s);
+/* Find a live slot by name; returns its id or -1. */
+FERRY_HIDDEN int ferry_store_find_cf(ferry_store *s, const char *name);
+
+/* Option value or fallback when absent/-1. */
+static inline int64_t ferry_opt(const int64_t *opts, int idx, int64_t dflt)
+{
+    return (opts && opts[idx] != -1) ? opts[idx] : dflt;
+}
+
+/* Copy-mode page writing, shared by the engines.
+ * Returns 1 when the entry was written, 0 when it does not fit (used unchanged). */
+static inline size_t ferry_copy_entry_size(size_t klen, size_t vlen)
+{
+    return (8 + klen + vlen + 7) & ~(size_t)7;
+}
+
+static inline int ferry_page_emit_copy(uint8_t *page, size_t cap, size_t *used, const void *k,
+                                       size_t klen, const void *v, size_t vlen)
+{
+    size_t need = ferry_copy_entry_size(klen, vlen);
+    if (need > cap - *used) return 0;
+    uint8_t *p = page + *used;
+    uint32_t kl = (uint32_t)klen, vl = (uint32_t)vlen;
+    memcpy(p, &kl, 4);
+    memcpy(p + 4, &vl, 4);
+    if (klen) memcpy(p + 8, k, klen);
+    if (vlen) memcpy(p + 8 + klen, v, vlen);
+    *used += need;
+    return 1;
+}
+
+static inline int ferry_page_emit_ptr(uint8_t *page, size_t cap, size_t *used, const void *k,
+                                      size_t klen, const void *v, size_t vlen)
+{
+    if (24 > cap - *used) return 0;
+    uint8_t *p = page + *used;
+    uint64_t ka = (uint64_t)(uintptr_t)k, va = (uint64_t)(uintptr_t)v;
+    uint32_t kl = (uint32_t)klen, vl = (uint32_t)vlen;
+    memcpy(p, &ka, 8);
+    memcpy(p + 8, &kl, 4);
+    memcpy(p + 12, &vl, 4);
+    memcpy(p + 16, &va, 8);
+    *used += 24;
+    return 1;
+}
+
+/* Write the page header. */
+static inline void ferry_page_header(uint8_t *page, uint32_t count, uint32_t flags, uint64_t used)
+{
+    memcpy(page, &count, 4);
+    memcpy(page + 4, &flags, 4);
+    memcpy(page + 8, &used, 8);
+}
+
+/* Read a batch record header at p (no alignment assumed). */
+typedef struct ferry_batch_rec {
+    uint32_t op, cf, alen, blen;
+    const uint8_t *a, *b;
+} ferry_batch_rec;
+
+/* Walk records: returns 1 and fills rec while records remain, 0 at the end.
+ * Only call on a batch that passed ferry_batch_validate. */
+static inline int ferry_batch_next(const uint8_t **p, const uint8_t *end, ferry_batch_rec *rec)
+{
+    if (*p >= end) return 0;
+    memcpy(&rec->op, *p, 4);
+    memcpy(&rec->cf, *p + 4, 4);
+    memcpy(&rec->alen, *p + 8, 4);
+    memcpy(&rec->blen, *p + 12, 4);
+    rec->a = *p + FERRY_OP_HEADER;
+    rec->b = rec->a + rec->alen;
+    *p = rec->b + rec->blen;
+    return 1;
+}
+
+#endif /* FERRY_INTERNAL_H */

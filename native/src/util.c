@@ -1,0 +1,63 @@
+/* Shared helpers: error recording and the column-family table. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int ferry_fail(ferry_error *err, int code, int engine_code, const char *fmt, ...)
+{
+    if (err) {
+        err->code = code;
+        err->engine_code = engine_code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engine, uint32_t cf_cap)
+{
+    s->ops = ops;
+    s->engine = engine;
+    s->cf_cap = cf_cap;
+    atomic_init(&s->cf_count, 0);
+    s->cfs = calloc(cf_cap, sizeof *s->cfs);
+    if (!s->cfs) return FERRY_ENOMEM;
+    pthread_mutex_init(&s->cf_lock, NULL);
+    return FERRY_OK;
+}
+
+int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out)
+{
+    uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_relaxed);
+    if (n >= s->cf_cap) return FERRY_EDBSFULL;
+    char *copy = strdup(name);
+    if (!copy) return FERRY_ENOMEM;
+    s->cfs[n].handle = handle;
+    s->cfs[n].name = copy;
+    atomic_init(&s->cfs[n].dropped, 0);
+    atomic_store_explicit(&s->cf_count, n + 1, memory_order_release);
+    if (id_out) *id_out = n;
+    return FERRY_OK;
+}
+
+int ferry_store_find_cf(ferry_store *s, const char *name)
+{
+    uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++)
+        if (!atomic_load(&s->cfs[i].dropped) && strcmp(s->cfs[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+void ferry_store_base_free(ferry_store *s)
+{
+    if (!s->cfs) return;
+    uint32_t n = atomic_load(&s->cf_count);
+    for (uint32_t i = 0; i < n; i++) free(s->cfs[i].name);
+    free(s->cfs);
+    s->cfs = NULL;
+    pthread_mutex_destroy(&s->cf_lock);
+}

@@ -1,0 +1,2 @@
+#include "ferry.h"
+int main(void) { return 0; }
