@@ -1,15 +1,789 @@
-/* Placeholder until the rocksdb engine lands: every entry point reports FERRY_ENOTSUP. */
+/* RocksDB engine: drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a
+ * function table resolved at attach time. See rocksdb_api.h for the functions used. */
+#define _GNU_SOURCE
 #include "internal.h"
+#include "rocksdb_api.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------------ */
+/* Engine table and attach                                             */
+
+static rocksdb_api R;                /* written once under g_lock, before g_ready is set */
+static void *g_handle;               /* dlopen handle of the attached object (never closed) */
+static char *g_path;                 /* its path */
+static atomic_int g_ready;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The link map of a dlopen handle, or NULL. */
+static struct link_map *handle_map(void *h)
+{
+    struct link_map *lm = NULL;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0) return NULL;
+    return lm;
+}
+
+/* Does the object behind handle h itself define rocksdb_open (not one of its dependencies)? */
+static int defines_rocksdb(void *h)
+{
+    void *sym = dlsym(h, "rocksdb_open");
+    if (!sym) return 0;
+    Dl_info info;
+    struct link_map *def = NULL;
+    if (!dladdr1(sym, &info, (void **)&def, RTLD_DL_LINKMAP) || !def) return 0;
+    return def == handle_map(h);
+}
+
+/* Names of the loaded objects, collected first so no dlopen runs inside dl_iterate_phdr. */
+typedef struct name_list {
+    char **v;
+    size_t n, cap;
+    int oom;
+} name_list;
+
+/* dl_iterate_phdr callback: record every named object. */
+static int collect_name(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    name_list *l = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v) { l->oom = 1; return 1; }
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(info->dlpi_name))) { l->oom = 1; return 1; }
+    l->n++;
+    return 0;
+}
+
+/* Free a name list. */
+static void free_names(name_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+}
+
+/* Find the one loaded object that defines RocksDB's C API. On FERRY_OK *h_out is a NOLOAD
+ * handle (a reference the caller keeps or dlcloses) and *name_out a malloc'd path. */
+static int find_loaded(void **h_out, char **name_out, ferry_error *err)
+{
+    name_list l = {0};
+    dl_iterate_phdr(collect_name, &l);
+    if (l.oom) { free_names(&l); return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory listing objects"); }
+    void *found = NULL;
+    size_t found_i = 0;
+    int rc = FERRY_OK;
+    for (size_t i = 0; i < l.n && rc == FERRY_OK; i++) {
+        void *h = dlopen(l.v[i], RTLD_NOW | RTLD_NOLOAD);
+        if (!h) continue;
+        if (!defines_rocksdb(h) || (found && handle_map(h) == handle_map(found))) { dlclose(h); continue; }
+        if (found) {
+            rc = ferry_fail(err, FERRY_EDUPENGINE, 0, "two RocksDB engines are loaded: %s and %s",
+                            l.v[found_i], l.v[i]);
+            dlclose(h);
+            break;
+        }
+        found = h;
+        found_i = i;
+    }
+    if (rc == FERRY_OK && !found)
+        rc = ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not loaded: call RocksDB.loadLibrary() first");
+    if (rc == FERRY_OK) {
+        *h_out = found;
+        *name_out = l.v[found_i];
+        l.v[found_i] = NULL;   /* ownership moved to the caller */
+    } else if (found) {
+        dlclose(found);
+    }
+    free_names(&l);
+    return rc;
+}
+
+/* Resolve the table from h and publish it. Closes h on failure. */
+static int bind_engine(void *h, const char *path, ferry_error *err)
+{
+    rocksdb_api t;
+    void *p;
+#define RDB_RESOLVE(name, ret, params) \
+    if (!(p = dlsym(h, "rocksdb_" #name))) { \
+        dlclose(h); \
+        return ferry_fail(err, FERRY_ENOENGINE, 0, "%s does not export rocksdb_" #name, path); \
+    } \
+    memcpy(&t.name, &p, sizeof p);
+    RDB_API_FUNCS(RDB_RESOLVE)
+#undef RDB_RESOLVE
+    char *copy = strdup(path);
+    if (!copy) { dlclose(h); return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); }
+    R = t;
+    g_handle = h;
+    g_path = copy;
+    atomic_store_explicit(&g_ready, 1, memory_order_release);
+    return FERRY_OK;
+}
+
+/* Are two paths the same file? */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Attach the copy RocksJava loaded (lib_path NULL): find it, then bind or compare. */
+static int attach_loaded(ferry_error *err)
+{
+    void *h;
+    char *name;
+    int rc = find_loaded(&h, &name, err);
+    if (rc) return rc;
+    if (atomic_load(&g_ready)) {
+        int same = handle_map(h) == handle_map(g_handle);
+        dlclose(h);
+        rc = same ? FERRY_OK
+                  : ferry_fail(err, FERRY_EDUPENGINE, 0, "RocksDB engine %s is attached, %s is also loaded", g_path, name);
+    } else {
+        rc = bind_engine(h, name, err);
+    }
+    free(name);
+    return rc;
+}
+
+/* Attach by path (native tests, C benchmark). Refuses to load a second copy. */
+static int attach_path(const char *lib_path, ferry_error *err)
+{
+    if (atomic_load(&g_ready)) {
+        if (same_file(lib_path, g_path)) return FERRY_OK;
+        return ferry_fail(err, FERRY_EDUPENGINE, 0, "RocksDB engine %s is attached; not loading %s", g_path, lib_path);
+    }
+    void *h;
+    char *name;
+    int rc = find_loaded(&h, &name, NULL);
+    if (rc == FERRY_EDUPENGINE) return ferry_fail(err, rc, 0, "two RocksDB engines are already loaded");
+    if (rc == FERRY_ENOMEM) return ferry_fail(err, rc, 0, "out of memory listing objects");
+    if (rc == FERRY_OK) {
+        int same = same_file(lib_path, name);
+        dlclose(h);
+        if (!same) {
+            rc = ferry_fail(err, FERRY_EDUPENGINE, 0, "RocksDB engine %s is loaded; not loading %s", name, lib_path);
+            free(name);
+            return rc;
+        }
+        free(name);
+    }
+    h = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return ferry_fail(err, FERRY_ENOENGINE, 0, "cannot load %s: %s", lib_path, dlerror());
+    return bind_engine(h, lib_path, err);
+}
 
 int ferry_rocksdb_attach(const char *lib_path, ferry_error *err)
 {
-    return ferry_fail(err, FERRY_ENOTSUP, 0, "rocksdb engine not built yet");
+    pthread_mutex_lock(&g_lock);
+    int rc = lib_path ? attach_path(lib_path, err) : attach_loaded(err);
+    pthread_mutex_unlock(&g_lock);
+    return rc;
 }
 
-int ferry_rocksdb_path(char *dst, size_t cap) { return FERRY_ENOENGINE; }
+int ferry_rocksdb_path(char *dst, size_t cap)
+{
+    pthread_mutex_lock(&g_lock);
+    int rc = FERRY_ENOENGINE;
+    if (atomic_load(&g_ready)) {
+        size_t len = strlen(g_path);
+        size_t c = len < cap - 1 ? len : cap - 1;
+        memcpy(dst, g_path, c);
+        dst[c] = '\0';
+        rc = len > INT_MAX ? INT_MAX : (int)len;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+/* Status::ToString() prefixes and the matching codes (engine code = Status::Code). */
+static const struct {
+    const char *prefix;
+    int code, engine_code;
+} rdb_codes[] = {
+    {"NotFound", FERRY_NOTFOUND, 1},
+    {"Corruption", FERRY_ECORRUPTION, 2},
+    {"Not implemented", FERRY_ENOTSUP, 3},
+    {"Invalid argument", FERRY_EENGINEARG, 4},
+    {"IO error", FERRY_EIO, 5},
+    {"Merge in progress", FERRY_EENGINE, 6},
+    {"Result incomplete", FERRY_EINCOMPLETE, 7},
+    {"Shutdown in progress", FERRY_ESHUTDOWN, 8},
+    {"Operation timed out", FERRY_ETIMEDOUT, 9},
+    {"Operation aborted", FERRY_EABORTED, 10},
+    {"Resource busy", FERRY_EBUSY, 11},
+    {"Operation expired", FERRY_EENGINE, 12},
+    {"Operation failed. Try again", FERRY_ETRYAGAIN, 13},
+    {"Compaction too large", FERRY_EENGINE, 14},
+    {"Column family dropped", FERRY_ECFDROPPED, 15},
+};
+
+/* Map a RocksDB error string to a FERRY_* code, record it in err and free the string. */
+static int rdb_error(ferry_error *err, char *msg)
+{
+    int code = FERRY_EENGINE, engine_code = 0;
+    if (!msg) return ferry_fail(err, code, 0, "RocksDB failed without a message");
+    for (size_t i = 0; i < sizeof rdb_codes / sizeof rdb_codes[0]; i++) {
+        if (strncmp(msg, rdb_codes[i].prefix, strlen(rdb_codes[i].prefix)) == 0) {
+            code = rdb_codes[i].code;
+            engine_code = rdb_codes[i].engine_code;
+            break;
+        }
+    }
+    /* DB::Open's error_if_exists failure is an InvalidArgument naming the option */
+    if (code == FERRY_EENGINEARG && strstr(msg, "error_if_exists")) code = FERRY_EEXISTS;
+    ferry_fail(err, code, engine_code, "%s", msg);
+    R.free(msg);
+    return code;
+}
+
+/* ------------------------------------------------------------------ */
+/* Handles                                                             */
+
+typedef struct rdb_store {
+    ferry_store base;
+    rocksdb_t *db;
+    rocksdb_options_t *opts;          /* DB and family options (kept for cf_create) */
+    rocksdb_readoptions_t *ropts;     /* reads without a snapshot */
+    rocksdb_writeoptions_t *wopts;
+    rocksdb_flushoptions_t *fopts;
+    rocksdb_cache_t *cache;
+} rdb_store;
+
+typedef struct rdb_snapshot {
+    ferry_snapshot base;
+    const rocksdb_snapshot_t *snap;
+    rocksdb_readoptions_t *ropts;     /* reads at snap */
+} rdb_snapshot;
+
+typedef struct rdb_cursor {
+    ferry_cursor base;
+    rocksdb_iterator_t *it;
+    rocksdb_readoptions_t *ropts;     /* owned: holds the bound slices */
+    char bounds[];                    /* lower then upper bound bytes */
+} rdb_cursor;
+
+#define STORE(s) ((rdb_store *)(s))
+#define CFH(slot) ((rocksdb_column_family_handle_t *)(slot)->handle)
+
+/* Read options for a snapshot or the store's defaults. */
+static inline const rocksdb_readoptions_t *read_opts(ferry_store *s, ferry_snapshot *snap)
+{
+    return snap ? ((rdb_snapshot *)snap)->ropts : STORE(s)->ropts;
+}
+
+/* Destroy everything a (possibly half-opened) store owns. */
+static void store_free(rdb_store *s)
+{
+    uint32_t n = s->base.cfs ? atomic_load(&s->base.cf_count) : 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (s->base.cfs[i].handle) R.column_family_handle_destroy(s->base.cfs[i].handle);
+    if (s->db) R.close(s->db);
+    if (s->opts) R.options_destroy(s->opts);
+    if (s->ropts) R.readoptions_destroy(s->ropts);
+    if (s->wopts) R.writeoptions_destroy(s->wopts);
+    if (s->fopts) R.flushoptions_destroy(s->fopts);
+    if (s->cache) R.cache_destroy(s->cache);
+    ferry_store_base_free(&s->base);
+    free(s);
+}
+
+/* Close the store: family handles, database, options. */
+static int rdb_close(ferry_store *s)
+{
+    store_free(STORE(s));
+    return FERRY_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Open                                                                */
+
+/* FERRY_COMPRESSION_* to RocksDB's compression type, or -1. */
+static int compression_type(int64_t v)
+{
+    switch (v) {
+    case FERRY_COMPRESSION_NONE: return RDB_NO_COMPRESSION;
+    case FERRY_COMPRESSION_SNAPPY: return RDB_SNAPPY_COMPRESSION;
+    case FERRY_COMPRESSION_LZ4: return RDB_LZ4_COMPRESSION;
+    case FERRY_COMPRESSION_ZSTD: return RDB_ZSTD_COMPRESSION;
+    default: return -1;
+    }
+}
+
+/* Build s->opts and the read/write/flush options from the FERRY_OPT_* array and extra. */
+static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry_error *err)
+{
+    int64_t cache_bytes = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE_BYTES, -1);
+    int64_t bloom = ferry_opt(opts, FERRY_OPT_BLOOM_BITS, 0);
+    int64_t comp = ferry_opt(opts, FERRY_OPT_COMPRESSION, -1);
+    int64_t max_files = ferry_opt(opts, FERRY_OPT_MAX_OPEN_FILES, -2);
+    int ctype = comp == -1 ? -1 : compression_type(comp);
+    if (comp != -1 && ctype < 0) return ferry_fail(err, FERRY_EINVAL, 0, "unknown compression %lld", (long long)comp);
+    if (bloom < 0) return ferry_fail(err, FERRY_EINVAL, 0, "bloom bits per key is negative");
+    if (max_files != -2 && (max_files < -1 || max_files > INT_MAX))
+        return ferry_fail(err, FERRY_EINVAL, 0, "max_open_files out of range");
+    if (cache_bytes < -1)
+        return ferry_fail(err, FERRY_EINVAL, 0, "block cache size out of range");
+
+    s->opts = R.options_create();
+    R.options_set_create_if_missing(s->opts, ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0);
+    R.options_set_error_if_exists(s->opts, ferry_opt(opts, FERRY_OPT_ERROR_IF_EXISTS, 0) != 0);
+    if (ctype >= 0) R.options_set_compression(s->opts, ctype);
+    if (max_files != -2) R.options_set_max_open_files(s->opts, (int)max_files);
+    if (cache_bytes >= 0 || bloom > 0) {
+        rocksdb_block_based_table_options_t *t = R.block_based_options_create();
+        if (cache_bytes >= 0) {
+            s->cache = R.cache_create_lru((size_t)cache_bytes);
+            R.block_based_options_set_block_cache(t, s->cache);
+        }
+        /* the table options take ownership of the policy */
+        if (bloom > 0) R.block_based_options_set_filter_policy(t, R.filterpolicy_create_bloom_full((double)bloom));
+        R.options_set_block_based_table_factory(s->opts, t);
+        R.block_based_options_destroy(t);
+    }
+    if (extra && extra[0]) {
+        rocksdb_options_t *merged = R.options_create();
+        char *e = NULL;
+        R.get_options_from_string(s->opts, extra, merged, &e);
+        if (e) { R.options_destroy(merged); return rdb_error(err, e); }
+        R.options_destroy(s->opts);
+        s->opts = merged;
+    }
+
+    s->ropts = R.readoptions_create();
+    s->wopts = R.writeoptions_create();
+    R.writeoptions_disable_WAL(s->wopts, ferry_opt(opts, FERRY_OPT_WAL, 1) == 0);
+    R.writeoptions_set_sync(s->wopts, ferry_opt(opts, FERRY_OPT_SYNC, 0) != 0);
+    s->fopts = R.flushoptions_create();
+    R.flushoptions_set_wait(s->fopts, 1);
+    return FERRY_OK;
+}
+
+/* The families to open: "default" first, then the others in on-disk order. Sets *list to the
+ * engine's listing (free with list_column_families_destroy) or NULL when there is none yet. */
+static int family_names(rdb_store *s, const char *path, char ***list, size_t *nlist,
+                        const char ***names, size_t *n)
+{
+    static const char *dflt = "default";
+    char *e = NULL;
+    *nlist = 0;
+    *list = R.list_column_families(s->opts, path, nlist, &e);
+    if (e) {  /* typically no database yet: the open reports any real problem */
+        R.free(e);
+        if (*list) R.list_column_families_destroy(*list, *nlist);
+        *list = NULL;
+        *nlist = 0;
+    }
+    *names = malloc((*nlist + 1) * sizeof **names);
+    if (!*names) return FERRY_ENOMEM;
+    (*names)[0] = dflt;
+    *n = 1;
+    for (size_t i = 0; i < *nlist; i++)
+        if (strcmp((*list)[i], dflt) != 0) (*names)[(*n)++] = (*list)[i];
+    return FERRY_OK;
+}
+
+/* Open the database with every family and record the handles as slots. */
+static int open_families(rdb_store *s, const char *path, int read_only, ferry_error *err)
+{
+    char **list;
+    size_t nlist, n;
+    const char **names;
+    if (family_names(s, path, &list, &nlist, &names, &n))
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int rc = FERRY_OK;
+    rocksdb_column_family_handle_t **handles = calloc(n, sizeof *handles);
+    const rocksdb_options_t **cf_opts = malloc(n * sizeof *cf_opts);
+    if (!handles || !cf_opts || n > INT_MAX) {
+        rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) cf_opts[i] = s->opts;
+    char *e = NULL;
+    s->db = read_only
+        ? R.open_for_read_only_column_families(s->opts, path, (int)n, names, cf_opts, handles, 0, &e)
+        : R.open_column_families(s->opts, path, (int)n, names, cf_opts, handles, &e);
+    if (e || !s->db) {
+        rc = rdb_error(err, e);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int arc = ferry_store_add_cf(&s->base, names[i], handles[i], NULL);
+        if (arc != FERRY_OK) {
+            for (size_t j = i; j < n; j++) R.column_family_handle_destroy(handles[j]);
+            rc = ferry_fail(err, arc, 0, "cannot record column family '%s'", names[i]);
+            goto out;
+        }
+    }
+out:
+    if (list) R.list_column_families_destroy(list, nlist);
+    free(names);
+    free(handles);
+    free(cf_opts);
+    return rc;
+}
+
+static const ferry_engine_ops rdb_ops;
+
+/* Column-family slots per store (dropped ones included). */
+#define RDB_CF_CAP 4096
 
 int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
-                    ferry_error *err)
+                       ferry_error *err)
 {
-    return ferry_fail(err, FERRY_ENOTSUP, 0, "rocksdb engine not built yet");
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
+        return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
+    rdb_store *s = calloc(1, sizeof *s);
+    if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    if (ferry_store_base_init(&s->base, &rdb_ops, FERRY_ENGINE_ROCKSDB, RDB_CF_CAP) != FERRY_OK) {
+        store_free(s);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
+    int read_only = ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0;
+    int rc = configure(s, opts, extra, err);
+    if (rc == FERRY_OK) rc = open_families(s, path, read_only, err);
+    if (rc != FERRY_OK) {
+        store_free(s);
+        return rc;
+    }
+    s->base.read_only = read_only;
+    *out = &s->base;
+    return FERRY_OK;
 }
+
+/* ------------------------------------------------------------------ */
+/* Column families and snapshots                                       */
+
+/* Create a family with the store's options. */
+static int rdb_cf_create(ferry_store *s, const char *name, void **handle_out, ferry_error *err)
+{
+    char *e = NULL;
+    rocksdb_column_family_handle_t *h = R.create_column_family(STORE(s)->db, STORE(s)->opts, name, &e);
+    if (e) return rdb_error(err, e);
+    *handle_out = h;
+    return FERRY_OK;
+}
+
+/* Drop the family; its handle stays alive (and is destroyed at store close). */
+static int rdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err)
+{
+    char *e = NULL;
+    R.drop_column_family(STORE(s)->db, CFH(slot), &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Take a snapshot with its own read options. */
+static int rdb_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
+{
+    rdb_snapshot *sn = calloc(1, sizeof *sn);
+    if (!sn) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    sn->base.store = s;
+    sn->snap = R.create_snapshot(STORE(s)->db);
+    sn->ropts = R.readoptions_create();
+    R.readoptions_set_snapshot(sn->ropts, sn->snap);
+    *out = &sn->base;
+    return FERRY_OK;
+}
+
+/* Release the snapshot and its read options. */
+static int rdb_snapshot_close(ferry_snapshot *snap)
+{
+    rdb_snapshot *sn = (rdb_snapshot *)snap;
+    R.readoptions_destroy(sn->ropts);
+    R.release_snapshot(STORE(snap->store)->db, sn->snap);
+    free(sn);
+    return FERRY_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reads                                                               */
+
+/* Pinned point read: copy min(vlen, cap) bytes, report the full length. */
+static int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                   void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    char *e = NULL;
+    rocksdb_pinnableslice_t *v = R.get_pinned_cf(STORE(s)->db, read_opts(s, snap), CFH(cf), key, klen, &e);
+    if (e) return rdb_error(err, e);
+    if (!v) return FERRY_NOTFOUND;
+    size_t vlen;
+    const char *val = R.pinnableslice_value(v, &vlen);
+    if (cap) memcpy(dst, val, vlen < cap ? vlen : cap);
+    *vlen_out = vlen;
+    R.pinnableslice_destroy(v);
+    return FERRY_OK;
+}
+
+/* Point reads in key order, packing values into dst until the next one does not fit. */
+static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
+                         const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
+                         ferry_error *err)
+{
+    rocksdb_t *db = STORE(s)->db;
+    const rocksdb_readoptions_t *ro = read_opts(s, snap);
+    const uint8_t *p = keys;
+    uint8_t *out = dst;
+    size_t used = 0;
+    if (n > INT_MAX) n = INT_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t kl;
+        memcpy(&kl, p, 4);
+        const char *k = (const char *)p + 4;
+        p += 4 + (size_t)kl;
+        char *e = NULL;
+        rocksdb_pinnableslice_t *v = R.get_pinned_cf(db, ro, CFH(cf), k, kl, &e);
+        if (e) return rdb_error(err, e);
+        if (!v) { lens_out[i] = -1; continue; }
+        size_t vlen;
+        const char *val = R.pinnableslice_value(v, &vlen);
+        if (vlen > cap - used) {
+            R.pinnableslice_destroy(v);
+            if (i > 0) return (int)i;
+            lens_out[0] = (int64_t)vlen;
+            return ferry_fail(err, FERRY_ETOOSMALL, 0, "value of %zu bytes does not fit in %zu", vlen, cap);
+        }
+        if (vlen) memcpy(out + used, val, vlen);
+        used += vlen;
+        lens_out[i] = (int64_t)vlen;
+        R.pinnableslice_destroy(v);
+    }
+    return (int)n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writes                                                              */
+
+/* Write one key. */
+static int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                   size_t vlen, ferry_error *err)
+{
+    char *e = NULL;
+    R.put_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Delete one key. */
+static int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err)
+{
+    char *e = NULL;
+    R.delete_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Delete [begin, end). */
+static int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                            const void *end, size_t elen, ferry_error *err)
+{
+    char *e = NULL;
+    R.delete_range_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), begin, blen, end, elen, &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Translate the validated records into one RocksDB write batch and apply it. */
+static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    ferry_cf_slot *cfs = s->cfs;
+    rocksdb_writebatch_t *b = R.writebatch_create();
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    while (ferry_batch_next(&p, end, &r)) {
+        rocksdb_column_family_handle_t *h = cfs[r.cf].handle;
+        const char *a = (const char *)r.a, *bb = (const char *)r.b;
+        switch (r.op) {
+        case FERRY_OP_PUT: R.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
+        case FERRY_OP_DELETE: R.writebatch_delete_cf(b, h, a, r.alen); break;
+        default: R.writebatch_delete_range_cf(b, h, a, r.alen, bb, r.blen); break;
+        }
+    }
+    char *e = NULL;
+    R.write(STORE(s)->db, STORE(s)->wopts, b, &e);
+    R.writebatch_destroy(b);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Flush the family's memtables and wait. */
+static int rdb_flush(ferry_store *s, ferry_cf_slot *cf, ferry_error *err)
+{
+    char *e = NULL;
+    R.flush_cf(STORE(s)->db, STORE(s)->fopts, CFH(cf), &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Compact [begin, end); NULL bounds are open. */
+static int rdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                             const void *end, size_t elen, ferry_error *err)
+{
+    R.compact_range_cf(STORE(s)->db, CFH(cf), begin, begin ? blen : 0, end, end ? elen : 0);
+    return FERRY_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+
+/* A text property, truncated to cap. */
+static int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                        size_t *len_out, ferry_error *err)
+{
+    char *v = R.property_value_cf(STORE(s)->db, CFH(cf), name);
+    if (!v) return ferry_fail(err, FERRY_NOTFOUND, 0, "no property '%s'", name);
+    size_t len = strlen(v);
+    size_t c = len < cap - 1 ? len : cap - 1;
+    memcpy(dst, v, c);
+    dst[c] = '\0';
+    *len_out = len;
+    R.free(v);
+    return FERRY_OK;
+}
+
+/* A numeric property; "ferry.estimate-num-keys" is RocksDB's estimate. */
+static int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                            ferry_error *err)
+{
+    const char *rname = strcmp(name, "ferry.estimate-num-keys") == 0 ? "rocksdb.estimate-num-keys" : name;
+    if (R.property_int_cf(STORE(s)->db, CFH(cf), rname, out) != 0)
+        return ferry_fail(err, FERRY_NOTFOUND, 0, "no integer property '%s'", name);
+    return FERRY_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cursors                                                             */
+
+/* An iterator with its own read options and cursor-owned copies of the bounds. */
+static int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                           size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                           ferry_cursor **out, ferry_error *err)
+{
+    size_t blen = (lower ? llen : 0) + (upper ? ulen : 0);
+    if (blen < llen) return ferry_fail(err, FERRY_EINVAL, 0, "bounds too long");
+    rdb_cursor *c = calloc(1, sizeof *c + blen);
+    if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    c->base.store = s;
+    c->ropts = R.readoptions_create();
+    if (snap) R.readoptions_set_snapshot(c->ropts, ((rdb_snapshot *)snap)->snap);
+    if (flags & FERRY_CURSOR_NO_FILL_CACHE) R.readoptions_set_fill_cache(c->ropts, 0);
+    char *b = c->bounds;
+    if (lower) {
+        if (llen) memcpy(b, lower, llen);
+        R.readoptions_set_iterate_lower_bound(c->ropts, b, llen);
+        b += llen;
+    }
+    if (upper) {
+        if (ulen) memcpy(b, upper, ulen);
+        R.readoptions_set_iterate_upper_bound(c->ropts, b, ulen);
+    }
+    c->it = R.create_iterator_cf(STORE(s)->db, c->ropts, CFH(cf));
+    *out = &c->base;
+    return FERRY_OK;
+}
+
+/* Destroy the iterator before the read options it points into. */
+static int rdb_cursor_close(ferry_cursor *cb)
+{
+    rdb_cursor *c = (rdb_cursor *)cb;
+    R.iter_destroy(c->it);
+    R.readoptions_destroy(c->ropts);
+    free(c);
+    return FERRY_OK;
+}
+
+/* Is the iterator on exactly key? */
+static inline int at_key(rocksdb_iterator_t *it, const void *key, size_t klen)
+{
+    if (!R.iter_valid(it)) return 0;
+    size_t kl;
+    const char *k = R.iter_key(it, &kl);
+    return kl == klen && (klen == 0 || memcmp(k, key, klen) == 0);
+}
+
+/* Position the iterator for op; returns 1 for a forward fill, 0 for reverse. */
+static int position(rocksdb_iterator_t *it, int op, const void *key, size_t klen)
+{
+    switch (op) {
+    case FERRY_FIRST: R.iter_seek_to_first(it); return 1;
+    case FERRY_LAST: R.iter_seek_to_last(it); return 0;
+    case FERRY_SEEK_GE: R.iter_seek(it, key, klen); return 1;
+    case FERRY_SEEK_GT:
+        R.iter_seek(it, key, klen);
+        if (at_key(it, key, klen)) R.iter_next(it);
+        return 1;
+    case FERRY_SEEK_LE: R.iter_seek_for_prev(it, key, klen); return 0;
+    case FERRY_SEEK_LT:
+        R.iter_seek_for_prev(it, key, klen);
+        if (at_key(it, key, klen)) R.iter_prev(it);
+        return 0;
+    case FERRY_NEXT: return 1;
+    default: return 0; /* FERRY_PREV */
+    }
+}
+
+/* Position, then copy entries into the page until it is full, max_entries or the range ends. */
+static int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint8_t *page,
+                           size_t cap, uint32_t max_entries, ferry_error *err)
+{
+    rocksdb_iterator_t *it = ((rdb_cursor *)cb)->it;
+    void (*step)(rocksdb_iterator_t *) = position(it, op, key, klen) ? R.iter_next : R.iter_prev;
+    unsigned char (*valid)(const rocksdb_iterator_t *) = R.iter_valid;
+    const char *(*get_key)(const rocksdb_iterator_t *, size_t *) = R.iter_key;
+    const char *(*get_val)(const rocksdb_iterator_t *, size_t *) = R.iter_value;
+    size_t used = FERRY_PAGE_HEADER;
+    uint32_t count = 0, flags = 0;
+    if (max_entries > INT_MAX) max_entries = INT_MAX;
+    int more;
+    while ((more = valid(it)) && count < max_entries) {
+        size_t kl, vl;
+        const char *k = get_key(it, &kl);
+        const char *v = get_val(it, &vl);
+        if (kl > UINT32_MAX || vl > UINT32_MAX) {
+            if (count) break;
+            return ferry_fail(err, FERRY_EKEYSIZE, 0, "entry of %zu + %zu bytes exceeds the page format", kl, vl);
+        }
+        if (!ferry_page_emit_copy(page, cap, &used, k, kl, v, vl)) {
+            if (count) break;
+            ferry_page_header(page, 0, 0, FERRY_PAGE_HEADER + ferry_copy_entry_size(kl, vl));
+            return ferry_fail(err, FERRY_ETOOSMALL, 0, "entry needs a page of %zu bytes",
+                              FERRY_PAGE_HEADER + ferry_copy_entry_size(kl, vl));
+        }
+        count++;
+        step(it);
+    }
+    if (!more) {
+        char *e = NULL;
+        R.iter_get_error(it, &e);
+        if (e) return rdb_error(err, e);
+        flags = FERRY_PAGE_END;
+    }
+    ferry_page_header(page, count, flags, used);
+    return (int)count;
+}
+
+static const ferry_engine_ops rdb_ops = {
+    .close = rdb_close,
+    .cf_create = rdb_cf_create,
+    .cf_drop = rdb_cf_drop,
+    .snapshot_open = rdb_snapshot_open,
+    .snapshot_close = rdb_snapshot_close,
+    .get = rdb_get,
+    .multi_get = rdb_multi_get,
+    .put = rdb_put,
+    .del = rdb_del,
+    .delete_range = rdb_delete_range,
+    .write = rdb_write,
+    .flush = rdb_flush,
+    .compact_range = rdb_compact_range,
+    .property = rdb_property,
+    .property_int = rdb_property_int,
+    .cursor_open = rdb_cursor_open,
+    .cursor_close = rdb_cursor_close,
+    .cursor_fill = rdb_cursor_fill,
+};

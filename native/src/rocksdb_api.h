@@ -1,0 +1,123 @@
+/* The subset of RocksDB's C API that the rocksdb engine uses, declared here so the shim builds
+ * without RocksDB's headers. Every function is resolved at attach time (dlsym "rocksdb_<name>")
+ * into the table below; only functions present since RocksDB 7.x are listed. */
+#ifndef FERRY_ROCKSDB_API_H
+#define FERRY_ROCKSDB_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Opaque C API types. */
+typedef struct rocksdb_t rocksdb_t;
+typedef struct rocksdb_options_t rocksdb_options_t;
+typedef struct rocksdb_readoptions_t rocksdb_readoptions_t;
+typedef struct rocksdb_writeoptions_t rocksdb_writeoptions_t;
+typedef struct rocksdb_flushoptions_t rocksdb_flushoptions_t;
+typedef struct rocksdb_block_based_table_options_t rocksdb_block_based_table_options_t;
+typedef struct rocksdb_cache_t rocksdb_cache_t;
+typedef struct rocksdb_filterpolicy_t rocksdb_filterpolicy_t;
+typedef struct rocksdb_column_family_handle_t rocksdb_column_family_handle_t;
+typedef struct rocksdb_snapshot_t rocksdb_snapshot_t;
+typedef struct rocksdb_iterator_t rocksdb_iterator_t;
+typedef struct rocksdb_writebatch_t rocksdb_writebatch_t;
+typedef struct rocksdb_pinnableslice_t rocksdb_pinnableslice_t;
+
+/* Compression type values of rocksdb_options_set_compression. */
+#define RDB_NO_COMPRESSION     0
+#define RDB_SNAPPY_COMPRESSION 1
+#define RDB_LZ4_COMPRESSION    4
+#define RDB_ZSTD_COMPRESSION   7
+
+/* X(name, return type, parameter list): the symbol is "rocksdb_" #name. */
+#define RDB_API_FUNCS(X) \
+    X(free, void, (void *ptr)) \
+    /* options */ \
+    X(options_create, rocksdb_options_t *, (void)) \
+    X(options_destroy, void, (rocksdb_options_t *o)) \
+    X(options_set_create_if_missing, void, (rocksdb_options_t *o, unsigned char v)) \
+    X(options_set_error_if_exists, void, (rocksdb_options_t *o, unsigned char v)) \
+    X(options_set_compression, void, (rocksdb_options_t *o, int v)) \
+    X(options_set_max_open_files, void, (rocksdb_options_t *o, int v)) \
+    X(options_set_block_based_table_factory, void, (rocksdb_options_t *o, rocksdb_block_based_table_options_t *t)) \
+    X(get_options_from_string, void, (const rocksdb_options_t *base, const char *s, rocksdb_options_t *out, char **errptr)) \
+    X(block_based_options_create, rocksdb_block_based_table_options_t *, (void)) \
+    X(block_based_options_destroy, void, (rocksdb_block_based_table_options_t *t)) \
+    X(block_based_options_set_block_cache, void, (rocksdb_block_based_table_options_t *t, rocksdb_cache_t *c)) \
+    X(block_based_options_set_filter_policy, void, (rocksdb_block_based_table_options_t *t, rocksdb_filterpolicy_t *f)) \
+    X(cache_create_lru, rocksdb_cache_t *, (size_t capacity)) \
+    X(cache_destroy, void, (rocksdb_cache_t *c)) \
+    X(filterpolicy_create_bloom_full, rocksdb_filterpolicy_t *, (double bits_per_key)) \
+    X(readoptions_create, rocksdb_readoptions_t *, (void)) \
+    X(readoptions_destroy, void, (rocksdb_readoptions_t *o)) \
+    X(readoptions_set_snapshot, void, (rocksdb_readoptions_t *o, const rocksdb_snapshot_t *snap)) \
+    X(readoptions_set_fill_cache, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    X(readoptions_set_iterate_lower_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
+    X(readoptions_set_iterate_upper_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
+    X(writeoptions_create, rocksdb_writeoptions_t *, (void)) \
+    X(writeoptions_destroy, void, (rocksdb_writeoptions_t *o)) \
+    X(writeoptions_disable_WAL, void, (rocksdb_writeoptions_t *o, int v)) \
+    X(writeoptions_set_sync, void, (rocksdb_writeoptions_t *o, unsigned char v)) \
+    X(flushoptions_create, rocksdb_flushoptions_t *, (void)) \
+    X(flushoptions_destroy, void, (rocksdb_flushoptions_t *o)) \
+    X(flushoptions_set_wait, void, (rocksdb_flushoptions_t *o, unsigned char v)) \
+    /* database and column families */ \
+    X(list_column_families, char **, (const rocksdb_options_t *o, const char *path, size_t *n, char **errptr)) \
+    X(list_column_families_destroy, void, (char **list, size_t n)) \
+    X(open_column_families, rocksdb_t *, (const rocksdb_options_t *o, const char *path, int n, \
+        const char *const *names, const rocksdb_options_t *const *cf_opts, \
+        rocksdb_column_family_handle_t **handles, char **errptr)) \
+    X(open_for_read_only_column_families, rocksdb_t *, (const rocksdb_options_t *o, const char *path, int n, \
+        const char *const *names, const rocksdb_options_t *const *cf_opts, \
+        rocksdb_column_family_handle_t **handles, unsigned char error_if_wal_exists, char **errptr)) \
+    X(close, void, (rocksdb_t *db)) \
+    X(create_column_family, rocksdb_column_family_handle_t *, (rocksdb_t *db, const rocksdb_options_t *o, const char *name, char **errptr)) \
+    X(drop_column_family, void, (rocksdb_t *db, rocksdb_column_family_handle_t *h, char **errptr)) \
+    X(column_family_handle_destroy, void, (rocksdb_column_family_handle_t *h)) \
+    X(create_snapshot, const rocksdb_snapshot_t *, (rocksdb_t *db)) \
+    X(release_snapshot, void, (rocksdb_t *db, const rocksdb_snapshot_t *snap)) \
+    /* reads and writes */ \
+    X(get_pinned_cf, rocksdb_pinnableslice_t *, (rocksdb_t *db, const rocksdb_readoptions_t *o, \
+        rocksdb_column_family_handle_t *cf, const char *k, size_t klen, char **errptr)) \
+    X(pinnableslice_value, const char *, (const rocksdb_pinnableslice_t *p, size_t *vlen)) \
+    X(pinnableslice_destroy, void, (rocksdb_pinnableslice_t *p)) \
+    X(put_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
+        const char *k, size_t klen, const char *v, size_t vlen, char **errptr)) \
+    X(delete_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
+        const char *k, size_t klen, char **errptr)) \
+    X(delete_range_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
+        const char *b, size_t blen, const char *e, size_t elen, char **errptr)) \
+    X(writebatch_create, rocksdb_writebatch_t *, (void)) \
+    X(writebatch_destroy, void, (rocksdb_writebatch_t *b)) \
+    X(writebatch_put_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \
+        const char *k, size_t klen, const char *v, size_t vlen)) \
+    X(writebatch_delete_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, const char *k, size_t klen)) \
+    X(writebatch_delete_range_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \
+        const char *s, size_t slen, const char *e, size_t elen)) \
+    X(write, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_writebatch_t *b, char **errptr)) \
+    X(flush_cf, void, (rocksdb_t *db, const rocksdb_flushoptions_t *o, rocksdb_column_family_handle_t *cf, char **errptr)) \
+    X(compact_range_cf, void, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, \
+        const char *b, size_t blen, const char *e, size_t elen)) \
+    X(property_value_cf, char *, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, const char *name)) \
+    X(property_int_cf, int, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, const char *name, uint64_t *out)) \
+    /* iterators */ \
+    X(create_iterator_cf, rocksdb_iterator_t *, (rocksdb_t *db, const rocksdb_readoptions_t *o, rocksdb_column_family_handle_t *cf)) \
+    X(iter_destroy, void, (rocksdb_iterator_t *it)) \
+    X(iter_valid, unsigned char, (const rocksdb_iterator_t *it)) \
+    X(iter_seek_to_first, void, (rocksdb_iterator_t *it)) \
+    X(iter_seek_to_last, void, (rocksdb_iterator_t *it)) \
+    X(iter_seek, void, (rocksdb_iterator_t *it, const char *k, size_t klen)) \
+    X(iter_seek_for_prev, void, (rocksdb_iterator_t *it, const char *k, size_t klen)) \
+    X(iter_next, void, (rocksdb_iterator_t *it)) \
+    X(iter_prev, void, (rocksdb_iterator_t *it)) \
+    X(iter_key, const char *, (const rocksdb_iterator_t *it, size_t *klen)) \
+    X(iter_value, const char *, (const rocksdb_iterator_t *it, size_t *vlen)) \
+    X(iter_get_error, void, (const rocksdb_iterator_t *it, char **errptr))
+
+/* The resolved function table. */
+#define RDB_API_FIELD(name, ret, params) ret (*name) params;
+typedef struct rocksdb_api {
+    RDB_API_FUNCS(RDB_API_FIELD)
+} rocksdb_api;
+#undef RDB_API_FIELD
+
+#endif /* FERRY_ROCKSDB_API_H */
