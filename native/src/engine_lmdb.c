@@ -1,15 +1,1062 @@
-/* Placeholder until the lmdb engine lands: every entry point reports FERRY_ENOTSUP. */
+/* LMDB engine: liblmdb from org.lmdbjava:native, resolved at run time (see lmdb_api.h).
+ *
+ * Model:
+ * - Column family 0 is LMDB's unnamed main database; other families are named databases
+ *   (their names are keys of the main database, so they show up as entries of family 0, as
+ *   in plain LMDB).
+ * - The environment is always opened with MDB_NOTLS: read transactions are tied to their
+ *   MDB_txn object, not to a thread, so one thread may hold many (snapshots, cursors).
+ * - Read transactions are recycled through a small pool of reset transactions.
+ * - Every write call runs in one write transaction, serialised by wlock. On MDB_MAP_FULL
+ *   with auto-grow enabled the map is grown (only while no read transaction of this store
+ *   is live, since mdb_env_set_mapsize remaps) and the write is redone.
+ * - Zero-length keys cannot exist in LMDB, so a zero-length range bound means "open".
+ */
+#define _GNU_SOURCE /* dladdr, Dl_info */
 #include "internal.h"
+#include "lmdb_api.h"
 
-int ferry_lmdb_attach(const char *lib_path, ferry_error *err)
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define LMDB_DEFAULT_MAP_SIZE   ((int64_t)1 << 30)
+#define LMDB_DEFAULT_MAX_DBS    64
+#define LMDB_DEFAULT_MAX_READERS 126
+#define LMDB_POOL_CAP           16
+#define LMDB_MAX_GROW_SHIFT     20
+#define LMDB_DRAIN_MS           50 /* how long a grow waits for live read transactions */
+
+/* ------------------------------------------------------------------ attach */
+
+static ferry_mdb_api mdb;
+static atomic_int mdb_attached;
+static char *mdb_path;
+static void *mdb_handle;
+static pthread_mutex_t mdb_attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Find the liblmdb already loaded in this process (lib_path NULL): its file name. */
+static const char *loaded_lmdb_path(void)
 {
-    return ferry_fail(err, FERRY_ENOTSUP, 0, "lmdb engine not built yet");
+    void *sym = dlsym(RTLD_DEFAULT, "mdb_env_create");
+    Dl_info info;
+    if (!sym || !dladdr(sym, &info) || !info.dli_fname) return NULL;
+    return info.dli_fname;
 }
 
-int ferry_lmdb_path(char *dst, size_t cap) { return FERRY_ENOENGINE; }
+/* Resolve every function of the table from handle; names the first missing one. */
+static int resolve_mdb(void *handle, ferry_mdb_api *t, ferry_error *err)
+{
+#define FERRY_MDB_RESOLVE(ret, name, params)                                                    \
+    *(void **)&t->name = dlsym(handle, #name);                                                  \
+    if (!t->name) return ferry_fail(err, FERRY_ENOENGINE, 0, "liblmdb lacks symbol %s", #name);
+    FERRY_MDB_FUNCS(FERRY_MDB_RESOLVE)
+#undef FERRY_MDB_RESOLVE
+    return FERRY_OK;
+}
 
+/* Attach when already attached: the same object is fine, another one is a duplicate. */
+static int attach_again(const char *path, ferry_error *err)
+{
+    if (strcmp(path, mdb_path) == 0) return FERRY_OK;
+    void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (h) {
+        dlclose(h);
+        if (h == mdb_handle) return FERRY_OK;
+    }
+    return ferry_fail(err, FERRY_EDUPENGINE, 0, "liblmdb already attached from %s; refusing a second copy at %s",
+                      mdb_path, path);
+}
+
+/* Load liblmdb (or find the loaded one) and resolve the mdb_* table, once per process. */
+int ferry_lmdb_attach(const char *lib_path, ferry_error *err)
+{
+    const char *path = lib_path ? lib_path : loaded_lmdb_path();
+    if (!path) return ferry_fail(err, FERRY_ENOENGINE, 0, "no liblmdb loaded in this process; pass its path");
+    pthread_mutex_lock(&mdb_attach_lock);
+    int rc;
+    if (atomic_load(&mdb_attached)) {
+        rc = attach_again(path, err);
+    } else {
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        ferry_mdb_api t;
+        if (!h) {
+            rc = ferry_fail(err, FERRY_ENOENGINE, 0, "cannot load liblmdb: %s", dlerror());
+        } else if ((rc = resolve_mdb(h, &t, err)) != FERRY_OK) {
+            dlclose(h);
+        } else if (!(mdb_path = strdup(path))) {
+            dlclose(h);
+            rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        } else {
+            mdb = t;
+            mdb_handle = h;
+            atomic_store_explicit(&mdb_attached, 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&mdb_attach_lock);
+    return rc;
+}
+
+/* Path of the attached liblmdb. */
+int ferry_lmdb_path(char *dst, size_t cap)
+{
+    if (!atomic_load_explicit(&mdb_attached, memory_order_acquire)) return FERRY_ENOENGINE;
+    size_t len = strlen(mdb_path);
+    size_t n = len < cap - 1 ? len : cap - 1;
+    memcpy(dst, mdb_path, n);
+    dst[n] = '\0';
+    return (int)len;
+}
+
+/* ------------------------------------------------------------------ structs */
+
+typedef struct lmdb_store {
+    ferry_store base;
+    MDB_env *env;
+    size_t max_key;
+    int64_t grow_step;            /* bytes per auto-grow step, 0 = off */
+    pthread_mutex_t wlock;        /* one write transaction at a time; held while growing */
+    atomic_int live;              /* read transactions in use (snapshots, cursors, gets) */
+    atomic_int growing;           /* set while the map is being remapped */
+    pthread_mutex_t pool_lock;
+    int npool;
+    MDB_txn *pool[LMDB_POOL_CAP]; /* reset read transactions */
+} lmdb_store;
+
+typedef struct lmdb_snapshot {
+    ferry_snapshot base;
+    MDB_txn *txn;
+} lmdb_snapshot;
+
+typedef struct lmdb_cursor {
+    ferry_cursor base;
+    MDB_cursor *cur;
+    MDB_txn *own_txn;   /* the cursor's own read txn when opened without a snapshot */
+    int pointers;
+    int rc;             /* result of the last move: the pending entry is valid when 0 */
+    MDB_val k, v;       /* pending entry: the next one to emit */
+    const uint8_t *lower, *upper;
+    size_t llen, ulen;  /* 0 = no bound */
+} lmdb_cursor;
+
+#define LS(s) ((lmdb_store *)(s))
+#define DBI(slot) ((MDB_dbi)(uintptr_t)(slot)->handle)
+
+/* ------------------------------------------------------------------ errors */
+
+/* Map an LMDB / errno return code to a FERRY_* code. */
+static int map_rc(int rc)
+{
+    switch (rc) {
+    case MDB_NOTFOUND: return FERRY_NOTFOUND;
+    case MDB_MAP_FULL: return FERRY_EMAPFULL;
+    case MDB_READERS_FULL: return FERRY_EREADERSFULL;
+    case MDB_DBS_FULL: return FERRY_EDBSFULL;
+    case MDB_BAD_TXN: case MDB_BAD_RSLOT: return FERRY_EBADTXN;
+    case MDB_BAD_VALSIZE: return FERRY_EKEYSIZE;
+    case MDB_KEYEXIST: return FERRY_EEXISTS;
+    case MDB_CORRUPTED: case MDB_PAGE_NOTFOUND: case MDB_INVALID: case MDB_VERSION_MISMATCH:
+        return FERRY_ECORRUPTION;
+    case EACCES: case EIO: case ENOSPC: case ENOENT: return FERRY_EIO;
+    case EINVAL: return FERRY_EENGINEARG;
+    case ENOMEM: return FERRY_ENOMEM;
+    case EAGAIN: case EBUSY: return FERRY_EBUSY;
+    default: return FERRY_EENGINE;
+    }
+}
+
+/* Record an LMDB failure: mapped code, rc as engine_code, "context: lmdb message". */
+static int lmdb_fail(ferry_error *err, int rc, const char *what)
+{
+    return ferry_fail(err, map_rc(rc), rc, "%s: %s", what, mdb.mdb_strerror(rc));
+}
+
+/* Keys LMDB accepts: 1..max_key bytes. */
+static int check_key(lmdb_store *s, size_t klen, ferry_error *err)
+{
+    if (klen == 0) return ferry_fail(err, FERRY_EKEYSIZE, 0, "empty key: LMDB does not store zero-length keys");
+    if (klen > s->max_key)
+        return ferry_fail(err, FERRY_EKEYSIZE, 0, "key of %zu bytes exceeds LMDB's maximum of %zu", klen, s->max_key);
+    return FERRY_OK;
+}
+
+/* Unsigned lexicographic compare; a proper prefix sorts first (LMDB's default order). */
+static inline int key_cmp(const void *a, size_t al, const void *b, size_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+    return c ? c : (al > bl) - (al < bl);
+}
+
+/* ------------------------------------------------------------------ read transactions */
+
+/* Count a read transaction as live, waiting while the map is being grown (Dekker-style:
+ * the grower sets growing then checks live; we bump live then check growing). */
+static void read_enter(lmdb_store *s)
+{
+    for (;;) {
+        atomic_fetch_add(&s->live, 1);
+        if (!atomic_load(&s->growing)) return;
+        atomic_fetch_sub(&s->live, 1);
+        pthread_mutex_lock(&s->wlock); /* the grower holds it until done */
+        pthread_mutex_unlock(&s->wlock);
+    }
+}
+
+/* Abort every pooled (reset) transaction. */
+static void pool_drain(lmdb_store *s)
+{
+    pthread_mutex_lock(&s->pool_lock);
+    int n = s->npool;
+    MDB_txn *txns[LMDB_POOL_CAP];
+    memcpy(txns, s->pool, sizeof(MDB_txn *) * (size_t)n);
+    s->npool = 0;
+    pthread_mutex_unlock(&s->pool_lock);
+    for (int i = 0; i < n; i++) mdb.mdb_txn_abort(txns[i]);
+}
+
+/* Take a read transaction: a renewed pooled one, else a new one. */
+static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
+{
+    read_enter(s);
+    MDB_txn *txn = NULL;
+    pthread_mutex_lock(&s->pool_lock);
+    if (s->npool > 0) txn = s->pool[--s->npool];
+    pthread_mutex_unlock(&s->pool_lock);
+    if (txn) {
+        if (mdb.mdb_txn_renew(txn) == MDB_SUCCESS) { *out = txn; return FERRY_OK; }
+        mdb.mdb_txn_abort(txn);
+    }
+    int rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc == MDB_READERS_FULL) { /* pooled transactions hold reader slots: free them */
+        pool_drain(s);
+        rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    }
+    if (rc != MDB_SUCCESS) {
+        atomic_fetch_sub(&s->live, 1);
+        return lmdb_fail(err, rc, "begin read transaction");
+    }
+    *out = txn;
+    return FERRY_OK;
+}
+
+/* Give a read transaction back: reset into the pool, or abort when the pool is full. */
+static void read_release(lmdb_store *s, MDB_txn *txn)
+{
+    mdb.mdb_txn_reset(txn);
+    pthread_mutex_lock(&s->pool_lock);
+    int pooled = s->npool < LMDB_POOL_CAP;
+    if (pooled) s->pool[s->npool++] = txn;
+    pthread_mutex_unlock(&s->pool_lock);
+    if (!pooled) mdb.mdb_txn_abort(txn);
+    atomic_fetch_sub(&s->live, 1);
+}
+
+/* The read transaction for a call: the snapshot's, or a pooled one (*own set). */
+static int read_txn(lmdb_store *s, ferry_snapshot *snap, MDB_txn **txn, MDB_txn **own, ferry_error *err)
+{
+    *own = NULL;
+    if (snap) { *txn = ((lmdb_snapshot *)snap)->txn; return FERRY_OK; }
+    int rc = read_acquire(s, own, err);
+    *txn = *own;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ write transactions */
+
+typedef int (*write_fn)(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err);
+
+/* Remap to new_size (0 = adopt the size on disk). Caller holds wlock. New read
+ * transactions are held back meanwhile; short ones (gets) get LMDB_DRAIN_MS to finish.
+ * Fails with FERRY_EMAPFULL when a read transaction of this store stays live. */
+static int remap(lmdb_store *s, size_t new_size, ferry_error *err)
+{
+    atomic_store(&s->growing, 1);
+    int live = atomic_load(&s->live);
+    for (int i = 0; live != 0 && i < LMDB_DRAIN_MS * 4; i++) {
+        nanosleep(&(struct timespec){ 0, 250000 }, NULL);
+        live = atomic_load(&s->live);
+    }
+    if (live != 0) {
+        atomic_store(&s->growing, 0);
+        return ferry_fail(err, FERRY_EMAPFULL, MDB_MAP_FULL,
+                          "LMDB map full and auto-grow cannot remap while %d read transaction(s) "
+                          "(snapshots, cursors) are open: close them and retry, or raise the map size", live);
+    }
+    pool_drain(s);
+    int rc = mdb.mdb_env_set_mapsize(s->env, new_size);
+    atomic_store(&s->growing, 0);
+    return rc ? lmdb_fail(err, rc, "grow LMDB map") : FERRY_OK;
+}
+
+/* Handle MDB_MAP_FULL: grow by step << attempt when auto-grow is on. Caller holds wlock. */
+static int grow_map(lmdb_store *s, int attempt, ferry_error *err)
+{
+    MDB_envinfo info;
+    mdb.mdb_env_info(s->env, &info);
+    if (s->grow_step <= 0)
+        return ferry_fail(err, FERRY_EMAPFULL, MDB_MAP_FULL,
+                          "LMDB map full (map size %zu bytes): raise FERRY_OPT_MAP_SIZE or enable FERRY_OPT_AUTO_GROW",
+                          info.me_mapsize);
+    size_t inc = (size_t)s->grow_step << (attempt < LMDB_MAX_GROW_SHIFT ? attempt : LMDB_MAX_GROW_SHIFT);
+    if (info.me_mapsize > SIZE_MAX - inc)
+        return ferry_fail(err, FERRY_EMAPFULL, MDB_MAP_FULL, "LMDB map full: cannot grow past %zu bytes", info.me_mapsize);
+    return remap(s, info.me_mapsize + inc, err);
+}
+
+/* Run fn in one write transaction; commit on success, abort on any failure. */
+static int with_write_txn(lmdb_store *s, write_fn fn, void *ctx, ferry_error *err)
+{
+    pthread_mutex_lock(&s->wlock);
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        MDB_txn *txn;
+        int mrc = mdb.mdb_txn_begin(s->env, NULL, 0, &txn);
+        if (mrc == MDB_MAP_RESIZED) { /* another process grew the map: adopt its size */
+            if ((rc = remap(s, 0, err)) != FERRY_OK) break;
+            mrc = mdb.mdb_txn_begin(s->env, NULL, 0, &txn);
+        }
+        if (mrc) { rc = lmdb_fail(err, mrc, "begin write transaction"); break; }
+        rc = fn(s, txn, ctx, err);
+        if (rc == FERRY_OK) {
+            mrc = mdb.mdb_txn_commit(txn);
+            if (mrc) rc = lmdb_fail(err, mrc, "commit");
+        } else {
+            mdb.mdb_txn_abort(txn);
+        }
+        if (rc != FERRY_EMAPFULL) break;
+        if ((rc = grow_map(s, attempt, err)) != FERRY_OK) break;
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ write ops */
+
+/* Delete [begin, end) of dbi inside txn; zero-length bounds are open. */
+static int range_delete(MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen, const void *end,
+                        size_t elen, ferry_error *err)
+{
+    MDB_cursor *cur;
+    int rc = mdb.mdb_cursor_open(txn, dbi, &cur);
+    if (rc) return lmdb_fail(err, rc, "delete_range: open cursor");
+    MDB_val k = { blen, (void *)begin }, v;
+    rc = mdb.mdb_cursor_get(cur, &k, &v, blen ? MDB_SET_RANGE : MDB_FIRST);
+    while (rc == MDB_SUCCESS) {
+        if (elen && key_cmp(k.mv_data, k.mv_size, end, elen) >= 0) break;
+        if ((rc = mdb.mdb_cursor_del(cur, 0)) != MDB_SUCCESS) break;
+        rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+    }
+    mdb.mdb_cursor_close(cur);
+    if (rc == MDB_SUCCESS || rc == MDB_NOTFOUND) return FERRY_OK;
+    return lmdb_fail(err, rc, "delete_range");
+}
+
+typedef struct put_ctx {
+    MDB_dbi dbi;
+    const void *a, *b;
+    size_t alen, blen;
+} put_ctx;
+
+/* Write fn: one put. */
+static int put_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    put_ctx *p = ctx;
+    MDB_val k = { p->alen, (void *)p->a }, v = { p->blen, (void *)p->b };
+    int rc = mdb.mdb_put(txn, p->dbi, &k, &v, 0);
+    return rc ? lmdb_fail(err, rc, "put") : FERRY_OK;
+}
+
+/* Write fn: one delete (a missing key is fine). */
+static int del_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    put_ctx *p = ctx;
+    MDB_val k = { p->alen, (void *)p->a };
+    int rc = mdb.mdb_del(txn, p->dbi, &k, NULL);
+    return (rc && rc != MDB_NOTFOUND) ? lmdb_fail(err, rc, "delete") : FERRY_OK;
+}
+
+/* Write fn: one range delete. */
+static int range_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    put_ctx *p = ctx;
+    return range_delete(txn, p->dbi, p->a, p->alen, p->b, p->blen, err);
+}
+
+/* put: key checked here, then one write transaction. */
+static int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                    size_t vlen, ferry_error *err)
+{
+    int rc = check_key(LS(s), klen, err);
+    if (rc) return rc;
+    put_ctx p = { DBI(cf), key, val, klen, vlen };
+    return with_write_txn(LS(s), put_fn, &p, err);
+}
+
+/* delete: a missing key is not an error. */
+static int lmdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err)
+{
+    int rc = check_key(LS(s), klen, err);
+    if (rc) return rc;
+    put_ctx p = { DBI(cf), key, NULL, klen, 0 };
+    return with_write_txn(LS(s), del_fn, &p, err);
+}
+
+/* delete_range: [begin, end) in one write transaction. */
+static int lmdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                             const void *end, size_t elen, ferry_error *err)
+{
+    put_ctx p = { DBI(cf), begin, end, blen, elen };
+    return with_write_txn(LS(s), range_fn, &p, err);
+}
+
+typedef struct batch_ctx {
+    const uint8_t *ops, *end;
+} batch_ctx;
+
+/* Write fn: every record of a validated batch; the first failure aborts all. */
+static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    batch_ctx *b = ctx;
+    const uint8_t *p = b->ops;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, b->end, &r); i++) {
+        MDB_dbi dbi = DBI(&s->base.cfs[r.cf]);
+        MDB_val k = { r.alen, (void *)r.a }, v = { r.blen, (void *)r.b };
+        int rc = MDB_SUCCESS;
+        if (r.op == FERRY_OP_PUT) rc = mdb.mdb_put(txn, dbi, &k, &v, 0);
+        else if (r.op == FERRY_OP_DELETE) rc = mdb.mdb_del(txn, dbi, &k, NULL);
+        else {
+            int frc = range_delete(txn, dbi, r.a, r.alen, r.b, r.blen, err);
+            if (frc) return frc;
+        }
+        if (rc && rc != MDB_NOTFOUND) {
+            char what[64];
+            snprintf(what, sizeof what, "batch record %u", i);
+            return lmdb_fail(err, rc, what);
+        }
+    }
+    return FERRY_OK;
+}
+
+/* write: key sizes checked up front, then every record in one transaction. */
+static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    /* check every key first: a bad record must not start the transaction */
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
+        if (r.op == FERRY_OP_DELETE_RANGE) continue;
+        if (r.alen == 0)
+            return ferry_fail(err, FERRY_EKEYSIZE, 0, "batch record %u: empty key: LMDB does not store zero-length keys", i);
+        if (r.alen > LS(s)->max_key)
+            return ferry_fail(err, FERRY_EKEYSIZE, 0, "batch record %u: key of %u bytes exceeds LMDB's maximum of %zu",
+                              i, r.alen, LS(s)->max_key);
+    }
+    batch_ctx b = { ops, end };
+    return with_write_txn(LS(s), batch_fn, &b, err);
+}
+
+/* ------------------------------------------------------------------ families */
+
+typedef struct cf_ctx {
+    const char *name;
+    MDB_dbi dbi;
+} cf_ctx;
+
+/* Write fn: create (or open) a named database. */
+static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    cf_ctx *c = ctx;
+    int rc = mdb.mdb_dbi_open(txn, c->name, MDB_CREATE, &c->dbi);
+    if (rc == MDB_DBS_FULL)
+        return ferry_fail(err, FERRY_EDBSFULL, rc, "cannot create '%s': LMDB max dbs reached (raise FERRY_OPT_MAX_DBS)", c->name);
+    if (rc == MDB_INCOMPATIBLE)
+        return ferry_fail(err, FERRY_EEXISTS, rc, "cannot create '%s': a key of that name exists in the default family", c->name);
+    return rc ? lmdb_fail(err, rc, "create column family") : FERRY_OK;
+}
+
+/* Write fn: delete a named database and close its handle. */
+static int cf_drop_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    cf_ctx *c = ctx;
+    int rc = mdb.mdb_drop(txn, c->dbi, 1);
+    return rc ? lmdb_fail(err, rc, "drop column family") : FERRY_OK;
+}
+
+/* cf_create: a named database, created in a write transaction. */
+static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, ferry_error *err)
+{
+    cf_ctx c = { name, 0 };
+    int rc = with_write_txn(LS(s), cf_create_fn, &c, err);
+    if (rc == FERRY_OK) *handle_out = (void *)(uintptr_t)c.dbi;
+    return rc;
+}
+
+/* cf_drop: mdb_drop(del=1) deletes the database and closes its handle. */
+static int lmdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err)
+{
+    cf_ctx c = { slot->name, DBI(slot) };
+    return with_write_txn(LS(s), cf_drop_fn, &c, err);
+}
+
+/* ------------------------------------------------------------------ snapshots and reads */
+
+static int lmdb_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
+{
+    lmdb_snapshot *snap = malloc(sizeof *snap);
+    if (!snap) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int rc = read_acquire(LS(s), &snap->txn, err);
+    if (rc) { free(snap); return rc; }
+    snap->base.store = s;
+    *out = &snap->base;
+    return FERRY_OK;
+}
+
+/* snapshot_close: the read transaction goes back to the pool. */
+static int lmdb_snapshot_close(ferry_snapshot *snap)
+{
+    lmdb_snapshot *ls = (lmdb_snapshot *)snap;
+    read_release(LS(snap->store), ls->txn);
+    free(ls);
+    return FERRY_OK;
+}
+
+/* One mdb_get; keys LMDB cannot hold are simply absent. */
+static inline int get_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *key, size_t klen, MDB_val *v)
+{
+    if (klen == 0 || klen > s->max_key) return MDB_NOTFOUND;
+    MDB_val k = { klen, (void *)key };
+    return mdb.mdb_get(txn, dbi, &k, v);
+}
+
+/* get: copies min(vlen, cap) bytes, reports the full length. */
+static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                    void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    MDB_txn *txn, *own;
+    int rc = read_txn(LS(s), snap, &txn, &own, err);
+    if (rc) return rc;
+    MDB_val v;
+    int mrc = get_one(LS(s), txn, DBI(cf), key, klen, &v);
+    if (mrc == MDB_SUCCESS) {
+        *vlen_out = v.mv_size;
+        if (cap) memcpy(dst, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
+        rc = FERRY_OK;
+    } else if (mrc == MDB_NOTFOUND) {
+        rc = FERRY_NOTFOUND;
+    } else {
+        rc = lmdb_fail(err, mrc, "get");
+    }
+    if (own) read_release(LS(s), own);
+    return rc;
+}
+
+/* multi_get: one read view for all keys; stops at the first value that does not fit. */
+static int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
+                          const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
+                          ferry_error *err)
+{
+    MDB_txn *txn, *own;
+    int rc = read_txn(LS(s), snap, &txn, &own, err);
+    if (rc) return rc;
+    const uint8_t *p = keys;
+    uint8_t *out = dst;
+    size_t used = 0;
+    uint32_t i;
+    for (i = 0; i < n; i++) {
+        uint32_t kl;
+        memcpy(&kl, p, 4);
+        MDB_val v;
+        int mrc = get_one(LS(s), txn, DBI(cf), p + 4, kl, &v);
+        p += 4 + (size_t)kl;
+        if (mrc == MDB_NOTFOUND) { lens_out[i] = -1; continue; }
+        if (mrc) { rc = lmdb_fail(err, mrc, "multi_get"); break; }
+        if (v.mv_size > cap - used) {
+            if (i == 0) {
+                lens_out[0] = (int64_t)v.mv_size;
+                rc = ferry_fail(err, FERRY_ETOOSMALL, 0, "multi_get: first value of %zu bytes exceeds the %zu-byte buffer",
+                                v.mv_size, cap);
+            }
+            break;
+        }
+        if (v.mv_size) memcpy(out + used, v.mv_data, v.mv_size);
+        used += v.mv_size;
+        lens_out[i] = (int64_t)v.mv_size;
+    }
+    if (own) read_release(LS(s), own);
+    return rc ? rc : (int)i;
+}
+
+/* ------------------------------------------------------------------ maintenance */
+
+static int lmdb_flush(ferry_store *s, ferry_cf_slot *cf, ferry_error *err)
+{
+    if (s->read_only) return FERRY_OK; /* nothing written, nothing to sync */
+    int rc = mdb.mdb_env_sync(LS(s)->env, 1);
+    return rc ? lmdb_fail(err, rc, "sync") : FERRY_OK;
+}
+
+/* LMDB has no compaction: pages are reused in place. */
+static int lmdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                              const void *end, size_t elen, ferry_error *err)
+{
+    return FERRY_OK;
+}
+
+/* mdb_stat of one family in a fresh read view. */
+static int family_stat(lmdb_store *s, ferry_cf_slot *cf, MDB_stat *st, ferry_error *err)
+{
+    MDB_txn *txn;
+    int rc = read_acquire(s, &txn, err);
+    if (rc) return rc;
+    int mrc = mdb.mdb_stat(txn, DBI(cf), st);
+    read_release(s, txn);
+    return mrc ? lmdb_fail(err, mrc, "stat") : FERRY_OK;
+}
+
+/* property: "lmdb.stat" (this family) and "lmdb.info" (environment) as text. */
+static int lmdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                         size_t *len_out, ferry_error *err)
+{
+    char buf[512];
+    int n;
+    if (strcmp(name, "lmdb.stat") == 0) {
+        MDB_stat st;
+        int rc = family_stat(LS(s), cf, &st, err);
+        if (rc) return rc;
+        n = snprintf(buf, sizeof buf,
+                     "entries=%zu depth=%u page_size=%u branch_pages=%zu leaf_pages=%zu overflow_pages=%zu",
+                     st.ms_entries, st.ms_depth, st.ms_psize, st.ms_branch_pages, st.ms_leaf_pages,
+                     st.ms_overflow_pages);
+    } else if (strcmp(name, "lmdb.info") == 0) {
+        MDB_envinfo in;
+        int rc = mdb.mdb_env_info(LS(s)->env, &in);
+        if (rc) return lmdb_fail(err, rc, "env info");
+        n = snprintf(buf, sizeof buf, "map_size=%zu last_pgno=%zu last_txnid=%zu max_readers=%u num_readers=%u",
+                     in.me_mapsize, in.me_last_pgno, in.me_last_txnid, in.me_maxreaders, in.me_numreaders);
+    } else {
+        return ferry_fail(err, FERRY_NOTFOUND, 0, "unknown LMDB property '%s'", name);
+    }
+    size_t len = (size_t)n;
+    *len_out = len;
+    size_t c = len < cap - 1 ? len : cap - 1;
+    memcpy(dst, buf, c);
+    dst[c] = '\0';
+    return FERRY_OK;
+}
+
+/* property_int: entry count, depth, page size, map size, max key size, max readers. */
+static int lmdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                             ferry_error *err)
+{
+    int entries = strcmp(name, "ferry.estimate-num-keys") == 0 || strcmp(name, "lmdb.entries") == 0;
+    int depth = strcmp(name, "lmdb.depth") == 0, psize = strcmp(name, "lmdb.page-size") == 0;
+    if (entries || depth || psize) {
+        MDB_stat st;
+        int rc = family_stat(LS(s), cf, &st, err);
+        if (rc) return rc;
+        *out = entries ? st.ms_entries : depth ? st.ms_depth : st.ms_psize;
+        return FERRY_OK;
+    }
+    if (strcmp(name, "lmdb.max-key-size") == 0) { *out = LS(s)->max_key; return FERRY_OK; }
+    int map = strcmp(name, "lmdb.map-size") == 0;
+    if (map || strcmp(name, "lmdb.max-readers") == 0) {
+        MDB_envinfo in;
+        int rc = mdb.mdb_env_info(LS(s)->env, &in);
+        if (rc) return lmdb_fail(err, rc, "env info");
+        *out = map ? in.me_mapsize : in.me_maxreaders;
+        return FERRY_OK;
+    }
+    return ferry_fail(err, FERRY_NOTFOUND, 0, "unknown LMDB property '%s'", name);
+}
+
+/* ------------------------------------------------------------------ cursors */
+
+static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                            size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                            ferry_cursor **out, ferry_error *err)
+{
+    lmdb_cursor *c = calloc(1, sizeof *c + llen + ulen);
+    if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    MDB_txn *txn;
+    int rc = read_txn(LS(s), snap, &txn, &c->own_txn, err);
+    if (rc) { free(c); return rc; }
+    int mrc = mdb.mdb_cursor_open(txn, DBI(cf), &c->cur);
+    if (mrc) {
+        if (c->own_txn) read_release(LS(s), c->own_txn);
+        free(c);
+        return lmdb_fail(err, mrc, snap ? "open cursor (was the family created after this snapshot?)" : "open cursor");
+    }
+    uint8_t *mem = (uint8_t *)(c + 1);
+    if (llen) memcpy(mem, lower, llen);
+    if (ulen) memcpy(mem + llen, upper, ulen);
+    c->lower = mem;
+    c->llen = llen;
+    c->upper = mem + llen;
+    c->ulen = ulen;
+    c->pointers = (flags & FERRY_CURSOR_POINTERS) != 0;
+    c->rc = MDB_NOTFOUND;
+    c->base.store = s;
+    c->base.dir = 0;
+    *out = &c->base;
+    return FERRY_OK;
+}
+
+/* cursor_close: close the MDB_cursor, release an own read transaction. */
+static int lmdb_cursor_close(ferry_cursor *fc)
+{
+    lmdb_cursor *c = (lmdb_cursor *)fc;
+    mdb.mdb_cursor_close(c->cur);
+    if (c->own_txn) read_release(LS(fc->store), c->own_txn);
+    free(c);
+    return FERRY_OK;
+}
+
+/* Move to the first key >= key (len 0: the first key). */
+static int seek_ge(lmdb_cursor *c, const void *key, size_t len, MDB_val *k, MDB_val *v)
+{
+    k->mv_size = len;
+    k->mv_data = (void *)key;
+    return mdb.mdb_cursor_get(c->cur, k, v, len ? MDB_SET_RANGE : MDB_FIRST);
+}
+
+/* Move to the first key > key. */
+static int seek_gt(lmdb_cursor *c, const void *key, size_t len, MDB_val *k, MDB_val *v)
+{
+    int rc = seek_ge(c, key, len, k, v);
+    if (rc == MDB_SUCCESS && len && key_cmp(k->mv_data, k->mv_size, key, len) == 0)
+        rc = mdb.mdb_cursor_get(c->cur, k, v, MDB_NEXT);
+    return rc;
+}
+
+/* Move to the last key < key (or <= key when inclusive); len 0: the last key overall when
+ * exclusive with no bound, else nothing. */
+static int seek_back(lmdb_cursor *c, const void *key, size_t len, int inclusive, MDB_val *k, MDB_val *v)
+{
+    if (len == 0) return MDB_NOTFOUND; /* no key sorts before the empty key */
+    k->mv_size = len;
+    k->mv_data = (void *)key;
+    int rc = mdb.mdb_cursor_get(c->cur, k, v, MDB_SET_RANGE);
+    if (rc == MDB_NOTFOUND) return mdb.mdb_cursor_get(c->cur, k, v, MDB_LAST);
+    if (rc) return rc;
+    if (inclusive && key_cmp(k->mv_data, k->mv_size, key, len) == 0) return MDB_SUCCESS;
+    return mdb.mdb_cursor_get(c->cur, k, v, MDB_PREV);
+}
+
+/* Move to the last entry in range ([.., upper)). */
+static int seek_last(lmdb_cursor *c, MDB_val *k, MDB_val *v)
+{
+    if (c->ulen) return seek_back(c, c->upper, c->ulen, 0, k, v);
+    return mdb.mdb_cursor_get(c->cur, k, v, MDB_LAST);
+}
+
+/* Position for op, with seek keys clamped to the bounds. Returns the LMDB rc. */
+static int position(lmdb_cursor *c, int op, const void *key, size_t klen, MDB_val *k, MDB_val *v)
+{
+    switch (op) {
+    case FERRY_FIRST:
+        return seek_ge(c, c->lower, c->llen, k, v);
+    case FERRY_LAST:
+        return seek_last(c, k, v);
+    case FERRY_SEEK_GE:
+    case FERRY_SEEK_GT:
+        if (c->llen && key_cmp(key, klen, c->lower, c->llen) < 0) return seek_ge(c, c->lower, c->llen, k, v);
+        return op == FERRY_SEEK_GE ? seek_ge(c, key, klen, k, v) : seek_gt(c, key, klen, k, v);
+    case FERRY_SEEK_LE:
+        if (c->ulen && key_cmp(key, klen, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
+        return seek_back(c, key, klen, 1, k, v);
+    case FERRY_SEEK_LT:
+        if (c->ulen && key_cmp(key, klen, c->upper, c->ulen) > 0) return seek_last(c, k, v);
+        return seek_back(c, key, klen, 0, k, v);
+    default: /* FERRY_NEXT / FERRY_PREV: the pending entry */
+        *k = c->k;
+        *v = c->v;
+        return c->rc;
+    }
+}
+
+/* Copy-mode entry; one memcpy when the value follows the key (an LMDB leaf node). */
+static inline int emit_node(uint8_t *page, size_t cap, size_t *used, MDB_val k, MDB_val v)
+{
+    if ((uint8_t *)k.mv_data + k.mv_size != v.mv_data)
+        return ferry_page_emit_copy(page, cap, used, k.mv_data, k.mv_size, v.mv_data, v.mv_size);
+    size_t need = ferry_copy_entry_size(k.mv_size, v.mv_size);
+    if (need > cap - *used) return 0;
+    uint8_t *p = page + *used;
+    uint32_t kl = (uint32_t)k.mv_size, vl = (uint32_t)v.mv_size;
+    memcpy(p, &kl, 4);
+    memcpy(p + 4, &vl, 4);
+    memcpy(p + 8, k.mv_data, k.mv_size + v.mv_size);
+    *used += need;
+    return 1;
+}
+
+/* The fill loop, specialised per mode and direction (ptr, fwd are constants at each call). */
+static inline __attribute__((always_inline)) int
+fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t cap, uint32_t max,
+          const int ptr, const int fwd, ferry_error *err)
+{
+    MDB_cursor *cur = c->cur;
+    int (*const next)(MDB_cursor *, MDB_val *, MDB_val *, int) = mdb.mdb_cursor_get;
+    const uint8_t *bound = fwd ? c->upper : c->lower;
+    const size_t blen = fwd ? c->ulen : c->llen;
+    const int step = fwd ? MDB_NEXT : MDB_PREV;
+    size_t used = FERRY_PAGE_HEADER;
+    uint32_t count = 0, flags = ptr ? FERRY_PAGE_POINTERS : 0;
+    int full = 0;
+    for (;;) {
+        if (mrc != MDB_SUCCESS) {
+            if (mrc == MDB_NOTFOUND) { flags |= FERRY_PAGE_END; break; }
+            c->rc = mrc;
+            return lmdb_fail(err, mrc, "cursor move");
+        }
+        if (blen) {
+            int cmp = key_cmp(k.mv_data, k.mv_size, bound, blen);
+            if (fwd ? cmp >= 0 : cmp < 0) { flags |= FERRY_PAGE_END; break; }
+        }
+        if (count == max) break;
+        if (!(ptr ? ferry_page_emit_ptr(page, cap, &used, k.mv_data, k.mv_size, v.mv_data, v.mv_size)
+                  : emit_node(page, cap, &used, k, v))) {
+            full = 1;
+            break;
+        }
+        count++;
+        mrc = next(cur, &k, &v, step);
+    }
+    c->rc = mrc;
+    c->k = k;
+    c->v = v;
+    if (full && count == 0) {
+        size_t need = FERRY_PAGE_HEADER + (ptr ? 24 : ferry_copy_entry_size(k.mv_size, v.mv_size));
+        ferry_page_header(page, 0, flags, need);
+        return ferry_fail(err, FERRY_ETOOSMALL, 0, "entry of %zu-byte key and %zu-byte value needs a %zu-byte page",
+                          k.mv_size, v.mv_size, need);
+    }
+    ferry_page_header(page, count, flags, used);
+    return (int)count;
+}
+
+/* cursor_fill: position for op, then the loop specialised for mode and direction. */
+static int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t klen, uint8_t *page,
+                            size_t cap, uint32_t max_entries, ferry_error *err)
+{
+    lmdb_cursor *c = (lmdb_cursor *)fc;
+    MDB_val k = { 0, NULL }, v = { 0, NULL };
+    int mrc = position(c, op, key, klen, &k, &v);
+    int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT;
+    if (c->pointers)
+        return fwd ? fill_loop(c, mrc, k, v, page, cap, max_entries, 1, 1, err)
+                   : fill_loop(c, mrc, k, v, page, cap, max_entries, 1, 0, err);
+    return fwd ? fill_loop(c, mrc, k, v, page, cap, max_entries, 0, 1, err)
+               : fill_loop(c, mrc, k, v, page, cap, max_entries, 0, 0, err);
+}
+
+/* ------------------------------------------------------------------ open / close */
+
+static int lmdb_close(ferry_store *s)
+{
+    lmdb_store *ls = LS(s);
+    pool_drain(ls);
+    mdb.mdb_env_close(ls->env);
+    ferry_store_base_free(s);
+    pthread_mutex_destroy(&ls->wlock);
+    pthread_mutex_destroy(&ls->pool_lock);
+    free(ls);
+    return FERRY_OK;
+}
+
+static const ferry_engine_ops lmdb_ops = {
+    .close = lmdb_close,
+    .cf_create = lmdb_cf_create,
+    .cf_drop = lmdb_cf_drop,
+    .snapshot_open = lmdb_snapshot_open,
+    .snapshot_close = lmdb_snapshot_close,
+    .get = lmdb_get,
+    .multi_get = lmdb_multi_get,
+    .put = lmdb_put,
+    .del = lmdb_del,
+    .delete_range = lmdb_delete_range,
+    .write = lmdb_write,
+    .flush = lmdb_flush,
+    .compact_range = lmdb_compact_range,
+    .property = lmdb_property,
+    .property_int = lmdb_property_int,
+    .cursor_open = lmdb_cursor_open,
+    .cursor_close = lmdb_cursor_close,
+    .cursor_fill = lmdb_cursor_fill,
+};
+
+/* mkdir -p path. */
+static int make_dirs(const char *path)
+{
+    char *p = strdup(path);
+    if (!p) return ENOMEM;
+    int rc = 0;
+    for (char *q = p + 1;; q++) {
+        if (*q != '/' && *q != '\0') continue;
+        char c = *q;
+        *q = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) { rc = errno; break; }
+        *q = c;
+        if (c == '\0') break;
+    }
+    free(p);
+    return rc;
+}
+
+/* Check the directory and data.mdb against create_if_missing / error_if_exists / read_only. */
+static int prepare_dir(const char *path, int create, int error_if_exists, int read_only, ferry_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (!create || read_only)
+            return ferry_fail(err, FERRY_EIO, ENOENT, "no LMDB store at %s: directory does not exist%s", path,
+                              read_only ? " (read-only open)" : " (create_if_missing is off)");
+        int rc = make_dirs(path);
+        if (rc) return ferry_fail(err, FERRY_EIO, rc, "cannot create directory %s: %s", path, strerror(rc));
+        return FERRY_OK;
+    }
+    if (!S_ISDIR(st.st_mode)) return ferry_fail(err, FERRY_EIO, ENOTDIR, "%s is not a directory", path);
+    size_t n = strlen(path);
+    char *data = malloc(n + 16);
+    if (!data) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    snprintf(data, n + 16, "%s/data.mdb", path);
+    int exists = stat(data, &st) == 0;
+    free(data);
+    if (exists && error_if_exists) return ferry_fail(err, FERRY_EEXISTS, 0, "LMDB store %s already exists", path);
+    if (!exists && (!create || read_only))
+        return ferry_fail(err, FERRY_EIO, ENOENT, "no LMDB store at %s: data.mdb missing%s", path,
+                          read_only ? " (read-only open)" : " (create_if_missing is off)");
+    return FERRY_OK;
+}
+
+/* Add the default family and every named database found as a key of the main database. */
+static int list_families(lmdb_store *s, ferry_error *err)
+{
+    MDB_txn *txn;
+    int rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc) return lmdb_fail(err, rc, "begin read transaction");
+    MDB_dbi main_dbi;
+    MDB_cursor *cur = NULL;
+    char name[512];
+    if ((rc = mdb.mdb_dbi_open(txn, NULL, 0, &main_dbi)) != MDB_SUCCESS) goto fail;
+    if (ferry_store_add_cf(&s->base, "default", (void *)(uintptr_t)main_dbi, NULL) != FERRY_OK) goto oom;
+    if ((rc = mdb.mdb_cursor_open(txn, main_dbi, &cur)) != MDB_SUCCESS) goto fail;
+    MDB_val k, v;
+    for (rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == MDB_SUCCESS;
+         rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        /* a sub-database record holds an MDB_db (u32 pad, u16 flags, u16 depth, 5 size_t):
+         * skip other values cheaply so a large default family opens fast */
+        if (v.mv_size != 8 + 5 * sizeof(size_t)) continue;
+        if (k.mv_size >= sizeof name || memchr(k.mv_data, 0, k.mv_size)) continue;
+        memcpy(name, k.mv_data, k.mv_size);
+        name[k.mv_size] = '\0';
+        MDB_dbi dbi;
+        int orc = mdb.mdb_dbi_open(txn, name, 0, &dbi);
+        if (orc == MDB_NOTFOUND || orc == MDB_INCOMPATIBLE) continue; /* a plain record */
+        if (orc == MDB_DBS_FULL) {
+            mdb.mdb_cursor_close(cur);
+            mdb.mdb_txn_abort(txn);
+            return ferry_fail(err, FERRY_EDBSFULL, orc, "the store holds more named databases than max dbs (%u): raise FERRY_OPT_MAX_DBS",
+                              s->base.cf_cap - 1);
+        }
+        if (orc) { rc = orc; goto fail; }
+        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, NULL) != FERRY_OK) goto oom;
+    }
+    if (rc != MDB_NOTFOUND) goto fail;
+    mdb.mdb_cursor_close(cur);
+    if ((rc = mdb.mdb_txn_commit(txn)) != MDB_SUCCESS) return lmdb_fail(err, rc, "list column families");
+    return FERRY_OK;
+fail:
+    if (cur) mdb.mdb_cursor_close(cur);
+    mdb.mdb_txn_abort(txn);
+    return lmdb_fail(err, rc, "list column families");
+oom:
+    if (cur) mdb.mdb_cursor_close(cur);
+    mdb.mdb_txn_abort(txn);
+    return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+}
+
+/* Environment flags from the options. FERRY_OPT_SYNC=1 asks for durable commits, so it
+ * clears the NOSYNC/NOMETASYNC relaxations; otherwise LMDB's default (sync on commit) or
+ * the FERRY_OPT_LMDB_FLAGS choice stands. MDB_NOTLS is always set (see the file comment). */
+static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
+{
+    unsigned int flags = MDB_NOTLS;
+    if (f & FERRY_LMDB_NOSYNC) flags |= MDB_NOSYNC;
+    if (f & FERRY_LMDB_NOMETASYNC) flags |= MDB_NOMETASYNC;
+    if (f & FERRY_LMDB_WRITEMAP) flags |= MDB_WRITEMAP;
+    if (f & FERRY_LMDB_NORDAHEAD) flags |= MDB_NORDAHEAD;
+    if (sync == 1) flags &= ~(unsigned int)(MDB_NOSYNC | MDB_NOMETASYNC);
+    if (read_only) flags |= MDB_RDONLY;
+    return flags;
+}
+
+/* Open an LMDB environment as a Ferry store (options: see ferry.h and env_flags). */
 int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
                     ferry_error *err)
 {
-    return ferry_fail(err, FERRY_ENOTSUP, 0, "lmdb engine not built yet");
+    if (!atomic_load_explicit(&mdb_attached, memory_order_acquire))
+        return ferry_fail(err, FERRY_ENOENGINE, 0, "LMDB engine not attached (call ferry_engine_attach first)");
+    int64_t map_size = ferry_opt(opts, FERRY_OPT_MAP_SIZE, LMDB_DEFAULT_MAP_SIZE);
+    int64_t max_dbs = ferry_opt(opts, FERRY_OPT_MAX_DBS, LMDB_DEFAULT_MAX_DBS);
+    int64_t max_readers = ferry_opt(opts, FERRY_OPT_MAX_READERS, LMDB_DEFAULT_MAX_READERS);
+    int64_t lflags = ferry_opt(opts, FERRY_OPT_LMDB_FLAGS, 0);
+    int64_t grow = ferry_opt(opts, FERRY_OPT_AUTO_GROW, 0);
+    int read_only = ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0;
+    int create = ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0;
+    int excl = ferry_opt(opts, FERRY_OPT_ERROR_IF_EXISTS, 0) != 0;
+    if (map_size <= 0) return ferry_fail(err, FERRY_EINVAL, 0, "map size must be positive, got %lld", (long long)map_size);
+    if (max_dbs < 0 || max_dbs > 32765) return ferry_fail(err, FERRY_EINVAL, 0, "max dbs out of range: %lld", (long long)max_dbs);
+    if (max_readers <= 0 || max_readers > 1 << 20)
+        return ferry_fail(err, FERRY_EINVAL, 0, "max readers out of range: %lld", (long long)max_readers);
+    if (lflags < 0 || (lflags & ~(int64_t)0x1f))
+        return ferry_fail(err, FERRY_EINVAL, 0, "unknown LMDB flags 0x%llx", (long long)lflags);
+    if (grow < 0) return ferry_fail(err, FERRY_EINVAL, 0, "auto-grow step must be >= 0, got %lld", (long long)grow);
+
+    int rc = prepare_dir(path, create, excl, read_only, err);
+    if (rc) return rc;
+
+    lmdb_store *s = calloc(1, sizeof *s);
+    if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    if (ferry_store_base_init(&s->base, &lmdb_ops, FERRY_ENGINE_LMDB, (uint32_t)max_dbs + 1) != FERRY_OK) {
+        free(s);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
+    s->base.read_only = read_only;
+    s->grow_step = read_only ? 0 : grow;
+    pthread_mutex_init(&s->wlock, NULL);
+    pthread_mutex_init(&s->pool_lock, NULL);
+    atomic_init(&s->live, 0);
+    atomic_init(&s->growing, 0);
+
+    const char *step = "create environment";
+    int mrc = mdb.mdb_env_create(&s->env);
+    if (mrc == 0) { step = "set map size"; mrc = mdb.mdb_env_set_mapsize(s->env, (size_t)map_size); }
+    if (mrc == 0) { step = "set max dbs"; mrc = mdb.mdb_env_set_maxdbs(s->env, (MDB_dbi)max_dbs); }
+    if (mrc == 0) { step = "set max readers"; mrc = mdb.mdb_env_set_maxreaders(s->env, (unsigned int)max_readers); }
+    if (mrc == 0) {
+        step = "open environment";
+        mrc = mdb.mdb_env_open(s->env, path, env_flags(lflags, ferry_opt(opts, FERRY_OPT_SYNC, -1), read_only), 0644);
+    }
+    if (mrc) {
+        rc = ferry_fail(err, map_rc(mrc), mrc, "%s %s: %s", step, path, mdb.mdb_strerror(mrc));
+        if (s->env) mdb.mdb_env_close(s->env);
+        s->env = NULL;
+        ferry_store_base_free(&s->base);
+        pthread_mutex_destroy(&s->wlock);
+        pthread_mutex_destroy(&s->pool_lock);
+        free(s);
+        return rc;
+    }
+    s->max_key = (size_t)mdb.mdb_env_get_maxkeysize(s->env);
+    if ((rc = list_families(s, err)) != FERRY_OK) {
+        lmdb_close(&s->base);
+        return rc;
+    }
+    *out = &s->base;
+    return FERRY_OK;
 }

@@ -1,2 +1,814 @@
+/* Native tests of the LMDB engine: test_lmdb <liblmdb.so> <scratch dir>. */
 #include "ferry.h"
-int main(void) { return 0; }
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int passed, failed;
+static ferry_error err;
+static const char *scratch;
+
+#define CHECK(cond, ...) check_((cond), __LINE__, #cond, "" __VA_ARGS__)
+#define EQ(a, b) eq_((long long)(a), (long long)(b), __LINE__, #a " == " #b)
+
+/* Count one assertion; print a line when it fails. */
+static void check_(int ok, int line, const char *expr, const char *fmt, ...)
+{
+    if (ok) { passed++; return; }
+    failed++;
+    printf("FAIL line %d: %s", line, expr);
+    if (fmt[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        printf(" -- ");
+        vprintf(fmt, ap);
+        va_end(ap);
+    }
+    printf("\n");
+}
+
+/* EQ: evaluates each side once; prints both values and the last error message. */
+static void eq_(long long a, long long b, int line, const char *expr)
+{
+    check_(a == b, line, expr, "%lld != %lld (%s)", a, b, err.message);
+}
+
+/* ---- helpers ---- */
+
+static char *dir_of(const char *name)
+{
+    static char buf[4][1024];
+    static int i;
+    char *b = buf[i++ & 3];
+    snprintf(b, 1024, "%s/%s", scratch, name);
+    return b;
+}
+
+static void opts_init(int64_t *o)
+{
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+}
+
+static ferry_store *open_with(const char *name, const int64_t *o, int *rc_out)
+{
+    ferry_store *s = NULL;
+    int rc = ferry_store_open(FERRY_ENGINE_LMDB, dir_of(name), o, FERRY_OPT_COUNT, NULL, &s, &err);
+    if (rc_out) *rc_out = rc;
+    return s;
+}
+
+static ferry_store *open_store(const char *name)
+{
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    int rc;
+    ferry_store *s = open_with(name, o, &rc);
+    if (rc) { printf("cannot open %s: %d %s\n", name, rc, err.message); exit(2); }
+    return s;
+}
+
+static int put_s(ferry_store *s, uint32_t cf, const char *k, const char *v)
+{
+    return ferry_put(s, cf, k, strlen(k), v, strlen(v), &err);
+}
+
+static int get_s(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const char *k, char *dst, size_t cap)
+{
+    size_t vlen = 0;
+    memset(dst, 0, cap);
+    int rc = ferry_get(s, snap, cf, k, strlen(k), dst, cap - 1, &vlen, &err);
+    return rc == FERRY_OK ? (int)vlen : rc;
+}
+
+typedef struct entry { const uint8_t *k, *v; uint32_t klen, vlen; } entry;
+
+/* Parse a filled page into entries (copy or pointer mode). Returns the count. */
+static uint32_t parse_page(const uint8_t *page, entry *out, uint32_t *flags)
+{
+    uint32_t count;
+    memcpy(&count, page, 4);
+    memcpy(flags, page + 4, 4);
+    const uint8_t *p = page + FERRY_PAGE_HEADER;
+    for (uint32_t i = 0; i < count; i++) {
+        if (*flags & FERRY_PAGE_POINTERS) {
+            uint64_t ka, va;
+            memcpy(&ka, p, 8); memcpy(&out[i].klen, p + 8, 4); memcpy(&out[i].vlen, p + 12, 4); memcpy(&va, p + 16, 8);
+            out[i].k = (const uint8_t *)(uintptr_t)ka;
+            out[i].v = (const uint8_t *)(uintptr_t)va;
+            p += 24;
+        } else {
+            memcpy(&out[i].klen, p, 4); memcpy(&out[i].vlen, p + 4, 4);
+            out[i].k = p + 8;
+            out[i].v = p + 8 + out[i].klen;
+            p += (8 + out[i].klen + out[i].vlen + 7) & ~(size_t)7;
+        }
+    }
+    return count;
+}
+
+static uint64_t page_used(const uint8_t *page)
+{
+    uint64_t u;
+    memcpy(&u, page + 8, 8);
+    return u;
+}
+
+/* A whole scan, its entries copied out: "key=value" strings joined by ','. */
+typedef struct scan { char *text; size_t len, cap; int n, pages, err; } scan;
+
+static void scan_add(scan *sc, const entry *e)
+{
+    size_t need = sc->len + e->klen + e->vlen + 3;
+    if (need > sc->cap) { sc->cap = need * 2; sc->text = realloc(sc->text, sc->cap); }
+    memcpy(sc->text + sc->len, e->k, e->klen); sc->len += e->klen;
+    sc->text[sc->len++] = '=';
+    memcpy(sc->text + sc->len, e->v, e->vlen); sc->len += e->vlen;
+    sc->text[sc->len++] = ',';
+    sc->text[sc->len] = '\0';
+    sc->n++;
+}
+
+/* Scan with op (FIRST/LAST/SEEK_*) then NEXT/PREV until the end. */
+static scan scan_all(ferry_cursor *c, int op, const void *key, size_t klen, size_t page_cap, uint32_t max)
+{
+    scan sc = { calloc(1, 1), 0, 1, 0, 0, 0 };
+    uint8_t *page = malloc(page_cap);
+    entry *es = malloc(sizeof(entry) * (page_cap / 24 + 1));
+    int cont = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT) ? FERRY_NEXT : FERRY_PREV;
+    for (int guard = 0; guard < 100000; guard++) {
+        int rc = ferry_cursor_fill(c, op, key, klen, page, page_cap, max, &err);
+        if (rc < 0) { sc.err = rc; break; }
+        uint32_t flags;
+        uint32_t n = parse_page(page, es, &flags);
+        if (n != (uint32_t)rc || n > max) { sc.err = -1; break; }
+        sc.pages++;
+        for (uint32_t i = 0; i < n; i++) scan_add(&sc, &es[i]);
+        if (flags & FERRY_PAGE_END) break;
+        if (n == 0) { sc.err = -2; break; } /* no progress without END */
+        op = cont;
+    }
+    free(page);
+    free(es);
+    return sc;
+}
+
+static int first_key_is(ferry_cursor *c, int op, const char *key, const char *want)
+{
+    uint8_t page[256];
+    entry e[8];
+    uint32_t flags;
+    int rc = ferry_cursor_fill(c, op, key, key ? strlen(key) : 0, page, sizeof page, 1, &err);
+    if (rc < 0) return 0;
+    if (parse_page(page, e, &flags) == 0) return want == NULL;
+    return want && e[0].klen == strlen(want) && memcmp(e[0].k, want, e[0].klen) == 0;
+}
+
+/* ---- tests ---- */
+
+static void test_attach(const char *lib)
+{
+    EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, "/nonexistent/liblmdb.so", &err), FERRY_ENOENGINE);
+    char path[1024];
+    EQ(ferry_engine_path(FERRY_ENGINE_LMDB, path, sizeof path), FERRY_ENOENGINE);
+    ferry_store *s = NULL;
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("x"), NULL, 0, NULL, &s, &err), FERRY_ENOENGINE);
+    EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, lib, &err), FERRY_OK);
+    EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, lib, &err), FERRY_OK);
+    EQ(ferry_engine_path(FERRY_ENGINE_LMDB, path, sizeof path), strlen(lib));
+    CHECK(strcmp(path, lib) == 0);
+    /* a second copy of the library is refused */
+    char copy[1200], cmd[2600];
+    snprintf(copy, sizeof copy, "%s/copy-liblmdb.so", scratch);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", lib, copy);
+    if (system(cmd) == 0) EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, copy, &err), FERRY_EDUPENGINE);
+}
+
+static void test_page_edges(void)
+{
+    ferry_store *s = open_store("edges");
+    uint8_t page[4096];
+    entry e[64];
+    uint32_t flags;
+    ferry_cursor *c;
+    /* empty store */
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 0);
+    EQ(parse_page(page, e, &flags), 0);
+    CHECK(flags & FERRY_PAGE_END);
+    EQ(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), 0);
+    EQ(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 100, &err), 0);
+    EQ(parse_page(page, e, &flags), 0);
+    CHECK(flags & FERRY_PAGE_END);
+    /* NEXT before any positioning, PREV after forward: EDIRECTION */
+    ferry_cursor *c2;
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c2, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c2, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), FERRY_EDIRECTION);
+    EQ(ferry_cursor_fill(c2, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 0);
+    EQ(ferry_cursor_fill(c2, FERRY_PREV, NULL, 0, page, sizeof page, 100, &err), FERRY_EDIRECTION);
+    EQ(ferry_cursor_fill(c2, FERRY_FIRST, NULL, 0, page, 32, 100, &err), FERRY_EINVAL);
+    ferry_cursor_close(c2);
+    ferry_cursor_close(c);
+
+    /* one entry */
+    EQ(put_s(s, 0, "k1", "v1"), FERRY_OK);
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 1);
+    EQ(parse_page(page, e, &flags), 1);
+    CHECK(flags & FERRY_PAGE_END);
+    CHECK(!(flags & FERRY_PAGE_POINTERS));
+    CHECK(e[0].klen == 2 && memcmp(e[0].k, "k1", 2) == 0 && e[0].vlen == 2 && memcmp(e[0].v, "v1", 2) == 0);
+    EQ(page_used(page), FERRY_PAGE_HEADER + 16);
+    EQ(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 100, &err), 1);
+    ferry_cursor_close(c);
+
+    /* an entry larger than the page: ETOOSMALL with the size needed, retry with it */
+    char big[200];
+    memset(big, 'b', sizeof big);
+    EQ(ferry_put(s, 0, "k2", 2, big, sizeof big, &err), FERRY_OK);
+    size_t need = FERRY_PAGE_HEADER + ((8 + 2 + 200 + 7) & ~(size_t)7);
+    EQ(ferry_cursor_open(s, NULL, 0, "k2", 2, NULL, 0, 0, &c, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, 64, 100, &err), FERRY_ETOOSMALL);
+    EQ(page_used(page), need);
+    EQ(parse_page(page, e, &flags), 0);
+    EQ(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, 64, 100, &err), FERRY_ETOOSMALL);
+    EQ(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, need, 100, &err), 1); /* exact fit */
+    EQ(parse_page(page, e, &flags), 1);
+    EQ(page_used(page), need);
+    CHECK(flags & FERRY_PAGE_END);
+    CHECK(e[0].vlen == 200 && memcmp(e[0].v, big, 200) == 0);
+    /* reverse: k2 too big, then k1 */
+    EQ(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, 64, 100, &err), FERRY_ETOOSMALL);
+    EQ(ferry_cursor_fill(c, FERRY_PREV, NULL, 0, page, need - 1, 100, &err), FERRY_ETOOSMALL);
+    EQ(ferry_cursor_fill(c, FERRY_PREV, NULL, 0, page, need, 100, &err), 1); /* lower bound k2 stops */
+    EQ(parse_page(page, e, &flags), 1);
+    CHECK(flags & FERRY_PAGE_END);
+    ferry_cursor_close(c);
+    /* page fits one entry exactly, the second stops the fill without END */
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, 64, 100, &err), 1); /* k1 fits, k2 does not */
+    EQ(parse_page(page, e, &flags), 1);
+    CHECK(!(flags & FERRY_PAGE_END));
+    EQ(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), 1);
+    EQ(parse_page(page, e, &flags), 1);
+    CHECK(e[0].klen == 2 && memcmp(e[0].k, "k2", 2) == 0 && (flags & FERRY_PAGE_END));
+    ferry_cursor_close(c);
+    ferry_store_close(s);
+}
+
+#define NMANY 1000
+
+static void many_key(int i, char *k) { snprintf(k, 16, "key%05d", i); }
+
+/* Expected scan text over keys [from, to) forward or reverse. */
+static char *expected(int from, int to, int reverse)
+{
+    size_t cap = (size_t)(to - from + 1) * 80 + 1;
+    char *t = malloc(cap);
+    size_t len = 0;
+    t[0] = '\0';
+    for (int j = 0; j < to - from; j++) {
+        int i = reverse ? to - 1 - j : from + j;
+        char k[16];
+        many_key(i, k);
+        len += (size_t)snprintf(t + len, cap - len, "%s=", k);
+        for (int x = 0; x < i % 50; x++) t[len++] = (char)('a' + (i + x) % 26);
+        t[len++] = ',';
+        t[len] = '\0';
+    }
+    return t;
+}
+
+static void test_many(void)
+{
+    ferry_store *s = open_store("many");
+    uint32_t cf;
+    EQ(ferry_cf_create(s, "many", &cf, &err), FERRY_OK);
+    /* one batch of NMANY puts */
+    size_t cap = NMANY * 80, len = 0;
+    uint8_t *batch = malloc(cap);
+    for (int i = 0; i < NMANY; i++) {
+        char k[16], v[64];
+        many_key(i, k);
+        uint32_t vl = (uint32_t)(i % 50), kl = (uint32_t)strlen(k), op = FERRY_OP_PUT;
+        for (uint32_t x = 0; x < vl; x++) v[x] = (char)('a' + (i + (int)x) % 26);
+        memcpy(batch + len, &op, 4); memcpy(batch + len + 4, &cf, 4);
+        memcpy(batch + len + 8, &kl, 4); memcpy(batch + len + 12, &vl, 4);
+        memcpy(batch + len + 16, k, kl); memcpy(batch + len + 16 + kl, v, vl);
+        len += 16 + kl + vl;
+    }
+    EQ(ferry_write(s, batch, len, NMANY, &err), FERRY_OK);
+    free(batch);
+    uint64_t n = 0;
+    EQ(ferry_property_int(s, cf, "ferry.estimate-num-keys", &n, &err), FERRY_OK);
+    EQ(n, NMANY);
+    EQ(ferry_property_int(s, cf, "lmdb.entries", &n, &err), FERRY_OK);
+    EQ(n, NMANY);
+    EQ(ferry_property_int(s, cf, "lmdb.max-key-size", &n, &err), FERRY_OK);
+    EQ(n, 511);
+    EQ(ferry_property_int(s, cf, "lmdb.map-size", &n, &err), FERRY_OK);
+    EQ(n, 1 << 30);
+    EQ(ferry_property_int(s, cf, "lmdb.max-readers", &n, &err), FERRY_OK);
+    EQ(n, 126);
+    EQ(ferry_property_int(s, cf, "lmdb.page-size", &n, &err), FERRY_OK);
+    CHECK(n >= 4096);
+    EQ(ferry_property_int(s, cf, "lmdb.depth", &n, &err), FERRY_OK);
+    CHECK(n >= 2);
+    EQ(ferry_property_int(s, cf, "no.such", &n, &err), FERRY_NOTFOUND);
+    char text[512];
+    size_t tl;
+    EQ(ferry_property(s, cf, "lmdb.stat", text, sizeof text, &tl, &err), FERRY_OK);
+    CHECK(strstr(text, "entries=1000") != NULL, "%s", text);
+    EQ(ferry_property(s, cf, "lmdb.info", text, 8, &tl, &err), FERRY_OK);
+    CHECK(tl > 7 && strlen(text) == 7);
+    EQ(ferry_property(s, cf, "rocksdb.stats", text, sizeof text, &tl, &err), FERRY_NOTFOUND);
+
+    char *fwd = expected(0, NMANY, 0), *rev = expected(0, NMANY, 1);
+    size_t pages[] = { 96, 100, 256, 4096, 65536 };
+    for (int mode = 0; mode < 2; mode++) {
+        for (size_t p = 0; p < sizeof pages / sizeof pages[0]; p++) {
+            ferry_cursor *c;
+            EQ(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, mode ? FERRY_CURSOR_POINTERS : 0, &c, &err), FERRY_OK);
+            scan a = scan_all(c, FERRY_FIRST, NULL, 0, pages[p], 1000000);
+            CHECK(a.err == 0 && a.n == NMANY && strcmp(a.text, fwd) == 0, "mode %d page %zu: err %d n %d", mode, pages[p], a.err, a.n);
+            scan b = scan_all(c, FERRY_LAST, NULL, 0, pages[p], 1000000);
+            CHECK(b.err == 0 && b.n == NMANY && strcmp(b.text, rev) == 0, "mode %d page %zu reverse: err %d n %d", mode, pages[p], b.err, b.n);
+            scan m = scan_all(c, FERRY_FIRST, NULL, 0, pages[p], 7);
+            CHECK(m.err == 0 && m.n == NMANY && strcmp(m.text, fwd) == 0 && m.pages >= NMANY / 7, "max 7, mode %d: pages %d", mode, m.pages);
+            free(a.text); free(b.text); free(m.text);
+            ferry_cursor_close(c);
+        }
+    }
+    free(fwd); free(rev);
+
+    /* pointer mode sets FERRY_PAGE_POINTERS and yields the same bytes */
+    ferry_cursor *c;
+    uint8_t page[512];
+    entry e[32];
+    uint32_t flags;
+    EQ(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, FERRY_CURSOR_POINTERS, &c, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 1000, &err), (512 - 16) / 24);
+    parse_page(page, e, &flags);
+    CHECK(flags & FERRY_PAGE_POINTERS);
+    ferry_cursor_close(c);
+
+    /* bounds [key00100, key00200) */
+    EQ(ferry_cursor_open(s, NULL, cf, "key00100", 8, "key00200", 8, 0, &c, &err), FERRY_OK);
+    fwd = expected(100, 200, 0);
+    rev = expected(100, 200, 1);
+    scan a = scan_all(c, FERRY_FIRST, NULL, 0, 300, 1000);
+    CHECK(a.err == 0 && strcmp(a.text, fwd) == 0, "bounded forward n %d", a.n);
+    scan b = scan_all(c, FERRY_LAST, NULL, 0, 300, 1000);
+    CHECK(b.err == 0 && strcmp(b.text, rev) == 0, "bounded reverse n %d", b.n);
+    free(a.text); free(b.text); free(fwd); free(rev);
+    CHECK(first_key_is(c, FERRY_SEEK_GE, "key00050", "key00100"));
+    CHECK(first_key_is(c, FERRY_SEEK_GT, "key00050", "key00100"));
+    CHECK(first_key_is(c, FERRY_SEEK_GE, "key00150", "key00150"));
+    CHECK(first_key_is(c, FERRY_SEEK_GT, "key00150", "key00151"));
+    CHECK(first_key_is(c, FERRY_SEEK_GE, "key00150x", "key00151"));
+    CHECK(first_key_is(c, FERRY_SEEK_GT, "key00150x", "key00151"));
+    CHECK(first_key_is(c, FERRY_SEEK_LE, "key00150", "key00150"));
+    CHECK(first_key_is(c, FERRY_SEEK_LT, "key00150", "key00149"));
+    CHECK(first_key_is(c, FERRY_SEEK_LE, "key00150x", "key00150"));
+    CHECK(first_key_is(c, FERRY_SEEK_LT, "key00150x", "key00150"));
+    CHECK(first_key_is(c, FERRY_SEEK_LE, "key00500", "key00199"));
+    CHECK(first_key_is(c, FERRY_SEEK_LT, "key00500", "key00199"));
+    CHECK(first_key_is(c, FERRY_SEEK_LT, "key00200", "key00199"));
+    CHECK(first_key_is(c, FERRY_SEEK_LE, "key00200", "key00199"));
+    CHECK(first_key_is(c, FERRY_SEEK_GE, "key00200", NULL));
+    CHECK(first_key_is(c, FERRY_SEEK_LT, "key00100", NULL));
+    CHECK(first_key_is(c, FERRY_SEEK_LE, "key00099", NULL));
+    CHECK(first_key_is(c, FERRY_SEEK_GE, "", "key00100"));
+    ferry_cursor_close(c);
+    /* unbounded seeks at the edges */
+    EQ(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    CHECK(first_key_is(c, FERRY_SEEK_GT, "key00999", NULL));
+    CHECK(first_key_is(c, FERRY_SEEK_GE, "zzz", NULL));
+    CHECK(first_key_is(c, FERRY_SEEK_LE, "zzz", "key00999"));
+    CHECK(first_key_is(c, FERRY_SEEK_LT, "key00000", NULL));
+    CHECK(first_key_is(c, FERRY_SEEK_LE, "", NULL));
+    CHECK(first_key_is(c, FERRY_SEEK_GT, "", "key00000"));
+    /* a seek key longer than LMDB's maximum still orders correctly */
+    char longk[700];
+    memset(longk, 'k', sizeof longk - 1);
+    longk[sizeof longk - 1] = '\0';
+    CHECK(first_key_is(c, FERRY_SEEK_LE, longk, "key00999"));
+    CHECK(first_key_is(c, FERRY_SEEK_GE, longk, NULL));
+    /* reverse SEEK then PREV continues without skipping */
+    scan r = scan_all(c, FERRY_SEEK_LT, "key00010", 8, 64, 3);
+    rev = expected(0, 10, 1);
+    CHECK(r.err == 0 && strcmp(r.text, rev) == 0, "%s", r.text);
+    free(r.text); free(rev);
+    ferry_cursor_close(c);
+    ferry_store_close(s);
+}
+
+static void test_binary_and_get(void)
+{
+    ferry_store *s = open_store("binary");
+    static const uint8_t keys[][3] = { { 0x00 }, { 0x00, 0x00 }, { 0x01 }, { 0x7f }, { 0x80 }, { 0xff }, { 0xff, 0x00 }, { 0xff, 0xff } };
+    static const size_t lens[] = { 1, 2, 1, 1, 1, 1, 2, 2 };
+    int nk = 8;
+    for (int i = nk - 1; i >= 0; i--) EQ(ferry_put(s, 0, keys[i], lens[i], NULL, 0, &err), FERRY_OK);
+    ferry_cursor *c;
+    uint8_t page[1024];
+    entry e[16];
+    uint32_t flags;
+    for (int mode = 0; mode < 2; mode++) {
+        EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, mode ? FERRY_CURSOR_POINTERS : 0, &c, &err), FERRY_OK);
+        EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), nk);
+        parse_page(page, e, &flags);
+        int ok = 1;
+        for (int i = 0; i < nk; i++) ok &= e[i].klen == lens[i] && memcmp(e[i].k, keys[i], lens[i]) == 0 && e[i].vlen == 0;
+        CHECK(ok, "binary key order, mode %d", mode);
+        EQ(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 100, &err), nk);
+        parse_page(page, e, &flags);
+        ok = 1;
+        for (int i = 0; i < nk; i++) ok &= e[i].klen == lens[nk - 1 - i] && memcmp(e[i].k, keys[nk - 1 - i], lens[nk - 1 - i]) == 0;
+        CHECK(ok, "binary reverse order, mode %d", mode);
+        ferry_cursor_close(c);
+    }
+    /* bounds with binary keys: [0x00 0x00, 0xff) */
+    EQ(ferry_cursor_open(s, NULL, 0, keys[1], 2, keys[5], 1, 0, &c, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 4);
+    EQ(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 100, &err), 4);
+    parse_page(page, e, &flags);
+    CHECK(e[0].klen == 1 && e[0].k[0] == 0x80 && e[3].klen == 2 && e[3].k[1] == 0x00);
+    ferry_cursor_close(c);
+
+    /* get: found, 0-byte value, truncation, not found */
+    char buf[64];
+    size_t vlen = 99;
+    EQ(ferry_get(s, NULL, 0, keys[0], 1, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    EQ(vlen, 0);
+    EQ(put_s(s, 0, "name", "value-123"), FERRY_OK);
+    EQ(get_s(s, NULL, 0, "name", buf, sizeof buf), 9);
+    CHECK(strcmp(buf, "value-123") == 0);
+    memset(buf, 0, sizeof buf);
+    EQ(ferry_get(s, NULL, 0, "name", 4, buf, 3, &vlen, &err), FERRY_OK);
+    EQ(vlen, 9);
+    CHECK(memcmp(buf, "val\0", 4) == 0);
+    EQ(ferry_get(s, NULL, 0, "name", 4, NULL, 0, &vlen, &err), FERRY_OK);
+    EQ(vlen, 9);
+    EQ(get_s(s, NULL, 0, "nope", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(ferry_get(s, NULL, 0, NULL, 0, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    EQ(ferry_get(s, NULL, 7, "name", 4, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+
+    /* multi_get: "name" (9), missing, "m2" (5) */
+    EQ(put_s(s, 0, "m2", "fiver"), FERRY_OK);
+    uint8_t keybuf[64];
+    size_t kl = 0;
+    const char *mk[] = { "name", "missing", "m2" };
+    for (int i = 0; i < 3; i++) {
+        uint32_t l = (uint32_t)strlen(mk[i]);
+        memcpy(keybuf + kl, &l, 4);
+        memcpy(keybuf + kl + 4, mk[i], l);
+        kl += 4 + l;
+    }
+    int64_t ml[3];
+    char mv[32];
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, mv, 14, ml, &err), 3);
+    CHECK(ml[0] == 9 && ml[1] == -1 && ml[2] == 5 && memcmp(mv, "value-123fiver", 14) == 0);
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, mv, 13, ml, &err), 2);
+    CHECK(ml[0] == 9 && ml[1] == -1);
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, mv, 4, ml, &err), FERRY_ETOOSMALL);
+    EQ(ml[0], 9);
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl - 1, mv, 14, ml, &err), FERRY_EINVAL);
+    ferry_store_close(s);
+}
+
+/* Append one batch record. */
+static size_t rec(uint8_t *b, size_t len, uint32_t op, uint32_t cf, const void *a, uint32_t alen, const void *bb, uint32_t blen)
+{
+    memcpy(b + len, &op, 4); memcpy(b + len + 4, &cf, 4); memcpy(b + len + 8, &alen, 4); memcpy(b + len + 12, &blen, 4);
+    if (alen) memcpy(b + len + 16, a, alen);
+    if (blen) memcpy(b + len + 16 + alen, bb, blen);
+    return len + 16 + alen + blen;
+}
+
+static void test_writes(void)
+{
+    ferry_store *s = open_store("writes");
+    char buf[64], longk[600];
+    memset(longk, 'x', sizeof longk);
+    /* key size checks */
+    EQ(ferry_put(s, 0, longk, 512, "v", 1, &err), FERRY_EKEYSIZE);
+    CHECK(strstr(err.message, "512 bytes exceeds LMDB's maximum of 511") != NULL, "%s", err.message);
+    EQ(ferry_put(s, 0, longk, 511, "v", 1, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, NULL, 0, "v", 1, &err), FERRY_EKEYSIZE);
+    EQ(ferry_put(s, 0, "", 0, "v", 1, &err), FERRY_EKEYSIZE);
+    EQ(ferry_delete(s, 0, longk, 512, &err), FERRY_EKEYSIZE);
+    EQ(ferry_delete(s, 0, "absent", 6, &err), FERRY_OK);
+    EQ(ferry_delete(s, 0, longk, 511, &err), FERRY_OK);
+    EQ(ferry_get(s, NULL, 0, longk, 511, buf, sizeof buf, &(size_t){ 0 }, &err), FERRY_NOTFOUND);
+
+    /* batch atomicity: the last record's key is too long -> nothing applied */
+    uint32_t fam;
+    EQ(ferry_cf_create(s, "fam", &fam, &err), FERRY_OK);
+    uint8_t b[4096];
+    size_t len = 0;
+    len = rec(b, len, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
+    len = rec(b, len, FERRY_OP_PUT, fam, "b2", 2, "two", 3);
+    len = rec(b, len, FERRY_OP_PUT, 0, longk, 600, "x", 1);
+    EQ(ferry_write(s, b, len, 3, &err), FERRY_EKEYSIZE);
+    CHECK(strstr(err.message, "record 2") != NULL, "%s", err.message);
+    EQ(get_s(s, NULL, 0, "b1", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(get_s(s, NULL, fam, "b2", buf, sizeof buf), FERRY_NOTFOUND);
+    /* an engine failure mid-batch (a put over the key naming family "fam") aborts it all */
+    len = 0;
+    len = rec(b, len, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
+    len = rec(b, len, FERRY_OP_PUT, fam, "b2", 2, "two", 3);
+    len = rec(b, len, FERRY_OP_PUT, 0, "fam", 3, "clobber", 7);
+    CHECK(ferry_write(s, b, len, 3, &err) < 0, "%s", err.message);
+    EQ(get_s(s, NULL, 0, "b1", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(get_s(s, NULL, fam, "b2", buf, sizeof buf), FERRY_NOTFOUND);
+    /* malformed batches */
+    len = rec(b, 0, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
+    EQ(ferry_write(s, b, len - 1, 1, &err), FERRY_EINVAL);
+    EQ(ferry_write(s, b, len, 2, &err), FERRY_EINVAL);
+    EQ(ferry_write(s, b, 10, 1, &err), FERRY_EINVAL);
+    len = rec(b, 0, 9, 0, "b1", 2, "one", 3);
+    EQ(ferry_write(s, b, len, 1, &err), FERRY_EINVAL);
+    len = rec(b, 0, FERRY_OP_PUT, 99, "b1", 2, "one", 3);
+    EQ(ferry_write(s, b, len, 1, &err), FERRY_EINVAL);
+    EQ(get_s(s, NULL, 0, "b1", buf, sizeof buf), FERRY_NOTFOUND);
+    /* a good batch: put, delete, delete range */
+    len = 0;
+    char k[8];
+    for (int i = 0; i < 10; i++) { snprintf(k, sizeof k, "r%d", i); len = rec(b, len, FERRY_OP_PUT, fam, k, 2, "v", 1); }
+    len = rec(b, len, FERRY_OP_DELETE, fam, "r9", 2, NULL, 0);
+    len = rec(b, len, FERRY_OP_DELETE_RANGE, fam, "r1", 2, "r3", 2);
+    len = rec(b, len, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
+    EQ(ferry_write(s, b, len, 13, &err), FERRY_OK);
+    EQ(ferry_write(s, b, 0, 0, &err), FERRY_OK);
+    uint64_t n;
+    EQ(ferry_property_int(s, fam, "lmdb.entries", &n, &err), FERRY_OK);
+    EQ(n, 7); /* r0 r3 r4 r5 r6 r7 r8 */
+    EQ(get_s(s, NULL, 0, "b1", buf, sizeof buf), 3);
+    /* delete_range [r4, r7) */
+    EQ(ferry_delete_range(s, fam, "r4", 2, "r7", 2, &err), FERRY_OK);
+    ferry_cursor *c;
+    EQ(ferry_cursor_open(s, NULL, fam, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    scan sc = scan_all(c, FERRY_FIRST, NULL, 0, 4096, 100);
+    CHECK(strcmp(sc.text, "r0=v,r3=v,r7=v,r8=v,") == 0, "%s", sc.text);
+    free(sc.text);
+    ferry_cursor_close(c);
+    EQ(ferry_delete_range(s, fam, "r3", 2, NULL, 0, &err), FERRY_OK); /* open end */
+    EQ(ferry_property_int(s, fam, "lmdb.entries", &n, &err), FERRY_OK);
+    EQ(n, 1);
+    EQ(ferry_delete_range(s, fam, NULL, 0, NULL, 0, &err), FERRY_OK);
+    EQ(ferry_property_int(s, fam, "lmdb.entries", &n, &err), FERRY_OK);
+    EQ(n, 0);
+    EQ(ferry_flush(s, 0, &err), FERRY_OK);
+    EQ(ferry_compact_range(s, 0, NULL, 0, NULL, 0, &err), FERRY_OK);
+    ferry_store_close(s);
+}
+
+static void test_families(void)
+{
+    ferry_store *s = open_store("fams");
+    uint32_t a, b, n;
+    char name[64], buf[64];
+    size_t nl;
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 1);
+    EQ(ferry_cf_name(s, 0, name, sizeof name, &nl), FERRY_OK);
+    CHECK(strcmp(name, "default") == 0);
+    EQ(ferry_cf_create(s, "alpha", &a, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "beta", &b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "alpha", &n, &err), FERRY_EEXISTS);
+    CHECK(a == 1 && b == 2);
+    EQ(put_s(s, a, "k", "in-alpha"), FERRY_OK);
+    EQ(put_s(s, b, "k", "in-beta"), FERRY_OK);
+    EQ(put_s(s, 0, "k", "in-default"), FERRY_OK);
+    EQ(get_s(s, NULL, a, "k", buf, sizeof buf), 8);
+    EQ(get_s(s, NULL, b, "k", buf, sizeof buf), 7);
+    CHECK(strcmp(buf, "in-beta") == 0);
+    EQ(ferry_cf_drop(s, b, &err), FERRY_OK);
+    EQ(get_s(s, NULL, b, "k", buf, sizeof buf), FERRY_ECFDROPPED);
+    EQ(put_s(s, b, "k", "v"), FERRY_ECFDROPPED);
+    EQ(ferry_cf_drop(s, b, &err), FERRY_ECFDROPPED);
+    EQ(ferry_cf_drop(s, 0, &err), FERRY_EINVAL);
+    EQ(ferry_cf_name(s, b, name, sizeof name, &nl), FERRY_ECFDROPPED);
+    EQ(ferry_cf_create(s, "gamma", &b, &err), FERRY_OK);
+    EQ(put_s(s, b, "g", "in-gamma"), FERRY_OK);
+    ferry_store_close(s);
+
+    s = open_store("fams");
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 3);
+    int ida = -1, idg = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        ferry_cf_name(s, i, name, sizeof name, &nl);
+        if (strcmp(name, "alpha") == 0) ida = (int)i;
+        if (strcmp(name, "gamma") == 0) idg = (int)i;
+        CHECK(strcmp(name, "beta") != 0);
+    }
+    CHECK(ida > 0 && idg > 0);
+    if (ida > 0) EQ(get_s(s, NULL, (uint32_t)ida, "k", buf, sizeof buf), 8);
+    if (idg > 0) EQ(get_s(s, NULL, (uint32_t)idg, "g", buf, sizeof buf), 8);
+    EQ(get_s(s, NULL, 0, "k", buf, sizeof buf), 10);
+    ferry_store_close(s);
+
+    /* max dbs: 1 named database allowed */
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    o[FERRY_OPT_MAX_DBS] = 1;
+    int rc;
+    s = open_with("fams-small", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (s) {
+        EQ(ferry_cf_create(s, "one", &a, &err), FERRY_OK);
+        EQ(ferry_cf_create(s, "two", &b, &err), FERRY_EDBSFULL);
+        ferry_store_close(s);
+    }
+}
+
+static void test_snapshots(void)
+{
+    ferry_store *s = open_store("snaps");
+    char buf[64];
+    EQ(put_s(s, 0, "a", "1"), FERRY_OK);
+    ferry_snapshot *snap;
+    EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    EQ(put_s(s, 0, "b", "2"), FERRY_OK);
+    EQ(put_s(s, 0, "a", "changed"), FERRY_OK);
+    EQ(get_s(s, snap, 0, "b", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(get_s(s, snap, 0, "a", buf, sizeof buf), 1);
+    EQ(get_s(s, NULL, 0, "a", buf, sizeof buf), 7);
+    /* a cursor on the snapshot and two plain cursors at once, in this one thread */
+    ferry_cursor *c1, *c2, *c3;
+    EQ(ferry_cursor_open(s, snap, 0, NULL, 0, NULL, 0, 0, &c1, &err), FERRY_OK);
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, FERRY_CURSOR_POINTERS, &c2, &err), FERRY_OK);
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c3, &err), FERRY_OK);
+    EQ(put_s(s, 0, "c", "3"), FERRY_OK);
+    uint8_t page[256];
+    EQ(ferry_cursor_fill(c1, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 1);
+    EQ(ferry_cursor_fill(c2, FERRY_FIRST, NULL, 0, page, sizeof page, 1, &err), 1);
+    EQ(ferry_cursor_fill(c3, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);
+    EQ(ferry_cursor_fill(c2, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), 1);
+    ferry_cursor_close(c3);
+    ferry_cursor_close(c2);
+    ferry_cursor_close(c1);
+    /* many snapshots at once in one thread */
+    ferry_snapshot *many[40];
+    int ok = 1;
+    for (int i = 0; i < 40; i++) ok &= ferry_snapshot_open(s, &many[i], &err) == FERRY_OK;
+    CHECK(ok, "%s", err.message);
+    for (int i = 0; i < 40; i++) ok &= get_s(s, many[i], 0, "c", buf, sizeof buf) == 1;
+    CHECK(ok);
+    for (int i = 0; i < 40; i++) ferry_snapshot_close(many[i]);
+    ferry_snapshot_close(snap);
+    ferry_snapshot_close(NULL);
+    ferry_cursor_close(NULL);
+    ferry_store_close(s);
+}
+
+static void test_map_full(void)
+{
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    o[FERRY_OPT_MAP_SIZE] = 256 * 1024;
+    int rc;
+    ferry_store *s = open_with("tiny", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (!s) return;
+    static char val[100 * 1024];
+    memset(val, 'm', sizeof val);
+    char k[16];
+    int i;
+    for (i = 0; i < 10; i++) {
+        snprintf(k, sizeof k, "big%d", i);
+        rc = ferry_put(s, 0, k, strlen(k), val, sizeof val, &err);
+        if (rc) break;
+    }
+    EQ(rc, FERRY_EMAPFULL);
+    CHECK(strstr(err.message, "FERRY_OPT_AUTO_GROW") != NULL, "%s", err.message);
+    int failed_at = i;
+    ferry_store_close(s);
+
+    /* the same write succeeds with auto-grow, but not while a read transaction is open */
+    o[FERRY_OPT_AUTO_GROW] = 1024 * 1024;
+    s = open_with("tiny", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (!s) return;
+    snprintf(k, sizeof k, "big%d", failed_at);
+    ferry_snapshot *snap;
+    EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, k, strlen(k), val, sizeof val, &err), FERRY_EMAPFULL);
+    CHECK(strstr(err.message, "read transaction") != NULL, "%s", err.message);
+    ferry_snapshot_close(snap);
+    uint64_t before = 0, after = 0;
+    ferry_property_int(s, 0, "lmdb.map-size", &before, &err);
+    EQ(ferry_put(s, 0, k, strlen(k), val, sizeof val, &err), FERRY_OK);
+    ferry_property_int(s, 0, "lmdb.map-size", &after, &err);
+    CHECK(after > before, "%llu -> %llu", (unsigned long long)before, (unsigned long long)after);
+    /* a big batch needs several steps */
+    size_t blen = 0, cap = 40 * (sizeof val + 32);
+    uint8_t *b = malloc(cap);
+    for (int j = 0; j < 40; j++) {
+        snprintf(k, sizeof k, "batch%d", j);
+        blen = rec(b, blen, FERRY_OP_PUT, 0, k, (uint32_t)strlen(k), val, sizeof val);
+    }
+    EQ(ferry_write(s, b, blen, 40, &err), FERRY_OK);
+    free(b);
+    char small[8];
+    size_t vlen;
+    EQ(ferry_get(s, NULL, 0, "batch39", 7, small, sizeof small, &vlen, &err), FERRY_OK);
+    EQ(vlen, sizeof val);
+    ferry_store_close(s);
+}
+
+static void test_open_modes(void)
+{
+    int64_t o[FERRY_OPT_COUNT];
+    int rc;
+    ferry_store *s = open_store("modes");
+    EQ(put_s(s, 0, "k", "v"), FERRY_OK);
+    uint32_t id;
+    EQ(ferry_cf_create(s, "side", &id, &err), FERRY_OK);
+    ferry_store_close(s);
+
+    opts_init(o);
+    o[FERRY_OPT_ERROR_IF_EXISTS] = 1;
+    s = open_with("modes", o, &rc);
+    EQ(rc, FERRY_EEXISTS);
+    CHECK(s == NULL);
+
+    opts_init(o);
+    o[FERRY_OPT_CREATE_IF_MISSING] = 0;
+    s = open_with("absent/deeper", o, &rc);
+    EQ(rc, FERRY_EIO);
+    CHECK(s == NULL && strstr(err.message, "create_if_missing") != NULL, "%s", err.message);
+
+    opts_init(o);
+    s = open_with("created/deeper", o, &rc); /* create_if_missing makes the directories */
+    EQ(rc, FERRY_OK);
+    ferry_store_close(s);
+
+    opts_init(o);
+    o[FERRY_OPT_READ_ONLY] = 1;
+    o[FERRY_OPT_LMDB_FLAGS] = FERRY_LMDB_NORDAHEAD;
+    s = open_with("modes", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (s) {
+        char buf[8];
+        uint32_t n;
+        EQ(get_s(s, NULL, 0, "k", buf, sizeof buf), 1);
+        EQ(ferry_cf_count(s, &n), FERRY_OK);
+        EQ(n, 2);
+        EQ(put_s(s, 0, "k", "w"), FERRY_EREADONLY);
+        EQ(ferry_delete(s, 0, "k", 1, &err), FERRY_EREADONLY);
+        EQ(ferry_cf_create(s, "more", &id, &err), FERRY_EREADONLY);
+        EQ(ferry_flush(s, 0, &err), FERRY_OK);
+        ferry_store_close(s);
+    }
+
+    opts_init(o);
+    o[FERRY_OPT_LMDB_FLAGS] = FERRY_LMDB_NOSYNC | FERRY_LMDB_NOMETASYNC | FERRY_LMDB_WRITEMAP | FERRY_LMDB_NOTLS;
+    o[FERRY_OPT_MAX_READERS] = 8;
+    s = open_with("flags", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (s) {
+        EQ(put_s(s, 0, "k", "v"), FERRY_OK);
+        EQ(ferry_flush(s, 0, &err), FERRY_OK);
+        uint64_t n;
+        EQ(ferry_property_int(s, 0, "lmdb.max-readers", &n, &err), FERRY_OK);
+        EQ(n, 8);
+        ferry_store_close(s);
+    }
+    opts_init(o);
+    o[FERRY_OPT_LMDB_FLAGS] = 0x100;
+    s = open_with("flags", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    opts_init(o);
+    o[FERRY_OPT_MAP_SIZE] = 0;
+    s = open_with("flags", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s <liblmdb.so> <scratch dir>\n", argv[0]);
+        return 2;
+    }
+    scratch = argv[2];
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", scratch, scratch);
+    if (system(cmd) != 0) { fprintf(stderr, "cannot recreate %s\n", scratch); return 2; }
+    test_attach(argv[1]);
+    if (failed) { printf("%d passed, %d failed\n", passed, failed); return 1; }
+    test_page_edges();
+    test_many();
+    test_binary_and_get();
+    test_writes();
+    test_families();
+    test_snapshots();
+    test_map_full();
+    test_open_modes();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
