@@ -1,0 +1,157 @@
+/* JNI glue for dev.ferry.jni.JniBinding: one thin wrapper per ferry_* function. Java passes
+ * handles and addresses as jlong and checks every result; no policy lives here. */
+#include <jni.h>
+
+#include "ferry.h"
+
+#define JNI_FN(name) JNIEXPORT jint JNICALL Java_dev_ferry_jni_JniBinding_##name
+#define P(x) ((void *)(intptr_t)(x))
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
+{
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+    return JNI_VERSION_1_8;
+}
+
+/* JniBinding.address0(ByteBuffer): address of a direct buffer (0 if not direct). */
+JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_address0(JNIEnv *env, jclass cls, jobject buf)
+{
+    return (jlong)(intptr_t)(*env)->GetDirectBufferAddress(env, buf);
+}
+
+/* JniBinding.wrap0(long, int): a direct buffer over native memory the caller keeps alive. */
+JNIEXPORT jobject JNICALL Java_dev_ferry_jni_JniBinding_wrap0(JNIEnv *env, jclass cls, jlong addr, jint len)
+{
+    return (*env)->NewDirectByteBuffer(env, P(addr), (jlong)len);
+}
+
+/* JniBinding.abiVersion0() */
+JNI_FN(abiVersion0)(JNIEnv *env, jclass cls) { return ferry_abi_version(); }
+
+/* JniBinding.noop0(): empty call, the JNI per-call floor. */
+JNI_FN(noop0)(JNIEnv *env, jclass cls) { return ferry_noop(); }
+
+/* JniBinding.engineAttach0 */
+JNI_FN(engineAttach0)(JNIEnv *env, jclass cls, jint engine, jlong path, jlong err)
+{
+    return ferry_engine_attach(engine, P(path), P(err));
+}
+
+/* JniBinding.enginePath0 */
+JNI_FN(enginePath0)(JNIEnv *env, jclass cls, jint engine, jlong dst, jlong cap)
+{
+    return ferry_engine_path(engine, P(dst), (size_t)cap);
+}
+
+/* JniBinding.storeOpen0 */
+JNI_FN(storeOpen0)(JNIEnv *env, jclass cls, jint engine, jlong path, jlong opts, jint nopts, jlong extra,
+                   jlong out, jlong err)
+{
+    return ferry_store_open(engine, P(path), P(opts), (uint32_t)nopts, P(extra), P(out), P(err));
+}
+
+/* JniBinding.storeClose0 */
+JNI_FN(storeClose0)(JNIEnv *env, jclass cls, jlong s) { return ferry_store_close(P(s)); }
+
+/* JniBinding.cfCount0 */
+JNI_FN(cfCount0)(JNIEnv *env, jclass cls, jlong s, jlong out) { return ferry_cf_count(P(s), P(out)); }
+
+/* JniBinding.cfName0 */
+JNI_FN(cfName0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong dst, jlong cap, jlong len_out)
+{
+    return ferry_cf_name(P(s), (uint32_t)cf, P(dst), (size_t)cap, P(len_out));
+}
+
+/* JniBinding.cfCreate0 */
+JNI_FN(cfCreate0)(JNIEnv *env, jclass cls, jlong s, jlong name, jlong id_out, jlong err)
+{
+    return ferry_cf_create(P(s), P(name), P(id_out), P(err));
+}
+
+/* JniBinding.cfDrop0 */
+JNI_FN(cfDrop0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong err) { return ferry_cf_drop(P(s), (uint32_t)cf, P(err)); }
+
+/* JniBinding.snapshotOpen0 */
+JNI_FN(snapshotOpen0)(JNIEnv *env, jclass cls, jlong s, jlong out, jlong err) { return ferry_snapshot_open(P(s), P(out), P(err)); }
+
+/* JniBinding.snapshotClose0 */
+JNI_FN(snapshotClose0)(JNIEnv *env, jclass cls, jlong snap) { return ferry_snapshot_close(P(snap)); }
+
+/* JniBinding.get0 */
+JNI_FN(get0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jlong dst, jlong cap,
+             jlong vlen_out, jlong err)
+{
+    return ferry_get(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, P(dst), (size_t)cap, P(vlen_out), P(err));
+}
+
+/* JniBinding.multiGet0 */
+JNI_FN(multiGet0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jint n, jlong keys, jlong keys_len,
+                  jlong dst, jlong cap, jlong lens_out, jlong err)
+{
+    return ferry_multi_get(P(s), P(snap), (uint32_t)cf, (uint32_t)n, P(keys), (size_t)keys_len, P(dst), (size_t)cap,
+                           P(lens_out), P(err));
+}
+
+/* JniBinding.put0 */
+JNI_FN(put0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong val, jlong vlen, jlong err)
+{
+    return ferry_put(P(s), (uint32_t)cf, P(key), (size_t)klen, P(val), (size_t)vlen, P(err));
+}
+
+/* JniBinding.delete0 */
+JNI_FN(delete0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong err)
+{
+    return ferry_delete(P(s), (uint32_t)cf, P(key), (size_t)klen, P(err));
+}
+
+/* JniBinding.deleteRange0 */
+JNI_FN(deleteRange0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong b, jlong blen, jlong e, jlong elen, jlong err)
+{
+    return ferry_delete_range(P(s), (uint32_t)cf, P(b), (size_t)blen, P(e), (size_t)elen, P(err));
+}
+
+/* JniBinding.write0 */
+JNI_FN(write0)(JNIEnv *env, jclass cls, jlong s, jlong ops, jlong len, jint count, jlong err)
+{
+    return ferry_write(P(s), P(ops), (size_t)len, (uint32_t)count, P(err));
+}
+
+/* JniBinding.flush0 */
+JNI_FN(flush0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong err) { return ferry_flush(P(s), (uint32_t)cf, P(err)); }
+
+/* JniBinding.compactRange0 */
+JNI_FN(compactRange0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong b, jlong blen, jlong e, jlong elen, jlong err)
+{
+    return ferry_compact_range(P(s), (uint32_t)cf, P(b), (size_t)blen, P(e), (size_t)elen, P(err));
+}
+
+/* JniBinding.property0 */
+JNI_FN(property0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong dst, jlong cap, jlong len_out, jlong err)
+{
+    return ferry_property(P(s), (uint32_t)cf, P(name), P(dst), (size_t)cap, P(len_out), P(err));
+}
+
+/* JniBinding.propertyInt0 */
+JNI_FN(propertyInt0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong out, jlong err)
+{
+    return ferry_property_int(P(s), (uint32_t)cf, P(name), P(out), P(err));
+}
+
+/* JniBinding.cursorOpen0 */
+JNI_FN(cursorOpen0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong lower, jlong llen, jlong upper,
+                    jlong ulen, jint flags, jlong out, jlong err)
+{
+    return ferry_cursor_open(P(s), P(snap), (uint32_t)cf, P(lower), (size_t)llen, P(upper), (size_t)ulen,
+                             (uint32_t)flags, P(out), P(err));
+}
+
+/* JniBinding.cursorClose0 */
+JNI_FN(cursorClose0)(JNIEnv *env, jclass cls, jlong c) { return ferry_cursor_close(P(c)); }
+
+/* JniBinding.cursorFill0: the page call. */
+JNI_FN(cursorFill0)(JNIEnv *env, jclass cls, jlong c, jint op, jlong key, jlong klen, jlong page, jlong cap,
+                    jint max_entries, jlong err)
+{
+    return ferry_cursor_fill(P(c), op, P(key), (size_t)klen, P(page), (size_t)cap, (uint32_t)max_entries, P(err));
+}

@@ -1,0 +1,469 @@
+package dev.ferry;
+
+import dev.ferry.internal.Guard;
+import dev.ferry.internal.Lifetime;
+import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.Scratch;
+import dev.ferry.spi.NativeBinding;
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * Ordered iteration over a {@link KeyRange} of one column family, on the latest state (an
+ * implicit snapshot taken when the cursor opens) or on a {@link Snapshot}.
+ *
+ * <p>Moves return {@code true} when the cursor stands on an entry: one combined step. Entries
+ * arrive in pages filled by one native call each; {@link #next()} and {@link #prev()} walk the
+ * page in Java and refill when it runs out, so a scan crosses into native code once per page,
+ * not four times per entry. After a positioning call the first page is small (one entry) and
+ * pages then grow eightfold up to the page size, so a seek that reads a few entries stays cheap.
+ *
+ * <pre>{@code
+ * try (Cursor c = store.cursor(KeyRange.prefix(p))) {
+ *     for (boolean ok = c.first(); ok; ok = c.next()) {
+ *         use(c.key(), c.value());   // zero-copy views, valid until the next move
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>{@link #key()} and {@link #value()} return the same two {@link View} objects every time,
+ * re-pointed at the current entry: no allocation per entry. When a move returns {@code false}
+ * the cursor is unpositioned: further {@code next()}/{@code prev()} return false until a
+ * positioning call ({@link #first()}, {@link #last()}, {@link #seek}, {@link #seekForPrev}).
+ *
+ * <p>Thread safety: a cursor is confined to the thread that opened it; use from another thread
+ * throws {@link IllegalStateException}. {@link #close()} may be called from any thread (closing
+ * the store or snapshot closes its cursors) and waits for a page fill in flight.
+ */
+public final class Cursor implements AutoCloseable {
+    private static final int FIRST = 1;
+    private static final int LAST = 2;
+    private static final int SEEK_GE = 3;
+    private static final int SEEK_GT = 4;
+    private static final int SEEK_LE = 5;
+    private static final int SEEK_LT = 6;
+    private static final int NEXT = 7;
+    private static final int PREV = 8;
+    private static final int HEADER = 16;
+    private static final int PAGE_END = 1;
+    private static final int PAGE_POINTERS = 2;
+    private static final int ETOOSMALL = -1004;
+    /** Offset of the seek key in aux memory; [0, 1024) holds the error struct. */
+    private static final int KEY = 1024;
+
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final Store store;
+    private final Snapshot snapshot;
+    private final Cleaner.Cleanable cleanable;
+    private final NativeBinding b;
+    private final Guard guard = new Guard("cursor");
+    private final Thread owner;
+    private final boolean emptyRange;
+    private final int firstMax;
+    private final int growth;
+    private final long handle;
+    private NativeBuffer page;
+    private ByteBuffer pbuf;
+    private NativeBuffer aux;
+    private int[] offs;
+    private static final long WINDOW = 1L << 20;
+    private ByteBuffer win;
+    private long winBase;
+
+    private int count;
+    private int flags;
+    private int pdir;
+    private int idx;
+    private int off;
+    private int nextMax;
+    private boolean positioned;
+    private boolean exhausted;
+    private final View key = new View();
+    private final View value = new View();
+
+    Cursor(Store store, Snapshot snapshot, long handle, Lifetime parent, KeyRange range, int pageSize, boolean scanMode) {
+        this.store = store;
+        this.snapshot = snapshot;
+        this.b = store.binding;
+        this.handle = handle;
+        this.cleanable = CLEANER.register(this, new Release(b, handle, parent));
+        this.owner = Thread.currentThread();
+        this.emptyRange = range.isEmpty();
+        this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
+        this.growth = scanMode ? 1 : 8;
+        this.page = store.takePage(pageSize);
+        this.pbuf = page.buf;
+        this.offs = new int[(page.cap - HEADER) / 8 + 1];
+        this.aux = NativeBuffer.allocate(b, 2048);
+    }
+
+    /**
+     * Moves to the first entry of the range.
+     *
+     * @return true when the cursor stands on an entry
+     */
+    public boolean first() {
+        return position(FIRST, null);
+    }
+
+    /**
+     * Moves to the last entry of the range.
+     *
+     * @return true when the cursor stands on an entry
+     */
+    public boolean last() {
+        return position(LAST, null);
+    }
+
+    /**
+     * Moves to the first entry whose key is {@code >= key} (within the range).
+     *
+     * @param key the target
+     * @return true when the cursor stands on an entry
+     */
+    public boolean seek(byte[] key) {
+        return position(SEEK_GE, Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * Moves to the last entry whose key is {@code <= key} (within the range).
+     *
+     * @param key the target
+     * @return true when the cursor stands on an entry
+     */
+    public boolean seekForPrev(byte[] key) {
+        return position(SEEK_LE, Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * Moves to the next entry in key order: one combined step (move, check, key and value).
+     *
+     * @return true when the cursor stands on an entry; false at the end of the range
+     */
+    public boolean next() {
+        checkThread();
+        if (!positioned) {
+            return unpositionedMove();
+        }
+        if (pdir > 0) {
+            if (idx + 1 < count) {
+                step(1);
+                return true;
+            }
+            if ((flags & PAGE_END) != 0) {
+                exhaust();
+                return false;
+            }
+            return fill(NEXT, 0, 0, nextMax);
+        }
+        if (idx > 0) {
+            step(-1);
+            return true;
+        }
+        return reseek(SEEK_GT);
+    }
+
+    /**
+     * Moves to the previous entry in key order.
+     *
+     * @return true when the cursor stands on an entry; false at the start of the range
+     */
+    public boolean prev() {
+        checkThread();
+        if (!positioned) {
+            return unpositionedMove();
+        }
+        if (pdir < 0) {
+            if (idx + 1 < count) {
+                step(1);
+                return true;
+            }
+            if ((flags & PAGE_END) != 0) {
+                exhaust();
+                return false;
+            }
+            return fill(PREV, 0, 0, nextMax);
+        }
+        if (idx > 0) {
+            step(-1);
+            return true;
+        }
+        return reseek(SEEK_LT);
+    }
+
+    /** @return true when the cursor stands on an entry */
+    public boolean isValid() {
+        return positioned;
+    }
+
+    /**
+     * Returns the current key as a zero-copy view, valid until the next move.
+     *
+     * @return the key view (the same object at every entry)
+     * @throws IllegalStateException when the cursor is not on an entry
+     */
+    public View key() {
+        checkPositioned();
+        return key;
+    }
+
+    /**
+     * Returns the current value as a zero-copy view, valid until the next move.
+     *
+     * @return the value view (the same object at every entry)
+     * @throws IllegalStateException when the cursor is not on an entry
+     */
+    public View value() {
+        checkPositioned();
+        return value;
+    }
+
+    /** @return a copy of the current key */
+    public byte[] keyBytes() {
+        return key().toByteArray();
+    }
+
+    /** @return a copy of the current value */
+    public byte[] valueBytes() {
+        return value().toByteArray();
+    }
+
+    /** @return true once closed */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Closes the cursor. Idempotent; callable from any thread. Closed by its own thread, the
+     * native iterator is freed at once. Closed by another thread (e.g. through
+     * {@link Store#close()}), the cursor stops working at once but its native iterator, and the
+     * engine memory its views may point into, are freed when the owning thread next touches
+     * the cursor or the cursor becomes unreachable.
+     */
+    @Override
+    public void close() {
+        if (!guard.close()) {
+            releaseIfOwner();
+            return;
+        }
+        invalidate();
+        if (snapshot != null) {
+            snapshot.forget(this);
+        } else {
+            store.forget(this);
+        }
+        releaseIfOwner();
+    }
+
+    /** Frees the native cursor once, when called on the owning thread after close. */
+    private void releaseIfOwner() {
+        if (Thread.currentThread() == owner && page != null) {
+            win = null;
+            store.returnPage(page);
+            page = null;
+            pbuf = null;
+            cleanable.clean();
+        }
+    }
+
+    /** The native release, run once: by the owner after close, or by the cleaner. */
+    private static final class Release implements Runnable {
+        private final NativeBinding b;
+        private final long handle;
+        private final Lifetime parent;
+
+        Release(NativeBinding b, long handle, Lifetime parent) {
+            this.b = b;
+            this.handle = handle;
+            this.parent = parent;
+        }
+
+        @Override
+        public void run() {
+            b.cursorClose(handle);
+            parent.unpin();
+        }
+    }
+
+    // ---- internals ----
+
+    private boolean position(int op, byte[] k) {
+        checkThread();
+        checkOpen();
+        if (emptyRange) {
+            invalidate();
+            exhausted = true;
+            return false;
+        }
+        long kaddr = 0;
+        int klen = 0;
+        if (k != null) {
+            ensureAux(k.length);
+            aux.buf.put(KEY, k);
+            kaddr = aux.addr + KEY;
+            klen = k.length;
+        }
+        return fill(op, kaddr, klen, firstMax);
+    }
+
+    /** Seeks past the current entry in the other direction (direction change at a page edge). */
+    private boolean reseek(int op) {
+        int klen = key.len;
+        ensureAux(klen);
+        aux.buf.put(KEY, key.buf, key.off, klen);
+        return fill(op, aux.addr + KEY, klen, firstMax);
+    }
+
+    private boolean fill(int op, long kaddr, int klen, int max) {
+        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT;
+        int rc;
+        guard.enter();
+        try {
+            aux.buf.putInt(0, 0);
+            rc = b.cursorFill(handle, op, kaddr, klen, page.addr, page.cap, max, aux.addr);
+            while (rc == ETOOSMALL) {
+                growPage(pbuf.getLong(8));
+                rc = b.cursorFill(handle, forward ? NEXT : PREV, 0, 0, page.addr, page.cap, max, aux.addr);
+            }
+        } finally {
+            guard.exit();
+        }
+        if (rc < 0) {
+            invalidate();
+            throw Scratch.error(aux, 0, rc);
+        }
+        count = rc;
+        flags = pbuf.getInt(4);
+        pdir = forward ? 1 : -1;
+        nextMax = (op == NEXT || op == PREV) ? (int) Math.min(Integer.MAX_VALUE, (long) max * growth) : firstMax * growth;
+        if (count == 0) {
+            invalidate();
+            exhausted = true;
+            return false;
+        }
+        idx = 0;
+        off = HEADER;
+        offs[0] = HEADER;
+        exhausted = false;
+        positioned = true;
+        load();
+        return true;
+    }
+
+    private void step(int d) {
+        if ((flags & PAGE_POINTERS) != 0) {
+            idx += d;
+            off = HEADER + idx * 24;
+        } else if (d > 0) {
+            off += (8 + key.len + value.len + 7) & ~7;
+            offs[++idx] = off;
+        } else {
+            off = offs[--idx];
+        }
+        load();
+    }
+
+    private void load() {
+        if ((flags & PAGE_POINTERS) != 0) {
+            long ka = pbuf.getLong(off);
+            int kl = pbuf.getInt(off + 8);
+            int vl = pbuf.getInt(off + 12);
+            long va = pbuf.getLong(off + 16);
+            key.set(window(ka, kl), (int) (ka - winBase), kl);
+            value.set(window(va, vl), (int) (va - winBase), vl);
+        } else {
+            int kl = pbuf.getInt(off);
+            int vl = pbuf.getInt(off + 4);
+            key.set(pbuf, off + 8, kl);
+            value.set(pbuf, off + 8 + kl, vl);
+        }
+    }
+
+    /**
+     * A buffer over native memory covering {@code [addr, addr + len)}: pointer pages point into
+     * the engine's map, and wrapping 1 MiB windows instead of each entry keeps a scan free of
+     * per-entry allocation. Views only ever read inside their entry.
+     */
+    private ByteBuffer window(long addr, int len) {
+        ByteBuffer w = win;
+        if (w != null && addr >= winBase && addr + len <= winBase + w.capacity()) {
+            return w;
+        }
+        long base = addr & ~(WINDOW - 1);
+        long end = addr + len;
+        long size = Math.max(WINDOW * 2, ((end - base) + WINDOW - 1) & ~(WINDOW - 1));
+        if (size > Integer.MAX_VALUE) {
+            base = addr;
+            size = len;
+        }
+        winBase = base;
+        win = b.wrap(base, (int) size);
+        return win;
+    }
+
+    private void growPage(long need) {
+        if (need > Integer.MAX_VALUE - 64) {
+            throw new FerryException(ErrorCode.BUFFER_TOO_SMALL, 0, "entry of " + need + " bytes does not fit a Java buffer");
+        }
+        int cap = Integer.highestOneBit((int) need - 1) << 1;
+        if (cap < need) {
+            cap = (int) need;
+        }
+        NativeBuffer n = NativeBuffer.allocate(b, cap);
+        store.returnPage(page);
+        page = n;
+        pbuf = n.buf;
+        offs = new int[(cap - HEADER) / 8 + 1];
+    }
+
+    private void ensureAux(int klen) {
+        if (aux.cap < KEY + klen) {
+            aux = NativeBuffer.allocate(b, KEY + klen);
+        }
+    }
+
+    private boolean unpositionedMove() {
+        checkOpen();
+        if (exhausted) {
+            return false;
+        }
+        throw new IllegalStateException("cursor is not positioned: call first(), last(), seek() or seekForPrev()");
+    }
+
+    private void exhaust() {
+        invalidate();
+        exhausted = true;
+    }
+
+    private void invalidate() {
+        positioned = false;
+        key.valid = false;
+        value.valid = false;
+    }
+
+    private void checkPositioned() {
+        if (!positioned) {
+            if (Thread.currentThread() == owner) {
+                checkOpen();
+            }
+            guard.check();
+            throw new IllegalStateException("cursor is not on an entry");
+        }
+    }
+
+    private void checkOpen() {
+        if (guard.isClosed()) {
+            releaseIfOwner();
+            throw guard.closed();
+        }
+    }
+
+    private void checkThread() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("cursor opened by thread '" + owner.getName() + "' used from thread '"
+                    + Thread.currentThread().getName() + "': cursors are confined to their thread");
+        }
+    }
+}

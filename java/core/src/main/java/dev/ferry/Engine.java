@@ -1,0 +1,29 @@
+package dev.ferry;
+
+/**
+ * The storage engines Ferry drives. Both come from the official Java artifacts: RocksDB from
+ * {@code org.rocksdb:rocksdbjni}, LMDB from {@code org.lmdbjava:native}.
+ *
+ * <p>Thread safety: immutable.
+ */
+public enum Engine {
+    /** RocksDB (LSM tree): compression, column families, compaction. */
+    ROCKSDB(1),
+    /** LMDB (memory-mapped B+tree): zero-copy reads, one writer at a time. */
+    LMDB(2);
+
+    private final int id;
+
+    Engine(int id) {
+        this.id = id;
+    }
+
+    /**
+     * Returns the C ABI's engine id ({@code FERRY_ENGINE_*}).
+     *
+     * @return the id
+     */
+    public int id() {
+        return id;
+    }
+}

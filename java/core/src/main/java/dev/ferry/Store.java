@@ -1,0 +1,1086 @@
+package dev.ferry;
+
+import dev.ferry.internal.Bindings;
+import dev.ferry.internal.Engines;
+import dev.ferry.internal.Guard;
+import dev.ferry.internal.Lifetime;
+import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.Scratch;
+import dev.ferry.spi.NativeBinding;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * An open key-value store: a RocksDB database or an LMDB environment on disk, reached through
+ * Ferry's native shim with the binding chosen at run time (FFM on Java 22+, else JNI).
+ *
+ * <pre>{@code
+ * try (Store store = Store.open(dir, StoreOptions.rocksdb())) {
+ *     store.put(key, value);
+ *     byte[] v = store.get(key);
+ *     try (Cursor c = store.cursor(KeyRange.all())) {
+ *         while (c.next()) { ... }       // or: for (boolean ok = c.first(); ok; ok = c.next())
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Keys are compared as unsigned bytes. A missing key is not an error: {@code get} returns
+ * null (or {@link #NOT_FOUND}). Inputs are {@code byte[]} (whole or offset/length) or
+ * {@link ByteBuffer}s (position to limit; heap buffers are copied).
+ *
+ * <p>Closing a store closes every cursor and snapshot it owns (waiting for native calls in
+ * flight), then the engine. Every call on a closed store throws {@link IllegalStateException}.
+ *
+ * <p>Thread safety: thread-safe. Reads and writes may run from many threads at once; cursors
+ * are confined to their thread.
+ */
+public final class Store implements AutoCloseable {
+    /** Returned by the buffer-filling {@code get}s when the key is absent. */
+    public static final int NOT_FOUND = -1;
+
+    private static final int RC_NOTFOUND = -1001;
+    private static final int ETOOSMALL = -1004;
+    private static final int MAX_POOLED_PAGES = 8;
+    private static final ConcurrentHashMap<Path, Boolean> OPEN_LMDB = new ConcurrentHashMap<>();
+
+    final NativeBinding binding;
+    private final Engine engine;
+    private final Path path;
+    private final Guard guard = new Guard("store");
+    private final long handle;
+    private final StoreOptions options;
+    private final boolean lmdbThreadBound;
+    private final List<ColumnFamily> families = new CopyOnWriteArrayList<>();
+    private final Set<AutoCloseable> children = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedDeque<NativeBuffer> pages = new ConcurrentLinkedDeque<>();
+    final Lifetime lifetime;
+
+    private Store(NativeBinding binding, Path path, StoreOptions options, long handle) {
+        this.binding = binding;
+        this.engine = options.engine;
+        this.path = path;
+        this.options = options;
+        this.handle = handle;
+        this.lmdbThreadBound = engine == Engine.LMDB && !options.lmdbFlags.contains(LmdbFlag.NOTLS);
+        this.lifetime = new Lifetime(() -> {
+            binding.storeClose(handle);
+            if (engine == Engine.LMDB) {
+                OPEN_LMDB.remove(path);
+            }
+        });
+    }
+
+    /**
+     * Opens (by default creating) a store.
+     *
+     * @param path the store's directory
+     * @param options engine and options
+     * @return the open store
+     * @throws FerryException when the engine cannot open it (e.g. {@link FerryException.AlreadyExists},
+     *         {@link FerryException.Busy} when another process holds it)
+     */
+    public static Store open(Path path, StoreOptions options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        NativeBinding b = options.binding == null ? Bindings.defaultBinding() : Bindings.byName(options.binding);
+        Engines.attach(b, options.engine);
+        Path key = path.toAbsolutePath().normalize();
+        if (options.engine == Engine.LMDB) {
+            // LMDB forbids opening one environment twice in a process (it breaks its locks)
+            if (OPEN_LMDB.putIfAbsent(key, Boolean.TRUE) != null) {
+                throw FerryException.of(ErrorCode.BUSY, 0, "LMDB store " + key
+                        + " is already open in this process: share that Store instead (BUSY)");
+            }
+            try {
+                return openNative(b, key, options);
+            } catch (RuntimeException | Error e) {
+                OPEN_LMDB.remove(key);
+                throw e;
+            }
+        }
+        return openNative(b, key, options);
+    }
+
+    private static Store openNative(NativeBinding b, Path path, StoreOptions options) {
+        byte[] p = path.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
+        byte[] extra = options.rocksdbOptions == null ? null : options.rocksdbOptions.getBytes(StandardCharsets.UTF_8);
+        long[] o = options.toNative();
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + 8L * o.length + p.length + 1 + (extra == null ? 0 : extra.length + 1) + 16, 0);
+        int optsOff = Scratch.DATA;
+        for (int i = 0; i < o.length; i++) {
+            m.buf.putLong(optsOff + 8 * i, o[i]);
+        }
+        int pathOff = optsOff + 8 * o.length;
+        int extraOff = m.putCString(pathOff, p);
+        if (extra != null) {
+            m.putCString(extraOff, extra);
+        }
+        int rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
+                extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        Store store = new Store(b, path, options, s.outLong(0));
+        store.loadFamilies();
+        return store;
+    }
+
+    /** @return the engine */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** @return the store's directory */
+    public Path path() {
+        return path;
+    }
+
+    /** @return the binding this store uses: {@code "jni"} or {@code "ffm"} */
+    public String binding() {
+        return binding.name();
+    }
+
+    // ---- column families ----
+
+    /** @return the default column family */
+    public ColumnFamily defaultColumnFamily() {
+        return families.get(0);
+    }
+
+    /** @return the live (not dropped) column families, the default one first */
+    public List<ColumnFamily> columnFamilies() {
+        guard.check();
+        List<ColumnFamily> r = new ArrayList<>();
+        for (ColumnFamily cf : families) {
+            if (!cf.dropped) {
+                r.add(cf);
+            }
+        }
+        return Collections.unmodifiableList(r);
+    }
+
+    /**
+     * Finds a column family by name.
+     *
+     * @param name the name
+     * @return the family, or empty when none has that name
+     */
+    public Optional<ColumnFamily> columnFamily(String name) {
+        Objects.requireNonNull(name, "name");
+        for (ColumnFamily cf : columnFamilies()) {
+            if (cf.name().equals(name)) {
+                return Optional.of(cf);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Creates a column family (LMDB: a named database, limited by
+     * {@link StoreOptions#maxColumnFamilies(int)}).
+     *
+     * @param name a non-empty name
+     * @return the new family
+     * @throws FerryException.AlreadyExists when it exists
+     */
+    public synchronized ColumnFamily createColumnFamily(String name) {
+        Objects.requireNonNull(name, "name");
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        if (n.length == 0 || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("column family name must be non-empty and free of NUL characters");
+        }
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            NativeBuffer m = s.ensure(Scratch.DATA + n.length + 1, 0);
+            m.putCString(Scratch.DATA, n);
+            int rc = binding.cfCreate(handle, m.addr + Scratch.DATA, s.out(0), s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            int id = (int) (s.outLong(0) & 0xFFFFFFFFL);
+            ColumnFamily cf = new ColumnFamily(this, id, name);
+            families.add(cf);
+            return cf;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Drops a column family and its data. Later use of it throws.
+     *
+     * @param cf the family (not the default one)
+     */
+    public synchronized void dropColumnFamily(ColumnFamily cf) {
+        int id = cfId(cf);
+        if (id == 0) {
+            throw new IllegalArgumentException("the default column family cannot be dropped");
+        }
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int rc = binding.cfDrop(handle, id, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            cf.dropped = true;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    // ---- reads ----
+
+    /**
+     * Reads a key of the default family.
+     *
+     * @param key the key
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(byte[] key) {
+        return get(defaultColumnFamily(), key);
+    }
+
+    /**
+     * Reads a key.
+     *
+     * @param cf the family
+     * @param key the key
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(ColumnFamily cf, byte[] key) {
+        requireKey(key);
+        return get(cf, key, 0, key.length);
+    }
+
+    /**
+     * Reads a key given as a slice of an array.
+     *
+     * @param cf the family
+     * @param key the array
+     * @param offset first key byte
+     * @param length key length
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(ColumnFamily cf, byte[] key, int offset, int length) {
+        requireSlice(key, offset, length);
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            return getImpl(0, id, key, offset, length);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Reads a key given as a buffer (position to limit; not moved).
+     *
+     * @param cf the family
+     * @param key the key
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(ColumnFamily cf, ByteBuffer key) {
+        Objects.requireNonNull(key, "key");
+        byte[] k = new byte[key.remaining()];
+        key.get(key.position(), k);
+        return get(cf, k, 0, k.length);
+    }
+
+    /**
+     * Reads a key of the default family into a buffer without allocating.
+     *
+     * @param key the key
+     * @param into receives up to {@code into.remaining()} bytes of the value at its position;
+     *        the position advances by the bytes written
+     * @return the value's full length (larger than the bytes written when {@code into} was
+     *         too small), or {@link #NOT_FOUND}
+     */
+    public int get(byte[] key, ByteBuffer into) {
+        requireKey(key);
+        return get(defaultColumnFamily(), ByteBuffer.wrap(key), into);
+    }
+
+    /**
+     * Reads a key into a buffer without allocating (direct buffers are written in place).
+     *
+     * @param cf the family
+     * @param key the key (position to limit; not moved)
+     * @param into receives up to {@code into.remaining()} bytes of the value at its position;
+     *        the position advances by the bytes written
+     * @return the value's full length, or {@link #NOT_FOUND}
+     */
+    public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            return getIntoImpl(0, id, key, into);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Reads many keys of the default family in as few native calls as the value sizes allow.
+     *
+     * @param keys the keys
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        return multiGet(defaultColumnFamily(), keys);
+    }
+
+    /**
+     * Reads many keys in as few native calls as the value sizes allow.
+     *
+     * @param cf the family
+     * @param keys the keys
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            return multiGetImpl(0, id, keys);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    // ---- writes ----
+
+    /**
+     * Writes a key of the default family.
+     *
+     * @param key the key
+     * @param value the value
+     */
+    public void put(byte[] key, byte[] value) {
+        put(defaultColumnFamily(), key, value);
+    }
+
+    /**
+     * Writes a key.
+     *
+     * @param cf the family
+     * @param key the key
+     * @param value the value
+     */
+    public void put(ColumnFamily cf, byte[] key, byte[] value) {
+        requireKey(key);
+        Objects.requireNonNull(value, "value");
+        put(cf, key, 0, key.length, value, 0, value.length);
+    }
+
+    /**
+     * Writes a key given as array slices.
+     *
+     * @param cf the family
+     * @param key key array
+     * @param keyOffset first key byte
+     * @param keyLength key length
+     * @param value value array
+     * @param valueOffset first value byte
+     * @param valueLength value length
+     */
+    public void put(ColumnFamily cf, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
+        requireSlice(key, keyOffset, keyLength);
+        requireSlice(value, valueOffset, valueLength);
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int voff = align8(Scratch.DATA + keyLength);
+            NativeBuffer m = s.ensure((long) voff + valueLength, 0);
+            m.buf.put(Scratch.DATA, key, keyOffset, keyLength);
+            m.buf.put(voff, value, valueOffset, valueLength);
+            int rc = binding.put(handle, id, m.addr + Scratch.DATA, keyLength, m.addr + voff, valueLength, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Writes a key given as buffers (position to limit; not moved). Large direct values are
+     * passed without copying.
+     *
+     * @param cf the family
+     * @param key the key
+     * @param value the value
+     */
+    public void put(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int klen = key.remaining();
+            int vlen = value.remaining();
+            long vaddr;
+            NativeBuffer m;
+            if (value.isDirect() && vlen >= 16 * 1024) {
+                m = s.ensure(Scratch.DATA + (long) klen, 0);
+                vaddr = binding.address(value) + value.position();
+            } else {
+                int voff = align8(Scratch.DATA + klen);
+                m = s.ensure((long) voff + vlen, 0);
+                m.buf.put(voff, value, value.position(), vlen);
+                vaddr = m.addr + voff;
+            }
+            m.buf.put(Scratch.DATA, key, key.position(), klen);
+            int rc = binding.put(handle, id, m.addr + Scratch.DATA, klen, vaddr, vlen, s.err());
+            java.lang.ref.Reference.reachabilityFence(value);
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Deletes a key of the default family (absent keys are fine).
+     *
+     * @param key the key
+     */
+    public void delete(byte[] key) {
+        delete(defaultColumnFamily(), key);
+    }
+
+    /**
+     * Deletes a key (absent keys are fine).
+     *
+     * @param cf the family
+     * @param key the key
+     */
+    public void delete(ColumnFamily cf, byte[] key) {
+        requireKey(key);
+        delete(cf, key, 0, key.length);
+    }
+
+    /**
+     * Deletes a key given as an array slice.
+     *
+     * @param cf the family
+     * @param key the array
+     * @param offset first key byte
+     * @param length key length
+     */
+    public void delete(ColumnFamily cf, byte[] key, int offset, int length) {
+        requireSlice(key, offset, length);
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) length, 0);
+            m.buf.put(Scratch.DATA, key, offset, length);
+            int rc = binding.delete(handle, id, m.addr + Scratch.DATA, length, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Deletes a key given as a buffer (position to limit; not moved).
+     *
+     * @param cf the family
+     * @param key the key
+     */
+    public void delete(ColumnFamily cf, ByteBuffer key) {
+        Objects.requireNonNull(key, "key");
+        byte[] k = new byte[key.remaining()];
+        key.get(key.position(), k);
+        delete(cf, k, 0, k.length);
+    }
+
+    /**
+     * Deletes every key in {@code [begin, end)} of the default family.
+     *
+     * @param begin inclusive
+     * @param end exclusive
+     */
+    public void deleteRange(byte[] begin, byte[] end) {
+        deleteRange(defaultColumnFamily(), begin, end);
+    }
+
+    /**
+     * Deletes every key in {@code [begin, end)}.
+     *
+     * @param cf the family
+     * @param begin inclusive
+     * @param end exclusive
+     */
+    public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
+        Objects.requireNonNull(begin, "begin");
+        Objects.requireNonNull(end, "end");
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int eoff = align8(Scratch.DATA + begin.length);
+            NativeBuffer m = s.ensure((long) eoff + end.length, 0);
+            m.buf.put(Scratch.DATA, begin);
+            m.buf.put(eoff, end);
+            int rc = binding.deleteRange(handle, id, m.addr + Scratch.DATA, begin.length, m.addr + eoff, end.length, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Applies a batch atomically in one native call.
+     *
+     * @param batch the batch (unchanged; can be reused)
+     */
+    public void write(WriteBatch batch) {
+        Objects.requireNonNull(batch, "batch");
+        ByteBuffer enc = batch.encoded();
+        Store owner = batch.familiesOf();
+        if (owner != null && owner != this) {
+            throw new IllegalArgumentException("the batch names column families of another store");
+        }
+        int count = batch.count();
+        int len = enc.position();
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
+            m.buf.put(Scratch.DATA, enc, 0, len);
+            int rc = binding.write(handle, m.addr + Scratch.DATA, len, count, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    // ---- maintenance ----
+
+    /** Flushes the default family (RocksDB memtables to files; LMDB: sync to disk). */
+    public void flush() {
+        flush(defaultColumnFamily());
+    }
+
+    /**
+     * Flushes one family (RocksDB memtables to files; LMDB: sync the whole map).
+     *
+     * @param cf the family
+     */
+    public void flush(ColumnFamily cf) {
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int rc = binding.flush(handle, id, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** Compacts the whole default family (LMDB: nothing to do). */
+    public void compactRange() {
+        compactRange(defaultColumnFamily(), null, null);
+    }
+
+    /**
+     * Compacts {@code [begin, end)} of a family; null bounds are open (LMDB: nothing to do).
+     *
+     * @param cf the family
+     * @param begin inclusive bound or null
+     * @param end exclusive bound or null
+     */
+    public void compactRange(ColumnFamily cf, byte[] begin, byte[] end) {
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int blen = begin == null ? 0 : begin.length;
+            int eoff = align8(Scratch.DATA + blen);
+            NativeBuffer m = s.ensure((long) eoff + (end == null ? 0 : end.length), 0);
+            if (begin != null) {
+                m.buf.put(Scratch.DATA, begin);
+            }
+            if (end != null) {
+                m.buf.put(eoff, end);
+            }
+            int rc = binding.compactRange(handle, id, begin == null ? 0 : m.addr + Scratch.DATA, blen,
+                    end == null ? 0 : m.addr + eoff, end == null ? 0 : end.length, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Reads a text property of the default family, e.g. {@code "rocksdb.stats"} or {@code "lmdb.stat"}.
+     *
+     * @param name the property
+     * @return its value, or empty when the engine does not know it
+     */
+    public Optional<String> property(String name) {
+        return property(defaultColumnFamily(), name);
+    }
+
+    /**
+     * Reads a text property of a family.
+     *
+     * @param cf the family
+     * @param name the property
+     * @return its value, or empty when the engine does not know it
+     */
+    public Optional<String> property(ColumnFamily cf, String name) {
+        byte[] n = Objects.requireNonNull(name, "name").getBytes(StandardCharsets.UTF_8);
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int cap = 64 * 1024;
+            for (;;) {
+                int dst = align8(Scratch.DATA + n.length + 1);
+                NativeBuffer m = s.ensure((long) dst + cap, 0);
+                m.putCString(Scratch.DATA, n);
+                int rc = binding.property(handle, id, m.addr + Scratch.DATA, m.addr + dst, cap, s.out(0), s.err());
+                if (rc == RC_NOTFOUND) {
+                    return Optional.empty();
+                }
+                if (rc != 0) {
+                    throw s.error(rc);
+                }
+                long len = s.outLong(0);
+                if (len < cap) {
+                    return Optional.of(new String(m.bytes(dst, (int) len), StandardCharsets.UTF_8));
+                }
+                cap = (int) Math.min(Integer.MAX_VALUE - dst - 16, len + 1);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Reads a numeric property, e.g. {@code "rocksdb.estimate-num-keys"}, {@code "lmdb.entries"}
+     * or the engine-neutral {@code "ferry.estimate-num-keys"}.
+     *
+     * @param cf the family
+     * @param name the property
+     * @return its value, or empty when the engine does not know it
+     */
+    public OptionalLong propertyLong(ColumnFamily cf, String name) {
+        byte[] n = Objects.requireNonNull(name, "name").getBytes(StandardCharsets.UTF_8);
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            NativeBuffer m = s.ensure(Scratch.DATA + n.length + 1, 0);
+            m.putCString(Scratch.DATA, n);
+            int rc = binding.propertyInt(handle, id, m.addr + Scratch.DATA, s.out(0), s.err());
+            if (rc == RC_NOTFOUND) {
+                return OptionalLong.empty();
+            }
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            return OptionalLong.of(s.outLong(0));
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** @return the engine's estimate of the number of keys in the default family */
+    public long estimatedKeyCount() {
+        return estimatedKeyCount(defaultColumnFamily());
+    }
+
+    /**
+     * Estimates the number of keys (exact for LMDB; RocksDB's estimate counts overwrites and
+     * deletes until compaction).
+     *
+     * @param cf the family
+     * @return the estimate
+     */
+    public long estimatedKeyCount(ColumnFamily cf) {
+        return propertyLong(cf, "ferry.estimate-num-keys").orElse(0);
+    }
+
+    // ---- snapshots, cursors ----
+
+    /**
+     * Takes a snapshot: a consistent read view of the current state.
+     *
+     * @return the snapshot; close it to release engine resources
+     */
+    public Snapshot snapshot() {
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int rc = binding.snapshotOpen(handle, s.out(0), s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            lifetime.pin();
+            Snapshot snap = new Snapshot(this, s.outLong(0), lmdbThreadBound);
+            children.add(snap);
+            return snap;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** @return a cursor over all keys of the default family */
+    public Cursor cursor() {
+        return cursor(defaultColumnFamily(), KeyRange.all(), null);
+    }
+
+    /**
+     * Opens a cursor over a range of the default family.
+     *
+     * @param range the range
+     * @return the cursor
+     */
+    public Cursor cursor(KeyRange range) {
+        return cursor(defaultColumnFamily(), range, null);
+    }
+
+    /**
+     * Opens a cursor.
+     *
+     * @param cf the family
+     * @param range the range
+     * @param options cursor options, or null for defaults
+     * @return the cursor
+     */
+    public Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options) {
+        guard.enter();
+        try {
+            Cursor c = openCursor(null, cf, range, options, false);
+            children.add(c);
+            return c;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Visits every entry of a range of the default family in key order, a page per native call.
+     *
+     * @param range the range
+     * @param visitor receives each entry; return false to stop
+     * @return the number of entries visited
+     */
+    public long scan(KeyRange range, EntryVisitor visitor) {
+        return scan(defaultColumnFamily(), range, visitor);
+    }
+
+    /**
+     * Visits every entry of a range in key order, a page per native call.
+     *
+     * @param cf the family
+     * @param range the range
+     * @param visitor receives each entry; return false to stop
+     * @return the number of entries visited
+     */
+    public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
+        Objects.requireNonNull(visitor, "visitor");
+        Cursor c;
+        guard.enter();
+        try {
+            c = openCursor(null, cf, range, null, true);
+            children.add(c);
+        } finally {
+            guard.exit();
+        }
+        try (c) {
+            return drive(c, visitor);
+        }
+    }
+
+    /** @return true once closed */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /**
+     * Closes the store: refuses new calls, waits for calls in flight, closes its cursors and
+     * snapshots, then the engine. A cursor that another thread still owns keeps the engine open
+     * until that thread next touches it (and gets an {@link IllegalStateException}) or drops
+     * it, so a reader racing the close never reads freed memory. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!guard.close()) {
+            return;
+        }
+        for (AutoCloseable c : children) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        children.clear();
+        pages.clear();
+        lifetime.unpin();
+    }
+
+    @Override
+    public String toString() {
+        return "Store[" + engine + ", " + path + ", " + binding.name() + (isClosed() ? ", closed" : "") + "]";
+    }
+
+    // ---- package internals ----
+
+    static long drive(Cursor c, EntryVisitor visitor) {
+        long n = 0;
+        for (boolean ok = c.first(); ok; ok = c.next()) {
+            n++;
+            if (!visitor.visit(c.key(), c.value())) {
+                break;
+            }
+        }
+        return n;
+    }
+
+    Cursor openCursor(Snapshot snap, ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
+        Objects.requireNonNull(range, "range");
+        int id = cfId(cf);
+        CursorOptions o = options == null ? CursorOptions.defaults() : options;
+        byte[] lo = range.lowerRef();
+        byte[] hi = range.upperRef();
+        Scratch s = Scratch.get(binding);
+        int loLen = lo == null ? 0 : lo.length;
+        int hiOff = align8(Scratch.DATA + loLen);
+        NativeBuffer m = s.ensure((long) hiOff + (hi == null ? 0 : hi.length), 0);
+        if (lo != null) {
+            m.buf.put(Scratch.DATA, lo);
+        }
+        if (hi != null) {
+            m.buf.put(hiOff, hi);
+        }
+        int flags = (o.pointers ? 1 : 0) | (o.fillCache ? 0 : 2);
+        int rc = binding.cursorOpen(handle, snap == null ? 0 : snap.handle, id, lo == null ? 0 : m.addr + Scratch.DATA, loLen,
+                hi == null ? 0 : m.addr + hiOff, hi == null ? 0 : hi.length, flags, s.out(0), s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        long h = s.outLong(0);
+        Lifetime parent = snap == null ? lifetime : snap.lifetime;
+        parent.pin();
+        try {
+            return new Cursor(this, snap, h, parent, range, o.pageSize > 0 ? o.pageSize : options().pageSize, scanMode);
+        } catch (RuntimeException | Error e) {
+            binding.cursorClose(h);
+            parent.unpin();
+            throw e;
+        }
+    }
+
+    byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {
+        Scratch s = Scratch.get(binding);
+        int voff = align8(Scratch.DATA + klen);
+        NativeBuffer m = s.ensure(voff + 256L, 0);
+        m.buf.put(Scratch.DATA, key, koff, klen);
+        for (;;) {
+            int cap = m.cap - voff;
+            int rc = binding.get(handle, snap, cf, m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+            if (rc == RC_NOTFOUND) {
+                return null;
+            }
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            long vlen = s.outLong(0);
+            if (vlen <= cap) {
+                return m.bytes(voff, (int) vlen);
+            }
+            m = s.ensure(voff + vlen, voff);
+        }
+    }
+
+    int getIntoImpl(long snap, int cf, ByteBuffer key, ByteBuffer into) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(into, "into");
+        if (into.isReadOnly()) {
+            throw new IllegalArgumentException("target buffer is read-only");
+        }
+        Scratch s = Scratch.get(binding);
+        int klen = key.remaining();
+        int cap = into.remaining();
+        NativeBuffer m;
+        long dst;
+        int voff = align8(Scratch.DATA + klen);
+        if (into.isDirect()) {
+            m = s.ensure(Scratch.DATA + (long) klen, 0);
+            dst = binding.address(into) + into.position();
+        } else {
+            m = s.ensure((long) voff + cap, 0);
+            dst = m.addr + voff;
+        }
+        m.buf.put(Scratch.DATA, key, key.position(), klen);
+        int rc = binding.get(handle, snap, cf, m.addr + Scratch.DATA, klen, dst, cap, s.out(0), s.err());
+        java.lang.ref.Reference.reachabilityFence(into);
+        if (rc == RC_NOTFOUND) {
+            return NOT_FOUND;
+        }
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        long vlen = s.outLong(0);
+        int copied = (int) Math.min(vlen, cap);
+        if (!into.isDirect()) {
+            into.put(into.position(), m.buf, voff, copied);
+        }
+        into.position(into.position() + copied);
+        return (int) Math.min(vlen, Integer.MAX_VALUE);
+    }
+
+    List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys) {
+        Objects.requireNonNull(keys, "keys");
+        int n = keys.size();
+        List<byte[]> out = new ArrayList<>(n);
+        Scratch s = Scratch.get(binding);
+        int done = 0;
+        int valueCap = 64 * 1024;
+        while (done < n) {
+            // pack as many keys as fit a 1 MiB key area
+            long keyBytes = 0;
+            int batch = 0;
+            for (int i = done; i < n && batch < 4096; i++) {
+                byte[] k = requireKey(keys.get(i));
+                if (batch > 0 && keyBytes + 4 + k.length > (1 << 20)) {
+                    break;
+                }
+                keyBytes += 4 + k.length;
+                batch++;
+            }
+            int lensOff = align8(Scratch.DATA + (int) keyBytes);
+            int dstOff = lensOff + 8 * batch;
+            NativeBuffer m = s.ensure((long) dstOff + valueCap, 0);
+            int p = Scratch.DATA;
+            for (int i = done; i < done + batch; i++) {
+                byte[] k = keys.get(i);
+                m.buf.putInt(p, k.length);
+                m.buf.put(p + 4, k);
+                p += 4 + k.length;
+            }
+            int rc = binding.multiGet(handle, snap, cf, batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
+                    m.cap - dstOff, m.addr + lensOff, s.err());
+            if (rc == ETOOSMALL) {
+                long need = m.buf.getLong(lensOff);
+                valueCap = (int) Math.min(Integer.MAX_VALUE - dstOff - 16, Math.max(need, 2L * valueCap));
+                s.ensure((long) dstOff + valueCap, 0);
+                continue;
+            }
+            if (rc < 0) {
+                throw s.error(rc);
+            }
+            int vo = dstOff;
+            for (int i = 0; i < rc; i++) {
+                long len = m.buf.getLong(lensOff + 8 * i);
+                if (len < 0) {
+                    out.add(null);
+                } else {
+                    out.add(m.bytes(vo, (int) len));
+                    vo += (int) len;
+                }
+            }
+            done += rc;
+        }
+        return out;
+    }
+
+    int cfId(ColumnFamily cf) {
+        Objects.requireNonNull(cf, "column family");
+        if (cf.store != this) {
+            throw new IllegalArgumentException(cf + " belongs to another store");
+        }
+        if (cf.dropped) {
+            guard.check();
+            throw new IllegalStateException(cf + " was dropped");
+        }
+        return cf.id;
+    }
+
+    StoreOptions options() {
+        return options;
+    }
+
+    NativeBuffer takePage(int size) {
+        NativeBuffer p = pages.pollFirst();
+        while (p != null && p.cap != size) {
+            p = pages.pollFirst();
+        }
+        return p != null ? p : NativeBuffer.allocate(binding, size);
+    }
+
+    void returnPage(NativeBuffer p) {
+        if (p != null && p.cap == options.pageSize && pages.size() < MAX_POOLED_PAGES && !guard.isClosed()) {
+            pages.offerFirst(p);
+        }
+    }
+
+    void forget(AutoCloseable child) {
+        children.remove(child);
+    }
+
+    static byte[] requireKey(byte[] key) {
+        return Objects.requireNonNull(key, "key");
+    }
+
+    private static void requireSlice(byte[] a, int off, int len) {
+        Objects.requireNonNull(a, "array");
+        Objects.checkFromIndexSize(off, len, a.length);
+    }
+
+    private static int align8(int v) {
+        return (v + 7) & ~7;
+    }
+
+    private void loadFamilies() {
+        Scratch s = Scratch.get(binding);
+        int rc = binding.cfCount(handle, s.out(0));
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        int n = (int) (s.outLong(0) & 0xFFFFFFFFL);
+        for (int i = 0; i < n; i++) {
+            NativeBuffer m = s.ensure(Scratch.DATA + 4096L, 0);
+            rc = binding.cfName(handle, i, m.addr + Scratch.DATA, 4096, s.out(1));
+            if (rc != 0 && rc != -1009) {
+                throw s.error(rc);
+            }
+            int len = (int) Math.min(4095, s.outLong(1));
+            ColumnFamily cf = new ColumnFamily(this, i, new String(m.bytes(Scratch.DATA, len), StandardCharsets.UTF_8));
+            cf.dropped = rc == -1009;
+            families.add(cf);
+        }
+    }
+}

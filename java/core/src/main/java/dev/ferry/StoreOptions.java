@@ -1,0 +1,302 @@
+package dev.ferry;
+
+import java.util.EnumSet;
+import java.util.Objects;
+
+/**
+ * Options for {@link Store#open(java.nio.file.Path, StoreOptions)}. Setters return {@code this};
+ * unset values keep the engine's defaults. Options of the other engine are ignored.
+ *
+ * <pre>{@code
+ * StoreOptions o = StoreOptions.rocksdb().compression(Compression.LZ4).bloomBitsPerKey(10);
+ * }</pre>
+ *
+ * <p>Thread safety: not thread-safe; copy-on-open (changes after open have no effect).
+ */
+public final class StoreOptions {
+    /** Default cursor page size: 64 KiB. */
+    public static final int DEFAULT_PAGE_SIZE = 64 * 1024;
+
+    final Engine engine;
+    String binding;
+    boolean createIfMissing = true;
+    boolean errorIfExists;
+    boolean readOnly;
+    long blockCacheSize = -1;
+    Compression compression;
+    Boolean wal;
+    boolean syncWrites;
+    int bloomBitsPerKey = -1;
+    int maxOpenFiles = -1;
+    String rocksdbOptions;
+    long mapSize = -1;
+    int maxColumnFamilies = -1;
+    int maxReaders = -1;
+    EnumSet<LmdbFlag> lmdbFlags = EnumSet.noneOf(LmdbFlag.class);
+    long autoGrowStep;
+    int pageSize = DEFAULT_PAGE_SIZE;
+
+    private StoreOptions(Engine engine) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+    }
+
+    /**
+     * Options for an engine.
+     *
+     * @param engine the engine
+     * @return new options with defaults
+     */
+    public static StoreOptions of(Engine engine) {
+        return new StoreOptions(engine);
+    }
+
+    /** @return new RocksDB options with defaults */
+    public static StoreOptions rocksdb() {
+        return new StoreOptions(Engine.ROCKSDB);
+    }
+
+    /** @return new LMDB options with defaults */
+    public static StoreOptions lmdb() {
+        return new StoreOptions(Engine.LMDB);
+    }
+
+    /** @return the engine */
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * Chooses the binding for this store instead of the process default.
+     *
+     * @param name {@code "jni"} or {@code "ffm"}, or null for the default
+     * @return this
+     */
+    public StoreOptions binding(String name) {
+        this.binding = name;
+        return this;
+    }
+
+    /**
+     * Creates the store when missing (default true).
+     *
+     * @param v the flag
+     * @return this
+     */
+    public StoreOptions createIfMissing(boolean v) {
+        this.createIfMissing = v;
+        return this;
+    }
+
+    /**
+     * Fails with {@link FerryException.AlreadyExists} when the store exists (default false).
+     *
+     * @param v the flag
+     * @return this
+     */
+    public StoreOptions errorIfExists(boolean v) {
+        this.errorIfExists = v;
+        return this;
+    }
+
+    /**
+     * Opens read-only: writes throw {@link FerryException.ReadOnly} (default false).
+     *
+     * @param v the flag
+     * @return this
+     */
+    public StoreOptions readOnly(boolean v) {
+        this.readOnly = v;
+        return this;
+    }
+
+    /**
+     * RocksDB: size of the LRU block cache in bytes (default: RocksDB's 32 MiB).
+     *
+     * @param bytes the size
+     * @return this
+     */
+    public StoreOptions blockCacheSize(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("blockCacheSize=" + bytes);
+        }
+        this.blockCacheSize = bytes;
+        return this;
+    }
+
+    /**
+     * RocksDB: block compression (default: RocksDB's, Snappy).
+     *
+     * @param c the compression
+     * @return this
+     */
+    public StoreOptions compression(Compression c) {
+        this.compression = Objects.requireNonNull(c, "compression");
+        return this;
+    }
+
+    /**
+     * RocksDB: write-ahead log on or off (default on). Off is faster; a crash loses unflushed writes.
+     *
+     * @param v the flag
+     * @return this
+     */
+    public StoreOptions wal(boolean v) {
+        this.wal = v;
+        return this;
+    }
+
+    /**
+     * Syncs every write to disk before it returns (default false).
+     *
+     * @param v the flag
+     * @return this
+     */
+    public StoreOptions syncWrites(boolean v) {
+        this.syncWrites = v;
+        return this;
+    }
+
+    /**
+     * RocksDB: bloom filter bits per key, 0 for none (default none).
+     *
+     * @param bits bits per key
+     * @return this
+     */
+    public StoreOptions bloomBitsPerKey(int bits) {
+        if (bits < 0) {
+            throw new IllegalArgumentException("bloomBitsPerKey=" + bits);
+        }
+        this.bloomBitsPerKey = bits;
+        return this;
+    }
+
+    /**
+     * RocksDB: max open files, -1 for unlimited (RocksDB's default).
+     *
+     * @param n the limit
+     * @return this
+     */
+    public StoreOptions maxOpenFiles(int n) {
+        this.maxOpenFiles = n;
+        return this;
+    }
+
+    /**
+     * RocksDB: an options string applied last, e.g. {@code "write_buffer_size=8388608;max_write_buffer_number=4"}.
+     * The escape hatch for every RocksDB option Ferry does not name.
+     *
+     * @param options the string
+     * @return this
+     */
+    public StoreOptions rocksdbOptions(String options) {
+        this.rocksdbOptions = options;
+        return this;
+    }
+
+    /**
+     * LMDB: map size in bytes, the store's maximum size (default 1 GiB).
+     *
+     * @param bytes the size
+     * @return this
+     */
+    public StoreOptions mapSize(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("mapSize=" + bytes);
+        }
+        this.mapSize = bytes;
+        return this;
+    }
+
+    /**
+     * LMDB: maximum number of named column families (LMDB's max dbs; default 64).
+     *
+     * @param n the limit
+     * @return this
+     */
+    public StoreOptions maxColumnFamilies(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("maxColumnFamilies=" + n);
+        }
+        this.maxColumnFamilies = n;
+        return this;
+    }
+
+    /**
+     * LMDB: maximum concurrent read transactions (default 126).
+     *
+     * @param n the limit
+     * @return this
+     */
+    public StoreOptions maxReaders(int n) {
+        if (n <= 0) {
+            throw new IllegalArgumentException("maxReaders=" + n);
+        }
+        this.maxReaders = n;
+        return this;
+    }
+
+    /**
+     * LMDB: environment flags.
+     *
+     * @param flags the flags (copied)
+     * @return this
+     */
+    public StoreOptions lmdbFlags(EnumSet<LmdbFlag> flags) {
+        this.lmdbFlags = EnumSet.copyOf(Objects.requireNonNull(flags, "flags"));
+        return this;
+    }
+
+    /**
+     * LMDB: grow the map by this many bytes when it is full instead of failing (0 = off, the
+     * default). Growth happens only while no snapshot or cursor of the store is open.
+     *
+     * @param bytes growth step
+     * @return this
+     */
+    public StoreOptions autoGrow(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("autoGrow=" + bytes);
+        }
+        this.autoGrowStep = bytes;
+        return this;
+    }
+
+    /**
+     * Default page size for cursors (default 64 KiB, minimum 256 bytes). Entries larger than a
+     * page still come through whole: the cursor grows its page for them.
+     *
+     * @param bytes the size
+     * @return this
+     */
+    public StoreOptions pageSize(int bytes) {
+        if (bytes < 256) {
+            throw new IllegalArgumentException("pageSize=" + bytes + " (minimum 256)");
+        }
+        this.pageSize = bytes;
+        return this;
+    }
+
+    long[] toNative() {
+        long[] o = new long[14];
+        java.util.Arrays.fill(o, -1);
+        o[0] = createIfMissing ? 1 : 0;
+        o[1] = errorIfExists ? 1 : 0;
+        o[2] = readOnly ? 1 : 0;
+        o[3] = blockCacheSize;
+        o[4] = compression == null ? -1 : compression.value();
+        o[5] = wal == null ? -1 : (wal ? 1 : 0);
+        o[6] = syncWrites ? 1 : 0;
+        o[7] = bloomBitsPerKey;
+        o[8] = maxOpenFiles;
+        o[9] = mapSize;
+        o[10] = maxColumnFamilies;
+        o[11] = maxReaders;
+        int f = 0;
+        for (LmdbFlag fl : lmdbFlags) {
+            f |= fl.bit();
+        }
+        o[12] = f;
+        o[13] = autoGrowStep;
+        return o;
+    }
+}

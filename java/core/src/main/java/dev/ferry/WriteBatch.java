@@ -1,0 +1,177 @@
+package dev.ferry;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+/**
+ * Puts, deletes and range deletes applied atomically by {@link Store#write(WriteBatch)} in one
+ * native call. The batch is encoded in Java memory; it holds no native resources, so it can be
+ * built on any thread and reused after {@link #clear()}.
+ *
+ * <pre>{@code
+ * try (WriteBatch b = new WriteBatch()) {
+ *     b.put(k1, v1).delete(k2);
+ *     store.write(b);
+ * }
+ * }</pre>
+ *
+ * <p>Thread safety: not thread-safe.
+ */
+public final class WriteBatch implements AutoCloseable {
+    static final int PUT = 1;
+    static final int DELETE = 2;
+    static final int DELETE_RANGE = 3;
+    private static final int HEADER = 16;
+
+    private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
+    private int count;
+    private boolean closed;
+    private Store familiesOf;
+
+    /** Creates an empty batch. */
+    public WriteBatch() {
+    }
+
+    /**
+     * Adds a put to the default family.
+     *
+     * @param key the key
+     * @param value the value
+     * @return this
+     */
+    public WriteBatch put(byte[] key, byte[] value) {
+        return add(PUT, null, key, value);
+    }
+
+    /**
+     * Adds a put.
+     *
+     * @param cf the family
+     * @param key the key
+     * @param value the value
+     * @return this
+     */
+    public WriteBatch put(ColumnFamily cf, byte[] key, byte[] value) {
+        return add(PUT, Objects.requireNonNull(cf, "cf"), key, value);
+    }
+
+    /**
+     * Adds a delete to the default family.
+     *
+     * @param key the key
+     * @return this
+     */
+    public WriteBatch delete(byte[] key) {
+        return add(DELETE, null, key, EMPTY);
+    }
+
+    /**
+     * Adds a delete.
+     *
+     * @param cf the family
+     * @param key the key
+     * @return this
+     */
+    public WriteBatch delete(ColumnFamily cf, byte[] key) {
+        return add(DELETE, Objects.requireNonNull(cf, "cf"), key, EMPTY);
+    }
+
+    /**
+     * Adds a delete of every key in {@code [begin, end)} of the default family.
+     *
+     * @param begin inclusive
+     * @param end exclusive
+     * @return this
+     */
+    public WriteBatch deleteRange(byte[] begin, byte[] end) {
+        return add(DELETE_RANGE, null, begin, end);
+    }
+
+    /**
+     * Adds a delete of every key in {@code [begin, end)}.
+     *
+     * @param cf the family
+     * @param begin inclusive
+     * @param end exclusive
+     * @return this
+     */
+    public WriteBatch deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
+        return add(DELETE_RANGE, Objects.requireNonNull(cf, "cf"), begin, end);
+    }
+
+    /** @return the number of operations added */
+    public int count() {
+        checkOpen();
+        return count;
+    }
+
+    /** @return the encoded size in bytes */
+    public int sizeInBytes() {
+        checkOpen();
+        return buf.position();
+    }
+
+    /** Removes every operation; the batch can be reused. */
+    public void clear() {
+        checkOpen();
+        buf.clear();
+        count = 0;
+        familiesOf = null;
+    }
+
+    /** Releases the batch; later calls throw {@link IllegalStateException}. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        buf = null;
+    }
+
+    private static final byte[] EMPTY = new byte[0];
+
+    private WriteBatch add(int op, ColumnFamily cf, byte[] a, byte[] b) {
+        checkOpen();
+        Objects.requireNonNull(a, "key");
+        Objects.requireNonNull(b, "value");
+        if (cf != null) {
+            if (cf.dropped) {
+                throw new IllegalStateException(cf + " was dropped");
+            }
+            if (familiesOf != null && familiesOf != cf.store) {
+                throw new IllegalArgumentException(cf + " belongs to another store than the batch's other families");
+            }
+            familiesOf = cf.store;
+        }
+        int need = HEADER + a.length + b.length;
+        if (buf.remaining() < need) {
+            long cap = Math.max((long) buf.capacity() * 2, (long) buf.position() + need);
+            if (cap > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("write batch exceeds 2 GiB");
+            }
+            ByteBuffer n = ByteBuffer.allocate((int) cap).order(ByteOrder.nativeOrder());
+            buf.flip();
+            n.put(buf);
+            buf = n;
+        }
+        buf.putInt(op).putInt(cf == null ? 0 : cf.id).putInt(a.length).putInt(b.length).put(a).put(b);
+        count++;
+        return this;
+    }
+
+    /** The encoded records, position = length. */
+    ByteBuffer encoded() {
+        checkOpen();
+        return buf;
+    }
+
+    /** The store whose families the batch names, or null when only the default family is used. */
+    Store familiesOf() {
+        return familiesOf;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("write batch is closed");
+        }
+    }
+}

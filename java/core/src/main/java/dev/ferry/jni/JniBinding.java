@@ -1,0 +1,106 @@
+package dev.ferry.jni;
+
+import dev.ferry.internal.NativeLibrary;
+import dev.ferry.spi.NativeBinding;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The JNI binding: each method is a thin wrapper over one {@code ferry_*} function
+ * ({@code native/src/jni/binding.c}). Natives are {@code private static}, take {@code long}
+ * handles and addresses, and return the C result code.
+ *
+ * <p>Thread safety: stateless and thread-safe.
+ */
+public final class JniBinding implements NativeBinding {
+
+    /** The single instance. */
+    public static final JniBinding INSTANCE = new JniBinding();
+
+    static {
+        NativeLibrary.loadForJni();
+    }
+
+    private JniBinding() {
+    }
+
+    @Override public String name() { return "jni"; }
+
+    @Override public long address(ByteBuffer direct) { return address0(direct); }
+
+    @Override public ByteBuffer wrap(long address, int length) {
+        return wrap0(address, length).order(ByteOrder.nativeOrder());
+    }
+
+    @Override public int abiVersion() { return abiVersion0(); }
+    @Override public int noop() { return noop0(); }
+    @Override public int engineAttach(int engine, long pathAddr, long err) { return engineAttach0(engine, pathAddr, err); }
+    @Override public int enginePath(int engine, long dst, long cap) { return enginePath0(engine, dst, cap); }
+    @Override public int storeOpen(int engine, long path, long opts, int nopts, long extra, long out, long err) {
+        return storeOpen0(engine, path, opts, nopts, extra, out, err);
+    }
+    @Override public int storeClose(long store) { return storeClose0(store); }
+    @Override public int cfCount(long store, long out) { return cfCount0(store, out); }
+    @Override public int cfName(long store, int cf, long dst, long cap, long lenOut) { return cfName0(store, cf, dst, cap, lenOut); }
+    @Override public int cfCreate(long store, long name, long idOut, long err) { return cfCreate0(store, name, idOut, err); }
+    @Override public int cfDrop(long store, int cf, long err) { return cfDrop0(store, cf, err); }
+    @Override public int snapshotOpen(long store, long out, long err) { return snapshotOpen0(store, out, err); }
+    @Override public int snapshotClose(long snapshot) { return snapshotClose0(snapshot); }
+    @Override public int get(long store, long snapshot, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
+        return get0(store, snapshot, cf, key, klen, dst, cap, vlenOut, err);
+    }
+    @Override public int multiGet(long store, long snapshot, int cf, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err) {
+        return multiGet0(store, snapshot, cf, n, keys, keysLen, dst, cap, lensOut, err);
+    }
+    @Override public int put(long store, int cf, long key, long klen, long val, long vlen, long err) {
+        return put0(store, cf, key, klen, val, vlen, err);
+    }
+    @Override public int delete(long store, int cf, long key, long klen, long err) { return delete0(store, cf, key, klen, err); }
+    @Override public int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
+        return deleteRange0(store, cf, begin, blen, end, elen, err);
+    }
+    @Override public int write(long store, long ops, long len, int count, long err) { return write0(store, ops, len, count, err); }
+    @Override public int flush(long store, int cf, long err) { return flush0(store, cf, err); }
+    @Override public int compactRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
+        return compactRange0(store, cf, begin, blen, end, elen, err);
+    }
+    @Override public int property(long store, int cf, long name, long dst, long cap, long lenOut, long err) {
+        return property0(store, cf, name, dst, cap, lenOut, err);
+    }
+    @Override public int propertyInt(long store, int cf, long name, long out, long err) { return propertyInt0(store, cf, name, out, err); }
+    @Override public int cursorOpen(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
+        return cursorOpen0(store, snapshot, cf, lower, llen, upper, ulen, flags, out, err);
+    }
+    @Override public int cursorClose(long cursor) { return cursorClose0(cursor); }
+    @Override public int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err) {
+        return cursorFill0(cursor, op, key, klen, page, cap, maxEntries, err);
+    }
+
+    private static native long address0(ByteBuffer direct);
+    private static native ByteBuffer wrap0(long address, int length);
+    private static native int abiVersion0();
+    private static native int noop0();
+    private static native int engineAttach0(int engine, long pathAddr, long err);
+    private static native int enginePath0(int engine, long dst, long cap);
+    private static native int storeOpen0(int engine, long path, long opts, int nopts, long extra, long out, long err);
+    private static native int storeClose0(long store);
+    private static native int cfCount0(long store, long out);
+    private static native int cfName0(long store, int cf, long dst, long cap, long lenOut);
+    private static native int cfCreate0(long store, long name, long idOut, long err);
+    private static native int cfDrop0(long store, int cf, long err);
+    private static native int snapshotOpen0(long store, long out, long err);
+    private static native int snapshotClose0(long snapshot);
+    private static native int get0(long store, long snapshot, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
+    private static native int multiGet0(long store, long snapshot, int cf, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
+    private static native int put0(long store, int cf, long key, long klen, long val, long vlen, long err);
+    private static native int delete0(long store, int cf, long key, long klen, long err);
+    private static native int deleteRange0(long store, int cf, long begin, long blen, long end, long elen, long err);
+    private static native int write0(long store, long ops, long len, int count, long err);
+    private static native int flush0(long store, int cf, long err);
+    private static native int compactRange0(long store, int cf, long begin, long blen, long end, long elen, long err);
+    private static native int property0(long store, int cf, long name, long dst, long cap, long lenOut, long err);
+    private static native int propertyInt0(long store, int cf, long name, long out, long err);
+    private static native int cursorOpen0(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags, long out, long err);
+    private static native int cursorClose0(long cursor);
+    private static native int cursorFill0(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
+}

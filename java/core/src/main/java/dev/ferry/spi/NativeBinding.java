@@ -1,0 +1,181 @@
+package dev.ferry.spi;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The ferry C ABI as seen from Java: one method per {@code ferry_*} function of
+ * {@code native/include/ferry.h}, taking handles and addresses as {@code long}s.
+ *
+ * <p>This is an internal service interface shared by the JNI binding ({@code dev.ferry.jni}) and
+ * the FFM binding ({@code dev.ferry.ffm}); applications use {@link dev.ferry.Store} instead.
+ * Implementations perform no checks: callers pass live handles and valid memory. Every method
+ * returns the C function's {@code int} result unchanged.
+ *
+ * <p>Thread safety: implementations are stateless and thread-safe; the handles passed follow
+ * the threading rules of ferry.h.
+ */
+public interface NativeBinding {
+
+    /**
+     * Returns the binding's short name.
+     *
+     * @return {@code "jni"} or {@code "ffm"}
+     */
+    String name();
+
+    /**
+     * Returns the native address of a direct buffer (resolve once, then pass {@code long}s).
+     *
+     * @param direct a direct buffer
+     * @return the address of its first byte
+     */
+    long address(ByteBuffer direct);
+
+    /**
+     * Wraps native memory that the caller keeps alive in a direct buffer, native byte order.
+     *
+     * @param address first byte
+     * @param length number of bytes, at most {@link Integer#MAX_VALUE}
+     * @return a buffer over that memory
+     */
+    ByteBuffer wrap(long address, int length);
+
+    /** @return {@code ferry_abi_version()} */
+    int abiVersion();
+
+    /** @return {@code ferry_noop()}: the per-call overhead floor */
+    int noop();
+
+    /** @see "ferry_engine_attach" @param engine engine id @param pathAddr C string or 0 @param err error struct @return rc */
+    int engineAttach(int engine, long pathAddr, long err);
+
+    /** @see "ferry_engine_path" @param engine engine id @param dst buffer @param cap capacity @return length or rc */
+    int enginePath(int engine, long dst, long cap);
+
+    /**
+     * {@code ferry_store_open}.
+     *
+     * @param engine engine id
+     * @param path C string
+     * @param opts int64 options
+     * @param nopts number of options
+     * @param extra C string or 0
+     * @param out receives the handle
+     * @param err error struct
+     * @return rc
+     */
+    int storeOpen(int engine, long path, long opts, int nopts, long extra, long out, long err);
+
+    /** @param store handle @return rc */
+    int storeClose(long store);
+
+    /** @param store handle @param out u32 slot @return rc */
+    int cfCount(long store, long out);
+
+    /** @param store handle @param cf id @param dst buffer @param cap capacity @param lenOut size_t slot @return rc */
+    int cfName(long store, int cf, long dst, long cap, long lenOut);
+
+    /** @param store handle @param name C string @param idOut u32 slot @param err error struct @return rc */
+    int cfCreate(long store, long name, long idOut, long err);
+
+    /** @param store handle @param cf id @param err error struct @return rc */
+    int cfDrop(long store, int cf, long err);
+
+    /** @param store handle @param out handle slot @param err error struct @return rc */
+    int snapshotOpen(long store, long out, long err);
+
+    /** @param snapshot handle @return rc */
+    int snapshotClose(long snapshot);
+
+    /**
+     * {@code ferry_get}.
+     *
+     * @param store handle
+     * @param snapshot handle or 0
+     * @param cf family id
+     * @param key key address
+     * @param klen key length
+     * @param dst destination
+     * @param cap destination capacity
+     * @param vlenOut size_t slot
+     * @param err error struct
+     * @return rc
+     */
+    int get(long store, long snapshot, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
+
+    /**
+     * {@code ferry_multi_get}.
+     *
+     * @param store handle
+     * @param snapshot handle or 0
+     * @param cf family id
+     * @param n key count
+     * @param keys packed keys
+     * @param keysLen their length
+     * @param dst destination
+     * @param cap destination capacity
+     * @param lensOut int64 array
+     * @param err error struct
+     * @return keys answered or rc
+     */
+    int multiGet(long store, long snapshot, int cf, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
+
+    /** @param store handle @param cf id @param key address @param klen length @param val address @param vlen length @param err error struct @return rc */
+    int put(long store, int cf, long key, long klen, long val, long vlen, long err);
+
+    /** @param store handle @param cf id @param key address @param klen length @param err error struct @return rc */
+    int delete(long store, int cf, long key, long klen, long err);
+
+    /** @param store handle @param cf id @param begin address @param blen length @param end address @param elen length @param err error struct @return rc */
+    int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err);
+
+    /** @param store handle @param ops records @param len bytes @param count records @param err error struct @return rc */
+    int write(long store, long ops, long len, int count, long err);
+
+    /** @param store handle @param cf id @param err error struct @return rc */
+    int flush(long store, int cf, long err);
+
+    /** @param store handle @param cf id @param begin address or 0 @param blen length @param end address or 0 @param elen length @param err error struct @return rc */
+    int compactRange(long store, int cf, long begin, long blen, long end, long elen, long err);
+
+    /** @param store handle @param cf id @param name C string @param dst buffer @param cap capacity @param lenOut size_t slot @param err error struct @return rc */
+    int property(long store, int cf, long name, long dst, long cap, long lenOut, long err);
+
+    /** @param store handle @param cf id @param name C string @param out u64 slot @param err error struct @return rc */
+    int propertyInt(long store, int cf, long name, long out, long err);
+
+    /**
+     * {@code ferry_cursor_open}.
+     *
+     * @param store handle
+     * @param snapshot handle or 0
+     * @param cf family id
+     * @param lower address or 0
+     * @param llen length
+     * @param upper address or 0
+     * @param ulen length
+     * @param flags FERRY_CURSOR_*
+     * @param out handle slot
+     * @param err error struct
+     * @return rc
+     */
+    int cursorOpen(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags, long out, long err);
+
+    /** @param cursor handle @return rc */
+    int cursorClose(long cursor);
+
+    /**
+     * {@code ferry_cursor_fill}.
+     *
+     * @param cursor handle
+     * @param op FERRY_FIRST..FERRY_PREV
+     * @param key seek key address or 0
+     * @param klen its length
+     * @param page page address
+     * @param cap page capacity
+     * @param maxEntries entry limit
+     * @param err error struct
+     * @return entries written or rc
+     */
+    int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
+}

@@ -1,0 +1,849 @@
+package dev.ferry;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The contract every engine x binding must meet. Subclasses choose the engine and binding;
+ * every test runs unchanged on each. Where the engines really differ (LMDB rejects empty keys
+ * and keys over 511 bytes; RocksDB compacts) the hooks below say so explicitly.
+ */
+public abstract class StoreContract {
+    @TempDir
+    Path dir;
+    Store store;
+
+    /** @return options choosing engine and binding */
+    protected abstract StoreOptions options();
+
+    /** @return whether the engine accepts a zero-length key */
+    protected boolean allowsEmptyKey() {
+        return options().engine() == Engine.ROCKSDB;
+    }
+
+    /** @return the engine's largest key, or -1 when practically unlimited */
+    protected int maxKeySize() {
+        return options().engine() == Engine.LMDB ? 511 : -1;
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String s(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    static final java.util.Comparator<byte[]> UNSIGNED = Arrays::compareUnsigned;
+
+    private void putAll(String... kv) {
+        for (int i = 0; i < kv.length; i += 2) {
+            store.put(b(kv[i]), b(kv[i + 1]));
+        }
+    }
+
+    private List<String> keys(Cursor c, boolean forward) {
+        List<String> r = new ArrayList<>();
+        for (boolean ok = forward ? c.first() : c.last(); ok; ok = forward ? c.next() : c.prev()) {
+            r.add(s(c.keyBytes()));
+        }
+        return r;
+    }
+
+    // ---- point operations ----
+
+    @Test
+    void putThenGetReturnsValue() {
+        store.put(b("k"), b("v"));
+        assertEquals("v", s(store.get(b("k"))));
+        assertEquals(store.options().engine, store.engine());
+        assertEquals(options().binding, store.binding());
+    }
+
+    @Test
+    void getMissingKeyReturnsNull() {
+        assertNull(store.get(b("missing")));
+        assertEquals(Store.NOT_FOUND, store.get(b("missing"), ByteBuffer.allocateDirect(8)));
+    }
+
+    @Test
+    void overwriteReplacesValue() {
+        store.put(b("k"), b("one"));
+        store.put(b("k"), b("two"));
+        assertEquals("two", s(store.get(b("k"))));
+    }
+
+    @Test
+    void deleteRemovesKeyAndMissingDeleteIsFine() {
+        store.put(b("k"), b("v"));
+        store.delete(b("k"));
+        store.delete(b("never"));
+        assertNull(store.get(b("k")));
+    }
+
+    @Test
+    void zeroByteValueIsStoredAndDistinctFromMissing() {
+        store.put(b("empty"), new byte[0]);
+        assertArrayEquals(new byte[0], store.get(b("empty")));
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.first());
+            assertEquals(0, c.value().length());
+        }
+    }
+
+    @Test
+    void emptyKeyFollowsEngineRule() {
+        if (allowsEmptyKey()) {
+            store.put(new byte[0], b("v"));
+            assertEquals("v", s(store.get(new byte[0])));
+        } else {
+            FerryException e = assertThrows(FerryException.class, () -> store.put(new byte[0], b("v")));
+            assertEquals(ErrorCode.KEY_SIZE, e.code());
+        }
+    }
+
+    @Test
+    void keySizeLimitIsReportedBeforeWriting() {
+        int max = maxKeySize();
+        if (max < 0) {
+            byte[] big = new byte[4096];
+            store.put(big, b("v"));
+            assertEquals("v", s(store.get(big)));
+            return;
+        }
+        store.put(new byte[max], b("ok"));
+        FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> store.put(new byte[max + 1], b("v")));
+        assertEquals(ErrorCode.KEY_SIZE, e.code());
+        assertTrue(e.getMessage().contains(String.valueOf(max)), e.getMessage());
+    }
+
+    @Test
+    void largeValuesRoundTrip() {
+        byte[] v = new byte[3 * 1024 * 1024 + 7];
+        new Random(1).nextBytes(v);
+        store.put(b("big"), v);
+        assertArrayEquals(v, store.get(b("big")));
+    }
+
+    @Test
+    void sliceAndBufferInputsAreEquivalent() {
+        byte[] arr = b("xxkeyxx");
+        store.put(store.defaultColumnFamily(), arr, 2, 3, b("--val--"), 2, 3);
+        assertEquals("val", s(store.get(b("key"))));
+        assertEquals("val", s(store.get(store.defaultColumnFamily(), arr, 2, 3)));
+        ByteBuffer dk = ByteBuffer.allocateDirect(16);
+        dk.put(b("dkey")).flip();
+        ByteBuffer hv = ByteBuffer.wrap(b("heapval"));
+        store.put(store.defaultColumnFamily(), dk, hv);
+        assertEquals(0, dk.position(), "key buffer not moved");
+        assertEquals("heapval", s(store.get(store.defaultColumnFamily(), dk)));
+        ByteBuffer bigDirect = ByteBuffer.allocateDirect(40000);
+        for (int i = 0; i < 40000; i++) {
+            bigDirect.put((byte) i);
+        }
+        bigDirect.flip();
+        store.put(store.defaultColumnFamily(), ByteBuffer.wrap(b("bd")), bigDirect);
+        byte[] got = store.get(b("bd"));
+        assertEquals(40000, got.length);
+        assertEquals((byte) 39999, got[39999]);
+        store.delete(store.defaultColumnFamily(), arr, 2, 3);
+        assertNull(store.get(b("key")));
+    }
+
+    @Test
+    void getIntoBufferReportsFullLengthWhenTooSmall() {
+        store.put(b("k"), b("0123456789"));
+        ByteBuffer small = ByteBuffer.allocateDirect(4);
+        assertEquals(10, store.get(b("k"), small));
+        assertEquals(4, small.position());
+        assertEquals('3', small.get(3));
+        ByteBuffer heap = ByteBuffer.allocate(32);
+        heap.position(5);
+        assertEquals(10, store.get(b("k"), heap));
+        assertEquals(15, heap.position());
+        assertEquals("0123456789", new String(heap.array(), 5, 10, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void multiGetReturnsValuesInOrderWithNullsForMissing() {
+        byte[] big = new byte[200_000];
+        big[199_999] = 42;
+        store.put(b("a"), b("1"));
+        store.put(b("c"), big);
+        store.put(b("d"), new byte[0]);
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            keys.add(b(i % 4 == 0 ? "a" : i % 4 == 1 ? "b" : i % 4 == 2 ? "c" : "d"));
+        }
+        List<byte[]> vals = store.multiGet(keys);
+        assertEquals(3000, vals.size());
+        for (int i = 0; i < 3000; i++) {
+            switch (i % 4) {
+                case 0: assertEquals("1", s(vals.get(i))); break;
+                case 1: assertNull(vals.get(i)); break;
+                case 2: assertEquals(42, vals.get(i)[199_999]); break;
+                default: assertEquals(0, vals.get(i).length);
+            }
+        }
+    }
+
+    @Test
+    void deleteRangeRemovesHalfOpenInterval() {
+        putAll("a", "1", "b", "2", "c", "3", "d", "4");
+        store.deleteRange(b("b"), b("d"));
+        try (Cursor c = store.cursor()) {
+            assertEquals(List.of("a", "d"), keys(c, true));
+        }
+    }
+
+    @Test
+    void writeBatchAppliesAllOperationsInOrder() {
+        store.put(b("gone"), b("x"));
+        store.put(b("r1"), b("x"));
+        store.put(b("r2"), b("x"));
+        try (WriteBatch wb = new WriteBatch()) {
+            wb.put(b("a"), b("1")).put(b("a"), b("2")).delete(b("gone")).deleteRange(b("r"), b("s")).put(b("z"), b("26"));
+            assertEquals(5, wb.count());
+            store.write(wb);
+        }
+        assertEquals("2", s(store.get(b("a"))));
+        assertNull(store.get(b("gone")));
+        assertNull(store.get(b("r1")));
+        assertEquals("26", s(store.get(b("z"))));
+    }
+
+    @Test
+    void writeBatchIsAtomicWhenOneOperationFails() {
+        if (maxKeySize() < 0) {
+            // RocksDB: a batch naming a dropped family fails as a whole
+            ColumnFamily cf = store.createColumnFamily("tmp");
+            try (WriteBatch wb = new WriteBatch()) {
+                wb.put(b("a"), b("1")).put(cf, b("b"), b("2"));
+                store.dropColumnFamily(cf);
+                assertThrows(RuntimeException.class, () -> store.write(wb));
+            }
+        } else {
+            try (WriteBatch wb = new WriteBatch()) {
+                wb.put(b("a"), b("1")).put(new byte[maxKeySize() + 1], b("2"));
+                assertThrows(FerryException.class, () -> store.write(wb));
+            }
+        }
+        assertNull(store.get(b("a")), "nothing of a failed batch is applied");
+    }
+
+    // ---- cursors ----
+
+    @Test
+    void cursorOnEmptyStoreFindsNothing() {
+        try (Cursor c = store.cursor()) {
+            assertFalse(c.first());
+            assertFalse(c.last());
+            assertFalse(c.seek(b("a")));
+            assertFalse(c.next());
+            assertFalse(c.isValid());
+            assertThrows(IllegalStateException.class, c::key);
+        }
+    }
+
+    @Test
+    void nextReturnsFalseAfterLastEntryAndPrevBeforeFirst() {
+        putAll("a", "1", "b", "2");
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.first());
+            assertTrue(c.next());
+            assertFalse(c.next());
+            assertFalse(c.next());
+            assertTrue(c.first());
+            assertFalse(c.prev());
+        }
+    }
+
+    @Test
+    void unpositionedCursorThrowsOnMove() {
+        try (Cursor c = store.cursor()) {
+            assertThrows(IllegalStateException.class, c::next);
+        }
+    }
+
+    @Test
+    void forwardAndReverseScansAgreeAcrossManySmallPages() {
+        TreeMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
+        Random r = new Random(7);
+        for (int i = 0; i < 2000; i++) {
+            byte[] k = new byte[1 + r.nextInt(20)];
+            r.nextBytes(k);
+            byte[] v = new byte[r.nextInt(300)];
+            r.nextBytes(v);
+            store.put(k, v);
+            model.put(k, v);
+        }
+        try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), CursorOptions.defaults().pageSize(256))) {
+            List<Map.Entry<byte[], byte[]>> expected = new ArrayList<>(model.entrySet());
+            int i = 0;
+            for (boolean ok = c.first(); ok; ok = c.next(), i++) {
+                assertArrayEquals(expected.get(i).getKey(), c.keyBytes());
+                assertArrayEquals(expected.get(i).getValue(), c.valueBytes());
+            }
+            assertEquals(expected.size(), i);
+            i = expected.size() - 1;
+            for (boolean ok = c.last(); ok; ok = c.prev(), i--) {
+                assertArrayEquals(expected.get(i).getKey(), c.keyBytes());
+            }
+            assertEquals(-1, i);
+        }
+    }
+
+    @Test
+    void directionChangesInsideAndAtEdgesOfPages() {
+        for (int i = 0; i < 300; i++) {
+            store.put(b(String.format("k%04d", i)), b("v" + i));
+        }
+        try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), CursorOptions.defaults().pageSize(256))) {
+            Random r = new Random(3);
+            int pos = 0;
+            assertTrue(c.first());
+            for (int step = 0; step < 5000; step++) {
+                boolean fwd = r.nextInt(3) != 0 ? pos < 150 : r.nextBoolean();
+                boolean ok = fwd ? c.next() : c.prev();
+                int expect = fwd ? pos + 1 : pos - 1;
+                if (expect < 0 || expect >= 300) {
+                    assertFalse(ok);
+                    assertTrue(fwd ? c.last() : c.first());
+                    pos = fwd ? 299 : 0;
+                } else {
+                    assertTrue(ok);
+                    pos = expect;
+                }
+                assertEquals(String.format("k%04d", pos), s(c.keyBytes()));
+                assertEquals("v" + pos, s(c.valueBytes()));
+            }
+        }
+    }
+
+    @Test
+    void seekAndSeekForPrevLandOnNeighbours() {
+        putAll("b", "1", "d", "2", "f", "3");
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.seek(b("c")));
+            assertEquals("d", s(c.keyBytes()));
+            assertTrue(c.seek(b("d")));
+            assertEquals("d", s(c.keyBytes()));
+            assertTrue(c.seekForPrev(b("e")));
+            assertEquals("d", s(c.keyBytes()));
+            assertTrue(c.seekForPrev(b("d")));
+            assertEquals("d", s(c.keyBytes()));
+            assertTrue(c.prev());
+            assertEquals("b", s(c.keyBytes()));
+            assertFalse(c.seek(b("g")));
+            assertFalse(c.seekForPrev(b("a")));
+            assertTrue(c.seek(b("a")));
+            assertEquals("b", s(c.keyBytes()));
+        }
+    }
+
+    @Test
+    void rangesEnforceInclusiveAndExclusiveBounds() {
+        putAll("a", "", "b", "", "c", "", "d", "", "e", "");
+        String[][] cases = {
+            {"closed", "b", "d", "b,c,d"}, {"closedOpen", "b", "d", "b,c"}, {"openClosed", "b", "d", "c,d"},
+            {"open", "b", "d", "c"}, {"atLeast", "d", null, "d,e"}, {"greaterThan", "d", null, "e"},
+            {"atMost", null, "b", "a,b"}, {"lessThan", null, "b", "a"},
+        };
+        for (String[] cs : cases) {
+            KeyRange r;
+            switch (cs[0]) {
+                case "closed": r = KeyRange.closed(b(cs[1]), b(cs[2])); break;
+                case "closedOpen": r = KeyRange.closedOpen(b(cs[1]), b(cs[2])); break;
+                case "openClosed": r = KeyRange.openClosed(b(cs[1]), b(cs[2])); break;
+                case "open": r = KeyRange.open(b(cs[1]), b(cs[2])); break;
+                case "atLeast": r = KeyRange.atLeast(b(cs[1])); break;
+                case "greaterThan": r = KeyRange.greaterThan(b(cs[1])); break;
+                case "atMost": r = KeyRange.atMost(b(cs[2])); break;
+                default: r = KeyRange.lessThan(b(cs[2]));
+            }
+            List<String> want = Arrays.asList(cs[3].split(","));
+            try (Cursor c = store.cursor(r)) {
+                assertEquals(want, keys(c, true), cs[0]);
+                List<String> rev = new ArrayList<>(want);
+                java.util.Collections.reverse(rev);
+                assertEquals(rev, keys(c, false), cs[0] + " reverse");
+            }
+        }
+    }
+
+    @Test
+    void seeksOutsideTheRangeStayInside() {
+        putAll("a", "", "b", "", "c", "", "d", "", "e", "");
+        try (Cursor c = store.cursor(KeyRange.closed(b("b"), b("d")))) {
+            assertTrue(c.seek(b("a")));
+            assertEquals("b", s(c.keyBytes()));
+            assertTrue(c.seekForPrev(b("z")));
+            assertEquals("d", s(c.keyBytes()));
+            assertFalse(c.seek(b("da")));
+            assertFalse(c.seekForPrev(b("ab")));
+        }
+    }
+
+    @Test
+    void emptyRangesYieldNothing() {
+        putAll("a", "", "b", "");
+        for (KeyRange r : List.of(KeyRange.closedOpen(b("b"), b("b")), KeyRange.closedOpen(b("b"), b("a")), KeyRange.lessThan(new byte[0]))) {
+            assertTrue(r.isEmpty());
+            try (Cursor c = store.cursor(r)) {
+                assertFalse(c.first());
+                assertFalse(c.last());
+                assertFalse(c.seek(b("a")));
+            }
+        }
+    }
+
+    @Test
+    void prefixRangeHandlesBinaryKeysWith00AndFF() {
+        byte[][] ks = {
+            {0x01}, {0x01, 0x00}, {0x01, (byte) 0xFF}, {0x01, (byte) 0xFF, (byte) 0xFF}, {0x02}, {(byte) 0xFF}, {(byte) 0xFF, 0x00},
+            {(byte) 0xFF, (byte) 0xFF}, {0x00, 0x01},
+        };
+        for (byte[] k : ks) {
+            store.put(k, k);
+        }
+        assertEquals(List.of("01", "0100", "01ff", "01ffff"), hexKeys(KeyRange.prefix(new byte[] {0x01})));
+        assertEquals(List.of("01ff", "01ffff"), hexKeys(KeyRange.prefix(new byte[] {0x01, (byte) 0xFF})));
+        assertEquals(List.of("ff", "ff00", "ffff"), hexKeys(KeyRange.prefix(new byte[] {(byte) 0xFF})));
+        assertEquals(List.of("0001", "01", "0100", "01ff", "01ffff", "02", "ff", "ff00", "ffff"), hexKeys(KeyRange.all()));
+    }
+
+    private List<String> hexKeys(KeyRange r) {
+        List<String> out = new ArrayList<>();
+        store.scan(r, (k, v) -> {
+            out.add(View.hex(k.toByteArray(), 0, k.length()));
+            assertTrue(v.contentEquals(k.toByteArray()));
+            return true;
+        });
+        return out;
+    }
+
+    @Test
+    void entryLargerThanThePageComesThroughWhole() {
+        byte[] big = new byte[100_000];
+        new Random(5).nextBytes(big);
+        putAll("a", "small");
+        store.put(b("b"), big);
+        putAll("c", "small");
+        CursorOptions tiny = CursorOptions.defaults().pageSize(256);
+        try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), tiny)) {
+            assertTrue(c.first());
+            assertTrue(c.next());
+            assertArrayEquals(big, c.valueBytes());
+            assertTrue(c.next());
+            assertEquals("c", s(c.keyBytes()));
+            assertTrue(c.prev());
+            assertArrayEquals(big, c.valueBytes());
+            assertTrue(c.last());
+            assertTrue(c.prev());
+            assertEquals(100_000, c.value().length());
+        }
+    }
+
+    @Test
+    void viewsAreFlyweightsValidUntilCursorCloses() {
+        putAll("a", "1", "b", "2");
+        Cursor c = store.cursor();
+        assertTrue(c.first());
+        View k = c.key();
+        assertTrue(c.next());
+        assertSame(k, c.key());
+        assertEquals('b', k.getByte(0));
+        assertThrows(IndexOutOfBoundsException.class, () -> k.getByte(1));
+        assertThrows(IndexOutOfBoundsException.class, () -> k.getByte(-1));
+        assertThrows(IndexOutOfBoundsException.class, () -> k.getInt(0));
+        c.close();
+        assertThrows(IllegalStateException.class, () -> k.getByte(0));
+        assertThrows(IllegalStateException.class, k::length);
+    }
+
+    @Test
+    void scanVisitsEveryEntryAndStopsWhenAsked() {
+        for (int i = 0; i < 1000; i++) {
+            store.put(b(String.format("%05d", i)), b("v"));
+        }
+        assertEquals(1000, store.scan(KeyRange.all(), (k, v) -> true));
+        long[] seen = {0};
+        assertEquals(10, store.scan(KeyRange.all(), (k, v) -> ++seen[0] < 10));
+    }
+
+    // ---- snapshots ----
+
+    @Test
+    void snapshotIsolatesFromLaterWrites() {
+        putAll("a", "1", "b", "2");
+        try (Snapshot snap = store.snapshot()) {
+            store.put(b("a"), b("changed"));
+            store.put(b("c"), b("new"));
+            store.delete(b("b"));
+            assertEquals("1", s(snap.get(b("a"))));
+            assertEquals("2", s(snap.get(b("b"))));
+            assertNull(snap.get(b("c")));
+            try (Cursor c = snap.cursor(KeyRange.all())) {
+                assertEquals(List.of("a", "b"), keys(c, true));
+            }
+            assertEquals(2, snap.scan(store.defaultColumnFamily(), KeyRange.all(), (k, v) -> true));
+            List<byte[]> mg = snap.multiGet(store.defaultColumnFamily(), List.of(b("a"), b("c")));
+            assertEquals("1", s(mg.get(0)));
+            assertNull(mg.get(1));
+        }
+        assertEquals("changed", s(store.get(b("a"))));
+    }
+
+    @Test
+    void cursorSeesStateAtOpenTime() {
+        putAll("a", "1");
+        try (Cursor c = store.cursor()) {
+            store.put(b("b"), b("2"));
+            assertEquals(List.of("a"), keys(c, true));
+        }
+    }
+
+    // ---- column families ----
+
+    @Test
+    void columnFamiliesAreSeparateKeySpaces() {
+        ColumnFamily users = store.createColumnFamily("users");
+        store.put(users, b("k"), b("user"));
+        store.put(b("k"), b("default"));
+        assertEquals("user", s(store.get(users, b("k"))));
+        assertEquals("default", s(store.get(b("k"))));
+        try (WriteBatch wb = new WriteBatch()) {
+            wb.put(users, b("k2"), b("u2")).delete(users, b("k"));
+            store.write(wb);
+        }
+        assertNull(store.get(users, b("k")));
+        try (Cursor c = store.cursor(users, KeyRange.all(), null)) {
+            assertEquals(List.of("k2"), keys(c, true));
+        }
+        assertEquals(List.of("default", "users"), store.columnFamilies().stream().map(ColumnFamily::name).toList());
+        assertThrows(FerryException.AlreadyExists.class, () -> store.createColumnFamily("users"));
+    }
+
+    @Test
+    void columnFamiliesSurviveReopenAndDropIsFinal() {
+        ColumnFamily a = store.createColumnFamily("a");
+        ColumnFamily gone = store.createColumnFamily("gone");
+        store.put(a, b("x"), b("1"));
+        store.put(gone, b("x"), b("1"));
+        store.dropColumnFamily(gone);
+        assertTrue(gone.isDropped());
+        assertThrows(IllegalStateException.class, () -> store.get(gone, b("x")));
+        assertThrows(IllegalArgumentException.class, () -> store.dropColumnFamily(store.defaultColumnFamily()));
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals(List.of("default", "a"), store.columnFamilies().stream().map(ColumnFamily::name).toList());
+        ColumnFamily a2 = store.columnFamily("a").orElseThrow();
+        assertEquals("1", s(store.get(a2, b("x"))));
+        assertThrows(IllegalArgumentException.class, () -> store.get(a, b("x")), "family of the closed store");
+    }
+
+    // ---- maintenance ----
+
+    @Test
+    void flushCompactAndPropertiesWork() {
+        for (int i = 0; i < 100; i++) {
+            store.put(b("k" + i), b("v" + i));
+        }
+        store.flush();
+        store.compactRange();
+        store.compactRange(store.defaultColumnFamily(), b("k1"), b("k5"));
+        assertEquals("v42", s(store.get(b("k42"))));
+        long est = store.estimatedKeyCount();
+        assertTrue(est >= 50 && est <= 200, "estimate " + est);
+        assertTrue(store.property(options().engine() == Engine.ROCKSDB ? "rocksdb.stats" : "lmdb.stat").isPresent());
+        assertFalse(store.property("no.such.property").isPresent());
+    }
+
+    // ---- errors and misuse ----
+
+    @Test
+    void errorIfExistsThrowsAlreadyExists() {
+        store.close();
+        FerryException e = assertThrows(FerryException.AlreadyExists.class,
+                () -> Store.open(dir.resolve("db"), options().errorIfExists(true)));
+        assertEquals(ErrorCode.ALREADY_EXISTS, e.code());
+    }
+
+    @Test
+    void readOnlyStoreRejectsWrites() {
+        store.put(b("k"), b("v"));
+        store.close();
+        store = Store.open(dir.resolve("db"), options().readOnly(true));
+        assertEquals("v", s(store.get(b("k"))));
+        FerryException e = assertThrows(FerryException.ReadOnly.class, () -> store.put(b("k"), b("w")));
+        assertEquals(ErrorCode.READ_ONLY, e.code());
+    }
+
+    @Test
+    void secondOpenOfAnOpenStoreFailsCleanly() {
+        // RocksDB refuses through its LOCK file; LMDB must never be opened twice in one
+        // process (it would break its locks), so Ferry refuses before calling it.
+        FerryException e = assertThrows(FerryException.class, () -> Store.open(dir.resolve("db"), options()));
+        assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("lock")
+                || e.getMessage().contains("already open"), e.getMessage());
+        store.close();
+        Store.open(dir.resolve("db"), options()).close();
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    @Test
+    void missingStoreWithoutCreateThrowsEngineError() {
+        FerryException e = assertThrows(FerryException.class,
+                () -> Store.open(dir.resolve("nothing-here"), options().createIfMissing(false)));
+        assertFalse(e.getMessage().isEmpty());
+    }
+
+    @Test
+    void everyCallOnAClosedStoreThrows() {
+        ColumnFamily cf = store.defaultColumnFamily();
+        store.close();
+        store.close();
+        assertTrue(store.isClosed());
+        List<Runnable> calls = List.of(
+            () -> store.get(b("k")), () -> store.put(b("k"), b("v")), () -> store.delete(b("k")),
+            () -> store.deleteRange(b("a"), b("b")), () -> store.write(new WriteBatch()), () -> store.flush(),
+            () -> store.compactRange(), () -> store.property("x"), () -> store.estimatedKeyCount(),
+            () -> store.snapshot(), () -> store.cursor(), () -> store.scan(KeyRange.all(), (k, v) -> true),
+            () -> store.multiGet(List.of(b("k"))), () -> store.createColumnFamily("x"), () -> store.columnFamilies(),
+            () -> store.get(cf, ByteBuffer.wrap(b("k")), ByteBuffer.allocate(4)));
+        for (Runnable r : calls) {
+            assertThrows(IllegalStateException.class, r::run);
+        }
+    }
+
+    @Test
+    void closingStoreClosesItsCursorsAndSnapshots() {
+        putAll("a", "1", "b", "2");
+        Cursor c = store.cursor();
+        assertTrue(c.first());
+        View v = c.value();
+        Snapshot snap = store.snapshot();
+        Cursor sc = snap.cursor(KeyRange.all());
+        store.close();
+        assertTrue(c.isClosed());
+        assertTrue(snap.isClosed());
+        assertTrue(sc.isClosed());
+        assertThrows(IllegalStateException.class, c::next);
+        assertThrows(IllegalStateException.class, c::first);
+        assertThrows(IllegalStateException.class, () -> v.getByte(0));
+        assertThrows(IllegalStateException.class, () -> snap.get(b("a")));
+        assertThrows(IllegalStateException.class, sc::first);
+    }
+
+    @Test
+    void closedCursorSnapshotAndBatchThrow() {
+        Cursor c = store.cursor();
+        c.close();
+        c.close();
+        assertThrows(IllegalStateException.class, c::first);
+        assertThrows(IllegalStateException.class, () -> c.seek(b("a")));
+        assertThrows(IllegalStateException.class, c::key);
+        Snapshot snap = store.snapshot();
+        snap.close();
+        snap.close();
+        assertThrows(IllegalStateException.class, () -> snap.get(b("a")));
+        assertThrows(IllegalStateException.class, () -> snap.cursor(KeyRange.all()));
+        WriteBatch wb = new WriteBatch();
+        wb.close();
+        assertThrows(IllegalStateException.class, () -> wb.put(b("a"), b("b")));
+        assertThrows(IllegalStateException.class, () -> store.write(wb));
+    }
+
+    @Test
+    void nullArgumentsAndBadOffsetsThrowBeforeNativeCalls() {
+        assertThrows(NullPointerException.class, () -> store.get((byte[]) null));
+        assertThrows(NullPointerException.class, () -> store.put(null, b("v")));
+        assertThrows(NullPointerException.class, () -> store.put(b("k"), null));
+        assertThrows(NullPointerException.class, () -> store.get(null, b("k")));
+        assertThrows(NullPointerException.class, () -> store.cursor(null));
+        assertThrows(NullPointerException.class, () -> store.write(null));
+        assertThrows(IndexOutOfBoundsException.class, () -> store.get(store.defaultColumnFamily(), b("key"), 2, 5));
+        assertThrows(IndexOutOfBoundsException.class, () -> store.get(store.defaultColumnFamily(), b("key"), -1, 1));
+        assertThrows(IndexOutOfBoundsException.class,
+            () -> store.put(store.defaultColumnFamily(), b("k"), 0, 1, b("v"), 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> store.get(b("k"), ByteBuffer.allocate(4).asReadOnlyBuffer()));
+        try (Cursor c = store.cursor()) {
+            assertThrows(NullPointerException.class, () -> c.seek(null));
+        }
+    }
+
+    @Test
+    void cursorUsedFromAnotherThreadIsDetected() throws Exception {
+        putAll("a", "1");
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.first());
+            AtomicReference<Throwable> err = new AtomicReference<>();
+            Thread t = new Thread(() -> {
+                try {
+                    c.next();
+                } catch (Throwable e) {
+                    err.set(e);
+                }
+            });
+            t.start();
+            t.join();
+            assertNotNull(err.get());
+            assertTrue(err.get() instanceof IllegalStateException, String.valueOf(err.get()));
+            assertEquals("a", s(c.keyBytes()), "owner can still use it");
+        }
+    }
+
+    @Test
+    void concurrentCloseWhileScanningDoesNotCrash() throws Exception {
+        for (int i = 0; i < 20000; i++) {
+            store.put(b(String.format("%08d", i)), new byte[100]);
+        }
+        for (int round = 0; round < 5; round++) {
+            store.close();
+            store = Store.open(dir.resolve("db"), options());
+            Thread[] readers = new Thread[2];
+            for (int t = 0; t < readers.length; t++) {
+                readers[t] = new Thread(() -> {
+                    try {
+                        while (true) {
+                            store.scan(KeyRange.all(), (k, v) -> k.length() > 0);
+                            store.get(b("00000001"));
+                        }
+                    } catch (IllegalStateException expected) {
+                        // the store closed under us: the only acceptable failure
+                    }
+                });
+                readers[t].start();
+            }
+            Thread.sleep(20);
+            store.close();
+            for (Thread t : readers) {
+                t.join();
+            }
+        }
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals(20000, store.scan(KeyRange.all(), (k, v) -> true));
+    }
+
+    // ---- model test ----
+
+    @Test
+    void randomOperationsMatchATreeMapModel() {
+        TreeMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
+        Random r = new Random(11);
+        for (int op = 0; op < 4000; op++) {
+            byte[] k = randomKey(r);
+            switch (r.nextInt(10)) {
+                case 0: case 1: case 2: case 3: {
+                    byte[] v = new byte[r.nextInt(64)];
+                    r.nextBytes(v);
+                    store.put(k, v);
+                    model.put(k, v);
+                    break;
+                }
+                case 4: store.delete(k); model.remove(k); break;
+                case 5: {
+                    byte[] k2 = randomKey(r);
+                    byte[] lo = UNSIGNED.compare(k, k2) <= 0 ? k : k2;
+                    byte[] hi = lo == k ? k2 : k;
+                    store.deleteRange(lo, hi);
+                    model.subMap(lo, true, hi, false).clear();
+                    break;
+                }
+                case 6: {
+                    try (WriteBatch wb = new WriteBatch()) {
+                        for (int i = 0; i < 5; i++) {
+                            byte[] bk = randomKey(r);
+                            if (r.nextBoolean()) {
+                                wb.put(bk, bk);
+                                model.put(bk, bk);
+                            } else {
+                                wb.delete(bk);
+                                model.remove(bk);
+                            }
+                        }
+                        store.write(wb);
+                    }
+                    break;
+                }
+                case 7: {
+                    try (Cursor c = store.cursor()) {
+                        Map.Entry<byte[], byte[]> e = model.ceilingEntry(k);
+                        assertEquals(e != null, c.seek(k));
+                        if (e != null) {
+                            assertArrayEquals(e.getKey(), c.keyBytes());
+                            Map.Entry<byte[], byte[]> n = model.higherEntry(e.getKey());
+                            assertEquals(n != null, c.next());
+                            if (n != null) {
+                                assertArrayEquals(n.getKey(), c.keyBytes());
+                            }
+                        }
+                        Map.Entry<byte[], byte[]> f = model.floorEntry(k);
+                        assertEquals(f != null, c.seekForPrev(k));
+                        if (f != null) {
+                            assertArrayEquals(f.getValue(), c.valueBytes());
+                        }
+                    }
+                    break;
+                }
+                case 8: {
+                    byte[] k2 = randomKey(r);
+                    byte[] lo = UNSIGNED.compare(k, k2) <= 0 ? k : k2;
+                    byte[] hi = lo == k ? k2 : k;
+                    List<byte[]> got = new ArrayList<>();
+                    store.scan(KeyRange.closed(lo, hi), (kk, vv) -> got.add(kk.toByteArray()));
+                    List<byte[]> want = new ArrayList<>(model.subMap(lo, true, hi, true).keySet());
+                    assertEquals(want.size(), got.size());
+                    for (int i = 0; i < want.size(); i++) {
+                        assertArrayEquals(want.get(i), got.get(i));
+                    }
+                    break;
+                }
+                default:
+                    assertArrayEquals(model.get(k), store.get(k));
+            }
+        }
+        List<byte[]> all = new ArrayList<>();
+        store.scan(KeyRange.all(), (kk, vv) -> all.add(kk.toByteArray()));
+        assertEquals(model.size(), all.size());
+    }
+
+    private static byte[] randomKey(Random r) {
+        byte[] k = new byte[1 + r.nextInt(3)];
+        for (int i = 0; i < k.length; i++) {
+            k[i] = (byte) (r.nextInt(6) * 51);
+        }
+        return k;
+    }
+}
