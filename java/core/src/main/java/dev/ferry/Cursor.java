@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.CursorAccess;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
@@ -49,10 +50,26 @@ public final class Cursor implements AutoCloseable {
     private static final int PAGE_END = 1;
     private static final int PAGE_POINTERS = 2;
     private static final int ETOOSMALL = -1004;
+    /** Bytes after the page for the error struct (1024) and a seek key of up to 1024 bytes. */
+    static final int AUX = 2048;
     /** Offset of the seek key in aux memory; [0, 1024) holds the error struct. */
     private static final int KEY = 1024;
 
     private static final Cleaner CLEANER = Cleaner.create();
+
+    static {
+        CursorAccess.install(new CursorAccess() {
+            @Override public long keyAddress(Cursor c) { return c.key().addr; }
+            @Override public int keyLength(Cursor c) { return c.key().length(); }
+            @Override public long valueAddress(Cursor c) { return c.value().addr; }
+            @Override public int valueLength(Cursor c) { return c.value().length(); }
+            @Override public void beforeNextMove(Cursor c, Runnable action) {
+                c.checkThread();
+                c.moveListener = action;
+            }
+            @Override public Runnable listener(Cursor c) { return c.moveListener; }
+        });
+    }
 
     private final Store store;
     private final Snapshot snapshot;
@@ -66,8 +83,14 @@ public final class Cursor implements AutoCloseable {
     private final long handle;
     private NativeBuffer page;
     private ByteBuffer pbuf;
+    private long pageAddr;
+    private int pageCap;
+    /** Error struct and seek key: a view of the page buffer's tail, or a larger buffer of its own. */
     private NativeBuffer aux;
-    private int[] offs;
+    private int auxOff;
+    private Runnable moveListener;
+    /** Offsets of the entries walked so far in a copy page (grown on demand). */
+    private int[] offs = new int[16];
     private static final long WINDOW = 1L << 20;
     private ByteBuffer win;
     private long winBase;
@@ -93,10 +116,7 @@ public final class Cursor implements AutoCloseable {
         this.emptyRange = range.isEmpty();
         this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
         this.growth = scanMode ? 1 : 8;
-        this.page = store.takePage(pageSize);
-        this.pbuf = page.buf;
-        this.offs = new int[(page.cap - HEADER) / 8 + 1];
-        this.aux = NativeBuffer.allocate(b, 2048);
+        usePage(store.takePage(pageSize + AUX));
     }
 
     /**
@@ -289,6 +309,15 @@ public final class Cursor implements AutoCloseable {
 
     // ---- internals ----
 
+    private void usePage(NativeBuffer p) {
+        page = p;
+        pbuf = p.buf;
+        pageAddr = p.addr;
+        pageCap = p.cap - AUX;
+        aux = p;
+        auxOff = pageCap;
+    }
+
     private boolean position(int op, byte[] k) {
         checkThread();
         checkOpen();
@@ -301,8 +330,8 @@ public final class Cursor implements AutoCloseable {
         int klen = 0;
         if (k != null) {
             ensureAux(k.length);
-            aux.buf.put(KEY, k);
-            kaddr = aux.addr + KEY;
+            aux.buf.put(auxOff + KEY, k);
+            kaddr = aux.addr + auxOff + KEY;
             klen = k.length;
         }
         return fill(op, kaddr, klen, firstMax);
@@ -312,27 +341,34 @@ public final class Cursor implements AutoCloseable {
     private boolean reseek(int op) {
         int klen = key.len;
         ensureAux(klen);
-        aux.buf.put(KEY, key.buf, key.off, klen);
-        return fill(op, aux.addr + KEY, klen, firstMax);
+        aux.buf.put(auxOff + KEY, key.buf, key.off, klen);
+        return fill(op, aux.addr + auxOff + KEY, klen, firstMax);
     }
 
     private boolean fill(int op, long kaddr, int klen, int max) {
         boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT;
+        if (moveListener != null) {
+            moved();
+        }
         int rc;
         guard.enter();
         try {
-            aux.buf.putInt(0, 0);
-            rc = b.cursorFill(handle, op, kaddr, klen, page.addr, page.cap, max, aux.addr);
+            // the error struct sits in the aux area, which a seek key never overlaps
+            long err = aux.addr + auxOff;
+            aux.buf.putInt(auxOff, 0);
+            rc = b.cursorFill(handle, op, kaddr, klen, pageAddr, pageCap, max, err);
             while (rc == ETOOSMALL) {
                 growPage(pbuf.getLong(8));
-                rc = b.cursorFill(handle, forward ? NEXT : PREV, 0, 0, page.addr, page.cap, max, aux.addr);
+                err = aux.addr + auxOff;
+                aux.buf.putInt(auxOff, 0);
+                rc = b.cursorFill(handle, forward ? NEXT : PREV, 0, 0, pageAddr, pageCap, max, err);
             }
         } finally {
             guard.exit();
         }
         if (rc < 0) {
             invalidate();
-            throw Scratch.error(aux, 0, rc);
+            throw Scratch.error(aux, auxOff, rc);
         }
         count = rc;
         flags = pbuf.getInt(4);
@@ -353,12 +389,18 @@ public final class Cursor implements AutoCloseable {
     }
 
     private void step(int d) {
+        if (moveListener != null) {
+            moved();
+        }
         if ((flags & PAGE_POINTERS) != 0) {
             idx += d;
             off = HEADER + idx * 24;
         } else if (d > 0) {
             off += (8 + key.len + value.len + 7) & ~7;
-            offs[++idx] = off;
+            if (++idx == offs.length) {
+                offs = java.util.Arrays.copyOf(offs, idx * 2);
+            }
+            offs[idx] = off;
         } else {
             off = offs[--idx];
         }
@@ -371,13 +413,13 @@ public final class Cursor implements AutoCloseable {
             int kl = pbuf.getInt(off + 8);
             int vl = pbuf.getInt(off + 12);
             long va = pbuf.getLong(off + 16);
-            key.set(window(ka, kl), (int) (ka - winBase), kl);
-            value.set(window(va, vl), (int) (va - winBase), vl);
+            key.set(window(ka, kl), (int) (ka - winBase), kl, ka);
+            value.set(window(va, vl), (int) (va - winBase), vl, va);
         } else {
             int kl = pbuf.getInt(off);
             int vl = pbuf.getInt(off + 4);
-            key.set(pbuf, off + 8, kl);
-            value.set(pbuf, off + 8 + kl, vl);
+            key.set(pbuf, off + 8, kl, pageAddr + off + 8);
+            value.set(pbuf, off + 8 + kl, vl, pageAddr + off + 8 + kl);
         }
     }
 
@@ -411,17 +453,30 @@ public final class Cursor implements AutoCloseable {
         if (cap < need) {
             cap = (int) need;
         }
-        NativeBuffer n = NativeBuffer.allocate(b, cap);
+        boolean ownAux = aux != page;
+        NativeBuffer n = NativeBuffer.allocate(b, cap + AUX);
         store.returnPage(page);
-        page = n;
-        pbuf = n.buf;
-        offs = new int[(cap - HEADER) / 8 + 1];
+        NativeBuffer keep = aux;
+        int keepOff = auxOff;
+        usePage(n);
+        if (ownAux) {
+            aux = keep;
+            auxOff = keepOff;
+        }
     }
 
     private void ensureAux(int klen) {
-        if (aux.cap < KEY + klen) {
+        if (aux.cap - auxOff < KEY + klen) {
             aux = NativeBuffer.allocate(b, KEY + klen);
+            auxOff = 0;
         }
+    }
+
+    /** Runs and clears the move listener (used by bindings that scope views to one entry). */
+    private void moved() {
+        Runnable r = moveListener;
+        moveListener = null;
+        r.run();
     }
 
     private boolean unpositionedMove() {
@@ -438,6 +493,9 @@ public final class Cursor implements AutoCloseable {
     }
 
     private void invalidate() {
+        if (moveListener != null && Thread.currentThread() == owner) {
+            moved();
+        }
         positioned = false;
         key.valid = false;
         value.valid = false;

@@ -1042,7 +1042,7 @@ public final class Store implements AutoCloseable {
     }
 
     void returnPage(NativeBuffer p) {
-        if (p != null && p.cap == options.pageSize && pages.size() < MAX_POOLED_PAGES && !guard.isClosed()) {
+        if (p != null && p.cap == options.pageSize + Cursor.AUX && pages.size() < MAX_POOLED_PAGES && !guard.isClosed()) {
             pages.offerFirst(p);
         }
     }

@@ -21,15 +21,17 @@ public final class View {
     ByteBuffer buf;
     int off;
     int len;
+    long addr;
     boolean valid;
 
     View() {
     }
 
-    void set(ByteBuffer buf, int off, int len) {
+    void set(ByteBuffer buf, int off, int len, long addr) {
         this.buf = buf;
         this.off = off;
         this.len = len;
+        this.addr = addr;
         this.valid = true;
     }
 

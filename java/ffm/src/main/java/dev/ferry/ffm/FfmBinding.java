@@ -37,8 +37,10 @@ import java.util.Optional;
  * {@link LinkageError} is kept and thrown, as the cause of an {@link UnsatisfiedLinkError}, by the
  * first call that needs the library.
  *
- * <p>Needs native access: {@code Enable-Native-Access: ALL-UNNAMED} in this jar's manifest covers
- * class-path use; on the module path run with {@code --enable-native-access=dev.ferry.ffm}.
+ * <p>Needs native access: run with {@code --enable-native-access=ALL-UNNAMED} (class path) or
+ * {@code --enable-native-access=dev.ferry.ffm} (module path), or put
+ * {@code Enable-Native-Access: ALL-UNNAMED} in the application's main jar; the JDK honours that
+ * attribute only in the main jar of {@code java -jar}, not in this library jar.
  *
  * <p>Thread safety: stateless and thread-safe.
  */

@@ -1,0 +1,51 @@
+package dev.ferry;
+
+import java.util.Objects;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Optional adapter for Agrona-based code: exposes a {@link View} as an Agrona
+ * {@link DirectBuffer} without copying. Needs {@code org.agrona:agrona} on the class path (an
+ * optional dependency of ferry-core); nothing else in Ferry touches Agrona.
+ *
+ * <pre>{@code
+ * UnsafeBuffer kb = new UnsafeBuffer(0, 0);          // reused for every entry
+ * for (boolean ok = c.first(); ok; ok = c.next()) {
+ *     long id = AgronaViews.wrap(c.key(), kb).getLong(0, ByteOrder.BIG_ENDIAN);
+ * }
+ * }</pre>
+ *
+ * <p>The wrapped buffer reads the view's memory directly and follows Agrona's rules, not Ferry's:
+ * it is valid only until the cursor moves and Agrona does no lifetime checks, so do not keep it.
+ *
+ * <p>Thread safety: the cursor's thread only.
+ */
+public final class AgronaViews {
+    private AgronaViews() {
+    }
+
+    /**
+     * Points a reusable buffer at a view's bytes (no allocation, no copy).
+     *
+     * @param view a valid view
+     * @param into the buffer to re-point
+     * @return {@code into}
+     */
+    public static UnsafeBuffer wrap(View view, UnsafeBuffer into) {
+        Objects.requireNonNull(into, "into");
+        int len = view.length();
+        into.wrap(view.buf, view.off, len);
+        return into;
+    }
+
+    /**
+     * Wraps a view's bytes in a new buffer (one small allocation, no copy).
+     *
+     * @param view a valid view
+     * @return a buffer over the view's bytes
+     */
+    public static UnsafeBuffer wrap(View view) {
+        return new UnsafeBuffer(view.buf, view.off, view.length());
+    }
+}
