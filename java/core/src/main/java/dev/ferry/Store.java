@@ -96,6 +96,13 @@ public final class Store implements AutoCloseable {
         NativeBinding b = options.binding == null ? Bindings.defaultBinding() : Bindings.byName(options.binding);
         Engines.attach(b, options.engine);
         Path key = path.toAbsolutePath().normalize();
+        if (options.createIfMissing && !options.readOnly && key.getParent() != null) {
+            try {
+                java.nio.file.Files.createDirectories(key.getParent());
+            } catch (java.io.IOException e) {
+                throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + key.getParent() + ": " + e);
+            }
+        }
         if (options.engine == Engine.LMDB) {
             // LMDB forbids opening one environment twice in a process (it breaks its locks)
             if (OPEN_LMDB.putIfAbsent(key, Boolean.TRUE) != null) {
