@@ -335,7 +335,9 @@ static int with_write_txn(lmdb_store *s, write_fn fn, void *ctx, ferry_error *er
 
 /* ------------------------------------------------------------------ write ops */
 
-/* Delete [begin, end) of dbi inside txn; zero-length bounds are open. */
+/* Delete [begin, end) of dbi inside txn; zero-length bounds are open. In the main (default)
+ * database the records that name other families are not user data: they are skipped, so a
+ * range delete over the default family never fails on them or drops a family. */
 static int range_delete(MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen, const void *end,
                         size_t elen, ferry_error *err)
 {
@@ -346,7 +348,9 @@ static int range_delete(MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t ble
     rc = mdb.mdb_cursor_get(cur, &k, &v, blen ? MDB_SET_RANGE : MDB_FIRST);
     while (rc == MDB_SUCCESS) {
         if (elen && key_cmp(k.mv_data, k.mv_size, end, elen) >= 0) break;
-        if ((rc = mdb.mdb_cursor_del(cur, 0)) != MDB_SUCCESS) break;
+        rc = mdb.mdb_cursor_del(cur, 0);
+        if (rc == MDB_INCOMPATIBLE) rc = MDB_SUCCESS; /* a named family's record: keep it */
+        if (rc != MDB_SUCCESS) break;
         rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_NEXT);
     }
     mdb.mdb_cursor_close(cur);

@@ -581,6 +581,26 @@ public abstract class StoreContract {
         assertThrows(IllegalArgumentException.class, () -> store.get(a, b("x")), "family of the closed store");
     }
 
+    @Test
+    void deleteRangeOverTheDefaultFamilyKeepsOtherFamilies() {
+        ColumnFamily cf = store.createColumnFamily("cf-a");
+        store.put(cf, b("k"), b("v"));
+        putAll("a", "1", "cf-0", "2", "cf-b", "3", "z", "4");
+        store.deleteRange(b("a"), b("zz"));
+        try (WriteBatch wb = new WriteBatch()) {
+            store.put(b("m"), b("5"));
+            wb.deleteRange(b("a"), b("zz"));
+            store.write(wb);
+        }
+        for (String k : List.of("a", "cf-0", "cf-b", "m", "z")) {
+            assertNull(store.get(b(k)), k);
+        }
+        assertEquals("v", s(store.get(cf, b("k"))));
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals("v", s(store.get(store.columnFamily("cf-a").orElseThrow(), b("k"))));
+    }
+
     // ---- maintenance ----
 
     @Test
