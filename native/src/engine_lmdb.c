@@ -338,8 +338,19 @@ static int with_write_txn(lmdb_store *s, write_fn fn, void *ctx, ferry_error *er
 /* Delete [begin, end) of dbi inside txn; zero-length bounds are open. In the main (default)
  * database the records that name other families are not user data: they are skipped, so a
  * range delete over the default family never fails on them or drops a family. */
-static int range_delete(MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen, const void *end,
-                        size_t elen, ferry_error *err)
+static int is_family_record(lmdb_store *s, MDB_dbi dbi, const MDB_val *k, const MDB_val *v)
+{
+    if (dbi != DBI(&s->base.cfs[0]) || v->mv_size != 48) return 0;
+    uint32_t n = atomic_load_explicit(&s->base.cf_count, memory_order_acquire);
+    for (uint32_t i = 1; i < n; i++) {
+        const char *name = s->base.cfs[i].name;
+        if (strlen(name) == k->mv_size && memcmp(name, k->mv_data, k->mv_size) == 0) return 1;
+    }
+    return 0;
+}
+
+static int range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen,
+                        const void *end, size_t elen, ferry_error *err)
 {
     MDB_cursor *cur;
     int rc = mdb.mdb_cursor_open(txn, dbi, &cur);
@@ -348,9 +359,8 @@ static int range_delete(MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t ble
     rc = mdb.mdb_cursor_get(cur, &k, &v, blen ? MDB_SET_RANGE : MDB_FIRST);
     while (rc == MDB_SUCCESS) {
         if (elen && key_cmp(k.mv_data, k.mv_size, end, elen) >= 0) break;
-        rc = mdb.mdb_cursor_del(cur, 0);
-        if (rc == MDB_INCOMPATIBLE) rc = MDB_SUCCESS; /* a named family's record: keep it */
-        if (rc != MDB_SUCCESS) break;
+        /* a named family's record: keep it (deleting it would fail and spoil the txn) */
+        if (!is_family_record(s, dbi, &k, &v) && (rc = mdb.mdb_cursor_del(cur, 0)) != MDB_SUCCESS) break;
         rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_NEXT);
     }
     mdb.mdb_cursor_close(cur);
@@ -386,7 +396,7 @@ static int del_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 static int range_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     put_ctx *p = ctx;
-    return range_delete(txn, p->dbi, p->a, p->alen, p->b, p->blen, err);
+    return range_delete(s, txn, p->dbi, p->a, p->alen, p->b, p->blen, err);
 }
 
 /* put: key checked here, then one write transaction. */
@@ -433,7 +443,7 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
         if (r.op == FERRY_OP_PUT) rc = mdb.mdb_put(txn, dbi, &k, &v, 0);
         else if (r.op == FERRY_OP_DELETE) rc = mdb.mdb_del(txn, dbi, &k, NULL);
         else {
-            int frc = range_delete(txn, dbi, r.a, r.alen, r.b, r.blen, err);
+            int frc = range_delete(s, txn, dbi, r.a, r.alen, r.b, r.blen, err);
             if (frc) return frc;
         }
         if (rc && rc != MDB_NOTFOUND) {
