@@ -1,7 +1,8 @@
 package dev.ferry;
 
+import dev.ferry.internal.ApiAccess;
+import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Guard;
-import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
@@ -31,6 +32,8 @@ import java.util.Objects;
  * re-pointed at the current entry: no allocation per entry. When a move returns {@code false}
  * the cursor is unpositioned: further {@code next()}/{@code prev()} return false until a
  * positioning call ({@link #first()}, {@link #last()}, {@link #seek}, {@link #seekForPrev}).
+ * A cursor wrapping a RocksJava iterator ({@code dev.ferry.rocksjava.RocksInterop#wrap}) starts
+ * "armed": its first {@code next()}/{@code prev()} lands on the entry the iterator stands on.
  *
  * <p>Thread safety: a cursor is confined to the thread that opened it; use from another thread
  * throws {@link IllegalStateException}. {@link #close()} may be called from any thread (closing
@@ -45,6 +48,8 @@ public final class Cursor implements AutoCloseable {
     private static final int SEEK_LT = 6;
     private static final int NEXT = 7;
     private static final int PREV = 8;
+    private static final int CURRENT_FWD = 9;
+    private static final int CURRENT_REV = 10;
     private static final int HEADER = 16;
     private static final int PAGE_END = 1;
     private static final int PAGE_POINTERS = 2;
@@ -54,8 +59,11 @@ public final class Cursor implements AutoCloseable {
 
     private static final Cleaner CLEANER = Cleaner.create();
 
-    private final Store store;
-    private final Snapshot snapshot;
+    static {
+        ApiAccess.install(new Internals());
+    }
+
+    private final CursorHost host;
     private final Cleaner.Cleanable cleanable;
     private final NativeBinding b;
     private final Guard guard = new Guard("cursor");
@@ -80,20 +88,21 @@ public final class Cursor implements AutoCloseable {
     private int nextMax;
     private boolean positioned;
     private boolean exhausted;
+    private boolean armed;
     private final View key = new View();
     private final View value = new View();
 
-    Cursor(Store store, Snapshot snapshot, long handle, Lifetime parent, KeyRange range, int pageSize, boolean scanMode) {
-        this.store = store;
-        this.snapshot = snapshot;
-        this.b = store.binding;
+    Cursor(CursorHost host, long handle, KeyRange range, int pageSize, boolean scanMode, boolean armed) {
+        this.host = host;
+        this.b = host.binding();
         this.handle = handle;
-        this.cleanable = CLEANER.register(this, new Release(b, handle, parent));
+        this.armed = armed;
+        this.cleanable = CLEANER.register(this, host.release(handle));
         this.owner = Thread.currentThread();
         this.emptyRange = range.isEmpty();
         this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
         this.growth = scanMode ? 1 : 8;
-        this.page = store.takePage(pageSize);
+        this.page = host.takePage(pageSize);
         this.pbuf = page.buf;
         this.offs = new int[(page.cap - HEADER) / 8 + 1];
         this.aux = NativeBuffer.allocate(b, 2048);
@@ -145,7 +154,7 @@ public final class Cursor implements AutoCloseable {
     public boolean next() {
         checkThread();
         if (!positioned) {
-            return unpositionedMove();
+            return armed ? position(CURRENT_FWD, null) : unpositionedMove();
         }
         if (pdir > 0) {
             if (idx + 1 < count) {
@@ -173,7 +182,7 @@ public final class Cursor implements AutoCloseable {
     public boolean prev() {
         checkThread();
         if (!positioned) {
-            return unpositionedMove();
+            return armed ? position(CURRENT_REV, null) : unpositionedMove();
         }
         if (pdir < 0) {
             if (idx + 1 < count) {
@@ -248,42 +257,25 @@ public final class Cursor implements AutoCloseable {
             releaseIfOwner();
             return;
         }
-        invalidate();
-        if (snapshot != null) {
-            snapshot.forget(this);
-        } else {
-            store.forget(this);
+        try {
+            if (Thread.currentThread() == owner) {
+                host.closing(positioned ? key : null, pdir);
+            }
+        } finally {
+            invalidate();
+            host.forget(this);
+            releaseIfOwner();
         }
-        releaseIfOwner();
     }
 
     /** Frees the native cursor once, when called on the owning thread after close. */
     private void releaseIfOwner() {
         if (Thread.currentThread() == owner && page != null) {
             win = null;
-            store.returnPage(page);
+            host.returnPage(page);
             page = null;
             pbuf = null;
             cleanable.clean();
-        }
-    }
-
-    /** The native release, run once: by the owner after close, or by the cleaner. */
-    private static final class Release implements Runnable {
-        private final NativeBinding b;
-        private final long handle;
-        private final Lifetime parent;
-
-        Release(NativeBinding b, long handle, Lifetime parent) {
-            this.b = b;
-            this.handle = handle;
-            this.parent = parent;
-        }
-
-        @Override
-        public void run() {
-            b.cursorClose(handle);
-            parent.unpin();
         }
     }
 
@@ -292,6 +284,7 @@ public final class Cursor implements AutoCloseable {
     private boolean position(int op, byte[] k) {
         checkThread();
         checkOpen();
+        armed = false;
         if (emptyRange) {
             invalidate();
             exhausted = true;
@@ -317,10 +310,11 @@ public final class Cursor implements AutoCloseable {
     }
 
     private boolean fill(int op, long kaddr, int klen, int max) {
-        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT;
+        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT || op == CURRENT_FWD;
         int rc;
         guard.enter();
         try {
+            host.beforeNativeCall();
             aux.buf.putInt(0, 0);
             rc = b.cursorFill(handle, op, kaddr, klen, page.addr, page.cap, max, aux.addr);
             while (rc == ETOOSMALL) {
@@ -328,6 +322,7 @@ public final class Cursor implements AutoCloseable {
                 rc = b.cursorFill(handle, forward ? NEXT : PREV, 0, 0, page.addr, page.cap, max, aux.addr);
             }
         } finally {
+            host.afterNativeCall();
             guard.exit();
         }
         if (rc < 0) {
@@ -412,7 +407,7 @@ public final class Cursor implements AutoCloseable {
             cap = (int) need;
         }
         NativeBuffer n = NativeBuffer.allocate(b, cap);
-        store.returnPage(page);
+        host.returnPage(page);
         page = n;
         pbuf = n.buf;
         offs = new int[(cap - HEADER) / 8 + 1];
