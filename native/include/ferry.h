@@ -141,6 +141,9 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_SEEK_LT 6 /**< last entry < key, reverse */
 #define FERRY_NEXT    7 /**< continue forward where the previous forward fill stopped */
 #define FERRY_PREV    8 /**< continue in reverse where the previous reverse fill stopped */
+#define FERRY_CURRENT_FWD 9  /**< RocksDB: start at the entry the engine iterator stands on, then forward
+                                  (a wrapped RocksJava iterator: where RocksJava left it) */
+#define FERRY_CURRENT_REV 10 /**< RocksDB: start at the entry the engine iterator stands on, then reverse */
 /**@}*/
 
 /** @name Page layout (all integers native-endian)
@@ -319,7 +322,8 @@ FERRY_EXPORT int ferry_cursor_close(ferry_cursor *c);
 /**
  * @brief Position the cursor (op) and write entries into a caller-owned page until it is
  *        full, max_entries were written, or the range ends.
- * @param[in] op FERRY_FIRST..FERRY_PREV; key/klen used by the SEEK ops only.
+ * @param[in] op FERRY_FIRST..FERRY_CURRENT_REV; key/klen used by the SEEK ops only.
+ *            FERRY_CURRENT_FWD/REV: RocksDB cursors only (FERRY_ENOTSUP on LMDB).
  * @param[out] page page memory (see "Page layout"), cap bytes, at least FERRY_PAGE_MIN.
  * @param[in] max_entries upper bound on entries (>= 1).
  * @note After a fill the engine stands on the next entry to emit, so FERRY_NEXT/PREV
@@ -332,6 +336,102 @@ FERRY_EXPORT int ferry_cursor_close(ferry_cursor *c);
  */
 FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen,
                                    void *page, size_t cap, uint32_t max_entries, ferry_error *err);
+
+/* ------------------------------------------------------------------ */
+/** @name RocksJava interop
+ * Ferry's page-based cursors and point calls over the objects a RocksJava (org.rocksdb)
+ * application already holds. The handles are the values of RocksJava's getNativeHandle():
+ * - db: RocksDB.getNativeHandle(), a rocksdb::DB*;
+ * - cf: ColumnFamilyHandle.getNativeHandle(), a rocksdb::ColumnFamilyHandle*. Required: for
+ *   the default family pass RocksDB.getDefaultColumnFamily().getNativeHandle();
+ * - snapshot: Snapshot.getNativeHandle(), a const rocksdb::Snapshot*, or NULL for the latest state;
+ * - iterator: RocksIterator.getNativeHandle(), a rocksdb::Iterator*.
+ * RocksDB's C API wraps exactly these pointers (rocksdb_t, rocksdb_column_family_handle_t,
+ * rocksdb_snapshot_t, rocksdb_iterator_t hold the C++ pointer as their first member), so the
+ * shim builds such wrappers around them and drives the engine through the attached C API
+ * (ferry_engine_attach(FERRY_ENGINE_ROCKSDB, NULL, ...) first). Ferry never passes RocksJava's
+ * ReadOptions or WriteOptions to the C API (rocksdb_readoptions_t is a larger struct): reads use
+ * Ferry's own default read options (a snapshot and bounds set on Ferry's own copy), writes
+ * Ferry's default write options (WAL on, no sync).
+ *
+ * Lifetimes: the caller keeps every RocksJava object open for the whole call, and the DB open
+ * until an opened interop cursor is closed (or forgotten, see ferry_rj_cursor_forget). The shim
+ * cannot tell a closed RocksJava object from an open one: the Java layer checks before each call.
+ * Threading: as RocksDB's (a DB from many threads, an iterator from one at a time).
+ */
+/**@{*/
+
+/**
+ * @brief Open a cursor over [lower, upper) of a RocksJava database's family, with Ferry's own
+ *        read options and iterator.
+ * @param[in] db rocksdb::DB*; @param[in] cf rocksdb::ColumnFamilyHandle* (not NULL).
+ * @param[in] snapshot const rocksdb::Snapshot* or NULL (an implicit snapshot taken now). The
+ *            snapshot is read at open only.
+ * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
+ *            Copied. The bounds assume the family's comparator orders them below/above the keys.
+ * @param[in] flags FERRY_CURSOR_NO_FILL_CACHE or 0 (pages are copies: FERRY_CURSOR_POINTERS is
+ *            accepted and ignored, as on RocksDB stores).
+ * @param[out] out the cursor: fill with ferry_cursor_fill, release with ferry_cursor_close while
+ *             the DB is open, or ferry_rj_cursor_forget once it is closed.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
+                                      const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out,
+                                      ferry_error *err);
+
+/**
+ * @brief A cursor that drives an existing RocksJava iterator without owning it.
+ * @param[in] iterator rocksdb::Iterator* (RocksIterator.getNativeHandle()).
+ * @param[out] out the cursor. Its first fill may use FERRY_CURRENT_FWD / FERRY_CURRENT_REV to
+ *             start at the entry the iterator stands on; FIRST/LAST/SEEK_* move the iterator
+ *             within its own read options (its bounds, snapshot). After a fill the iterator
+ *             stands on the next entry to emit. ferry_cursor_close frees only Ferry's memory:
+ *             the iterator stays usable by RocksJava.
+ * @note The iterator must outlive the cursor's fills; one thread at a time drives both.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err);
+
+/**
+ * @brief Free an interop cursor's own memory without destroying its engine iterator: for a
+ *        cursor from ferry_rj_cursor_open whose DB RocksJava has already closed (destroying an
+ *        iterator after its DB is unsafe; RocksJava leaks its iterators the same way). Any other
+ *        cursor is closed as by ferry_cursor_close. NULL is ignored.
+ * @return FERRY_OK
+ */
+FERRY_EXPORT int ferry_rj_cursor_forget(ferry_cursor *c);
+
+/**
+ * @brief Point read on a RocksJava database, copying the value into the caller's buffer
+ *        (as ferry_get).
+ * @param[in] snapshot const rocksdb::Snapshot* or NULL.
+ * @return FERRY_OK, FERRY_NOTFOUND, FERRY_EINVAL, FERRY_ENOENGINE, engine codes.
+ */
+FERRY_EXPORT int ferry_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen,
+                              void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+
+/**
+ * @brief Many point reads on a RocksJava database in one call (records and results as
+ *        ferry_multi_get).
+ * @return keys answered (1..n), FERRY_ETOOSMALL, FERRY_EINVAL, FERRY_ENOENGINE, engine codes.
+ */
+FERRY_EXPORT int ferry_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
+                                    size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
+
+/** @brief Write one key to a RocksJava database. @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, engine codes. */
+FERRY_EXPORT int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen,
+                              ferry_error *err);
+
+/**
+ * @brief Apply Ferry batch records (FERRY_OP_*) atomically to a RocksJava database.
+ * @param[in] cfs rocksdb::ColumnFamilyHandle* per family id: a record's cf field indexes this
+ *            array (ncfs entries, each non-NULL).
+ * @return FERRY_OK, FERRY_EINVAL (malformed records, a cf id >= ncfs; nothing applied),
+ *         FERRY_ENOENGINE, engine codes.
+ */
+FERRY_EXPORT int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len,
+                                uint32_t count, ferry_error *err);
+/**@}*/
 
 #ifdef __cplusplus
 }

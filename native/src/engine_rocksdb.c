@@ -17,6 +17,8 @@ static rocksdb_api R;                /* written once under g_lock, before g_read
 static void *g_handle;               /* dlopen handle of the attached object (never closed) */
 static char *g_path;                 /* its path */
 static atomic_int g_ready;
+static rocksdb_readoptions_t *g_rj_ropts;   /* interop reads without a snapshot (read-only after attach) */
+static rocksdb_writeoptions_t *g_rj_wopts;  /* interop writes: WAL on, no sync */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The link map of a dlopen handle, or NULL. */
@@ -121,6 +123,8 @@ static int bind_engine(void *h, const char *path, ferry_error *err)
     char *copy = strdup(path);
     if (!copy) { dlclose(h); return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); }
     R = t;
+    g_rj_ropts = R.readoptions_create();
+    g_rj_wopts = R.writeoptions_create();
     g_handle = h;
     g_path = copy;
     atomic_store_explicit(&g_ready, 1, memory_order_release);
@@ -269,8 +273,9 @@ typedef struct rdb_snapshot {
 
 typedef struct rdb_cursor {
     ferry_cursor base;
-    rocksdb_iterator_t *it;
-    rocksdb_readoptions_t *ropts;     /* owned: holds the bound slices */
+    rocksdb_iterator_t *it;           /* owned, or &borrowed for a wrapped RocksJava iterator */
+    rocksdb_readoptions_t *ropts;     /* owned: holds the bound slices (NULL when wrapped) */
+    rdb_iter_shell borrowed;          /* wrapped cursors: RocksJava's Iterator*, never destroyed */
     char bounds[];                    /* lower then upper bound bytes */
 } rdb_cursor;
 
@@ -510,11 +515,11 @@ static int rdb_snapshot_close(ferry_snapshot *snap)
 /* Reads                                                               */
 
 /* Pinned point read: copy min(vlen, cap) bytes, report the full length. */
-static int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
-                   void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+static int get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
+                    const void *key, size_t klen, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
     char *e = NULL;
-    rocksdb_pinnableslice_t *v = R.get_pinned_cf(STORE(s)->db, read_opts(s, snap), CFH(cf), key, klen, &e);
+    rocksdb_pinnableslice_t *v = R.get_pinned_cf(db, ro, cf, key, klen, &e);
     if (e) return rdb_error(err, e);
     if (!v) return FERRY_NOTFOUND;
     size_t vlen;
@@ -525,13 +530,17 @@ static int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, cons
     return FERRY_OK;
 }
 
-/* Point reads in key order, packing values into dst until the next one does not fit. */
-static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
-                         const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
-                         ferry_error *err)
+/* Store read. */
+static int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                   void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
-    rocksdb_t *db = STORE(s)->db;
-    const rocksdb_readoptions_t *ro = read_opts(s, snap);
+    return get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), key, klen, dst, cap, vlen_out, err);
+}
+
+/* Point reads in key order, packing values into dst until the next one does not fit. */
+static int multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
+                          uint32_t n, const void *keys, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
     const uint8_t *p = keys;
     uint8_t *out = dst;
     size_t used = 0;
@@ -542,7 +551,7 @@ static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf
         const char *k = (const char *)p + 4;
         p += 4 + (size_t)kl;
         char *e = NULL;
-        rocksdb_pinnableslice_t *v = R.get_pinned_cf(db, ro, CFH(cf), k, kl, &e);
+        rocksdb_pinnableslice_t *v = R.get_pinned_cf(db, ro, cf, k, kl, &e);
         if (e) return rdb_error(err, e);
         if (!v) { lens_out[i] = -1; continue; }
         size_t vlen;
@@ -561,16 +570,31 @@ static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf
     return (int)n;
 }
 
+/* Store multi-read. */
+static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
+                         const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
+                         ferry_error *err)
+{
+    return multi_get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out, err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Writes                                                              */
 
 /* Write one key. */
+static int put_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, rocksdb_column_family_handle_t *cf,
+                    const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
+{
+    char *e = NULL;
+    R.put_cf(db, wo, cf, key, klen, val, vlen, &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Store put. */
 static int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
                    size_t vlen, ferry_error *err)
 {
-    char *e = NULL;
-    R.put_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, &e);
-    return e ? rdb_error(err, e) : FERRY_OK;
+    return put_core(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, err);
 }
 
 /* Delete one key. */
@@ -590,15 +614,18 @@ static int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
-/* Translate the validated records into one RocksDB write batch and apply it. */
-static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+/* The family handle of a batch record's cf id. */
+typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id);
+
+/* Translate validated records into one RocksDB write batch and apply it. */
+static int write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, const void *ops, size_t len,
+                      cf_of_fn cf_of, void *ctx, ferry_error *err)
 {
-    ferry_cf_slot *cfs = s->cfs;
     rocksdb_writebatch_t *b = R.writebatch_create();
     const uint8_t *p = ops, *end = p + len;
     ferry_batch_rec r;
     while (ferry_batch_next(&p, end, &r)) {
-        rocksdb_column_family_handle_t *h = cfs[r.cf].handle;
+        rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf);
         const char *a = (const char *)r.a, *bb = (const char *)r.b;
         switch (r.op) {
         case FERRY_OP_PUT: R.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
@@ -607,9 +634,21 @@ static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count
         }
     }
     char *e = NULL;
-    R.write(STORE(s)->db, STORE(s)->wopts, b, &e);
+    R.write(db, wo, b, &e);
     R.writebatch_destroy(b);
     return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* A store's family handle by id (ctx: the slot table). */
+static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id)
+{
+    return ((ferry_cf_slot *)ctx)[id].handle;
+}
+
+/* Store batch write. */
+static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    return write_core(STORE(s)->db, STORE(s)->wopts, ops, len, store_cf_of, s->cfs, err);
 }
 
 /* Flush the family's memtables and wait. */
@@ -659,18 +698,19 @@ static int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name,
 /* ------------------------------------------------------------------ */
 /* Cursors                                                             */
 
-/* An iterator with its own read options and cursor-owned copies of the bounds. */
-static int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
-                           size_t llen, const void *upper, size_t ulen, uint32_t flags,
-                           ferry_cursor **out, ferry_error *err)
+/* An iterator on db/cf with its own read options and cursor-owned copies of the bounds.
+ * owner: the store, or the interop pseudo-store for cursors on RocksJava's objects. */
+static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_family_handle_t *cf,
+                         const rocksdb_snapshot_t *snap, const void *lower, size_t llen, const void *upper,
+                         size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
 {
     size_t blen = (lower ? llen : 0) + (upper ? ulen : 0);
     if (blen < llen) return ferry_fail(err, FERRY_EINVAL, 0, "bounds too long");
     rdb_cursor *c = calloc(1, sizeof *c + blen);
     if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    c->base.store = s;
+    c->base.store = owner;
     c->ropts = R.readoptions_create();
-    if (snap) R.readoptions_set_snapshot(c->ropts, ((rdb_snapshot *)snap)->snap);
+    if (snap) R.readoptions_set_snapshot(c->ropts, snap);
     if (flags & FERRY_CURSOR_NO_FILL_CACHE) R.readoptions_set_fill_cache(c->ropts, 0);
     char *b = c->bounds;
     if (lower) {
@@ -682,17 +722,27 @@ static int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *
         if (ulen) memcpy(b, upper, ulen);
         R.readoptions_set_iterate_upper_bound(c->ropts, b, ulen);
     }
-    c->it = R.create_iterator_cf(STORE(s)->db, c->ropts, CFH(cf));
+    c->it = R.create_iterator_cf(db, c->ropts, cf);
     *out = &c->base;
     return FERRY_OK;
 }
 
-/* Destroy the iterator before the read options it points into. */
+/* Store cursor. */
+static int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                           size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                           ferry_cursor **out, ferry_error *err)
+{
+    return cursor_create(s, STORE(s)->db, CFH(cf), snap ? ((rdb_snapshot *)snap)->snap : NULL, lower, llen,
+                         upper, ulen, flags, out, err);
+}
+
+/* Destroy an owned iterator before the read options it points into; a wrapped (borrowed)
+ * iterator stays with RocksJava. */
 static int rdb_cursor_close(ferry_cursor *cb)
 {
     rdb_cursor *c = (rdb_cursor *)cb;
-    R.iter_destroy(c->it);
-    R.readoptions_destroy(c->ropts);
+    if (c->it != (rocksdb_iterator_t *)&c->borrowed) R.iter_destroy(c->it);
+    if (c->ropts) R.readoptions_destroy(c->ropts);
     free(c);
     return FERRY_OK;
 }
@@ -722,8 +772,8 @@ static int position(rocksdb_iterator_t *it, int op, const void *key, size_t klen
         R.iter_seek_for_prev(it, key, klen);
         if (at_key(it, key, klen)) R.iter_prev(it);
         return 0;
-    case FERRY_NEXT: return 1;
-    default: return 0; /* FERRY_PREV */
+    case FERRY_NEXT: case FERRY_CURRENT_FWD: return 1;
+    default: return 0; /* FERRY_PREV, FERRY_CURRENT_REV */
     }
 }
 
@@ -787,3 +837,119 @@ static const ferry_engine_ops rdb_ops = {
     .cursor_close = rdb_cursor_close,
     .cursor_fill = rdb_cursor_fill,
 };
+
+/* ------------------------------------------------------------------ */
+/* RocksJava interop: the same cores over RocksJava's objects          */
+
+/* Owner of interop cursors: carries the engine's vtable (cursor_fill/close touch no store
+ * state), so ferry_cursor_fill/close dispatch as for store cursors. Never handed out. */
+static ferry_store rj_owner = { .ops = &rdb_ops, .engine = FERRY_ENGINE_ROCKSDB };
+
+#define RJ_READY(err) \
+    do { if (!atomic_load_explicit(&g_ready, memory_order_acquire)) \
+        return ferry_fail((err), FERRY_ENOENGINE, 0, "RocksDB engine not attached"); } while (0)
+
+/* Shells around RocksJava's pointers, valid for one call. */
+#define RJ_SHELLS(db, cf) \
+    rdb_db_shell dbs_ = { (db) }; \
+    rdb_cf_shell cfs_ = { (cf), 0 }; \
+    rocksdb_t *rdb_ = (rocksdb_t *)&dbs_; \
+    rocksdb_column_family_handle_t *rcf_ = (rocksdb_column_family_handle_t *)&cfs_
+
+/* Read options for one interop read: the shared defaults, or fresh ones at a snapshot. */
+static rocksdb_readoptions_t *rj_read_opts(const void *snapshot)
+{
+    if (!snapshot) return g_rj_ropts;
+    rdb_snapshot_shell sn = { snapshot };
+    rocksdb_readoptions_t *ro = R.readoptions_create();
+    R.readoptions_set_snapshot(ro, (const rocksdb_snapshot_t *)&sn);   /* copies sn.rep */
+    return ro;
+}
+
+static void rj_read_done(rocksdb_readoptions_t *ro)
+{
+    if (ro != g_rj_ropts) R.readoptions_destroy(ro);
+}
+
+int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
+                                 const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out,
+                                 ferry_error *err)
+{
+    RJ_READY(err);
+    RJ_SHELLS(db, cf);
+    rdb_snapshot_shell sn = { snapshot };
+    return cursor_create(&rj_owner, rdb_, rcf_, snapshot ? (const rocksdb_snapshot_t *)&sn : NULL, lower, llen,
+                         upper, ulen, flags, out, err);
+}
+
+int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
+{
+    RJ_READY(err);
+    rdb_cursor *c = calloc(1, sizeof *c);
+    if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    c->base.store = &rj_owner;
+    c->borrowed.rep = iterator;
+    c->it = (rocksdb_iterator_t *)&c->borrowed;
+    *out = &c->base;
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_rj_cursor_forget(ferry_cursor *cb)
+{
+    rdb_cursor *c = (rdb_cursor *)cb;
+    if (cb->store != &rj_owner) return ferry_cursor_close(cb);
+    if (c->ropts) R.readoptions_destroy(c->ropts);   /* the iterator (leaked) is never used again */
+    free(c);
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst,
+                         size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    RJ_READY(err);
+    RJ_SHELLS(db, cf);
+    rocksdb_readoptions_t *ro = rj_read_opts(snapshot);
+    int rc = get_core(rdb_, ro, rcf_, key, klen, dst, cap, vlen_out, err);
+    rj_read_done(ro);
+    return rc;
+}
+
+int ferry_rocksdb_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
+                               size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
+    RJ_READY(err);
+    RJ_SHELLS(db, cf);
+    rocksdb_readoptions_t *ro = rj_read_opts(snapshot);
+    int rc = multi_get_core(rdb_, ro, rcf_, n, keys, dst, cap, lens_out, err);
+    rj_read_done(ro);
+    return rc;
+}
+
+int ferry_rocksdb_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen,
+                         ferry_error *err)
+{
+    RJ_READY(err);
+    RJ_SHELLS(db, cf);
+    return put_core(rdb_, g_rj_wopts, rcf_, key, klen, val, vlen, err);
+}
+
+/* Interop batch families: one shell re-pointed per record (the C API reads it during the call). */
+typedef struct rj_families {
+    void *const *cfs;
+    rdb_cf_shell shell;
+} rj_families;
+
+static rocksdb_column_family_handle_t *rj_cf_of(void *ctx, uint32_t id)
+{
+    rj_families *f = ctx;
+    f->shell.rep = f->cfs[id];
+    return (rocksdb_column_family_handle_t *)&f->shell;
+}
+
+int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err)
+{
+    RJ_READY(err);
+    rdb_db_shell dbs = { db };
+    rj_families f = { cfs, { NULL, 0 } };   /* record ids were checked against the array's length */
+    return write_core((rocksdb_t *)&dbs, g_rj_wopts, ops, len, rj_cf_of, &f, err);
+}

@@ -191,15 +191,8 @@ int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t 
     CHECK_E(s != NULL && lens_out != NULL && n > 0, err, "store or lens_out is NULL, or n is 0");
     CHECK_E(keys != NULL && BYTES_OK(dst, cap), err, "NULL buffer");
     CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
-    /* validate the key records */
-    const uint8_t *p = keys, *end = p + keys_len;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t kl;
-        if ((size_t)(end - p) < 4) return ferry_fail(err, FERRY_EINVAL, 0, "multi_get: key record %u truncated", i);
-        memcpy(&kl, p, 4);
-        if ((size_t)(end - p - 4) < kl) return ferry_fail(err, FERRY_EINVAL, 0, "multi_get: key %u overruns the buffer", i);
-        p += 4 + kl;
-    }
+    int vrc = ferry_keys_validate(n, keys, keys_len, err);
+    if (vrc) return vrc;
     SLOT(s, cf, err);
     return s->ops->multi_get(s, snap, slot, n, keys, keys_len, dst, cap, lens_out, err);
 }
@@ -238,28 +231,8 @@ int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, fer
     CHECK_E(s != NULL, err, "store is NULL");
     CHECK_E(BYTES_OK(ops, len), err, "NULL batch with a length");
     WRITABLE(s, err);
-    /* validate every record before applying any */
-    const uint8_t *p = ops, *end = p + len;
-    uint32_t seen = 0;
-    uint32_t ncf = atomic_load_explicit(&s->cf_count, memory_order_acquire);
-    while (p < end) {
-        if ((size_t)(end - p) < FERRY_OP_HEADER)
-            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: header truncated", seen);
-        uint32_t op, cf, alen, blen;
-        memcpy(&op, p, 4); memcpy(&cf, p + 4, 4); memcpy(&alen, p + 8, 4); memcpy(&blen, p + 12, 4);
-        if (op < FERRY_OP_PUT || op > FERRY_OP_DELETE_RANGE)
-            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: bad op %u", seen, op);
-        if (op == FERRY_OP_DELETE && blen != 0)
-            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: delete with a value", seen);
-        if ((uint64_t)alen + blen > (uint64_t)(end - p - FERRY_OP_HEADER))
-            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u overruns the batch", seen);
-        if (cf >= ncf) return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: no column family %u", seen, cf);
-        if (atomic_load(&s->cfs[cf].dropped))
-            return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", seen, s->cfs[cf].name);
-        p += FERRY_OP_HEADER + alen + blen;
-        seen++;
-    }
-    if (seen != count) return ferry_fail(err, FERRY_EINVAL, 0, "batch holds %u records, count says %u", seen, count);
+    int vrc = ferry_batch_validate(ops, len, count, atomic_load_explicit(&s->cf_count, memory_order_acquire), s, err);
+    if (vrc) return vrc;
     if (count == 0) return FERRY_OK;
     return s->ops->write(s, ops, len, count, err);
 }
@@ -319,7 +292,9 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
     CHECK_E(c != NULL && page != NULL, err, "cursor or page is NULL");
     CHECK_E(cap >= FERRY_PAGE_MIN, err, "page smaller than FERRY_PAGE_MIN");
     CHECK_E(max_entries >= 1, err, "max_entries is 0");
-    CHECK_E(op >= FERRY_FIRST && op <= FERRY_PREV, err, "bad cursor op");
+    CHECK_E(op >= FERRY_FIRST && op <= FERRY_CURRENT_REV, err, "bad cursor op");
+    if ((op == FERRY_CURRENT_FWD || op == FERRY_CURRENT_REV) && c->store->engine != FERRY_ENGINE_ROCKSDB)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "FERRY_CURRENT_* needs a RocksDB cursor");
     if (op >= FERRY_SEEK_GE && op <= FERRY_SEEK_LT) CHECK_E(BYTES_OK(key, klen), err, "NULL seek key with a length");
     if (op == FERRY_NEXT && c->dir != 1)
         return ferry_fail(err, FERRY_EDIRECTION, 0, c->dir == 0 ? "cursor is not positioned" : "cursor moves in reverse: seek to change direction");
@@ -328,6 +303,6 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
     int rc = c->store->ops->cursor_fill(c, op, key, klen, page, cap, max_entries, err);
     /* a seek positions the engine even when the first entry did not fit the page */
     if (op != FERRY_NEXT && op != FERRY_PREV && (rc >= 0 || rc == FERRY_ETOOSMALL))
-        c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT) ? 1 : -1;
+        c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_CURRENT_FWD) ? 1 : -1;
     return rc;
 }

@@ -73,7 +73,8 @@ struct ferry_engine_ops {
                        size_t llen, const void *upper, size_t ulen, uint32_t flags,
                        ferry_cursor **out, ferry_error *err);
     int (*cursor_close)(ferry_cursor *c);
-    /* op and direction already checked against c->dir; page cap >= FERRY_PAGE_MIN */
+    /* op and direction already checked against c->dir; page cap >= FERRY_PAGE_MIN;
+     * FERRY_CURRENT_* reach RocksDB cursors only */
     int (*cursor_fill)(ferry_cursor *c, int op, const void *key, size_t klen, uint8_t *page,
                        size_t cap, uint32_t max_entries, ferry_error *err);
 };
@@ -104,6 +105,28 @@ FERRY_HIDDEN int ferry_store_add_cf(ferry_store *s, const char *name, void *hand
 FERRY_HIDDEN void ferry_store_base_free(ferry_store *s);
 /* Find a live slot by name; returns its id or -1. */
 FERRY_HIDDEN int ferry_store_find_cf(ferry_store *s, const char *name);
+
+/* Check n packed multi-get key records ("u32 klen; key") against keys_len. */
+FERRY_HIDDEN int ferry_keys_validate(uint32_t n, const void *keys, size_t keys_len, ferry_error *err);
+/* Check batch records (FERRY_OP_*) before any is applied: ops, lengths, cf ids < ncf, and with
+ * a store s, that no named family was dropped; seen records == count. */
+FERRY_HIDDEN int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t ncf,
+                                      const ferry_store *s, ferry_error *err);
+
+/* ---- RocksJava interop (engine_rocksdb.c; argument checks in rocksjava.c) ---- */
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower,
+                                              size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                                              ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_forget(ferry_cursor *c);
+FERRY_HIDDEN int ferry_rocksdb_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen,
+                                      void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n,
+                                            const void *keys, size_t keys_len, void *dst, size_t cap,
+                                            int64_t *lens_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val,
+                                      size_t vlen, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err);
 
 /* Option value or fallback when absent/-1. */
 static inline int64_t ferry_opt(const int64_t *opts, int idx, int64_t dflt)

@@ -22,6 +22,16 @@ typedef struct rocksdb_iterator_t rocksdb_iterator_t;
 typedef struct rocksdb_writebatch_t rocksdb_writebatch_t;
 typedef struct rocksdb_pinnableslice_t rocksdb_pinnableslice_t;
 
+/* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
+ * each holds the C++ object pointer as its first member, and the C API functions used here read
+ * only that member during the call. RocksJava's getNativeHandle() values are those pointers, so
+ * a shell built around one can be passed where the C API takes the wrapper. The default family's
+ * wrapper also has immortal = true; the shim never destroys a shell through the C API. */
+typedef struct rdb_db_shell { void *rep; } rdb_db_shell;                        /* rocksdb_t: DB* */
+typedef struct rdb_cf_shell { void *rep; unsigned char immortal; } rdb_cf_shell; /* ..._column_family_handle_t */
+typedef struct rdb_snapshot_shell { const void *rep; } rdb_snapshot_shell;      /* rocksdb_snapshot_t */
+typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    /* rocksdb_iterator_t: Iterator* */
+
 /* Compression type values of rocksdb_options_set_compression. */
 #define RDB_NO_COMPRESSION     0
 #define RDB_SNAPPY_COMPRESSION 1

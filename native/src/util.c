@@ -1,4 +1,4 @@
-/* Shared helpers: error recording and the column-family table. */
+/* Shared helpers: error recording, the column-family table, input validation. */
 #include "internal.h"
 
 #include <stdarg.h>
@@ -60,4 +60,43 @@ void ferry_store_base_free(ferry_store *s)
     free(s->cfs);
     s->cfs = NULL;
     pthread_mutex_destroy(&s->cf_lock);
+}
+
+int ferry_keys_validate(uint32_t n, const void *keys, size_t keys_len, ferry_error *err)
+{
+    const uint8_t *p = keys, *end = p + keys_len;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t kl;
+        if ((size_t)(end - p) < 4) return ferry_fail(err, FERRY_EINVAL, 0, "multi_get: key record %u truncated", i);
+        memcpy(&kl, p, 4);
+        if ((size_t)(end - p - 4) < kl) return ferry_fail(err, FERRY_EINVAL, 0, "multi_get: key %u overruns the buffer", i);
+        p += 4 + kl;
+    }
+    return FERRY_OK;
+}
+
+int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t ncf, const ferry_store *s,
+                         ferry_error *err)
+{
+    const uint8_t *p = ops, *end = p + len;
+    uint32_t seen = 0;
+    while (p < end) {
+        if ((size_t)(end - p) < FERRY_OP_HEADER)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: header truncated", seen);
+        uint32_t op, cf, alen, blen;
+        memcpy(&op, p, 4); memcpy(&cf, p + 4, 4); memcpy(&alen, p + 8, 4); memcpy(&blen, p + 12, 4);
+        if (op < FERRY_OP_PUT || op > FERRY_OP_DELETE_RANGE)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: bad op %u", seen, op);
+        if (op == FERRY_OP_DELETE && blen != 0)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: delete with a value", seen);
+        if ((uint64_t)alen + blen > (uint64_t)(end - p - FERRY_OP_HEADER))
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u overruns the batch", seen);
+        if (cf >= ncf) return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: no column family %u", seen, cf);
+        if (s && atomic_load(&s->cfs[cf].dropped))
+            return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", seen, s->cfs[cf].name);
+        p += FERRY_OP_HEADER + alen + blen;
+        seen++;
+    }
+    if (seen != count) return ferry_fail(err, FERRY_EINVAL, 0, "batch holds %u records, count says %u", seen, count);
+    return FERRY_OK;
 }

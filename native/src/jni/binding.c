@@ -155,3 +155,49 @@ JNI_FN(cursorFill0)(JNIEnv *env, jclass cls, jlong c, jint op, jlong key, jlong 
 {
     return ferry_cursor_fill(P(c), op, P(key), (size_t)klen, P(page), (size_t)cap, (uint32_t)max_entries, P(err));
 }
+
+/* ---- RocksJava interop (handles are RocksJava's getNativeHandle() values) ---- */
+
+/* JniBinding.rjCursorOpen0 */
+JNI_FN(rjCursorOpen0)(JNIEnv *env, jclass cls, jlong db, jlong cf, jlong snap, jlong lower, jlong llen, jlong upper,
+                      jlong ulen, jint flags, jlong out, jlong err)
+{
+    return ferry_rj_cursor_open(P(db), P(cf), P(snap), P(lower), (size_t)llen, P(upper), (size_t)ulen,
+                                (uint32_t)flags, P(out), P(err));
+}
+
+/* JniBinding.rjCursorWrap0 */
+JNI_FN(rjCursorWrap0)(JNIEnv *env, jclass cls, jlong it, jlong out, jlong err)
+{
+    return ferry_rj_cursor_wrap(P(it), P(out), P(err));
+}
+
+/* JniBinding.rjCursorForget0 */
+JNI_FN(rjCursorForget0)(JNIEnv *env, jclass cls, jlong c) { return ferry_rj_cursor_forget(P(c)); }
+
+/* JniBinding.rjGet0 */
+JNI_FN(rjGet0)(JNIEnv *env, jclass cls, jlong db, jlong cf, jlong snap, jlong key, jlong klen, jlong dst, jlong cap,
+               jlong vlen_out, jlong err)
+{
+    return ferry_rj_get(P(db), P(cf), P(snap), P(key), (size_t)klen, P(dst), (size_t)cap, P(vlen_out), P(err));
+}
+
+/* JniBinding.rjMultiGet0 */
+JNI_FN(rjMultiGet0)(JNIEnv *env, jclass cls, jlong db, jlong cf, jlong snap, jint n, jlong keys, jlong keys_len,
+                    jlong dst, jlong cap, jlong lens_out, jlong err)
+{
+    return ferry_rj_multi_get(P(db), P(cf), P(snap), (uint32_t)n, P(keys), (size_t)keys_len, P(dst), (size_t)cap,
+                              P(lens_out), P(err));
+}
+
+/* JniBinding.rjPut0 */
+JNI_FN(rjPut0)(JNIEnv *env, jclass cls, jlong db, jlong cf, jlong key, jlong klen, jlong val, jlong vlen, jlong err)
+{
+    return ferry_rj_put(P(db), P(cf), P(key), (size_t)klen, P(val), (size_t)vlen, P(err));
+}
+
+/* JniBinding.rjWrite0 */
+JNI_FN(rjWrite0)(JNIEnv *env, jclass cls, jlong db, jlong cfs, jint ncfs, jlong ops, jlong len, jint count, jlong err)
+{
+    return ferry_rj_write(P(db), P(cfs), (uint32_t)ncfs, P(ops), (size_t)len, (uint32_t)count, P(err));
+}

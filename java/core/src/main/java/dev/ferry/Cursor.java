@@ -1,8 +1,9 @@
 package dev.ferry;
 
+import dev.ferry.internal.ApiAccess;
 import dev.ferry.internal.CursorAccess;
+import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Guard;
-import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
@@ -32,6 +33,8 @@ import java.util.Objects;
  * re-pointed at the current entry: no allocation per entry. When a move returns {@code false}
  * the cursor is unpositioned: further {@code next()}/{@code prev()} return false until a
  * positioning call ({@link #first()}, {@link #last()}, {@link #seek}, {@link #seekForPrev}).
+ * A cursor wrapping a RocksJava iterator ({@code dev.ferry.rocksjava.RocksInterop#wrap}) starts
+ * "armed": its first {@code next()}/{@code prev()} lands on the entry the iterator stands on.
  *
  * <p>Thread safety: a cursor is confined to the thread that opened it; use from another thread
  * throws {@link IllegalStateException}. {@link #close()} may be called from any thread (closing
@@ -46,6 +49,8 @@ public final class Cursor implements AutoCloseable {
     private static final int SEEK_LT = 6;
     private static final int NEXT = 7;
     private static final int PREV = 8;
+    private static final int CURRENT_FWD = 9;
+    private static final int CURRENT_REV = 10;
     private static final int HEADER = 16;
     private static final int PAGE_END = 1;
     private static final int PAGE_POINTERS = 2;
@@ -58,6 +63,7 @@ public final class Cursor implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
     static {
+        ApiAccess.install(new Internals());
         CursorAccess.install(new CursorAccess() {
             @Override public long keyAddress(Cursor c) { return c.key().addr; }
             @Override public int keyLength(Cursor c) { return c.key().length(); }
@@ -71,8 +77,7 @@ public final class Cursor implements AutoCloseable {
         });
     }
 
-    private final Store store;
-    private final Snapshot snapshot;
+    private final CursorHost host;
     private final Cleaner.Cleanable cleanable;
     private final NativeBinding b;
     private final Guard guard = new Guard("cursor");
@@ -85,7 +90,7 @@ public final class Cursor implements AutoCloseable {
     private ByteBuffer pbuf;
     private long pageAddr;
     private int pageCap;
-    /** Error struct and seek key: a view of the page buffer's tail, or a larger buffer of its own. */
+    /** Error struct and seek key: the page buffer's tail, or a larger buffer of its own. */
     private NativeBuffer aux;
     private int auxOff;
     private Runnable moveListener;
@@ -103,20 +108,21 @@ public final class Cursor implements AutoCloseable {
     private int nextMax;
     private boolean positioned;
     private boolean exhausted;
+    private boolean armed;
     private final View key = new View();
     private final View value = new View();
 
-    Cursor(Store store, Snapshot snapshot, long handle, Lifetime parent, KeyRange range, int pageSize, boolean scanMode) {
-        this.store = store;
-        this.snapshot = snapshot;
-        this.b = store.binding;
+    Cursor(CursorHost host, long handle, KeyRange range, int pageSize, boolean scanMode, boolean armed) {
+        this.host = host;
+        this.b = host.binding();
         this.handle = handle;
-        this.cleanable = CLEANER.register(this, new Release(b, handle, parent));
+        this.armed = armed;
+        this.cleanable = CLEANER.register(this, host.release(handle));
         this.owner = Thread.currentThread();
         this.emptyRange = range.isEmpty();
         this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
         this.growth = scanMode ? 1 : 8;
-        usePage(store.takePage(pageSize + AUX));
+        usePage(host.takePage(pageSize + AUX));
     }
 
     /**
@@ -165,7 +171,7 @@ public final class Cursor implements AutoCloseable {
     public boolean next() {
         checkThread();
         if (!positioned) {
-            return unpositionedMove();
+            return armed ? position(CURRENT_FWD, null) : unpositionedMove();
         }
         if (pdir > 0) {
             if (idx + 1 < count) {
@@ -193,7 +199,7 @@ public final class Cursor implements AutoCloseable {
     public boolean prev() {
         checkThread();
         if (!positioned) {
-            return unpositionedMove();
+            return armed ? position(CURRENT_REV, null) : unpositionedMove();
         }
         if (pdir < 0) {
             if (idx + 1 < count) {
@@ -268,42 +274,25 @@ public final class Cursor implements AutoCloseable {
             releaseIfOwner();
             return;
         }
-        invalidate();
-        if (snapshot != null) {
-            snapshot.forget(this);
-        } else {
-            store.forget(this);
+        try {
+            if (Thread.currentThread() == owner) {
+                host.closing(positioned ? key : null, pdir);
+            }
+        } finally {
+            invalidate();
+            host.forget(this);
+            releaseIfOwner();
         }
-        releaseIfOwner();
     }
 
     /** Frees the native cursor once, when called on the owning thread after close. */
     private void releaseIfOwner() {
         if (Thread.currentThread() == owner && page != null) {
             win = null;
-            store.returnPage(page);
+            host.returnPage(page);
             page = null;
             pbuf = null;
             cleanable.clean();
-        }
-    }
-
-    /** The native release, run once: by the owner after close, or by the cleaner. */
-    private static final class Release implements Runnable {
-        private final NativeBinding b;
-        private final long handle;
-        private final Lifetime parent;
-
-        Release(NativeBinding b, long handle, Lifetime parent) {
-            this.b = b;
-            this.handle = handle;
-            this.parent = parent;
-        }
-
-        @Override
-        public void run() {
-            b.cursorClose(handle);
-            parent.unpin();
         }
     }
 
@@ -321,6 +310,7 @@ public final class Cursor implements AutoCloseable {
     private boolean position(int op, byte[] k) {
         checkThread();
         checkOpen();
+        armed = false;
         if (emptyRange) {
             invalidate();
             exhausted = true;
@@ -346,13 +336,14 @@ public final class Cursor implements AutoCloseable {
     }
 
     private boolean fill(int op, long kaddr, int klen, int max) {
-        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT;
+        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT || op == CURRENT_FWD;
         if (moveListener != null) {
             moved();
         }
         int rc;
         guard.enter();
         try {
+            host.beforeNativeCall();
             // the error struct sits in the aux area, which a seek key never overlaps
             long err = aux.addr + auxOff;
             aux.buf.putInt(auxOff, 0);
@@ -364,6 +355,7 @@ public final class Cursor implements AutoCloseable {
                 rc = b.cursorFill(handle, forward ? NEXT : PREV, 0, 0, pageAddr, pageCap, max, err);
             }
         } finally {
+            host.afterNativeCall();
             guard.exit();
         }
         if (rc < 0) {
@@ -455,7 +447,7 @@ public final class Cursor implements AutoCloseable {
         }
         boolean ownAux = aux != page;
         NativeBuffer n = NativeBuffer.allocate(b, cap + AUX);
-        store.returnPage(page);
+        host.returnPage(page);
         NativeBuffer keep = aux;
         int keepOff = auxOff;
         usePage(n);

@@ -5,6 +5,7 @@ import dev.ferry.internal.Engines;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.PointReads;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
 import java.nio.ByteBuffer;
@@ -50,7 +51,6 @@ public final class Store implements AutoCloseable {
     public static final int NOT_FOUND = -1;
 
     private static final int RC_NOTFOUND = -1001;
-    private static final int ETOOSMALL = -1004;
     private static final int MAX_POOLED_PAGES = 8;
     private static final ConcurrentHashMap<Path, Boolean> OPEN_LMDB = new ConcurrentHashMap<>();
 
@@ -884,14 +884,8 @@ public final class Store implements AutoCloseable {
         byte[] hi = range.upperRef();
         Scratch s = Scratch.get(binding);
         int loLen = lo == null ? 0 : lo.length;
-        int hiOff = align8(Scratch.DATA + loLen);
-        NativeBuffer m = s.ensure((long) hiOff + (hi == null ? 0 : hi.length), 0);
-        if (lo != null) {
-            m.buf.put(Scratch.DATA, lo);
-        }
-        if (hi != null) {
-            m.buf.put(hiOff, hi);
-        }
+        int hiOff = s.putTwo(lo, hi);
+        NativeBuffer m = s.mem;
         int flags = (o.pointers ? 1 : 0) | (o.fillCache ? 0 : 2);
         int rc = binding.cursorOpen(handle, snap == null ? 0 : snap.handle, id, lo == null ? 0 : m.addr + Scratch.DATA, loLen,
                 hi == null ? 0 : m.addr + hiOff, hi == null ? 0 : hi.length, flags, s.out(0), s.err());
@@ -902,7 +896,8 @@ public final class Store implements AutoCloseable {
         Lifetime parent = snap == null ? lifetime : snap.lifetime;
         parent.pin();
         try {
-            return new Cursor(this, snap, h, parent, range, o.pageSize > 0 ? o.pageSize : options().pageSize, scanMode);
+            return new Cursor(new StoreCursorHost(this, snap, parent), h, range, o.pageSize > 0 ? o.pageSize : options().pageSize,
+                    scanMode, false);
         } catch (RuntimeException | Error e) {
             binding.cursorClose(h);
             parent.unpin();
@@ -911,117 +906,15 @@ public final class Store implements AutoCloseable {
     }
 
     byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {
-        Scratch s = Scratch.get(binding);
-        int voff = align8(Scratch.DATA + klen);
-        NativeBuffer m = s.ensure(voff + 256L, 0);
-        m.buf.put(Scratch.DATA, key, koff, klen);
-        for (;;) {
-            int cap = m.cap - voff;
-            int rc = binding.get(handle, snap, cf, m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
-            if (rc == RC_NOTFOUND) {
-                return null;
-            }
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            long vlen = s.outLong(0);
-            if (vlen <= cap) {
-                return m.bytes(voff, (int) vlen);
-            }
-            m = s.ensure(voff + vlen, voff);
-        }
+        return PointReads.get(binding, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, koff, klen);
     }
 
     int getIntoImpl(long snap, int cf, ByteBuffer key, ByteBuffer into) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(into, "into");
-        if (into.isReadOnly()) {
-            throw new IllegalArgumentException("target buffer is read-only");
-        }
-        Scratch s = Scratch.get(binding);
-        int klen = key.remaining();
-        int cap = into.remaining();
-        NativeBuffer m;
-        long dst;
-        int voff = align8(Scratch.DATA + klen);
-        if (into.isDirect()) {
-            m = s.ensure(Scratch.DATA + (long) klen, 0);
-            dst = binding.address(into) + into.position();
-        } else {
-            m = s.ensure((long) voff + cap, 0);
-            dst = m.addr + voff;
-        }
-        m.buf.put(Scratch.DATA, key, key.position(), klen);
-        int rc = binding.get(handle, snap, cf, m.addr + Scratch.DATA, klen, dst, cap, s.out(0), s.err());
-        java.lang.ref.Reference.reachabilityFence(into);
-        if (rc == RC_NOTFOUND) {
-            return NOT_FOUND;
-        }
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        long vlen = s.outLong(0);
-        int copied = (int) Math.min(vlen, cap);
-        if (!into.isDirect()) {
-            into.put(into.position(), m.buf, voff, copied);
-        }
-        into.position(into.position() + copied);
-        return (int) Math.min(vlen, Integer.MAX_VALUE);
+        return PointReads.getInto(binding, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, into);
     }
 
     List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys) {
-        Objects.requireNonNull(keys, "keys");
-        int n = keys.size();
-        List<byte[]> out = new ArrayList<>(n);
-        Scratch s = Scratch.get(binding);
-        int done = 0;
-        int valueCap = 64 * 1024;
-        while (done < n) {
-            // pack as many keys as fit a 1 MiB key area
-            long keyBytes = 0;
-            int batch = 0;
-            for (int i = done; i < n && batch < 4096; i++) {
-                byte[] k = requireKey(keys.get(i));
-                if (batch > 0 && keyBytes + 4 + k.length > (1 << 20)) {
-                    break;
-                }
-                keyBytes += 4 + k.length;
-                batch++;
-            }
-            int lensOff = align8(Scratch.DATA + (int) keyBytes);
-            int dstOff = lensOff + 8 * batch;
-            NativeBuffer m = s.ensure((long) dstOff + valueCap, 0);
-            int p = Scratch.DATA;
-            for (int i = done; i < done + batch; i++) {
-                byte[] k = keys.get(i);
-                m.buf.putInt(p, k.length);
-                m.buf.put(p + 4, k);
-                p += 4 + k.length;
-            }
-            int rc = binding.multiGet(handle, snap, cf, batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
-                    m.cap - dstOff, m.addr + lensOff, s.err());
-            if (rc == ETOOSMALL) {
-                long need = m.buf.getLong(lensOff);
-                valueCap = (int) Math.min(Integer.MAX_VALUE - dstOff - 16, Math.max(need, 2L * valueCap));
-                s.ensure((long) dstOff + valueCap, 0);
-                continue;
-            }
-            if (rc < 0) {
-                throw s.error(rc);
-            }
-            int vo = dstOff;
-            for (int i = 0; i < rc; i++) {
-                long len = m.buf.getLong(lensOff + 8 * i);
-                if (len < 0) {
-                    out.add(null);
-                } else {
-                    out.add(m.bytes(vo, (int) len));
-                    vo += (int) len;
-                }
-            }
-            done += rc;
-        }
-        return out;
+        return PointReads.multiGet(binding, (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, d, c, lo, e), keys);
     }
 
     int cfId(ColumnFamily cf) {

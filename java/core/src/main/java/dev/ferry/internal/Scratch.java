@@ -70,6 +70,27 @@ public final class Scratch {
         return mem;
     }
 
+    /**
+     * Copies two byte strings into the data area: {@code a} at {@link #DATA}, {@code b} at the
+     * next 8-byte boundary after it (null counts as empty and writes nothing).
+     *
+     * @param a first bytes, or null
+     * @param b second bytes, or null
+     * @return the offset of {@code b}
+     */
+    public int putTwo(byte[] a, byte[] b) {
+        int alen = a == null ? 0 : a.length;
+        int boff = (DATA + alen + 7) & ~7;
+        NativeBuffer m = ensure((long) boff + (b == null ? 0 : b.length), 0);
+        if (a != null) {
+            m.buf.put(DATA, a);
+        }
+        if (b != null) {
+            m.buf.put(boff, b);
+        }
+        return boff;
+    }
+
     /** @return address of the error struct */
     public long err() {
         return mem.addr + ERR;

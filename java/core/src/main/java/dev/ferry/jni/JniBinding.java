@@ -75,6 +75,23 @@ public final class JniBinding implements NativeBinding {
     @Override public int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err) {
         return cursorFill0(cursor, op, key, klen, page, cap, maxEntries, err);
     }
+    @Override public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
+        return rjCursorOpen0(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
+    }
+    @Override public int rjCursorWrap(long iterator, long out, long err) { return rjCursorWrap0(iterator, out, err); }
+    @Override public int rjCursorForget(long cursor) { return rjCursorForget0(cursor); }
+    @Override public int rjGet(long db, long cf, long snapshot, long key, long klen, long dst, long cap, long vlenOut, long err) {
+        return rjGet0(db, cf, snapshot, key, klen, dst, cap, vlenOut, err);
+    }
+    @Override public int rjMultiGet(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err) {
+        return rjMultiGet0(db, cf, snapshot, n, keys, keysLen, dst, cap, lensOut, err);
+    }
+    @Override public int rjPut(long db, long cf, long key, long klen, long val, long vlen, long err) {
+        return rjPut0(db, cf, key, klen, val, vlen, err);
+    }
+    @Override public int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err) {
+        return rjWrite0(db, cfs, ncfs, ops, len, count, err);
+    }
 
     private static native long address0(ByteBuffer direct);
     private static native ByteBuffer wrap0(long address, int length);
@@ -103,4 +120,11 @@ public final class JniBinding implements NativeBinding {
     private static native int cursorOpen0(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags, long out, long err);
     private static native int cursorClose0(long cursor);
     private static native int cursorFill0(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
+    private static native int rjCursorOpen0(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err);
+    private static native int rjCursorWrap0(long iterator, long out, long err);
+    private static native int rjCursorForget0(long cursor);
+    private static native int rjGet0(long db, long cf, long snapshot, long key, long klen, long dst, long cap, long vlenOut, long err);
+    private static native int rjMultiGet0(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
+    private static native int rjPut0(long db, long cf, long key, long klen, long val, long vlen, long err);
+    private static native int rjWrite0(long db, long cfs, int ncfs, long ops, long len, int count, long err);
 }

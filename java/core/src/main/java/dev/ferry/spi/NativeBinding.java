@@ -178,4 +178,68 @@ public interface NativeBinding {
      * @return entries written or rc
      */
     int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
+
+    // ---- RocksJava interop: handles are RocksJava's getNativeHandle() values ----
+
+    /**
+     * {@code ferry_rj_cursor_open}.
+     *
+     * @param db rocksdb::DB*
+     * @param cf rocksdb::ColumnFamilyHandle*
+     * @param snapshot const rocksdb::Snapshot* or 0
+     * @param lower address or 0
+     * @param llen length
+     * @param upper address or 0
+     * @param ulen length
+     * @param flags FERRY_CURSOR_*
+     * @param out handle slot
+     * @param err error struct
+     * @return rc
+     */
+    int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err);
+
+    /** @param iterator rocksdb::Iterator* @param out handle slot @param err error struct @return rc */
+    int rjCursorWrap(long iterator, long out, long err);
+
+    /** @param cursor an interop cursor whose DB is closed @return rc */
+    int rjCursorForget(long cursor);
+
+    /**
+     * {@code ferry_rj_get}.
+     *
+     * @param db rocksdb::DB*
+     * @param cf rocksdb::ColumnFamilyHandle*
+     * @param snapshot const rocksdb::Snapshot* or 0
+     * @param key key address
+     * @param klen key length
+     * @param dst destination
+     * @param cap destination capacity
+     * @param vlenOut size_t slot
+     * @param err error struct
+     * @return rc
+     */
+    int rjGet(long db, long cf, long snapshot, long key, long klen, long dst, long cap, long vlenOut, long err);
+
+    /**
+     * {@code ferry_rj_multi_get}.
+     *
+     * @param db rocksdb::DB*
+     * @param cf rocksdb::ColumnFamilyHandle*
+     * @param snapshot const rocksdb::Snapshot* or 0
+     * @param n key count
+     * @param keys packed keys
+     * @param keysLen their length
+     * @param dst destination
+     * @param cap destination capacity
+     * @param lensOut int64 array
+     * @param err error struct
+     * @return keys answered or rc
+     */
+    int rjMultiGet(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
+
+    /** @param db rocksdb::DB* @param cf rocksdb::ColumnFamilyHandle* @param key address @param klen length @param val address @param vlen length @param err error struct @return rc */
+    int rjPut(long db, long cf, long key, long klen, long val, long vlen, long err);
+
+    /** @param db rocksdb::DB* @param cfs array of ColumnFamilyHandle* @param ncfs its length @param ops records @param len bytes @param count records @param err error struct @return rc */
+    int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err);
 }

@@ -142,6 +142,35 @@ public final class FfmBinding implements NativeBinding {
     //                       uint32_t max_entries, ferry_error *err)
     private static final MethodHandle CURSOR_FILL = downcall("ferry_cursor_fill",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
+    // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
+    // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
+    //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+    private static final MethodHandle RJ_CURSOR_OPEN = downcall("ferry_rj_cursor_open",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                    JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), PLAIN);
+    // int ferry_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
+    private static final MethodHandle RJ_CURSOR_WRAP = downcall("ferry_rj_cursor_wrap",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
+    // int ferry_rj_cursor_forget(ferry_cursor *c)
+    private static final MethodHandle RJ_CURSOR_FORGET = downcall("ferry_rj_cursor_forget",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG), PLAIN);
+    // int ferry_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst,
+    //                  size_t cap, size_t *vlen_out, ferry_error *err)
+    private static final MethodHandle RJ_GET = downcall("ferry_rj_get",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
+    // int ferry_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
+    //                        size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+    private static final MethodHandle RJ_MULTI_GET = downcall("ferry_rj_multi_get",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
+    // int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
+    private static final MethodHandle RJ_PUT = downcall("ferry_rj_put",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
+    // int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len, uint32_t count,
+    //                    ferry_error *err)
+    private static final MethodHandle RJ_WRITE = downcall("ferry_rj_write",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
 
     /** The single instance. */
     public static final FfmBinding INSTANCE = new FfmBinding();
@@ -420,6 +449,69 @@ public final class FfmBinding implements NativeBinding {
             return (int) CURSOR_FILL.invokeExact(cursor, op, key, klen, page, cap, maxEntries, err);
         } catch (Throwable t) {
             throw failure("ferry_cursor_fill", t);
+        }
+    }
+
+    @Override
+    public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
+        try {
+            return (int) RJ_CURSOR_OPEN.invokeExact(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_rj_cursor_open", t);
+        }
+    }
+
+    @Override
+    public int rjCursorWrap(long iterator, long out, long err) {
+        try {
+            return (int) RJ_CURSOR_WRAP.invokeExact(iterator, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_rj_cursor_wrap", t);
+        }
+    }
+
+    @Override
+    public int rjCursorForget(long cursor) {
+        try {
+            return (int) RJ_CURSOR_FORGET.invokeExact(cursor);
+        } catch (Throwable t) {
+            throw failure("ferry_rj_cursor_forget", t);
+        }
+    }
+
+    @Override
+    public int rjGet(long db, long cf, long snapshot, long key, long klen, long dst, long cap, long vlenOut, long err) {
+        try {
+            return (int) RJ_GET.invokeExact(db, cf, snapshot, key, klen, dst, cap, vlenOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_rj_get", t);
+        }
+    }
+
+    @Override
+    public int rjMultiGet(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err) {
+        try {
+            return (int) RJ_MULTI_GET.invokeExact(db, cf, snapshot, n, keys, keysLen, dst, cap, lensOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_rj_multi_get", t);
+        }
+    }
+
+    @Override
+    public int rjPut(long db, long cf, long key, long klen, long val, long vlen, long err) {
+        try {
+            return (int) RJ_PUT.invokeExact(db, cf, key, klen, val, vlen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_rj_put", t);
+        }
+    }
+
+    @Override
+    public int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err) {
+        try {
+            return (int) RJ_WRITE.invokeExact(db, cfs, ncfs, ops, len, count, err);
+        } catch (Throwable t) {
+            throw failure("ferry_rj_write", t);
         }
     }
 

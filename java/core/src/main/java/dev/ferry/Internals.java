@@ -1,0 +1,23 @@
+package dev.ferry;
+
+import dev.ferry.internal.ApiAccess;
+import dev.ferry.internal.CursorHost;
+import java.nio.ByteBuffer;
+
+/** The package-private operations other Ferry packages reach through {@link ApiAccess}. */
+final class Internals implements ApiAccess.Hooks {
+    @Override
+    public Cursor newCursor(CursorHost host, long handle, KeyRange range, int pageSize, boolean armed) {
+        return new Cursor(host, handle, range, pageSize, false, armed);
+    }
+
+    @Override
+    public ByteBuffer encoded(WriteBatch batch) {
+        return batch.encoded();
+    }
+
+    @Override
+    public boolean namesFamilies(WriteBatch batch) {
+        return batch.familiesOf() != null;
+    }
+}

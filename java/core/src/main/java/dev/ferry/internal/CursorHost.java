@@ -1,0 +1,68 @@
+package dev.ferry.internal;
+
+import dev.ferry.Cursor;
+import dev.ferry.View;
+import dev.ferry.spi.NativeBinding;
+
+/**
+ * What a {@link Cursor} needs from whatever opened it: the binding, page memory, a check before
+ * each native call, bookkeeping at close and the native release. A store or snapshot is one host;
+ * the RocksJava interop ({@code dev.ferry.rocksjava}) is another, whose cursors live on
+ * RocksJava's objects instead of a {@code Store}.
+ *
+ * <p>Thread safety: {@link #forget} and {@link #release} may run on any thread; the other methods
+ * run on the cursor's thread.
+ */
+public interface CursorHost {
+    /** @return the binding the cursor calls through */
+    NativeBinding binding();
+
+    /**
+     * Lends a page buffer.
+     *
+     * @param size its capacity in bytes
+     * @return the buffer
+     */
+    NativeBuffer takePage(int size);
+
+    /**
+     * Takes a page back (it may be pooled or dropped).
+     *
+     * @param page the page, or null
+     */
+    void returnPage(NativeBuffer page);
+
+    /**
+     * Runs before every native call on the cursor's handle, inside the cursor's guard.
+     *
+     * @throws IllegalStateException when the objects the cursor reads through are closed
+     */
+    void beforeNativeCall();
+
+    /** Runs after every native call on the cursor's handle (also when it threw). */
+    void afterNativeCall();
+
+    /**
+     * Runs once at close on the cursor's own thread, before the cursor lets go of its position.
+     *
+     * @param key the current key, or null when the cursor is not on an entry
+     * @param direction 1 when the cursor was moving forward, -1 in reverse
+     */
+    void closing(View key, int direction);
+
+    /**
+     * The cursor was closed (on any thread): drop it from the host's bookkeeping.
+     *
+     * @param cursor the cursor
+     */
+    void forget(Cursor cursor);
+
+    /**
+     * Builds the native release of a cursor handle, run exactly once (by the owning thread after
+     * close, or by a cleaner); it must not reference the cursor.
+     *
+     * @param handle the native cursor
+     * @return the release action
+     */
+    Runnable release(long handle);
+}

@@ -1,0 +1,205 @@
+package dev.ferry.internal;
+
+import dev.ferry.spi.NativeBinding;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The point-read algorithms shared by every reader (stores, snapshots, the RocksJava interop):
+ * keys copied into per-thread scratch memory, values copied out, buffers grown when a value does
+ * not fit. The native call itself is a parameter.
+ *
+ * <p>Thread safety: thread-safe (scratch memory is per thread).
+ */
+public final class PointReads {
+    /** Returned by {@link #getInto} when the key is absent. */
+    public static final int NOT_FOUND = -1;
+
+    private static final int RC_NOTFOUND = -1001;
+    private static final int ETOOSMALL = -1004;
+
+    private PointReads() {
+    }
+
+    /** A {@code ferry_get}-shaped call with the reader's own handles bound. */
+    @FunctionalInterface
+    public interface Get {
+        /**
+         * Reads one key.
+         *
+         * @param key key address
+         * @param klen key length
+         * @param dst destination
+         * @param cap destination capacity
+         * @param vlenOut size_t slot
+         * @param err error struct
+         * @return rc
+         */
+        int call(long key, long klen, long dst, long cap, long vlenOut, long err);
+    }
+
+    /** A {@code ferry_multi_get}-shaped call with the reader's own handles bound. */
+    @FunctionalInterface
+    public interface MultiGet {
+        /**
+         * Reads many keys.
+         *
+         * @param n key count
+         * @param keys packed keys
+         * @param keysLen their length
+         * @param dst destination
+         * @param cap destination capacity
+         * @param lensOut int64 array
+         * @param err error struct
+         * @return keys answered or rc
+         */
+        int call(int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
+    }
+
+    /**
+     * Reads one key, growing the value area until the value fits.
+     *
+     * @param binding resolves scratch memory
+     * @param fn the native read
+     * @param key key array
+     * @param koff first key byte
+     * @param klen key length
+     * @return a copy of the value, or null when absent
+     */
+    public static byte[] get(NativeBinding binding, Get fn, byte[] key, int koff, int klen) {
+        Scratch s = Scratch.get(binding);
+        int voff = align8(Scratch.DATA + klen);
+        NativeBuffer m = s.ensure(voff + 256L, 0);
+        m.buf.put(Scratch.DATA, key, koff, klen);
+        for (;;) {
+            int cap = m.cap - voff;
+            int rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+            if (rc == RC_NOTFOUND) {
+                return null;
+            }
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            long vlen = s.outLong(0);
+            if (vlen <= cap) {
+                return m.bytes(voff, (int) vlen);
+            }
+            m = s.ensure(voff + vlen, voff);
+        }
+    }
+
+    /**
+     * Reads one key into a buffer (direct buffers are written in place).
+     *
+     * @param binding resolves scratch memory and buffer addresses
+     * @param fn the native read
+     * @param key the key (position to limit; not moved)
+     * @param into receives up to {@code into.remaining()} bytes of the value; its position advances
+     * @return the value's full length, or {@link #NOT_FOUND}
+     */
+    public static int getInto(NativeBinding binding, Get fn, ByteBuffer key, ByteBuffer into) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(into, "into");
+        if (into.isReadOnly()) {
+            throw new IllegalArgumentException("target buffer is read-only");
+        }
+        Scratch s = Scratch.get(binding);
+        int klen = key.remaining();
+        int cap = into.remaining();
+        NativeBuffer m;
+        long dst;
+        int voff = align8(Scratch.DATA + klen);
+        if (into.isDirect()) {
+            m = s.ensure(Scratch.DATA + (long) klen, 0);
+            dst = binding.address(into) + into.position();
+        } else {
+            m = s.ensure((long) voff + cap, 0);
+            dst = m.addr + voff;
+        }
+        m.buf.put(Scratch.DATA, key, key.position(), klen);
+        int rc = fn.call(m.addr + Scratch.DATA, klen, dst, cap, s.out(0), s.err());
+        java.lang.ref.Reference.reachabilityFence(into);
+        if (rc == RC_NOTFOUND) {
+            return NOT_FOUND;
+        }
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        long vlen = s.outLong(0);
+        int copied = (int) Math.min(vlen, cap);
+        if (!into.isDirect()) {
+            into.put(into.position(), m.buf, voff, copied);
+        }
+        into.position(into.position() + copied);
+        return (int) Math.min(vlen, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Reads many keys in as few native calls as the value sizes allow.
+     *
+     * @param binding resolves scratch memory
+     * @param fn the native multi-read
+     * @param keys the keys
+     * @return values in key order, null for absent keys
+     */
+    public static List<byte[]> multiGet(NativeBinding binding, MultiGet fn, List<byte[]> keys) {
+        Objects.requireNonNull(keys, "keys");
+        int n = keys.size();
+        List<byte[]> out = new ArrayList<>(n);
+        Scratch s = Scratch.get(binding);
+        int done = 0;
+        int valueCap = 64 * 1024;
+        while (done < n) {
+            // pack as many keys as fit a 1 MiB key area
+            long keyBytes = 0;
+            int batch = 0;
+            for (int i = done; i < n && batch < 4096; i++) {
+                byte[] k = Objects.requireNonNull(keys.get(i), "key");
+                if (batch > 0 && keyBytes + 4 + k.length > (1 << 20)) {
+                    break;
+                }
+                keyBytes += 4 + k.length;
+                batch++;
+            }
+            int lensOff = align8(Scratch.DATA + (int) keyBytes);
+            int dstOff = lensOff + 8 * batch;
+            NativeBuffer m = s.ensure((long) dstOff + valueCap, 0);
+            int p = Scratch.DATA;
+            for (int i = done; i < done + batch; i++) {
+                byte[] k = keys.get(i);
+                m.buf.putInt(p, k.length);
+                m.buf.put(p + 4, k);
+                p += 4 + k.length;
+            }
+            int rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
+                    m.cap - dstOff, m.addr + lensOff, s.err());
+            if (rc == ETOOSMALL) {
+                long need = m.buf.getLong(lensOff);
+                valueCap = (int) Math.min(Integer.MAX_VALUE - dstOff - 16, Math.max(need, 2L * valueCap));
+                s.ensure((long) dstOff + valueCap, 0);
+                continue;
+            }
+            if (rc < 0) {
+                throw s.error(rc);
+            }
+            int vo = dstOff;
+            for (int i = 0; i < rc; i++) {
+                long len = m.buf.getLong(lensOff + 8 * i);
+                if (len < 0) {
+                    out.add(null);
+                } else {
+                    out.add(m.bytes(vo, (int) len));
+                    vo += (int) len;
+                }
+            }
+            done += rc;
+        }
+        return out;
+    }
+
+    private static int align8(int v) {
+        return (v + 7) & ~7;
+    }
+}

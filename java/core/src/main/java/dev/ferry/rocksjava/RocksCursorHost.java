@@ -1,0 +1,127 @@
+package dev.ferry.rocksjava;
+
+import dev.ferry.Cursor;
+import dev.ferry.View;
+import dev.ferry.internal.CursorHost;
+import dev.ferry.internal.NativeBuffer;
+import dev.ferry.spi.NativeBinding;
+import java.lang.ref.Reference;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.RocksObject;
+
+/**
+ * Host of an interop cursor: checks the RocksJava objects before each page fill, keeps them
+ * reachable, and frees the native cursor the safe way for its kind.
+ *
+ * <p>Thread safety: as {@link CursorHost}.
+ */
+final class RocksCursorHost implements CursorHost {
+    private static final int MAX_POOLED_PAGES = 8;
+    private static final ConcurrentLinkedDeque<NativeBuffer> PAGES = new ConcurrentLinkedDeque<>();
+
+    private final NativeBinding binding;
+    private final int pageSize;
+    /** Opened cursors: the database, family and snapshot. Null for a wrapped iterator. */
+    private final Target target;
+    /** Wrapped cursors: the iterator and its database. Null for an opened cursor. */
+    private final RocksIterator iterator;
+    private final RocksObject iteratorDb;
+
+    private RocksCursorHost(NativeBinding binding, int pageSize, Target target, RocksIterator iterator, RocksObject iteratorDb) {
+        this.binding = binding;
+        this.pageSize = pageSize;
+        this.target = target;
+        this.iterator = iterator;
+        this.iteratorDb = iteratorDb;
+    }
+
+    static RocksCursorHost opened(NativeBinding binding, int pageSize, Target target) {
+        return new RocksCursorHost(binding, pageSize, target, null, null);
+    }
+
+    static RocksCursorHost wrapped(NativeBinding binding, int pageSize, RocksIterator iterator, RocksObject db) {
+        return new RocksCursorHost(binding, pageSize, null, iterator, db);
+    }
+
+    @Override
+    public NativeBinding binding() {
+        return binding;
+    }
+
+    @Override
+    public NativeBuffer takePage(int size) {
+        NativeBuffer p = size == pageSize ? PAGES.pollFirst() : null;
+        return p != null ? p : NativeBuffer.allocate(binding, size);
+    }
+
+    @Override
+    public void returnPage(NativeBuffer page) {
+        if (page != null && page.cap == pageSize && PAGES.size() < MAX_POOLED_PAGES) {
+            PAGES.offerFirst(page);
+        }
+    }
+
+    @Override
+    public void beforeNativeCall() {
+        if (target != null) {
+            target.check();
+        } else {
+            checkWrapped();
+        }
+    }
+
+    @Override
+    public void afterNativeCall() {
+        if (target != null) {
+            target.fence();
+        } else {
+            Reference.reachabilityFence(iterator);
+            Reference.reachabilityFence(iteratorDb);
+        }
+    }
+
+    /**
+     * A wrapped iterator is handed back standing on the cursor's current entry, so RocksJava
+     * continues where Ferry stopped (Ferry's fills read ahead of it).
+     */
+    @Override
+    public void closing(View key, int direction) {
+        if (iterator == null || key == null || !iterator.isOwningHandle() || !iteratorDb.isOwningHandle()) {
+            return;
+        }
+        byte[] k = key.toByteArray();
+        if (direction < 0) {
+            iterator.seekForPrev(k);
+        } else {
+            iterator.seek(k);
+        }
+    }
+
+    @Override
+    public void forget(Cursor cursor) {
+        // interop cursors are not tracked: RocksJava's objects do not close them
+    }
+
+    @Override
+    public Runnable release(long handle) {
+        NativeBinding b = binding;
+        if (target == null) {
+            return () -> b.cursorClose(handle); // frees Ferry's shell only; the iterator stays RocksJava's
+        }
+        RocksObject db = target.db;
+        // destroying an engine iterator after its DB closed is unsafe: leak it, as RocksJava does
+        return () -> {
+            if (db.isOwningHandle()) {
+                b.cursorClose(handle);
+            } else {
+                b.rjCursorForget(handle);
+            }
+        };
+    }
+
+    void checkWrapped() {
+        Target.requireOpen(iterator, "RocksIterator");
+        Target.requireOpen(iteratorDb, "RocksDB of the RocksIterator");
+    }
+}
