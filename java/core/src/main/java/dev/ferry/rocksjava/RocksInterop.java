@@ -28,7 +28,7 @@ import org.rocksdb.Snapshot;
  *
  * <pre>{@code
  * try (Cursor c = RocksInterop.cursor(db, cf, null, KeyRange.prefix(p))) {
- *     while (c.next()) {                        // first next() lands on the first entry
+ *     for (boolean ok = c.first(); ok; ok = c.next()) {
  *         use(c.key(), c.value());              // zero-copy views, valid until the next move
  *     }
  * }
