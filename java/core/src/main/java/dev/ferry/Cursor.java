@@ -29,7 +29,9 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>{@link #key()} and {@link #value()} return the same two {@link View} objects every time,
+ * <p>On a new cursor the first {@code next()} acts as {@link #first()} and the first
+ * {@code prev()} as {@link #last()}, so {@code while (c.next()) { ... }} visits every entry.
+ * {@link #key()} and {@link #value()} return the same two {@link View} objects every time,
  * re-pointed at the current entry: no allocation per entry. When a move returns {@code false}
  * the cursor is unpositioned: further {@code next()}/{@code prev()} return false until a
  * positioning call ({@link #first()}, {@link #last()}, {@link #seek}, {@link #seekForPrev}).
@@ -109,6 +111,8 @@ public final class Cursor implements AutoCloseable {
     private boolean positioned;
     private boolean exhausted;
     private boolean armed;
+    /** Never positioned: the first next()/prev() acts as first()/last(). */
+    private boolean fresh = true;
     private final View key = new View();
     private final View value = new View();
 
@@ -171,7 +175,7 @@ public final class Cursor implements AutoCloseable {
     public boolean next() {
         checkThread();
         if (!positioned) {
-            return armed ? position(CURRENT_FWD, null) : unpositionedMove();
+            return armed ? position(CURRENT_FWD, null) : fresh ? position(FIRST, null) : unpositionedMove();
         }
         if (pdir > 0) {
             if (idx + 1 < count) {
@@ -199,7 +203,7 @@ public final class Cursor implements AutoCloseable {
     public boolean prev() {
         checkThread();
         if (!positioned) {
-            return armed ? position(CURRENT_REV, null) : unpositionedMove();
+            return armed ? position(CURRENT_REV, null) : fresh ? position(LAST, null) : unpositionedMove();
         }
         if (pdir < 0) {
             if (idx + 1 < count) {
@@ -311,6 +315,7 @@ public final class Cursor implements AutoCloseable {
         checkThread();
         checkOpen();
         armed = false;
+        fresh = false;
         if (emptyRange) {
             invalidate();
             exhausted = true;

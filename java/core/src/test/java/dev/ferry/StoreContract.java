@@ -298,9 +298,25 @@ public abstract class StoreContract {
     }
 
     @Test
-    void unpositionedCursorThrowsOnMove() {
+    void freshCursorNextStartsAtFirstAndPrevAtLast() {
+        putAll("a", "1", "b", "2", "c", "3");
         try (Cursor c = store.cursor()) {
-            assertThrows(IllegalStateException.class, c::next);
+            assertThrows(IllegalStateException.class, c::key, "not on an entry before the first move");
+            List<String> seen = new ArrayList<>();
+            while (c.next()) {
+                seen.add(s(c.keyBytes()));
+            }
+            assertEquals(List.of("a", "b", "c"), seen);
+            assertFalse(c.next(), "stays exhausted: no wrap-around");
+            assertFalse(c.prev());
+        }
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.prev());
+            assertEquals("c", s(c.keyBytes()));
+        }
+        try (Cursor c = store.cursor()) {
+            assertFalse(c.seek(b("z")));
+            assertFalse(c.next(), "a missed seek is not a fresh cursor");
         }
     }
 
