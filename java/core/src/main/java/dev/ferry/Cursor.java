@@ -101,6 +101,8 @@ public final class Cursor implements AutoCloseable {
     private static final long WINDOW = 1L << 20;
     private ByteBuffer win;
     private long winBase;
+    /** End of the window; 0 while there is none, so no address falls inside. */
+    private long winEnd;
 
     private int count;
     private int flags;
@@ -293,6 +295,7 @@ public final class Cursor implements AutoCloseable {
     private void releaseIfOwner() {
         if (Thread.currentThread() == owner && page != null) {
             win = null;
+            winEnd = 0;
             host.returnPage(page);
             page = null;
             pbuf = null;
@@ -410,8 +413,17 @@ public final class Cursor implements AutoCloseable {
             int kl = pbuf.getInt(off + 8);
             int vl = pbuf.getInt(off + 12);
             long va = pbuf.getLong(off + 16);
-            key.set(window(ka, kl), (int) (ka - winBase), kl, ka);
-            value.set(window(va, vl), (int) (va - winBase), vl, va);
+            // LMDB keeps a key and its value side by side: one window check covers both
+            long lo = Math.min(ka, va);
+            long hi = Math.max(ka + kl, va + vl);
+            ByteBuffer w = hi - lo <= WINDOW ? window(lo, (int) (hi - lo)) : null;
+            if (w != null) {
+                key.set(w, (int) (ka - winBase), kl, ka);
+                value.set(w, (int) (va - winBase), vl, va);
+            } else {
+                key.set(window(ka, kl), (int) (ka - winBase), kl, ka);
+                value.set(window(va, vl), (int) (va - winBase), vl, va);
+            }
         } else {
             int kl = pbuf.getInt(off);
             int vl = pbuf.getInt(off + 4);
@@ -426,9 +438,8 @@ public final class Cursor implements AutoCloseable {
      * per-entry allocation. Views only ever read inside their entry.
      */
     private ByteBuffer window(long addr, int len) {
-        ByteBuffer w = win;
-        if (w != null && addr >= winBase && addr + len <= winBase + w.capacity()) {
-            return w;
+        if (addr >= winBase && addr + len <= winEnd) {
+            return win;
         }
         long base = addr & ~(WINDOW - 1);
         long end = addr + len;
@@ -437,8 +448,9 @@ public final class Cursor implements AutoCloseable {
             base = addr;
             size = len;
         }
-        winBase = base;
         win = b.wrap(base, (int) size);
+        winBase = base;
+        winEnd = base + size;
         return win;
     }
 

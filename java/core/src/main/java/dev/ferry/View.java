@@ -28,7 +28,9 @@ public final class View {
     }
 
     void set(ByteBuffer buf, int off, int len, long addr) {
-        this.buf = buf;
+        if (this.buf != buf) {
+            this.buf = buf; // mostly the same page or window: skip the store (and its GC barrier)
+        }
         this.off = off;
         this.len = len;
         this.addr = addr;
