@@ -13,9 +13,47 @@ public final class Prepare {
     }
 
     /**
-     * @param args entries, then value sizes
+     * Waits until no other JMH run on this machine holds JMH's lock file (benchmarks of other
+     * users of a shared machine), so that runs do not overlap where it can be avoided.
+     *
+     * @param seconds how long to wait
+     * @return true when the lock was free
+     */
+    static boolean waitForJmhLock(int seconds) {
+        java.nio.file.Path lock = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "jmh.lock");
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        boolean said = false;
+        for (;;) {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE); java.nio.channels.FileLock l = ch.tryLock()) {
+                if (l != null) {
+                    return true;
+                }
+            } catch (java.io.IOException | java.nio.channels.OverlappingFileLockException e) {
+                return false;
+            }
+            if (System.nanoTime() > end) {
+                return false;
+            }
+            if (!said) {
+                System.err.println("waiting (up to " + seconds + " s) for another JMH run on this machine to finish...");
+                said = true;
+            }
+            try {
+                Thread.sleep(2000);
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * @param args entries, then value sizes; or --versions; or --wait-jmh-lock seconds
      */
     public static void main(String[] args) {
+        if (args.length == 2 && args[0].equals("--wait-jmh-lock")) {
+            System.exit(waitForJmhLock(Integer.parseInt(args[1])) ? 0 : 1);
+        }
         if (args.length == 1 && args[0].equals("--versions")) {
             org.rocksdb.RocksDB.loadLibrary();
             org.rocksdb.RocksDB.Version v = org.rocksdb.RocksDB.rocksdbVersion();

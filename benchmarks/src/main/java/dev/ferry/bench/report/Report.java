@@ -196,7 +196,7 @@ public final class Report {
             if (r.variant.equals("floor")) {
                 double[] a = floors.computeIfAbsent(key(r), k -> new double[3]);
                 a[0] += r.ns;
-                a[1] += Double.isNaN(r.nsErr) ? 0 : r.nsErr;
+                a[1] += r.nsErr;
                 a[2]++;
             }
         }
@@ -206,8 +206,8 @@ public final class Report {
                 double fns = f[0] / f[2];
                 double ferr = f[1] / f[2];
                 r.ratio = r.ns / fns;
-                double rel = Math.hypot(Double.isNaN(r.nsErr) ? 0 : r.nsErr / r.ns, ferr / fns);
-                r.ratioErr = r.ratio * rel;
+                double rel = Math.hypot(r.nsErr / r.ns, ferr / fns);
+                r.ratioErr = r.variant.equals("floor") ? 0 : r.ratio * rel;
             }
         }
     }
@@ -288,6 +288,26 @@ public final class Report {
         sb.append("ns per op: per entry for scans (JMH score per whole scan / entries), per call, get or put otherwise. "
                 + "Error: JMH 99.9% confidence half-width. Ratio: to the in-process native floor (`floor`) of the same "
                 + "engine, workload and value size in this run. B/op from `-prof gc` (per entry for scans).\n\n");
+        sb.append("## Headline\n\n");
+        Map<String, List<Row>> byKey = new TreeMap<>();
+        for (Row r : rows) {
+            if (r.family.equals("scan") || r.family.equals("get")) {
+                byKey.computeIfAbsent(r.family + " " + r.engine + " " + r.valueSize + " B " + r.workload, k -> new ArrayList<>()).add(r);
+            }
+        }
+        for (Map.Entry<String, List<Row>> e : byKey.entrySet()) {
+            sb.append("- ").append(e.getKey()).append(": ");
+            List<Row> rs = new ArrayList<>(e.getValue());
+            rs.sort((a, b) -> Double.compare(a.ns, b.ns));
+            List<String> parts = new ArrayList<>();
+            for (Row r : rs) {
+                parts.add(r.variant + " " + f(r.ns, r.ns < 100 ? 1 : 0) + " ns" + (Double.isNaN(r.ratio) ? "" : " (" + f(r.ratio, 2) + "x)"));
+            }
+            sb.append(String.join(", ", parts)).append('\n');
+        }
+        rows.stream().filter(r -> r.workload.equals("noop")).forEach(r -> sb.append("- empty call ").append(r.variant).append(": ")
+                .append(f(r.ns, 1)).append(" ns\n"));
+        sb.append('\n');
         Map<String, List<Row>> fam = new LinkedHashMap<>();
         for (String f : List.of("scan", "call", "get", "put", "batch")) {
             fam.put(f, new ArrayList<>());
@@ -309,7 +329,8 @@ public final class Report {
                     .forEach(r -> sb.append("| ").append(r.engine).append(" | ").append(r.valueSize).append(" | ").append(r.workload)
                             .append(" | ").append(r.variant).append(" | ").append(f(r.ns, r.ns < 100 ? 2 : 1)).append(" | ")
                             .append(f(r.nsErr, r.ns < 100 ? 2 : 1)).append(" | ").append(f(1e9 / r.ns, 0)).append(" | ")
-                            .append(Double.isNaN(r.ratio) ? "" : f(r.ratio, 2) + " ± " + f(r.ratioErr, 2)).append(" | ")
+                            .append(Double.isNaN(r.ratio) ? "" : f(r.ratio, 2) + (Double.isNaN(r.ratioErr) ? "" : " ± " + f(r.ratioErr, 2)))
+                            .append(" | ")
                             .append(f(r.alloc, r.family.equals("scan") ? 3 : 0)).append(" |\n"));
             sb.append('\n');
             for (String c : charts) {
