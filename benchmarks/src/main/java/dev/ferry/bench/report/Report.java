@@ -147,7 +147,7 @@ public final class Report {
                 case "scan" -> row.workload = "scan-" + params.getOrDefault("direction", "forward");
                 case "get" -> row.workload = "get-random";
                 case "put", "batch" -> row.workload = row.family + "-" + params.getOrDefault("order", "seq");
-                case "call" -> row.workload = method.toLowerCase(Locale.ROOT).endsWith("noop") ? "noop" : method;
+                case "call" -> row.workload = method.toLowerCase(Locale.ROOT).contains("noop") ? "noop" : method;
                 default -> row.workload = row.family;
             }
             if (row.family.equals("call") && row.workload.equals("noop")) {
@@ -248,7 +248,6 @@ public final class Report {
                     .title(g.getKey() + (g.getKey().startsWith("scan") ? " (ns per entry)" : " (ns per op)"))
                     .xAxisTitle("variant").yAxisTitle("ns per op" + (max / min > 20 ? " (log)" : "")).build();
             c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-            c.getStyler().setYAxisLogarithmic(max / min > 20);
             c.getStyler().setXAxisLabelRotation(30);
             c.getStyler().setToolTipsEnabled(false);
             for (String w : workloads) {
@@ -268,12 +267,16 @@ public final class Report {
                 }
                 c.addSeries(w, xs, ys);
             }
+            if (max / min > 20) {
+                c.getStyler().setYAxisLogarithmic(true);
+                c.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(min / 2))));
+            }
             String name = "chart-" + g.getKey() + ".png";
             try {
                 BitmapEncoder.saveBitmap(c, dir.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
                 out.add(name);
             } catch (Exception | Error e) {
-                System.err.println("report: chart " + name + " failed: " + e);
+                System.err.println("report: chart " + name + " failed: " + e + " values " + rs.stream().map(r -> r.variant + "/" + r.workload + "=" + r.ns).toList());
             }
         }
         return out;
