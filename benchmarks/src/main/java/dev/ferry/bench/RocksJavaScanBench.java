@@ -64,24 +64,37 @@ public class RocksJavaScanBench {
      */
     @Setup
     public void setup(BenchmarkParams params) throws RocksDBException {
+        open(BenchData.method(params.getBenchmark()));
+    }
+
+    void open(String m) throws RocksDBException {
         BenchData.Dataset d = BenchData.dataset(Engine.ROCKSDB, entries, valueSize);
         reverse = direction.equals("reverse");
-        db = open(d.dir.toString());
+        db = openDb(d.dir.toString());
         kbuf = new byte[BenchData.KEY_SIZE];
         vbuf = new byte[valueSize];
         kdirect = ByteBuffer.allocateDirect(BenchData.KEY_SIZE);
         vdirect = ByteBuffer.allocateDirect(valueSize);
-        String m = BenchData.method(params.getBenchmark());
         long sum = m.equals("rocksjavaBytes") ? rocksjavaBytes() : m.equals("rocksjavaReuse") ? rocksjavaReuse() : rocksjavaDirect();
         BenchData.check(getClass().getSimpleName() + "." + m + " " + direction, sum, d.checksum);
     }
 
-    RocksDB open(String dir) throws RocksDBException {
+    RocksDB openDb(String dir) throws RocksDBException {
         RocksDB.loadLibrary();
         cache = new LRUCache(BenchData.CACHE_BYTES);
         options = new Options().setCreateIfMissing(false).setCompressionType(CompressionType.NO_COMPRESSION)
                 .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
         return RocksDB.openReadOnly(options, dir);
+    }
+
+    /**
+     * Runs one variant by name.
+     *
+     * @param m the method name
+     * @return its checksum
+     */
+    long run(String m) {
+        return m.equals("rocksjavaBytes") ? rocksjavaBytes() : m.equals("rocksjavaReuse") ? rocksjavaReuse() : rocksjavaDirect();
     }
 
     /** Closes the database. */

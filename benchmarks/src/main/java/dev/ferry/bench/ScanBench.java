@@ -63,10 +63,18 @@ public class ScanBench {
      */
     @Setup
     public void setup(BenchmarkParams params) {
+        open(BenchData.method(params.getBenchmark()));
+    }
+
+    /**
+     * Opens the store for one variant, runs it once and checks its checksum.
+     *
+     * @param m the variant (method name)
+     */
+    void open(String m) {
         Engine e = Engine.valueOf(engine);
         BenchData.Dataset d = BenchData.dataset(e, entries, valueSize);
         reverse = direction.equals("reverse");
-        String m = BenchData.method(params.getBenchmark());
         long sum;
         if (m.equals("floor")) {
             NativeFloor.attach(e, binding);

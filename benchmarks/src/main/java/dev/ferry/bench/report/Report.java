@@ -342,6 +342,29 @@ public final class Report {
                 }
             }
         }
+        Path inter = dir.resolve("interleaved.txt");
+        if (Files.exists(inter)) {
+            sb.append("## Scans measured interleaved (best of rounds, ns per entry)\n\n")
+                    .append("Each JVM runs one engine and one Ferry binding; floor, Ferry and the peers open, scan and close in turn, "
+                            + "round after round, so a noisy phase of the machine hits all of them. Ratio to the floor of the same JVM.\n\n")
+                    .append("| engine | value B | direction | JVM | variant | best ns/entry | x floor |\n|---|---:|---|---|---|---:|---:|\n");
+            for (String line : Files.readAllLines(inter)) {
+                if (!line.startsWith("interleaved ")) {
+                    continue;
+                }
+                Map<String, String> kv = new LinkedHashMap<>();
+                for (String t : line.substring(12).split(" ")) {
+                    int eq = t.indexOf('=');
+                    if (eq > 0) {
+                        kv.put(t.substring(0, eq), t.substring(eq + 1));
+                    }
+                }
+                sb.append("| ").append(kv.get("engine")).append(" | ").append(kv.get("value_size")).append(" | ").append(kv.get("direction"))
+                        .append(" | ").append(kv.get("jvm_binding")).append(" | ").append(kv.get("variant")).append(" | ")
+                        .append(kv.get("best_ns_per_entry")).append(" | ").append(kv.get("ratio_to_floor")).append(" |\n");
+            }
+            sb.append('\n');
+        }
         Path floor = dir.resolve("floor.txt");
         if (Files.exists(floor)) {
             sb.append("## Out-of-process floor (C program)\n\n```\n").append(Files.readString(floor).strip()).append("\n```\n");
