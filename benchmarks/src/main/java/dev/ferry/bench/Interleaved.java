@@ -1,0 +1,131 @@
+package dev.ferry.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Scan ratios measured interleaved: round after round, every variant (floor, Ferry on JNI and
+ * FFM, the engine's peers) opens the data set, scans it a few times and closes, in turn, so
+ * slow phases of a shared machine hit all variants alike. Reports the best scan of each variant
+ * in ns per entry and its ratio to the floor's best. A complement to the JMH scan figures (which
+ * run variants minutes apart), not a replacement: no forks, so JIT luck is shared by design.
+ *
+ * <p>One JVM per engine and binding (as JMH forks would), so Ferry's code is profiled for one
+ * engine and one binding only; the floor and the engine's peers run in every such JVM.
+ *
+ * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
+ * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=..}.
+ */
+public final class Interleaved {
+    private Interleaved() {
+    }
+
+    interface Variant {
+        AutoCloseable open() throws Exception;
+
+        long scan();
+    }
+
+    /**
+     * @param args entries, rounds, value sizes
+     * @throws Exception on failure
+     */
+    public static void main(String[] args) throws Exception {
+        String engine = args[0];
+        String binding = args[1];
+        int entries = Integer.parseInt(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        for (int a = 4; a < args.length; a++) {
+            int vs = Integer.parseInt(args[a]);
+            for (String dir : new String[] {"forward", "reverse"}) {
+                run(engine, binding, vs, dir, entries, rounds);
+            }
+        }
+        System.exit(0);
+    }
+
+    private static void run(String engine, String binding, int vs, String dir, int entries, int rounds) throws Exception {
+        Map<String, Variant> vars = new LinkedHashMap<>();
+        vars.put("floor", ferry(engine, binding, vs, dir, entries, "floor"));
+        vars.put("ferry-" + binding, ferry(engine, binding, vs, dir, entries, "ferry"));
+        if (engine.equals("ROCKSDB")) {
+            for (String m : List.of("rocksjavaBytes", "rocksjavaReuse", "rocksjavaDirect")) {
+                RocksJavaScanBench b = new RocksJavaScanBench();
+                b.valueSize = vs;
+                b.direction = dir;
+                b.entries = entries;
+                vars.put(m, new Variant() {
+                    public AutoCloseable open() throws Exception {
+                        b.open(m);
+                        return b::tearDown;
+                    }
+
+                    public long scan() {
+                        return b.run(m);
+                    }
+                });
+            }
+        } else {
+            LmdbJavaScanBench b = new LmdbJavaScanBench();
+            b.valueSize = vs;
+            b.direction = dir;
+            b.entries = entries;
+            vars.put("lmdbjava", new Variant() {
+                public AutoCloseable open() {
+                    b.setup(null);
+                    return b::tearDown;
+                }
+
+                public long scan() {
+                    return b.lmdbjava();
+                }
+            });
+        }
+        Map<String, Long> best = new LinkedHashMap<>();
+        long expected = BenchData.dataset(dev.ferry.Engine.valueOf(engine), entries, vs).checksum;
+        for (int r = 0; r < rounds; r++) {
+            for (Map.Entry<String, Variant> v : vars.entrySet()) {
+                try (AutoCloseable c = v.getValue().open()) {
+                    for (int k = 0; k < 3; k++) {
+                        long t = System.nanoTime();
+                        long sum = v.getValue().scan();
+                        long ns = System.nanoTime() - t;
+                        BenchData.check("interleaved " + v.getKey(), sum, expected);
+                        best.merge(v.getKey(), ns, Math::min);
+                    }
+                }
+            }
+        }
+        double floor = best.get("floor") / (double) entries;
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<String, Long> e : best.entrySet()) {
+            double ns = e.getValue() / (double) entries;
+            lines.add(String.format(Locale.ROOT, "interleaved engine=%s jvm_binding=%s value_size=%d direction=%s variant=%s best_ns_per_entry=%.2f ratio_to_floor=%.3f",
+                    engine.toLowerCase(Locale.ROOT), binding, vs, dir, e.getKey(), ns, ns / floor));
+        }
+        lines.forEach(System.out::println);
+        System.out.flush();
+    }
+
+    private static Variant ferry(String engine, String binding, int vs, String dir, int entries, String method) {
+        ScanBench b = new ScanBench();
+        b.engine = engine;
+        b.binding = binding;
+        b.valueSize = vs;
+        b.direction = dir;
+        b.entries = entries;
+        return new Variant() {
+            public AutoCloseable open() {
+                b.open(method);
+                return b::tearDown;
+            }
+
+            public long scan() {
+                return method.equals("floor") ? b.floor() : b.ferry();
+            }
+        };
+    }
+}

@@ -1,0 +1,40 @@
+package dev.ferry.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Single puts through lmdbjava ({@code Dbi.put(key, value)}: one write transaction each), the
+ * peer of {@link PutBench}. <b>Unit: ns per put.</b>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = {BenchData.NATIVE_ACCESS, BenchData.OPENS_NIO, BenchData.OPENS_NIO_CH, BenchData.UNSAFE, BenchData.HEAP})
+public class LmdbJavaPutBench extends PeerWriteBase {
+    @Override
+    boolean rocks() {
+        return false;
+    }
+
+    /** 1,000 puts. */
+    @Benchmark
+    @OperationsPerInvocation(WriteKeys.OPS)
+    public void lmdbjava() {
+        int p = wk.take();
+        for (int i = p; i < p + WriteKeys.OPS; i++) {
+            dbi.put(key(i), vb);
+        }
+    }
+}
