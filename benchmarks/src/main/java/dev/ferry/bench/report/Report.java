@@ -150,7 +150,16 @@ public final class Report {
                 case "call" -> row.workload = method.toLowerCase(Locale.ROOT).contains("noop") ? "noop" : method;
                 default -> row.workload = row.family;
             }
-            if (row.family.equals("call") && row.workload.equals("noop")) {
+            boolean interop = cls.equals("InteropScanBench");
+            if (interop) {
+                // RocksJava's own iterator loop vs the same iterator wrapped by Ferry, same JVM
+                row.family = "scan";
+                row.engine = "rocksdb";
+                row.workload = "scan-forward";
+            }
+            if (interop) {
+                row.variant = method.equals("rocksjavaInterop") ? "rocksjava-interop-" + binding : method + "@interop-" + binding;
+            } else if (row.family.equals("call") && row.workload.equals("noop")) {
                 row.variant = switch (method) {
                     case "jniNoop" -> "jni";
                     case "ffmNoop" -> "ffm";
@@ -310,6 +319,16 @@ public final class Report {
         }
         rows.stream().filter(r -> r.workload.equals("noop")).forEach(r -> sb.append("- empty call ").append(r.variant).append(": ")
                 .append(f(r.ns, 1)).append(" ns\n"));
+        for (Row r : rows) {
+            if (r.variant.startsWith("rocksjava-interop-")) {
+                String b = r.variant.substring("rocksjava-interop-".length());
+                rows.stream().filter(o -> o.variant.equals("rocksjavaBytes@interop-" + b) && o.valueSize.equals(r.valueSize)).findFirst()
+                        .ifPresent(o -> sb.append("- RocksJava interop (").append(b).append(", ").append(r.valueSize)
+                                .append(" B): the same RocksIterator wrapped by Ferry scans ").append(f(o.ns / r.ns, 2))
+                                .append("x faster than RocksJava's isValid/key/value/next loop (").append(f(r.ns, 0)).append(" vs ")
+                                .append(f(o.ns, 0)).append(" ns per entry, same JVM)\n"));
+            }
+        }
         sb.append('\n');
         Map<String, List<Row>> fam = new LinkedHashMap<>();
         for (String f : List.of("scan", "call", "get", "put", "batch")) {
