@@ -846,16 +846,23 @@ public final class Store implements AutoCloseable {
         if (!guard.close()) {
             return;
         }
+        RuntimeException failure = null;
         for (AutoCloseable c : children) {
             try {
                 c.close();
             } catch (Exception e) {
-                throw new IllegalStateException(e);
+                // keep closing the others and the engine; report the first failure at the end
+                if (failure == null) {
+                    failure = e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+                }
             }
         }
         children.clear();
         pages.clear();
         lifetime.unpin();
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     @Override
