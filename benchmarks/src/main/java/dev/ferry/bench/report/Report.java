@@ -243,7 +243,9 @@ public final class Report {
         List<String> out = new ArrayList<>();
         Map<String, List<Row>> groups = new LinkedHashMap<>();
         for (Row r : rows) {
-            groups.computeIfAbsent(r.family + "-" + r.engine + (r.valueSize.equals("-") ? "" : "-" + r.valueSize), k -> new ArrayList<>()).add(r);
+            String key = r.engine.equals("-") ? r.family + "-" + r.workload // engine-less rows: the empty downcalls
+                    : r.family + "-" + r.engine + (r.valueSize.equals("-") ? "" : "-" + r.valueSize);
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
         }
         for (Map.Entry<String, List<Row>> g : groups.entrySet()) {
             List<Row> rs = g.getValue();
@@ -254,7 +256,8 @@ public final class Report {
             double min = rs.stream().mapToDouble(r -> r.ns).filter(v -> v > 0).min().orElse(1);
             double max = rs.stream().mapToDouble(r -> r.ns).max().orElse(1);
             CategoryChart c = new CategoryChartBuilder().width(1000).height(520)
-                    .title(g.getKey() + (g.getKey().startsWith("scan") ? " (ns per entry)" : " (ns per op)"))
+                    .title(g.getKey().equals("call-noop") ? "empty downcall: JNI, FFM, FFM critical (ns per call)"
+                            : g.getKey() + (g.getKey().startsWith("scan") ? " (ns per entry)" : " (ns per op)"))
                     .xAxisTitle("variant").yAxisTitle("ns per op" + (max / min > 20 ? " (log)" : "")).build();
             c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
             c.getStyler().setXAxisLabelRotation(30);
