@@ -86,15 +86,7 @@ public class InteropScanBench {
     /** @return checksum of RocksJava's own loop over a new iterator */
     @Benchmark
     public long rocksjavaBytes() {
-        long sum = 0;
-        try (RocksIterator it = db.newIterator()) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                byte[] k = it.key();
-                byte[] v = it.value();
-                sum += BenchData.touch(k, k.length, v, v.length);
-            }
-        }
-        return sum;
+        return RocksJavaScanBench.bytesLoop(db, false);
     }
 
     /** @return checksum of a Ferry cursor wrapping the same kind of RocksJava iterator */

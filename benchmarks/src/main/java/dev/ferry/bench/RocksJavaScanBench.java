@@ -108,6 +108,17 @@ public class RocksJavaScanBench {
     /** @return checksum of the byte[] loop */
     @Benchmark
     public long rocksjavaBytes() {
+        return bytesLoop(db, reverse);
+    }
+
+    /**
+     * RocksJava's plain loop: isValid/key()/value()/next() with a new byte[] per key and value.
+     *
+     * @param db the database
+     * @param reverse scan from the last entry backwards
+     * @return the scan's checksum
+     */
+    static long bytesLoop(RocksDB db, boolean reverse) {
         long sum = 0;
         try (RocksIterator it = db.newIterator()) {
             if (reverse) {

@@ -113,14 +113,7 @@ public final class Snapshot implements AutoCloseable {
      * @return the cursor
      */
     public Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options) {
-        enter();
-        try {
-            Cursor c = store.openCursor(this, cf, range, options, false);
-            cursors.add(c);
-            return c;
-        } finally {
-            guard.exit();
-        }
+        return openTracked(cf, range, options, false);
     }
 
     /**
@@ -132,15 +125,16 @@ public final class Snapshot implements AutoCloseable {
      * @return the number of entries visited
      */
     public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
-        try (Cursor c = scanCursor(cf, range)) {
+        try (Cursor c = openTracked(cf, range, null, true)) {
             return Store.drive(c, visitor);
         }
     }
 
-    private Cursor scanCursor(ColumnFamily cf, KeyRange range) {
+    /** Opens a cursor on this snapshot and tracks it, so closing the snapshot closes it. */
+    private Cursor openTracked(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
         enter();
         try {
-            Cursor c = store.openCursor(this, cf, range, null, true);
+            Cursor c = store.openCursor(this, cf, range, options, scanMode);
             cursors.add(c);
             return c;
         } finally {

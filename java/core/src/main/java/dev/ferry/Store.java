@@ -786,14 +786,7 @@ public final class Store implements AutoCloseable {
      * @return the cursor
      */
     public Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options) {
-        guard.enter();
-        try {
-            Cursor c = openCursor(null, cf, range, options, false);
-            children.add(c);
-            return c;
-        } finally {
-            guard.exit();
-        }
+        return openTracked(cf, range, options, false);
     }
 
     /**
@@ -817,16 +810,20 @@ public final class Store implements AutoCloseable {
      */
     public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
         Objects.requireNonNull(visitor, "visitor");
-        Cursor c;
+        try (Cursor c = openTracked(cf, range, null, true)) {
+            return drive(c, visitor);
+        }
+    }
+
+    /** Opens a cursor on the latest state and tracks it, so closing the store closes it. */
+    private Cursor openTracked(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
         guard.enter();
         try {
-            c = openCursor(null, cf, range, null, true);
+            Cursor c = openCursor(null, cf, range, options, scanMode);
             children.add(c);
+            return c;
         } finally {
             guard.exit();
-        }
-        try (c) {
-            return drive(c, visitor);
         }
     }
 
