@@ -16,10 +16,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.CompressionType;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -50,8 +46,7 @@ public class InteropScanBench {
     @Param({"1000000"})
     public int entries;
 
-    private Options options;
-    private LRUCache cache;
+    private RocksJavaReader reader;
     private RocksDB db;
 
     /**
@@ -63,11 +58,8 @@ public class InteropScanBench {
     public void setup() throws RocksDBException {
         System.setProperty("ferry.binding", binding);
         BenchData.Dataset d = BenchData.dataset(Engine.ROCKSDB, entries, valueSize);
-        RocksDB.loadLibrary();
-        cache = new LRUCache(BenchData.CACHE_BYTES);
-        options = new Options().setCreateIfMissing(false).setCompressionType(CompressionType.NO_COMPRESSION)
-                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
-        db = RocksDB.openReadOnly(options, d.dir.toString());
+        reader = RocksJavaReader.open(d.dir);
+        db = reader.db;
         if (!RocksInterop.binding().equals(binding)) {
             throw new IllegalStateException("Ferry uses binding " + RocksInterop.binding() + ", expected " + binding);
         }
@@ -78,9 +70,7 @@ public class InteropScanBench {
     /** Closes the database. */
     @TearDown
     public void tearDown() {
-        db.close();
-        options.close();
-        cache.close();
+        reader.close();
     }
 
     /** @return checksum of RocksJava's own loop over a new iterator */

@@ -15,10 +15,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.CompressionType;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
@@ -40,8 +36,7 @@ public class RocksJavaGetBench {
 
     private GetBench.RandomKeys rk;
     private int pos;
-    private Options options;
-    private LRUCache cache;
+    private RocksJavaReader reader;
     private RocksDB db;
 
     /**
@@ -53,11 +48,8 @@ public class RocksJavaGetBench {
     public void setup() throws RocksDBException {
         BenchData.Dataset d = BenchData.dataset(Engine.ROCKSDB, entries, valueSize);
         rk = new GetBench.RandomKeys(GetBench.KEYS, entries, valueSize);
-        RocksDB.loadLibrary();
-        cache = new LRUCache(BenchData.CACHE_BYTES);
-        options = new Options().setCreateIfMissing(false).setCompressionType(CompressionType.NO_COMPRESSION)
-                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
-        db = RocksDB.openReadOnly(options, d.dir.toString());
+        reader = RocksJavaReader.open(d.dir);
+        db = reader.db;
         long sum = 0;
         for (int i = 0; i < GetBench.KEYS / GetBench.BATCH; i++) {
             sum += rocksjava();
@@ -68,9 +60,7 @@ public class RocksJavaGetBench {
     /** Closes the database. */
     @TearDown
     public void tearDown() {
-        db.close();
-        options.close();
-        cache.close();
+        reader.close();
     }
 
     /**

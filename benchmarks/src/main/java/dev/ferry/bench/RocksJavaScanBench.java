@@ -16,10 +16,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.CompressionType;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -48,8 +44,7 @@ public class RocksJavaScanBench {
     public int entries;
 
     private boolean reverse;
-    private Options options;
-    private LRUCache cache;
+    private RocksJavaReader reader;
     private RocksDB db;
     private byte[] kbuf;
     private byte[] vbuf;
@@ -70,21 +65,14 @@ public class RocksJavaScanBench {
     void open(String m) throws RocksDBException {
         BenchData.Dataset d = BenchData.dataset(Engine.ROCKSDB, entries, valueSize);
         reverse = direction.equals("reverse");
-        db = openDb(d.dir.toString());
+        reader = RocksJavaReader.open(d.dir);
+        db = reader.db;
         kbuf = new byte[BenchData.KEY_SIZE];
         vbuf = new byte[valueSize];
         kdirect = ByteBuffer.allocateDirect(BenchData.KEY_SIZE);
         vdirect = ByteBuffer.allocateDirect(valueSize);
-        long sum = m.equals("rocksjavaBytes") ? rocksjavaBytes() : m.equals("rocksjavaReuse") ? rocksjavaReuse() : rocksjavaDirect();
+        long sum = run(m);
         BenchData.check(getClass().getSimpleName() + "." + m + " " + direction, sum, d.checksum);
-    }
-
-    RocksDB openDb(String dir) throws RocksDBException {
-        RocksDB.loadLibrary();
-        cache = new LRUCache(BenchData.CACHE_BYTES);
-        options = new Options().setCreateIfMissing(false).setCompressionType(CompressionType.NO_COMPRESSION)
-                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
-        return RocksDB.openReadOnly(options, dir);
     }
 
     /**
@@ -100,9 +88,7 @@ public class RocksJavaScanBench {
     /** Closes the database. */
     @TearDown
     public void tearDown() {
-        db.close();
-        options.close();
-        cache.close();
+        reader.close();
     }
 
     /** @return checksum of the byte[] loop */
