@@ -16,6 +16,9 @@ import java.util.Map;
  * <p>One JVM per engine and binding (as JMH forks would), so Ferry's code is profiled for one
  * engine and one binding only; the floor and the engine's peers run in every such JVM.
  *
+ * <p>{@code -Dferry.bench.pageSizes=4096,16384} adds Ferry variants with those page sizes
+ * (named {@code ferry-<binding>-page<bytes>}) beside the default.
+ *
  * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
  * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=..}.
  */
@@ -51,6 +54,13 @@ public final class Interleaved {
         Map<String, Variant> vars = new LinkedHashMap<>();
         vars.put("floor", ferry(engine, binding, vs, dir, entries, "floor"));
         vars.put("ferry-" + binding, ferry(engine, binding, vs, dir, entries, "ferry"));
+        for (String p : System.getProperty("ferry.bench.pageSizes", "").split(",")) {
+            if (!p.isBlank()) {
+                Variant v = ferry(engine, binding, vs, dir, entries, "ferry");
+                vars.put("ferry-" + binding + "-page" + p.trim(), v);
+                ((ScanVariant) v).bench.pageSize = Integer.parseInt(p.trim());
+            }
+        }
         if (engine.equals("ROCKSDB")) {
             for (String m : List.of("rocksjavaBytes", "rocksjavaReuse", "rocksjavaDirect")) {
                 RocksJavaScanBench b = new RocksJavaScanBench();
@@ -117,15 +127,26 @@ public final class Interleaved {
         b.valueSize = vs;
         b.direction = dir;
         b.entries = entries;
-        return new Variant() {
-            public AutoCloseable open() {
-                b.open(method);
-                return b::tearDown;
-            }
+        return new ScanVariant(b, method);
+    }
 
-            public long scan() {
-                return method.equals("floor") ? b.floor() : b.ferry();
-            }
-        };
+    /** A floor or Ferry scan through a {@link ScanBench}. */
+    static final class ScanVariant implements Variant {
+        final ScanBench bench;
+        private final String method;
+
+        ScanVariant(ScanBench bench, String method) {
+            this.bench = bench;
+            this.method = method;
+        }
+
+        public AutoCloseable open() {
+            bench.open(method);
+            return bench::tearDown;
+        }
+
+        public long scan() {
+            return method.equals("floor") ? bench.floor() : bench.ferry();
+        }
     }
 }

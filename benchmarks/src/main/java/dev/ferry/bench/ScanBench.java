@@ -51,6 +51,9 @@ public class ScanBench {
     @Param({"1000000"})
     public int entries;
 
+    /** Ferry's page size in bytes (not a JMH parameter: {@link Interleaved} varies it on request). */
+    int pageSize = dev.ferry.StoreOptions.DEFAULT_PAGE_SIZE;
+
     private boolean reverse;
     private Store store;
     private NativeFloor.Db floorDb;
@@ -84,7 +87,7 @@ public class ScanBench {
             if (m.equals("ferryScan") && reverse) {
                 throw new UnsupportedOperationException("Store.scan is forward-only: run ferryScan with -p direction=forward");
             }
-            store = Store.open(d.dir, BenchData.options(e, binding, true));
+            store = Store.open(d.dir, BenchData.options(e, binding, true).pageSize(pageSize));
             sum = m.equals("ferry") ? ferry() : ferryScan();
         }
         BenchData.check(getClass().getSimpleName() + "." + m + " " + engine + "/" + binding + "/" + direction, sum, d.checksum);

@@ -35,7 +35,7 @@ public final class AgronaViews {
     public static UnsafeBuffer wrap(View view, UnsafeBuffer into) {
         Objects.requireNonNull(into, "into");
         int len = view.length();
-        into.wrap(view.buf, view.off, len);
+        into.wrap(view.addr, len);
         return into;
     }
 
@@ -46,6 +46,7 @@ public final class AgronaViews {
      * @return a buffer over the view's bytes
      */
     public static UnsafeBuffer wrap(View view) {
-        return new UnsafeBuffer(view.buf, view.off, view.length());
+        int len = view.length();
+        return new UnsafeBuffer(view.addr, len);
     }
 }

@@ -4,6 +4,7 @@ import dev.ferry.internal.ApiAccess;
 import dev.ferry.internal.CursorAccess;
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Guard;
+import dev.ferry.internal.Mem;
 import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
@@ -98,11 +99,6 @@ public final class Cursor implements AutoCloseable {
     private Runnable moveListener;
     /** Offsets of the entries walked so far in a copy page (grown on demand). */
     private int[] offs = new int[16];
-    private static final long WINDOW = 1L << 20;
-    private ByteBuffer win;
-    private long winBase;
-    /** End of the window; 0 while there is none, so no address falls inside. */
-    private long winEnd;
 
     private int count;
     private int flags;
@@ -115,8 +111,8 @@ public final class Cursor implements AutoCloseable {
     private boolean armed;
     /** Never positioned: the first next()/prev() acts as first()/last(). */
     private boolean fresh = true;
-    private final View key = new View();
-    private final View value = new View();
+    private final View key;
+    private final View value;
 
     Cursor(CursorHost host, long handle, KeyRange range, int pageSize, boolean scanMode, boolean armed) {
         this.host = host;
@@ -128,6 +124,8 @@ public final class Cursor implements AutoCloseable {
         this.emptyRange = range.isEmpty();
         this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
         this.growth = scanMode ? 1 : 8;
+        this.key = new View(this, b);
+        this.value = new View(this, b);
         usePage(host.takePage(pageSize + AUX));
     }
 
@@ -294,8 +292,6 @@ public final class Cursor implements AutoCloseable {
     /** Frees the native cursor once, when called on the owning thread after close. */
     private void releaseIfOwner() {
         if (Thread.currentThread() == owner && page != null) {
-            win = null;
-            winEnd = 0;
             host.returnPage(page);
             page = null;
             pbuf = null;
@@ -339,7 +335,7 @@ public final class Cursor implements AutoCloseable {
     private boolean reseek(int op) {
         int klen = key.len;
         ensureAux(klen);
-        aux.buf.put(auxOff + KEY, key.buf, key.off, klen);
+        Mem.copy(key.addr, aux.addr + auxOff + KEY, klen);
         return fill(op, aux.addr + auxOff + KEY, klen, firstMax);
     }
 
@@ -408,50 +404,16 @@ public final class Cursor implements AutoCloseable {
     }
 
     private void load() {
+        // off stays inside the page filled by native code: entries are read without a buffer
+        long e = pageAddr + off;
         if ((flags & PAGE_POINTERS) != 0) {
-            long ka = pbuf.getLong(off);
-            int kl = pbuf.getInt(off + 8);
-            int vl = pbuf.getInt(off + 12);
-            long va = pbuf.getLong(off + 16);
-            // LMDB keeps a key and its value side by side: one window check covers both
-            long lo = Math.min(ka, va);
-            long hi = Math.max(ka + kl, va + vl);
-            ByteBuffer w = hi - lo <= WINDOW ? window(lo, (int) (hi - lo)) : null;
-            if (w != null) {
-                key.set(w, (int) (ka - winBase), kl, ka);
-                value.set(w, (int) (va - winBase), vl, va);
-            } else {
-                key.set(window(ka, kl), (int) (ka - winBase), kl, ka);
-                value.set(window(va, vl), (int) (va - winBase), vl, va);
-            }
+            key.set(Mem.getLong(e), Mem.getInt(e + 8));
+            value.set(Mem.getLong(e + 16), Mem.getInt(e + 12));
         } else {
-            int kl = pbuf.getInt(off);
-            int vl = pbuf.getInt(off + 4);
-            key.set(pbuf, off + 8, kl, pageAddr + off + 8);
-            value.set(pbuf, off + 8 + kl, vl, pageAddr + off + 8 + kl);
+            int kl = Mem.getInt(e);
+            key.set(e + 8, kl);
+            value.set(e + 8 + kl, Mem.getInt(e + 4));
         }
-    }
-
-    /**
-     * A buffer over native memory covering {@code [addr, addr + len)}: pointer pages point into
-     * the engine's map, and wrapping 1 MiB windows instead of each entry keeps a scan free of
-     * per-entry allocation. Views only ever read inside their entry.
-     */
-    private ByteBuffer window(long addr, int len) {
-        if (addr >= winBase && addr + len <= winEnd) {
-            return win;
-        }
-        long base = addr & ~(WINDOW - 1);
-        long end = addr + len;
-        long size = Math.max(WINDOW * 2, ((end - base) + WINDOW - 1) & ~(WINDOW - 1));
-        if (size > Integer.MAX_VALUE) {
-            base = addr;
-            size = len;
-        }
-        win = b.wrap(base, (int) size);
-        winBase = base;
-        winEnd = base + size;
-        return win;
     }
 
     private void growPage(long need) {
@@ -506,8 +468,8 @@ public final class Cursor implements AutoCloseable {
             moved();
         }
         positioned = false;
-        key.valid = false;
-        value.valid = false;
+        key.invalidate();
+        value.invalidate();
     }
 
     private void checkPositioned() {

@@ -1,6 +1,10 @@
 package dev.ferry;
 
+import dev.ferry.internal.Mem;
+import dev.ferry.spi.NativeBinding;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
+import java.nio.ReadOnlyBufferException;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -18,42 +22,63 @@ import java.util.Objects;
  * <p>Thread safety: not thread-safe; belongs to the cursor's thread.
  */
 public final class View {
-    ByteBuffer buf;
-    int off;
-    int len;
+    /** Address of byte 0 (meaningful while {@link #len} is not negative). */
     long addr;
-    boolean valid;
+    /** Length in bytes; -1 while the view is not valid (one field checks both). */
+    int len = -1;
+    /** Keeps the owner (and the memory it holds) reachable as long as the view is. */
+    private final Object owner;
+    private final NativeBinding binding;
 
-    View() {
+    View(Object owner, NativeBinding binding) {
+        this.owner = owner;
+        this.binding = binding;
     }
 
-    void set(ByteBuffer buf, int off, int len, long addr) {
-        if (this.buf != buf) {
-            this.buf = buf; // mostly the same page or window: skip the store (and its GC barrier)
-        }
-        this.off = off;
-        this.len = len;
+    void set(long addr, int len) {
         this.addr = addr;
-        this.valid = true;
+        this.len = len;
     }
 
-    private void checkValid() {
-        if (!valid) {
-            throw new IllegalStateException("view is not valid: its cursor moved off its range, is unpositioned or closed");
-        }
+    void invalidate() {
+        len = -1;
     }
 
-    private void check(int index, int size) {
-        checkValid();
-        if ((index < 0 || (long) index + size > len)) {
-            throw new IndexOutOfBoundsException("index=" + index + " size=" + size + " length=" + len);
+    boolean isValid() {
+        return len >= 0;
+    }
+
+    /** @return the address of byte {@code index}, after checking {@code [index, index + size)} lies inside */
+    private long at(int index, int size) {
+        int l = len;
+        if (index < 0 || index > l - size) {
+            throw outside(index, size);
         }
+        return addr + index;
+    }
+
+    private RuntimeException outside(int index, int size) {
+        if (len < 0) {
+            return invalid();
+        }
+        return new IndexOutOfBoundsException("index=" + index + " size=" + size + " length=" + len);
+    }
+
+    private static IllegalStateException invalid() {
+        return new IllegalStateException("view is not valid: its cursor moved off its range, is unpositioned or closed");
+    }
+
+    private int checkedLength() {
+        int l = len;
+        if (l < 0) {
+            throw invalid();
+        }
+        return l;
     }
 
     /** @return the number of bytes */
     public int length() {
-        checkValid();
-        return len;
+        return checkedLength();
     }
 
     /**
@@ -63,8 +88,7 @@ public final class View {
      * @return the byte
      */
     public byte getByte(int index) {
-        check(index, 1);
-        return buf.get(off + index);
+        return Mem.getByte(at(index, 1));
     }
 
     /**
@@ -74,8 +98,7 @@ public final class View {
      * @return the value
      */
     public short getShort(int index) {
-        check(index, 2);
-        return buf.getShort(off + index);
+        return Mem.getShort(at(index, 2));
     }
 
     /**
@@ -85,8 +108,7 @@ public final class View {
      * @return the value
      */
     public int getInt(int index) {
-        check(index, 4);
-        return buf.getInt(off + index);
+        return Mem.getInt(at(index, 4));
     }
 
     /**
@@ -108,8 +130,7 @@ public final class View {
      * @return the value
      */
     public long getLong(int index) {
-        check(index, 8);
-        return buf.getLong(off + index);
+        return Mem.getLong(at(index, 8));
     }
 
     /**
@@ -135,8 +156,9 @@ public final class View {
     public void getBytes(int index, byte[] dst, int dstOffset, int length) {
         Objects.requireNonNull(dst, "dst");
         Objects.checkFromIndexSize(dstOffset, length, dst.length);
-        check(index, length);
-        buf.get(off + index, dst, dstOffset, length);
+        long a = at(index, length);
+        Mem.copy(a, dst, dstOffset, length);
+        Reference.reachabilityFence(this); // a long copy may pass a safepoint
     }
 
     /**
@@ -145,20 +167,30 @@ public final class View {
      * @param dst destination with at least {@link #length()} bytes remaining
      */
     public void copyTo(ByteBuffer dst) {
-        checkValid();
+        int l = checkedLength();
         Objects.requireNonNull(dst, "dst");
-        if (dst.remaining() < len) {
-            throw new IndexOutOfBoundsException("length=" + len + " remaining=" + dst.remaining());
+        if (dst.isReadOnly()) {
+            throw new ReadOnlyBufferException();
         }
-        dst.put(dst.position(), buf, off, len);
-        dst.position(dst.position() + len);
+        if (dst.remaining() < l) {
+            throw new IndexOutOfBoundsException("length=" + l + " remaining=" + dst.remaining());
+        }
+        int p = dst.position();
+        if (dst.hasArray()) {
+            Mem.copy(addr, dst.array(), dst.arrayOffset() + p, l);
+        } else if (l > 0) {
+            dst.put(p, binding.wrap(addr, l), 0, l);
+        }
+        Reference.reachabilityFence(this);
+        dst.position(p + l);
     }
 
     /** @return a new array with the view's bytes */
     public byte[] toByteArray() {
-        checkValid();
-        byte[] r = new byte[len];
-        buf.get(off, r, 0, len);
+        int l = checkedLength();
+        byte[] r = new byte[l];
+        Mem.copy(addr, r, 0, l);
+        Reference.reachabilityFence(this);
         return r;
     }
 
@@ -174,8 +206,11 @@ public final class View {
      * @return the buffer, position 0, limit {@link #length()}
      */
     public ByteBuffer asByteBuffer() {
-        checkValid();
-        return buf.slice(off, len).asReadOnlyBuffer().order(ByteOrder.nativeOrder());
+        int l = checkedLength();
+        if (l == 0) {
+            return ByteBuffer.allocate(0).asReadOnlyBuffer().order(ByteOrder.nativeOrder());
+        }
+        return binding.wrap(addr, l).asReadOnlyBuffer().order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -195,11 +230,11 @@ public final class View {
      * @return negative, zero or positive
      */
     public int compareTo(byte[] other) {
-        checkValid();
+        int l = checkedLength();
         Objects.requireNonNull(other, "other");
-        int n = Math.min(len, other.length);
+        int n = Math.min(l, other.length);
         for (int i = 0; i < n; i++) {
-            int c = Integer.compare(buf.get(off + i) & 0xFF, other[i] & 0xFF);
+            int c = Integer.compare(Mem.getByte(addr + i) & 0xFF, other[i] & 0xFF);
             if (c != 0) {
                 return c;
             }
@@ -209,7 +244,7 @@ public final class View {
 
     @Override
     public String toString() {
-        if (!valid) {
+        if (len < 0) {
             return "View[invalid]";
         }
         byte[] b = toByteArray();
