@@ -157,6 +157,7 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_PAGE_END       0x1 /**< no entry follows the last one in this direction */
 #define FERRY_PAGE_POINTERS  0x2 /**< entries are pointer entries */
 #define FERRY_PAGE_MIN       64  /**< smallest page accepted */
+#define FERRY_PTR_SPAN       (128 * 1024) /**< data bytes a pointer page points to, at most (past one entry) */
 /**@}*/
 
 /** @name Write-batch records, packed back to back (no padding, native-endian)
@@ -326,6 +327,9 @@ FERRY_EXPORT int ferry_cursor_close(ferry_cursor *c);
  *            FERRY_CURRENT_FWD/REV: RocksDB cursors only (FERRY_ENOTSUP on LMDB).
  * @param[out] page page memory (see "Page layout"), cap bytes, at least FERRY_PAGE_MIN.
  * @param[in] max_entries upper bound on entries (>= 1).
+ * @note A pointer page also ends once the keys and values it points to add up to
+ *       FERRY_PTR_SPAN bytes, so the data is still in the CPU's cache when the caller
+ *       reads it (count > 0, FERRY_PAGE_END clear: fill again to continue).
  * @note After a fill the engine stands on the next entry to emit, so FERRY_NEXT/PREV
  *       continue without skipping; continuing in the other direction gives
  *       FERRY_EDIRECTION (seek with the current key instead).

@@ -821,6 +821,7 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
     size_t used = FERRY_PAGE_HEADER;
     uint32_t count = 0, flags = ptr ? FERRY_PAGE_POINTERS : 0;
     int full = 0;
+    size_t span = 0; /* bytes of the map the page points to so far */
     for (;;) {
         if (mrc != MDB_SUCCESS) {
             if (mrc == MDB_NOTFOUND) { flags |= FERRY_PAGE_END; break; }
@@ -838,7 +839,10 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
             break;
         }
         count++;
+        if (ptr) span += k.mv_size + v.mv_size;
         mrc = next(cur, &k, &v, step);
+        /* the cursor already stands on the next entry, which the next fill emits first */
+        if (ptr && span >= FERRY_PTR_SPAN) break;
     }
     c->rc = mrc;
     c->k = k;

@@ -789,6 +789,56 @@ static void test_open_modes(void)
     EQ(rc, FERRY_EINVAL);
 }
 
+/* A pointer page ends once the data it points to reaches FERRY_PTR_SPAN; the scan goes on
+ * without loss, and an entry larger than the span closes its page. */
+static void test_pointer_span(void)
+{
+    ferry_store *s = open_store("span");
+    enum { N = 100, VLEN = 4096, BIG = 200 * 1024 };
+    uint8_t *val = malloc(BIG);
+    char key[16];
+    for (int i = 0; i < N; i++) {
+        memset(val, 'a' + i % 26, VLEN);
+        snprintf(key, sizeof key, "k%07d", i); /* 8-byte keys */
+        EQ(ferry_put(s, 0, key, 8, val, i == 50 ? BIG : VLEN, &err), FERRY_OK);
+    }
+    static uint8_t page[64 * 1024];
+    static entry e[4096];
+    uint32_t flags;
+    ferry_cursor *c;
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, FERRY_CURSOR_POINTERS, &c, &err), FERRY_OK);
+    /* 8 + 4096 bytes per entry: the span is reached with the 32nd entry (31 x 4104 < 128 KiB <= 32 x 4104) */
+    int per_page = (FERRY_PTR_SPAN + 8 + VLEN - 1) / (8 + VLEN);
+    int rc = ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100000, &err);
+    EQ(rc, per_page);
+    parse_page(page, e, &flags);
+    CHECK(!(flags & FERRY_PAGE_END) && (flags & FERRY_PAGE_POINTERS));
+    int seen = rc, pages = 1, alone = 0, ok = 1;
+    for (int i = 0; i < rc; i++) {
+        snprintf(key, sizeof key, "k%07d", i);
+        ok &= e[i].klen == 8 && memcmp(e[i].k, key, 8) == 0 && e[i].vlen == VLEN;
+    }
+    while (!(flags & FERRY_PAGE_END)) {
+        rc = ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 100000, &err);
+        if (rc < 0) { ok = 0; break; }
+        parse_page(page, e, &flags);
+        for (int i = 0; i < rc; i++) {
+            snprintf(key, sizeof key, "k%07d", seen + i);
+            ok &= e[i].klen == 8 && memcmp(e[i].k, key, 8) == 0 && e[i].v[0] == 'a' + (seen + i) % 26;
+            if (seen + i == 50) alone = i == rc - 1 && e[i].vlen == BIG;
+        }
+        seen += rc;
+        pages++;
+    }
+    CHECK(ok, "entries in order, none lost");
+    EQ(seen, N);
+    CHECK(alone, "the entry larger than the span is the last of its page");
+    CHECK(pages > 3, "pages %d", pages);
+    ferry_cursor_close(c);
+    free(val);
+    ferry_store_close(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -803,6 +853,7 @@ int main(int argc, char **argv)
     if (failed) { printf("%d passed, %d failed\n", passed, failed); return 1; }
     test_page_edges();
     test_many();
+    test_pointer_span();
     test_binary_and_get();
     test_writes();
     test_families();
