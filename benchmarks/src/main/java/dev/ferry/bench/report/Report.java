@@ -363,7 +363,7 @@ public final class Report {
             }
         }
         t.append("\nAllocation: `-prof gc` bytes per scan divided by the entries scanned. Each scan opens a cursor and so allocates "
-                + "a few KB once (cursor, views, guard, offset array, LMDB map windows); an allocation per entry would add at least "
+                + "a few KB once (cursor, views, guard, offset array); an allocation per entry would add at least "
                 + "16 B/entry (the smallest object), so below 0.1 B/entry there is none: steady-state allocation per entry is 0.\n\n");
         return t.toString();
     }
