@@ -17,7 +17,9 @@ import java.util.Objects;
  *
  * <p>Index arithmetic is always checked ({@link IndexOutOfBoundsException} with index, size and
  * length): a view never reads outside its entry, even when it points into an LMDB map.
- * Multi-byte reads without a {@link ByteOrder} use the platform's native order.
+ * Multi-byte reads without a {@link ByteOrder} use the platform's native order. Reads go
+ * straight to native memory (docs/design.md, "Reading pages and views in Java"); a view keeps
+ * its cursor reachable, so an unclosed cursor is not cleaned up while one of its views is held.
  *
  * <p>Thread safety: not thread-safe; belongs to the cursor's thread.
  */
