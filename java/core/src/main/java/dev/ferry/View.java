@@ -46,10 +46,6 @@ public final class View {
         len = -1;
     }
 
-    boolean isValid() {
-        return len >= 0;
-    }
-
     /** @return the address of byte {@code index}, after checking {@code [index, index + size)} lies inside */
     private long at(int index, int size) {
         int l = len;
