@@ -173,26 +173,7 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry; false at the end of the range
      */
     public boolean next() {
-        checkThread();
-        if (!positioned) {
-            return armed ? position(CURRENT_FWD, null) : fresh ? position(FIRST, null) : unpositionedMove();
-        }
-        if (pdir > 0) {
-            if (idx + 1 < count) {
-                step(1);
-                return true;
-            }
-            if ((flags & PAGE_END) != 0) {
-                exhaust();
-                return false;
-            }
-            return fill(NEXT, 0, 0, nextMax);
-        }
-        if (idx > 0) {
-            step(-1);
-            return true;
-        }
-        return reseek(SEEK_GT);
+        return move(1);
     }
 
     /**
@@ -201,11 +182,22 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry; false at the start of the range
      */
     public boolean prev() {
+        return move(-1);
+    }
+
+    /**
+     * One step in direction {@code d} (1 = key order, -1 = reverse): walks the page when it was
+     * filled in this direction, refills at its end, walks back through it otherwise and re-seeks
+     * past the current key at its start.
+     */
+    private boolean move(int d) {
         checkThread();
+        boolean fwd = d > 0;
         if (!positioned) {
-            return armed ? position(CURRENT_REV, null) : fresh ? position(LAST, null) : unpositionedMove();
+            return armed ? position(fwd ? CURRENT_FWD : CURRENT_REV, null)
+                    : fresh ? position(fwd ? FIRST : LAST, null) : unpositionedMove();
         }
-        if (pdir < 0) {
+        if (pdir == d) {
             if (idx + 1 < count) {
                 step(1);
                 return true;
@@ -214,13 +206,13 @@ public final class Cursor implements AutoCloseable {
                 exhaust();
                 return false;
             }
-            return fill(PREV, 0, 0, nextMax);
+            return fill(fwd ? NEXT : PREV, 0, 0, nextMax);
         }
         if (idx > 0) {
             step(-1);
             return true;
         }
-        return reseek(SEEK_LT);
+        return reseek(fwd ? SEEK_GT : SEEK_LT);
     }
 
     /** @return true when the cursor stands on an entry */
