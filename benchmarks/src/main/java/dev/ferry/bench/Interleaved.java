@@ -56,9 +56,9 @@ public final class Interleaved {
         vars.put("ferry-" + binding, ferry(engine, binding, vs, dir, entries, "ferry"));
         for (String p : System.getProperty("ferry.bench.pageSizes", "").split(",")) {
             if (!p.isBlank()) {
-                Variant v = ferry(engine, binding, vs, dir, entries, "ferry");
+                ScanVariant v = ferry(engine, binding, vs, dir, entries, "ferry");
+                v.bench.pageSize = Integer.parseInt(p.trim());
                 vars.put("ferry-" + binding + "-page" + p.trim(), v);
-                ((ScanVariant) v).bench.pageSize = Integer.parseInt(p.trim());
             }
         }
         if (engine.equals("ROCKSDB")) {
@@ -120,7 +120,7 @@ public final class Interleaved {
         System.out.flush();
     }
 
-    private static Variant ferry(String engine, String binding, int vs, String dir, int entries, String method) {
+    private static ScanVariant ferry(String engine, String binding, int vs, String dir, int entries, String method) {
         ScanBench b = new ScanBench();
         b.engine = engine;
         b.binding = binding;
