@@ -58,6 +58,7 @@ public final class Cursor implements AutoCloseable {
     private static final int PAGE_END = 1;
     private static final int PAGE_POINTERS = 2;
     private static final int ETOOSMALL = -1004;
+    private static final boolean LITTLE = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
     /** Bytes after the page for the error struct (1024) and a seek key of up to 1024 bytes. */
     static final int AUX = 2048;
     /** Offset of the seek key in aux memory; [0, 1024) holds the error struct. */
@@ -75,6 +76,7 @@ public final class Cursor implements AutoCloseable {
             @Override public void beforeNextMove(Cursor c, Runnable action) {
                 c.checkThread();
                 c.moveListener = action;
+                c.fastEnd = -1;
             }
             @Override public Runnable listener(Cursor c) { return c.moveListener; }
         });
@@ -104,6 +106,12 @@ public final class Cursor implements AutoCloseable {
     private int flags;
     private int pdir;
     private int idx;
+    /**
+     * Last page index {@link #move} may step to without its slow path: {@code count - 1} while
+     * the cursor stands on an entry of the page and no move listener waits, else -1. One compare
+     * then covers "positioned", "listener" and "entries left" on the hot path.
+     */
+    private int fastEnd = -1;
     private int off;
     private int nextMax;
     private boolean positioned;
@@ -192,6 +200,17 @@ public final class Cursor implements AutoCloseable {
      */
     private boolean move(int d) {
         checkThread();
+        int i = idx + 1;
+        if (d == pdir && i <= fastEnd) {
+            // the hot path: the next entry of the page, in the direction it was filled
+            forward(i);
+            return true;
+        }
+        return moveSlow(d);
+    }
+
+    /** {@link #move} when the hot path does not apply: page ends, direction changes, listeners. */
+    private boolean moveSlow(int d) {
         boolean fwd = d > 0;
         if (!positioned) {
             return armed ? position(fwd ? CURRENT_FWD : CURRENT_REV, null)
@@ -227,8 +246,11 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public View key() {
-        checkPositioned();
-        return key;
+        View k = key;
+        if (k.len < 0) {
+            throw notOnEntry();
+        }
+        return k;
     }
 
     /**
@@ -238,8 +260,11 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public View value() {
-        checkPositioned();
-        return value;
+        View v = value;
+        if (v.len < 0) {
+            throw notOnEntry();
+        }
+        return v;
     }
 
     /** @return a copy of the current key */
@@ -372,7 +397,12 @@ public final class Cursor implements AutoCloseable {
         offs[0] = HEADER;
         exhausted = false;
         positioned = true;
-        load();
+        fastEnd = count - 1;
+        if ((flags & PAGE_POINTERS) != 0) {
+            loadPointers(pageAddr + HEADER);
+        } else {
+            loadCopy(pageAddr + HEADER);
+        }
         return true;
     }
 
@@ -380,32 +410,45 @@ public final class Cursor implements AutoCloseable {
         if (moveListener != null) {
             moved();
         }
-        if ((flags & PAGE_POINTERS) != 0) {
-            idx += d;
-            off = HEADER + idx * 24;
-        } else if (d > 0) {
-            off += (8 + key.len + value.len + 7) & ~7;
-            if (++idx == offs.length) {
-                offs = java.util.Arrays.copyOf(offs, idx * 2);
-            }
-            offs[idx] = off;
+        if (d > 0) {
+            forward(idx + 1);
+        } else if ((flags & PAGE_POINTERS) != 0) {
+            loadPointers(pageAddr + HEADER + (long) --idx * 24);
         } else {
             off = offs[--idx];
+            loadCopy(pageAddr + off);
         }
-        load();
     }
 
-    private void load() {
-        // off stays inside the page filled by native code: entries are read without a buffer
-        long e = pageAddr + off;
+    /** Steps to page index {@code i}, the entry after the current one in page order. */
+    private void forward(int i) {
+        idx = i;
         if ((flags & PAGE_POINTERS) != 0) {
-            key.set(Mem.getLong(e), Mem.getInt(e + 8));
-            value.set(Mem.getLong(e + 16), Mem.getInt(e + 12));
+            loadPointers(pageAddr + HEADER + (long) i * 24);
         } else {
-            int kl = Mem.getInt(e);
-            key.set(e + 8, kl);
-            value.set(e + 8 + kl, Mem.getInt(e + 4));
+            // entries are read straight from the page native code filled, without a buffer
+            off += (8 + key.len + value.len + 7) & ~7;
+            if (i == offs.length) {
+                offs = java.util.Arrays.copyOf(offs, i * 2);
+            }
+            offs[i] = off;
+            loadCopy(pageAddr + off);
         }
+    }
+
+    /** Points the views at a pointer entry: key address, key and value lengths, value address. */
+    private void loadPointers(long e) {
+        long lens = Mem.getLong(e + 8);
+        key.set(Mem.getLong(e), (int) (LITTLE ? lens : lens >>> 32));
+        value.set(Mem.getLong(e + 16), (int) (LITTLE ? lens >>> 32 : lens));
+    }
+
+    /** Points the views at a copy entry: key length, value length, key bytes, value bytes. */
+    private void loadCopy(long e) {
+        long lens = Mem.getLong(e);
+        int kl = (int) (LITTLE ? lens : lens >>> 32);
+        key.set(e + 8, kl);
+        value.set(e + 8 + kl, (int) (LITTLE ? lens >>> 32 : lens));
     }
 
     private void growPage(long need) {
@@ -439,6 +482,9 @@ public final class Cursor implements AutoCloseable {
     private void moved() {
         Runnable r = moveListener;
         moveListener = null;
+        if (positioned) {
+            fastEnd = count - 1;
+        }
         r.run();
     }
 
@@ -460,18 +506,18 @@ public final class Cursor implements AutoCloseable {
             moved();
         }
         positioned = false;
+        fastEnd = -1;
         key.invalidate();
         value.invalidate();
     }
 
-    private void checkPositioned() {
-        if (!positioned) {
-            if (Thread.currentThread() == owner) {
-                checkOpen();
-            }
-            guard.check();
-            throw new IllegalStateException("cursor is not on an entry");
+    /** The exception for key()/value() off an entry: closed, or not positioned. */
+    private RuntimeException notOnEntry() {
+        if (Thread.currentThread() == owner) {
+            checkOpen();
         }
+        guard.check();
+        return new IllegalStateException("cursor is not on an entry");
     }
 
     private void checkOpen() {
