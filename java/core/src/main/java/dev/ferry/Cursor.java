@@ -55,6 +55,8 @@ public final class Cursor implements AutoCloseable {
     private static final int CURRENT_FWD = 9;
     private static final int CURRENT_REV = 10;
     private static final int HEADER = 16;
+    /** Bytes of a pointer entry: u64 key address, u32 key length, u32 value length, u64 value address. */
+    private static final int POINTER_ENTRY = 24;
     private static final int PAGE_END = 1;
     private static final int PAGE_POINTERS = 2;
     private static final int ETOOSMALL = -1004;
@@ -112,6 +114,7 @@ public final class Cursor implements AutoCloseable {
      * then covers "positioned", "listener" and "entries left" on the hot path.
      */
     private int fastEnd = -1;
+    /** Offset of the current entry in a copy page (pointer pages locate entries by {@link #idx}). */
     private int off;
     private int nextMax;
     private boolean positioned;
@@ -399,7 +402,7 @@ public final class Cursor implements AutoCloseable {
         positioned = true;
         fastEnd = count - 1;
         if ((flags & PAGE_POINTERS) != 0) {
-            loadPointers(pageAddr + HEADER);
+            loadPointers(0);
         } else {
             loadCopy(pageAddr + HEADER);
         }
@@ -413,7 +416,7 @@ public final class Cursor implements AutoCloseable {
         if (d > 0) {
             forward(idx + 1);
         } else if ((flags & PAGE_POINTERS) != 0) {
-            loadPointers(pageAddr + HEADER + (long) --idx * 24);
+            loadPointers(--idx);
         } else {
             off = offs[--idx];
             loadCopy(pageAddr + off);
@@ -424,7 +427,7 @@ public final class Cursor implements AutoCloseable {
     private void forward(int i) {
         idx = i;
         if ((flags & PAGE_POINTERS) != 0) {
-            loadPointers(pageAddr + HEADER + (long) i * 24);
+            loadPointers(i);
         } else {
             // entries are read straight from the page native code filled, without a buffer
             off += (8 + key.len + value.len + 7) & ~7;
@@ -436,8 +439,9 @@ public final class Cursor implements AutoCloseable {
         }
     }
 
-    /** Points the views at a pointer entry: key address, key and value lengths, value address. */
-    private void loadPointers(long e) {
+    /** Points the views at pointer entry {@code i}: key address, key and value lengths, value address. */
+    private void loadPointers(int i) {
+        long e = pageAddr + HEADER + (long) i * POINTER_ENTRY;
         long lens = Mem.getLong(e + 8);
         key.set(Mem.getLong(e), (int) (LITTLE ? lens : lens >>> 32));
         value.set(Mem.getLong(e + 16), (int) (LITTLE ? lens >>> 32 : lens));
