@@ -151,6 +151,9 @@ typedef struct ferry_cursor ferry_cursor;
  * FERRY_ETOOSMALL the page size needed for the next entry alone.
  * Copy entry: u32 klen; u32 vlen; key bytes; value bytes; padded to 8 bytes.
  * Pointer entry (24 bytes): u64 key address; u32 klen; u32 vlen; u64 value address.
+ * A pointer page carries keys and values of at most FERRY_ENTRY_MAX bytes (what a Java view
+ * addresses); for a larger entry the fill stops before it and, when it comes first, fails with
+ * FERRY_ETOOSMALL reporting the size a copy page would need.
  */
 /**@{*/
 #define FERRY_PAGE_HEADER    16
@@ -158,6 +161,7 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_PAGE_POINTERS  0x2 /**< entries are pointer entries */
 #define FERRY_PAGE_MIN       64  /**< smallest page accepted */
 #define FERRY_PTR_SPAN       (128 * 1024) /**< data bytes a pointer page points to, at most (past one entry) */
+#define FERRY_ENTRY_MAX      0x7fffffff   /**< largest key or value a pointer entry carries (2 GiB - 1) */
 /**@}*/
 
 /** @name Write-batch records, packed back to back (no padding, native-endian)

@@ -848,7 +848,8 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
     c->k = k;
     c->v = v;
     if (full && count == 0) {
-        size_t need = FERRY_PAGE_HEADER + (ptr ? 24 : ferry_copy_entry_size(k.mv_size, v.mv_size));
+        size_t need = ptr ? ferry_ptr_entry_need(k.mv_size, v.mv_size)
+                          : FERRY_PAGE_HEADER + ferry_copy_entry_size(k.mv_size, v.mv_size);
         ferry_page_header(page, 0, flags, need);
         return ferry_fail(err, FERRY_ETOOSMALL, 0, "entry of %zu-byte key and %zu-byte value needs a %zu-byte page",
                           k.mv_size, v.mv_size, need);

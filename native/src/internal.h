@@ -156,10 +156,21 @@ static inline int ferry_page_emit_copy(uint8_t *page, size_t cap, size_t *used, 
     return 1;
 }
 
+/* Page bytes a pointer fill needs to emit this entry alone: a pointer entry, or for a key or
+ * value over FERRY_ENTRY_MAX (which no pointer entry carries) the copy page it would take. */
+static inline size_t ferry_ptr_entry_need(size_t klen, size_t vlen)
+{
+    if (klen > FERRY_ENTRY_MAX || vlen > FERRY_ENTRY_MAX)
+        return FERRY_PAGE_HEADER + ferry_copy_entry_size(klen, vlen);
+    return FERRY_PAGE_HEADER + 24;
+}
+
+/* Pointer-mode page writing. Returns 1 when the entry was written, 0 when it does not fit or
+ * is larger than a pointer entry carries (used unchanged). */
 static inline int ferry_page_emit_ptr(uint8_t *page, size_t cap, size_t *used, const void *k,
                                       size_t klen, const void *v, size_t vlen)
 {
-    if (24 > cap - *used) return 0;
+    if (24 > cap - *used || klen > FERRY_ENTRY_MAX || vlen > FERRY_ENTRY_MAX) return 0;
     uint8_t *p = page + *used;
     uint64_t ka = (uint64_t)(uintptr_t)k, va = (uint64_t)(uintptr_t)v;
     uint32_t kl = (uint32_t)klen, vl = (uint32_t)vlen;

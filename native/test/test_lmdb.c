@@ -1,10 +1,13 @@
 /* Native tests of the LMDB engine: test_lmdb <liblmdb.so> <scratch dir>. */
 #include "ferry.h"
+#include "lmdb_api.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -839,6 +842,93 @@ static void test_pointer_span(void)
     ferry_store_close(s);
 }
 
+/* A value over FERRY_ENTRY_MAX (2 GiB - 1), which no Java view or array holds. Written with LMDB
+ * itself: MDB_RESERVE on a WRITEMAP map leaves the value's pages unwritten (a sparse file), so the
+ * test costs two touched pages, not 2 GiB. Pointer and copy fills stop before it and report the
+ * page it needs (beyond what Java allocates); entries on either side still come through. */
+static void test_huge_value(const char *lib)
+{
+    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    CHECK(h != NULL, "liblmdb loaded: %s", dlerror());
+    if (!h) return;
+    int (*env_create)(MDB_env **) = (int (*)(MDB_env **))dlsym(h, "mdb_env_create");
+    int (*set_mapsize)(MDB_env *, size_t) = (int (*)(MDB_env *, size_t))dlsym(h, "mdb_env_set_mapsize");
+    int (*env_open)(MDB_env *, const char *, unsigned, mode_t) =
+        (int (*)(MDB_env *, const char *, unsigned, mode_t))dlsym(h, "mdb_env_open");
+    void (*env_close)(MDB_env *) = (void (*)(MDB_env *))dlsym(h, "mdb_env_close");
+    int (*txn_begin)(MDB_env *, MDB_txn *, unsigned, MDB_txn **) =
+        (int (*)(MDB_env *, MDB_txn *, unsigned, MDB_txn **))dlsym(h, "mdb_txn_begin");
+    int (*txn_commit)(MDB_txn *) = (int (*)(MDB_txn *))dlsym(h, "mdb_txn_commit");
+    int (*dbi_open)(MDB_txn *, const char *, unsigned, MDB_dbi *) =
+        (int (*)(MDB_txn *, const char *, unsigned, MDB_dbi *))dlsym(h, "mdb_dbi_open");
+    int (*put)(MDB_txn *, MDB_dbi, MDB_val *, MDB_val *, unsigned) =
+        (int (*)(MDB_txn *, MDB_dbi, MDB_val *, MDB_val *, unsigned))dlsym(h, "mdb_put");
+    const size_t HUGE = (size_t)FERRY_ENTRY_MAX + 9;
+    const char *dir = dir_of("huge");
+    CHECK(mkdir(dir, 0755) == 0);
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    EQ(env_create(&env), MDB_SUCCESS);
+    EQ(set_mapsize(env, HUGE + (64u << 20)), MDB_SUCCESS);
+    EQ(env_open(env, dir, MDB_WRITEMAP | MDB_NOSYNC, 0644), MDB_SUCCESS);
+    EQ(txn_begin(env, NULL, 0, &txn), MDB_SUCCESS);
+    EQ(dbi_open(txn, NULL, 0, &dbi), MDB_SUCCESS);
+    MDB_val k = { 1, "a" }, v = { 1, "1" };
+    EQ(put(txn, dbi, &k, &v, 0), MDB_SUCCESS);
+    k.mv_data = "c";
+    v.mv_data = "3";
+    EQ(put(txn, dbi, &k, &v, 0), MDB_SUCCESS);
+    k.mv_data = "b";
+    v.mv_size = HUGE;
+    EQ(put(txn, dbi, &k, &v, 0x10000 /* MDB_RESERVE */), MDB_SUCCESS);
+    ((uint8_t *)v.mv_data)[0] = 'x';
+    ((uint8_t *)v.mv_data)[HUGE - 1] = 'y';
+    EQ(txn_commit(txn), MDB_SUCCESS);
+    env_close(env);
+
+    ferry_store *s = open_store("huge");
+    size_t need = FERRY_PAGE_HEADER + ((8 + 1 + HUGE + 7) & ~(size_t)7);
+    static uint8_t page[4096];
+    entry e[8];
+    uint32_t flags;
+    for (int ptr = 0; ptr < 2; ptr++) {
+        ferry_cursor *c;
+        EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, ptr ? FERRY_CURSOR_POINTERS : 0, &c, &err), FERRY_OK);
+        /* forward: "a", then the fill that would start with "b" reports the page it needs */
+        EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 1);
+        parse_page(page, e, &flags);
+        CHECK(e[0].klen == 1 && e[0].k[0] == 'a' && !(flags & FERRY_PAGE_END), "ptr=%d", ptr);
+        EQ(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), FERRY_ETOOSMALL);
+        uint64_t reported;
+        memcpy(&reported, page + 8, 8);
+        EQ(reported, need);
+        CHECK(reported > (uint64_t)INT32_MAX, "ptr=%d: the page it needs is beyond a Java buffer", ptr);
+        /* asking again gives the same answer (the fill does not skip or loop) */
+        EQ(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), FERRY_ETOOSMALL);
+        /* a seek past it goes on to "c", the end */
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_GT, "b", 1, page, sizeof page, 100, &err), 1);
+        parse_page(page, e, &flags);
+        CHECK(e[0].klen == 1 && e[0].k[0] == 'c' && (flags & FERRY_PAGE_END), "ptr=%d", ptr);
+        /* reverse: "c", then the same report for "b" */
+        EQ(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 100, &err), 1);
+        EQ(ferry_cursor_fill(c, FERRY_PREV, NULL, 0, page, sizeof page, 100, &err), FERRY_ETOOSMALL);
+        memcpy(&reported, page + 8, 8);
+        EQ(reported, need);
+        ferry_cursor_close(c);
+    }
+    /* a point read reports the whole length and copies what fits */
+    char dst[4] = { 0 };
+    size_t vlen = 0;
+    EQ(ferry_get(s, NULL, 0, "b", 1, dst, sizeof dst, &vlen, &err), FERRY_OK);
+    EQ(vlen, HUGE);
+    EQ(dst[0], 'x');
+    ferry_store_close(s);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/data.mdb", dir);
+    CHECK(unlink(path) == 0, "remove the 2 GiB sparse file");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -854,6 +944,7 @@ int main(int argc, char **argv)
     test_page_edges();
     test_many();
     test_pointer_span();
+    test_huge_value(argv[1]);
     test_binary_and_get();
     test_writes();
     test_families();

@@ -63,6 +63,8 @@ public final class Cursor implements AutoCloseable {
     private static final boolean LITTLE = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
     /** Bytes after the page for the error struct (1024) and a seek key of up to 1024 bytes. */
     static final int AUX = 2048;
+    /** Largest page a cursor grows to (an int-sized buffer, with room for the aux area). */
+    private static final long MAX_PAGE = Integer.MAX_VALUE - 64 - AUX;
     /** Offset of the seek key in aux memory; [0, 1024) holds the error struct. */
     private static final int KEY = 1024;
 
@@ -373,7 +375,14 @@ public final class Cursor implements AutoCloseable {
             aux.buf.putInt(auxOff, 0);
             rc = b.cursorFill(handle, op, kaddr, klen, pageAddr, pageCap, max, err);
             while (rc == ETOOSMALL) {
-                growPage(pbuf.getLong(8));
+                long need = pbuf.getLong(8);
+                if (need > MAX_PAGE) {
+                    // no Java buffer or view holds the entry: stop here, a seek past its key goes on
+                    invalidate();
+                    throw new FerryException(ErrorCode.BUFFER_TOO_SMALL, 0, "entry of " + need
+                            + " bytes (key and value) is larger than a Java buffer or view holds; seek past it to go on");
+                }
+                growPage(need);
                 err = aux.addr + auxOff;
                 aux.buf.putInt(auxOff, 0);
                 rc = b.cursorFill(handle, forward ? NEXT : PREV, 0, 0, pageAddr, pageCap, max, err);
@@ -456,9 +465,6 @@ public final class Cursor implements AutoCloseable {
     }
 
     private void growPage(long need) {
-        if (need > Integer.MAX_VALUE - 64) {
-            throw new FerryException(ErrorCode.BUFFER_TOO_SMALL, 0, "entry of " + need + " bytes does not fit a Java buffer");
-        }
         int cap = Integer.highestOneBit((int) need - 1) << 1;
         if (cap < need) {
             cap = (int) need;

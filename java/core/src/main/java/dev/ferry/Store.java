@@ -314,7 +314,7 @@ public final class Store implements AutoCloseable {
      * @param into receives up to {@code into.remaining()} bytes of the value at its position;
      *        the position advances by the bytes written
      * @return the value's full length (larger than the bytes written when {@code into} was
-     *         too small), or {@link #NOT_FOUND}
+     *         too small; {@code Integer.MAX_VALUE} for a value of 2 GiB or more), or {@link #NOT_FOUND}
      */
     public int get(byte[] key, ByteBuffer into) {
         requireKey(key);

@@ -1,5 +1,7 @@
 package dev.ferry.internal;
 
+import dev.ferry.ErrorCode;
+import dev.ferry.FerryException;
 import dev.ferry.spi.NativeBinding;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -86,8 +88,25 @@ public final class PointReads {
             if (vlen <= cap) {
                 return m.bytes(voff, (int) vlen);
             }
-            m = s.ensure(voff + vlen, voff);
+            m = s.ensure(voff + checkFits(vlen, voff), voff);
         }
+    }
+
+    /**
+     * Checks that a value of {@code vlen} bytes fits a Java array after {@code offset} bytes of
+     * scratch memory. Values of 2 GiB and more exist (LMDB and RocksDB take them from C), but no
+     * byte[] holds them: say so instead of growing forever.
+     *
+     * @param vlen the value's length as the engine reported it
+     * @param offset scratch bytes in front of the value
+     * @return {@code vlen}
+     */
+    static long checkFits(long vlen, int offset) {
+        if (vlen > Integer.MAX_VALUE - 16 - offset) {
+            throw new FerryException(ErrorCode.BUFFER_TOO_SMALL, 0, "value of " + vlen
+                    + " bytes is larger than a Java array holds; get(key, ByteBuffer) reads its first bytes");
+        }
+        return vlen;
     }
 
     /**
@@ -97,7 +116,7 @@ public final class PointReads {
      * @param fn the native read
      * @param key the key (position to limit; not moved)
      * @param into receives up to {@code into.remaining()} bytes of the value; its position advances
-     * @return the value's full length, or {@link #NOT_FOUND}
+     * @return the value's full length (at most {@code Integer.MAX_VALUE}), or {@link #NOT_FOUND}
      */
     public static int getInto(NativeBinding binding, Get fn, ByteBuffer key, ByteBuffer into) {
         Objects.requireNonNull(key, "key");
@@ -176,8 +195,8 @@ public final class PointReads {
             int rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
                     m.cap - dstOff, m.addr + lensOff, s.err());
             if (rc == ETOOSMALL) {
-                long need = m.buf.getLong(lensOff);
-                valueCap = (int) Math.min(Integer.MAX_VALUE - dstOff - 16, Math.max(need, 2L * valueCap));
+                long need = checkFits(m.buf.getLong(lensOff), dstOff);
+                valueCap = (int) Math.max(need, Math.min(Integer.MAX_VALUE - dstOff - 16, 2L * valueCap));
                 s.ensure((long) dstOff + valueCap, 0);
                 continue;
             }
