@@ -78,6 +78,24 @@ public final class Interleaved {
                     }
                 });
             }
+            if (dir.equals("forward")) {
+                // a RocksJava iterator wrapped by Ferry (issue "speed up existing RocksJava code"),
+                // beside rocksjavaBytes driving the same kind of iterator itself
+                InteropScanBench ib = new InteropScanBench();
+                ib.binding = binding;
+                ib.valueSize = vs;
+                ib.entries = entries;
+                vars.put("rocksjava-interop-" + binding, new Variant() {
+                    public AutoCloseable open() throws Exception {
+                        ib.setup();
+                        return ib::tearDown;
+                    }
+
+                    public long scan() {
+                        return ib.rocksjavaInterop();
+                    }
+                });
+            }
         } else {
             LmdbJavaScanBench b = new LmdbJavaScanBench();
             b.valueSize = vs;

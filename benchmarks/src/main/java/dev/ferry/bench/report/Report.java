@@ -321,6 +321,17 @@ public final class Report {
         }
         for (Map.Entry<String, Double> e : best.entrySet()) {
             String[] k = e.getKey().split("\\|");
+            if (k[4].startsWith("rocksjava-interop-")) {
+                Double loop = best.get(k[0] + "|" + k[1] + "|" + k[2] + "|" + k[3] + "|rocksjavaBytes");
+                if (loop != null) {
+                    double sp = loop / e.getValue();
+                    t.append("| RocksJava iterator wrapped by Ferry (").append(k[3]).append(", ").append(k[1])
+                            .append(" B, interleaved) >= 2x faster than the same iterator's loop | ").append(f(sp, 2)).append("x (")
+                            .append(f(e.getValue(), 1)).append(" vs ").append(f(loop, 1)).append(" ns) | ")
+                            .append(sp >= 2 ? "MET" : "MISSED").append(" |\n");
+                }
+                continue;
+            }
             if (!k[4].startsWith("ferry-")) {
                 continue;
             }
