@@ -367,7 +367,8 @@ public final class Report {
                 for (Row o : rows) {
                     if (o.variant.equals("rocksjavaBytes@interop-" + b) && o.valueSize.equals(r.valueSize)) {
                         double sp = o.ns / r.ns;
-                        t.append("| RocksJava iterator wrapped by Ferry (").append(b).append(") >= 2x faster than the same iterator's loop | ")
+                        t.append("| RocksJava iterator wrapped by Ferry (").append(b).append(", ").append(r.valueSize)
+                                .append(" B, JMH) >= 2x faster than the same iterator's loop | ")
                                 .append(f(sp, 2)).append("x | ").append(sp >= 2 ? "MET" : "MISSED").append(" |\n");
                     }
                 }
