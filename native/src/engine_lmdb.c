@@ -808,6 +808,11 @@ static inline int emit_node(uint8_t *page, size_t cap, size_t *used, MDB_val k, 
     return 1;
 }
 
+/* Bytes ahead of the current key the fill prefetches: about four 100-byte entries. Measured with
+ * Ferry's fill in the floor's process, 1M x 100 B: fill alone 0.97-1.03x the floor without, 0.84-0.94x
+ * with (384-768 bytes did about as well; 800-byte entries neither gain nor lose). */
+#define LMDB_PREFETCH_AHEAD 512
+
 /* The fill loop, specialised per mode and direction (ptr, fwd are constants at each call). */
 static inline __attribute__((always_inline)) int
 fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t cap, uint32_t max,
@@ -840,6 +845,12 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
         }
         count++;
         if (ptr) span += k.mv_size + v.mv_size;
+        /* LMDB adds a leaf page's nodes from the page's end downwards and rebuilds both halves in
+         * key order when it splits a page, so the nodes of the next few keys usually lie just below
+         * this one (above it in reverse). Start loading them while LMDB works on this entry; a
+         * prefetch never faults, wherever the address lands. */
+        __builtin_prefetch((const void *)(fwd ? (uintptr_t)k.mv_data - LMDB_PREFETCH_AHEAD
+                                              : (uintptr_t)k.mv_data + LMDB_PREFETCH_AHEAD));
         mrc = next(cur, &k, &v, step);
         /* the cursor already stands on the next entry, which the next fill emits first */
         if (ptr && span >= FERRY_PTR_SPAN) break;
