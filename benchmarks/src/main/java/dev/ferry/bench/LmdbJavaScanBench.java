@@ -72,16 +72,25 @@ public class LmdbJavaScanBench {
     /** @return checksum of the cursor loop */
     @Benchmark
     public long lmdbjava() {
+        return reverse ? lmdbjavaReverse(env, dbi) : lmdbjavaForward(env, dbi);
+    }
+
+    // One method per direction (as ScanBench.ferry): see RocksJavaScanBench.bytesLoop.
+    private static long lmdbjavaForward(Env<ByteBuffer> env, Dbi<ByteBuffer> dbi) {
         long sum = 0;
         try (Txn<ByteBuffer> txn = env.txnRead(); Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
-            if (reverse) {
-                for (boolean ok = c.last(); ok; ok = c.prev()) {
-                    sum += BenchData.touch(c.key(), c.val());
-                }
-            } else {
-                for (boolean ok = c.first(); ok; ok = c.next()) {
-                    sum += BenchData.touch(c.key(), c.val());
-                }
+            for (boolean ok = c.first(); ok; ok = c.next()) {
+                sum += BenchData.touch(c.key(), c.val());
+            }
+        }
+        return sum;
+    }
+
+    private static long lmdbjavaReverse(Env<ByteBuffer> env, Dbi<ByteBuffer> dbi) {
+        long sum = 0;
+        try (Txn<ByteBuffer> txn = env.txnRead(); Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
+            for (boolean ok = c.last(); ok; ok = c.prev()) {
+                sum += BenchData.touch(c.key(), c.val());
             }
         }
         return sum;
