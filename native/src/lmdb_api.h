@@ -90,6 +90,7 @@ typedef struct MDB_envinfo {
     X(int, mdb_env_set_maxreaders, (MDB_env *env, unsigned int readers))                          \
     X(int, mdb_env_get_maxkeysize, (MDB_env *env))                                                \
     X(int, mdb_env_info, (MDB_env *env, MDB_envinfo *info))                                       \
+    X(int, mdb_env_stat, (MDB_env *env, MDB_stat *stat))                                          \
     X(int, mdb_env_sync, (MDB_env *env, int force))                                               \
     X(int, mdb_txn_begin, (MDB_env *env, MDB_txn *parent, unsigned int flags, MDB_txn **txn))     \
     X(int, mdb_txn_commit, (MDB_txn *txn))                                                        \
