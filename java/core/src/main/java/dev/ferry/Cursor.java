@@ -57,6 +57,8 @@ public final class Cursor implements AutoCloseable {
     private static final int HEADER = 16;
     /** Bytes of a pointer entry: u64 key address, u32 key length, u32 value length, u64 value address. */
     private static final int POINTER_ENTRY = 24;
+    /** {@link #fastNext}/{@link #fastPrev} when the hot path is off: below every address. */
+    private static final long NO_FAST = Long.MIN_VALUE;
     private static final int PAGE_END = 1;
     private static final int PAGE_POINTERS = 2;
     private static final int ETOOSMALL = -1004;
@@ -80,7 +82,7 @@ public final class Cursor implements AutoCloseable {
             @Override public void beforeNextMove(Cursor c, Runnable action) {
                 c.checkThread();
                 c.moveListener = action;
-                c.fastEnd = -1;
+                c.disarm();
             }
             @Override public Runnable listener(Cursor c) { return c.moveListener; }
         });
@@ -109,14 +111,20 @@ public final class Cursor implements AutoCloseable {
     private int count;
     private int flags;
     private int pdir;
+    /** Index of the current entry in a copy page (pointer pages use {@link #at}; see {@link #index()}). */
     private int idx;
+    /** Address of the current entry in a pointer page. */
+    private long at;
     /**
-     * Last page index {@link #move} may step to without its slow path: {@code count - 1} while
-     * the cursor stands on an entry of the page and no move listener waits, else -1. One compare
-     * then covers "positioned", "listener" and "entries left" on the hot path.
+     * Address of the last pointer entry {@link #next()} may step to without its slow path: the
+     * page's last entry while the cursor stands on an entry of a pointer page filled in key order
+     * and no move listener waits, else {@link #NO_FAST} (then every move takes the slow path).
+     * One compare covers "pointer page", "direction", "positioned", "listener" and "entries left".
      */
-    private int fastEnd = -1;
-    /** Offset of the current entry in a copy page (pointer pages locate entries by {@link #idx}). */
+    private long fastNext = NO_FAST;
+    /** The same for {@link #prev()}, on a pointer page filled in reverse key order. */
+    private long fastPrev = NO_FAST;
+    /** Offset of the current entry in a copy page. */
     private int off;
     private int nextMax;
     private boolean positioned;
@@ -186,7 +194,15 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry; false at the end of the range
      */
     public boolean next() {
-        return move(1);
+        checkThread();
+        long e = at + POINTER_ENTRY;
+        if (e <= fastNext) {
+            // the hot path: the next entry of a pointer page filled in key order
+            at = e;
+            loadPointers(e);
+            return true;
+        }
+        return moveSlow(1);
     }
 
     /**
@@ -195,35 +211,33 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry; false at the start of the range
      */
     public boolean prev() {
-        return move(-1);
+        checkThread();
+        long e = at + POINTER_ENTRY;
+        if (e <= fastPrev) {
+            // a pointer page filled in reverse key order lists entries in that order
+            at = e;
+            loadPointers(e);
+            return true;
+        }
+        return moveSlow(-1);
     }
 
     /**
-     * One step in direction {@code d} (1 = key order, -1 = reverse): walks the page when it was
-     * filled in this direction, refills at its end, walks back through it otherwise and re-seeks
-     * past the current key at its start.
+     * One step in direction {@code d} (1 = key order, -1 = reverse) when the hot path of
+     * {@link #next()}/{@link #prev()} does not apply (copy pages, page ends, direction changes,
+     * listeners): walks the page when it was filled in this direction, refills at its end, walks
+     * back through it otherwise and re-seeks past the current key at its start.
      */
-    private boolean move(int d) {
-        checkThread();
-        int i = idx + 1;
-        if (d == pdir && i <= fastEnd) {
-            // the hot path: the next entry of the page, in the direction it was filled
-            forward(i);
-            return true;
-        }
-        return moveSlow(d);
-    }
-
-    /** {@link #move} when the hot path does not apply: page ends, direction changes, listeners. */
     private boolean moveSlow(int d) {
         boolean fwd = d > 0;
         if (!positioned) {
             return armed ? position(fwd ? CURRENT_FWD : CURRENT_REV, null)
                     : fresh ? position(fwd ? FIRST : LAST, null) : unpositionedMove();
         }
+        int i = index();
         if (pdir == d) {
-            if (idx + 1 < count) {
-                step(1);
+            if (i + 1 < count) {
+                step(i, 1);
                 return true;
             }
             if ((flags & PAGE_END) != 0) {
@@ -232,8 +246,8 @@ public final class Cursor implements AutoCloseable {
             }
             return fill(fwd ? NEXT : PREV, 0, 0, nextMax);
         }
-        if (idx > 0) {
-            step(-1);
+        if (i > 0) {
+            step(i, -1);
             return true;
         }
         return reseek(fwd ? SEEK_GT : SEEK_LT);
@@ -409,48 +423,61 @@ public final class Cursor implements AutoCloseable {
         offs[0] = HEADER;
         exhausted = false;
         positioned = true;
-        fastEnd = count - 1;
         if ((flags & PAGE_POINTERS) != 0) {
-            loadPointers(0);
+            at = pageAddr + HEADER;
+            loadPointers(at);
         } else {
             loadCopy(pageAddr + HEADER);
         }
+        arm();
         return true;
     }
 
-    private void step(int d) {
+    /** @return the page index of the current entry */
+    private int index() {
+        return (flags & PAGE_POINTERS) != 0 ? (int) ((at - pageAddr - HEADER) / POINTER_ENTRY) : idx;
+    }
+
+    /** Steps from page index {@code i} one entry in page order ({@code d} 1) or back (-1). */
+    private void step(int i, int d) {
         if (moveListener != null) {
             moved();
         }
-        if (d > 0) {
-            forward(idx + 1);
-        } else if ((flags & PAGE_POINTERS) != 0) {
-            loadPointers(--idx);
-        } else {
-            off = offs[--idx];
-            loadCopy(pageAddr + off);
-        }
-    }
-
-    /** Steps to page index {@code i}, the entry after the current one in page order. */
-    private void forward(int i) {
-        idx = i;
         if ((flags & PAGE_POINTERS) != 0) {
-            loadPointers(i);
-        } else {
+            at += d > 0 ? POINTER_ENTRY : -POINTER_ENTRY;
+            loadPointers(at);
+        } else if (d > 0) {
             // entries are read straight from the page native code filled, without a buffer
+            idx = ++i;
             off += (8 + key.len + value.len + 7) & ~7;
             if (i == offs.length) {
                 offs = java.util.Arrays.copyOf(offs, i * 2);
             }
             offs[i] = off;
             loadCopy(pageAddr + off);
+        } else {
+            idx = --i;
+            off = offs[i];
+            loadCopy(pageAddr + off);
         }
     }
 
-    /** Points the views at pointer entry {@code i}: key address, key and value lengths, value address. */
-    private void loadPointers(int i) {
-        long e = pageAddr + HEADER + (long) i * POINTER_ENTRY;
+    /** Turns the hot path on for the current pointer page (positioned, no move listener waiting). */
+    private void arm() {
+        if ((flags & PAGE_POINTERS) != 0 && moveListener == null) {
+            long last = pageAddr + HEADER + (long) (count - 1) * POINTER_ENTRY;
+            fastNext = pdir > 0 ? last : NO_FAST;
+            fastPrev = pdir > 0 ? NO_FAST : last;
+        }
+    }
+
+    private void disarm() {
+        fastNext = NO_FAST;
+        fastPrev = NO_FAST;
+    }
+
+    /** Points the views at the pointer entry at {@code e}: key address, key and value lengths, value address. */
+    private void loadPointers(long e) {
         long lens = Mem.getLong(e + 8);
         key.set(Mem.getLong(e), (int) (LITTLE ? lens : lens >>> 32));
         value.set(Mem.getLong(e + 16), (int) (LITTLE ? lens >>> 32 : lens));
@@ -493,7 +520,7 @@ public final class Cursor implements AutoCloseable {
         Runnable r = moveListener;
         moveListener = null;
         if (positioned) {
-            fastEnd = count - 1;
+            arm();
         }
         r.run();
     }
@@ -516,7 +543,7 @@ public final class Cursor implements AutoCloseable {
             moved();
         }
         positioned = false;
-        fastEnd = -1;
+        disarm();
         key.invalidate();
         value.invalidate();
     }
