@@ -194,15 +194,7 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry; false at the end of the range
      */
     public boolean next() {
-        checkThread();
-        long e = at + POINTER_ENTRY;
-        if (e <= fastNext) {
-            // the hot path: the next entry of a pointer page filled in key order
-            at = e;
-            loadPointers(e);
-            return true;
-        }
-        return moveSlow(1);
+        return move(fastNext, 1);
     }
 
     /**
@@ -211,20 +203,28 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry; false at the start of the range
      */
     public boolean prev() {
+        return move(fastPrev, -1);
+    }
+
+    /**
+     * One step in direction {@code d} (1 = key order, -1 = reverse); {@code fast} is that direction's
+     * hot-path limit ({@link #fastNext} or {@link #fastPrev}). A pointer page lists its entries in
+     * the order it was filled, so the hot path always steps one entry up the page.
+     */
+    private boolean move(long fast, int d) {
         checkThread();
         long e = at + POINTER_ENTRY;
-        if (e <= fastPrev) {
-            // a pointer page filled in reverse key order lists entries in that order
+        if (e <= fast) {
             at = e;
             loadPointers(e);
             return true;
         }
-        return moveSlow(-1);
+        return moveSlow(d);
     }
 
     /**
      * One step in direction {@code d} (1 = key order, -1 = reverse) when the hot path of
-     * {@link #next()}/{@link #prev()} does not apply (copy pages, page ends, direction changes,
+     * {@link #move} does not apply (copy pages, page ends, direction changes,
      * listeners): walks the page when it was filled in this direction, refills at its end, walks
      * back through it otherwise and re-seeks past the current key at its start.
      */
