@@ -462,12 +462,17 @@ public final class Cursor implements AutoCloseable {
         }
     }
 
-    /** Turns the hot path on for the current pointer page (positioned, no move listener waiting). */
+    /**
+     * Turns the hot path on for the current page when it is a pointer page and no move listener
+     * waits (the cursor is positioned on it), off otherwise.
+     */
     private void arm() {
         if ((flags & PAGE_POINTERS) != 0 && moveListener == null) {
             long last = pageAddr + HEADER + (long) (count - 1) * POINTER_ENTRY;
             fastNext = pdir > 0 ? last : NO_FAST;
             fastPrev = pdir > 0 ? NO_FAST : last;
+        } else {
+            disarm();
         }
     }
 
