@@ -157,6 +157,7 @@ typedef struct ferry_cursor ferry_cursor;
  */
 /**@{*/
 #define FERRY_PAGE_HEADER    16
+#define FERRY_PTR_ENTRY      24  /**< bytes of one pointer entry */
 #define FERRY_PAGE_END       0x1 /**< no entry follows the last one in this direction */
 #define FERRY_PAGE_POINTERS  0x2 /**< entries are pointer entries */
 #define FERRY_PAGE_MIN       64  /**< smallest page accepted */

@@ -162,7 +162,7 @@ static inline size_t ferry_ptr_entry_need(size_t klen, size_t vlen)
 {
     if (klen > FERRY_ENTRY_MAX || vlen > FERRY_ENTRY_MAX)
         return FERRY_PAGE_HEADER + ferry_copy_entry_size(klen, vlen);
-    return FERRY_PAGE_HEADER + 24;
+    return FERRY_PAGE_HEADER + FERRY_PTR_ENTRY;
 }
 
 /* Pointer-mode page writing. Returns 1 when the entry was written, 0 when it does not fit or
@@ -170,7 +170,7 @@ static inline size_t ferry_ptr_entry_need(size_t klen, size_t vlen)
 static inline int ferry_page_emit_ptr(uint8_t *page, size_t cap, size_t *used, const void *k,
                                       size_t klen, const void *v, size_t vlen)
 {
-    if (24 > cap - *used || klen > FERRY_ENTRY_MAX || vlen > FERRY_ENTRY_MAX) return 0;
+    if (FERRY_PTR_ENTRY > cap - *used || klen > FERRY_ENTRY_MAX || vlen > FERRY_ENTRY_MAX) return 0;
     uint8_t *p = page + *used;
     uint64_t ka = (uint64_t)(uintptr_t)k, va = (uint64_t)(uintptr_t)v;
     uint32_t kl = (uint32_t)klen, vl = (uint32_t)vlen;
@@ -178,7 +178,7 @@ static inline int ferry_page_emit_ptr(uint8_t *page, size_t cap, size_t *used, c
     memcpy(p + 8, &kl, 4);
     memcpy(p + 12, &vl, 4);
     memcpy(p + 16, &va, 8);
-    *used += 24;
+    *used += FERRY_PTR_ENTRY;
     /* The caller reads this entry later, after the whole page is filled: start loading the
      * value's first and last cache lines now (the engine has just read the node that holds
      * the key), so that read finds them in cache instead of waiting on memory one entry at a

@@ -101,7 +101,7 @@ static uint32_t parse_page(const uint8_t *page, entry *out, uint32_t *flags)
             memcpy(&ka, p, 8); memcpy(&out[i].klen, p + 8, 4); memcpy(&out[i].vlen, p + 12, 4); memcpy(&va, p + 16, 8);
             out[i].k = (const uint8_t *)(uintptr_t)ka;
             out[i].v = (const uint8_t *)(uintptr_t)va;
-            p += 24;
+            p += FERRY_PTR_ENTRY;
         } else {
             memcpy(&out[i].klen, p, 4); memcpy(&out[i].vlen, p + 4, 4);
             out[i].k = p + 8;
@@ -139,7 +139,7 @@ static scan scan_all(ferry_cursor *c, int op, const void *key, size_t klen, size
 {
     scan sc = { calloc(1, 1), 0, 1, 0, 0, 0 };
     uint8_t *page = malloc(page_cap);
-    entry *es = malloc(sizeof(entry) * (page_cap / 24 + 1));
+    entry *es = malloc(sizeof(entry) * (page_cap / FERRY_PTR_ENTRY + 1));
     int cont = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT) ? FERRY_NEXT : FERRY_PREV;
     for (int guard = 0; guard < 100000; guard++) {
         int rc = ferry_cursor_fill(c, op, key, klen, page, page_cap, max, &err);
@@ -352,7 +352,7 @@ static void test_many(void)
     entry e[32];
     uint32_t flags;
     EQ(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, FERRY_CURSOR_POINTERS, &c, &err), FERRY_OK);
-    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 1000, &err), (512 - 16) / 24);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 1000, &err), (512 - FERRY_PAGE_HEADER) / FERRY_PTR_ENTRY);
     parse_page(page, e, &flags);
     CHECK(flags & FERRY_PAGE_POINTERS);
     ferry_cursor_close(c);

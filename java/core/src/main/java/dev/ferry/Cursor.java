@@ -484,16 +484,26 @@ public final class Cursor implements AutoCloseable {
     /** Points the views at the pointer entry at {@code e}: key address, key and value lengths, value address. */
     private void loadPointers(long e) {
         long lens = Mem.getLong(e + 8);
-        key.set(Mem.getLong(e), (int) (LITTLE ? lens : lens >>> 32));
-        value.set(Mem.getLong(e + 16), (int) (LITTLE ? lens >>> 32 : lens));
+        key.set(Mem.getLong(e), keyLength(lens));
+        value.set(Mem.getLong(e + 16), valueLength(lens));
     }
 
     /** Points the views at a copy entry: key length, value length, key bytes, value bytes. */
     private void loadCopy(long e) {
         long lens = Mem.getLong(e);
-        int kl = (int) (LITTLE ? lens : lens >>> 32);
+        int kl = keyLength(lens);
         key.set(e + 8, kl);
-        value.set(e + 8 + kl, (int) (LITTLE ? lens >>> 32 : lens));
+        value.set(e + 8 + kl, valueLength(lens));
+    }
+
+    /** @return the key length from an entry's {@code [u32 klen][u32 vlen]} pair read as one long */
+    private static int keyLength(long lens) {
+        return (int) (LITTLE ? lens : lens >>> 32);
+    }
+
+    /** @return the value length from an entry's {@code [u32 klen][u32 vlen]} pair read as one long */
+    private static int valueLength(long lens) {
+        return (int) (LITTLE ? lens >>> 32 : lens);
     }
 
     private void growPage(long need) {

@@ -321,8 +321,9 @@ public final class Report {
         }
         for (Map.Entry<String, Double> e : best.entrySet()) {
             String[] k = e.getKey().split("\\|");
+            String jvm = k[0] + "|" + k[1] + "|" + k[2] + "|" + k[3] + "|";
             if (k[4].startsWith("rocksjava-interop-")) {
-                Double loop = best.get(k[0] + "|" + k[1] + "|" + k[2] + "|" + k[3] + "|rocksjavaBytes");
+                Double loop = best.get(jvm + "rocksjavaBytes");
                 if (loop != null) {
                     interopTarget(t, k[3], k[1], "interleaved", loop / e.getValue(),
                             " (" + f(e.getValue(), 1) + " vs " + f(loop, 1) + " ns)");
@@ -332,7 +333,6 @@ public final class Report {
             if (!k[4].startsWith("ferry-")) {
                 continue;
             }
-            String jvm = k[0] + "|" + k[1] + "|" + k[2] + "|" + k[3] + "|";
             String what = k[0] + " " + k[1] + " B " + k[2] + " scan, " + k[4];
             Double floor = best.get(jvm + "floor");
             if (floor != null) {
