@@ -129,6 +129,7 @@ typedef struct ferry_cursor ferry_cursor;
 /**@{*/
 #define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data */
 #define FERRY_CURSOR_NO_FILL_CACHE 0x2 /**< RocksDB: do not fill the block cache */
+#define FERRY_CURSOR_ENGINE_STEPS  0x4 /**< LMDB: step through every entry with mdb_cursor_get (no direct leaf-page walk) */
 /**@}*/
 
 /** @name Cursor fill ops: where to go before filling */

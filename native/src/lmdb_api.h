@@ -57,6 +57,7 @@ typedef struct MDB_envinfo {
 #define MDB_LAST         6
 #define MDB_NEXT         8
 #define MDB_PREV        12
+#define MDB_SET_KEY     16
 #define MDB_SET_RANGE   17
 
 /* Return codes. */

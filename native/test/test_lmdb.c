@@ -929,6 +929,83 @@ static void test_huge_value(const char *lib)
     CHECK(unlink(path) == 0, "remove the 2 GiB sparse file");
 }
 
+/* The direct leaf-page walk (engine_lmdb.c) against LMDB's own steps (FERRY_CURSOR_ENGINE_STEPS):
+ * the same entries in the same order for every mode, direction, page size, entry limit, range and
+ * seek, over pages that mix small values with overflow values (nodes the walk leaves to LMDB). */
+static void test_page_walk(void)
+{
+    ferry_store *s = open_store("walk");
+    enum { N = 3000 };
+    static uint8_t val[6000];
+    char key[32];
+    for (int i = 0; i < N; i++) {
+        /* keys of varying length, values 0-120 bytes; every 97th value overflows a 4 KiB page */
+        int kl = snprintf(key, sizeof key, "w%05d%.*s", i, i % 7, "xxxxxxx");
+        size_t vl = i % 97 == 13 ? 5000 : (size_t)(i * 7 % 121);
+        for (size_t x = 0; x < vl; x++) val[x] = (uint8_t)(i + x);
+        EQ(ferry_put(s, 0, key, (size_t)kl, val, vl, &err), FERRY_OK);
+    }
+    uint64_t walked0 = 0, walked = 0;
+    EQ(ferry_property_int(s, 0, "lmdb.walked-pages", &walked0, &err), FERRY_OK);
+    /* copy pages must hold a 5000-byte value; pointer pages hold any entry in 24 bytes */
+    size_t pages[] = { 100, 256, 8192, 65536 };
+    uint32_t maxes[] = { 1, 7, 16, 17, 40, 1000000 };
+    int ok = 1, runs = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        uint32_t fl = mode ? FERRY_CURSOR_POINTERS : 0;
+        for (size_t p = 0; p < sizeof pages / sizeof pages[0]; p++) {
+            if (!mode && pages[p] < 8192) continue;
+            for (size_t m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
+                for (int dir = 0; dir < 2; dir++) {
+                    ferry_cursor *cw, *ce;
+                    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, fl, &cw, &err), FERRY_OK);
+                    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, fl | FERRY_CURSOR_ENGINE_STEPS, &ce, &err), FERRY_OK);
+                    int op = dir ? FERRY_LAST : FERRY_FIRST;
+                    scan a = scan_all(cw, op, NULL, 0, pages[p], maxes[m]);
+                    scan b = scan_all(ce, op, NULL, 0, pages[p], maxes[m]);
+                    int same = a.err == 0 && b.err == 0 && a.n == N && b.n == N && a.len == b.len && memcmp(a.text, b.text, a.len) == 0;
+                    CHECK(same, "mode %d page %zu max %u dir %d: err %d/%d n %d/%d", mode, pages[p], maxes[m], dir, a.err, b.err, a.n, b.n);
+                    ok &= same;
+                    /* seeks into the middle of pages, then on to the end */
+                    const char *at = dir ? "w01777" : "w00555";
+                    scan c = scan_all(cw, dir ? FERRY_SEEK_LT : FERRY_SEEK_GE, at, 6, pages[p], maxes[m]);
+                    scan d = scan_all(ce, dir ? FERRY_SEEK_LT : FERRY_SEEK_GE, at, 6, pages[p], maxes[m]);
+                    same = c.err == 0 && c.n == (dir ? 1777 : N - 555) && c.len == d.len && memcmp(c.text, d.text, c.len) == 0;
+                    CHECK(same, "seek: mode %d page %zu max %u dir %d: n %d/%d", mode, pages[p], maxes[m], dir, c.n, d.n);
+                    free(a.text); free(b.text); free(c.text); free(d.text);
+                    ferry_cursor_close(cw);
+                    ferry_cursor_close(ce);
+                    runs++;
+                }
+            }
+        }
+    }
+    /* ranges whose bounds fall inside pages (key 100 is "w00100xx", inside) */
+    for (int dir = 0; dir < 2; dir++) {
+        ferry_cursor *cw, *ce;
+        EQ(ferry_cursor_open(s, NULL, 0, "w00100x", 7, "w02345", 6, FERRY_CURSOR_POINTERS, &cw, &err), FERRY_OK);
+        EQ(ferry_cursor_open(s, NULL, 0, "w00100x", 7, "w02345", 6, FERRY_CURSOR_POINTERS | FERRY_CURSOR_ENGINE_STEPS, &ce, &err), FERRY_OK);
+        scan a = scan_all(cw, dir ? FERRY_LAST : FERRY_FIRST, NULL, 0, 65536, 1000000);
+        scan b = scan_all(ce, dir ? FERRY_LAST : FERRY_FIRST, NULL, 0, 65536, 1000000);
+        CHECK(a.err == 0 && a.n == 2345 - 100 && a.len == b.len && memcmp(a.text, b.text, a.len) == 0, "range dir %d: n %d/%d", dir, a.n, b.n);
+        free(a.text); free(b.text);
+        ferry_cursor_close(cw);
+        ferry_cursor_close(ce);
+    }
+    EQ(ferry_property_int(s, 0, "lmdb.walked-pages", &walked, &err), FERRY_OK);
+    CHECK(walked > walked0 + 1000, "the walk ran: %llu pages", (unsigned long long)(walked - walked0));
+    /* FERRY_CURSOR_ENGINE_STEPS alone walks nothing */
+    ferry_cursor *ce;
+    EQ(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, FERRY_CURSOR_POINTERS | FERRY_CURSOR_ENGINE_STEPS, &ce, &err), FERRY_OK);
+    scan e = scan_all(ce, FERRY_FIRST, NULL, 0, 65536, 1000000);
+    EQ(e.n, N);
+    free(e.text);
+    ferry_cursor_close(ce);
+    EQ(ferry_property_int(s, 0, "lmdb.walked-pages", &walked0, &err), FERRY_OK);
+    EQ(walked0, walked);
+    ferry_store_close(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -944,6 +1021,7 @@ int main(int argc, char **argv)
     test_page_edges();
     test_many();
     test_pointer_span();
+    test_page_walk();
     test_huge_value(argv[1]);
     test_binary_and_get();
     test_writes();

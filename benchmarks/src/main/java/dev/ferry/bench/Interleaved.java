@@ -1,5 +1,6 @@
 package dev.ferry.bench;
 
+import dev.ferry.CursorOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +18,9 @@ import java.util.Map;
  * engine and one binding only; the floor and the engine's peers run in every such JVM.
  *
  * <p>{@code -Dferry.bench.pageSizes=4096,16384} adds Ferry variants with those page sizes
- * (named {@code ferry-<binding>-page<bytes>}) beside the default.
+ * (named {@code ferry-<binding>-page<bytes>}) beside the default. On LMDB,
+ * {@code -Dferry.bench.engineSteps=true} adds {@code ferry-<binding>-steps}: the same loop with
+ * {@code CursorOptions.pageWalk(false)}, every entry stepped by {@code mdb_cursor_get}.
  *
  * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
  * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=..}.
@@ -60,6 +63,11 @@ public final class Interleaved {
                 v.bench.pageSize = Integer.parseInt(p.trim());
                 vars.put("ferry-" + binding + "-page" + p.trim(), v);
             }
+        }
+        if (engine.equals("LMDB") && Boolean.getBoolean("ferry.bench.engineSteps")) {
+            ScanVariant v = ferry(engine, binding, vs, dir, entries, "ferry");
+            v.bench.cursorOptions = CursorOptions.defaults().pageWalk(false);
+            vars.put("ferry-" + binding + "-steps", v);
         }
         if (engine.equals("ROCKSDB")) {
             for (String m : List.of("rocksjavaBytes", "rocksjavaReuse", "rocksjavaDirect")) {

@@ -1,6 +1,7 @@
 package dev.ferry.bench;
 
 import dev.ferry.Cursor;
+import dev.ferry.CursorOptions;
 import dev.ferry.Engine;
 import dev.ferry.KeyRange;
 import dev.ferry.Store;
@@ -53,6 +54,8 @@ public class ScanBench {
 
     /** Ferry's page size in bytes (not a JMH parameter: {@link Interleaved} varies it on request). */
     int pageSize = dev.ferry.StoreOptions.DEFAULT_PAGE_SIZE;
+    /** Cursor options of the {@code ferry} loop (not a JMH parameter: {@link Interleaved} turns LMDB's page walk off on request). */
+    CursorOptions cursorOptions = CursorOptions.defaults();
 
     private boolean reverse;
     private Store store;
@@ -109,14 +112,14 @@ public class ScanBench {
     /** @return checksum of a Ferry cursor loop over the whole store */
     @Benchmark
     public long ferry() {
-        return reverse ? ferryReverse(store) : ferryForward(store);
+        return reverse ? ferryReverse(store, cursorOptions) : ferryForward(store, cursorOptions);
     }
 
     // One method per direction: see RocksJavaScanBench.bytesLoop.
     /** @return checksum of a forward Ferry cursor loop */
-    static long ferryForward(Store store) {
+    static long ferryForward(Store store, CursorOptions o) {
         long sum = 0;
-        try (Cursor c = store.cursor()) {
+        try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), o)) {
             for (boolean ok = c.first(); ok; ok = c.next()) {
                 sum += BenchData.touch(c.key(), c.value());
             }
@@ -125,9 +128,9 @@ public class ScanBench {
     }
 
     /** @return checksum of a reverse Ferry cursor loop */
-    static long ferryReverse(Store store) {
+    static long ferryReverse(Store store, CursorOptions o) {
         long sum = 0;
-        try (Cursor c = store.cursor()) {
+        try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), o)) {
             for (boolean ok = c.last(); ok; ok = c.prev()) {
                 sum += BenchData.touch(c.key(), c.value());
             }

@@ -2,7 +2,7 @@ package dev.ferry;
 
 /**
  * Per-cursor settings. Defaults: the store's page size, fill the block cache, zero-copy pointer
- * pages where the engine supports them (LMDB).
+ * pages where the engine supports them (LMDB), LMDB leaf pages read directly.
  *
  * <p>Thread safety: not thread-safe; read when the cursor opens.
  */
@@ -10,6 +10,7 @@ public final class CursorOptions {
     int pageSize = -1;
     boolean fillCache = true;
     boolean pointers = true;
+    boolean pageWalk = true;
 
     /** @return new default options */
     public static CursorOptions defaults() {
@@ -50,6 +51,21 @@ public final class CursorOptions {
      */
     public CursorOptions pointers(boolean v) {
         this.pointers = v;
+        return this;
+    }
+
+    /**
+     * LMDB: whether a fill reads the rest of a leaf page straight from the map (default true) or
+     * steps through every entry with {@code mdb_cursor_get}. Both give the same entries; the walk
+     * checks each page against LMDB's answer and LMDB's data file format (version 1, every LMDB
+     * 0.9 release) and leaves any page that does not pass to LMDB (docs/design.md, "Direct
+     * leaf-page walk"). Turn it off to measure it, or if a page ever reads wrong.
+     *
+     * @param v the flag
+     * @return this
+     */
+    public CursorOptions pageWalk(boolean v) {
+        this.pageWalk = v;
         return this;
     }
 }

@@ -890,7 +890,7 @@ public final class Store implements AutoCloseable {
         int loLen = lo == null ? 0 : lo.length;
         int hiOff = s.putTwo(lo, hi);
         NativeBuffer m = s.mem;
-        int flags = (o.pointers ? 1 : 0) | (o.fillCache ? 0 : 2);
+        int flags = (o.pointers ? 1 : 0) | (o.fillCache ? 0 : 2) | (o.pageWalk ? 0 : 4);
         int rc = binding.cursorOpen(handle, snap == null ? 0 : snap.handle, id, lo == null ? 0 : m.addr + Scratch.DATA, loLen,
                 hi == null ? 0 : m.addr + hiOff, hi == null ? 0 : hi.length, flags, s.out(0), s.err());
         if (rc != 0) {

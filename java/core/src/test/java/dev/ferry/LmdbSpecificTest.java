@@ -2,6 +2,7 @@ package dev.ferry;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,5 +153,82 @@ class LmdbSpecificTest {
             assertEquals(3000, ptr.size());
             assertEquals(copy, ptr);
         }
+    }
+    /**
+     * The direct leaf-page walk against LMDB's own steps ({@code pageWalk(false)}): random keys and
+     * values written in random order, some values on overflow pages (nodes the walk leaves to LMDB),
+     * both page modes, random moves, seeks and direction changes; every step is compared.
+     */
+    @Test
+    void leafPageWalkMatchesLmdbSteps() {
+        try (Store s = Store.open(dir.resolve("walk"), lmdb())) {
+            Random r = new Random(42);
+            List<byte[]> keys = new ArrayList<>();
+            try (WriteBatch b = new WriteBatch()) {
+                for (int i = 0; i < 6000; i++) {
+                    byte[] k = new byte[1 + r.nextInt(40)];
+                    r.nextBytes(k);
+                    byte[] v = new byte[r.nextInt(50) == 0 ? 3000 + r.nextInt(4000) : r.nextInt(300)];
+                    r.nextBytes(v);
+                    b.put(k, v);
+                    keys.add(k);
+                }
+                s.write(b);
+            }
+            long before = s.propertyLong(s.defaultColumnFamily(), "lmdb.walked-pages").orElseThrow();
+            for (boolean pointers : new boolean[] {true, false}) {
+                CursorOptions walk = CursorOptions.defaults().pointers(pointers);
+                CursorOptions steps = CursorOptions.defaults().pointers(pointers).pageWalk(false);
+                try (Cursor a = s.cursor(s.defaultColumnFamily(), KeyRange.all(), walk);
+                     Cursor b = s.cursor(s.defaultColumnFamily(), KeyRange.all(), steps)) {
+                    int n = 0;
+                    boolean x = a.first();
+                    boolean y = b.first();
+                    for (; x; x = a.next(), y = b.next()) {
+                        assertTrue(y);
+                        assertEntry(a, b);
+                        n++;
+                    }
+                    assertFalse(y);
+                    assertTrue(n > 5900, "entries: " + n);
+                    for (int op = 0; op < 3000; op++) {
+                        int what = r.nextInt(10);
+                        if (what == 0) {
+                            byte[] k = keys.get(r.nextInt(keys.size()));
+                            x = a.seek(k);
+                            y = b.seek(k);
+                        } else if (what == 1) {
+                            byte[] k = keys.get(r.nextInt(keys.size())).clone();
+                            k[k.length - 1]++;
+                            x = a.seekForPrev(k);
+                            y = b.seekForPrev(k);
+                        } else {
+                            boolean fwd = what < 6;
+                            int k = 1 + r.nextInt(80);
+                            x = y = true;
+                            for (int i = 0; i < k && x; i++) {
+                                x = fwd ? a.next() : a.prev();
+                                y = fwd ? b.next() : b.prev();
+                                assertEquals(y, x);
+                            }
+                        }
+                        assertEquals(y, x, "op " + op);
+                        if (x) {
+                            assertEntry(a, b);
+                        } else {
+                            assertTrue(a.first());
+                            assertTrue(b.first());
+                        }
+                    }
+                }
+            }
+            long after = s.propertyLong(s.defaultColumnFamily(), "lmdb.walked-pages").orElseThrow();
+            assertTrue(after > before + 100, "pages walked: " + (after - before));
+        }
+    }
+
+    private static void assertEntry(Cursor a, Cursor b) {
+        assertArrayEquals(b.key().toByteArray(), a.key().toByteArray());
+        assertArrayEquals(b.value().toByteArray(), a.value().toByteArray());
     }
 }
