@@ -1060,10 +1060,10 @@ walk_page(lmdb_cursor *c, fill_state *st, uint8_t *page, size_t cap, uint32_t ma
     return stop && mrc == MDB_SUCCESS ? WALK_STOP : WALK_ON;
 }
 
-/* The fill loop, specialised per mode and direction (ptr, fwd are constants at each call). */
+/* The fill loop, specialised per mode, direction and walk (ptr, fwd, walk are constants at each call). */
 static inline __attribute__((always_inline)) int
 fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t cap, uint32_t max,
-          const int ptr, const int fwd, ferry_error *err)
+          const int ptr, const int fwd, const int walk, ferry_error *err)
 {
     MDB_cursor *cur = c->cur;
     int (*const next)(MDB_cursor *, MDB_val *, MDB_val *, int) = mdb.mdb_cursor_get;
@@ -1082,7 +1082,7 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
             c->rc = mrc;
             return lmdb_fail(err, mrc, "cursor move");
         }
-        if (c->walk && k.mv_size + v.mv_size < LMDB_WALK_ENTRY_MAX && max - count >= LMDB_WALK_MIN
+        if (walk && k.mv_size + v.mv_size < LMDB_WALK_ENTRY_MAX && max - count >= LMDB_WALK_MIN
             && ((uintptr_t)k.mv_data & ~(psize - 1)) != c->skip) {
             fill_state st = { k, v, mrc, used, span, count, flags, full, leaf };
             int r = walk_page(c, &st, page, cap, max, ptr, fwd);
@@ -1141,11 +1141,18 @@ static int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t kl
     MDB_val k = { 0, NULL }, v = { 0, NULL };
     int mrc = position(c, op, key, klen, &k, &v);
     int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT;
-    if (c->pointers)
-        return fwd ? fill_loop(c, mrc, k, v, page, cap, max_entries, 1, 1, err)
-                   : fill_loop(c, mrc, k, v, page, cap, max_entries, 1, 0, err);
-    return fwd ? fill_loop(c, mrc, k, v, page, cap, max_entries, 0, 1, err)
-               : fill_loop(c, mrc, k, v, page, cap, max_entries, 0, 0, err);
+    /* the first entry decides whether this fill may walk: a store of large entries then runs the
+     * same loop as before the walk existed */
+    int walk = c->walk && mrc == MDB_SUCCESS && max_entries >= LMDB_WALK_MIN
+               && k.mv_size + v.mv_size < LMDB_WALK_ENTRY_MAX;
+#define FILL(ptr, fwd, walk) fill_loop(c, mrc, k, v, page, cap, max_entries, ptr, fwd, walk, err)
+    if (walk) {
+        if (c->pointers) return fwd ? FILL(1, 1, 1) : FILL(1, 0, 1);
+        return fwd ? FILL(0, 1, 1) : FILL(0, 0, 1);
+    }
+    if (c->pointers) return fwd ? FILL(1, 1, 0) : FILL(1, 0, 0);
+    return fwd ? FILL(0, 1, 0) : FILL(0, 0, 0);
+#undef FILL
 }
 
 /* ------------------------------------------------------------------ open / close */
