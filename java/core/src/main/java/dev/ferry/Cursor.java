@@ -229,6 +229,8 @@ public final class Cursor implements AutoCloseable {
      * back through it otherwise and re-seeks past the current key at its start.
      */
     private boolean moveSlow(int d) {
+        // a close from another thread ends the walk here, on the owner's thread
+        checkOpen();
         boolean fwd = d > 0;
         if (!positioned) {
             return armed ? position(fwd ? CURRENT_FWD : CURRENT_REV, null)
@@ -319,7 +321,15 @@ public final class Cursor implements AutoCloseable {
                 host.closing(positioned ? key : null, pdir);
             }
         } finally {
-            invalidate();
+            if (Thread.currentThread() == owner) {
+                invalidate();
+            } else {
+                // Another thread only turns the hot path off. The views, the position and the page
+                // walk belong to the owner, which may be using them right now: it used to step
+                // through copy pages by view lengths this thread had just set to -1, and then read
+                // outside its page. The owner invalidates them itself, below, before the page goes.
+                disarm();
+            }
             host.forget(this);
             releaseIfOwner();
         }
@@ -328,6 +338,7 @@ public final class Cursor implements AutoCloseable {
     /** Frees the native cursor once, when called on the owning thread after close. */
     private void releaseIfOwner() {
         if (Thread.currentThread() == owner && page != null) {
+            invalidate();
             host.returnPage(page);
             page = null;
             pbuf = null;
