@@ -306,9 +306,11 @@ public final class Cursor implements AutoCloseable {
     /**
      * Closes the cursor. Idempotent; callable from any thread. Closed by its own thread, the
      * native iterator is freed at once. Closed by another thread (e.g. through
-     * {@link Store#close()}), the cursor stops working at once but its native iterator, and the
-     * engine memory its views may point into, are freed when the owning thread next touches
-     * the cursor or the cursor becomes unreachable.
+     * {@link Store#close()}), the owning thread's next move or positioning call throws
+     * {@link IllegalStateException} (a move within the current pointer page may still succeed
+     * first); its native iterator, and the engine memory its views point into, are freed on the
+     * owning thread at that point, or when the cursor becomes unreachable. Until then the owner's
+     * views stay readable.
      */
     @Override
     public void close() {
