@@ -986,6 +986,36 @@ prefetch_ahead(MDB_val k, MDB_val v, uintptr_t *leaf, uintptr_t psize, const int
         prefetch_next_leaf(leaf, (uintptr_t)k.mv_data, psize, fwd);
 }
 
+/* What every entry of a fill goes through, walked or stepped: the range's end, the entry limit and
+ * the page's room, then the emit, the count and the prefetches. Returns 0 when the fill stops before
+ * (k, v): flags get FERRY_PAGE_END at the range's end, *full is set when the page had no room. */
+static inline __attribute__((always_inline)) int
+emit_entry(MDB_val k, MDB_val v, const uint8_t *bound, size_t blen, uint8_t *page, size_t cap, uint32_t max,
+           size_t *used, size_t *span, uint32_t *count, uint32_t *flags, int *full, uintptr_t *leaf,
+           uintptr_t psize, const int ptr, const int fwd)
+{
+    if (blen) {
+        int cmp = key_cmp(k.mv_data, k.mv_size, bound, blen);
+        if (fwd ? cmp >= 0 : cmp < 0) { *flags |= FERRY_PAGE_END; return 0; }
+    }
+    if (*count == max) return 0;
+    if (!(ptr ? ferry_page_emit_ptr(page, cap, used, k.mv_data, k.mv_size, v.mv_data, v.mv_size)
+              : emit_node(page, cap, used, k, v))) {
+        *full = 1;
+        return 0;
+    }
+    ++*count;
+    if (ptr) *span += k.mv_size + v.mv_size;
+    prefetch_ahead(k, v, leaf, psize, fwd);
+    return 1;
+}
+
+/* Whether the walk may pay for itself from (k, v) on, with `left` entries the fill may still emit. */
+static inline int walk_worth(MDB_val k, MDB_val v, uint32_t left)
+{
+    return left >= LMDB_WALK_MIN && k.mv_size + v.mv_size < LMDB_WALK_ENTRY_MAX;
+}
+
 /* The fill's state, handed to walk_page and back. */
 typedef struct fill_state {
     MDB_val k, v;       /* the pending entry */
@@ -1021,22 +1051,13 @@ walk_page(lmdb_cursor *c, fill_state *st, uint8_t *page, size_t cap, uint32_t ma
     MDB_val k = st->k, v = st->v;
     size_t used = st->used, span = st->span;
     uint32_t count = st->count;
+    uint32_t flags = st->flags;
+    int full = st->full;
     uintptr_t leaf = st->leaf;
     int stop = 1;
     for (;;) {
-        if (blen) {
-            int cmp = key_cmp(k.mv_data, k.mv_size, bound, blen);
-            if (fwd ? cmp >= 0 : cmp < 0) { st->flags |= FERRY_PAGE_END; break; }
-        }
-        if (count == max) break;
-        if (!(ptr ? ferry_page_emit_ptr(page, cap, &used, k.mv_data, k.mv_size, v.mv_data, v.mv_size)
-                  : emit_node(page, cap, &used, k, v))) {
-            st->full = 1;
+        if (!emit_entry(k, v, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize, ptr, fwd))
             break;
-        }
-        count++;
-        if (ptr) span += k.mv_size + v.mv_size;
-        prefetch_ahead(k, v, &leaf, psize, fwd);
         int nj = fwd ? j + 1 : j - 1;
         if (nj == end || !leaf_node(pg, (unsigned)nj, upper, psize, &k, &v)) {
             /* leave the page through LMDB from node j (k, v): at its edge, or before a node LMDB
@@ -1051,6 +1072,8 @@ walk_page(lmdb_cursor *c, fill_state *st, uint8_t *page, size_t cap, uint32_t ma
     st->used = used;
     st->span = span;
     st->count = count;
+    st->flags = flags;
+    st->full = full;
     st->leaf = leaf;
     int mrc = j == at ? MDB_SUCCESS : stand_on(c->cur, k, v);
     if (mrc == MDB_SUCCESS && !stop) mrc = mdb.mdb_cursor_get(c->cur, &k, &v, fwd ? MDB_NEXT : MDB_PREV);
@@ -1082,8 +1105,7 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
             c->rc = mrc;
             return lmdb_fail(err, mrc, "cursor move");
         }
-        if (walk && k.mv_size + v.mv_size < LMDB_WALK_ENTRY_MAX && max - count >= LMDB_WALK_MIN
-            && ((uintptr_t)k.mv_data & ~(psize - 1)) != c->skip) {
+        if (walk && walk_worth(k, v, max - count) && ((uintptr_t)k.mv_data & ~(psize - 1)) != c->skip) {
             fill_state st = { k, v, mrc, used, span, count, flags, full, leaf };
             int r = walk_page(c, &st, page, cap, max, ptr, fwd);
             if (r != WALK_NONE) {
@@ -1101,19 +1123,8 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
                 continue;
             }
         }
-        if (blen) {
-            int cmp = key_cmp(k.mv_data, k.mv_size, bound, blen);
-            if (fwd ? cmp >= 0 : cmp < 0) { flags |= FERRY_PAGE_END; break; }
-        }
-        if (count == max) break;
-        if (!(ptr ? ferry_page_emit_ptr(page, cap, &used, k.mv_data, k.mv_size, v.mv_data, v.mv_size)
-                  : emit_node(page, cap, &used, k, v))) {
-            full = 1;
+        if (!emit_entry(k, v, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize, ptr, fwd))
             break;
-        }
-        count++;
-        if (ptr) span += k.mv_size + v.mv_size;
-        prefetch_ahead(k, v, &leaf, psize, fwd);
         mrc = next(cur, &k, &v, step);
         /* the cursor already stands on the next entry, which the next fill emits first */
         if (ptr && span >= FERRY_PTR_SPAN) break;
@@ -1143,8 +1154,7 @@ static int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t kl
     int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT;
     /* the first entry decides whether this fill may walk: a store of large entries then runs the
      * same loop as before the walk existed */
-    int walk = c->walk && mrc == MDB_SUCCESS && max_entries >= LMDB_WALK_MIN
-               && k.mv_size + v.mv_size < LMDB_WALK_ENTRY_MAX;
+    int walk = c->walk && mrc == MDB_SUCCESS && walk_worth(k, v, max_entries);
 #define FILL(ptr, fwd, walk) fill_loop(c, mrc, k, v, page, cap, max_entries, ptr, fwd, walk, err)
     if (walk) {
         if (c->pointers) return fwd ? FILL(1, 1, 1) : FILL(1, 0, 1);
