@@ -1,7 +1,14 @@
 /* Public entry points: argument checks, then dispatch to the store's engine. */
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+
+/* The layout ferry.h documents and the Java bindings read (dev.ferry.internal.Abi.ERROR_*). */
+_Static_assert(offsetof(ferry_error, code) == 0, "ferry_error.code at 0");
+_Static_assert(offsetof(ferry_error, engine_code) == 4, "ferry_error.engine_code at 4");
+_Static_assert(offsetof(ferry_error, message) == 8, "ferry_error.message at 8");
+_Static_assert(sizeof(ferry_error) == 1024, "ferry_error is 1024 bytes");
 
 #define CHECK(cond) do { if (!(cond)) return FERRY_EINVAL; } while (0)
 #define CHECK_E(cond, err, msg) do { if (!(cond)) return ferry_fail((err), FERRY_EINVAL, 0, "%s", (msg)); } while (0)

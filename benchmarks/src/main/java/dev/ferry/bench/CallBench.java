@@ -4,6 +4,7 @@ import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.Store;
 import dev.ferry.ffm.FfmBinding;
+import dev.ferry.internal.Abi;
 import dev.ferry.internal.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.spi.NativeBinding;
@@ -116,30 +117,30 @@ public class CallBench {
             long base = spi.address(mem);
             page = base;
             err = base + PAGE;
-            long out = err + 1024;
+            long out = err + Abi.ERROR_SIZE;
             long opts = out + 16;
-            long path = opts + 8 * 14;
-            long[] o = new long[14];
+            long path = opts + 8L * Abi.OPT_COUNT;
+            long[] o = new long[Abi.OPT_COUNT];
             java.util.Arrays.fill(o, -1);
-            o[0] = 0;
-            o[2] = 1;
+            o[Abi.OPT_CREATE_IF_MISSING] = 0;
+            o[Abi.OPT_READ_ONLY] = 1;
             if (e == Engine.ROCKSDB) {
-                o[3] = BenchData.CACHE_BYTES;
-                o[4] = 0;
+                o[Abi.OPT_BLOCK_CACHE_BYTES] = BenchData.CACHE_BYTES;
+                o[Abi.OPT_COMPRESSION] = Abi.COMPRESSION_NONE;
             } else {
-                o[9] = 4L << 30;
+                o[Abi.OPT_MAP_SIZE] = 4L << 30;
             }
-            for (int i = 0; i < 14; i++) {
+            for (int i = 0; i < Abi.OPT_COUNT; i++) {
                 mem.putLong((int) (opts - base) + 8 * i, o[i]);
             }
             byte[] p = d.dir.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
             mem.put((int) (path - base), p).put((int) (path - base) + p.length, (byte) 0);
-            int rc = spi.storeOpen(e.id(), path, opts, 14, 0, out, err);
+            int rc = spi.storeOpen(e.id(), path, opts, Abi.OPT_COUNT, 0, out, err);
             if (rc != 0) {
                 throw new IllegalStateException("ferry_store_open rc=" + rc);
             }
             nstore = mem.getLong((int) (out - base));
-            rc = spi.cursorOpen(nstore, 0, 0, 0, 0, 0, 0, e == Engine.LMDB ? 1 : 0, out, err);
+            rc = spi.cursorOpen(nstore, 0, 0, 0, 0, 0, 0, e == Engine.LMDB ? Abi.CURSOR_POINTERS : 0, out, err);
             if (rc != 0) {
                 throw new IllegalStateException("ferry_cursor_open rc=" + rc);
             }
@@ -222,6 +223,6 @@ public class CallBench {
      */
     @Benchmark
     public int pageFill(StoreState s) {
-        return s.spi.cursorFill(s.ncursor, 1, 0, 0, s.page, PAGE, Integer.MAX_VALUE, s.err);
+        return s.spi.cursorFill(s.ncursor, Abi.FIRST, 0, 0, s.page, PAGE, Integer.MAX_VALUE, s.err);
     }
 }

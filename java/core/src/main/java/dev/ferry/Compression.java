@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
+
 /**
  * Block compression for RocksDB stores (ignored by LMDB).
  *
@@ -7,13 +9,13 @@ package dev.ferry;
  */
 public enum Compression {
     /** No compression. */
-    NONE(0),
+    NONE(Abi.COMPRESSION_NONE),
     /** Snappy. */
-    SNAPPY(1),
+    SNAPPY(Abi.COMPRESSION_SNAPPY),
     /** LZ4. */
-    LZ4(2),
+    LZ4(Abi.COMPRESSION_LZ4),
     /** Zstandard. */
-    ZSTD(3);
+    ZSTD(Abi.COMPRESSION_ZSTD);
 
     private final int value;
 

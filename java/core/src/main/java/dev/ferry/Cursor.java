@@ -1,11 +1,13 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import dev.ferry.internal.ApiAccess;
 import dev.ferry.internal.CursorAccess;
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Mem;
 import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.Once;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
 import java.lang.ref.Cleaner;
@@ -39,36 +41,39 @@ import java.util.Objects;
  * A cursor wrapping a RocksJava iterator ({@code dev.ferry.rocksjava.RocksInterop#wrap}) starts
  * "armed": its first {@code next()}/{@code prev()} lands on the entry the iterator stands on.
  *
- * <p>Thread safety: a cursor is confined to the thread that opened it; use from another thread
- * throws {@link IllegalStateException}. {@link #close()} may be called from any thread (closing
- * the store or snapshot closes its cursors) and waits for a page fill in flight.
+ * <p>Thread safety: a cursor and its views are confined to the thread that opened it: every
+ * method but {@link #close()} and {@link #isClosed()} throws {@link IllegalStateException} on
+ * another thread, and so does every method of its {@link View}s. {@link #close()} may be called
+ * from any thread (closing the store or snapshot closes its cursors) and waits for a page fill in
+ * flight. A cursor that is dropped without being closed is released by a cleaner once it (and
+ * every view of it) is unreachable.
  */
 public final class Cursor implements AutoCloseable {
-    private static final int FIRST = 1;
-    private static final int LAST = 2;
-    private static final int SEEK_GE = 3;
-    private static final int SEEK_GT = 4;
-    private static final int SEEK_LE = 5;
-    private static final int SEEK_LT = 6;
-    private static final int NEXT = 7;
-    private static final int PREV = 8;
-    private static final int CURRENT_FWD = 9;
-    private static final int CURRENT_REV = 10;
-    private static final int HEADER = 16;
+    private static final int FIRST = Abi.FIRST;
+    private static final int LAST = Abi.LAST;
+    private static final int SEEK_GE = Abi.SEEK_GE;
+    private static final int SEEK_GT = Abi.SEEK_GT;
+    private static final int SEEK_LE = Abi.SEEK_LE;
+    private static final int SEEK_LT = Abi.SEEK_LT;
+    private static final int NEXT = Abi.NEXT;
+    private static final int PREV = Abi.PREV;
+    private static final int CURRENT_FWD = Abi.CURRENT_FWD;
+    private static final int CURRENT_REV = Abi.CURRENT_REV;
+    private static final int HEADER = Abi.PAGE_HEADER;
     /** Bytes of a pointer entry: u64 key address, u32 key length, u32 value length, u64 value address. */
-    private static final int POINTER_ENTRY = 24;
+    private static final int POINTER_ENTRY = Abi.PTR_ENTRY;
     /** {@link #fastNext}/{@link #fastPrev} when the hot path is off: below every address. */
     private static final long NO_FAST = Long.MIN_VALUE;
-    private static final int PAGE_END = 1;
-    private static final int PAGE_POINTERS = 2;
-    private static final int ETOOSMALL = -1004;
+    private static final int PAGE_END = Abi.PAGE_END;
+    private static final int PAGE_POINTERS = Abi.PAGE_POINTERS;
+    private static final int ETOOSMALL = Abi.ETOOSMALL;
     private static final boolean LITTLE = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
-    /** Bytes after the page for the error struct (1024) and a seek key of up to 1024 bytes. */
-    static final int AUX = 2048;
+    /** Offset of the seek key in aux memory; [0, KEY) holds the error struct. */
+    private static final int KEY = Abi.ERROR_SIZE;
+    /** Bytes after the page for the error struct and a seek key of up to 1024 bytes. */
+    static final int AUX = KEY + 1024;
     /** Largest page a cursor grows to (an int-sized buffer, with room for the aux area). */
     private static final long MAX_PAGE = Integer.MAX_VALUE - 64 - AUX;
-    /** Offset of the seek key in aux memory; [0, 1024) holds the error struct. */
-    private static final int KEY = 1024;
 
     private static final Cleaner CLEANER = Cleaner.create();
 
@@ -135,19 +140,26 @@ public final class Cursor implements AutoCloseable {
     private final View key;
     private final View value;
 
-    Cursor(CursorHost host, long handle, KeyRange range, int pageSize, boolean scanMode, boolean armed) {
+    /**
+     * Takes ownership of a native cursor.
+     *
+     * @param release frees {@code handle} once; the caller runs it too when this constructor
+     *        throws (the cleaner registered last shares it, so nothing is freed twice)
+     */
+    Cursor(CursorHost host, long handle, Once release, KeyRange range, int pageSize, boolean scanMode, boolean armed) {
         this.host = host;
         this.b = host.binding();
         this.handle = handle;
         this.armed = armed;
-        this.cleanable = CLEANER.register(this, host.release(handle));
         this.owner = Thread.currentThread();
         this.emptyRange = range.isEmpty();
         this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
         this.growth = scanMode ? 1 : 8;
-        this.key = new View(this, b);
-        this.value = new View(this, b);
+        this.key = new View(this, b, owner);
+        this.value = new View(this, b, owner);
+        // may throw (direct memory exhausted): before the cleaner exists
         usePage(host.takePage(pageSize + AUX));
+        this.cleanable = CLEANER.register(this, release);
     }
 
     /**
@@ -257,6 +269,7 @@ public final class Cursor implements AutoCloseable {
 
     /** @return true when the cursor stands on an entry */
     public boolean isValid() {
+        checkThread();
         return positioned;
     }
 
@@ -267,6 +280,7 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public View key() {
+        checkThread();
         View k = key;
         if (k.len < 0) {
             throw notOnEntry();
@@ -281,6 +295,7 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public View value() {
+        checkThread();
         View v = value;
         if (v.len < 0) {
             throw notOnEntry();
@@ -394,7 +409,10 @@ public final class Cursor implements AutoCloseable {
             moved();
         }
         int rc;
-        guard.enter();
+        if (!guard.tryEnter()) {
+            // closed by another thread since this call began: free what the owner holds, here
+            throw closedOnOwner();
+        }
         try {
             host.beforeNativeCall();
             // the error struct sits in the aux area, which a seek key never overlaps
@@ -587,9 +605,19 @@ public final class Cursor implements AutoCloseable {
 
     private void checkOpen() {
         if (guard.isClosed()) {
-            releaseIfOwner();
-            throw guard.closed();
+            throw closedOnOwner();
         }
+    }
+
+    /**
+     * The exception for a call on a closed cursor, after freeing what the owner still holds: every
+     * path on which the owner learns of a close by another thread releases the native cursor, so
+     * the store it pins closes then (not only when a GC finds the cursor).
+     */
+    private IllegalStateException closedOnOwner() {
+        invalidate();
+        releaseIfOwner();
+        return guard.closed();
     }
 
     private void checkThread() {

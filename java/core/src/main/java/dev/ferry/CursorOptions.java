@@ -18,14 +18,15 @@ public final class CursorOptions {
     }
 
     /**
-     * Page size in bytes (minimum 256); entries larger than a page still come through whole.
+     * Page size in bytes (from 256 bytes to 1 GiB); entries larger than a page still come through whole.
      *
      * @param bytes the size
      * @return this
      */
     public CursorOptions pageSize(int bytes) {
-        if (bytes < 256) {
-            throw new IllegalArgumentException("pageSize=" + bytes + " (minimum 256)");
+        if (bytes < StoreOptions.MIN_PAGE_SIZE || bytes > StoreOptions.MAX_PAGE_SIZE) {
+            throw new IllegalArgumentException("pageSize=" + bytes + " (from " + StoreOptions.MIN_PAGE_SIZE + " to "
+                    + StoreOptions.MAX_PAGE_SIZE + " bytes)");
         }
         this.pageSize = bytes;
         return this;

@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
+
 /**
  * The storage engines Ferry drives. Both come from the official Java artifacts: RocksDB from
  * {@code org.rocksdb:rocksdbjni}, LMDB from {@code org.lmdbjava:native}.
@@ -8,9 +10,9 @@ package dev.ferry;
  */
 public enum Engine {
     /** RocksDB (LSM tree): compression, column families, compaction. */
-    ROCKSDB(1),
+    ROCKSDB(Abi.ENGINE_ROCKSDB),
     /** LMDB (memory-mapped B+tree): zero-copy reads, one writer at a time. */
-    LMDB(2);
+    LMDB(Abi.ENGINE_LMDB);
 
     private final int id;
 

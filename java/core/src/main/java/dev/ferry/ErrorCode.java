@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
+
 /**
  * Ferry's error codes, one per {@code FERRY_E*} code of the C ABI.
  *
@@ -7,55 +9,55 @@ package dev.ferry;
  */
 public enum ErrorCode {
     /** Bad argument caught by the shim. */
-    INVALID_ARGUMENT(-1002),
+    INVALID_ARGUMENT(Abi.EINVAL),
     /** Native allocation failed. */
-    OUT_OF_MEMORY(-1003),
+    OUT_OF_MEMORY(Abi.ENOMEM),
     /** A caller buffer was too small (handled internally; reaching users is a bug). */
-    BUFFER_TOO_SMALL(-1004),
+    BUFFER_TOO_SMALL(Abi.ETOOSMALL),
     /** The engine library is not loaded or lacks a function. */
-    ENGINE_NOT_LOADED(-1005),
+    ENGINE_NOT_LOADED(Abi.ENOENGINE),
     /** Two copies of an engine library are loaded in this process. */
-    DUPLICATE_ENGINE(-1006),
+    DUPLICATE_ENGINE(Abi.EDUPENGINE),
     /** The engine does not support the operation. */
-    NOT_SUPPORTED(-1007),
+    NOT_SUPPORTED(Abi.ENOTSUP),
     /** The store or column family already exists. */
-    ALREADY_EXISTS(-1008),
+    ALREADY_EXISTS(Abi.EEXISTS),
     /** The column family was dropped. */
-    COLUMN_FAMILY_DROPPED(-1009),
+    COLUMN_FAMILY_DROPPED(Abi.ECFDROPPED),
     /** The engine found corrupt data. */
-    CORRUPTION(-1010),
+    CORRUPTION(Abi.ECORRUPTION),
     /** The engine hit an I/O error. */
-    IO_ERROR(-1011),
+    IO_ERROR(Abi.EIO),
     /** The engine is busy (a lock is held, e.g. the store is open in another process). */
-    BUSY(-1012),
+    BUSY(Abi.EBUSY),
     /** The engine could not complete the operation. */
-    INCOMPLETE(-1013),
+    INCOMPLETE(Abi.EINCOMPLETE),
     /** The engine timed out. */
-    TIMED_OUT(-1014),
+    TIMED_OUT(Abi.ETIMEDOUT),
     /** The engine aborted the operation. */
-    ABORTED(-1015),
+    ABORTED(Abi.EABORTED),
     /** The engine asks to try again. */
-    TRY_AGAIN(-1016),
+    TRY_AGAIN(Abi.ETRYAGAIN),
     /** The engine rejected an argument or option. */
-    ENGINE_INVALID_ARGUMENT(-1017),
+    ENGINE_INVALID_ARGUMENT(Abi.EENGINEARG),
     /** The engine is shutting down. */
-    SHUTDOWN(-1018),
+    SHUTDOWN(Abi.ESHUTDOWN),
     /** LMDB: the map is full. */
-    MAP_FULL(-1020),
+    MAP_FULL(Abi.EMAPFULL),
     /** LMDB: the reader table is full. */
-    READERS_FULL(-1021),
+    READERS_FULL(Abi.EREADERSFULL),
     /** Too many column families (LMDB: named databases). */
-    TOO_MANY_COLUMN_FAMILIES(-1022),
+    TOO_MANY_COLUMN_FAMILIES(Abi.EDBSFULL),
     /** LMDB: the transaction cannot be used here. */
-    BAD_TRANSACTION(-1023),
+    BAD_TRANSACTION(Abi.EBADTXN),
     /** The key or value size is not accepted by the engine. */
-    KEY_SIZE(-1024),
+    KEY_SIZE(Abi.EKEYSIZE),
     /** The store was opened read-only. */
-    READ_ONLY(-1025),
+    READ_ONLY(Abi.EREADONLY),
     /** A cursor was continued in the other direction. */
-    DIRECTION(-1026),
+    DIRECTION(Abi.EDIRECTION),
     /** Any other engine error. */
-    ENGINE(-1099);
+    ENGINE(Abi.EENGINE);
 
     private final int rc;
 

@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
+
 /**
  * LMDB environment flags (ignored by RocksDB).
  *
@@ -7,18 +9,18 @@ package dev.ferry;
  */
 public enum LmdbFlag {
     /** Do not fsync on commit: fastest, a crash may lose the last transactions. */
-    NOSYNC(0x1),
+    NOSYNC(Abi.LMDB_NOSYNC),
     /** fsync data but not the meta page on commit. */
-    NOMETASYNC(0x2),
+    NOMETASYNC(Abi.LMDB_NOMETASYNC),
     /** Write through a writable map: faster writes, stray pointers can corrupt the map. */
-    WRITEMAP(0x4),
+    WRITEMAP(Abi.LMDB_WRITEMAP),
     /** Turn off OS read-ahead: helps random reads when the map exceeds RAM. */
-    NORDAHEAD(0x8),
+    NORDAHEAD(Abi.LMDB_NORDAHEAD),
     /**
      * Let snapshots and cursors move between threads (used by one thread at a time). Without it
      * Ferry binds each LMDB snapshot and cursor to the thread that opened it.
      */
-    NOTLS(0x10);
+    NOTLS(Abi.LMDB_NOTLS);
 
     private final int bit;
 

@@ -1,17 +1,20 @@
 package dev.ferry;
 
+import dev.ferry.internal.Children;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
+import dev.ferry.internal.Once;
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A consistent, read-only view of a store at the moment it was taken (RocksDB snapshot, LMDB
  * read transaction). Reads and cursors through it ignore later writes.
  *
  * <p>Closing a snapshot closes the cursors opened on it. Closing the store closes its snapshots.
+ * A snapshot dropped without being closed is released by a cleaner once it and its cursors are
+ * unreachable (LMDB: until then it holds a reader slot; close it).
  *
  * <p>Thread safety: RocksDB snapshots may be used from any thread. LMDB snapshots are bound to
  * the opening thread unless the store was opened with {@link LmdbFlag#NOTLS} (then used by one
@@ -22,17 +25,31 @@ public final class Snapshot implements AutoCloseable {
     final Guard guard = new Guard("snapshot");
     final long handle;
     private final Thread owner;
-    private final Set<Cursor> cursors = ConcurrentHashMap.newKeySet();
+    /** Cursors opened on this snapshot, held weakly. */
+    final Children cursors = new Children();
     final Lifetime lifetime;
+    private final Cleaner.Cleanable cleanable;
+    /** This snapshot's token in the store's children. */
+    private volatile Object token;
 
-    Snapshot(Store store, long handle, boolean threadBound) {
+    /**
+     * Takes ownership of a native snapshot.
+     *
+     * @param release closes the native snapshot and unpins the store, once; the caller runs it
+     *        too when this constructor throws (the cleaner registered last shares it)
+     */
+    Snapshot(Store store, long handle, boolean threadBound, Once release) {
         this.store = store;
         this.handle = handle;
         this.owner = threadBound ? Thread.currentThread() : null;
-        this.lifetime = new Lifetime(() -> {
-            store.binding.snapshotClose(handle);
-            store.lifetime.unpin();
-        });
+        Lifetime lt = new Lifetime(release);
+        this.lifetime = lt;
+        this.cleanable = Store.CLEANER.register(this, new Once(lt::unpin));
+    }
+
+    /** Registers with the store's children (weakly), so closing the store closes this snapshot. */
+    void track(Children storeChildren) {
+        token = storeChildren.add(this);
     }
 
     /**
@@ -125,6 +142,7 @@ public final class Snapshot implements AutoCloseable {
      * @return the number of entries visited
      */
     public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
+        java.util.Objects.requireNonNull(visitor, "visitor");
         try (Cursor c = openTracked(cf, range, null, true)) {
             return Store.drive(c, visitor);
         }
@@ -134,9 +152,7 @@ public final class Snapshot implements AutoCloseable {
     private Cursor openTracked(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
         enter();
         try {
-            Cursor c = store.openCursor(this, cf, range, options, scanMode);
-            cursors.add(c);
-            return c;
+            return store.openCursor(this, cf, range, options, scanMode);
         } finally {
             guard.exit();
         }
@@ -153,16 +169,12 @@ public final class Snapshot implements AutoCloseable {
         if (!guard.close()) {
             return;
         }
-        for (Cursor c : cursors) {
-            c.close();
+        RuntimeException failure = cursors.closeAll();
+        store.children.remove(token);
+        cleanable.clean(); // the owner's reference: the native snapshot closes once no cursor pins it
+        if (failure != null) {
+            throw failure;
         }
-        cursors.clear();
-        store.forget(this);
-        lifetime.unpin();
-    }
-
-    void forget(Cursor c) {
-        cursors.remove(c);
     }
 
     private void enter() {

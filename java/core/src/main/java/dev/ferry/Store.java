@@ -1,13 +1,18 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import dev.ferry.internal.Bindings;
+import dev.ferry.internal.Children;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.Once;
 import dev.ferry.internal.PointReads;
+import dev.ferry.internal.Readers;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,7 +22,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,6 +46,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Closing a store closes every cursor and snapshot it owns (waiting for native calls in
  * flight), then the engine. Every call on a closed store throws {@link IllegalStateException}.
+ * Cursors, snapshots and stores that are dropped without being closed are released by a cleaner
+ * once unreachable (close them anyway: a GC may come late).
  *
  * <p>Thread safety: thread-safe. Reads and writes may run from many threads at once; cursors
  * are confined to their thread.
@@ -50,9 +56,10 @@ public final class Store implements AutoCloseable {
     /** Returned by the buffer-filling {@code get}s when the key is absent. */
     public static final int NOT_FOUND = -1;
 
-    private static final int RC_NOTFOUND = -1001;
     private static final int MAX_POOLED_PAGES = 8;
     private static final ConcurrentHashMap<Path, Boolean> OPEN_LMDB = new ConcurrentHashMap<>();
+    /** Releases cursors, snapshots and stores that became unreachable without being closed. */
+    static final Cleaner CLEANER = Cleaner.create();
 
     final NativeBinding binding;
     private final Engine engine;
@@ -62,23 +69,31 @@ public final class Store implements AutoCloseable {
     private final StoreOptions options;
     private final boolean lmdbThreadBound;
     private final List<ColumnFamily> families = new CopyOnWriteArrayList<>();
-    private final Set<AutoCloseable> children = ConcurrentHashMap.newKeySet();
+    /** Open cursors (on the latest state) and snapshots, held weakly. */
+    final Children children = new Children();
     private final ConcurrentLinkedDeque<NativeBuffer> pages = new ConcurrentLinkedDeque<>();
     final Lifetime lifetime;
+    /** Drops the owner's reference to the engine once: on close, or by the cleaner. */
+    private final Once unpinOwner;
+    private final Cleaner.Cleanable cleanable;
 
-    private Store(NativeBinding binding, Path path, StoreOptions options, long handle) {
+    /**
+     * Takes ownership of an open native store.
+     *
+     * @param release closes the native store once; the caller runs it too when this constructor
+     *        throws (the cleaner registered last shares it)
+     */
+    private Store(NativeBinding binding, Path path, StoreOptions options, long handle, Once release) {
         this.binding = binding;
         this.engine = options.engine;
         this.path = path;
         this.options = options;
         this.handle = handle;
         this.lmdbThreadBound = engine == Engine.LMDB && !options.lmdbFlags.contains(LmdbFlag.NOTLS);
-        this.lifetime = new Lifetime(() -> {
-            binding.storeClose(handle);
-            if (engine == Engine.LMDB) {
-                OPEN_LMDB.remove(path);
-            }
-        });
+        Lifetime lt = new Lifetime(release);
+        this.lifetime = lt;
+        this.unpinOwner = new Once(lt::unpin);
+        this.cleanable = CLEANER.register(this, unpinOwner);
     }
 
     /**
@@ -139,8 +154,27 @@ public final class Store implements AutoCloseable {
         if (rc != 0) {
             throw s.error(rc);
         }
-        Store store = new Store(b, path, options, s.outLong(0));
-        store.loadFamilies();
+        long h = s.outLong(0);
+        Engine engine = options.engine;
+        Once release = new Once(() -> {
+            b.storeClose(h);
+            if (engine == Engine.LMDB) {
+                OPEN_LMDB.remove(path);
+            }
+        });
+        Store store;
+        try {
+            store = new Store(b, path, options, h, release);
+        } catch (RuntimeException | Error e) {
+            release.run();
+            throw e;
+        }
+        try {
+            store.loadFamilies();
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
+        }
         return store;
     }
 
@@ -676,7 +710,7 @@ public final class Store implements AutoCloseable {
                 NativeBuffer m = s.ensure((long) dst + cap, 0);
                 m.putCString(Scratch.DATA, n);
                 int rc = binding.property(handle, id, m.addr + Scratch.DATA, m.addr + dst, cap, s.out(0), s.err());
-                if (rc == RC_NOTFOUND) {
+                if (rc == Abi.NOTFOUND) {
                     return Optional.empty();
                 }
                 if (rc != 0) {
@@ -710,7 +744,7 @@ public final class Store implements AutoCloseable {
             NativeBuffer m = s.ensure(Scratch.DATA + n.length + 1, 0);
             m.putCString(Scratch.DATA, n);
             int rc = binding.propertyInt(handle, id, m.addr + Scratch.DATA, s.out(0), s.err());
-            if (rc == RC_NOTFOUND) {
+            if (rc == Abi.NOTFOUND) {
                 return OptionalLong.empty();
             }
             if (rc != 0) {
@@ -750,12 +784,29 @@ public final class Store implements AutoCloseable {
         try {
             Scratch s = Scratch.get(binding);
             int rc = binding.snapshotOpen(handle, s.out(0), s.err());
+            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) { // leaked snapshots may hold LMDB's reader slots
+                s.clearError();
+                rc = binding.snapshotOpen(handle, s.out(0), s.err());
+            }
             if (rc != 0) {
                 throw s.error(rc);
             }
+            long h = s.outLong(0);
             lifetime.pin();
-            Snapshot snap = new Snapshot(this, s.outLong(0), lmdbThreadBound);
-            children.add(snap);
+            NativeBinding b = binding;
+            Lifetime storeLifetime = lifetime;
+            Once release = new Once(() -> { // captures no Store or Snapshot: a cleaner runs it
+                b.snapshotClose(h);
+                storeLifetime.unpin();
+            });
+            Snapshot snap;
+            try {
+                snap = new Snapshot(this, h, lmdbThreadBound, release);
+            } catch (RuntimeException | Error e) {
+                release.run();
+                throw e;
+            }
+            snap.track(children);
             return snap;
         } finally {
             guard.exit();
@@ -819,9 +870,7 @@ public final class Store implements AutoCloseable {
     private Cursor openTracked(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
         guard.enter();
         try {
-            Cursor c = openCursor(null, cf, range, options, scanMode);
-            children.add(c);
-            return c;
+            return openCursor(null, cf, range, options, scanMode);
         } finally {
             guard.exit();
         }
@@ -843,20 +892,10 @@ public final class Store implements AutoCloseable {
         if (!guard.close()) {
             return;
         }
-        RuntimeException failure = null;
-        for (AutoCloseable c : children) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                // keep closing the others and the engine; report the first failure at the end
-                if (failure == null) {
-                    failure = e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
-                }
-            }
-        }
-        children.clear();
+        // keep closing the others and the engine; report the first failure at the end
+        RuntimeException failure = children.closeAll();
         pages.clear();
-        lifetime.unpin();
+        cleanable.clean(); // the owner's reference: the engine closes once no cursor or snapshot pins it
         if (failure != null) {
             throw failure;
         }
@@ -890,23 +929,35 @@ public final class Store implements AutoCloseable {
         int loLen = lo == null ? 0 : lo.length;
         int hiOff = s.putTwo(lo, hi);
         NativeBuffer m = s.mem;
-        int flags = (o.pointers ? 1 : 0) | (o.fillCache ? 0 : 2) | (o.pageWalk ? 0 : 4);
-        int rc = binding.cursorOpen(handle, snap == null ? 0 : snap.handle, id, lo == null ? 0 : m.addr + Scratch.DATA, loLen,
-                hi == null ? 0 : m.addr + hiOff, hi == null ? 0 : hi.length, flags, s.out(0), s.err());
+        int flags = (o.pointers ? Abi.CURSOR_POINTERS : 0) | (o.fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
+                | (o.pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS);
+        long snapHandle = snap == null ? 0 : snap.handle;
+        long loAddr = lo == null ? 0 : m.addr + Scratch.DATA;
+        long hiAddr = hi == null ? 0 : m.addr + hiOff;
+        int hiLen = hi == null ? 0 : hi.length;
+        int rc = binding.cursorOpen(handle, snapHandle, id, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
+        for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) { // leaked cursors may hold LMDB's reader slots
+            s.clearError();
+            rc = binding.cursorOpen(handle, snapHandle, id, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
+        }
         if (rc != 0) {
             throw s.error(rc);
         }
         long h = s.outLong(0);
         Lifetime parent = snap == null ? lifetime : snap.lifetime;
         parent.pin();
+        StoreCursorHost host = new StoreCursorHost(this, snap, parent);
+        Once release = new Once(host.release(h));
+        Cursor c;
         try {
-            return new Cursor(new StoreCursorHost(this, snap, parent), h, range, o.pageSize > 0 ? o.pageSize : options().pageSize,
-                    scanMode, false);
+            c = new Cursor(host, h, release, range, o.pageSize > 0 ? o.pageSize : options().pageSize, scanMode, false);
         } catch (RuntimeException | Error e) {
-            binding.cursorClose(h);
-            parent.unpin();
+            release.run();
             throw e;
         }
+        // from here the cursor's cleaner owns the release; tracking is weak
+        host.track(c);
+        return c;
     }
 
     byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {
@@ -951,9 +1002,6 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    void forget(AutoCloseable child) {
-        children.remove(child);
-    }
 
     static byte[] requireKey(byte[] key) {
         return Objects.requireNonNull(key, "key");
@@ -978,12 +1026,12 @@ public final class Store implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             NativeBuffer m = s.ensure(Scratch.DATA + 4096L, 0);
             rc = binding.cfName(handle, i, m.addr + Scratch.DATA, 4096, s.out(1));
-            if (rc != 0 && rc != -1009) {
+            if (rc != 0 && rc != Abi.ECFDROPPED) {
                 throw s.error(rc);
             }
             int len = (int) Math.min(4095, s.outLong(1));
             ColumnFamily cf = new ColumnFamily(this, i, new String(m.bytes(Scratch.DATA, len), StandardCharsets.UTF_8));
-            cf.dropped = rc == -1009;
+            cf.dropped = rc == Abi.ECFDROPPED;
             families.add(cf);
         }
     }

@@ -1,20 +1,31 @@
 package dev.ferry;
 
+import dev.ferry.internal.Children;
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
 import dev.ferry.spi.NativeBinding;
 
-/** Host of a store's or a snapshot's cursors: the store's page pool, its lifetime pins. */
+/**
+ * Host of one cursor of a store or a snapshot: the store's page pool, the parent's lifetime pin
+ * and the cursor's (weak) entry in the parent's children.
+ */
 final class StoreCursorHost implements CursorHost {
     private final Store store;
-    private final Snapshot snapshot;
     private final Lifetime parent;
+    private final Children siblings;
+    /** The cursor's token in {@link #siblings}, set once it is constructed. */
+    private volatile Object token;
 
     StoreCursorHost(Store store, Snapshot snapshot, Lifetime parent) {
         this.store = store;
-        this.snapshot = snapshot;
         this.parent = parent;
+        this.siblings = snapshot != null ? snapshot.cursors : store.children;
+    }
+
+    /** Tracks the cursor (weakly), so closing the store or snapshot closes it. */
+    void track(Cursor cursor) {
+        token = siblings.add(cursor);
     }
 
     @Override
@@ -49,11 +60,7 @@ final class StoreCursorHost implements CursorHost {
 
     @Override
     public void forget(Cursor cursor) {
-        if (snapshot != null) {
-            snapshot.forget(cursor);
-        } else {
-            store.forget(cursor);
-        }
+        siblings.remove(token);
     }
 
     @Override

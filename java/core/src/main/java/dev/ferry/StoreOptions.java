@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
+
 import java.util.EnumSet;
 import java.util.Objects;
 
@@ -16,6 +18,10 @@ import java.util.Objects;
 public final class StoreOptions {
     /** Default cursor page size: 64 KiB. */
     public static final int DEFAULT_PAGE_SIZE = 64 * 1024;
+    /** Smallest cursor page. */
+    public static final int MIN_PAGE_SIZE = 256;
+    /** Largest cursor page: 1 GiB (a larger entry still comes through, in a page grown for it). */
+    public static final int MAX_PAGE_SIZE = 1 << 30;
 
     final Engine engine;
     String binding;
@@ -262,41 +268,42 @@ public final class StoreOptions {
     }
 
     /**
-     * Default page size for cursors (default 64 KiB, minimum 256 bytes). Entries larger than a
+     * Default page size for cursors (default 64 KiB, from 256 bytes to 1 GiB bytes). Entries larger than a
      * page still come through whole: the cursor grows its page for them.
      *
      * @param bytes the size
      * @return this
      */
     public StoreOptions pageSize(int bytes) {
-        if (bytes < 256) {
-            throw new IllegalArgumentException("pageSize=" + bytes + " (minimum 256)");
+        if (bytes < StoreOptions.MIN_PAGE_SIZE || bytes > StoreOptions.MAX_PAGE_SIZE) {
+            throw new IllegalArgumentException("pageSize=" + bytes + " (from " + StoreOptions.MIN_PAGE_SIZE + " to "
+                    + StoreOptions.MAX_PAGE_SIZE + " bytes)");
         }
         this.pageSize = bytes;
         return this;
     }
 
     long[] toNative() {
-        long[] o = new long[14];
+        long[] o = new long[Abi.OPT_COUNT];
         java.util.Arrays.fill(o, -1);
-        o[0] = createIfMissing ? 1 : 0;
-        o[1] = errorIfExists ? 1 : 0;
-        o[2] = readOnly ? 1 : 0;
-        o[3] = blockCacheSize;
-        o[4] = compression == null ? -1 : compression.value();
-        o[5] = wal == null ? -1 : (wal ? 1 : 0);
-        o[6] = syncWrites ? 1 : 0;
-        o[7] = bloomBitsPerKey;
-        o[8] = maxOpenFiles;
-        o[9] = mapSize;
-        o[10] = maxColumnFamilies;
-        o[11] = maxReaders;
+        o[Abi.OPT_CREATE_IF_MISSING] = createIfMissing ? 1 : 0;
+        o[Abi.OPT_ERROR_IF_EXISTS] = errorIfExists ? 1 : 0;
+        o[Abi.OPT_READ_ONLY] = readOnly ? 1 : 0;
+        o[Abi.OPT_BLOCK_CACHE_BYTES] = blockCacheSize;
+        o[Abi.OPT_COMPRESSION] = compression == null ? -1 : compression.value();
+        o[Abi.OPT_WAL] = wal == null ? -1 : (wal ? 1 : 0);
+        o[Abi.OPT_SYNC] = syncWrites ? 1 : 0;
+        o[Abi.OPT_BLOOM_BITS] = bloomBitsPerKey;
+        o[Abi.OPT_MAX_OPEN_FILES] = maxOpenFiles;
+        o[Abi.OPT_MAP_SIZE] = mapSize;
+        o[Abi.OPT_MAX_DBS] = maxColumnFamilies;
+        o[Abi.OPT_MAX_READERS] = maxReaders;
         int f = 0;
         for (LmdbFlag fl : lmdbFlags) {
             f |= fl.bit();
         }
-        o[12] = f;
-        o[13] = autoGrowStep;
+        o[Abi.OPT_LMDB_FLAGS] = f;
+        o[Abi.OPT_AUTO_GROW] = autoGrowStep;
         return o;
     }
 }

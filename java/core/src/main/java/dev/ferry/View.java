@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.EntryBuffers;
 import dev.ferry.internal.Mem;
 import dev.ferry.spi.NativeBinding;
 import java.lang.ref.Reference;
@@ -21,7 +22,9 @@ import java.util.Objects;
  * straight to native memory (docs/design.md, "Reading pages and views in Java"); a view keeps
  * its cursor reachable, so an unclosed cursor is not cleaned up while one of its views is held.
  *
- * <p>Thread safety: not thread-safe; belongs to the cursor's thread.
+ * <p>Thread safety: confined to the cursor's thread. Every method except {@link #toString()}
+ * throws {@link IllegalStateException} on another thread: the memory a view reads belongs to the
+ * cursor, and only the cursor's thread knows when it is released.
  */
 public final class View {
     /** Address of byte 0 (meaningful while {@link #len} is not negative). */
@@ -29,12 +32,15 @@ public final class View {
     /** Length in bytes; -1 while the view is not valid (one field checks both). */
     int len = -1;
     /** Keeps the owner (and the memory it holds) reachable as long as the view is. */
-    private final Object owner;
+    private final Cursor owner;
     private final NativeBinding binding;
+    /** The only thread allowed to read: the cursor's. */
+    private final Thread thread;
 
-    View(Object owner, NativeBinding binding) {
+    View(Cursor owner, NativeBinding binding, Thread thread) {
         this.owner = owner;
         this.binding = binding;
+        this.thread = thread;
     }
 
     void set(long addr, int len) {
@@ -49,13 +55,16 @@ public final class View {
     /** @return the address of byte {@code index}, after checking {@code [index, index + size)} lies inside */
     private long at(int index, int size) {
         int l = len;
-        if (index < 0 || index > l - size) {
+        if (Thread.currentThread() != thread || index < 0 || index > l - size) {
             throw outside(index, size);
         }
         return addr + index;
     }
 
     private RuntimeException outside(int index, int size) {
+        if (Thread.currentThread() != thread) {
+            return wrongThread();
+        }
         if (len < 0) {
             return invalid();
         }
@@ -66,10 +75,16 @@ public final class View {
         return new IllegalStateException("view is not valid: its cursor moved off its range, is unpositioned or closed");
     }
 
+    private IllegalStateException wrongThread() {
+        return new IllegalStateException("view of a cursor opened by thread '" + thread.getName() + "' read from thread '"
+                + Thread.currentThread().getName() + "': cursors and their views are confined to their thread");
+    }
+
+    /** @return the length, after checking the caller's thread and that the view is valid */
     private int checkedLength() {
         int l = len;
-        if (l < 0) {
-            throw invalid();
+        if (l < 0 || Thread.currentThread() != thread) {
+            throw Thread.currentThread() != thread ? wrongThread() : invalid();
         }
         return l;
     }
@@ -117,6 +132,7 @@ public final class View {
      * @return the value
      */
     public int getInt(int index, ByteOrder order) {
+        Objects.requireNonNull(order, "order");
         int v = getInt(index);
         return order == ByteOrder.nativeOrder() ? v : Integer.reverseBytes(v);
     }
@@ -139,6 +155,7 @@ public final class View {
      * @return the value
      */
     public long getLong(int index, ByteOrder order) {
+        Objects.requireNonNull(order, "order");
         long v = getLong(index);
         return order == ByteOrder.nativeOrder() ? v : Long.reverseBytes(v);
     }
@@ -198,17 +215,24 @@ public final class View {
     }
 
     /**
-     * Returns a read-only buffer over the bytes (allocates a small buffer object; the memory
-     * is not copied and is valid only as long as the view).
+     * Returns the bytes as a read-only buffer in native order.
+     *
+     * <p>On Java 22+ with {@code dev.ferry:ferry-ffm} on the class path the buffer reads the entry
+     * in place (no copy) and is scoped to it: once the cursor moves or closes, any access to the
+     * buffer throws {@link IllegalStateException}, and from another thread it throws
+     * {@code WrongThreadException}; it never reads memory the cursor has let go. Otherwise (Java
+     * 17-21) it is a copy. Asking for a scoped buffer turns the cursor's allocation-free step off
+     * for the current entry; use the view's own accessors in hot loops.
      *
      * @return the buffer, position 0, limit {@link #length()}
      */
     public ByteBuffer asByteBuffer() {
         int l = checkedLength();
-        if (l == 0) {
-            return ByteBuffer.allocate(0).asReadOnlyBuffer().order(ByteOrder.nativeOrder());
-        }
-        return binding.wrap(addr, l).asReadOnlyBuffer().order(ByteOrder.nativeOrder());
+        EntryBuffers scoped = EntryBuffers.get();
+        ByteBuffer b = l == 0 ? ByteBuffer.allocate(0)
+                : scoped != null ? scoped.readOnly(owner, addr, l)
+                : ByteBuffer.wrap(toByteArray());
+        return b.asReadOnlyBuffer().order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -218,7 +242,7 @@ public final class View {
      * @return true when the bytes are equal
      */
     public boolean contentEquals(byte[] other) {
-        return compareTo(other) == 0 && len == other.length;
+        return compareTo(other) == 0;
     }
 
     /**
@@ -237,11 +261,15 @@ public final class View {
                 return c;
             }
         }
-        return Integer.compare(len, other.length);
+        return Integer.compare(l, other.length);
     }
 
+    /** @return the bytes in hex (the first 64), or a note when the view is invalid or owned by another thread */
     @Override
     public String toString() {
+        if (Thread.currentThread() != thread) {
+            return "View[readable on thread '" + thread.getName() + "' only]";
+        }
         if (len < 0) {
             return "View[invalid]";
         }

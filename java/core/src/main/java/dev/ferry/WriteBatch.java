@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -19,10 +20,10 @@ import java.util.Objects;
  * <p>Thread safety: not thread-safe.
  */
 public final class WriteBatch implements AutoCloseable {
-    static final int PUT = 1;
-    static final int DELETE = 2;
-    static final int DELETE_RANGE = 3;
-    private static final int HEADER = 16;
+    static final int PUT = Abi.OP_PUT;
+    static final int DELETE = Abi.OP_DELETE;
+    static final int DELETE_RANGE = Abi.OP_DELETE_RANGE;
+    private static final int HEADER = Abi.OP_HEADER;
 
     private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
     private int count;

@@ -854,6 +854,205 @@ public abstract class StoreContract {
         }
     }
 
+    // ---- lifetimes and threads (issue 14) ----
+
+    /** Defects 1 and 4: leaked cursors are reclaimed, a failed construction is freed once (child JVM, 64 MB direct memory). */
+    @Test
+    void leakedCursorsAndFailedCursorConstructionNeverCrash() throws Exception {
+        Path work = java.nio.file.Files.createDirectories(dir.resolve("child"));
+        String out = ChildJvm.runClean(work, 300, List.of("-XX:MaxDirectMemorySize=64m", "-Xmx256m"), LeakedCursorsProgram.class,
+                dir.resolve("leaks").toString(), options().engine().name(), options().binding);
+        assertTrue(out.contains("ok"), out);
+    }
+
+    /** Defect 4: cursors dropped without close do not pile up (LMDB: 126 reader slots by default). */
+    @Test
+    void leakedCursorsAreReclaimedWhileTheStoreStaysOpen() {
+        putAll("a", "1", "b", "2");
+        for (int i = 0; i < 1000; i++) {
+            Cursor c = store.cursor();
+            assertTrue(c.next(), "leaked cursor " + i);
+            if (i % 3 == 0) {
+                Snapshot snap = store.snapshot();
+                assertEquals("1", s(snap.get(b("a"))), "leaked snapshot " + i);
+            }
+        }
+        assertEquals(2, store.scan(KeyRange.all(), (k, v) -> true));
+    }
+
+    /** Defect 2: every method of a cursor and its views refuses another thread (it used to read freed memory). */
+    @Test
+    void cursorAndViewMethodsRefuseOtherThreads() throws Exception {
+        putAll("a", "1");
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.first());
+            View k = c.key();
+            View v = c.value();
+            List<Runnable> calls = List.of(c::key, c::value, c::keyBytes, c::valueBytes, c::isValid, c::next, c::prev,
+                c::first, c::last, () -> c.seek(b("a")), () -> c.seekForPrev(b("a")),
+                k::length, () -> k.getByte(0), () -> v.getByte(0), () -> k.getShort(0), () -> k.getInt(0),
+                () -> k.getLong(0), () -> k.getInt(0, java.nio.ByteOrder.BIG_ENDIAN), () -> k.getBytes(0, new byte[1], 0, 1),
+                () -> k.copyTo(ByteBuffer.allocate(8)), () -> k.copyTo(ByteBuffer.allocateDirect(8)), k::toByteArray,
+                k::toUtf8String, k::asByteBuffer, () -> k.compareTo(b("a")), () -> k.contentEquals(b("a")));
+            AtomicReference<String> failures = new AtomicReference<>("");
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < calls.size(); i++) {
+                    try {
+                        calls.get(i).run();
+                        failures.set(failures.get() + " call " + i + " succeeded;");
+                    } catch (IllegalStateException expected) {
+                        // the contract
+                    } catch (Throwable e) {
+                        failures.set(failures.get() + " call " + i + " threw " + e + ";");
+                    }
+                }
+                if (!k.toString().contains("only") || c.isClosed()) { // toString and isClosed never throw
+                    failures.set(failures.get() + " toString " + k + ";");
+                }
+            });
+            t.start();
+            t.join();
+            assertEquals("", failures.get());
+            assertEquals("a", s(c.keyBytes()), "the owner still reads");
+            assertEquals("1", v.toUtf8String());
+        }
+    }
+
+    /** Defect 2: a second thread copying views while the owner closes cursor and store gets exceptions, never a crash. */
+    @Test
+    void readingViewsFromAnotherThreadWhileTheOwnerClosesNeverCrashes() throws Exception {
+        for (int i = 0; i < 300; i++) {
+            store.put(b(String.format("%06d", i)), new byte[64]);
+        }
+        for (int round = 0; round < 100; round++) {
+            Cursor c = store.cursor();
+            assertTrue(c.first());
+            View k = c.key();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicReference<Throwable> unexpected = new AtomicReference<>();
+            Thread spy = new Thread(() -> {
+                while (!stop.get()) {
+                    try {
+                        c.keyBytes();
+                        unexpected.compareAndSet(null, new AssertionError("keyBytes from another thread succeeded"));
+                    } catch (IllegalStateException expected) {
+                        // the contract
+                    }
+                    try {
+                        k.toByteArray();
+                        unexpected.compareAndSet(null, new AssertionError("toByteArray from another thread succeeded"));
+                    } catch (IllegalStateException expected) {
+                        // the contract
+                    }
+                }
+            });
+            spy.start();
+            for (int i = 0; i < round % 7; i++) {
+                c.next();
+            }
+            c.close();
+            if (round % 10 == 9) {
+                store.close();
+                store = Store.open(dir.resolve("db"), options());
+            }
+            stop.set(true);
+            spy.join();
+            if (unexpected.get() != null) {
+                throw new AssertionError("round " + round, unexpected.get());
+            }
+        }
+    }
+
+    /** Defect 3: a buffer from asByteBuffer() never reads memory its cursor let go. */
+    @Test
+    void asByteBufferNeverOutlivesItsEntry() {
+        putAll("a", "apple", "b", "banana");
+        boolean scoped = dev.ferry.internal.EntryBuffers.get() != null;
+        Cursor c = store.cursor();
+        assertTrue(c.first());
+        ByteBuffer first = c.value().asByteBuffer();
+        assertTrue(first.isReadOnly());
+        assertEquals((byte) 'a', first.get(0));
+        assertTrue(c.next());
+        ByteBuffer second = c.value().asByteBuffer();
+        assertEquals((byte) 'b', second.get(0));
+        c.close();
+        store.close();
+        for (ByteBuffer bb : List.of(first, second)) {
+            if (scoped) {
+                assertThrows(IllegalStateException.class, () -> bb.get(0), "a scoped buffer after its entry");
+            } else {
+                assertEquals(bb == first ? 'a' : 'b', (char) bb.get(0), "a copy keeps its bytes");
+            }
+        }
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    /**
+     * Defect 5: an owner whose cursor was closed by another thread during a call frees it when it
+     * gets the IllegalStateException, so the store really closes (LMDB could not be reopened until
+     * a GC ran).
+     */
+    @Test
+    void cursorClosedByAnotherThreadDuringACallIsReleasedByItsOwner() throws Exception {
+        for (int i = 0; i < 2000; i++) {
+            store.put(b(String.format("%06d", i)), new byte[32]);
+        }
+        for (int round = 0; round < 200; round++) {
+            AtomicReference<Cursor> open = new AtomicReference<>();
+            AtomicReference<Throwable> unexpected = new AtomicReference<>();
+            Store st = store;
+            Thread owner = new Thread(() -> {
+                try {
+                    Cursor c = st.cursor();
+                    open.set(c);
+                    for (long i = 0;; i++) {
+                        c.seek(b(String.format("%06d", i % 2000)));
+                        c.next();
+                    }
+                } catch (IllegalStateException expected) {
+                    // closed under us; the owner just stops (without calling close)
+                } catch (Throwable t) {
+                    unexpected.set(t);
+                }
+            });
+            owner.start();
+            while (open.get() == null && owner.isAlive()) {
+                Thread.onSpinWait();
+            }
+            long until = System.nanoTime() + (round % 10) * 20_000L;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            open.get().close();
+            store.close();
+            owner.join();
+            if (unexpected.get() != null) {
+                throw new AssertionError("round " + round, unexpected.get());
+            }
+            store = Store.open(dir.resolve("db"), options()); // Busy when the engine had stayed open
+        }
+        assertEquals(2000, store.scan(KeyRange.all(), (k, v) -> true));
+    }
+
+    @Test
+    void pageSizesOutsideTheSupportedRangeAreRejected() {
+        for (int bad : new int[] {-1, 0, 255, (1 << 30) + 1, Integer.MAX_VALUE}) {
+            assertThrows(IllegalArgumentException.class, () -> CursorOptions.defaults().pageSize(bad), "cursor pageSize " + bad);
+            assertThrows(IllegalArgumentException.class, () -> options().pageSize(bad), "store pageSize " + bad);
+        }
+    }
+
+    @Test
+    void viewByteOrderMustNotBeNull() {
+        putAll("abcdefgh", "12345678");
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.first());
+            assertThrows(NullPointerException.class, () -> c.key().getInt(0, null));
+            assertThrows(NullPointerException.class, () -> c.key().getLong(0, null));
+        }
+    }
+
     // ---- model test ----
 
     @Test

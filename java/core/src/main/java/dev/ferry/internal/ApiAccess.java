@@ -24,14 +24,16 @@ public final class ApiAccess {
          * Creates a cursor over a native cursor handle owned by a host other than a store.
          *
          * @param host the host
-         * @param handle the native cursor (the host's release frees it)
+         * @param handle the native cursor
+         * @param release frees {@code handle} once ({@code host.release(handle)} in a {@link Once});
+         *        the caller runs it when this method throws
          * @param range the range the native cursor was opened on (for the empty check)
          * @param pageSize page size in bytes
          * @param armed true when the first {@code next()}/{@code prev()} starts at the engine
          *        iterator's current entry (a wrapped RocksJava iterator)
          * @return the cursor
          */
-        Cursor newCursor(CursorHost host, long handle, KeyRange range, int pageSize, boolean armed);
+        Cursor newCursor(CursorHost host, long handle, Once release, KeyRange range, int pageSize, boolean armed);
 
         /**
          * The encoded records of a batch.

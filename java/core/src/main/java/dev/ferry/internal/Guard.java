@@ -53,7 +53,24 @@ public final class Guard {
         }
     }
 
-    /** Ends a call registered by {@link #enter()}. */
+    /**
+     * Registers a call in flight unless closed.
+     *
+     * @return true when registered (pair with {@link #exit()}), false when closed
+     */
+    public boolean tryEnter() {
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            if ((s & 1) != 0) {
+                return false;
+            }
+            if (STATE.weakCompareAndSet(this, s, s + 2)) {
+                return true;
+            }
+        }
+    }
+
+    /** Ends a call registered by {@link #enter()} or {@link #tryEnter()}. */
     public void exit() {
         STATE.getAndAdd(this, -2);
     }

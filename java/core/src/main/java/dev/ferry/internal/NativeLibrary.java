@@ -4,19 +4,29 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Finds native libraries: libferry (from this jar, or {@code -Dferry.native.lib=<path>}) and
  * LMDB (from org.lmdbjava:native, or {@code -Dferry.lmdb.lib=<path>}). Jar resources are
- * extracted once into {@code <java.io.tmpdir>/ferry-<user>/} under a name that carries a hash of
- * their content, so two versions never overwrite each other and a re-run reuses the file.
+ * extracted into {@code <java.io.tmpdir>/ferry-<user>/} under a name that carries a hash of
+ * their content, so two versions never overwrite each other and a re-run reuses the file. That
+ * directory is created owner-only and refused when it is a link or another user's; a reused file
+ * is compared byte for byte with the jar's copy first.
  *
  * <p>Thread safety: thread-safe; results are computed once.
  */
@@ -123,23 +133,101 @@ public final class NativeLibrary {
         } catch (IOException e) {
             throw new UncheckedIOException("reading " + resource, e);
         }
+        Path tmp = Paths.get(System.getProperty("java.io.tmpdir"));
+        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+        return extractTo(privateDirectory(tmp.resolve("ferry-" + user)), bytes, prefix, suffix);
+    }
+
+    /**
+     * Writes {@code bytes} to {@code <dir>/<prefix>-<hash><suffix>} unless a file with exactly
+     * these bytes is there already (a file of the right name but other content, planted or
+     * damaged, is replaced). The file is written under a temporary name and moved into place, so
+     * a concurrent loader never sees half a library.
+     *
+     * @param dir a directory that {@link #privateDirectory} accepted
+     * @param bytes the library
+     * @param prefix file name prefix
+     * @param suffix file name suffix
+     * @return the file
+     */
+    static Path extractTo(Path dir, byte[] bytes, String prefix, String suffix) {
         try {
-            Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "ferry-" + System.getProperty("user.name", "user"));
-            Files.createDirectories(dir);
             Path target = dir.resolve(prefix + "-" + sha256(bytes) + suffix);
-            if (Files.exists(target) && Files.size(target) == bytes.length) {
+            if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == bytes.length
+                    && Arrays.equals(Files.readAllBytes(target), bytes)) {
                 return target;
             }
-            Path tmp = Files.createTempFile(dir, prefix, ".part");
-            Files.write(tmp, bytes);
+            Path part = Files.createTempFile(dir, prefix, ".part"); // owner-only (0600) on POSIX
+            Files.write(part, bytes);
             try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(part, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(part, target, StandardCopyOption.REPLACE_EXISTING);
             }
             return target;
         } catch (IOException e) {
-            throw new UncheckedIOException("extracting " + resource, e);
+            throw new UncheckedIOException("extracting a native library into " + dir, e);
+        }
+    }
+
+    /**
+     * Makes sure libraries can be loaded from {@code dir} without another local user having had
+     * a chance to plant one: the directory is created owner-only (0700); an existing one must be a
+     * real directory (not a symbolic link) owned by this process's user, and is tightened to 0700
+     * if it is more open. (Files in it are checked byte for byte before they are loaded.)
+     *
+     * @param dir the directory, usually {@code <java.io.tmpdir>/ferry-<user>}
+     * @return {@code dir}
+     * @throws UnsatisfiedLinkError when the directory is not this user's
+     */
+    static Path privateDirectory(Path dir) {
+        try {
+            if (!dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                Files.createDirectories(dir); // no POSIX owners here (Windows: the temp directory is per user)
+                return dir;
+            }
+            Files.createDirectories(dir.getParent());
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            } catch (FileAlreadyExistsException e) {
+                // someone made it first: maybe this user's earlier run, maybe not; check below
+            }
+            PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (a.isSymbolicLink() || !a.isDirectory()) {
+                throw refuse(dir, "is " + (a.isSymbolicLink() ? "a symbolic link" : "not a directory"));
+            }
+            UserPrincipal me = currentUser(dir.getParent());
+            if (!a.owner().equals(me)) {
+                throw refuse(dir, "belongs to user '" + a.owner().getName() + "', not to '" + me.getName() + "'");
+            }
+            if (!a.permissions().equals(OWNER_ONLY)) {
+                Files.setPosixFilePermissions(dir, OWNER_ONLY);
+            }
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("preparing " + dir + " for Ferry's native libraries", e);
+        }
+    }
+
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+
+    private static UnsatisfiedLinkError refuse(Path dir, String why) {
+        return new UnsatisfiedLinkError("Ferry extracts its native libraries into " + dir + ", which " + why
+                + ": refusing to load code from a directory another user may control. Remove it, or start the JVM with"
+                + " -Djava.io.tmpdir=<a directory of your own>");
+    }
+
+    /** @return the user this process runs as: the owner of a file it creates (the name may not be in the user database) */
+    private static UserPrincipal currentUser(Path writable) throws IOException {
+        try {
+            Path probe = Files.createTempFile(writable, "ferry-owner", ".tmp");
+            try {
+                return Files.getOwner(probe);
+            } finally {
+                Files.deleteIfExists(probe);
+            }
+        } catch (IOException e) {
+            return writable.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(System.getProperty("user.name"));
         }
     }
 

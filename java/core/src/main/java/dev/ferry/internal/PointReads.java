@@ -19,8 +19,6 @@ public final class PointReads {
     /** Returned by {@link #getInto} when the key is absent. */
     public static final int NOT_FOUND = -1;
 
-    private static final int RC_NOTFOUND = -1001;
-    private static final int ETOOSMALL = -1004;
 
     private PointReads() {
     }
@@ -78,7 +76,11 @@ public final class PointReads {
         for (;;) {
             int cap = m.cap - voff;
             int rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
-            if (rc == RC_NOTFOUND) {
+            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
+                s.clearError();
+                rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+            }
+            if (rc == Abi.NOTFOUND) {
                 return null;
             }
             if (rc != 0) {
@@ -139,8 +141,12 @@ public final class PointReads {
         }
         m.buf.put(Scratch.DATA, key, key.position(), klen);
         int rc = fn.call(m.addr + Scratch.DATA, klen, dst, cap, s.out(0), s.err());
+        for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
+            s.clearError();
+            rc = fn.call(m.addr + Scratch.DATA, klen, dst, cap, s.out(0), s.err());
+        }
         java.lang.ref.Reference.reachabilityFence(into);
-        if (rc == RC_NOTFOUND) {
+        if (rc == Abi.NOTFOUND) {
             return NOT_FOUND;
         }
         if (rc != 0) {
@@ -194,7 +200,11 @@ public final class PointReads {
             }
             int rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
                     m.cap - dstOff, m.addr + lensOff, s.err());
-            if (rc == ETOOSMALL) {
+            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
+                s.clearError();
+                rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff, m.cap - dstOff, m.addr + lensOff, s.err());
+            }
+            if (rc == Abi.ETOOSMALL) {
                 long need = checkFits(m.buf.getLong(lensOff), dstOff);
                 valueCap = (int) Math.max(need, Math.min(Integer.MAX_VALUE - dstOff - 16, 2L * valueCap));
                 s.ensure((long) dstOff + valueCap, 0);

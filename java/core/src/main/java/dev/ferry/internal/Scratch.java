@@ -18,9 +18,9 @@ public final class Scratch {
     /** Offset of the ferry_error struct. */
     public static final int ERR = 0;
     /** Offset of the first out slot. */
-    public static final int OUT = 1024;
+    public static final int OUT = ERR + Abi.ERROR_SIZE;
     /** Offset of the data area. */
-    public static final int DATA = 1088;
+    public static final int DATA = OUT + 64;
     private static final int INITIAL = 64 * 1024;
 
     private static final ThreadLocal<Scratch> LOCAL = new ThreadLocal<>();
@@ -46,8 +46,13 @@ public final class Scratch {
             s = new Scratch(binding);
             LOCAL.set(s);
         }
-        s.mem.buf.putInt(ERR, 0);
+        s.clearError();
         return s;
+    }
+
+    /** Marks the error struct unwritten, before a call whose failure should be read from it. */
+    public void clearError() {
+        mem.buf.putInt(ERR, 0);
     }
 
     /**
@@ -130,14 +135,15 @@ public final class Scratch {
         String msg;
         int engineCode = 0;
         if (written == rc) {
-            engineCode = m.buf.getInt(off + 4);
-            int end = off + 8;
-            int limit = off + 1024;
+            engineCode = m.buf.getInt(off + Abi.ERROR_ENGINE_CODE);
+            int start = off + Abi.ERROR_MESSAGE;
+            int end = start;
+            int limit = off + Abi.ERROR_SIZE;
             while (end < limit && m.buf.get(end) != 0) {
                 end++;
             }
-            byte[] b = new byte[end - off - 8];
-            m.buf.get(off + 8, b);
+            byte[] b = new byte[end - start];
+            m.buf.get(start, b);
             msg = new String(b, StandardCharsets.UTF_8);
         } else {
             msg = code.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');

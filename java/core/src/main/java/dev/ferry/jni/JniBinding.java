@@ -1,5 +1,6 @@
 package dev.ferry.jni;
 
+import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
 import dev.ferry.spi.NativeBinding;
 import java.nio.ByteBuffer;
@@ -19,6 +20,7 @@ public final class JniBinding implements NativeBinding {
 
     static {
         NativeLibrary.loadForJni();
+        Abi.check(abiVersion0(), NativeLibrary.ferryPath());
     }
 
     private JniBinding() {

@@ -9,6 +9,7 @@ import dev.ferry.internal.ApiAccess;
 import dev.ferry.internal.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.Once;
 import dev.ferry.internal.PointReads;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
@@ -312,10 +313,11 @@ public final class RocksInterop {
 
     /** Wraps a native cursor; frees it when the Java cursor cannot be built. */
     private static Cursor adopt(RocksCursorHost host, long handle, KeyRange range, boolean armed) {
+        Once release = new Once(host.release(handle));
         try {
-            return ApiAccess.hooks().newCursor(host, handle, range, PAGE_SIZE, armed);
+            return ApiAccess.hooks().newCursor(host, handle, release, range, PAGE_SIZE, armed);
         } catch (RuntimeException | Error e) {
-            host.release(handle).run();
+            release.run();
             throw e;
         }
     }

@@ -3,6 +3,7 @@ package dev.ferry.ffm;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
 import dev.ferry.spi.NativeBinding;
 import java.lang.foreign.Arena;
@@ -171,6 +172,18 @@ public final class FfmBinding implements NativeBinding {
     //                    ferry_error *err)
     private static final MethodHandle RJ_WRITE = downcall("ferry_rj_write",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
+
+    static {
+        if (ABI_VERSION != null && loadError == null) {
+            try {
+                Abi.check((int) ABI_VERSION.invokeExact(), NativeLibrary.ferryPath());
+            } catch (LinkageError e) {
+                loadError = e;
+            } catch (Throwable t) {
+                loadError = linkageError("ferry_abi_version failed: " + t, t);
+            }
+        }
+    }
 
     /** The single instance. */
     public static final FfmBinding INSTANCE = new FfmBinding();

@@ -4,6 +4,7 @@ import dev.ferry.Cursor;
 import dev.ferry.internal.CursorAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 
 /**
  * Zero-copy {@link MemorySegment} views of a cursor's current key and value (FFM binding, Java
@@ -55,9 +56,15 @@ public final class Segments {
         return segment(c, addr, ACCESS.valueLength(c));
     }
 
+    /**
+     * A read-only segment over {@code [addr, addr + len)} of the cursor's current entry, in the
+     * entry's arena. The arena's close action refers to the cursor, so the cursor, and the page or
+     * read transaction it holds, stays reachable as long as any segment (or buffer made from one)
+     * is: a segment kept after the cursor was dropped cannot read memory a cleaner freed.
+     */
     @SuppressWarnings("restricted") // the cursor guarantees [addr, addr + len) while the scope is open
-    private static MemorySegment segment(Cursor c, long addr, int len) {
-        return MemorySegment.ofAddress(addr).reinterpret(len, scope(c), null).asReadOnly();
+    static MemorySegment segment(Cursor c, long addr, int len) {
+        return MemorySegment.ofAddress(addr).reinterpret(len, scope(c), unused -> Reference.reachabilityFence(c)).asReadOnly();
     }
 
     private static Arena scope(Cursor c) {

@@ -1,0 +1,226 @@
+package dev.ferry.internal;
+
+/**
+ * The constants of Ferry's C ABI ({@code native/include/ferry.h}), typed once for all Java code:
+ * each {@code FERRY_X} of the header is {@code Abi.X} here with the same value. A unit test
+ * ({@code AbiTest}) parses the header and fails on any constant that is missing, extra or
+ * different, and {@link #check} refuses a libferry whose {@code ferry_abi_version()} differs
+ * from {@link #ABI_VERSION}.
+ *
+ * <p>Thread safety: constants only.
+ */
+public final class Abi {
+    private Abi() {
+    }
+
+    /** Bumped when a signature or a layout of the ABI changes. */
+    public static final int ABI_VERSION = 1;
+
+    // ---- engines
+    /** RocksDB. */
+    public static final int ENGINE_ROCKSDB = 1;
+    /** LMDB. */
+    public static final int ENGINE_LMDB = 2;
+
+    // ---- return codes
+    /** Success. */
+    public static final int OK = 0;
+    /** Key, property or family not found. */
+    public static final int NOTFOUND = -1001;
+    /** Bad argument. */
+    public static final int EINVAL = -1002;
+    /** Allocation failed. */
+    public static final int ENOMEM = -1003;
+    /** Caller's buffer too small; the size needed is reported. */
+    public static final int ETOOSMALL = -1004;
+    /** Engine library not attached or a symbol missing. */
+    public static final int ENOENGINE = -1005;
+    /** Two copies of an engine are loaded. */
+    public static final int EDUPENGINE = -1006;
+    /** Not supported by this engine. */
+    public static final int ENOTSUP = -1007;
+    /** Store or family exists. */
+    public static final int EEXISTS = -1008;
+    /** Column family was dropped. */
+    public static final int ECFDROPPED = -1009;
+    /** Engine: corruption. */
+    public static final int ECORRUPTION = -1010;
+    /** Engine: I/O error. */
+    public static final int EIO = -1011;
+    /** Engine: busy. */
+    public static final int EBUSY = -1012;
+    /** Engine: incomplete. */
+    public static final int EINCOMPLETE = -1013;
+    /** Engine: timed out. */
+    public static final int ETIMEDOUT = -1014;
+    /** Engine: aborted. */
+    public static final int EABORTED = -1015;
+    /** Engine: try again. */
+    public static final int ETRYAGAIN = -1016;
+    /** Engine: invalid argument. */
+    public static final int EENGINEARG = -1017;
+    /** Engine: shutdown in progress. */
+    public static final int ESHUTDOWN = -1018;
+    /** LMDB: map full. */
+    public static final int EMAPFULL = -1020;
+    /** LMDB: reader table full. */
+    public static final int EREADERSFULL = -1021;
+    /** Too many column families. */
+    public static final int EDBSFULL = -1022;
+    /** LMDB: transaction unusable. */
+    public static final int EBADTXN = -1023;
+    /** Key or value size not accepted. */
+    public static final int EKEYSIZE = -1024;
+    /** Write on a read-only store. */
+    public static final int EREADONLY = -1025;
+    /** Cursor continued in the other direction. */
+    public static final int EDIRECTION = -1026;
+    /** Other engine error. */
+    public static final int EENGINE = -1099;
+
+    // ---- ferry_error: i32 code, i32 engine_code, char message[ERRMSG_CAP]
+    /** Capacity of ferry_error.message, NUL included. */
+    public static final int ERRMSG_CAP = 1016;
+    /** Offset of ferry_error.engine_code. */
+    public static final int ERROR_ENGINE_CODE = 4;
+    /** Offset of ferry_error.message. */
+    public static final int ERROR_MESSAGE = 8;
+    /** Size of ferry_error. */
+    public static final int ERROR_SIZE = ERROR_MESSAGE + ERRMSG_CAP;
+
+    // ---- open options: indices of the int64 array
+    /** bool, default 1. */
+    public static final int OPT_CREATE_IF_MISSING = 0;
+    /** bool, default 0. */
+    public static final int OPT_ERROR_IF_EXISTS = 1;
+    /** bool, default 0. */
+    public static final int OPT_READ_ONLY = 2;
+    /** RocksDB block cache bytes. */
+    public static final int OPT_BLOCK_CACHE_BYTES = 3;
+    /** COMPRESSION_*. */
+    public static final int OPT_COMPRESSION = 4;
+    /** bool: RocksDB write-ahead log. */
+    public static final int OPT_WAL = 5;
+    /** bool: sync every write. */
+    public static final int OPT_SYNC = 6;
+    /** RocksDB bloom bits per key. */
+    public static final int OPT_BLOOM_BITS = 7;
+    /** RocksDB max_open_files. */
+    public static final int OPT_MAX_OPEN_FILES = 8;
+    /** LMDB map size. */
+    public static final int OPT_MAP_SIZE = 9;
+    /** LMDB max named databases. */
+    public static final int OPT_MAX_DBS = 10;
+    /** LMDB max readers. */
+    public static final int OPT_MAX_READERS = 11;
+    /** LMDB_* bit mask. */
+    public static final int OPT_LMDB_FLAGS = 12;
+    /** LMDB auto-grow step. */
+    public static final int OPT_AUTO_GROW = 13;
+    /** Number of options. */
+    public static final int OPT_COUNT = 14;
+
+    // ---- compression values
+    /** None. */
+    public static final int COMPRESSION_NONE = 0;
+    /** Snappy. */
+    public static final int COMPRESSION_SNAPPY = 1;
+    /** LZ4. */
+    public static final int COMPRESSION_LZ4 = 2;
+    /** Zstandard. */
+    public static final int COMPRESSION_ZSTD = 3;
+
+    // ---- LMDB flags
+    /** MDB_NOSYNC. */
+    public static final int LMDB_NOSYNC = 0x1;
+    /** MDB_NOMETASYNC. */
+    public static final int LMDB_NOMETASYNC = 0x2;
+    /** MDB_WRITEMAP. */
+    public static final int LMDB_WRITEMAP = 0x4;
+    /** MDB_NORDAHEAD. */
+    public static final int LMDB_NORDAHEAD = 0x8;
+    /** MDB_NOTLS. */
+    public static final int LMDB_NOTLS = 0x10;
+
+    // ---- cursor open flags
+    /** Pointer pages where the engine pins data. */
+    public static final int CURSOR_POINTERS = 0x1;
+    /** RocksDB: do not fill the block cache. */
+    public static final int CURSOR_NO_FILL_CACHE = 0x2;
+    /** LMDB: no direct leaf-page walk. */
+    public static final int CURSOR_ENGINE_STEPS = 0x4;
+
+    // ---- cursor fill ops
+    /** First entry, forward. */
+    public static final int FIRST = 1;
+    /** Last entry, reverse. */
+    public static final int LAST = 2;
+    /** First entry >= key. */
+    public static final int SEEK_GE = 3;
+    /** First entry > key. */
+    public static final int SEEK_GT = 4;
+    /** Last entry <= key. */
+    public static final int SEEK_LE = 5;
+    /** Last entry < key. */
+    public static final int SEEK_LT = 6;
+    /** Continue forward. */
+    public static final int NEXT = 7;
+    /** Continue in reverse. */
+    public static final int PREV = 8;
+    /** RocksDB: from the iterator's entry, forward. */
+    public static final int CURRENT_FWD = 9;
+    /** RocksDB: from the iterator's entry, reverse. */
+    public static final int CURRENT_REV = 10;
+
+    // ---- page layout
+    /** Page header bytes: u32 count, u32 flags, u64 used. */
+    public static final int PAGE_HEADER = 16;
+    /** Bytes of one pointer entry. */
+    public static final int PTR_ENTRY = 24;
+    /** Page flag: no entry follows in this direction. */
+    public static final int PAGE_END = 0x1;
+    /** Page flag: pointer entries. */
+    public static final int PAGE_POINTERS = 0x2;
+    /** Smallest page accepted. */
+    public static final int PAGE_MIN = 64;
+    /** Data bytes a pointer page points to, at most. */
+    public static final int PTR_SPAN = 128 * 1024;
+    /** Largest key or value a pointer entry carries. */
+    public static final int ENTRY_MAX = 0x7fffffff;
+
+    // ---- write-batch records
+    /** Put. */
+    public static final int OP_PUT = 1;
+    /** Delete. */
+    public static final int OP_DELETE = 2;
+    /** Delete range. */
+    public static final int OP_DELETE_RANGE = 3;
+    /** Record header bytes: u32 op, u32 cf, u32 alen, u32 blen. */
+    public static final int OP_HEADER = 16;
+
+    /**
+     * Refuses a libferry built for another ABI than these classes: calling it would pass arguments
+     * the library reads differently (a crash or a wrong answer, not an error).
+     *
+     * @param loaded what the library's {@code ferry_abi_version()} returned
+     * @param library where the library was loaded from
+     * @throws LinkageError naming both sides when they differ
+     */
+    public static void check(int loaded, Object library) {
+        if (loaded != ABI_VERSION) {
+            throw new LinkageError("libferry at " + library + " implements Ferry's C ABI version " + loaded + ", but "
+                    + codeSource() + " was built for version " + ABI_VERSION
+                    + ": the jar and the native library come from different Ferry builds (check -D"
+                    + NativeLibrary.LIB_PROPERTY + " and stale copies of ferry-core on the class path)");
+        }
+    }
+
+    private static String codeSource() {
+        try {
+            java.security.CodeSource cs = Abi.class.getProtectionDomain().getCodeSource();
+            return cs == null || cs.getLocation() == null ? "dev.ferry (ferry-core)" : "ferry-core at " + cs.getLocation();
+        } catch (SecurityException e) {
+            return "dev.ferry (ferry-core)";
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.ferry.internal;
+
+/**
+ * LMDB's reader table is small (126 slots by default) and every open cursor and snapshot holds a
+ * slot. When it is full, cursors or snapshots the application dropped without closing may be
+ * holding slots that their cleaners would free after the next GC: {@link #reclaim} runs one and
+ * lets the caller retry, a few times with a short back-off, the way the JDK reclaims direct
+ * memory held by unreachable buffers.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class Readers {
+    /** Attempts before the error reaches the caller (about 60 ms of waiting in all). */
+    private static final int ATTEMPTS = 6;
+
+    private Readers() {
+    }
+
+    /**
+     * Decides whether to retry a call that returned {@code rc}, after trying to free reader slots.
+     *
+     * @param rc the call's return code
+     * @param attempt retries made so far
+     * @return true when the caller should repeat the call
+     */
+    public static boolean reclaim(int rc, int attempt) {
+        if (rc != Abi.EREADERSFULL || attempt >= ATTEMPTS) {
+            return false;
+        }
+        System.gc();
+        try {
+            Thread.sleep(1L << attempt);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return true;
+    }
+}

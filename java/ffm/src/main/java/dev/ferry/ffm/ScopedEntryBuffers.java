@@ -1,0 +1,23 @@
+package dev.ferry.ffm;
+
+import dev.ferry.Cursor;
+import dev.ferry.internal.EntryBuffers;
+import java.nio.ByteBuffer;
+
+/**
+ * Not API: the provider behind {@link dev.ferry.View#asByteBuffer()} on Java 22+, found by
+ * {@link EntryBuffers#get()}. Buffers are made from the same per-entry segments as
+ * {@link Segments}: zero-copy, read-only, and closed when the cursor moves or closes.
+ *
+ * <p>Thread safety: stateless; each buffer is confined to the cursor's thread.
+ */
+public final class ScopedEntryBuffers extends EntryBuffers {
+    /** Made by {@link EntryBuffers#get()}. */
+    public ScopedEntryBuffers() {
+    }
+
+    @Override
+    public ByteBuffer readOnly(Cursor c, long addr, int len) {
+        return Segments.segment(c, addr, len).asByteBuffer();
+    }
+}
