@@ -478,7 +478,7 @@ public final class Store implements AutoCloseable {
             NativeBuffer m;
             if (value.isDirect() && vlen >= 16 * 1024) {
                 m = s.ensure(Scratch.DATA + (long) klen, 0);
-                vaddr = binding.address(value) + value.position();
+                vaddr = PointReads.liveAddress(binding, value);
             } else {
                 int voff = align8(Scratch.DATA + klen);
                 m = s.ensure((long) voff + vlen, 0);

@@ -134,7 +134,7 @@ public final class PointReads {
         int voff = align8(Scratch.DATA + klen);
         if (into.isDirect()) {
             m = s.ensure(Scratch.DATA + (long) klen, 0);
-            dst = binding.address(into) + into.position();
+            dst = liveAddress(binding, into);
         } else {
             m = s.ensure((long) voff + cap, 0);
             dst = m.addr + voff;
@@ -226,6 +226,25 @@ public final class PointReads {
             done += rc;
         }
         return out;
+    }
+
+    /**
+     * The address of a caller's direct buffer at its position, for native code to read or write
+     * in place. The buffer is touched through its own API first: a buffer over a memory segment
+     * whose arena was closed then throws {@link IllegalStateException} (a raw address would let
+     * native code use freed memory). A shared arena closed by another thread during the native
+     * call is not caught; pass heap buffers, or buffers of arenas no other thread closes.
+     *
+     * @param binding resolves the address
+     * @param b a direct buffer
+     * @return the address of {@code b.position()}
+     */
+    public static long liveAddress(NativeBinding binding, ByteBuffer b) {
+        if (b.hasRemaining()) {
+            b.get(b.position());
+            b.get(b.limit() - 1);
+        }
+        return binding.address(b) + b.position();
     }
 
     private static int align8(int v) {

@@ -82,4 +82,53 @@ class SegmentsTest {
             }
         }
     }
+
+    /**
+     * Issue 14: a buffer of a closed arena (a kept {@code asByteBuffer()} of an earlier entry, or the
+     * application's own) passed as a value or a target throws instead of letting native code use
+     * freed memory; a segment kept after its cursor was dropped keeps the cursor's memory alive.
+     */
+    @ParameterizedTest
+    @CsvSource({"ROCKSDB,ffm", "LMDB,ffm", "ROCKSDB,jni", "LMDB,jni"})
+    void buffersOfClosedArenasAreRefusedAndKeptSegmentsStayReadable(Engine engine, String binding) throws Exception {
+        try (Store store = Store.open(dir.resolve("a"), StoreOptions.of(engine).binding(binding))) {
+            byte[] big = new byte[40_000];
+            java.util.Arrays.fill(big, (byte) 7);
+            store.put("k".getBytes(StandardCharsets.UTF_8), big);
+            java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+            java.nio.ByteBuffer value = arena.allocate(40_000).asByteBuffer();
+            java.nio.ByteBuffer into = arena.allocate(64).asByteBuffer();
+            arena.close();
+            assertThrows(IllegalStateException.class,
+                    () -> store.put(store.defaultColumnFamily(), java.nio.ByteBuffer.wrap("v".getBytes(StandardCharsets.UTF_8)), value));
+            assertThrows(IllegalStateException.class,
+                    () -> store.get(store.defaultColumnFamily(), java.nio.ByteBuffer.wrap("k".getBytes(StandardCharsets.UTF_8)), into));
+            java.nio.ByteBuffer kept;
+            try (Cursor c = store.cursor()) {
+                assertTrue(c.first());
+                kept = c.value().asByteBuffer();
+                assertEquals(7, kept.get(39_999));
+                assertTrue(c.first(), "a move closes the entry's scope");
+                java.nio.ByteBuffer stale = kept;
+                assertThrows(IllegalStateException.class,
+                        () -> store.put(store.defaultColumnFamily(), java.nio.ByteBuffer.wrap("v".getBytes(StandardCharsets.UTF_8)), stale));
+                kept = c.value().asByteBuffer();
+            }
+            java.nio.ByteBuffer closed = kept;
+            assertThrows(IllegalStateException.class, () -> closed.get(0), "closing the cursor closes the scope");
+            // a segment kept while its cursor is dropped (never closed) stays readable: it keeps the cursor reachable
+            MemorySegment held = heldSegment(store);
+            for (int i = 0; i < 5; i++) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertEquals(7, held.get(ValueLayout.JAVA_BYTE, 39_999));
+        }
+    }
+
+    private static MemorySegment heldSegment(Store store) {
+        Cursor c = store.cursor();
+        assertTrue(c.first());
+        return Segments.value(c);
+    }
 }
