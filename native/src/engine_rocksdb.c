@@ -326,9 +326,51 @@ static int compression_type(int64_t v)
     }
 }
 
+/* The value of a top-level key of a RocksDB options string ("k=v;k2={...};..."), or NULL. */
+static const char *option_value(const char *s, const char *name, size_t *vlen)
+{
+    size_t nlen = strlen(name);
+    while (*s) {
+        while (*s == ' ' || *s == ';' || *s == '\t' || *s == '\n') s++;
+        const char *k = s;
+        while (*s && *s != '=' && *s != ';') s++;
+        const char *kend = s;
+        while (kend > k && (kend[-1] == ' ' || kend[-1] == '\t')) kend--;
+        if (*s != '=') continue;
+        s++;
+        while (*s == ' ') s++;
+        const char *v = s;
+        for (int depth = 0; *s && (depth > 0 || *s != ';'); s++) {
+            if (*s == '{') depth++;
+            else if (*s == '}' && depth > 0) depth--;
+        }
+        const char *vend = s;
+        while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t')) vend--;
+        if ((size_t)(kend - k) == nlen && memcmp(k, name, nlen) == 0) {
+            *vlen = (size_t)(vend - v);
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* Options a Ferry store cannot honour: Ferry orders keys as unsigned bytes everywhere (ranges,
+ * range deletes, the Java side), so another comparator would give wrong answers. */
+static int check_extra(const char *extra, ferry_error *err)
+{
+    static const char bytewise[] = "leveldb.BytewiseComparator";
+    size_t n;
+    const char *v = option_value(extra, "comparator", &n);
+    if (v && !(n == sizeof bytewise - 1 && memcmp(v, bytewise, n) == 0))
+        return ferry_fail(err, FERRY_EINVAL, 0, "options string sets comparator=%.*s: Ferry orders keys as unsigned bytes "
+                          "(leveldb.BytewiseComparator) and supports no other comparator", (int)(n > 200 ? 200 : n), v);
+    return FERRY_OK;
+}
+
 /* Build s->opts and the read/write/flush options from the FERRY_OPT_* array and extra. */
 static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry_error *err)
 {
+    if (extra && check_extra(extra, err)) return FERRY_EINVAL;
     int64_t cache_bytes = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE_BYTES, -1);
     int64_t bloom = ferry_opt(opts, FERRY_OPT_BLOOM_BITS, 0);
     int64_t comp = ferry_opt(opts, FERRY_OPT_COMPRESSION, -1);
@@ -710,6 +752,9 @@ static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_famil
     if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     c->base.store = owner;
     c->ropts = R.readoptions_create();
+    /* Ferry's ranges are exact: with a prefix_extractor (set through the options string, or by a
+     * RocksJava application) a prefix seek may skip keys of other prefixes. */
+    R.readoptions_set_total_order_seek(c->ropts, 1);
     if (snap) R.readoptions_set_snapshot(c->ropts, snap);
     if (flags & FERRY_CURSOR_NO_FILL_CACHE) R.readoptions_set_fill_cache(c->ropts, 0);
     char *b = c->bounds;

@@ -61,6 +61,7 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(readoptions_destroy, void, (rocksdb_readoptions_t *o)) \
     X(readoptions_set_snapshot, void, (rocksdb_readoptions_t *o, const rocksdb_snapshot_t *snap)) \
     X(readoptions_set_fill_cache, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    X(readoptions_set_total_order_seek, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     X(readoptions_set_iterate_lower_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
     X(readoptions_set_iterate_upper_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
     X(writeoptions_create, rocksdb_writeoptions_t *, (void)) \

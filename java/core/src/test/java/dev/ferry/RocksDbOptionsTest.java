@@ -65,6 +65,46 @@ class RocksDbOptionsTest {
         assertEquals(4, e.engineCode(), "RocksDB Status::kInvalidArgument");
     }
 
+    /**
+     * A prefix extractor (common in RocksJava applications, settable through the options string)
+     * must not change what a range holds: Ferry's cursors seek in total order.
+     */
+    @Test
+    void rangesAreExactWithAPrefixExtractorAndPrefixBlooms() {
+        StoreOptions o = StoreOptions.rocksdb().binding("jni").bloomBitsPerKey(10)
+                .rocksdbOptions("prefix_extractor=rocksdb.FixedPrefix.2;memtable_prefix_bloom_size_ratio=0.2");
+        try (Store s = Store.open(dir.resolve("prefix"), o)) {
+            for (String k : new String[] {"aa1", "aa2", "cc1", "cc2", "ee1"}) {
+                s.put(k.getBytes(), k.getBytes());
+            }
+            s.flush();
+            s.put("dd1".getBytes(), "dd1".getBytes()); // one in the memtable too
+            for (String lower : new String[] {"ab", "bb", "cc0", "d"}) {
+                java.util.List<String> got = new java.util.ArrayList<>();
+                s.scan(KeyRange.atLeast(lower.getBytes()), (k, v) -> got.add(k.toUtf8String()));
+                java.util.List<String> want = java.util.stream.Stream.of("aa1", "aa2", "cc1", "cc2", "dd1", "ee1")
+                        .filter(k -> k.compareTo(lower) >= 0).toList();
+                assertEquals(want, got, "scan from " + lower);
+                try (Cursor c = s.cursor()) {
+                    assertTrue(c.seek(lower.getBytes()), "seek " + lower);
+                    assertEquals(want.get(0), c.key().toUtf8String(), "seek " + lower);
+                }
+            }
+        }
+    }
+
+    /** Another comparator would break Ferry's unsigned byte order: refused before the engine sees it. */
+    @Test
+    void aComparatorOtherThanBytewiseIsRefused() {
+        FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> Store.open(dir.resolve("cmp"),
+                StoreOptions.rocksdb().binding("jni").rocksdbOptions("write_buffer_size=1048576; comparator = rocksdb.ReverseBytewiseComparator")));
+        assertTrue(e.getMessage().contains("comparator=rocksdb.ReverseBytewiseComparator"), e.getMessage());
+        assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+        try (Store s = Store.open(dir.resolve("cmp2"), StoreOptions.rocksdb().binding("jni").rocksdbOptions("comparator=leveldb.BytewiseComparator"))) {
+            s.put(new byte[] {1}, new byte[] {2});
+        }
+    }
+
     private static String optionsFile(Path db) throws Exception {
         try (Stream<Path> files = Files.list(db)) {
             Path latest = files.filter(p -> p.getFileName().toString().startsWith("OPTIONS-")).sorted().reduce((a, b) -> b).orElseThrow();
