@@ -168,7 +168,9 @@ typedef struct ferry_cursor ferry_cursor;
 
 /** @name Write-batch records, packed back to back (no padding, native-endian)
  * u32 op; u32 cf; u32 alen; u32 blen; a bytes; b bytes.
- * PUT: a = key, b = value. DELETE: a = key, blen = 0. DELETE_RANGE: a = begin (incl), b = end (excl).
+ * PUT: a = key, b = value. DELETE: a = key, blen = 0. DELETE_RANGE: a = begin (incl), b = end (excl),
+ * both keys; a record with begin >= end in unsigned byte order (blen = 0 included) is skipped, as
+ * by ferry_delete_range.
  */
 /**@{*/
 #define FERRY_OP_PUT          1
@@ -213,7 +215,9 @@ FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
  * @param[in] path directory (RocksDB) or environment directory (LMDB), NUL-terminated UTF-8.
  * @param[in] opts int64 options indexed by FERRY_OPT_*; -1 = default. May be NULL.
  * @param[in] nopts number of entries in opts (fewer than FERRY_OPT_COUNT is fine).
- * @param[in] extra RocksDB options string applied last ("k=v;k=v"), or NULL.
+ * @param[in] extra RocksDB options string applied last ("k=v;k=v"), or NULL. A comparator other
+ *            than leveldb.BytewiseComparator and a table_factory other than BlockBasedTable are
+ *            refused with FERRY_EINVAL (Ferry orders keys as unsigned bytes and needs range deletes).
  * @param[out] out the store.
  * @note RocksDB: every existing column family is opened; ids follow the on-disk order
  *       with "default" as 0.
@@ -278,14 +282,24 @@ FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t 
 /** @brief Delete one key (a missing key is not an error). */
 FERRY_EXPORT int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err);
 
-/** @brief Delete every key in [begin, end). */
+/**
+ * @brief Delete every key in [begin, end).
+ * @param[in] begin,end keys compared as unsigned bytes; a length of 0 is the empty key (the
+ *            smallest), whatever the pointer: there is no open bound.
+ * @note An empty range (begin >= end, e.g. elen == 0) is a no-op on every engine and never
+ *       reaches the engine (RocksDB fails begin > end only after its WAL write, and then
+ *       refuses every later write until reopened).
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, FERRY_ECFDROPPED, engine codes.
+ */
 FERRY_EXPORT int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen,
                                     const void *end, size_t elen, ferry_error *err);
 
 /**
  * @brief Apply a batch of records (see FERRY_OP_*) atomically.
  * @param[in] ops the packed records, len bytes, count records.
- * @return FERRY_OK, FERRY_EINVAL (malformed records; nothing applied), engine codes.
+ * @note A family dropped by another thread meanwhile fails the whole batch with FERRY_ECFDROPPED;
+ *       a write never lands in a family created after the drop.
+ * @return FERRY_OK, FERRY_EINVAL (malformed records; nothing applied), FERRY_ECFDROPPED, engine codes.
  */
 FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
 
@@ -436,6 +450,10 @@ FERRY_EXPORT int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, 
  * @brief Apply Ferry batch records (FERRY_OP_*) atomically to a RocksJava database.
  * @param[in] cfs rocksdb::ColumnFamilyHandle* per family id: a record's cf field indexes this
  *            array (ncfs entries, each non-NULL).
+ * @note DELETE_RANGE records with begin >= end in unsigned byte order are skipped (this assumes
+ *       the families use RocksDB's default bytewise comparator, as Ferry's cursors do). The
+ *       caller keeps the families from being dropped during the call: RocksDB fails a write to a
+ *       dropped family after its WAL write and then refuses every later write.
  * @return FERRY_OK, FERRY_EINVAL (malformed records, a cf id >= ncfs; nothing applied),
  *         FERRY_ENOENGINE, engine codes.
  */

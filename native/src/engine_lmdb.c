@@ -10,7 +10,8 @@
  * - Every write call runs in one write transaction, serialised by wlock. On MDB_MAP_FULL
  *   with auto-grow enabled the map is grown (only while no read transaction of this store
  *   is live, since mdb_env_set_mapsize remaps) and the write is redone.
- * - Zero-length keys cannot exist in LMDB, so a zero-length range bound means "open".
+ * - Zero-length keys cannot exist in LMDB, so a zero-length cursor bound means "open". Range
+ *   deletes take keys: [begin, "") is empty (see ferry_range_empty).
  */
 #define _GNU_SOURCE /* dladdr, Dl_info */
 #include "internal.h"
@@ -314,8 +315,10 @@ static int grow_map(lmdb_store *s, int attempt, ferry_error *err)
     return remap(s, info.me_mapsize + inc, err);
 }
 
-/* Run fn in one write transaction; commit on success, abort on any failure. */
-static int with_write_txn(lmdb_store *s, write_fn fn, void *ctx, ferry_error *err)
+/* Run fn in one write transaction; commit on success, abort on any failure. With done set,
+ * *done becomes 1 after a successful commit, before wlock is released (a family drop marks its
+ * slot so: every later write transaction sees it, see family_live). */
+static int with_write_txn_then(lmdb_store *s, write_fn fn, void *ctx, atomic_int *done, ferry_error *err)
 {
     pthread_mutex_lock(&s->wlock);
     int rc;
@@ -331,6 +334,7 @@ static int with_write_txn(lmdb_store *s, write_fn fn, void *ctx, ferry_error *er
         if (rc == FERRY_OK) {
             mrc = mdb.mdb_txn_commit(txn);
             if (mrc) rc = lmdb_fail(err, mrc, "commit");
+            else if (done) atomic_store(done, 1);
         } else {
             mdb.mdb_txn_abort(txn);
         }
@@ -341,9 +345,23 @@ static int with_write_txn(lmdb_store *s, write_fn fn, void *ctx, ferry_error *er
     return rc;
 }
 
+static int with_write_txn(lmdb_store *s, write_fn fn, void *ctx, ferry_error *err)
+{
+    return with_write_txn_then(s, fn, ctx, NULL, err);
+}
+
+/* Inside a write transaction (wlock held): is the family still live? ferry.c checked it before
+ * the call, but a drop may have committed since, and LMDB gives the dropped family's handle
+ * number to the next family created: a write through the old number would land there. */
+static int family_live(ferry_cf_slot *slot, ferry_error *err)
+{
+    if (!atomic_load(&slot->dropped)) return FERRY_OK;
+    return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", slot->name);
+}
+
 /* ------------------------------------------------------------------ write ops */
 
-/* Delete [begin, end) of dbi inside txn; zero-length bounds are open. In the main (default)
+/* Delete [begin, end) of dbi inside txn (begin >= end: nothing). In the main (default)
  * database the records that name other families are not user data: they are skipped, so a
  * range delete over the default family never fails on them or drops a family. */
 static int is_family_record(lmdb_store *s, MDB_dbi dbi, const MDB_val *k, const MDB_val *v)
@@ -360,13 +378,16 @@ static int is_family_record(lmdb_store *s, MDB_dbi dbi, const MDB_val *k, const 
 static int range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen,
                         const void *end, size_t elen, ferry_error *err)
 {
+    /* begin >= end (an empty end included) is an empty range: nothing to do. Past this
+     * check end is not empty, and an empty begin is the smallest key. */
+    if (ferry_range_empty(begin, blen, end, elen)) return FERRY_OK;
     MDB_cursor *cur;
     int rc = mdb.mdb_cursor_open(txn, dbi, &cur);
     if (rc) return lmdb_fail(err, rc, "delete_range: open cursor");
     MDB_val k = { blen, (void *)begin }, v;
     rc = mdb.mdb_cursor_get(cur, &k, &v, blen ? MDB_SET_RANGE : MDB_FIRST);
     while (rc == MDB_SUCCESS) {
-        if (elen && key_cmp(k.mv_data, k.mv_size, end, elen) >= 0) break;
+        if (key_cmp(k.mv_data, k.mv_size, end, elen) >= 0) break;
         /* a named family's record: keep it (deleting it would fail and spoil the txn) */
         if (!is_family_record(s, dbi, &k, &v) && (rc = mdb.mdb_cursor_del(cur, 0)) != MDB_SUCCESS) break;
         rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_NEXT);
@@ -377,7 +398,7 @@ static int range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *be
 }
 
 typedef struct put_ctx {
-    MDB_dbi dbi;
+    ferry_cf_slot *slot;
     const void *a, *b;
     size_t alen, blen;
 } put_ctx;
@@ -386,8 +407,10 @@ typedef struct put_ctx {
 static int put_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     put_ctx *p = ctx;
+    int frc = family_live(p->slot, err);
+    if (frc) return frc;
     MDB_val k = { p->alen, (void *)p->a }, v = { p->blen, (void *)p->b };
-    int rc = mdb.mdb_put(txn, p->dbi, &k, &v, 0);
+    int rc = mdb.mdb_put(txn, DBI(p->slot), &k, &v, 0);
     return rc ? lmdb_fail(err, rc, "put") : FERRY_OK;
 }
 
@@ -395,8 +418,10 @@ static int put_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 static int del_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     put_ctx *p = ctx;
+    int frc = family_live(p->slot, err);
+    if (frc) return frc;
     MDB_val k = { p->alen, (void *)p->a };
-    int rc = mdb.mdb_del(txn, p->dbi, &k, NULL);
+    int rc = mdb.mdb_del(txn, DBI(p->slot), &k, NULL);
     return (rc && rc != MDB_NOTFOUND) ? lmdb_fail(err, rc, "delete") : FERRY_OK;
 }
 
@@ -404,7 +429,9 @@ static int del_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 static int range_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     put_ctx *p = ctx;
-    return range_delete(s, txn, p->dbi, p->a, p->alen, p->b, p->blen, err);
+    int frc = family_live(p->slot, err);
+    if (frc) return frc;
+    return range_delete(s, txn, DBI(p->slot), p->a, p->alen, p->b, p->blen, err);
 }
 
 /* put: key checked here, then one write transaction. */
@@ -413,7 +440,7 @@ static int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t k
 {
     int rc = check_key(LS(s), klen, err);
     if (rc) return rc;
-    put_ctx p = { DBI(cf), key, val, klen, vlen };
+    put_ctx p = { cf, key, val, klen, vlen };
     return with_write_txn(LS(s), put_fn, &p, err);
 }
 
@@ -422,7 +449,7 @@ static int lmdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t k
 {
     int rc = check_key(LS(s), klen, err);
     if (rc) return rc;
-    put_ctx p = { DBI(cf), key, NULL, klen, 0 };
+    put_ctx p = { cf, key, NULL, klen, 0 };
     return with_write_txn(LS(s), del_fn, &p, err);
 }
 
@@ -430,7 +457,7 @@ static int lmdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t k
 static int lmdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
                              const void *end, size_t elen, ferry_error *err)
 {
-    put_ctx p = { DBI(cf), begin, end, blen, elen };
+    put_ctx p = { cf, begin, end, blen, elen };
     return with_write_txn(LS(s), range_fn, &p, err);
 }
 
@@ -445,7 +472,10 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     const uint8_t *p = b->ops;
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, b->end, &r); i++) {
-        MDB_dbi dbi = DBI(&s->base.cfs[r.cf]);
+        ferry_cf_slot *slot = &s->base.cfs[r.cf];
+        if (atomic_load(&slot->dropped))
+            return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
+        MDB_dbi dbi = DBI(slot);
         MDB_val k = { r.alen, (void *)r.a }, v = { r.blen, (void *)r.b };
         int rc = MDB_SUCCESS;
         if (r.op == FERRY_OP_PUT) rc = mdb.mdb_put(txn, dbi, &k, &v, 0);
@@ -488,6 +518,7 @@ typedef struct cf_ctx {
     MDB_dbi dbi;
 } cf_ctx;
 
+
 /* Write fn: create (or open) a named database. */
 static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
@@ -517,11 +548,12 @@ static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, f
     return rc;
 }
 
-/* cf_drop: mdb_drop(del=1) deletes the database and closes its handle. */
+/* cf_drop: mdb_drop(del=1) deletes the database and closes its handle; the slot is marked
+ * dropped at the commit, under wlock (see family_live). */
 static int lmdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err)
 {
     cf_ctx c = { slot->name, DBI(slot) };
-    return with_write_txn(LS(s), cf_drop_fn, &c, err);
+    return with_write_txn_then(LS(s), cf_drop_fn, &c, &slot->dropped, err);
 }
 
 /* ------------------------------------------------------------------ snapshots and reads */

@@ -257,6 +257,10 @@ static int rdb_error(ferry_error *err, char *msg)
 
 typedef struct rdb_store {
     ferry_store base;
+    /* Writes hold it shared, a family drop exclusively: RocksDB fails a write to a dropped
+     * family only after its WAL write, and then refuses every later write, so no write may
+     * pass the dropped check before a drop and reach RocksDB after it. */
+    pthread_rwlock_t drop_lock;
     rocksdb_t *db;
     rocksdb_options_t *opts;          /* DB and family options (kept for cf_create) */
     rocksdb_readoptions_t *ropts;     /* reads without a snapshot */
@@ -301,6 +305,7 @@ static void store_free(rdb_store *s)
     if (s->fopts) R.flushoptions_destroy(s->fopts);
     if (s->cache) R.cache_destroy(s->cache);
     ferry_store_base_free(&s->base);
+    pthread_rwlock_destroy(&s->drop_lock);
     free(s);
 }
 
@@ -326,44 +331,63 @@ static int compression_type(int64_t v)
     }
 }
 
-/* The value of a top-level key of a RocksDB options string ("k=v;k2={...};..."), or NULL. */
-static const char *option_value(const char *s, const char *name, size_t *vlen)
+/* Is c blank in an options string? */
+static int blank(char c)
 {
-    size_t nlen = strlen(name);
-    while (*s) {
-        while (*s == ' ' || *s == ';' || *s == '\t' || *s == '\n') s++;
-        const char *k = s;
-        while (*s && *s != '=' && *s != ';') s++;
-        const char *kend = s;
-        while (kend > k && (kend[-1] == ' ' || kend[-1] == '\t')) kend--;
-        if (*s != '=') continue;
-        s++;
-        while (*s == ' ') s++;
-        const char *v = s;
-        for (int depth = 0; *s && (depth > 0 || *s != ';'); s++) {
-            if (*s == '{') depth++;
-            else if (*s == '}' && depth > 0) depth--;
-        }
-        const char *vend = s;
-        while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t')) vend--;
-        if ((size_t)(kend - k) == nlen && memcmp(k, name, nlen) == 0) {
-            *vlen = (size_t)(vend - v);
-            return v;
-        }
-    }
-    return NULL;
+    return c == ' ' || c == '\t' || c == '\n';
 }
 
-/* Options a Ferry store cannot honour: Ferry orders keys as unsigned bytes everywhere (ranges,
- * range deletes, the Java side), so another comparator would give wrong answers. */
+/* One "key=value" of a RocksDB options string ("k=v;k2={...};..."): [k, k + kn) and [v, v + vn),
+ * trimmed; a value in braces keeps them. Returns the position after the pair, NULL at the end. */
+static const char *next_option(const char *p, const char **k, size_t *kn, const char **v, size_t *vn)
+{
+    while (blank(*p) || *p == ';') p++;
+    if (!*p) return NULL;
+    *k = p;
+    while (*p && *p != '=' && *p != ';') p++;
+    const char *ke = p;
+    while (ke > *k && blank(ke[-1])) ke--;
+    *kn = (size_t)(ke - *k);
+    *v = p;
+    *vn = 0;
+    if (*p != '=') return p;
+    p++;
+    while (blank(*p)) p++;
+    *v = p;
+    for (int depth = 0; *p && (depth > 0 || *p != ';'); p++) {
+        if (*p == '{') depth++;
+        else if (*p == '}' && depth > 0) depth--;
+    }
+    const char *ve = p;
+    while (ve > *v && blank(ve[-1])) ve--;
+    *vn = (size_t)(ve - *v);
+    return p;
+}
+
+static int key_is(const char *k, size_t kn, const char *name)
+{
+    return kn == strlen(name) && memcmp(k, name, kn) == 0;
+}
+
+/* Options a Ferry store cannot honour, in every pair of the string (RocksDB applies the last of
+ * repeated keys): a comparator other than the bytewise one (Ferry orders keys as unsigned bytes
+ * everywhere: ranges, range deletes, the Java side), and a table format without range deletes
+ * (PlainTable, CuckooTable). Either would also let a range delete reach RocksDB that it fails
+ * only after writing its WAL, which leaves the database refusing every later write until it is
+ * reopened. */
 static int check_extra(const char *extra, ferry_error *err)
 {
-    static const char bytewise[] = "leveldb.BytewiseComparator";
-    size_t n;
-    const char *v = option_value(extra, "comparator", &n);
-    if (v && !(n == sizeof bytewise - 1 && memcmp(v, bytewise, n) == 0))
-        return ferry_fail(err, FERRY_EINVAL, 0, "options string sets comparator=%.*s: Ferry orders keys as unsigned bytes "
-                          "(leveldb.BytewiseComparator) and supports no other comparator", (int)(n > 200 ? 200 : n), v);
+    const char *k, *v;
+    size_t kn, vn;
+    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;) {
+        int shown = (int)(vn > 200 ? 200 : vn);
+        if (key_is(k, kn, "comparator") && !key_is(v, vn, "leveldb.BytewiseComparator"))
+            return ferry_fail(err, FERRY_EINVAL, 0, "options string sets comparator=%.*s: Ferry orders keys as unsigned "
+                              "bytes (leveldb.BytewiseComparator) and supports no other comparator", shown, v);
+        if (key_is(k, kn, "table_factory") && !memmem(v, vn, "BlockBasedTable", 15))
+            return ferry_fail(err, FERRY_EINVAL, 0, "options string sets table_factory=%.*s: Ferry needs range deletes, "
+                              "which only BlockBasedTable supports", shown, v);
+    }
     return FERRY_OK;
 }
 
@@ -493,6 +517,12 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
         return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
     rdb_store *s = calloc(1, sizeof *s);
     if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    /* a drop must not wait behind an endless stream of writes */
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&s->drop_lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
     if (ferry_store_base_init(&s->base, &rdb_ops, FERRY_ENGINE_ROCKSDB, RDB_CF_CAP) != FERRY_OK) {
         store_free(s);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
@@ -522,11 +552,15 @@ static int rdb_cf_create(ferry_store *s, const char *name, void **handle_out, fe
     return FERRY_OK;
 }
 
-/* Drop the family; its handle stays alive (and is destroyed at store close). */
+/* Drop the family; its handle stays alive (and is destroyed at store close). The slot is
+ * marked dropped before writes may run again (see drop_lock). */
 static int rdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err)
 {
     char *e = NULL;
+    pthread_rwlock_wrlock(&STORE(s)->drop_lock);
     R.drop_column_family(STORE(s)->db, CFH(slot), &e);
+    if (!e) atomic_store(&slot->dropped, 1);
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
@@ -632,27 +666,51 @@ static int put_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, rocksdb_col
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
+/* Take drop_lock shared and check the family is still live; on failure the lock is not held. */
+static int write_enter(ferry_store *s, ferry_cf_slot *cf, ferry_error *err)
+{
+    pthread_rwlock_rdlock(&STORE(s)->drop_lock);
+    if (!atomic_load(&cf->dropped)) return FERRY_OK;
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", cf->name);
+}
+
+static void write_exit(ferry_store *s)
+{
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
+}
+
 /* Store put. */
 static int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
                    size_t vlen, ferry_error *err)
 {
-    return put_core(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, err);
+    int rc = write_enter(s, cf, err);
+    if (rc) return rc;
+    rc = put_core(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, err);
+    write_exit(s);
+    return rc;
 }
 
 /* Delete one key. */
 static int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err)
 {
+    int rc = write_enter(s, cf, err);
+    if (rc) return rc;
     char *e = NULL;
     R.delete_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, &e);
+    write_exit(s);
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
-/* Delete [begin, end). */
+/* Delete [begin, end); ferry.c has already turned an empty range into a no-op. */
 static int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
                             const void *end, size_t elen, ferry_error *err)
 {
+    int rc = write_enter(s, cf, err);
+    if (rc) return rc;
     char *e = NULL;
     R.delete_range_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), begin, blen, end, elen, &e);
+    write_exit(s);
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
@@ -669,6 +727,8 @@ static int write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, const voi
     while (ferry_batch_next(&p, end, &r)) {
         rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf);
         const char *a = (const char *)r.a, *bb = (const char *)r.b;
+        /* an empty range is a no-op: RocksDB would fail it after the WAL write (see ferry_range_empty) */
+        if (r.op == FERRY_OP_DELETE_RANGE && ferry_range_empty(a, r.alen, bb, r.blen)) continue;
         switch (r.op) {
         case FERRY_OP_PUT: R.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
         case FERRY_OP_DELETE: R.writebatch_delete_cf(b, h, a, r.alen); break;
@@ -687,10 +747,22 @@ static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id)
     return ((ferry_cf_slot *)ctx)[id].handle;
 }
 
-/* Store batch write. */
+/* Store batch write: every family it names must still be live under drop_lock. */
 static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
 {
-    return write_core(STORE(s)->db, STORE(s)->wopts, ops, len, store_cf_of, s->cfs, err);
+    pthread_rwlock_rdlock(&STORE(s)->drop_lock);
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
+        ferry_cf_slot *slot = &s->cfs[r.cf];
+        if (atomic_load(&slot->dropped)) {
+            pthread_rwlock_unlock(&STORE(s)->drop_lock);
+            return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
+        }
+    }
+    int rc = write_core(STORE(s)->db, STORE(s)->wopts, ops, len, store_cf_of, s->cfs, err);
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    return rc;
 }
 
 /* Flush the family's memtables and wait. */

@@ -230,6 +230,7 @@ int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t bl
     CHECK_E(BYTES_OK(begin, blen) && BYTES_OK(end, elen), err, "NULL bound with a length");
     WRITABLE(s, err);
     SLOT(s, cf, err);
+    if (ferry_range_empty(begin, blen, end, elen)) return FERRY_OK;
     return s->ops->delete_range(s, slot, begin, blen, end, elen, err);
 }
 

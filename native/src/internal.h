@@ -134,6 +134,17 @@ static inline int64_t ferry_opt(const int64_t *opts, int idx, int64_t dflt)
     return (opts && opts[idx] != -1) ? opts[idx] : dflt;
 }
 
+/* Is [begin, end) empty in unsigned byte order, i.e. begin >= end? The bounds are keys: an
+ * empty end (whatever its pointer) is the empty key, the smallest, so [x, "") is always empty.
+ * Range deletes of an empty range are no-ops: the shim never hands one to an engine (RocksDB
+ * rejects begin > end only after writing its WAL, and then fails every later write). */
+static inline int ferry_range_empty(const void *begin, size_t blen, const void *end, size_t elen)
+{
+    size_t n = blen < elen ? blen : elen;
+    int c = n ? memcmp(begin, end, n) : 0;
+    return c > 0 || (c == 0 && blen >= elen);
+}
+
 /* Copy-mode page writing, shared by the engines.
  * Returns 1 when the entry was written, 0 when it does not fit (used unchanged). */
 static inline size_t ferry_copy_entry_size(size_t klen, size_t vlen)

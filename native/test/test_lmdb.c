@@ -3,6 +3,8 @@
 #include "lmdb_api.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -558,14 +560,134 @@ static void test_writes(void)
     CHECK(strcmp(sc.text, "r0=v,r3=v,r7=v,r8=v,") == 0, "%s", sc.text);
     free(sc.text);
     ferry_cursor_close(c);
-    EQ(ferry_delete_range(s, fam, "r3", 2, NULL, 0, &err), FERRY_OK); /* open end */
+    EQ(ferry_delete_range(s, fam, "r3", 2, "\xff", 1, &err), FERRY_OK);
     EQ(ferry_property_int(s, fam, "lmdb.entries", &n, &err), FERRY_OK);
     EQ(n, 1);
-    EQ(ferry_delete_range(s, fam, NULL, 0, NULL, 0, &err), FERRY_OK);
+    EQ(ferry_delete_range(s, fam, NULL, 0, "\xff", 1, &err), FERRY_OK); /* empty begin: the smallest key */
     EQ(ferry_property_int(s, fam, "lmdb.entries", &n, &err), FERRY_OK);
     EQ(n, 0);
     EQ(ferry_flush(s, 0, &err), FERRY_OK);
     EQ(ferry_compact_range(s, 0, NULL, 0, NULL, 0, &err), FERRY_OK);
+    ferry_store_close(s);
+}
+
+/* Keys of family cf in order, "k,k,...," (at most cap bytes). */
+static const char *keys_of(ferry_store *s, uint32_t cf)
+{
+    static char out[1024];
+    ferry_cursor *c;
+    out[0] = '\0';
+    if (ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, 0, &c, &err) != FERRY_OK) return "(cursor failed)";
+    uint8_t page[4096];
+    entry e[128];
+    uint32_t flags;
+    if (ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 128, &err) >= 0) {
+        uint32_t n = parse_page(page, e, &flags);
+        size_t len = 0;
+        for (uint32_t i = 0; i < n && len + e[i].klen + 2 < sizeof out; i++) {
+            memcpy(out + len, e[i].k, e[i].klen);
+            len += e[i].klen;
+            out[len++] = ',';
+            out[len] = '\0';
+        }
+    }
+    ferry_cursor_close(c);
+    return out;
+}
+
+/* [begin, end) with begin >= end in unsigned byte order is empty: a no-op, alone or in a
+ * batch, whatever the end's pointer (an empty end is the empty key, not an open bound). */
+static void test_empty_ranges(void)
+{
+    ferry_store *s = open_store("empty-ranges");
+    uint32_t fam;
+    EQ(ferry_cf_create(s, "fam", &fam, &err), FERRY_OK);
+    const char *ks[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++) {
+        EQ(put_s(s, 0, ks[i], "v"), FERRY_OK);
+        EQ(put_s(s, fam, ks[i], "v"), FERRY_OK);
+    }
+    for (int f = 0; f < 2; f++) {
+        uint32_t cf = f ? fam : 0;
+        const char *all = f ? "a,b,c,d," : "a,b,c,d,fam,";
+        EQ(ferry_delete_range(s, cf, "c", 1, "a", 1, &err), FERRY_OK);
+        CHECK(strcmp(keys_of(s, cf), all) == 0, "reversed range: %s", keys_of(s, cf));
+        EQ(ferry_delete_range(s, cf, "b", 1, NULL, 0, &err), FERRY_OK);
+        CHECK(strcmp(keys_of(s, cf), all) == 0, "[b, NULL): %s", keys_of(s, cf));
+        EQ(ferry_delete_range(s, cf, "b", 1, "", 0, &err), FERRY_OK);
+        CHECK(strcmp(keys_of(s, cf), all) == 0, "[b, \"\"): %s", keys_of(s, cf));
+        EQ(ferry_delete_range(s, cf, "b", 1, "b", 1, &err), FERRY_OK);
+        EQ(ferry_delete_range(s, cf, "bb", 2, "b", 1, &err), FERRY_OK);
+        EQ(ferry_delete_range(s, cf, NULL, 0, NULL, 0, &err), FERRY_OK);
+        CHECK(strcmp(keys_of(s, cf), all) == 0, "empty ranges: %s", keys_of(s, cf));
+    }
+    /* in a batch: the empty ranges are skipped, the other records applied */
+    uint8_t b[512];
+    size_t len = 0;
+    len = rec(b, len, FERRY_OP_PUT, fam, "e", 1, "v", 1);
+    len = rec(b, len, FERRY_OP_DELETE_RANGE, fam, "c", 1, "a", 1);
+    len = rec(b, len, FERRY_OP_DELETE_RANGE, fam, "b", 1, NULL, 0);
+    len = rec(b, len, FERRY_OP_DELETE_RANGE, 0, "a", 1, NULL, 0);
+    len = rec(b, len, FERRY_OP_PUT, fam, "f", 1, "v", 1);
+    EQ(ferry_write(s, b, len, 5, &err), FERRY_OK);
+    CHECK(strcmp(keys_of(s, fam), "a,b,c,d,e,f,") == 0, "batch: %s", keys_of(s, fam));
+    CHECK(strcmp(keys_of(s, 0), "a,b,c,d,fam,") == 0, "batch: %s", keys_of(s, 0));
+    /* an empty begin is the smallest key */
+    EQ(ferry_delete_range(s, fam, NULL, 0, "c", 1, &err), FERRY_OK);
+    CHECK(strcmp(keys_of(s, fam), "c,d,e,f,") == 0, "[\"\", c): %s", keys_of(s, fam));
+    ferry_store_close(s);
+}
+
+typedef struct race_arg { ferry_store *s; uint32_t cf; int last_rc; long puts; } race_arg;
+
+/* Put (alternately through ferry_put and ferry_write) into one family until a call fails. */
+static void *put_until_dropped(void *p)
+{
+    race_arg *a = p;
+    ferry_error e;
+    char k[32];
+    for (long i = 0;; i++) {
+        snprintf(k, sizeof k, "k%ld", i % 64);
+        if (i & 1) {
+            uint8_t b[64];
+            size_t n = rec(b, 0, FERRY_OP_PUT, a->cf, k, (uint32_t)strlen(k), "w", 1);
+            a->last_rc = ferry_write(a->s, b, n, 1, &e);
+        } else {
+            a->last_rc = ferry_put(a->s, a->cf, k, strlen(k), "v", 1, &e);
+        }
+        if (a->last_rc != FERRY_OK) return NULL;
+        __atomic_store_n(&a->puts, i + 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* A family dropped while another thread writes to it, then a new family created at once (LMDB
+ * hands the new one the dropped one's handle number): the writer gets FERRY_ECFDROPPED and
+ * none of its writes lands in the new family. */
+static void test_drop_while_writing(void)
+{
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    o[FERRY_OPT_LMDB_FLAGS] = FERRY_LMDB_NOSYNC;
+    ferry_store *s = open_with("drop-race", o, NULL);
+    if (!s) { CHECK(0, "open: %s", err.message); return; }
+    uint32_t fresh;
+    EQ(ferry_cf_create(s, "fresh0", &fresh, &err), FERRY_OK);
+    int bad = 0;
+    for (int round = 1; round <= 60 && !bad; round++) {
+        char name[32];
+        race_arg a = { s, fresh, 0, 0 };
+        pthread_t t;
+        pthread_create(&t, NULL, put_until_dropped, &a);
+        while (__atomic_load_n(&a.puts, __ATOMIC_RELAXED) < 1 + round % 5) sched_yield();
+        EQ(ferry_cf_drop(s, a.cf, &err), FERRY_OK);
+        snprintf(name, sizeof name, "fresh%d", round);
+        EQ(ferry_cf_create(s, name, &fresh, &err), FERRY_OK);
+        pthread_join(t, NULL);
+        const char *got = keys_of(s, fresh);
+        bad = a.last_rc != FERRY_ECFDROPPED || got[0] != '\0';
+        CHECK(a.last_rc == FERRY_ECFDROPPED, "round %d: writer stopped with %d", round, a.last_rc);
+        CHECK(got[0] == '\0', "round %d: writes to the dropped family landed in the new one: %s", round, got);
+    }
     ferry_store_close(s);
 }
 
@@ -1025,6 +1147,8 @@ int main(int argc, char **argv)
     test_huge_value(argv[1]);
     test_binary_and_get();
     test_writes();
+    test_empty_ranges();
+    test_drop_while_writing();
     test_families();
     test_snapshots();
     test_map_full();

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -474,6 +476,149 @@ static void test_write(ferry_store *s, uint32_t cf)
     CHECK_RC(ferry_delete(s, 0, "never-there", 11, &err), FERRY_OK);
 }
 
+/* Keys of family cf, one "%s\n" line each. */
+static const char *keys_of(ferry_store *s, uint32_t cf)
+{
+    static char out[1024];
+    ferry_cursor *c;
+    if (ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, 0, &c, &err) != FERRY_OK) return "(cursor failed)";
+    scan(c, FERRY_FIRST, NULL, 0, FERRY_NEXT, 4096, 1000, out, sizeof out);
+    ferry_cursor_close(c);
+    return out;
+}
+
+/* [begin, end) with begin >= end in unsigned byte order is empty: a no-op, alone or in a
+ * batch. RocksDB rejects begin > end only after writing its WAL and then refuses every later
+ * write, so the shim must never pass such a range on. */
+static void test_empty_ranges(void)
+{
+    ferry_store *s;
+    CHECK_RC(open_store("empty-ranges", &s), FERRY_OK);
+    if (!s) return;
+    uint32_t fam;
+    CHECK_RC(ferry_cf_create(s, "fam", &fam, &err), FERRY_OK);
+    const char *ks[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++) {
+        CHECK_RC(put_s(s, 0, ks[i], "v"), FERRY_OK);
+        CHECK_RC(put_s(s, fam, ks[i], "v"), FERRY_OK);
+    }
+    const char *all = "a\nb\nc\nd\n";
+    CHECK_RC(ferry_delete_range(s, fam, "c", 1, "a", 1, &err), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "later", "v"), FERRY_OK); /* the store still takes writes */
+    CHECK_RC(ferry_delete_range(s, fam, "b", 1, NULL, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_delete_range(s, fam, "b", 1, "", 0, &err), FERRY_OK);
+    CHECK_RC(ferry_delete_range(s, fam, "b", 1, "b", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_delete_range(s, fam, "bb", 2, "b", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_delete_range(s, fam, NULL, 0, NULL, 0, &err), FERRY_OK);
+    CHECK(strcmp(keys_of(s, fam), all) == 0, "after empty ranges: %s", keys_of(s, fam));
+    CHECK_RC(put_s(s, fam, "later", "v"), FERRY_OK);
+    CHECK_RC(ferry_delete(s, fam, "later", 5, &err), FERRY_OK);
+    /* in a batch: the empty ranges are skipped, the other records applied */
+    uint8_t b[512];
+    size_t n = 0;
+    n = rec(b, n, FERRY_OP_PUT, fam, "e", "v");
+    n = rec(b, n, FERRY_OP_DELETE_RANGE, fam, "c", "a");
+    n = rec(b, n, FERRY_OP_DELETE_RANGE, fam, "b", NULL);
+    n = rec(b, n, FERRY_OP_DELETE_RANGE, 0, "z", "y");
+    n = rec(b, n, FERRY_OP_PUT, fam, "f", "v");
+    CHECK_RC(ferry_write(s, b, n, 5, &err), FERRY_OK);
+    CHECK(strcmp(keys_of(s, fam), "a\nb\nc\nd\ne\nf\n") == 0, "batch: %s", keys_of(s, fam));
+    CHECK_RC(put_s(s, 0, "later2", "v"), FERRY_OK);
+    /* an empty begin is the smallest key */
+    CHECK_RC(ferry_delete_range(s, fam, NULL, 0, "c", 1, &err), FERRY_OK);
+    CHECK(strcmp(keys_of(s, fam), "c\nd\ne\nf\n") == 0, "[\"\", c): %s", keys_of(s, fam));
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+    /* and the WAL replays cleanly */
+    CHECK_RC(open_store("empty-ranges", &s), FERRY_OK);
+    if (!s) return;
+    char buf[8];
+    CHECK_RC(get_s(s, NULL, 0, "later2", buf, sizeof buf), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
+/* Options Ferry cannot honour are refused at open: another comparator (Ferry orders keys as
+ * unsigned bytes) or a table format without range deletes (RocksDB would fail a range delete
+ * after its WAL write and then refuse every write). */
+static void test_refused_options(void)
+{
+    const char *bad[] = {
+        "comparator=rocksdb.ReverseBytewiseComparator",
+        " comparator = leveldb.BytewiseComparator.u64ts ;",
+        "table_factory=PlainTable;allow_mmap_reads=true",
+        "write_buffer_size=1048576;table_factory={id=CuckooTable}",
+        "comparator=leveldb.BytewiseComparator;comparator=rocksdb.ReverseBytewiseComparator", /* the last one wins */
+    };
+    char name[32];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ferry_store *s = NULL;
+        snprintf(name, sizeof name, "refused%zu", i);
+        CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), NULL, 0, bad[i], &s, &err), FERRY_EINVAL);
+        CHECK(s == NULL && strstr(err.message, "options string sets") != NULL, "%s: %s", bad[i], err.message);
+        if (s) ferry_store_close(s);
+    }
+    const char *good[] = {
+        "comparator=leveldb.BytewiseComparator",
+        "table_factory=BlockBasedTable;block_based_table_factory={block_size=8192}",
+        "write_buffer_size=1048576; comparator = leveldb.BytewiseComparator ;",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        ferry_store *s = NULL;
+        snprintf(name, sizeof name, "accepted%zu", i);
+        CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), NULL, 0, good[i], &s, &err), FERRY_OK);
+        if (!s) continue;
+        CHECK_RC(ferry_delete_range(s, 0, "a", 1, "b", 1, &err), FERRY_OK);
+        CHECK_RC(put_s(s, 0, "k", "v"), FERRY_OK);
+        ferry_store_close(s);
+    }
+}
+
+typedef struct race_arg { ferry_store *s; uint32_t cf; int last_rc; long puts; } race_arg;
+
+/* Put into one family until it reports the family dropped (or anything else). */
+static void *put_until_dropped(void *p)
+{
+    race_arg *a = p;
+    ferry_error e;
+    char k[32];
+    for (a->puts = 0;; a->puts++) {
+        snprintf(k, sizeof k, "k%ld", a->puts % 64);
+        a->last_rc = ferry_put(a->s, a->cf, k, strlen(k), "v", 1, &e);
+        if (a->last_rc != FERRY_OK) return NULL;
+        uint8_t b[64];
+        size_t n = rec(b, 0, FERRY_OP_PUT, a->cf, k, "w");
+        a->last_rc = ferry_write(a->s, b, n, 1, &e);
+        if (a->last_rc != FERRY_OK) return NULL;
+    }
+}
+
+/* A family dropped while another thread writes to it: the writer gets FERRY_ECFDROPPED and
+ * the store keeps taking writes (RocksDB fails a write to a dropped family after its WAL
+ * write, and then refuses every later write, unless the shim keeps them apart). */
+static void test_drop_while_writing(void)
+{
+    ferry_store *s;
+    CHECK_RC(open_store("drop-race", &s), FERRY_OK);
+    if (!s) return;
+    int rounds_bad = 0;
+    for (int round = 0; round < 40 && rounds_bad == 0; round++) {
+        char name[32];
+        snprintf(name, sizeof name, "f%d", round);
+        race_arg a = { s, 0, 0, 0 };
+        CHECK_RC(ferry_cf_create(s, name, &a.cf, &err), FERRY_OK);
+        pthread_t t;
+        pthread_create(&t, NULL, put_until_dropped, &a);
+        while (__atomic_load_n(&a.puts, __ATOMIC_RELAXED) < 1 + round % 7) sched_yield();
+        CHECK_RC(ferry_cf_drop(s, a.cf, &err), FERRY_OK);
+        pthread_join(t, NULL);
+        if (a.last_rc != FERRY_ECFDROPPED) rounds_bad++;
+        CHECK(a.last_rc == FERRY_ECFDROPPED, "round %d: writer stopped with %d", round, a.last_rc);
+        int rc = put_s(s, 0, "after", "v");
+        if (rc != FERRY_OK) rounds_bad++;
+        CHECK(rc == FERRY_OK, "round %d: the store refuses writes after the drop: %s", round, err.message);
+    }
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
 static void test_snapshot(ferry_store *s)
 {
     char buf[64];
@@ -766,6 +911,9 @@ int main(int argc, char **argv)
     test_many(s, cf_many);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
     CHECK_RC(ferry_store_close(NULL), FERRY_OK);
+    test_empty_ranges();
+    test_refused_options();
+    test_drop_while_writing();
     test_families();
     test_open_options();
     test_rocksjava();

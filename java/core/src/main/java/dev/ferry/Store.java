@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -555,7 +556,9 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Deletes every key in {@code [begin, end)} of the default family.
+     * Deletes every key in {@code [begin, end)} of the default family. An empty range
+     * ({@code begin >= end} in unsigned byte order, e.g. {@code end = new byte[0]}) is a no-op
+     * on every engine.
      *
      * @param begin inclusive
      * @param end exclusive
@@ -565,7 +568,9 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Deletes every key in {@code [begin, end)}.
+     * Deletes every key in {@code [begin, end)}. Both bounds are keys compared as unsigned bytes;
+     * an empty range ({@code begin >= end}, e.g. {@code end = new byte[0]}, the smallest key) is
+     * a no-op on every engine and makes no native call.
      *
      * @param cf the family
      * @param begin inclusive
@@ -575,6 +580,10 @@ public final class Store implements AutoCloseable {
         Objects.requireNonNull(begin, "begin");
         Objects.requireNonNull(end, "end");
         int id = cfId(cf);
+        if (Arrays.compareUnsigned(begin, end) >= 0) {
+            guard.check();
+            return;
+        }
         guard.enter();
         try {
             Scratch s = Scratch.get(binding);

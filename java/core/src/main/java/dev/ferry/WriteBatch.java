@@ -3,6 +3,7 @@ package dev.ferry;
 import dev.ferry.internal.Abi;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -79,18 +80,22 @@ public final class WriteBatch implements AutoCloseable {
     }
 
     /**
-     * Adds a delete of every key in {@code [begin, end)} of the default family.
+     * Adds a delete of every key in {@code [begin, end)} of the default family. An empty range
+     * ({@code begin >= end} in unsigned byte order, e.g. {@code end = new byte[0]}) adds nothing.
      *
      * @param begin inclusive
      * @param end exclusive
      * @return this
      */
     public WriteBatch deleteRange(byte[] begin, byte[] end) {
-        return add(DELETE_RANGE, null, begin, end);
+        return addRange(null, begin, end);
     }
 
     /**
-     * Adds a delete of every key in {@code [begin, end)}.
+     * Adds a delete of every key in {@code [begin, end)}. Both bounds are keys compared as
+     * unsigned bytes; an empty range ({@code begin >= end}, e.g. {@code end = new byte[0]}, the
+     * smallest key) adds nothing: {@link #count()} does not change and the batch applies the same
+     * as without it, on every engine.
      *
      * @param cf the family
      * @param begin inclusive
@@ -98,7 +103,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
-        return add(DELETE_RANGE, Objects.requireNonNull(cf, "cf"), begin, end);
+        return addRange(Objects.requireNonNull(cf, "cf"), begin, end);
     }
 
     /** @return the number of operations added */
@@ -130,10 +135,19 @@ public final class WriteBatch implements AutoCloseable {
 
     private static final byte[] EMPTY = new byte[0];
 
-    private WriteBatch add(int op, ColumnFamily cf, byte[] a, byte[] b) {
+    /** A range delete; an empty range is checked like any record but not added. */
+    private WriteBatch addRange(ColumnFamily cf, byte[] begin, byte[] end) {
         checkOpen();
-        Objects.requireNonNull(a, "key");
-        Objects.requireNonNull(b, "value");
+        Objects.requireNonNull(begin, "begin");
+        Objects.requireNonNull(end, "end");
+        if (Arrays.compareUnsigned(begin, end) >= 0) {
+            checkFamily(cf);
+            return this;
+        }
+        return add(DELETE_RANGE, cf, begin, end);
+    }
+
+    private void checkFamily(ColumnFamily cf) {
         if (cf != null) {
             if (cf.dropped) {
                 throw new IllegalStateException(cf + " was dropped");
@@ -141,6 +155,15 @@ public final class WriteBatch implements AutoCloseable {
             if (familiesOf != null && familiesOf != cf.store) {
                 throw new IllegalArgumentException(cf + " belongs to another store than the batch's other families");
             }
+        }
+    }
+
+    private WriteBatch add(int op, ColumnFamily cf, byte[] a, byte[] b) {
+        checkOpen();
+        Objects.requireNonNull(a, "key");
+        Objects.requireNonNull(b, "value");
+        checkFamily(cf);
+        if (cf != null) {
             familiesOf = cf.store;
         }
         int need = HEADER + a.length + b.length;

@@ -105,6 +105,22 @@ class RocksDbOptionsTest {
         }
     }
 
+    /**
+     * A table format without range deletes (PlainTable, CuckooTable): RocksDB would fail a range
+     * delete only after writing its WAL and then refuse every later write. Refused at open, also
+     * when a later repetition of a key overrides an accepted one (RocksDB applies the last).
+     */
+    @Test
+    void aTableFormatWithoutRangeDeletesIsRefused() {
+        for (String bad : new String[] {"table_factory=PlainTable", "table_factory={id=CuckooTable}",
+                "comparator=leveldb.BytewiseComparator;comparator=rocksdb.ReverseBytewiseComparator"}) {
+            FerryException e = assertThrows(FerryException.InvalidArgument.class,
+                    () -> Store.open(dir.resolve("refused"), StoreOptions.rocksdb().binding("jni").rocksdbOptions(bad)));
+            assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+            assertTrue(e.getMessage().contains(bad.substring(bad.lastIndexOf(';') + 1)), e.getMessage());
+        }
+    }
+
     private static String optionsFile(Path db) throws Exception {
         try (Stream<Path> files = Files.list(db)) {
             Path latest = files.filter(p -> p.getFileName().toString().startsWith("OPTIONS-")).sorted().reduce((a, b) -> b).orElseThrow();

@@ -236,6 +236,38 @@ public abstract class StoreContract {
     }
 
     @Test
+    void deleteRangeOfAnEmptyRangeIsANoOpAndTheStoreStaysWritable() {
+        putAll("1", "a", "3", "c", "5", "e");
+        ColumnFamily cf = store.createColumnFamily("side");
+        store.put(cf, b("3"), b("x"));
+        // begin >= end in unsigned order, an empty end (the smallest key) included: nothing to delete
+        store.deleteRange(b("5"), b("3"));
+        store.deleteRange(b("3"), new byte[0]);
+        store.deleteRange(b("3"), b("3"));
+        store.deleteRange(new byte[0], new byte[0]);
+        store.deleteRange(new byte[] {(byte) 0x80}, new byte[] {0x7f});
+        store.deleteRange(cf, b("3"), new byte[0]);
+        store.put(b("7"), b("g"));
+        try (WriteBatch wb = new WriteBatch()) {
+            wb.deleteRange(b("5"), b("3")).deleteRange(cf, b("1"), new byte[0]).put(b("8"), b("h"));
+            assertEquals(1, wb.count(), "an empty range adds nothing to a batch");
+            store.write(wb);
+        }
+        store.put(b("9"), b("i"));
+        for (String k : List.of("1", "3", "5", "7", "8", "9")) {
+            assertNotNull(store.get(b(k)), k);
+        }
+        assertEquals("x", s(store.get(cf, b("3"))));
+        // a real range still deletes; an empty begin is the smallest key
+        store.deleteRange(new byte[0], b("4"));
+        assertNull(store.get(b("1")));
+        assertNull(store.get(b("3")));
+        assertEquals("e", s(store.get(b("5"))));
+        assertThrows(NullPointerException.class, () -> store.deleteRange(b("5"), null));
+        assertThrows(NullPointerException.class, () -> new WriteBatch().deleteRange(null, b("3")));
+    }
+
+    @Test
     void writeBatchAppliesAllOperationsInOrder() {
         store.put(b("gone"), b("x"));
         store.put(b("r1"), b("x"));
@@ -595,6 +627,46 @@ public abstract class StoreContract {
         ColumnFamily a2 = store.columnFamily("a").orElseThrow();
         assertEquals("1", s(store.get(a2, b("x"))));
         assertThrows(IllegalArgumentException.class, () -> store.get(a, b("x")), "family of the closed store");
+    }
+
+    @Test
+    void familyDroppedWhileAnotherThreadWritesStopsTheWriterAndNothingElse() throws Exception {
+        ColumnFamily fresh = store.createColumnFamily("fresh0");
+        for (int round = 1; round <= 10; round++) {
+            ColumnFamily cf = fresh;
+            java.util.concurrent.CountDownLatch wrote = new java.util.concurrent.CountDownLatch(1 + round % 3);
+            AtomicReference<Throwable> stop = new AtomicReference<>();
+            Thread w = new Thread(() -> {
+                try {
+                    for (int i = 0;; i++) {
+                        byte[] k = b("k" + (i % 16));
+                        if (i % 2 == 0) {
+                            store.put(cf, k, b("v"));
+                        } else {
+                            try (WriteBatch wb = new WriteBatch()) {
+                                store.write(wb.put(cf, k, b("w")));
+                            }
+                        }
+                        wrote.countDown();
+                    }
+                } catch (Throwable e) {
+                    stop.set(e);
+                }
+            });
+            w.start();
+            wrote.await();
+            store.dropColumnFamily(cf);
+            fresh = store.createColumnFamily("fresh" + round);
+            w.join();
+            Throwable e = stop.get();
+            assertTrue(e instanceof IllegalStateException || e instanceof FerryException.ColumnFamilyDropped,
+                    "round " + round + ": the writer stopped with " + e);
+            try (Cursor c = store.cursor(fresh, KeyRange.all(), null)) {
+                assertFalse(c.first(), "round " + round + ": a write to the dropped family landed in the new one");
+            }
+            store.put(b("after"), b("v"));
+            store.put(fresh, b("after"), b("v"));
+        }
     }
 
     @Test
