@@ -16,7 +16,8 @@
  * - Keys and values are (pointer, length) pairs. Lengths are size_t; a NULL pointer with
  *   length 0 is an empty key/value, and where a bound is optional, NULL means "none".
  * - Column families are small integers: 0 is the default family. The id stays valid for
- *   the store's lifetime; after a drop it fails with FERRY_ECFDROPPED.
+ *   the store's lifetime and is never given to another family; after a drop it fails with
+ *   FERRY_ECFDROPPED.
  *
  * Threading: a store and its snapshots may be used from many threads at once (LMDB
  * snapshots are bound to the opening thread unless the store was opened with NOTLS).
@@ -101,7 +102,7 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_BLOOM_BITS         7  /**< RocksDB bloom filter bits per key, 0 = none */
 #define FERRY_OPT_MAX_OPEN_FILES     8  /**< RocksDB max_open_files */
 #define FERRY_OPT_MAP_SIZE           9  /**< LMDB map size in bytes */
-#define FERRY_OPT_MAX_DBS           10  /**< LMDB max named databases */
+#define FERRY_OPT_MAX_DBS           10  /**< LMDB max live named databases (dropped ones do not count) */
 #define FERRY_OPT_MAX_READERS       11  /**< LMDB max readers */
 #define FERRY_OPT_LMDB_FLAGS        12  /**< FERRY_LMDB_* bit mask */
 #define FERRY_OPT_AUTO_GROW         13  /**< LMDB: grow the map on MAP_FULL, bytes per step (0 = off) */
@@ -229,7 +230,8 @@ FERRY_EXPORT int ferry_store_open(int engine, const char *path, const int64_t *o
 /** @brief Close a store and free everything it owns. NULL is ignored. @return FERRY_OK */
 FERRY_EXPORT int ferry_store_close(ferry_store *s);
 
-/** @brief Number of column-family slots (dropped ones included). */
+/** @brief Number of column-family ids handed out since the store opened (dropped ones included):
+ *  the ids are 0..*out-1. */
 FERRY_EXPORT int ferry_cf_count(ferry_store *s, uint32_t *out);
 
 /**
@@ -240,7 +242,17 @@ FERRY_EXPORT int ferry_cf_count(ferry_store *s, uint32_t *out);
  */
 FERRY_EXPORT int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out);
 
-/** @brief Create a column family. @param[out] id_out its id. @return FERRY_OK, FERRY_EEXISTS, engine codes. */
+/**
+ * @brief Create a column family.
+ * @param[in] name non-empty, NUL-terminated; LMDB: at most the engine's key size (511 bytes),
+ *            since LMDB keeps family names as keys of the default family.
+ * @param[out] id_out its id: ids are handed out in creation order and never reused while the
+ *             store is open (a dropped family's id keeps failing with FERRY_ECFDROPPED).
+ * @note Only live families count toward a limit: LMDB allows FERRY_OPT_MAX_DBS besides the
+ *       default one; RocksDB has none.
+ * @return FERRY_OK, FERRY_EINVAL (bad name), FERRY_EEXISTS, FERRY_EDBSFULL (live-family limit),
+ *         FERRY_EREADONLY, engine codes.
+ */
 FERRY_EXPORT int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err);
 
 /** @brief Drop a column family (not the default one). @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes. */

@@ -366,11 +366,13 @@ static int family_live(ferry_cf_slot *slot, ferry_error *err)
  * range delete over the default family never fails on them or drops a family. */
 static int is_family_record(lmdb_store *s, MDB_dbi dbi, const MDB_val *k, const MDB_val *v)
 {
-    if (dbi != DBI(&s->base.cfs[0]) || v->mv_size != 48) return 0;
+    if (dbi != DBI(ferry_slot(&s->base, 0)) || v->mv_size != 48) return 0;
     uint32_t n = atomic_load_explicit(&s->base.cf_count, memory_order_acquire);
     for (uint32_t i = 1; i < n; i++) {
-        const char *name = s->base.cfs[i].name;
-        if (strlen(name) == k->mv_size && memcmp(name, k->mv_data, k->mv_size) == 0) return 1;
+        /* a dropped family's record is gone: a key of that name now is user data */
+        const ferry_cf_slot *slot = ferry_slot(&s->base, i);
+        if (atomic_load(&slot->dropped)) continue;
+        if (strlen(slot->name) == k->mv_size && memcmp(slot->name, k->mv_data, k->mv_size) == 0) return 1;
     }
     return 0;
 }
@@ -472,7 +474,7 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     const uint8_t *p = b->ops;
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, b->end, &r); i++) {
-        ferry_cf_slot *slot = &s->base.cfs[r.cf];
+        ferry_cf_slot *slot = ferry_slot(&s->base, r.cf);
         if (atomic_load(&slot->dropped))
             return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
         MDB_dbi dbi = DBI(slot);
@@ -524,8 +526,9 @@ static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err
 {
     cf_ctx *c = ctx;
     int rc = mdb.mdb_dbi_open(txn, c->name, MDB_CREATE, &c->dbi);
-    if (rc == MDB_DBS_FULL)
-        return ferry_fail(err, FERRY_EDBSFULL, rc, "cannot create '%s': LMDB max dbs reached (raise FERRY_OPT_MAX_DBS)", c->name);
+    if (rc == MDB_DBS_FULL) /* ferry_cf_create counts live families first: not expected */
+        return ferry_fail(err, FERRY_EDBSFULL, rc, "cannot create '%s': LMDB has no free database handle "
+                          "(maxColumnFamilies, FERRY_OPT_MAX_DBS)", c->name);
     if (rc == MDB_INCOMPATIBLE)
         return ferry_fail(err, FERRY_EEXISTS, rc, "cannot create '%s': a key of that name exists in the default family", c->name);
     return rc ? lmdb_fail(err, rc, "create column family") : FERRY_OK;
@@ -1303,8 +1306,9 @@ static int list_families(lmdb_store *s, ferry_error *err)
         if (orc == MDB_DBS_FULL) {
             mdb.mdb_cursor_close(cur);
             mdb.mdb_txn_abort(txn);
-            return ferry_fail(err, FERRY_EDBSFULL, orc, "the store holds more named databases than max dbs (%u): raise FERRY_OPT_MAX_DBS",
-                              s->base.cf_cap - 1);
+            return ferry_fail(err, FERRY_EDBSFULL, orc,
+                              "the store holds more column families than maxColumnFamilies (%u): raise it "
+                              "(FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
         }
         if (orc) { rc = orc; goto fail; }
         if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, NULL) != FERRY_OK) goto oom;
@@ -1365,7 +1369,7 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
 
     lmdb_store *s = calloc(1, sizeof *s);
     if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    if (ferry_store_base_init(&s->base, &lmdb_ops, FERRY_ENGINE_LMDB, (uint32_t)max_dbs + 1) != FERRY_OK) {
+    if (ferry_store_base_init(&s->base, &lmdb_ops, FERRY_ENGINE_LMDB, (uint32_t)max_dbs) != FERRY_OK) {
         free(s);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     }

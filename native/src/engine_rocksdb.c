@@ -295,9 +295,9 @@ static inline const rocksdb_readoptions_t *read_opts(ferry_store *s, ferry_snaps
 /* Destroy everything a (possibly half-opened) store owns. */
 static void store_free(rdb_store *s)
 {
-    uint32_t n = s->base.cfs ? atomic_load(&s->base.cf_count) : 0;
+    uint32_t n = atomic_load(&s->base.cf_chunks[0]) ? atomic_load(&s->base.cf_count) : 0;
     for (uint32_t i = 0; i < n; i++)
-        if (s->base.cfs[i].handle) R.column_family_handle_destroy(s->base.cfs[i].handle);
+        if (ferry_slot(&s->base, i)->handle) R.column_family_handle_destroy(ferry_slot(&s->base, i)->handle);
     if (s->db) R.close(s->db);
     if (s->opts) R.options_destroy(s->opts);
     if (s->ropts) R.readoptions_destroy(s->ropts);
@@ -507,8 +507,6 @@ out:
 
 static const ferry_engine_ops rdb_ops;
 
-/* Column-family slots per store (dropped ones included). */
-#define RDB_CF_CAP 4096
 
 int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
                        ferry_error *err)
@@ -523,7 +521,7 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
     pthread_rwlock_init(&s->drop_lock, &attr);
     pthread_rwlockattr_destroy(&attr);
-    if (ferry_store_base_init(&s->base, &rdb_ops, FERRY_ENGINE_ROCKSDB, RDB_CF_CAP) != FERRY_OK) {
+    if (ferry_store_base_init(&s->base, &rdb_ops, FERRY_ENGINE_ROCKSDB, UINT32_MAX) != FERRY_OK) {
         store_free(s);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     }
@@ -741,10 +739,10 @@ static int write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, const voi
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
-/* A store's family handle by id (ctx: the slot table). */
+/* A store's family handle by id (ctx: the store). */
 static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id)
 {
-    return ((ferry_cf_slot *)ctx)[id].handle;
+    return ferry_slot(ctx, id)->handle;
 }
 
 /* Store batch write: every family it names must still be live under drop_lock. */
@@ -754,13 +752,13 @@ static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count
     const uint8_t *p = ops, *end = p + len;
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
-        ferry_cf_slot *slot = &s->cfs[r.cf];
+        ferry_cf_slot *slot = ferry_slot(s, r.cf);
         if (atomic_load(&slot->dropped)) {
             pthread_rwlock_unlock(&STORE(s)->drop_lock);
             return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
         }
     }
-    int rc = write_core(STORE(s)->db, STORE(s)->wopts, ops, len, store_cf_of, s->cfs, err);
+    int rc = write_core(STORE(s)->db, STORE(s)->wopts, ops, len, store_cf_of, s, err);
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
     return rc;
 }

@@ -99,9 +99,10 @@ static int cf_slot(ferry_store *s, uint32_t cf, ferry_cf_slot **slot, ferry_erro
 {
     uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_acquire);
     if (cf >= n) return ferry_fail(err, FERRY_EINVAL, 0, "no column family with id %u", cf);
-    if (atomic_load_explicit(&s->cfs[cf].dropped, memory_order_acquire))
-        return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", s->cfs[cf].name);
-    *slot = &s->cfs[cf];
+    ferry_cf_slot *sl = ferry_slot(s, cf);
+    if (atomic_load_explicit(&sl->dropped, memory_order_acquire))
+        return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", sl->name);
+    *slot = sl;
     return FERRY_OK;
 }
 
@@ -124,13 +125,13 @@ int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *le
     CHECK(s != NULL && dst != NULL && cap > 0 && len_out != NULL);
     uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_acquire);
     if (cf >= n) return FERRY_EINVAL;
-    const char *name = s->cfs[cf].name;
+    const char *name = ferry_slot(s, cf)->name;
     size_t len = strlen(name);
     *len_out = len;
     size_t c = len < cap - 1 ? len : cap - 1;
     memcpy(dst, name, c);
     dst[c] = '\0';
-    return atomic_load(&s->cfs[cf].dropped) ? FERRY_ECFDROPPED : FERRY_OK;
+    return atomic_load(&ferry_slot(s, cf)->dropped) ? FERRY_ECFDROPPED : FERRY_OK;
 }
 
 int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
@@ -142,12 +143,19 @@ int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_er
     int rc;
     if (ferry_store_find_cf(s, name) >= 0) {
         rc = ferry_fail(err, FERRY_EEXISTS, 0, "column family '%s' already exists", name);
-    } else if (atomic_load(&s->cf_count) >= s->cf_cap) {
-        rc = ferry_fail(err, FERRY_EDBSFULL, 0, "column family table is full (%u)", s->cf_cap);
+    } else if (s->cf_named >= s->cf_named_max) {
+        rc = ferry_fail(err, FERRY_EDBSFULL, 0,
+                        "too many column families: %u live, maxColumnFamilies is %u (dropped families do not count; "
+                        "FERRY_OPT_MAX_DBS in the C ABI)", s->cf_named, s->cf_named_max);
+    } else if (atomic_load(&s->cf_count) >= FERRY_CF_ID_LIMIT) {
+        rc = ferry_fail(err, FERRY_EDBSFULL, 0, "column family ids used up: %u families created since the store opened "
+                        "(reopen the store)", FERRY_CF_ID_LIMIT);
     } else {
         void *h = NULL;
         rc = s->ops->cf_create(s, name, &h, err);
         if (rc == FERRY_OK) rc = ferry_store_add_cf(s, name, h, id_out);
+        /* a failed add leaves the created family unrecorded until the store reopens */
+        if (rc == FERRY_ENOMEM) ferry_fail(err, rc, 0, "out of memory recording column family '%s'", name);
     }
     pthread_mutex_unlock(&s->cf_lock);
     return rc;
@@ -163,7 +171,10 @@ int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err)
     int rc = cf_slot(s, cf, &slot, err);
     if (rc == FERRY_OK) {
         rc = s->ops->cf_drop(s, slot, err);
-        if (rc == FERRY_OK) atomic_store_explicit(&slot->dropped, 1, memory_order_release);
+        if (rc == FERRY_OK) {
+            atomic_store_explicit(&slot->dropped, 1, memory_order_release);
+            s->cf_named--;
+        }
     }
     pthread_mutex_unlock(&s->cf_lock);
     return rc;

@@ -11,14 +11,24 @@
 
 #define FERRY_HIDDEN __attribute__((visibility("hidden")))
 
-/* One column-family slot. Slots are never freed before the store closes, so an id stays a
- * valid index for the store's lifetime. handle: rocksdb_column_family_handle_t* or the
- * LMDB dbi cast to a pointer. */
+/* One column-family slot. Slots are never freed or moved before the store closes, so an id
+ * stays a valid index for the store's lifetime and is never given to another family: a dropped
+ * family's id keeps failing with FERRY_ECFDROPPED. Ids are handed out in creation order, so an
+ * id is also the family's creation sequence number (see ferry_snapshot.cf_limit).
+ * handle: rocksdb_column_family_handle_t* or the LMDB dbi cast to a pointer. */
 typedef struct ferry_cf_slot {
     void *handle;
     char *name;
     atomic_int dropped;
 } ferry_cf_slot;
+
+/* The slot table: chunk i holds FERRY_CF_CHUNK0 << i slots and is allocated when the first id
+ * in it is handed out. Chunks never move, so readers index slots without a lock while families
+ * are created; ids run up to FERRY_CF_ID_LIMIT - 1 (below INT32_MAX, Java's int). */
+#define FERRY_CF_CHUNK0_SHIFT 6
+#define FERRY_CF_CHUNK0       (1u << FERRY_CF_CHUNK0_SHIFT)
+#define FERRY_CF_CHUNKS       25
+#define FERRY_CF_ID_LIMIT     (FERRY_CF_CHUNK0 * ((1u << FERRY_CF_CHUNKS) - 1))
 
 typedef struct ferry_engine_ops ferry_engine_ops;
 
@@ -27,9 +37,10 @@ struct ferry_store {
     const ferry_engine_ops *ops;
     int engine;
     int read_only;
-    ferry_cf_slot *cfs;         /* cf_cap slots, allocated at open */
-    uint32_t cf_cap;
-    atomic_uint cf_count;       /* slots in use; published with release after a slot is filled */
+    _Atomic(ferry_cf_slot *) cf_chunks[FERRY_CF_CHUNKS]; /* see FERRY_CF_CHUNK0 */
+    atomic_uint cf_count;       /* ids handed out; published with release after a slot is filled */
+    uint32_t cf_named;          /* live families other than the default one (under cf_lock) */
+    uint32_t cf_named_max;      /* limit on cf_named (LMDB max dbs); UINT32_MAX = none */
     pthread_mutex_t cf_lock;    /* serialises create/drop */
 };
 
@@ -96,13 +107,24 @@ FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const ch
 FERRY_HIDDEN int ferry_fail(ferry_error *err, int code, int engine_code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Initialise the base store fields and allocate cap cf slots. Returns FERRY_OK/ENOMEM. */
+/* Initialise the base store fields and the first chunk of slots; named_max limits the live
+ * families besides the default one (UINT32_MAX: no limit). Returns FERRY_OK/ENOMEM. */
 FERRY_HIDDEN int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engine,
-                                       uint32_t cf_cap);
-/* Append a slot (takes ownership of a strdup of name). Caller holds cf_lock or is opening. */
+                                       uint32_t named_max);
+/* Append a slot (copies name). Caller holds cf_lock or is opening. Returns FERRY_OK, ENOMEM,
+ * EDBSFULL when the ids are used up. Does not check cf_named_max (ferry_cf_create does). */
 FERRY_HIDDEN int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out);
 /* Free the slot names and the table. Engines free the handles first. */
 FERRY_HIDDEN void ferry_store_base_free(ferry_store *s);
+
+/* The slot of id; id must be below an acquire-load of cf_count. */
+static inline ferry_cf_slot *ferry_slot(const ferry_store *s, uint32_t id)
+{
+    uint32_t x = id + FERRY_CF_CHUNK0;
+    unsigned c = (unsigned)(31 - __builtin_clz(x)) - FERRY_CF_CHUNK0_SHIFT;
+    ferry_cf_slot *chunk = atomic_load_explicit((_Atomic(ferry_cf_slot *) *)&s->cf_chunks[c], memory_order_acquire);
+    return &chunk[x - (FERRY_CF_CHUNK0 << c)];
+}
 /* Find a live slot by name; returns its id or -1. */
 FERRY_HIDDEN int ferry_store_find_cf(ferry_store *s, const char *name);
 

@@ -18,14 +18,17 @@ int ferry_fail(ferry_error *err, int code, int engine_code, const char *fmt, ...
     return code;
 }
 
-int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engine, uint32_t cf_cap)
+int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engine, uint32_t named_max)
 {
     s->ops = ops;
     s->engine = engine;
-    s->cf_cap = cf_cap;
+    s->cf_named = 0;
+    s->cf_named_max = named_max;
     atomic_init(&s->cf_count, 0);
-    s->cfs = calloc(cf_cap, sizeof *s->cfs);
-    if (!s->cfs) return FERRY_ENOMEM;
+    for (int i = 0; i < FERRY_CF_CHUNKS; i++) atomic_init(&s->cf_chunks[i], NULL);
+    ferry_cf_slot *first = calloc(FERRY_CF_CHUNK0, sizeof *first);
+    if (!first) return FERRY_ENOMEM;
+    atomic_init(&s->cf_chunks[0], first);
     pthread_mutex_init(&s->cf_lock, NULL);
     return FERRY_OK;
 }
@@ -33,12 +36,22 @@ int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engin
 int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out)
 {
     uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_relaxed);
-    if (n >= s->cf_cap) return FERRY_EDBSFULL;
+    if (n >= FERRY_CF_ID_LIMIT) return FERRY_EDBSFULL;
+    uint32_t x = n + FERRY_CF_CHUNK0;
+    unsigned c = (unsigned)(31 - __builtin_clz(x)) - FERRY_CF_CHUNK0_SHIFT;
+    if (!atomic_load_explicit(&s->cf_chunks[c], memory_order_relaxed)) {
+        ferry_cf_slot *chunk = calloc((size_t)FERRY_CF_CHUNK0 << c, sizeof *chunk);
+        if (!chunk) return FERRY_ENOMEM;
+        /* published to readers by the release store of cf_count below */
+        atomic_store_explicit(&s->cf_chunks[c], chunk, memory_order_release);
+    }
     char *copy = strdup(name);
     if (!copy) return FERRY_ENOMEM;
-    s->cfs[n].handle = handle;
-    s->cfs[n].name = copy;
-    atomic_init(&s->cfs[n].dropped, 0);
+    ferry_cf_slot *slot = ferry_slot(s, n);
+    slot->handle = handle;
+    slot->name = copy;
+    atomic_init(&slot->dropped, 0);
+    if (n > 0) s->cf_named++;
     atomic_store_explicit(&s->cf_count, n + 1, memory_order_release);
     if (id_out) *id_out = n;
     return FERRY_OK;
@@ -47,18 +60,22 @@ int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t 
 int ferry_store_find_cf(ferry_store *s, const char *name)
 {
     uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_acquire);
-    for (uint32_t i = 0; i < n; i++)
-        if (!atomic_load(&s->cfs[i].dropped) && strcmp(s->cfs[i].name, name) == 0) return (int)i;
+    for (uint32_t i = 0; i < n; i++) {
+        ferry_cf_slot *slot = ferry_slot(s, i);
+        if (!atomic_load(&slot->dropped) && strcmp(slot->name, name) == 0) return (int)i;
+    }
     return -1;
 }
 
 void ferry_store_base_free(ferry_store *s)
 {
-    if (!s->cfs) return;
+    if (!atomic_load(&s->cf_chunks[0])) return;
     uint32_t n = atomic_load(&s->cf_count);
-    for (uint32_t i = 0; i < n; i++) free(s->cfs[i].name);
-    free(s->cfs);
-    s->cfs = NULL;
+    for (uint32_t i = 0; i < n; i++) free(ferry_slot(s, i)->name);
+    for (int c = 0; c < FERRY_CF_CHUNKS; c++) {
+        free(atomic_load(&s->cf_chunks[c]));
+        atomic_store(&s->cf_chunks[c], NULL);
+    }
     pthread_mutex_destroy(&s->cf_lock);
 }
 
@@ -92,8 +109,9 @@ int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t n
         if ((uint64_t)alen + blen > (uint64_t)(end - p - FERRY_OP_HEADER))
             return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u overruns the batch", seen);
         if (cf >= ncf) return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: no column family %u", seen, cf);
-        if (s && atomic_load(&s->cfs[cf].dropped))
-            return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", seen, s->cfs[cf].name);
+        if (s && atomic_load(&ferry_slot(s, cf)->dropped))
+            return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", seen,
+                              ferry_slot(s, cf)->name);
         p += FERRY_OP_HEADER + alen + blen;
         seen++;
     }

@@ -749,6 +749,64 @@ static void test_families(void)
         EQ(ferry_cf_create(s, "two", &b, &err), FERRY_EDBSFULL);
         ferry_store_close(s);
     }
+
+    /* dropped families do not count toward max dbs, and ids stay unique: a dropped id keeps
+     * failing with FERRY_ECFDROPPED and never names a later family */
+    o[FERRY_OPT_MAX_DBS] = 2;
+    o[FERRY_OPT_LMDB_FLAGS] = FERRY_LMDB_NOSYNC;
+    s = open_with("fams-churn", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (!s) return;
+    uint32_t c, d, e;
+    EQ(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
+    EQ(put_s(s, a, "k", "in-a"), FERRY_OK);
+    EQ(ferry_cf_drop(s, a, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "b", &b, &err), FERRY_OK);
+    EQ(ferry_cf_drop(s, b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "d", &d, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "e", &e, &err), FERRY_EDBSFULL);
+    CHECK(strstr(err.message, "too many column families: 2 live, maxColumnFamilies is 2 (dropped families do not count")
+          != NULL, "%s", err.message);
+    CHECK(a != c && a != d && b != c && b != d && c != d, "ids %u %u %u %u", a, b, c, d);
+    EQ(get_s(s, NULL, a, "k", buf, sizeof buf), FERRY_ECFDROPPED);
+    EQ(put_s(s, b, "k", "v"), FERRY_ECFDROPPED);
+    EQ(put_s(s, c, "k", "in-c"), FERRY_OK);
+    /* a default-family key named like a dropped family (with a value the size of LMDB's family
+     * record) is user data: a range delete removes it */
+    char rec48[48];
+    memset(rec48, 7, sizeof rec48);
+    EQ(ferry_put(s, 0, "a", 1, rec48, sizeof rec48, &err), FERRY_OK);
+    EQ(ferry_delete_range(s, 0, "a", 1, "a\x01", 2, &err), FERRY_OK);
+    EQ(get_s(s, NULL, 0, "a", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(ferry_cf_drop(s, d, &err), FERRY_OK);
+    /* enough churn to fill several chunks of the slot table */
+    uint32_t id = 0;
+    int bad = 0;
+    for (int i = 0; i < 300 && !bad; i++) {
+        snprintf(name, sizeof name, "churn%d", i % 2);
+        int crc = ferry_cf_create(s, name, &id, &err);
+        if (crc == FERRY_OK) crc = put_s(s, id, "k", name);
+        if (crc == FERRY_OK) crc = get_s(s, NULL, id, "k", buf, sizeof buf) == (int)strlen(name) ? FERRY_OK : -1;
+        if (crc == FERRY_OK) crc = ferry_cf_drop(s, id, &err);
+        bad = crc != FERRY_OK;
+        CHECK(!bad, "cycle %d: %d %s", i, crc, err.message);
+    }
+    CHECK(id == d + 300, "last id %u", id);
+    EQ(get_s(s, NULL, a, "k", buf, sizeof buf), FERRY_ECFDROPPED);
+    EQ(get_s(s, NULL, id, "k", buf, sizeof buf), FERRY_ECFDROPPED);
+    EQ(get_s(s, NULL, c, "k", buf, sizeof buf), 4);
+    EQ(ferry_cf_name(s, a, name, sizeof name, &nl), FERRY_ECFDROPPED);
+    CHECK(strcmp(name, "a") == 0, "%s", name);
+    EQ(ferry_cf_create(s, "d2", &d, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "e", &e, &err), FERRY_EDBSFULL);
+    ferry_store_close(s);
+    s = open_with("fams-churn", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (!s) return;
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 3);
+    ferry_store_close(s);
 }
 
 static void test_snapshots(void)

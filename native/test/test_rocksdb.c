@@ -734,6 +734,48 @@ static void test_families(void)
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
 
+/* Dropped families do not count toward any limit, and ids stay unique: a dropped id keeps
+ * failing with FERRY_ECFDROPPED and never names a later family. RocksDB has no limit on live
+ * families; before, the shim's table of 4096 slots filled with dropped ones. */
+static void test_family_churn(void)
+{
+    ferry_store *s;
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_WAL] = 0; /* family churn only: keep it quick */
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("churn"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    if (!s) return;
+    uint32_t first = 0, id = 0, keep;
+    char name[32], buf[16];
+    CHECK_RC(ferry_cf_create(s, "keep", &keep, &err), FERRY_OK);
+    CHECK_RC(put_s(s, keep, "k", "kept"), FERRY_OK);
+    int bad = 0;
+    /* Each create and drop syncs RocksDB's MANIFEST (about 20 ms a cycle here): 200 cycles cross
+     * two chunks of the slot table; FERRY_TEST_CF_CHURN=5000 goes past the old 4096-slot table. */
+    const char *env = getenv("FERRY_TEST_CF_CHURN");
+    const uint32_t CYCLES = env && atoi(env) > 0 ? (uint32_t)atoi(env) : 200;
+    for (uint32_t i = 0; i < CYCLES && !bad; i++) {
+        snprintf(name, sizeof name, "churn%d", i % 3);
+        int rc = ferry_cf_create(s, name, &id, &err);
+        if (rc == FERRY_OK) rc = put_s(s, id, "k", name);
+        if (rc == FERRY_OK) rc = ferry_cf_drop(s, id, &err);
+        if (rc != FERRY_OK) { bad = 1; CHECK_RC(rc, FERRY_OK); printf("  at cycle %u\n", i); }
+        if (i == 0) first = id;
+    }
+    CHECK(id == keep + CYCLES, "last id %u", id);
+    CHECK_RC(get_s(s, NULL, first, "k", buf, sizeof buf), FERRY_ECFDROPPED);
+    CHECK_RC(put_s(s, id, "k", "v"), FERRY_ECFDROPPED);
+    uint32_t again;
+    CHECK_RC(ferry_cf_create(s, "churn0", &again, &err), FERRY_OK);
+    CHECK(again == id + 1, "new id %u", again);
+    CHECK_RC(get_s(s, NULL, again, "k", buf, sizeof buf), FERRY_NOTFOUND);
+    CHECK(get_s(s, NULL, keep, "k", buf, sizeof buf) == FERRY_OK && strcmp(buf, "kept") == 0, "kept family: %s", buf);
+    size_t len;
+    CHECK_RC(ferry_cf_name(s, first, buf, sizeof buf, &len), FERRY_ECFDROPPED);
+    CHECK(strcmp(buf, "churn0") == 0, "dropped family's name: %s", buf);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
 static void test_open_options(void)
 {
     ferry_store *s = NULL;
@@ -915,6 +957,7 @@ int main(int argc, char **argv)
     test_refused_options();
     test_drop_while_writing();
     test_families();
+    test_family_churn();
     test_open_options();
     test_rocksjava();
 

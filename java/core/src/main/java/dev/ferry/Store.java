@@ -230,12 +230,15 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Creates a column family (LMDB: a named database, limited by
-     * {@link StoreOptions#maxColumnFamilies(int)}).
+     * Creates a column family (LMDB: a named database; live families are limited by
+     * {@link StoreOptions#maxColumnFamilies(int)}, dropped ones do not count). A family gets an
+     * id that no other family of this open store ever gets, so a dropped family's handle never
+     * reaches a later one.
      *
      * @param name a non-empty name
      * @return the new family
      * @throws FerryException.AlreadyExists when it exists
+     * @throws FerryException with {@link ErrorCode#TOO_MANY_COLUMN_FAMILIES} when the limit is reached
      */
     public synchronized ColumnFamily createColumnFamily(String name) {
         Objects.requireNonNull(name, "name");

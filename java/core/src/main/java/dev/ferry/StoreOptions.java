@@ -214,7 +214,10 @@ public final class StoreOptions {
     }
 
     /**
-     * LMDB: maximum number of named column families (LMDB's max dbs; default 64).
+     * LMDB: maximum number of live column families besides the default one (LMDB's max dbs;
+     * default 64). Dropped families do not count. Creating one more throws a
+     * {@link FerryException} with {@link ErrorCode#TOO_MANY_COLUMN_FAMILIES}. RocksDB has no
+     * such limit and ignores this option.
      *
      * @param n the limit
      * @return this
