@@ -258,7 +258,14 @@ FERRY_EXPORT int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_
 /** @brief Drop a column family (not the default one). @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes. */
 FERRY_EXPORT int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err);
 
-/** @brief Open a consistent read view (RocksDB snapshot, LMDB read transaction). */
+/**
+ * @brief Open a consistent read view (RocksDB snapshot, LMDB read transaction).
+ * @note The view covers the families that exist when it is taken. Reads and cursors through it
+ *       on a family created later (or concurrently) fail with FERRY_EINVAL ("column family 'b'
+ *       was created after this snapshot"): LMDB gives a dropped database's handle number to the
+ *       next one, so the old read transaction would read another family's data. A family
+ *       dropped since fails with FERRY_ECFDROPPED.
+ */
 FERRY_EXPORT int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err);
 
 /** @brief Release a snapshot. Cursors opened on it must be closed first. NULL is ignored. */
@@ -269,7 +276,8 @@ FERRY_EXPORT int ferry_snapshot_close(ferry_snapshot *snap);
  * @param[in] snap snapshot or NULL for the latest state.
  * @param[out] dst receives min(vlen, cap) bytes of the value.
  * @param[out] vlen_out the value's full length: if > cap the value was truncated.
- * @return FERRY_OK, FERRY_NOTFOUND, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes.
+ * @return FERRY_OK, FERRY_NOTFOUND, FERRY_EINVAL (also: a family created after snap),
+ *         FERRY_ECFDROPPED (also: dropped during the call), engine codes.
  */
 FERRY_EXPORT int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
                            void *dst, size_t cap, size_t *vlen_out, ferry_error *err);

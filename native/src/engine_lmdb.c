@@ -581,6 +581,17 @@ static int lmdb_snapshot_close(ferry_snapshot *snap)
     return FERRY_OK;
 }
 
+/* After a read through a family's handle number: was the family dropped meanwhile? ferry.c
+ * checked it before the call, but a drop and a create may have committed since, and LMDB gives
+ * the dropped database's number to the new one: a read transaction begun after that reads the
+ * new family through the old id. The drop marks the slot before any later create commits, so
+ * checking after the read catches it; the result is then discarded. */
+static int dropped_since(ferry_cf_slot *cf, ferry_error *err)
+{
+    if (!atomic_load(&cf->dropped)) return FERRY_OK;
+    return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", cf->name);
+}
+
 /* One mdb_get; keys LMDB cannot hold are simply absent. */
 static inline int get_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *key, size_t klen, MDB_val *v)
 {
@@ -607,8 +618,9 @@ static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, con
     } else {
         rc = lmdb_fail(err, mrc, "get");
     }
+    int drc = dropped_since(cf, err);
     if (own) read_release(LS(s), own);
-    return rc;
+    return drc ? drc : rc;
 }
 
 /* multi_get: one read view for all keys; stops at the first value that does not fit. */
@@ -643,8 +655,9 @@ static int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *c
         used += v.mv_size;
         lens_out[i] = (int64_t)v.mv_size;
     }
+    int drc = dropped_since(cf, err);
     if (own) read_release(LS(s), own);
-    return rc ? rc : (int)i;
+    return drc ? drc : rc ? rc : (int)i;
 }
 
 /* ------------------------------------------------------------------ maintenance */
@@ -670,8 +683,9 @@ static int family_stat(lmdb_store *s, ferry_cf_slot *cf, MDB_stat *st, ferry_err
     int rc = read_acquire(s, &txn, err);
     if (rc) return rc;
     int mrc = mdb.mdb_stat(txn, DBI(cf), st);
+    int drc = dropped_since(cf, err);
     read_release(s, txn);
-    return mrc ? lmdb_fail(err, mrc, "stat") : FERRY_OK;
+    return drc ? drc : mrc ? lmdb_fail(err, mrc, "stat") : FERRY_OK;
 }
 
 /* property: "lmdb.stat" (this family) and "lmdb.info" (environment) as text. */
@@ -746,10 +760,13 @@ static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
     int rc = read_txn(LS(s), snap, &txn, &c->own_txn, err);
     if (rc) { free(c); return rc; }
     int mrc = mdb.mdb_cursor_open(txn, DBI(cf), &c->cur);
-    if (mrc) {
+    /* the cursor keeps the family's tree as of this transaction from here on */
+    int drc = dropped_since(cf, err);
+    if (mrc || drc) {
+        if (!mrc) mdb.mdb_cursor_close(c->cur);
         if (c->own_txn) read_release(LS(s), c->own_txn);
         free(c);
-        return lmdb_fail(err, mrc, snap ? "open cursor (was the family created after this snapshot?)" : "open cursor");
+        return drc ? drc : lmdb_fail(err, mrc, "open cursor");
     }
     uint8_t *mem = (uint8_t *)(c + 1);
     if (llen) memcpy(mem, lower, llen);

@@ -110,6 +110,15 @@ static int cf_slot(ferry_store *s, uint32_t cf, ferry_cf_slot **slot, ferry_erro
     ferry_cf_slot *slot = NULL; \
     do { int rc_ = cf_slot((s), (cf), &slot, (err)); if (rc_) return rc_; } while (0)
 
+/* A snapshot reads only families that existed when it was taken. LMDB hands a dropped
+ * database's handle number to the next database created, so a read transaction older than a
+ * family would read whatever family had its number before. */
+#define SNAP_SEES(snap, cf, err) \
+    do { \
+        if ((snap) && (cf) >= (snap)->cf_limit) \
+            return ferry_fail((err), FERRY_EINVAL, 0, "column family '%s' was created after this snapshot", slot->name); \
+    } while (0)
+
 #define WRITABLE(s, err) \
     do { if ((s)->read_only) return ferry_fail((err), FERRY_EREADONLY, 0, "store is open read-only"); } while (0)
 
@@ -184,7 +193,11 @@ int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
 {
     CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
     *out = NULL;
-    return s->ops->snapshot_open(s, out, err);
+    /* read before the engine's snapshot: every family below it was created before */
+    uint32_t limit = atomic_load_explicit(&s->cf_count, memory_order_seq_cst);
+    int rc = s->ops->snapshot_open(s, out, err);
+    if (rc == FERRY_OK) (*out)->cf_limit = limit;
+    return rc;
 }
 
 int ferry_snapshot_close(ferry_snapshot *snap)
@@ -200,6 +213,7 @@ int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key
     CHECK_E(BYTES_OK(key, klen) && BYTES_OK(dst, cap), err, "NULL buffer with a length");
     CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
     SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
     return s->ops->get(s, snap, slot, key, klen, dst, cap, vlen_out, err);
 }
 
@@ -212,6 +226,7 @@ int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t 
     int vrc = ferry_keys_validate(n, keys, keys_len, err);
     if (vrc) return vrc;
     SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
     return s->ops->multi_get(s, snap, slot, n, keys, keys_len, dst, cap, lens_out, err);
 }
 
@@ -296,6 +311,7 @@ int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     CHECK_E((flags & ~(uint32_t)(FERRY_CURSOR_POINTERS | FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_ENGINE_STEPS)) == 0, err, "unknown cursor flags");
     *out = NULL;
     SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
     return s->ops->cursor_open(s, snap, slot, lower, llen, upper, ulen, flags, out, err);
 }
 

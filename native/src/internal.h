@@ -46,6 +46,8 @@ struct ferry_store {
 
 struct ferry_snapshot {
     ferry_store *store;
+    uint32_t cf_limit;  /* cf_count before the engine's snapshot was taken: families with a
+                           higher id were created after it (or concurrently) and are refused */
 };
 
 struct ferry_cursor {

@@ -849,6 +849,47 @@ static void test_snapshots(void)
     ferry_store_close(s);
 }
 
+/* A snapshot never reads a family created after it: LMDB gives a dropped database's handle
+ * number to the next one, so the snapshot's read transaction would read the dropped family
+ * through the new family's id. Every snapshot read of such a family fails with FERRY_EINVAL;
+ * one of a family dropped since fails with FERRY_ECFDROPPED. */
+static void test_snapshot_families(void)
+{
+    ferry_store *s = open_store("snap-families");
+    uint32_t a, b, c;
+    char buf[64];
+    EQ(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
+    EQ(put_s(s, a, "k", "in-a"), FERRY_OK);
+    ferry_snapshot *snap;
+    EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    EQ(get_s(s, snap, a, "k", buf, sizeof buf), 4);
+    EQ(ferry_cf_drop(s, a, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "b", &b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
+    EQ(put_s(s, c, "k", "in-c"), FERRY_OK);
+    EQ(get_s(s, snap, b, "k", buf, sizeof buf), FERRY_EINVAL);
+    CHECK(strstr(err.message, "column family 'b' was created after this snapshot") != NULL, "%s", err.message);
+    EQ(get_s(s, snap, c, "k", buf, sizeof buf), FERRY_EINVAL);
+    uint8_t keys[8] = {1, 0, 0, 0, 'k'};
+    int64_t lens[1];
+    EQ(ferry_multi_get(s, snap, b, 1, keys, 5, buf, sizeof buf, lens, &err), FERRY_EINVAL);
+    ferry_cursor *cur = NULL;
+    EQ(ferry_cursor_open(s, snap, b, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_EINVAL);
+    CHECK(cur == NULL && strstr(err.message, "created after this snapshot") != NULL, "%s", err.message);
+    EQ(get_s(s, snap, a, "k", buf, sizeof buf), FERRY_ECFDROPPED);
+    EQ(get_s(s, snap, 0, "k", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(get_s(s, NULL, b, "k", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(ferry_snapshot_close(snap), FERRY_OK);
+    /* a snapshot taken now reads them */
+    EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    EQ(get_s(s, snap, b, "k", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(get_s(s, snap, c, "k", buf, sizeof buf), 4);
+    EQ(ferry_cursor_open(s, snap, c, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_OK);
+    if (cur) ferry_cursor_close(cur);
+    EQ(ferry_snapshot_close(snap), FERRY_OK);
+    ferry_store_close(s);
+}
+
 static void test_map_full(void)
 {
     int64_t o[FERRY_OPT_COUNT];
@@ -1209,6 +1250,7 @@ int main(int argc, char **argv)
     test_drop_while_writing();
     test_families();
     test_snapshots();
+    test_snapshot_families();
     test_map_full();
     test_open_modes();
     printf("%d passed, %d failed\n", passed, failed);

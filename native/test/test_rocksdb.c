@@ -651,6 +651,49 @@ static void test_snapshot(ferry_store *s)
     CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
 }
 
+/* A snapshot never reads a family created after it: LMDB gives a dropped database's handle
+ * number to the next one, so the snapshot's read transaction would read the dropped family
+ * through the new family's id. Every snapshot read of such a family fails with FERRY_EINVAL;
+ * one of a family dropped since fails with FERRY_ECFDROPPED. */
+static void test_snapshot_families(void)
+{
+    ferry_store *s;
+    CHECK_RC(open_store("snap-families", &s), FERRY_OK);
+    if (!s) return;
+    uint32_t a, b, c;
+    char buf[64];
+    CHECK_RC(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
+    CHECK_RC(put_s(s, a, "k", "in-a"), FERRY_OK);
+    ferry_snapshot *snap;
+    CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    CHECK_RC(get_s(s, snap, a, "k", buf, sizeof buf), FERRY_OK);
+    CHECK_RC(ferry_cf_drop(s, a, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "b", &b, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
+    CHECK_RC(put_s(s, c, "k", "in-c"), FERRY_OK);
+    CHECK_RC(get_s(s, snap, b, "k", buf, sizeof buf), FERRY_EINVAL);
+    CHECK(strstr(err.message, "column family 'b' was created after this snapshot") != NULL, "%s", err.message);
+    CHECK_RC(get_s(s, snap, c, "k", buf, sizeof buf), FERRY_EINVAL);
+    uint8_t keys[8] = {1, 0, 0, 0, 'k'};
+    int64_t lens[1];
+    CHECK_RC(ferry_multi_get(s, snap, b, 1, keys, 5, buf, sizeof buf, lens, &err), FERRY_EINVAL);
+    ferry_cursor *cur = NULL;
+    CHECK_RC(ferry_cursor_open(s, snap, b, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_EINVAL);
+    CHECK(cur == NULL && strstr(err.message, "created after this snapshot") != NULL, "%s", err.message);
+    CHECK_RC(get_s(s, snap, a, "k", buf, sizeof buf), FERRY_ECFDROPPED);
+    CHECK_RC(get_s(s, snap, 0, "k", buf, sizeof buf), FERRY_NOTFOUND);
+    CHECK_RC(get_s(s, NULL, b, "k", buf, sizeof buf), FERRY_NOTFOUND);
+    CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
+    /* a snapshot taken now reads them */
+    CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    CHECK_RC(get_s(s, snap, b, "k", buf, sizeof buf), FERRY_NOTFOUND);
+    CHECK_RC(get_s(s, snap, c, "k", buf, sizeof buf), FERRY_OK);
+    CHECK_RC(ferry_cursor_open(s, snap, c, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_OK);
+    if (cur) ferry_cursor_close(cur);
+    CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
+    ferry_store_close(s);
+}
+
 static void test_props(ferry_store *s)
 {
     uint64_t v = 0;
@@ -958,6 +1001,7 @@ int main(int argc, char **argv)
     test_drop_while_writing();
     test_families();
     test_family_churn();
+    test_snapshot_families();
     test_open_options();
     test_rocksjava();
 

@@ -12,6 +12,10 @@ import java.util.List;
  * A consistent, read-only view of a store at the moment it was taken (RocksDB snapshot, LMDB
  * read transaction). Reads and cursors through it ignore later writes.
  *
+ * <p>A snapshot reads the column families that existed when it was taken: a family created later
+ * throws {@link IllegalArgumentException} (its data did not exist in the snapshot's view), a family
+ * dropped since throws {@link IllegalStateException}.
+ *
  * <p>Closing a snapshot closes the cursors opened on it. Closing the store closes its snapshots.
  * A snapshot dropped without being closed is released by a cleaner once it and its cursors are
  * unreachable (LMDB: until then it holds a reader slot; close it).
@@ -24,6 +28,8 @@ public final class Snapshot implements AutoCloseable {
     final Store store;
     final Guard guard = new Guard("snapshot");
     final long handle;
+    /** Families with an id at or above this were created after the snapshot (ids grow). */
+    private final int familyLimit;
     private final Thread owner;
     /** Cursors opened on this snapshot, held weakly. */
     final Children cursors = new Children();
@@ -35,12 +41,14 @@ public final class Snapshot implements AutoCloseable {
     /**
      * Takes ownership of a native snapshot.
      *
+     * @param familyLimit the store's family count before the native snapshot was taken
      * @param release closes the native snapshot and unpins the store, once; the caller runs it
      *        too when this constructor throws (the cleaner registered last shares it)
      */
-    Snapshot(Store store, long handle, boolean threadBound, Once release) {
+    Snapshot(Store store, long handle, int familyLimit, boolean threadBound, Once release) {
         this.store = store;
         this.handle = handle;
+        this.familyLimit = familyLimit;
         this.owner = threadBound ? Thread.currentThread() : null;
         Lifetime lt = new Lifetime(release);
         this.lifetime = lt;
@@ -72,7 +80,7 @@ public final class Snapshot implements AutoCloseable {
     public byte[] get(ColumnFamily cf, byte[] key) {
         enter();
         try {
-            return store.getImpl(handle, store.cfId(cf), Store.requireKey(key), 0, key.length);
+            return store.getImpl(handle, familyId(cf), Store.requireKey(key), 0, key.length);
         } finally {
             guard.exit();
         }
@@ -89,7 +97,7 @@ public final class Snapshot implements AutoCloseable {
     public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
         enter();
         try {
-            return store.getIntoImpl(handle, store.cfId(cf), key, into);
+            return store.getIntoImpl(handle, familyId(cf), key, into);
         } finally {
             guard.exit();
         }
@@ -105,7 +113,7 @@ public final class Snapshot implements AutoCloseable {
     public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
         enter();
         try {
-            return store.multiGetImpl(handle, store.cfId(cf), keys);
+            return store.multiGetImpl(handle, familyId(cf), keys);
         } finally {
             guard.exit();
         }
@@ -152,6 +160,7 @@ public final class Snapshot implements AutoCloseable {
     private Cursor openTracked(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
         enter();
         try {
+            familyId(cf);
             return store.openCursor(this, cf, range, options, scanMode);
         } finally {
             guard.exit();
@@ -175,6 +184,15 @@ public final class Snapshot implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /** The family's id, checked like {@link Store#cfId} and against this snapshot's age. */
+    private int familyId(ColumnFamily cf) {
+        int id = store.cfId(cf);
+        if (id >= familyLimit) {
+            throw new IllegalArgumentException("column family '" + cf.name() + "' was created after this snapshot");
+        }
+        return id;
     }
 
     private void enter() {

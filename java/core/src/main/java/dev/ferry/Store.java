@@ -787,13 +787,16 @@ public final class Store implements AutoCloseable {
     // ---- snapshots, cursors ----
 
     /**
-     * Takes a snapshot: a consistent read view of the current state.
+     * Takes a snapshot: a consistent read view of the current state, including the column
+     * families that exist now (one created later cannot be read through it).
      *
      * @return the snapshot; close it to release engine resources
      */
     public Snapshot snapshot() {
         guard.enter();
         try {
+            // families are numbered in creation order: those below this count exist in the snapshot
+            int familyLimit = families.size();
             Scratch s = Scratch.get(binding);
             int rc = binding.snapshotOpen(handle, s.out(0), s.err());
             for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) { // leaked snapshots may hold LMDB's reader slots
@@ -813,7 +816,7 @@ public final class Store implements AutoCloseable {
             });
             Snapshot snap;
             try {
-                snap = new Snapshot(this, h, lmdbThreadBound, release);
+                snap = new Snapshot(this, h, familyLimit, lmdbThreadBound, release);
             } catch (RuntimeException | Error e) {
                 release.run();
                 throw e;

@@ -670,6 +670,42 @@ public abstract class StoreContract {
     }
 
     @Test
+    void snapshotNeverReadsAFamilyCreatedAfterIt() {
+        ColumnFamily a = store.createColumnFamily("a");
+        store.put(a, b("k"), b("in-a"));
+        try (Snapshot snap = store.snapshot()) {
+            assertEquals("in-a", s(snap.get(a, b("k"))));
+            try (Cursor c = snap.cursor(a, KeyRange.all(), null)) {
+                assertTrue(c.first());
+            }
+            // LMDB gives the dropped database's handle number to the next one created
+            store.dropColumnFamily(a);
+            ColumnFamily later = store.createColumnFamily("b");
+            ColumnFamily filled = store.createColumnFamily("c");
+            store.put(filled, b("k"), b("in-c"));
+            List<org.junit.jupiter.api.function.Executable> reads = List.of(
+                () -> snap.get(later, b("k")),
+                () -> snap.get(later, ByteBuffer.wrap(b("k")), ByteBuffer.allocate(16)),
+                () -> snap.multiGet(later, List.of(b("k"))),
+                () -> snap.cursor(later, KeyRange.all(), null),
+                () -> snap.scan(later, KeyRange.all(), (k, v) -> true),
+                () -> snap.get(filled, b("k")));
+            for (org.junit.jupiter.api.function.Executable read : reads) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, read);
+                assertTrue(e.getMessage().contains("was created after this snapshot"), e.getMessage());
+            }
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> snap.get(later, b("k"))).getMessage()
+                    .contains("column family 'b'"));
+            assertThrows(IllegalStateException.class, () -> snap.get(a, b("k")), "a dropped family");
+            assertNull(snap.get(b("k")), "the default family still reads");
+            try (Snapshot now = store.snapshot()) {
+                assertNull(now.get(later, b("k")));
+                assertEquals("in-c", s(now.get(filled, b("k"))));
+            }
+        }
+    }
+
+    @Test
     void droppedFamiliesDoNotCountTowardMaxColumnFamilies() {
         store.close();
         StoreOptions limited = options().maxColumnFamilies(2);
