@@ -48,7 +48,7 @@ extern "C" {
 /** @name Return codes (0 = ok; Ferry's own codes live in -1000..-1099) */
 /**@{*/
 #define FERRY_OK             0
-#define FERRY_NOTFOUND      (-1001) /**< key, property or family not found (not an error for get) */
+#define FERRY_NOTFOUND      (-1001) /**< key, property, family or store not found (not an error for get) */
 #define FERRY_EINVAL        (-1002) /**< bad argument: NULL handle, bad length, bad op */
 #define FERRY_ENOMEM        (-1003) /**< allocation failed */
 #define FERRY_ETOOSMALL     (-1004) /**< caller's buffer too small; needed size reported */
@@ -222,7 +222,9 @@ FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
  * @param[out] out the store.
  * @note RocksDB: every existing column family is opened; ids follow the on-disk order
  *       with "default" as 0.
- * @return FERRY_OK, FERRY_EINVAL, FERRY_EEXISTS, engine codes.
+ * @return FERRY_OK, FERRY_EINVAL (bad options, an LMDB map size that cannot be mapped),
+ *         FERRY_NOTFOUND (no store at path and FERRY_OPT_CREATE_IF_MISSING off, or read-only:
+ *         the same on both engines), FERRY_EEXISTS, engine codes.
  */
 FERRY_EXPORT int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
                                   const char *extra, ferry_store **out, ferry_error *err);

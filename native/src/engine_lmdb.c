@@ -245,6 +245,10 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
     }
     if (rc != MDB_SUCCESS) {
         atomic_fetch_sub(&s->live, 1);
+        if (rc == MDB_READERS_FULL)
+            return ferry_fail(err, FERRY_EREADERSFULL, rc,
+                              "begin read transaction: LMDB's reader table is full (every open snapshot and cursor "
+                              "holds a slot): close some, or raise maxReaders (FERRY_OPT_MAX_READERS)");
         return lmdb_fail(err, rc, "begin read transaction");
     }
     *out = txn;
@@ -307,7 +311,8 @@ static int grow_map(lmdb_store *s, int attempt, ferry_error *err)
     mdb.mdb_env_info(s->env, &info);
     if (s->grow_step <= 0)
         return ferry_fail(err, FERRY_EMAPFULL, MDB_MAP_FULL,
-                          "LMDB map full (map size %zu bytes): raise FERRY_OPT_MAP_SIZE or enable FERRY_OPT_AUTO_GROW",
+                          "LMDB map full (map size %zu bytes): raise the map size (mapSize, FERRY_OPT_MAP_SIZE) "
+                          "or enable auto-grow (autoGrow, FERRY_OPT_AUTO_GROW)",
                           info.me_mapsize);
     size_t inc = (size_t)s->grow_step << (attempt < LMDB_MAX_GROW_SHIFT ? attempt : LMDB_MAX_GROW_SHIFT);
     if (info.me_mapsize > SIZE_MAX - inc)
@@ -542,9 +547,15 @@ static int cf_drop_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     return rc ? lmdb_fail(err, rc, "drop column family") : FERRY_OK;
 }
 
-/* cf_create: a named database, created in a write transaction. */
+/* cf_create: a named database, created in a write transaction. Its name becomes a key of
+ * the main database, so it must fit LMDB's key size. */
 static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, ferry_error *err)
 {
+    size_t n = strlen(name);
+    if (n > LS(s)->max_key)
+        return ferry_fail(err, FERRY_EINVAL, 0,
+                          "column family name of %zu bytes is too long: LMDB keeps family names as keys of the "
+                          "default family, at most %zu bytes", n, LS(s)->max_key);
     cf_ctx c = { name, 0 };
     int rc = with_write_txn(LS(s), cf_create_fn, &c, err);
     if (rc == FERRY_OK) *handle_out = (void *)(uintptr_t)c.dbi;
@@ -1276,8 +1287,9 @@ static int prepare_dir(const char *path, int create, int error_if_exists, int re
     struct stat st;
     if (stat(path, &st) != 0) {
         if (!create || read_only)
-            return ferry_fail(err, FERRY_EIO, ENOENT, "no LMDB store at %s: directory does not exist%s", path,
-                              read_only ? " (read-only open)" : " (create_if_missing is off)");
+            return ferry_fail(err, FERRY_NOTFOUND, ENOENT, "no LMDB store at %s: directory does not exist%s", path,
+                              read_only ? " (read-only open)"
+                                        : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
         int rc = make_dirs(path);
         if (rc) return ferry_fail(err, FERRY_EIO, rc, "cannot create directory %s: %s", path, strerror(rc));
         return FERRY_OK;
@@ -1291,8 +1303,8 @@ static int prepare_dir(const char *path, int create, int error_if_exists, int re
     free(data);
     if (exists && error_if_exists) return ferry_fail(err, FERRY_EEXISTS, 0, "LMDB store %s already exists", path);
     if (!exists && (!create || read_only))
-        return ferry_fail(err, FERRY_EIO, ENOENT, "no LMDB store at %s: data.mdb missing%s", path,
-                          read_only ? " (read-only open)" : " (create_if_missing is off)");
+        return ferry_fail(err, FERRY_NOTFOUND, ENOENT, "no LMDB store at %s: data.mdb missing%s", path,
+                          read_only ? " (read-only open)" : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
     return FERRY_OK;
 }
 
@@ -1373,10 +1385,15 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     int read_only = ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0;
     int create = ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0;
     int excl = ferry_opt(opts, FERRY_OPT_ERROR_IF_EXISTS, 0) != 0;
-    if (map_size <= 0) return ferry_fail(err, FERRY_EINVAL, 0, "map size must be positive, got %lld", (long long)map_size);
-    if (max_dbs < 0 || max_dbs > 32765) return ferry_fail(err, FERRY_EINVAL, 0, "max dbs out of range: %lld", (long long)max_dbs);
+    if (map_size <= 0)
+        return ferry_fail(err, FERRY_EINVAL, 0, "map size (mapSize, FERRY_OPT_MAP_SIZE) must be positive, got %lld",
+                          (long long)map_size);
+    if (max_dbs < 0 || max_dbs > 32765)
+        return ferry_fail(err, FERRY_EINVAL, 0, "maxColumnFamilies (FERRY_OPT_MAX_DBS) must be 0..32765, got %lld",
+                          (long long)max_dbs);
     if (max_readers <= 0 || max_readers > 1 << 20)
-        return ferry_fail(err, FERRY_EINVAL, 0, "max readers out of range: %lld", (long long)max_readers);
+        return ferry_fail(err, FERRY_EINVAL, 0, "maxReaders (FERRY_OPT_MAX_READERS) must be 1..%d, got %lld", 1 << 20,
+                          (long long)max_readers);
     if (lflags < 0 || (lflags & ~(int64_t)0x1f))
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown LMDB flags 0x%llx", (long long)lflags);
     if (grow < 0) return ferry_fail(err, FERRY_EINVAL, 0, "auto-grow step must be >= 0, got %lld", (long long)grow);
@@ -1406,8 +1423,16 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
         step = "open environment";
         mrc = mdb.mdb_env_open(s->env, path, env_flags(lflags, ferry_opt(opts, FERRY_OPT_SYNC, -1), read_only), 0644);
     }
-    if (mrc) {
+    if (mrc == ENOMEM && strcmp(step, "open environment") == 0) {
+        /* the map is reserved as address space at open: a size the process cannot map */
+        rc = ferry_fail(err, FERRY_EINVAL, mrc,
+                        "cannot map %s: the map size of %lld bytes (mapSize, FERRY_OPT_MAP_SIZE) does not fit "
+                        "in this process's address space (%s): choose a smaller map size", path,
+                        (long long)map_size, mdb.mdb_strerror(mrc));
+    } else if (mrc) {
         rc = ferry_fail(err, map_rc(mrc), mrc, "%s %s: %s", step, path, mdb.mdb_strerror(mrc));
+    }
+    if (mrc) {
         if (s->env) mdb.mdb_env_close(s->env);
         s->env = NULL;
         ferry_store_base_free(&s->base);

@@ -5,7 +5,9 @@
 #include "rocksdb_api.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <link.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -508,6 +510,23 @@ out:
 static const ferry_engine_ops rdb_ops;
 
 
+/* Without create_if_missing (or read-only): FERRY_NOTFOUND when there is no store at path,
+ * said before RocksDB is asked (it would answer InvalidArgument or IOError, after creating the
+ * directory). A RocksDB database always has a CURRENT file. */
+static int check_exists(const char *path, int read_only, ferry_error *err)
+{
+    size_t n = strlen(path);
+    char *current = malloc(n + 16);
+    if (!current) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    snprintf(current, n + 16, "%s/CURRENT", path);
+    struct stat st;
+    int missing = stat(current, &st) != 0 && errno == ENOENT;
+    free(current);
+    if (!missing) return FERRY_OK;
+    return ferry_fail(err, FERRY_NOTFOUND, 0, "no RocksDB store at %s: CURRENT missing%s", path,
+                      read_only ? " (read-only open)" : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
+}
+
 int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
                        ferry_error *err)
 {
@@ -526,7 +545,9 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     }
     int read_only = ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0;
-    int rc = configure(s, opts, extra, err);
+    int create = ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0;
+    int rc = !create || read_only ? check_exists(path, read_only, err) : FERRY_OK;
+    if (rc == FERRY_OK) rc = configure(s, opts, extra, err);
     if (rc == FERRY_OK) rc = open_families(s, path, read_only, err);
     if (rc != FERRY_OK) {
         store_free(s);

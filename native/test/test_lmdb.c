@@ -705,6 +705,13 @@ static void test_families(void)
     EQ(ferry_cf_create(s, "beta", &b, &err), FERRY_OK);
     EQ(ferry_cf_create(s, "alpha", &n, &err), FERRY_EEXISTS);
     CHECK(a == 1 && b == 2);
+    /* names are keys of the default family: at most LMDB's key size */
+    char longname[600];
+    memset(longname, 'n', sizeof longname);
+    longname[512] = '\0';
+    EQ(ferry_cf_create(s, longname, &n, &err), FERRY_EINVAL);
+    CHECK(strstr(err.message, "512 bytes") && strstr(err.message, "511"), "%s", err.message);
+    EQ(ferry_cf_create(s, "", &n, &err), FERRY_EINVAL);
     EQ(put_s(s, a, "k", "in-alpha"), FERRY_OK);
     EQ(put_s(s, b, "k", "in-beta"), FERRY_OK);
     EQ(put_s(s, 0, "k", "in-default"), FERRY_OK);
@@ -961,11 +968,41 @@ static void test_open_modes(void)
     EQ(rc, FERRY_EEXISTS);
     CHECK(s == NULL);
 
+    /* a missing store: FERRY_NOTFOUND naming the path and the option (RocksDB gives the same) */
     opts_init(o);
     o[FERRY_OPT_CREATE_IF_MISSING] = 0;
     s = open_with("absent/deeper", o, &rc);
-    EQ(rc, FERRY_EIO);
-    CHECK(s == NULL && strstr(err.message, "create_if_missing") != NULL, "%s", err.message);
+    EQ(rc, FERRY_NOTFOUND);
+    CHECK(s == NULL && strstr(err.message, "createIfMissing") != NULL && strstr(err.message, "FERRY_OPT_CREATE_IF_MISSING")
+          && strstr(err.message, dir_of("absent/deeper")) != NULL, "%s", err.message);
+    int64_t dflt[FERRY_OPT_COUNT];
+    opts_init(dflt);
+    s = open_with("modes-empty-dir", dflt, &rc); /* then a directory without data.mdb */
+    EQ(rc, FERRY_OK);
+    ferry_store_close(s);
+    char data[1200];
+    snprintf(data, sizeof data, "%s/data.mdb", dir_of("modes-empty-dir"));
+    unlink(data);
+    s = open_with("modes-empty-dir", o, &rc);
+    EQ(rc, FERRY_NOTFOUND);
+    CHECK(s == NULL && strstr(err.message, "data.mdb") != NULL, "%s", err.message);
+    opts_init(o);
+    o[FERRY_OPT_READ_ONLY] = 1;
+    s = open_with("absent/deeper", o, &rc);
+    EQ(rc, FERRY_NOTFOUND);
+    CHECK(s == NULL && strstr(err.message, "read-only") != NULL, "%s", err.message);
+    /* a map size that cannot be mapped names the option */
+    opts_init(o);
+    o[FERRY_OPT_MAP_SIZE] = INT64_MAX;
+    s = open_with("huge-map", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "map size") && strstr(err.message, "mapSize")
+          && strstr(err.message, "9223372036854775807"), "%s", err.message);
+    opts_init(o);
+    o[FERRY_OPT_MAX_DBS] = 40000;
+    s = open_with("huge-map", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "maxColumnFamilies"), "%s", err.message);
 
     opts_init(o);
     s = open_with("created/deeper", o, &rc); /* create_if_missing makes the directories */

@@ -829,10 +829,15 @@ static void test_open_options(void)
     CHECK(err.engine_code == 4 && s == NULL, "error_if_exists engine code %d", err.engine_code);
     o[FERRY_OPT_ERROR_IF_EXISTS] = -1;
     o[FERRY_OPT_CREATE_IF_MISSING] = 0;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_EENGINEARG);
-    CHECK(err.engine_code == 4 && strstr(err.message, "Invalid argument") != NULL, "missing db: %d %s", err.engine_code, err.message);
+    /* a missing store: FERRY_NOTFOUND naming the path and the option (LMDB gives the same) */
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_NOTFOUND);
+    CHECK(s == NULL && strstr(err.message, dir("missing")) && strstr(err.message, "createIfMissing")
+          && strstr(err.message, "FERRY_OPT_CREATE_IF_MISSING"), "missing db: %d %s", err.engine_code, err.message);
     o[FERRY_OPT_READ_ONLY] = 1;
-    CHECK(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, &s, &err) < 0, "read-only missing db");
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_NOTFOUND);
+    CHECK(s == NULL && strstr(err.message, "read-only"), "read-only missing db: %s", err.message);
+    struct stat st;
+    CHECK(stat(dir("missing"), &st) != 0, "a failed open leaves no directory");
     /* every option set */
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
     o[FERRY_OPT_BLOCK_CACHE_BYTES] = 8 << 20;

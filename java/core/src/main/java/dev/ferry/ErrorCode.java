@@ -8,6 +8,12 @@ import dev.ferry.internal.Abi;
  * <p>Thread safety: immutable.
  */
 public enum ErrorCode {
+    /**
+     * Something the call needs does not exist: a store opened without
+     * {@link StoreOptions#createIfMissing(boolean) createIfMissing} (or read-only) that is not
+     * there. A missing key is not an error.
+     */
+    NOT_FOUND(Abi.NOTFOUND),
     /** Bad argument caught by the shim. */
     INVALID_ARGUMENT(Abi.EINVAL),
     /** Native allocation failed. */

@@ -58,6 +58,7 @@ public class FerryException extends RuntimeException {
      */
     public static FerryException of(ErrorCode code, int engineCode, String message) {
         switch (code) {
+            case NOT_FOUND: return new NotFound(code, engineCode, message);
             case CORRUPTION: return new Corruption(code, engineCode, message);
             case IO_ERROR: return new IOError(code, engineCode, message);
             case BUSY: return new Busy(code, engineCode, message);
@@ -78,13 +79,22 @@ public class FerryException extends RuntimeException {
         }
     }
 
+    /**
+     * The store does not exist and {@link StoreOptions#createIfMissing(boolean) createIfMissing}
+     * is off (or it was opened read-only); the message names the path. Same on every engine.
+     */
+    public static final class NotFound extends FerryException {
+        private static final long serialVersionUID = 1L;
+        NotFound(ErrorCode c, int e, String m) { super(c, e, m); }
+    }
+
     /** The engine found corrupt data. */
     public static final class Corruption extends FerryException {
         private static final long serialVersionUID = 1L;
         Corruption(ErrorCode c, int e, String m) { super(c, e, m); }
     }
 
-    /** The engine hit an I/O error (also: store directory missing, permission denied). */
+    /** The engine hit an I/O error (also: permission denied). */
     public static final class IOError extends FerryException {
         private static final long serialVersionUID = 1L;
         IOError(ErrorCode c, int e, String m) { super(c, e, m); }

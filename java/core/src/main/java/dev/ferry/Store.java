@@ -103,7 +103,8 @@ public final class Store implements AutoCloseable {
      * @param path the store's directory
      * @param options engine and options
      * @return the open store
-     * @throws FerryException when the engine cannot open it (e.g. {@link FerryException.AlreadyExists},
+     * @throws FerryException when the engine cannot open it (e.g. {@link FerryException.NotFound} when
+     *         it does not exist and {@code createIfMissing} is off, {@link FerryException.AlreadyExists},
      *         {@link FerryException.Busy} when another process holds it)
      */
     public static Store open(Path path, StoreOptions options) {
@@ -235,8 +236,10 @@ public final class Store implements AutoCloseable {
      * id that no other family of this open store ever gets, so a dropped family's handle never
      * reaches a later one.
      *
-     * @param name a non-empty name
+     * @param name a non-empty name without NUL characters; on LMDB, which keeps family names as
+     *        keys of the default family, at most the key size limit in UTF-8 (511 bytes)
      * @return the new family
+     * @throws IllegalArgumentException for a name the engine cannot store, before any change
      * @throws FerryException.AlreadyExists when it exists
      * @throws FerryException with {@link ErrorCode#TOO_MANY_COLUMN_FAMILIES} when the limit is reached
      */
@@ -245,6 +248,13 @@ public final class Store implements AutoCloseable {
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
         if (n.length == 0 || name.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("column family name must be non-empty and free of NUL characters");
+        }
+        if (engine == Engine.LMDB) {
+            long max = propertyLong(defaultColumnFamily(), "lmdb.max-key-size").orElse(511);
+            if (n.length > max) {
+                throw new IllegalArgumentException("column family name of " + n.length + " bytes is too long: LMDB keeps "
+                        + "family names as keys of the default family, at most " + max + " bytes");
+            }
         }
         guard.enter();
         try {
@@ -1038,13 +1048,19 @@ public final class Store implements AutoCloseable {
             throw s.error(rc);
         }
         int n = (int) (s.outLong(0) & 0xFFFFFFFFL);
+        int cap = 4096;
         for (int i = 0; i < n; i++) {
-            NativeBuffer m = s.ensure(Scratch.DATA + 4096L, 0);
-            rc = binding.cfName(handle, i, m.addr + Scratch.DATA, 4096, s.out(1));
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) cap, 0);
+            rc = binding.cfName(handle, i, m.addr + Scratch.DATA, cap, s.out(1));
             if (rc != 0 && rc != Abi.ECFDROPPED) {
                 throw s.error(rc);
             }
-            int len = (int) Math.min(4095, s.outLong(1));
+            if (s.outLong(1) >= cap) { // a longer name (RocksDB): read it again whole
+                cap = (int) Math.min(Integer.MAX_VALUE - Scratch.DATA - 16L, s.outLong(1) + 1);
+                i--;
+                continue;
+            }
+            int len = (int) s.outLong(1);
             ColumnFamily cf = new ColumnFamily(this, i, new String(m.bytes(Scratch.DATA, len), StandardCharsets.UTF_8));
             cf.dropped = rc == Abi.ECFDROPPED;
             families.add(cf);

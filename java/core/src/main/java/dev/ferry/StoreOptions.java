@@ -83,7 +83,8 @@ public final class StoreOptions {
     }
 
     /**
-     * Creates the store when missing (default true).
+     * Creates the store when missing (default true). When off, opening a store that does not
+     * exist throws {@link FerryException.NotFound} on every engine.
      *
      * @param v the flag
      * @return this
@@ -200,7 +201,9 @@ public final class StoreOptions {
     }
 
     /**
-     * LMDB: map size in bytes, the store's maximum size (default 1 GiB).
+     * LMDB: map size in bytes, the store's maximum size (default 1 GiB). The whole map is
+     * reserved as address space at open: a size the process cannot map fails the open with
+     * {@link FerryException.InvalidArgument} naming it.
      *
      * @param bytes the size
      * @return this

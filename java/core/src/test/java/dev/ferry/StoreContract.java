@@ -817,10 +817,60 @@ public abstract class StoreContract {
     }
 
     @Test
-    void missingStoreWithoutCreateThrowsEngineError() {
-        FerryException e = assertThrows(FerryException.class,
-                () -> Store.open(dir.resolve("nothing-here"), options().createIfMissing(false)));
-        assertFalse(e.getMessage().isEmpty());
+    void missingStoreWithoutCreateThrowsNotFound() {
+        Path missing = dir.resolve("nothing-here");
+        for (StoreOptions o : List.of(options().createIfMissing(false), options().readOnly(true))) {
+            FerryException e = assertThrows(FerryException.NotFound.class, () -> Store.open(missing, o));
+            assertEquals(ErrorCode.NOT_FOUND, e.code());
+            assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+            assertTrue(e.getMessage().contains(o.readOnly ? "read-only" : "createIfMissing"), e.getMessage());
+            assertFalse(java.nio.file.Files.exists(missing), "a failed open leaves nothing behind");
+        }
+    }
+
+    @Test
+    void mapSizeTheProcessCannotMapNamesTheOption() {
+        Path p = dir.resolve("huge-map");
+        if (options().engine() != Engine.LMDB) {
+            Store.open(p, options().mapSize(Long.MAX_VALUE)).close(); // an LMDB option: RocksDB ignores it
+            return;
+        }
+        FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> Store.open(p, options().mapSize(Long.MAX_VALUE)));
+        assertTrue(e.getMessage().contains("map size of " + Long.MAX_VALUE + " bytes (mapSize"), e.getMessage());
+        Store.open(p, options()).close(); // nothing of the failed open is left in the way
+    }
+
+    @Test
+    void familyNamesTheEngineCannotStoreAreRejectedBeforeAnyChange() {
+        for (String bad : List.of("", "a\0b")) {
+            assertThrows(IllegalArgumentException.class, () -> store.createColumnFamily(bad));
+        }
+        String longest = "n".repeat(options().engine() == Engine.LMDB ? 511 : 5000);
+        ColumnFamily cf = store.createColumnFamily(longest);
+        store.put(cf, b("k"), b("v"));
+        if (options().engine() == Engine.LMDB) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> store.createColumnFamily("n".repeat(600)));
+            assertTrue(e.getMessage().contains("600 bytes") && e.getMessage().contains("511"), e.getMessage());
+            // the limit is in bytes: 256 two-byte characters are 512 bytes
+            assertThrows(IllegalArgumentException.class, () -> store.createColumnFamily("\u00e9".repeat(256)));
+        }
+        assertEquals(2, store.columnFamilies().size());
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        ColumnFamily again = store.columnFamily(longest)
+                .orElseThrow(() -> new AssertionError("no family of " + longest.length() + " characters after reopen"));
+        assertEquals("v", s(store.get(again, b("k"))));
+    }
+
+    @Test
+    void scanWithANullVisitorThrowsOnStoreAndSnapshot() {
+        assertThrows(NullPointerException.class, () -> store.scan(KeyRange.all(), null));
+        try (Snapshot snap = store.snapshot()) {
+            assertThrows(NullPointerException.class, () -> snap.scan(store.defaultColumnFamily(), KeyRange.all(), null));
+            assertThrows(NullPointerException.class, () -> snap.scan(store.defaultColumnFamily(), null, (k, v) -> true));
+            assertThrows(NullPointerException.class, () -> snap.scan(null, KeyRange.all(), (k, v) -> true));
+            assertThrows(NullPointerException.class, () -> snap.get((byte[]) null));
+        }
     }
 
     @Test
