@@ -351,7 +351,8 @@ FERRY_EXPORT int ferry_property_int(ferry_store *s, uint32_t cf, const char *nam
  * @brief Open a cursor over [lower, upper) of one family.
  * @param[in] snap snapshot or NULL (the cursor then reads an implicit snapshot taken now).
  * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
- *            The bounds are copied.
+ *            The bounds are copied. A non-NULL bound of length 0 is the empty key (the smallest):
+ *            an upper bound of "" gives an empty cursor on every engine.
  * @param[in] flags FERRY_CURSOR_*.
  * @note One thread at a time.
  */

@@ -10,8 +10,9 @@
  * - Every write call runs in one write transaction, serialised by wlock. On MDB_MAP_FULL
  *   with auto-grow enabled the map is grown (only while no read transaction of this store
  *   is live, since mdb_env_set_mapsize remaps) and the write is redone.
- * - Zero-length keys cannot exist in LMDB, so a zero-length cursor bound means "open". Range
- *   deletes take keys: [begin, "") is empty (see ferry_range_empty).
+ * - Zero-length keys cannot exist in LMDB: a NULL cursor bound is open, a non-NULL upper bound of
+ *   length 0 (the empty key) makes an empty cursor, as on RocksDB. Range deletes take keys:
+ *   [begin, "") is empty (see ferry_range_empty).
  */
 #define _GNU_SOURCE /* dladdr, Dl_info */
 #include "internal.h"
@@ -144,6 +145,7 @@ typedef struct lmdb_cursor {
     MDB_val k, v;       /* pending entry: the next one to emit */
     const uint8_t *lower, *upper;
     size_t llen, ulen;  /* 0 = no bound */
+    int empty;          /* an upper bound of the empty key: [lower, "") holds nothing */
     uintptr_t leaf;     /* leaf page of the last emitted entry (next-page prefetch), 0 = none */
     int walk;           /* read leaf pages directly (see "Direct leaf-page walk") */
     size_t last_pgno;   /* the environment's last page number when the cursor opened */
@@ -786,6 +788,9 @@ static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
     c->llen = llen;
     c->upper = mem + llen;
     c->ulen = ulen;
+    /* the empty key is the smallest: nothing lies below it (as on RocksDB); a zero length
+     * means "no bound" only for a NULL bound */
+    c->empty = upper != NULL && ulen == 0;
     c->pointers = (flags & FERRY_CURSOR_POINTERS) != 0;
     MDB_envinfo info;
     /* a leaf page found by masking an address lies in the OS page holding it, so reading its
@@ -1212,6 +1217,10 @@ static int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t kl
                             size_t cap, uint32_t max_entries, ferry_error *err)
 {
     lmdb_cursor *c = (lmdb_cursor *)fc;
+    if (c->empty) {
+        ferry_page_header(page, 0, FERRY_PAGE_END | (c->pointers ? FERRY_PAGE_POINTERS : 0), FERRY_PAGE_HEADER);
+        return 0;
+    }
     MDB_val k = { 0, NULL }, v = { 0, NULL };
     int mrc = position(c, op, key, klen, &k, &v);
     int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT;

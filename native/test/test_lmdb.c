@@ -632,6 +632,17 @@ static void test_empty_ranges(void)
     EQ(ferry_write(s, b, len, 5, &err), FERRY_OK);
     CHECK(strcmp(keys_of(s, fam), "a,b,c,d,e,f,") == 0, "batch: %s", keys_of(s, fam));
     CHECK(strcmp(keys_of(s, 0), "a,b,c,d,fam,") == 0, "batch: %s", keys_of(s, 0));
+    /* a cursor below the empty key sees nothing; a NULL bound is no bound */
+    ferry_cursor *cur;
+    uint8_t page[256];
+    EQ(ferry_cursor_open(s, NULL, fam, NULL, 0, "", 0, 0, &cur, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(cur, FERRY_FIRST, NULL, 0, page, sizeof page, 10, &err), 0);
+    EQ(ferry_cursor_fill(cur, FERRY_LAST, NULL, 0, page, sizeof page, 10, &err), 0);
+    EQ(ferry_cursor_fill(cur, FERRY_SEEK_GE, "a", 1, page, sizeof page, 10, &err), 0);
+    ferry_cursor_close(cur);
+    EQ(ferry_cursor_open(s, NULL, fam, "", 0, NULL, 0, 0, &cur, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(cur, FERRY_FIRST, NULL, 0, page, sizeof page, 10, &err), 6);
+    ferry_cursor_close(cur);
     /* an empty begin is the smallest key */
     EQ(ferry_delete_range(s, fam, NULL, 0, "c", 1, &err), FERRY_OK);
     CHECK(strcmp(keys_of(s, fam), "c,d,e,f,") == 0, "[\"\", c): %s", keys_of(s, fam));

@@ -524,6 +524,16 @@ static void test_empty_ranges(void)
     CHECK_RC(ferry_write(s, b, n, 5, &err), FERRY_OK);
     CHECK(strcmp(keys_of(s, fam), "a\nb\nc\nd\ne\nf\n") == 0, "batch: %s", keys_of(s, fam));
     CHECK_RC(put_s(s, 0, "later2", "v"), FERRY_OK);
+    /* a cursor below the empty key sees nothing; a NULL bound is no bound */
+    ferry_cursor *cur;
+    uint8_t page[256];
+    CHECK_RC(ferry_cursor_open(s, NULL, fam, NULL, 0, "", 0, 0, &cur, &err), FERRY_OK);
+    CHECK_RC(ferry_cursor_fill(cur, FERRY_FIRST, NULL, 0, page, sizeof page, 10, &err), 0);
+    CHECK_RC(ferry_cursor_fill(cur, FERRY_LAST, NULL, 0, page, sizeof page, 10, &err), 0);
+    ferry_cursor_close(cur);
+    CHECK_RC(ferry_cursor_open(s, NULL, fam, "", 0, NULL, 0, 0, &cur, &err), FERRY_OK);
+    CHECK_RC(ferry_cursor_fill(cur, FERRY_FIRST, NULL, 0, page, sizeof page, 10, &err), 6);
+    ferry_cursor_close(cur);
     /* an empty begin is the smallest key */
     CHECK_RC(ferry_delete_range(s, fam, NULL, 0, "c", 1, &err), FERRY_OK);
     CHECK(strcmp(keys_of(s, fam), "c\nd\ne\nf\n") == 0, "[\"\", c): %s", keys_of(s, fam));
