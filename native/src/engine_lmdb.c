@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <limits.h>
+#include <sched.h>
 #include <unistd.h>
 
 #define LMDB_DEFAULT_MAP_SIZE   ((int64_t)1 << 30)
@@ -116,6 +118,13 @@ int ferry_lmdb_path(char *dst, size_t cap)
 
 /* ------------------------------------------------------------------ structs */
 
+/* Readers that may look a named family up by name, counted per thread stripe (see names_enter). */
+#define LMDB_NAME_STRIPES 16
+typedef struct lmdb_stripe {
+    atomic_int n;
+    char pad[64 - sizeof(atomic_int)]; /* one cache line each: reader threads share none */
+} lmdb_stripe;
+
 typedef struct lmdb_store {
     ferry_store base;
     MDB_env *env;
@@ -126,6 +135,8 @@ typedef struct lmdb_store {
     atomic_int live;              /* read transactions in use (snapshots, cursors, gets) */
     atomic_int growing;           /* set while the map is being remapped */
     atomic_ullong walked;         /* leaf pages cursor fills have read directly ("lmdb.walked-pages") */
+    atomic_int dropping;          /* a family drop is waiting for name_users to empty, or closing a handle */
+    lmdb_stripe name_users[LMDB_NAME_STRIPES];
     pthread_mutex_t pool_lock;
     int npool;
     MDB_txn *pool[LMDB_POOL_CAP]; /* reset read transactions */
@@ -522,9 +533,57 @@ static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t coun
 
 /* ------------------------------------------------------------------ families */
 
+/* The first use of a named family's handle in a read transaction makes LMDB look the family's
+ * record up by name, through the environment's copy of the name (mdb_page_search, DB_STALE). A
+ * drop frees that copy (mdb_drop closes the handle), so a read racing a drop could read freed
+ * memory. Reads of named families count themselves in a stripe of name_users picked per thread
+ * (two atomic adds on a line no other reader thread writes, in the common case); a drop raises
+ * `dropping`, waits for every stripe to empty, drops, and lowers it; readers that meet a drop
+ * wait it out. The default family is never dropped and pays nothing. */
+static unsigned my_stripe(void)
+{
+    static atomic_uint next;
+    static _Thread_local unsigned mine = UINT_MAX;
+    if (mine == UINT_MAX) mine = atomic_fetch_add(&next, 1) % LMDB_NAME_STRIPES;
+    return mine;
+}
+
+static lmdb_stripe *names_enter(lmdb_store *s, ferry_cf_slot *cf)
+{
+    if (cf == ferry_slot(&s->base, 0)) return NULL;
+    lmdb_stripe *st = &s->name_users[my_stripe()];
+    for (;;) {
+        atomic_fetch_add(&st->n, 1);
+        if (!atomic_load(&s->dropping)) return st;
+        atomic_fetch_sub(&st->n, 1);
+        while (atomic_load(&s->dropping)) sched_yield();
+    }
+}
+
+static void names_exit(lmdb_stripe *st)
+{
+    if (st) atomic_fetch_sub(&st->n, 1);
+}
+
+/* Called by a drop (under cf_lock, before it takes wlock) before mdb_drop closes a handle;
+ * names_allow once the slot is marked. Readers spin meanwhile (a drop is rare; it may wait for
+ * its commit's sync). */
+static void names_block(lmdb_store *s)
+{
+    atomic_store(&s->dropping, 1);
+    for (int i = 0; i < LMDB_NAME_STRIPES; i++)
+        while (atomic_load(&s->name_users[i].n) != 0) sched_yield();
+}
+
+static void names_allow(lmdb_store *s)
+{
+    atomic_store(&s->dropping, 0);
+}
+
 typedef struct cf_ctx {
     const char *name;
     MDB_dbi dbi;
+    int closed;   /* a drop: mdb_drop closed the handle in some attempt */
 } cf_ctx;
 
 
@@ -541,12 +600,27 @@ static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err
     return rc ? lmdb_fail(err, rc, "create column family") : FERRY_OK;
 }
 
-/* Write fn: delete a named database and close its handle. */
+/* Write fn: delete a named database and close its handle. The handle is looked up by name in
+ * each attempt: when an earlier attempt's commit failed (map full, then grown), its mdb_drop had
+ * already closed the handle the slot records. */
 static int cf_drop_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     cf_ctx *c = ctx;
-    int rc = mdb.mdb_drop(txn, c->dbi, 1);
-    return rc ? lmdb_fail(err, rc, "drop column family") : FERRY_OK;
+    MDB_dbi dbi;
+    int rc = mdb.mdb_dbi_open(txn, c->name, 0, &dbi);
+    if (rc) return lmdb_fail(err, rc, "drop column family: open");
+    rc = mdb.mdb_drop(txn, dbi, 1);
+    if (rc) return lmdb_fail(err, rc, "drop column family");
+    c->closed = 1;
+    return FERRY_OK;
+}
+
+/* Write fn: open a family's handle by name (after a drop that closed it did not commit). */
+static int cf_reopen_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    cf_ctx *c = ctx;
+    int rc = mdb.mdb_dbi_open(txn, c->name, 0, &c->dbi);
+    return rc ? lmdb_fail(err, rc, "reopen column family") : FERRY_OK;
 }
 
 /* cf_create: a named database, created in a write transaction. Its name becomes a key of
@@ -558,18 +632,31 @@ static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, f
         return ferry_fail(err, FERRY_EINVAL, 0,
                           "column family name of %zu bytes is too long: LMDB keeps family names as keys of the "
                           "default family, at most %zu bytes", n, LS(s)->max_key);
-    cf_ctx c = { name, 0 };
+    cf_ctx c = { name, 0, 0 };
     int rc = with_write_txn(LS(s), cf_create_fn, &c, err);
     if (rc == FERRY_OK) *handle_out = (void *)(uintptr_t)c.dbi;
     return rc;
 }
 
 /* cf_drop: mdb_drop(del=1) deletes the database and closes its handle; the slot is marked
- * dropped at the commit, under wlock (see family_live). */
+ * dropped at the commit, under wlock (see family_live). Reads of named families wait from
+ * before mdb_drop frees the name until the slot is marked (see names_enter), so a racing read
+ * sees either the live family or "dropped". When the drop fails after LMDB closed the handle,
+ * the family still exists: its handle is opened again (readers are still held off, so the slot
+ * can take the new number). */
 static int lmdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err)
 {
-    cf_ctx c = { slot->name, DBI(slot) };
-    return with_write_txn_then(LS(s), cf_drop_fn, &c, &slot->dropped, err);
+    cf_ctx c = { slot->name, DBI(slot), 0 };
+    names_block(LS(s));
+    int rc = with_write_txn_then(LS(s), cf_drop_fn, &c, &slot->dropped, err);
+    if (rc != FERRY_OK && c.closed) {
+        cf_ctx r = { slot->name, 0, 0 };
+        ferry_error e2;
+        if (with_write_txn(LS(s), cf_reopen_fn, &r, &e2) == FERRY_OK) slot->handle = (void *)(uintptr_t)r.dbi;
+        else atomic_store(&slot->dropped, 1); /* unreachable now: refuse it rather than read a closed handle */
+    }
+    names_allow(LS(s));
+    return rc;
 }
 
 /* ------------------------------------------------------------------ snapshots and reads */
@@ -621,7 +708,9 @@ static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, con
     int rc = read_txn(LS(s), snap, &txn, &own, err);
     if (rc) return rc;
     MDB_val v;
+    lmdb_stripe *names = names_enter(LS(s), cf);
     int mrc = get_one(LS(s), txn, DBI(cf), key, klen, &v);
+    names_exit(names);
     if (mrc == MDB_SUCCESS) {
         *vlen_out = v.mv_size;
         if (cap) memcpy(dst, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
@@ -648,6 +737,7 @@ static int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *c
     uint8_t *out = dst;
     size_t used = 0;
     uint32_t i;
+    lmdb_stripe *names = names_enter(LS(s), cf);
     for (i = 0; i < n; i++) {
         uint32_t kl;
         memcpy(&kl, p, 4);
@@ -668,6 +758,7 @@ static int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *c
         used += v.mv_size;
         lens_out[i] = (int64_t)v.mv_size;
     }
+    names_exit(names);
     int drc = dropped_since(cf, err);
     if (own) read_release(LS(s), own);
     return drc ? drc : rc ? rc : (int)i;
@@ -695,7 +786,9 @@ static int family_stat(lmdb_store *s, ferry_cf_slot *cf, MDB_stat *st, ferry_err
     MDB_txn *txn;
     int rc = read_acquire(s, &txn, err);
     if (rc) return rc;
+    lmdb_stripe *names = names_enter(s, cf);
     int mrc = mdb.mdb_stat(txn, DBI(cf), st);
+    names_exit(names);
     int drc = dropped_since(cf, err);
     read_release(s, txn);
     return drc ? drc : mrc ? lmdb_fail(err, mrc, "stat") : FERRY_OK;
@@ -772,7 +865,9 @@ static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
     MDB_txn *txn;
     int rc = read_txn(LS(s), snap, &txn, &c->own_txn, err);
     if (rc) { free(c); return rc; }
+    lmdb_stripe *names = names_enter(LS(s), cf);
     int mrc = mdb.mdb_cursor_open(txn, DBI(cf), &c->cur);
+    names_exit(names);
     /* the cursor keeps the family's tree as of this transaction from here on */
     int drc = dropped_since(cf, err);
     if (mrc || drc) {

@@ -702,6 +702,91 @@ static void test_drop_while_writing(void)
     ferry_store_close(s);
 }
 
+typedef struct read_race {
+    ferry_store *s;
+    uint32_t cf;          /* the family to read, published by the main thread */
+    int stop;
+    long reads;
+    int bad_rc;           /* the first unexpected return code, 0 when none */
+    char bad_msg[256];
+} read_race;
+
+/* Read one family in every way that looks its handle up (get, multi-get, cursor open and fill,
+ * stat) until told to stop; anything but ok, not found or dropped is a failure. */
+static void *read_until_stopped(void *p)
+{
+    read_race *a = p;
+    ferry_error e;
+    char buf[64];
+    uint8_t page[4096];
+    for (long i = 0; !__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE); i++) {
+        uint32_t cf = __atomic_load_n(&a->cf, __ATOMIC_ACQUIRE);
+        int rc;
+        size_t vlen;
+        switch (i % 4) {
+        case 0:
+            rc = ferry_get(a->s, NULL, cf, "k", 1, buf, sizeof buf, &vlen, &e);
+            break;
+        case 1: {
+            uint8_t keys[8] = { 1, 0, 0, 0, 'k' };
+            int64_t lens[1];
+            rc = ferry_multi_get(a->s, NULL, cf, 1, keys, 5, buf, sizeof buf, lens, &e);
+            if (rc == 1) rc = FERRY_OK;
+            break;
+        }
+        case 2: {
+            ferry_cursor *c;
+            rc = ferry_cursor_open(a->s, NULL, cf, NULL, 0, NULL, 0, FERRY_CURSOR_POINTERS, &c, &e);
+            if (rc == FERRY_OK) {
+                rc = ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 16, &e);
+                if (rc >= 0) rc = FERRY_OK;
+                ferry_cursor_close(c);
+            }
+            break;
+        }
+        default: {
+            uint64_t n;
+            rc = ferry_property_int(a->s, cf, "lmdb.entries", &n, &e);
+        }
+        }
+        if (rc != FERRY_OK && rc != FERRY_NOTFOUND && rc != FERRY_ECFDROPPED && !a->bad_rc) {
+            a->bad_rc = rc;
+            snprintf(a->bad_msg, sizeof a->bad_msg, "%.200s", e.message);
+        }
+        a->reads = i + 1;
+    }
+    return NULL;
+}
+
+/* Families created and dropped (under one name, so LMDB reuses the handle number and the name's
+ * memory) while two threads read them: a read sees the family or "dropped", never another
+ * error, and nobody reads the name LMDB freed (a crash; ASan sees the free, not LMDB's read). */
+static void test_drop_while_reading(void)
+{
+    ferry_store *s = open_store("drop-read");
+    if (!s) return;
+    read_race a = { s, 0, 0, 0, 0, "" };
+    uint32_t cf;
+    EQ(ferry_cf_create(s, "churn", &cf, &err), FERRY_OK);
+    EQ(put_s(s, cf, "k", "v"), FERRY_OK);
+    __atomic_store_n(&a.cf, cf, __ATOMIC_RELEASE);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, read_until_stopped, &a);
+    int rounds = 300, ok = 1;
+    for (int r = 0; r < rounds && ok; r++) {
+        while (__atomic_load_n(&a.reads, __ATOMIC_RELAXED) < r * 4) sched_yield();
+        ok = ferry_cf_drop(s, cf, &err) == FERRY_OK && ferry_cf_create(s, "churn", &cf, &err) == FERRY_OK
+             && put_s(s, cf, "k", "v") == FERRY_OK;
+        __atomic_store_n(&a.cf, cf, __ATOMIC_RELEASE);
+    }
+    CHECK(ok, "drop/create failed: %s", err.message);
+    __atomic_store_n(&a.stop, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK(a.bad_rc == 0, "a read racing a drop failed with %d: %s", a.bad_rc, a.bad_msg);
+    CHECK(a.reads >= rounds, "readers made %ld reads", a.reads);
+    ferry_store_close(s);
+}
+
 static void test_families(void)
 {
     ferry_store *s = open_store("fams");
@@ -1296,6 +1381,7 @@ int main(int argc, char **argv)
     test_writes();
     test_empty_ranges();
     test_drop_while_writing();
+    test_drop_while_reading();
     test_families();
     test_snapshots();
     test_snapshot_families();
