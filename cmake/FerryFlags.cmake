@@ -7,9 +7,12 @@ if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release)
 endif()
 add_compile_options(-Wall -Wextra -Wno-unused-parameter -fno-strict-aliasing)
-# FERRY_SANITIZE=address,undefined builds the shim and tests with sanitizers (native tests only).
-set(FERRY_SANITIZE "" CACHE STRING "comma-separated -fsanitize= list for native tests")
+# FERRY_SANITIZE=address,undefined builds the shim, libferry and the native tests with sanitizers
+# (./ferry test --sanitize, docs/testing.md "Sanitizers"). Every report is fatal
+# (-fno-sanitize-recover=all): an UBSan finding fails the run instead of printing and going on.
+# -O1 keeps stack traces readable while staying fast enough for the Java suite.
+set(FERRY_SANITIZE "" CACHE STRING "comma-separated -fsanitize= list, e.g. address,undefined")
 if(FERRY_SANITIZE)
-  add_compile_options(-fsanitize=${FERRY_SANITIZE} -fno-omit-frame-pointer)
+  add_compile_options(-fsanitize=${FERRY_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g)
   add_link_options(-fsanitize=${FERRY_SANITIZE})
 endif()
