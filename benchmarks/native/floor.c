@@ -81,6 +81,8 @@ static struct {
     int (*txn_begin)(MDB_env *, MDB_txn *, unsigned int, MDB_txn **);
     int (*txn_commit)(MDB_txn *);
     void (*txn_abort)(MDB_txn *);
+    void (*txn_reset)(MDB_txn *);
+    int (*txn_renew)(MDB_txn *);
     int (*dbi_open)(MDB_txn *, const char *, unsigned int, MDB_dbi *);
     int (*cursor_open)(MDB_txn *, MDB_dbi, MDB_cursor **);
     void (*cursor_close)(MDB_cursor *);
@@ -169,6 +171,8 @@ int floor_attach(int engine, const char *lib_path, int allow_load)
         BIND(M, "mdb_", txn_begin);
         BIND(M, "mdb_", txn_commit);
         BIND(M, "mdb_", txn_abort);
+        BIND(M, "mdb_", txn_reset);
+        BIND(M, "mdb_", txn_renew);
         BIND(M, "mdb_", dbi_open);
         BIND(M, "mdb_", cursor_open);
         BIND(M, "mdb_", cursor_close);
@@ -294,6 +298,29 @@ int64_t floor_scan(floor_db *d, int reverse, int64_t *count)
         M.txn_abort(txn);
     }
     if (count) *count = n;
+    return sum;
+}
+
+int64_t floor_gets_fresh(floor_db *d, const uint8_t *keys, int n, int klen, int64_t *missing)
+{
+    if (d->engine == FLOOR_ROCKSDB) return floor_gets(d, keys, n, klen, missing);
+    int64_t sum = 0, miss = 0;
+    MDB_txn *txn;
+    if (M.txn_begin(d->env, NULL, MDB_RDONLY, &txn) != 0) return -1;
+    M.txn_reset(txn);
+    for (int i = 0; i < n; i++) {
+        if (M.txn_renew(txn) != 0) { M.txn_abort(txn); return -1; }
+        MDB_val k = { (size_t)klen, (void *)(keys + (size_t)i * klen) }, v;
+        if (M.get(txn, d->dbi, &k, &v) != 0) {
+            miss++;
+        } else {
+            const uint8_t *p = v.mv_data;
+            sum += (int64_t)v.mv_size + (v.mv_size ? p[0] + p[v.mv_size - 1] : 0);
+        }
+        M.txn_reset(txn);
+    }
+    M.txn_abort(txn);
+    if (missing) *missing = miss;
     return sum;
 }
 

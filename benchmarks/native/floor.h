@@ -34,6 +34,10 @@ int64_t floor_scan(floor_db *db, int reverse, int64_t *count);
  * *missing the number of absent keys. LMDB: one read transaction for all. */
 int64_t floor_gets(floor_db *db, const uint8_t *keys, int n, int klen, int64_t *missing);
 
+/* The same, each get in a fresh read view: LMDB renews one read transaction before every get and
+ * resets it after (what reading the latest state costs); RocksDB: as floor_gets. */
+int64_t floor_gets_fresh(floor_db *db, const uint8_t *keys, int n, int klen, int64_t *missing);
+
 /* n puts of the packed keys, each with the vlen-byte value val. batch <= 1: one write per put
  * (LMDB: one transaction each); else batches of that many puts. 0 or -1. */
 int floor_puts(floor_db *db, const uint8_t *keys, int n, int klen, const uint8_t *val, int vlen, int batch);

@@ -40,6 +40,13 @@ JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_gets0(JNIEnv *env, jcla
     return floor_gets(P(db), P(keys), n, klen, P(missing));
 }
 
+/* NativeFloor.getsFresh0(long db, long keys, int n, int klen, long missingOut) */
+JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_getsFresh0(JNIEnv *env, jclass cls, jlong db, jlong keys, jint n,
+                                                                jint klen, jlong missing)
+{
+    return floor_gets_fresh(P(db), P(keys), n, klen, P(missing));
+}
+
 /* NativeFloor.puts0(long db, long keys, int n, int klen, long val, int vlen, int batch) */
 JNIEXPORT jint JNICALL Java_dev_ferry_bench_NativeFloor_puts0(JNIEnv *env, jclass cls, jlong db, jlong keys, jint n,
                                                                jint klen, jlong val, jint vlen, jint batch)

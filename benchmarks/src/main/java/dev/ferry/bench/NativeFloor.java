@@ -52,6 +52,7 @@ public final class NativeFloor {
     private static native long scan0(long db, int reverse, long countOut);
 
     private static native long gets0(long db, long keys, int n, int klen, long missingOut);
+    private static native long getsFresh0(long db, long keys, int n, int klen, long missingOut);
 
     private static native int puts0(long db, long keys, int n, int klen, long val, int vlen, int batch);
 
@@ -148,6 +149,19 @@ public final class NativeFloor {
          */
         public long gets(long keys, int n, int klen) {
             return gets0(handle, keys, n, klen, outAddr + 8);
+        }
+
+        /**
+         * Point reads of packed keys, each in a fresh read view (LMDB: a read transaction
+         * renewed before and reset after every get; RocksDB: as {@link #gets}).
+         *
+         * @param keys address of the packed keys
+         * @param n how many
+         * @param klen bytes per key
+         * @return checksum of the found values
+         */
+        public long getsFresh(long keys, int n, int klen) {
+            return getsFresh0(handle, keys, n, klen, outAddr + 8);
         }
 
         /** @return the number of keys missing in the last {@link #gets} */

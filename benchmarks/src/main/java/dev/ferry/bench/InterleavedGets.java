@@ -1,0 +1,263 @@
+package dev.ferry.bench;
+
+import dev.ferry.ColumnFamily;
+import dev.ferry.Engine;
+import dev.ferry.Snapshot;
+import dev.ferry.Store;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.lmdbjava.Dbi;
+import org.lmdbjava.Env;
+import org.lmdbjava.EnvFlags;
+import org.lmdbjava.Txn;
+
+/**
+ * Point-read ratios measured interleaved, as {@link Interleaved} does for scans: round after
+ * round every variant opens the data set, reads the {@link GetBench.RandomKeys} list (100,000
+ * random existing keys) three times and closes, so the machine's slow phases hit all alike. The
+ * best pass of each gives ns per get and its ratio to the floor of the same JVM.
+ *
+ * <p>Variants ({@code <b>} is the JVM's binding):
+ * <ul>
+ *   <li>{@code floor}: the C loop (rocksdb_get_pinned; LMDB: mdb_get, all in one read transaction);
+ *   <li>{@code floor-fresh} (LMDB): the C loop with a read transaction renewed and reset around
+ *       every get, what reading the latest state costs (RocksDB gets always do);
+ *   <li>{@code ferry-<b>}: {@code Store.get(byte[])}, the latest state, a new array per value;
+ *   <li>{@code ferry-<b>-into}: {@code Store.get(cf, ByteBuffer, ByteBuffer)} into a reused direct buffer;
+ *   <li>{@code ferry-<b>-snapshot}: {@code Snapshot.get(byte[])}, one snapshot per pass (LMDB: one read
+ *       transaction, as the floor);
+ *   <li>{@code ferry-<b>-multiget}: {@code Store.multiGet} of 100 keys at a time;
+ *   <li>peers: {@code rocksjava} ({@code RocksDB.get(byte[])}), {@code lmdbjava} (a read transaction
+ *       per 1,000 gets, as its own benchmark does).
+ * </ul>
+ * Every variant sums value length, first and last byte of each value; the sum is checked against
+ * the value generator.
+ *
+ * <p>Usage: {@code InterleavedGets <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>}; prints
+ * {@code interleaved-gets engine=.. jvm_binding=.. value_size=.. variant=.. best_ns_per_get=.. ratio_to_floor=..}.
+ */
+public final class InterleavedGets {
+    private static final int KEYS = GetBench.KEYS;
+    private static final int MULTI = 100;
+
+    private InterleavedGets() {
+    }
+
+    interface Variant {
+        AutoCloseable open() throws Exception;
+
+        long pass() throws Exception;
+    }
+
+    /**
+     * @param args engine, binding, entries, rounds, value size
+     * @throws Exception on failure
+     */
+    public static void main(String[] args) throws Exception {
+        Engine engine = Engine.valueOf(args[0]);
+        String binding = args[1];
+        int entries = Integer.parseInt(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        int vs = Integer.parseInt(args[4]);
+        BenchData.Dataset d = BenchData.dataset(engine, entries, vs);
+        GetBench.RandomKeys rk = new GetBench.RandomKeys(KEYS, entries, vs);
+        Map<String, Variant> vars = new LinkedHashMap<>();
+        NativeFloor.attach(engine, binding);
+        vars.put("floor", floor(engine, d, rk, false));
+        if (engine == Engine.LMDB) {
+            vars.put("floor-fresh", floor(engine, d, rk, true));
+        }
+        Ferry f = new Ferry(engine, binding, d, rk);
+        vars.put("ferry-" + binding, f.variant(f::get));
+        vars.put("ferry-" + binding + "-into", f.variant(f::into));
+        vars.put("ferry-" + binding + "-snapshot", f.variant(f::snapshot));
+        vars.put("ferry-" + binding + "-multiget", f.variant(f::multiGet));
+        if (engine == Engine.ROCKSDB) {
+            vars.put("rocksjava", rocksJava(d, rk));
+        } else {
+            vars.put("lmdbjava", lmdbJava(d, rk));
+        }
+        Map<String, Long> best = new LinkedHashMap<>();
+        for (int r = 0; r < rounds; r++) {
+            for (Map.Entry<String, Variant> v : vars.entrySet()) {
+                try (AutoCloseable c = v.getValue().open()) {
+                    for (int k = 0; k < 3; k++) {
+                        long t = System.nanoTime();
+                        long sum = v.getValue().pass();
+                        long ns = System.nanoTime() - t;
+                        BenchData.check("interleaved-gets " + v.getKey(), sum, rk.expected);
+                        best.merge(v.getKey(), ns, Math::min);
+                    }
+                }
+            }
+        }
+        double floor = best.get("floor") / (double) KEYS;
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<String, Long> e : best.entrySet()) {
+            double ns = e.getValue() / (double) KEYS;
+            lines.add(String.format(Locale.ROOT, "interleaved-gets engine=%s jvm_binding=%s value_size=%d variant=%s best_ns_per_get=%.1f ratio_to_floor=%.3f",
+                    engine.name().toLowerCase(Locale.ROOT), binding, vs, e.getKey(), ns, ns / floor));
+        }
+        lines.forEach(System.out::println);
+        System.out.flush();
+        System.exit(0);
+    }
+
+    private static Variant floor(Engine engine, BenchData.Dataset d, GetBench.RandomKeys rk, boolean fresh) {
+        NativeFloor.Db[] db = new NativeFloor.Db[1];
+        return new Variant() {
+            public AutoCloseable open() {
+                db[0] = NativeFloor.open(engine, d.dir, true, 0);
+                return db[0]::close;
+            }
+
+            public long pass() {
+                return fresh ? db[0].getsFresh(rk.packedAddr, KEYS, BenchData.KEY_SIZE) : db[0].gets(rk.packedAddr, KEYS, BenchData.KEY_SIZE);
+            }
+        };
+    }
+
+    /** The Ferry variants over one store per open. */
+    static final class Ferry {
+        private final Engine engine;
+        private final String binding;
+        private final BenchData.Dataset d;
+        private final GetBench.RandomKeys rk;
+        private final ByteBuffer[] keyBufs = new ByteBuffer[KEYS];
+        private final List<List<byte[]>> batches = new ArrayList<>();
+        private final ByteBuffer into;
+        private Store store;
+
+        Ferry(Engine engine, String binding, BenchData.Dataset d, GetBench.RandomKeys rk) {
+            this.engine = engine;
+            this.binding = binding;
+            this.d = d;
+            this.rk = rk;
+            for (int i = 0; i < KEYS; i++) {
+                keyBufs[i] = ByteBuffer.wrap(rk.keys[i]);
+            }
+            for (int i = 0; i < KEYS; i += MULTI) {
+                batches.add(List.of(java.util.Arrays.copyOfRange(rk.keys, i, Math.min(KEYS, i + MULTI))));
+            }
+            into = ByteBuffer.allocateDirect(1 << 16);
+        }
+
+        interface Pass {
+            long run() throws Exception;
+        }
+
+        Variant variant(Pass p) {
+            return new Variant() {
+                public AutoCloseable open() {
+                    store = Store.open(d.dir, BenchData.options(engine, binding, true));
+                    return store::close;
+                }
+
+                public long pass() throws Exception {
+                    return p.run();
+                }
+            };
+        }
+
+        long get() {
+            long sum = 0;
+            Store s = store;
+            for (byte[] k : rk.keys) {
+                byte[] v = s.get(k);
+                sum += v.length + (v[0] & 0xFF) + (v[v.length - 1] & 0xFF);
+            }
+            return sum;
+        }
+
+        long into() {
+            long sum = 0;
+            Store s = store;
+            ColumnFamily cf = s.defaultColumnFamily();
+            ByteBuffer v = into;
+            for (ByteBuffer k : keyBufs) {
+                v.clear();
+                int vl = s.get(cf, k, v);
+                sum += vl + (v.get(0) & 0xFF) + (v.get(vl - 1) & 0xFF);
+            }
+            return sum;
+        }
+
+        long snapshot() {
+            long sum = 0;
+            try (Snapshot snap = store.snapshot()) {
+                for (byte[] k : rk.keys) {
+                    byte[] v = snap.get(k);
+                    sum += v.length + (v[0] & 0xFF) + (v[v.length - 1] & 0xFF);
+                }
+            }
+            return sum;
+        }
+
+        long multiGet() {
+            long sum = 0;
+            Store s = store;
+            for (List<byte[]> b : batches) {
+                for (byte[] v : s.multiGet(b)) {
+                    sum += v.length + (v[0] & 0xFF) + (v[v.length - 1] & 0xFF);
+                }
+            }
+            return sum;
+        }
+    }
+
+    private static Variant rocksJava(BenchData.Dataset d, GetBench.RandomKeys rk) {
+        RocksJavaReader[] r = new RocksJavaReader[1];
+        return new Variant() {
+            public AutoCloseable open() throws Exception {
+                r[0] = RocksJavaReader.open(d.dir);
+                return r[0];
+            }
+
+            public long pass() throws Exception {
+                long sum = 0;
+                org.rocksdb.RocksDB db = r[0].db;
+                for (byte[] k : rk.keys) {
+                    byte[] v = db.get(k);
+                    sum += v.length + (v[0] & 0xFF) + (v[v.length - 1] & 0xFF);
+                }
+                return sum;
+            }
+        };
+    }
+
+    private static Variant lmdbJava(BenchData.Dataset d, GetBench.RandomKeys rk) {
+        ByteBuffer[] keys = new ByteBuffer[KEYS];
+        for (int i = 0; i < KEYS; i++) {
+            keys[i] = ByteBuffer.allocateDirect(BenchData.KEY_SIZE).put(0, rk.keys[i]);
+        }
+        @SuppressWarnings("unchecked")
+        Env<ByteBuffer>[] env = new Env[1];
+        @SuppressWarnings("unchecked")
+        Dbi<ByteBuffer>[] dbi = new Dbi[1];
+        return new Variant() {
+            public AutoCloseable open() {
+                env[0] = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(d.dir.toFile(), EnvFlags.MDB_RDONLY_ENV, EnvFlags.MDB_NOTLS);
+                dbi[0] = env[0].openDbi((byte[]) null);
+                return env[0]::close;
+            }
+
+            public long pass() {
+                long sum = 0;
+                for (int i = 0; i < KEYS; i += GetBench.BATCH) {
+                    try (Txn<ByteBuffer> txn = env[0].txnRead()) {
+                        for (int j = i; j < i + GetBench.BATCH; j++) {
+                            ByteBuffer v = dbi[0].get(txn, keys[j]);
+                            int vl = v.remaining();
+                            sum += vl + (v.get(0) & 0xFF) + (v.get(vl - 1) & 0xFF);
+                        }
+                    }
+                }
+                return sum;
+            }
+        };
+    }
+}
