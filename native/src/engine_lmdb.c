@@ -1436,6 +1436,7 @@ static int list_families(lmdb_store *s, ferry_error *err)
         MDB_dbi dbi;
         int orc = mdb.mdb_dbi_open(txn, name, 0, &dbi);
         if (orc == MDB_NOTFOUND || orc == MDB_INCOMPATIBLE) continue; /* a plain record */
+        if (orc == MDB_SUCCESS && s->base.cf_named >= s->base.cf_named_max) orc = MDB_DBS_FULL;
         if (orc == MDB_DBS_FULL) {
             mdb.mdb_cursor_close(cur);
             mdb.mdb_txn_abort(txn);
@@ -1521,7 +1522,10 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     const char *step = "create environment";
     int mrc = mdb.mdb_env_create(&s->env);
     if (mrc == 0) { step = "set map size"; mrc = mdb.mdb_env_set_mapsize(s->env, (size_t)map_size); }
-    if (mrc == 0) { step = "set max dbs"; mrc = mdb.mdb_env_set_maxdbs(s->env, (MDB_dbi)max_dbs); }
+    /* one handle more than families: listing the families at open probes records of the default
+     * family that may only look like one, and mdb_dbi_open reports a full table before it finds
+     * that a record is not a database (Ferry enforces the family limit itself) */
+    if (mrc == 0) { step = "set max dbs"; mrc = mdb.mdb_env_set_maxdbs(s->env, (MDB_dbi)max_dbs + 1); }
     if (mrc == 0) { step = "set max readers"; mrc = mdb.mdb_env_set_maxreaders(s->env, (unsigned int)max_readers); }
     if (mrc == 0) {
         step = "open environment";

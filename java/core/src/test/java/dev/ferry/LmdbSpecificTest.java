@@ -24,6 +24,34 @@ class LmdbSpecificTest {
         return StoreOptions.lmdb().binding("jni");
     }
 
+    /**
+     * A store with as many families as allowed reopens, even when default-family records look like
+     * family records (48-byte values): listing families at open probes them, and LMDB said "table
+     * full" before "not a database" (found by the differential fuzzer, seed 16). More families than
+     * allowed still refuse to open, naming the option.
+     */
+    @Test
+    void aStoreAtItsFamilyLimitReopensAndOneBeyondItIsRefused() {
+        StoreOptions two = lmdb().maxColumnFamilies(2);
+        try (Store s = Store.open(dir.resolve("fams"), two)) {
+            s.createColumnFamily("a");
+            s.createColumnFamily("b");
+            for (String k : new String[] {"0", "aa", "zz", "zzz"}) {
+                s.put(k.getBytes(), new byte[48]);
+            }
+        }
+        try (Store s = Store.open(dir.resolve("fams"), two)) {
+            assertEquals(3, s.columnFamilies().size());
+            assertEquals(48, s.get("zzz".getBytes()).length);
+        }
+        try (Store s = Store.open(dir.resolve("fams"), lmdb().maxColumnFamilies(3))) {
+            s.createColumnFamily("c");
+        }
+        FerryException e = assertThrows(FerryException.class, () -> Store.open(dir.resolve("fams"), two));
+        assertEquals(ErrorCode.TOO_MANY_COLUMN_FAMILIES, e.code());
+        assertTrue(e.getMessage().contains("maxColumnFamilies"), e.getMessage());
+    }
+
     @Test
     void fullMapThrowsMapFullSayingHowToGrowIt() {
         try (Store s = Store.open(dir.resolve("small"), lmdb().mapSize(256 * 1024))) {
