@@ -139,11 +139,18 @@ public final class CppDbBench {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             Json pending = null;
             String histOp = null;
+            int warmupsLeft = 0;
+            java.util.Map<String, Integer> runs = new java.util.HashMap<>();
+            Pattern warm = Pattern.compile("^Warming up benchmark by running (\\d+) times");
             for (String line; (line = r.readLine()) != null;) {
                 all.append(line).append('\n');
                 if (out != null) {
                     out.println(line);
                     out.flush();
+                }
+                Matcher w = warm.matcher(line);
+                if (w.find()) {
+                    warmupsLeft = Integer.parseInt(w.group(1));
                 }
                 Matcher m = RESULT.matcher(line);
                 if (m.matches()) {
@@ -158,7 +165,13 @@ public final class CppDbBench {
                         mb = Double.parseDouble(mm.group(1));
                         extra = mm.group(2);
                     }
+                    String kind = warmupsLeft > 0 ? "warmup" : "run";
+                    int index = runs.merge(bench + "/" + kind, 1, Integer::sum);
+                    if (warmupsLeft > 0) {
+                        warmupsLeft--;
+                    }
                     pending = new Json().put("tool", "cpp-db_bench").put("api", "c++").put("benchmark", bench)
+                            .put("kind", kind).put("index", index)
                             .put("micros_per_op", Double.parseDouble(m.group(2))).put("ops_per_sec", Long.parseLong(m.group(3)))
                             .put("seconds", Double.parseDouble(m.group(4))).put("operations", Long.parseLong(m.group(5)))
                             .put("mb_per_sec", mb).put("message", extra.strip())

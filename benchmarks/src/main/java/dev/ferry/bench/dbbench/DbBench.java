@@ -61,7 +61,8 @@ public final class DbBench {
             case "ferry-jni", "ferry-ffm", "rocksjava", "rocksjava-reuse", "rocksjava-direct" -> { }
             default -> throw new Flags.FlagError("unknown --api=" + api + " (ferry-jni, ferry-ffm, rocksjava, rocksjava-reuse, rocksjava-direct)");
         }
-        for (String b : f.str("benchmarks").split(",", -1)) {
+        for (String spec : f.str("benchmarks").split(",", -1)) {
+            String b = spec.isEmpty() ? spec : Bench.parse(spec).name;
             if (!b.isEmpty() && !Flags.BENCHMARKS.contains(b)) {
                 throw new Flags.FlagError("unknown benchmark '" + b + "' (this tool implements: " + String.join(",", Flags.BENCHMARKS) + ")");
             }
@@ -286,10 +287,12 @@ public final class DbBench {
         }
         open();
         printHeader();
-        for (String name : f.str("benchmarks").split(",", -1)) {
-            if (name.isEmpty()) {
+        for (String spec : f.str("benchmarks").split(",", -1)) {
+            if (spec.isEmpty()) {
                 continue;
             }
+            Bench b = Bench.parse(spec);
+            String name = b.name;
             boolean fresh = name.equals("fillseq") || name.equals("fillrandom");
             if (fresh) {
                 if (f.bool("use_existing_db")) {
@@ -312,14 +315,70 @@ public final class DbBench {
                 threads++;
             }
             out.println("DB path: [" + dbPath + "]");
-            Stats.Result r = runBenchmark(name, threads);
-            Stats.print(r, out);
-            json(r, threads);
+            if (b.warmup > 0) {
+                out.printf(Locale.ROOT, "Warming up benchmark by running %d times%n", b.warmup);
+            }
+            for (int i = 0; i < b.warmup; i++) {
+                Stats.Result r = runBenchmark(name, threads);
+                Stats.print(r, out);
+                json(r, threads, "warmup", i + 1);
+            }
+            if (b.repeat > 1) {
+                out.printf(Locale.ROOT, "Running benchmark for %d times%n", b.repeat);
+            }
+            Stats.Combined combined = new Stats.Combined();
+            for (int i = 0; i < b.repeat; i++) {
+                Stats.Result r = runBenchmark(name, threads);
+                Stats.print(r, out);
+                json(r, threads, "run", i + 1);
+                combined.add(r);
+                combined.report(name, out);
+            }
+            if (b.repeat > 1) {
+                combined.reportFinal(name, out);
+            }
         }
         if (f.bool("statistics")) {
             out.printf("STATISTICS:%n%s%n", backend.statistics().orElse("(none)"));
         }
         writeJson();
+    }
+
+    /** A --benchmarks entry: a name with db_bench's optional "[X<repeats>-W<warm-ups>]" suffix. */
+    static final class Bench {
+        final String name;
+        final int repeat;
+        final int warmup;
+
+        private Bench(String name, int repeat, int warmup) {
+            this.name = name;
+            this.repeat = repeat;
+            this.warmup = warmup;
+        }
+
+        static Bench parse(String spec) {
+            if (!spec.endsWith("]")) {
+                return new Bench(spec, 1, 0);
+            }
+            int open = spec.indexOf('[');
+            if (open < 0) {
+                throw new Flags.FlagError("unknown benchmark arguments '" + spec + "'");
+            }
+            int repeat = 1;
+            int warmup = 0;
+            for (String a : spec.substring(open + 1, spec.length() - 1).split("-")) {
+                try {
+                    if (a.startsWith("X")) {
+                        repeat = Integer.parseInt(a.substring(1));
+                    } else if (a.startsWith("W")) {
+                        warmup = Integer.parseInt(a.substring(1));
+                    }
+                } catch (NumberFormatException e) {
+                    throw new Flags.FlagError("unknown benchmark arguments '" + spec + "'");
+                }
+            }
+            return new Bench(spec.substring(0, open), repeat, warmup);
+        }
     }
 
     /** One benchmark thread's state. */
@@ -573,9 +632,9 @@ public final class DbBench {
 
     // ---- machine-readable results ----
 
-    private void json(Stats.Result r, int threads) {
+    private void json(Stats.Result r, int threads, String kind, int index) {
         Json j = new Json();
-        j.put("tool", "java-dbbench").put("api", api).put("benchmark", r.name())
+        j.put("tool", "java-dbbench").put("api", api).put("benchmark", r.name()).put("kind", kind).put("index", index)
                 .put("micros_per_op", r.microsPerOp()).put("ops_per_sec", r.opsPerSec()).put("seconds", r.seconds())
                 .put("operations", r.operations()).put("mb_per_sec", Double.isNaN(r.mbPerSec()) ? null : r.mbPerSec())
                 .put("message", r.message().strip()).put("threads", threads).put("num", f.int64("num"))

@@ -243,4 +243,91 @@ public final class Stats {
         }
         out.flush();
     }
+
+    /**
+     * Repeated runs of one benchmark ({@code name[X<n>]}), summarized as db_bench does: after each
+     * run from the second on, the mean ops/sec with a 95% confidence half-width (1.96 standard
+     * errors, sample standard deviation), and at the end the mean and the median.
+     */
+    public static final class Combined {
+        private final java.util.List<Double> ops = new java.util.ArrayList<>();
+        private final java.util.List<Double> mbs = new java.util.ArrayList<>();
+
+        /**
+         * Adds a run.
+         *
+         * @param r the run's figures
+         */
+        public void add(Result r) {
+            ops.add(r.operations() / r.seconds());
+            if (!Double.isNaN(r.mbPerSec())) {
+                mbs.add(r.mbPerSec());
+            }
+        }
+
+        private static double avg(java.util.List<Double> d) {
+            double a = 0;
+            for (double x : d) {
+                a += x;
+            }
+            return a / d.size();
+        }
+
+        private static double ci95(java.util.List<Double> d) {
+            double a = avg(d);
+            double sq = 0;
+            for (double x : d) {
+                sq += (x - a) * (x - a);
+            }
+            return 1.959964 * Math.sqrt(sq / (d.size() - 1)) / Math.sqrt(d.size());
+        }
+
+        private static double median(java.util.List<Double> d) {
+            java.util.List<Double> s = new java.util.ArrayList<>(d);
+            java.util.Collections.sort(s);
+            int mid = s.size() / 2;
+            return s.size() % 2 == 1 ? s.get(mid) : (s.get(mid) + s.get(mid - 1)) / 2;
+        }
+
+        /**
+         * Prints the running summary (from two runs on).
+         *
+         * @param name the benchmark
+         * @param out where to print
+         */
+        public void report(String name, PrintStream out) {
+            if (ops.size() < 2) {
+                return;
+            }
+            if (mbs.size() == ops.size()) {
+                out.printf(Locale.ROOT, "%s [AVG %d runs] : %d (\u00b1 %d) ops/sec; %6.1f (\u00b1 %.1f) MB/sec%n", name, ops.size(),
+                        (int) avg(ops), (int) ci95(ops), avg(mbs), ci95(mbs));
+            } else {
+                out.printf(Locale.ROOT, "%s [AVG %d runs] : %d (\u00b1 %d) ops/sec%n", name, ops.size(), (int) avg(ops), (int) ci95(ops));
+            }
+        }
+
+        /**
+         * Prints the final summary (from two runs on).
+         *
+         * @param name the benchmark
+         * @param out where to print
+         */
+        public void reportFinal(String name, PrintStream out) {
+            if (ops.size() < 2) {
+                return;
+            }
+            double a = avg(ops);
+            double msPerOp = a > 0 ? 1000.0 / a : 0;
+            out.println();
+            if (mbs.size() == ops.size()) {
+                out.printf(Locale.ROOT, "%s [AVG    %d runs] : %d (\u00b1 %d) ops/sec; %.3f ms/op; %6.1f (\u00b1 %.1f) MB/sec%n"
+                        + "%s [MEDIAN %d runs] : %d ops/sec; %6.1f MB/sec%n", name, ops.size(), (int) a, (int) ci95(ops), msPerOp,
+                        avg(mbs), ci95(mbs), name, ops.size(), (int) median(ops), median(mbs));
+            } else {
+                out.printf(Locale.ROOT, "%s [AVG    %d runs] : %d (\u00b1 %d) ops/sec; %.3f ms/op%n%s [MEDIAN %d runs] : %d ops/sec%n",
+                        name, ops.size(), (int) a, (int) ci95(ops), msPerOp, name, ops.size(), (int) median(ops));
+            }
+        }
+    }
 }

@@ -81,6 +81,22 @@ class OutputTest {
     }
 
     @Test
+    void repeatsAndWarmUpsAsDbBenchDoesThem() throws Exception {
+        Path json = tmp.resolve("x.jsonl");
+        String out = run(List.of("--db=" + tmp.resolve("x"), "--num=200", "--benchmarks=fillseq,readseq[X3-W1]", "--seed=4",
+                "--progress_reports=false", "--json=" + json), 0)[0];
+        assertTrue(out.contains("Warming up benchmark by running 1 times\n"), out);
+        assertTrue(out.contains("Running benchmark for 3 times\n"), out);
+        assertTrue(Pattern.compile("readseq \\[AVG 2 runs\\] : \\d+ \\(\u00b1 \\d+\\) ops/sec; +[0-9.]+ \\(\u00b1 [0-9.]+\\) MB/sec\n")
+                .matcher(out).find(), out);
+        assertTrue(Pattern.compile("readseq \\[MEDIAN 3 runs\\] : \\d+ ops/sec; +[0-9.]+ MB/sec\n").matcher(out).find(), out);
+        List<String> lines = Files.readAllLines(json);
+        assertEquals(5, lines.size(), "fillseq, one warm-up, three runs");
+        assertTrue(lines.get(1).contains("\"benchmark\":\"readseq\",\"kind\":\"warmup\",\"index\":1"), lines.get(1));
+        assertTrue(lines.get(4).contains("\"benchmark\":\"readseq\",\"kind\":\"run\",\"index\":3"), lines.get(4));
+    }
+
+    @Test
     void existingDatabaseIsKeptAndFillsAreSkipped() {
         Path db = tmp.resolve("keep");
         run(List.of("--db=" + db, "--num=200", "--benchmarks=fillseq", "--progress_reports=false", "--seed=2"), 0);
@@ -102,6 +118,7 @@ class OutputTest {
     void errorsAreClearAndExitOne() {
         assertTrue(run(List.of("--bogus=1"), 1)[1].contains("unknown command line flag 'bogus'"));
         assertTrue(run(List.of("--benchmarks=fillseq,compact"), 1)[1].contains("unknown benchmark 'compact'"));
+        assertTrue(run(List.of("--benchmarks=readseq[Xa]"), 1)[1].contains("unknown benchmark arguments 'readseq[Xa]'"));
         assertTrue(run(List.of("--api=leveldb"), 1)[1].contains("unknown --api=leveldb"));
         assertTrue(run(List.of("--compression_type=brotli"), 1)[1].contains("Cannot parse compression type 'brotli'"));
         assertTrue(run(List.of("--writes_per_second=10", "--benchmark_write_rate_limit=5"), 1)[1].contains("not both"));
