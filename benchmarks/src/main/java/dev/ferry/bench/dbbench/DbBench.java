@@ -270,7 +270,7 @@ public final class DbBench {
         out.printf(Locale.ROOT, "FileSize:   %.1f MB (estimated)%n", ((keySize + vs * ratio) * num) / 1048576.0);
         out.printf(Locale.ROOT, "Write rate: %s bytes/second%n", Long.toUnsignedString(writeRate));
         out.printf(Locale.ROOT, "Read rate: 0 ops/second%n");
-        out.println("Compression: " + EngineOptions.compressionName(f.str("compression_type")));
+        out.println("Compression: " + EngineOptions.compressionLabel(f.str("compression_type")));
         out.println("API:        " + api + " (Java " + Runtime.version() + ")");
         out.println("Block cache: " + eo.cacheNote(api.startsWith("ferry-")) + "; engine reports " + engineCache);
         out.println(engine == null ? "Engine:     (no librocksdbjni mapped in this process)" : engine.line()

@@ -106,6 +106,25 @@ public final class EngineOptions {
         };
     }
 
+    /**
+     * Names a compression as db_bench's header does.
+     *
+     * @param name db_bench's flag value, e.g. "snappy"
+     * @return e.g. "Snappy"
+     */
+    static String compressionLabel(String name) {
+        return switch (compressionName(name)) {
+            case "kNoCompression" -> "NoCompression";
+            case "kSnappyCompression" -> "Snappy";
+            case "kZlibCompression" -> "Zlib";
+            case "kBZip2Compression" -> "BZip2";
+            case "kLZ4Compression" -> "LZ4";
+            case "kLZ4HCCompression" -> "LZ4HC";
+            case "kXpressCompression" -> "Xpress";
+            default -> "ZSTD";
+        };
+    }
+
     private static CompressionType compressionType(String name) {
         return switch (compressionName(name)) {
             case "kNoCompression" -> CompressionType.NO_COMPRESSION;
