@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,11 @@ class CrossToolTest {
     @BeforeAll
     static void findBinary() {
         bin = CppDbBench.defaultBinary();
+    }
+
+    @BeforeEach
+    void needsBinary() {
+        // per test, so that each one is reported as skipped, with this message
         assumeTrue(Files.isExecutable(bin), "C++ db_bench is not built (" + bin
                 + " missing): run benchmarks/cpp-dbbench/build.sh to run the cross-tool tests");
     }
