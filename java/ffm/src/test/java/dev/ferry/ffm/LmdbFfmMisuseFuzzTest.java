@@ -1,0 +1,27 @@
+package dev.ferry.ffm;
+
+import dev.ferry.Engine;
+import dev.ferry.fuzz.MisuseFuzzContract;
+
+/** The misuse fuzzer on LMDB through FFM, with {@link Segments} operations. */
+class LmdbFfmMisuseFuzzTest extends MisuseFuzzContract {
+    @Override
+    protected Engine engine() {
+        return Engine.LMDB;
+    }
+
+    @Override
+    protected String binding() {
+        return "ffm";
+    }
+
+    @Override
+    protected String extensions() {
+        return FfmMisuseOps.class.getName();
+    }
+
+    @Override
+    protected String modules() {
+        return "java/core,java/ffm";
+    }
+}
