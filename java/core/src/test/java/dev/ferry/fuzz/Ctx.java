@@ -341,6 +341,11 @@ public final class Ctx {
         fuzz.log.op(tid, ++seq, text);
     }
 
+    /** @return an open store of the run (reopened when closed), or null when reopening failed */
+    public World.StoreRef liveStore() {
+        return StoreOps.liveStore(this);
+    }
+
     // ---- argument generators ----
 
     private static final byte[] ALPHABET = {0x00, 0x01, 0x41, 0x42, 0x43, 0x7f, (byte) 0x80, (byte) 0xff};

@@ -184,6 +184,7 @@ public abstract class MisuseFuzzContract {
         cmd.add("-XX:MaxDirectMemorySize=" + System.getProperty("ferry.fuzz.maxDirect", "64m"));
         cmd.add("-XX:ErrorFile=" + work.resolve("hs_err_pid%p.log"));
         cmd.add("-XX:-CreateCoredumpOnCrash");
+        cmd.add("-XX:ErrorLogTimeout=30"); // a crash after heap corruption can stall the hs_err writer for minutes
         cmd.add("-Dferry.binding=" + binding());
         for (String p : new String[] {"ferry.memory", "ferry.native.lib", "ferry.lmdb.lib"}) {
             if (System.getProperty(p) != null) {

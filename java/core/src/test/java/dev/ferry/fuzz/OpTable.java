@@ -23,6 +23,9 @@ public final class OpTable {
         void run(Ctx c) throws Throwable;
     }
 
+    /** Units of {@link #addRare} per unit of {@link #add}. */
+    public static final int SCALE = 4;
+
     private final List<String> names = new ArrayList<>();
     private final List<Op> ops = new ArrayList<>();
     private final List<Op> nestable = new ArrayList<>();
@@ -42,6 +45,20 @@ public final class OpTable {
      * @param nest whether a scan's visitor may run it in the middle of the scan (no scenarios, no nested scans)
      */
     public synchronized void add(String name, int weight, Op op, boolean nest) {
+        addRare(name, weight * SCALE, op, nest);
+    }
+
+    /**
+     * Adds an operation with a weight in finer units: {@link #SCALE} of them make one unit of
+     * {@link #add} (for expensive operations that should run only a few times a run).
+     *
+     * @param name its name in the summary
+     * @param fineWeight relative frequency in 1/SCALE units
+     * @param op the operation
+     * @param nest whether a scan's visitor may run it
+     */
+    public synchronized void addRare(String name, int fineWeight, Op op, boolean nest) {
+        int weight = fineWeight;
         names.add(name);
         weights.add(weight);
         if (nest) {

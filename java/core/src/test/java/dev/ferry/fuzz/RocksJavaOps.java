@@ -234,6 +234,17 @@ final class RocksJavaOps {
             return;
         }
         boolean whole = op <= 1 && c.oneIn(4); // RocksInterop.cursor(db): no family, snapshot or range
+        boolean defaultWrite = (op == 8 || op == 9) && c.oneIn(2); // RocksInterop.write(db, batch): no family
+        BatchRef batch = null;
+        if (op == 8 || op == 9) {
+            // made before the expectations below, which are for the write call
+            batch = c.world.batches.pick(c.rnd);
+            if (batch == null) {
+                batch = StoreOps.newBatch(c);
+                StoreOps.fillBatch(c, batch, null, 1 + c.rnd.nextInt(5));
+            }
+            c.resetPending();
+        }
         RocksDB db = c.oneIn(40) ? null : d.db;
         if (db == null) {
             c.nullArg("db");
@@ -241,7 +252,7 @@ final class RocksJavaOps {
             c.closed("RocksDB " + d);
         }
         String dn = db == null ? "null" : d.toString();
-        Object[] f = whole || op == 2 ? new Object[] {null, "null"} : family(c, d);
+        Object[] f = whole || defaultWrite || op == 2 ? new Object[] {null, "null"} : family(c, d);
         ColumnFamilyHandle cf = (ColumnFamilyHandle) f[0];
         Snapshot snap = !d.closed && !d.snapshots.isEmpty() && c.oneIn(2) ? d.snapshots.get(c.rnd.nextInt(d.snapshots.size())) : null;
         switch (op) {
@@ -255,7 +266,7 @@ final class RocksJavaOps {
                 int id = c.world.nextId();
                 if (c.call("c" + id + " = RocksInterop.cursor(" + dn + (whole ? "" : ", " + f[1] + ", " + (snap == null ? "null" : "snap") + ", " + sb)
                         + ")", () -> out[0] = whole ? RocksInterop.cursor(db) : RocksInterop.cursor(db, cf, snap, range))) {
-                    c.world.cursors.add(c.rnd, new CurRef(id, out[0], Thread.currentThread(), whole ? KeyRange.all() : range, null, LOCK));
+                    c.world.keep(c, new CurRef(id, out[0], Thread.currentThread(), whole ? KeyRange.all() : range, null, LOCK));
                 }
                 break;
             }
@@ -265,7 +276,7 @@ final class RocksJavaOps {
                 Cursor[] out = new Cursor[1];
                 int id = c.world.nextId();
                 if (c.call("c" + id + " = RocksInterop.wrap(" + (it == null ? "null" : "iterator") + ")", () -> out[0] = RocksInterop.wrap(it))) {
-                    c.world.cursors.add(c.rnd, new CurRef(id, out[0], Thread.currentThread(), KeyRange.all(), null, LOCK));
+                    c.world.keep(c, new CurRef(id, out[0], Thread.currentThread(), KeyRange.all(), null, LOCK));
                 }
                 break;
             }
@@ -303,15 +314,10 @@ final class RocksJavaOps {
                 break;
             }
             case 8: case 9: {
-                BatchRef b = c.world.batches.pick(c.rnd);
-                if (b == null) {
-                    b = StoreOps.newBatch(c);
-                    StoreOps.fillBatch(c, b, null, 1 + c.rnd.nextInt(5));
-                }
-                BatchRef w = b;
+                BatchRef w = batch;
                 w.touch();
                 c.racy(() -> w.shared);
-                if (c.oneIn(2)) {
+                if (defaultWrite) {
                     c.call("RocksInterop.write(" + dn + ", " + w + ")", () -> RocksInterop.write(db, w.batch));
                 } else {
                     c.call("RocksInterop.write(" + dn + ", " + f[1] + ", " + w + ")", () -> RocksInterop.write(db, cf, w.batch));

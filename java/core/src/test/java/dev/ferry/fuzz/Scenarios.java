@@ -44,9 +44,9 @@ final class Scenarios {
         t.add("S:raceReadersVsClose", 8, Scenarios::raceReaders, false);
         t.add("S:closeDuringOwnerScan", 5, Scenarios::closeDuringScan, false);
         t.add("S:bufferAfterClose", 5, Scenarios::bufferAfterClose, false);
-        t.add("S:leakUntilOom", 1, Scenarios::leakUntilOom, false);
+        t.addRare("S:leakUntilOom", 1, Scenarios::leakUntilOom, false); // each direct-memory OOM costs the JDK's GC retries (~0.5 s)
         t.add("S:deadOwner", 2, Scenarios::deadOwner, false);
-        t.add("S:dropAndGc", 1, Scenarios::dropAndGc, false);
+        t.addRare("S:dropAndGc", 2, Scenarios::dropAndGc, false);
     }
 
     private static void spin(Random r, int maxMicros) {
@@ -89,7 +89,7 @@ final class Scenarios {
             return null;
         }
         CurRef r = new CurRef(id, out[0], Thread.currentThread(), KeyRange.all(), s, null);
-        c.world.cursors.add(c.rnd, r);
+        c.world.keep(c, r);
         Cursor cur = r.cursor;
         switch (c.rnd.nextInt(4)) {
             case 0: case 1: {
@@ -117,7 +117,7 @@ final class Scenarios {
             return null;
         }
         SnapRef p = new SnapRef(id, out[0], s, Thread.currentThread(), c.world.tick());
-        c.world.snapshots.add(c.rnd, p);
+        c.world.keep(c, p);
         return p;
     }
 
@@ -483,7 +483,7 @@ final class Scenarios {
             }
         }
         if (!leaked.isEmpty() && c.oneIn(3)) {
-            c.world.cursors.add(c.rnd, leaked.get(c.rnd.nextInt(leaked.size())));
+            c.world.keep(c, leaked.get(c.rnd.nextInt(leaked.size())));
         }
         leaked.clear();
         gc(c);

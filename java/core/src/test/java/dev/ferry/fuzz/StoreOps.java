@@ -156,7 +156,8 @@ final class StoreOps {
                 d.append(" maxCf=").append(fams);
             }
             if (c.oneIn(4)) {
-                int r = c.oneIn(2) ? 126 : 1 + c.rnd.nextInt(8);
+                // a full reader table makes every LMDB read retry with GCs for ~60 ms: small tables rarely
+                int r = c.rnd.nextInt(10) != 0 ? 126 : 2 + c.rnd.nextInt(15);
                 o.maxReaders(r);
                 d.append(" maxReaders=").append(r);
             }
@@ -323,7 +324,7 @@ final class StoreOps {
         CursorOptions o = CursorOptions.defaults();
         d.append("opts{");
         if (c.oneIn(2)) {
-            int p = new int[] {256, 257, 1000, 4096, 65536, 1 << 20}[c.rnd.nextInt(6)];
+            int p = new int[] {256, 257, 1000, 4096, 4096, 65536, 65536, 1 << 20}[c.rnd.nextInt(8)];
             o.pageSize(p);
             d.append("page=").append(p).append(' ');
         }
@@ -934,7 +935,7 @@ final class StoreOps {
             }
         }
         if (ok) {
-            c.world.cursors.add(c.rnd, new CurRef(id, out[0], Thread.currentThread(), rg[0], s, null));
+            c.world.keep(c, new CurRef(id, out[0], Thread.currentThread(), rg[0], s, null));
         }
     }
 
@@ -947,7 +948,7 @@ final class StoreOps {
         Snapshot[] out = new Snapshot[1];
         int id = c.world.nextId();
         if (c.call("p" + id + " = " + s + ".snapshot()", () -> out[0] = s.store.snapshot())) {
-            c.world.snapshots.add(c.rnd, new SnapRef(id, out[0], s, Thread.currentThread(), c.world.tick()));
+            c.world.keep(c, new SnapRef(id, out[0], s, Thread.currentThread(), c.world.tick()));
         }
     }
 
@@ -1205,7 +1206,7 @@ final class StoreOps {
                     ok = c.call("c" + id + " = " + p + ".cursor(" + f[1] + ", " + d + ")", () -> out[0] = sn.cursor((ColumnFamily) f[0], r, o));
                 }
                 if (ok) {
-                    c.world.cursors.add(c.rnd, new CurRef(id, out[0], Thread.currentThread(), r, s, null));
+                    c.world.keep(c, new CurRef(id, out[0], Thread.currentThread(), r, s, null));
                 }
                 break;
             }

@@ -70,6 +70,34 @@ public final class World {
         return ids.incrementAndGet();
     }
 
+    /**
+     * Keeps a cursor in the pool. The cursor it displaces is mostly closed first when this thread
+     * owns it (else leaked to its Cleaner): leaking every displaced LMDB cursor would keep the
+     * reader table full, and each full-table call waits for GCs.
+     *
+     * @param c the calling thread
+     * @param r the cursor
+     */
+    public void keep(Ctx c, CurRef r) {
+        CurRef old = cursors.add(c.rnd, r);
+        if (old != null && !old.foreign() && c.rnd.nextInt(4) != 0) {
+            c.call(old + ".close() (displaced from the pool)", () -> CursorOps.locked(old, old.cursor::close));
+        }
+    }
+
+    /**
+     * Keeps a snapshot in the pool, mostly closing the one it displaces (from any thread).
+     *
+     * @param c the calling thread
+     * @param p the snapshot
+     */
+    public void keep(Ctx c, SnapRef p) {
+        SnapRef old = snapshots.add(c.rnd, p);
+        if (old != null && c.rnd.nextInt(4) != 0) {
+            c.call(old + ".close() (displaced from the pool)", old.snap::close);
+        }
+    }
+
     long tick() {
         return clock.incrementAndGet();
     }
@@ -91,15 +119,16 @@ public final class World {
          *
          * @param r randomness
          * @param x the object
+         * @return the object dropped from the slot, or null
          */
-        public void add(Random r, T x) {
+        public T add(Random r, T x) {
             for (int i = 0; i < 3; i++) {
                 int j = r.nextInt(a.length());
                 if (a.compareAndSet(j, null, x)) {
-                    return;
+                    return null;
                 }
             }
-            a.set(r.nextInt(a.length()), x);
+            return a.getAndSet(r.nextInt(a.length()), x);
         }
 
         /**

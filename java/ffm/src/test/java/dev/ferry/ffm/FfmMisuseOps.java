@@ -1,12 +1,15 @@
 package dev.ferry.ffm;
 
 import dev.ferry.Cursor;
+import dev.ferry.Store;
 import dev.ferry.fuzz.Ctx;
 import dev.ferry.fuzz.FuzzExtension;
 import dev.ferry.fuzz.OpTable;
 import dev.ferry.fuzz.World;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -15,7 +18,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * from cursors of this and other threads, kept, and read after the cursor moved or closed (they
  * must then throw, never show other bytes or crash). Segments.key/value from a thread that does
  * not own the cursor must throw {@link IllegalStateException}; reading a kept segment from
- * another thread may throw {@code WrongThreadException} (its arena is confined).
+ * another thread may throw {@code WrongThreadException} (its arena is confined). Direct buffers
+ * over arena memory go into puts and gets with the arena closed before or during the call.
  *
  * <p>Thread safety: called from every fuzz thread at once (the pool is atomic).
  */
@@ -38,6 +42,69 @@ public final class FfmMisuseOps implements FuzzExtension {
     public void register(OpTable table) {
         table.add("ffm:segment", 40, this::segment, true);
         table.add("ffm:segmentRead", 25, this::segmentRead, true);
+        table.add("ffm:arenaBuffer", 10, this::arenaBuffer, true);
+    }
+
+    /**
+     * Direct buffers over arena memory as put values and get targets: of a closed arena (must
+     * throw), or of a shared arena another thread closes while the call runs (may throw, must not
+     * crash: large values and targets are passed to native code by address).
+     */
+    private void arenaBuffer(Ctx c) throws InterruptedException {
+        World.StoreRef s = c.liveStore();
+        if (s == null) {
+            return;
+        }
+        Store st = s.store;
+        boolean race = c.oneIn(2);
+        int size = race ? (128 << 10) + c.rnd.nextInt(2 << 20) : 1 + c.rnd.nextInt(64 << 10);
+        Arena arena = Arena.ofShared();
+        MemorySegment seg;
+        try {
+            seg = arena.allocate(size);
+        } catch (OutOfMemoryError e) {
+            arena.close();
+            return;
+        }
+        ByteBuffer buf = seg.asByteBuffer();
+        byte[] key = {0x42, (byte) c.rnd.nextInt(4)};
+        boolean put = c.oneIn(2);
+        if (!race) {
+            arena.close();
+            c.mustThrow("a buffer of a closed arena accepted");
+            c.call(s + (put ? ".put(" : ".get(") + Ctx.hex(key) + ", buffer of a closed arena, " + size + " bytes)", () -> {
+                if (put) {
+                    st.put(st.defaultColumnFamily(), ByteBuffer.wrap(key), buf);
+                } else {
+                    st.get(st.defaultColumnFamily(), ByteBuffer.wrap(key), buf);
+                }
+            });
+            return;
+        }
+        if (!put) {
+            // a value as large as the buffer, so the get writes all of it
+            byte[] big = new byte[size];
+            c.call(s + ".put(" + Ctx.hex(key) + ", " + size + " bytes)", () -> st.put(key, big));
+        }
+        int delay = c.rnd.nextInt(300);
+        Thread closer = new Thread(() -> {
+            long until = System.nanoTime() + delay * 1000L;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            arena.close(); // may race the call below: the JDK lets a shared arena close at any time
+        }, "fuzz-T" + c.tid + "-arena-closer");
+        c.note("race: another thread closes a shared arena after ~" + delay + " us while " + s + (put ? ".put" : ".get") + " uses a "
+                + size + "-byte buffer of it");
+        closer.start();
+        c.call(s + (put ? ".put(" : ".get(") + Ctx.hex(key) + ", arena buffer, " + size + " bytes) racing the arena's close", () -> {
+            if (put) {
+                st.put(st.defaultColumnFamily(), ByteBuffer.wrap(key), buf);
+            } else {
+                st.get(st.defaultColumnFamily(), ByteBuffer.wrap(key), buf);
+            }
+        });
+        closer.join();
     }
 
     private void segment(Ctx c) {
