@@ -297,7 +297,7 @@ public final class Ctx {
             }
             if (e.validWrite != null && (code == ErrorCode.INVALID_ARGUMENT || code == ErrorCode.ENGINE_INVALID_ARGUMENT)
                     && e.validWrite.getAsBoolean()) {
-                return "a write with a valid key and value failed with " + code + " (store poisoned by an earlier call?)";
+                return "a write with a valid key and value failed with " + code + " (a store poisoned by an earlier call, or options its open should have refused)";
             }
             return null;
         }

@@ -23,12 +23,26 @@ final class CursorOps {
     private CursorOps() {
     }
 
+    /** Whether Agrona (an optional dependency of ferry-core) is on the class path: ferry-ffm's tests run without it. */
+    static final boolean AGRONA = present("org.agrona.concurrent.UnsafeBuffer");
+
+    private static boolean present(String cls) {
+        try {
+            Class.forName(cls, false, CursorOps.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
     static void register(MisuseFuzz f, OpTable t) {
         t.add("cursorOp", 120, CursorOps::cursorOp, true);
         t.add("cursorWalk", 50, CursorOps::walk, true);
         t.add("viewOp", 120, CursorOps::viewOp, true);
         t.add("bufferRead", 35, CursorOps::bufferRead, true);
-        t.add("agrona", 12, CursorOps::agrona, true);
+        if (AGRONA) {
+            t.add("agrona", 12, CursorOps::agrona, true);
+        }
     }
 
     /** Runs {@code a} holding the cursor's lock when it has one (RocksJava interop cursors). */

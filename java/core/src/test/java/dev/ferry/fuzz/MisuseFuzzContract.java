@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>System properties: {@code ferry.fuzz.seconds} (default 30), {@code ferry.fuzz.seed}
  * (default: new each run, printed), {@code ferry.fuzz.threads} (default 3),
- * {@code ferry.fuzz.maxDirect} (default 64m), {@code ferry.fuzz.contracts} (default true;
+ * {@code ferry.fuzz.maxDirect} (default 128m), {@code ferry.fuzz.contracts} (default true;
  * false judges only what calls throw, not calls that should have thrown),
  * {@code ferry.fuzz.skip} (operations to leave out, e.g. {@code S:leakUntilOom}, to look past a
  * known defect), {@code ferry.fuzz.keep} (keep the work directory after a clean run).
@@ -184,7 +184,7 @@ public abstract class MisuseFuzzContract {
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
         cmd.add("-Xmx512m");
-        cmd.add("-XX:MaxDirectMemorySize=" + System.getProperty("ferry.fuzz.maxDirect", "64m"));
+        cmd.add("-XX:MaxDirectMemorySize=" + System.getProperty("ferry.fuzz.maxDirect", "128m"));
         cmd.add("-XX:ErrorFile=" + work.resolve("hs_err_pid%p.log"));
         cmd.add("-XX:-CreateCoredumpOnCrash");
         cmd.add("-XX:ErrorLogTimeout=30"); // a crash after heap corruption can stall the hs_err writer for minutes

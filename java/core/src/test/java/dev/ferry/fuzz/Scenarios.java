@@ -227,6 +227,9 @@ final class Scenarios {
     static void foreignRead(Ctx h, CurRef r) {
         Cursor cur = r.cursor;
         int op = h.rnd.nextInt(14);
+        if (op == 7 && !CursorOps.AGRONA) {
+            op = 2;
+        }
         if (op == 13) {
             for (FuzzExtension e : h.fuzz.extensions) {
                 e.foreignRead(h, r);

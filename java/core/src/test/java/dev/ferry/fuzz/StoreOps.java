@@ -820,6 +820,7 @@ final class StoreOps {
                     if (left4[0]-- <= 0) {
                         left4[0] = n;
                         if (c.depth() <= 1) {
+                            c.resetPending();
                             try {
                                 c.fuzz.table.runNestable(c);
                             } catch (Throwable t) {
