@@ -408,6 +408,9 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         return ferry_fail(err, FERRY_EINVAL, 0, "max_open_files out of range");
     if (cache_bytes < -1)
         return ferry_fail(err, FERRY_EINVAL, 0, "block cache size out of range");
+    if (ferry_opt(opts, FERRY_OPT_WAL, 1) == 0 && ferry_opt(opts, FERRY_OPT_SYNC, 0) != 0)
+        return ferry_fail(err, FERRY_EINVAL, 0, "syncWrites needs the write-ahead log: RocksDB cannot sync a write it "
+                          "does not log (wal(false) with syncWrites(true); FERRY_OPT_WAL 0 with FERRY_OPT_SYNC 1)");
 
     s->opts = R.options_create();
     R.options_set_create_if_missing(s->opts, ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0);

@@ -370,7 +370,7 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Reads a key into a buffer without allocating (direct buffers are written in place).
+     * Reads a key into a buffer without allocating (the value is copied in through the buffer's own API).
      *
      * @param cf the family
      * @param key the key (position to limit; not moved)
@@ -472,8 +472,8 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Writes a key given as buffers (position to limit; not moved). Large direct values are
-     * passed without copying.
+     * Writes a key given as buffers (position to limit; not moved). Both are copied into native
+     * memory Ferry owns before the engine sees them.
      *
      * @param cf the family
      * @param key the key
@@ -488,20 +488,14 @@ public final class Store implements AutoCloseable {
             Scratch s = Scratch.get(binding);
             int klen = key.remaining();
             int vlen = value.remaining();
-            long vaddr;
-            NativeBuffer m;
-            if (value.isDirect() && vlen >= 16 * 1024) {
-                m = s.ensure(Scratch.DATA + (long) klen, 0);
-                vaddr = PointReads.liveAddress(binding, value);
-            } else {
-                int voff = align8(Scratch.DATA + klen);
-                m = s.ensure((long) voff + vlen, 0);
-                m.buf.put(voff, value, value.position(), vlen);
-                vaddr = m.addr + voff;
-            }
+            // both are copied through the buffers' own API: a caller's buffer never reaches native
+            // code by address (a shared arena closed by another thread during the call would leave
+            // the shim reading freed memory; copying gets the JDK's checks instead)
+            int voff = align8(Scratch.DATA + klen);
+            NativeBuffer m = s.ensure((long) voff + vlen, 0);
+            m.buf.put(voff, value, value.position(), vlen);
             m.buf.put(Scratch.DATA, key, key.position(), klen);
-            int rc = binding.put(handle, id, m.addr + Scratch.DATA, klen, vaddr, vlen, s.err());
-            java.lang.ref.Reference.reachabilityFence(value);
+            int rc = binding.put(handle, id, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }

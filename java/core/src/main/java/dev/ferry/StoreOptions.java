@@ -153,7 +153,9 @@ public final class StoreOptions {
     }
 
     /**
-     * Syncs every write to disk before it returns (default false).
+     * Syncs every write to disk before it returns (default false). On RocksDB it needs the
+     * write-ahead log: opening with {@code wal(false)} and {@code syncWrites(true)} throws
+     * {@link FerryException.InvalidArgument}.
      *
      * @param v the flag
      * @return this

@@ -121,6 +121,15 @@ class RocksDbOptionsTest {
         }
     }
 
+    /** Found by the misuse fuzzer: this pair opened, then every write failed. Now the open refuses it. */
+    @Test
+    void syncWritesWithoutTheWriteAheadLogIsRefusedAtOpen() {
+        FerryException e = assertThrows(FerryException.InvalidArgument.class,
+                () -> Store.open(dir.resolve("sync"), StoreOptions.rocksdb().binding("jni").wal(false).syncWrites(true)));
+        assertTrue(e.getMessage().contains("syncWrites needs the write-ahead log"), e.getMessage());
+        assertTrue(java.nio.file.Files.notExists(dir.resolve("sync").resolve("CURRENT")), "nothing was created");
+    }
+
     private static String optionsFile(Path db) throws Exception {
         try (Stream<Path> files = Files.list(db)) {
             Path latest = files.filter(p -> p.getFileName().toString().startsWith("OPTIONS-")).sorted().reduce((a, b) -> b).orElseThrow();

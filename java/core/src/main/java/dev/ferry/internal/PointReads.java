@@ -18,6 +18,8 @@ import java.util.Objects;
 public final class PointReads {
     /** Returned by {@link #getInto} when the key is absent. */
     public static final int NOT_FOUND = -1;
+    /** Scratch bytes offered to a value on the first read into a caller's buffer. */
+    private static final int FIRST_VALUE_ROOM = 64 * 1024;
 
 
     private PointReads() {
@@ -112,9 +114,12 @@ public final class PointReads {
     }
 
     /**
-     * Reads one key into a buffer (direct buffers are written in place).
+     * Reads one key into a buffer. The value is read into per-thread scratch memory and copied
+     * into {@code into} through the buffer's own API: a caller's buffer never reaches native code
+     * by address, so a buffer over memory that another thread frees meanwhile (a shared arena
+     * closed during the call) gets the JDK's checks instead of a write into freed memory.
      *
-     * @param binding resolves scratch memory and buffer addresses
+     * @param binding resolves scratch memory
      * @param fn the native read
      * @param key the key (position to limit; not moved)
      * @param into receives up to {@code into.remaining()} bytes of the value; its position advances
@@ -128,37 +133,34 @@ public final class PointReads {
         }
         Scratch s = Scratch.get(binding);
         int klen = key.remaining();
-        int cap = into.remaining();
-        NativeBuffer m;
-        long dst;
+        int want = into.remaining();
         int voff = align8(Scratch.DATA + klen);
-        if (into.isDirect()) {
-            m = s.ensure(Scratch.DATA + (long) klen, 0);
-            dst = liveAddress(binding, into);
-        } else {
-            m = s.ensure((long) voff + cap, 0);
-            dst = m.addr + voff;
-        }
+        NativeBuffer m = s.ensure((long) voff + Math.min(want, FIRST_VALUE_ROOM), 0);
         m.buf.put(Scratch.DATA, key, key.position(), klen);
-        int rc = fn.call(m.addr + Scratch.DATA, klen, dst, cap, s.out(0), s.err());
-        for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
-            s.clearError();
-            rc = fn.call(m.addr + Scratch.DATA, klen, dst, cap, s.out(0), s.err());
+        for (;;) {
+            int cap = (int) Math.min(want, (long) m.cap - voff);
+            int rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
+                s.clearError();
+                rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+            }
+            if (rc == Abi.NOTFOUND) {
+                return NOT_FOUND;
+            }
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            long vlen = s.outLong(0);
+            if (vlen <= cap || cap == want) {
+                int copied = (int) Math.min(vlen, want);
+                into.put(into.position(), m.buf, voff, copied);
+                into.position(into.position() + copied);
+                return (int) Math.min(vlen, Integer.MAX_VALUE);
+            }
+            // the value is longer than the room so far and the caller has more: read it again
+            // with room for what the caller takes (the answer is then this second read's)
+            m = s.ensure(voff + Math.min(vlen, want), voff);
         }
-        java.lang.ref.Reference.reachabilityFence(into);
-        if (rc == Abi.NOTFOUND) {
-            return NOT_FOUND;
-        }
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        long vlen = s.outLong(0);
-        int copied = (int) Math.min(vlen, cap);
-        if (!into.isDirect()) {
-            into.put(into.position(), m.buf, voff, copied);
-        }
-        into.position(into.position() + copied);
-        return (int) Math.min(vlen, Integer.MAX_VALUE);
     }
 
     /**
@@ -226,25 +228,6 @@ public final class PointReads {
             done += rc;
         }
         return out;
-    }
-
-    /**
-     * The address of a caller's direct buffer at its position, for native code to read or write
-     * in place. The buffer is touched through its own API first: a buffer over a memory segment
-     * whose arena was closed then throws {@link IllegalStateException} (a raw address would let
-     * native code use freed memory). A shared arena closed by another thread during the native
-     * call is not caught; pass heap buffers, or buffers of arenas no other thread closes.
-     *
-     * @param binding resolves the address
-     * @param b a direct buffer
-     * @return the address of {@code b.position()}
-     */
-    public static long liveAddress(NativeBinding binding, ByteBuffer b) {
-        if (b.hasRemaining()) {
-            b.get(b.position());
-            b.get(b.limit() - 1);
-        }
-        return binding.address(b) + b.position();
     }
 
     private static int align8(int v) {

@@ -12,6 +12,13 @@ package dev.ferry.internal;
 public final class Readers {
     /** Attempts before the error reaches the caller (about 60 ms of waiting in all). */
     private static final int ATTEMPTS = 6;
+    /**
+     * After a whole sequence of attempts freed nothing, the slots are really in use: calls fail
+     * at once for this long instead of running GCs again (a program at its reader limit would
+     * otherwise pay about 60 ms and six GCs per call).
+     */
+    private static final long QUIET_NANOS = 1_000_000_000L;
+    private static volatile long quietUntil = System.nanoTime();
 
     private Readers() {
     }
@@ -24,7 +31,14 @@ public final class Readers {
      * @return true when the caller should repeat the call
      */
     public static boolean reclaim(int rc, int attempt) {
-        if (rc != Abi.EREADERSFULL || attempt >= ATTEMPTS) {
+        if (rc != Abi.EREADERSFULL) {
+            return false;
+        }
+        if (attempt >= ATTEMPTS) {
+            quietUntil = System.nanoTime() + QUIET_NANOS;
+            return false;
+        }
+        if (attempt == 0 && System.nanoTime() - quietUntil < 0) {
             return false;
         }
         System.gc();

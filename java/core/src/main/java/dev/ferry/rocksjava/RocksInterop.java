@@ -181,7 +181,7 @@ public final class RocksInterop {
     }
 
     /**
-     * Reads a key into a buffer without allocating (direct buffers are written in place).
+     * Reads a key into a buffer without allocating (the value is copied in through the buffer's own API).
      *
      * @param db an open RocksJava database
      * @param cf the family, or null for the default one
