@@ -369,7 +369,9 @@ public final class Cursor implements AutoCloseable {
         page = p;
         pbuf = p.buf;
         pageAddr = p.addr;
-        pageCap = p.cap - AUX;
+        // the error struct after the page must be aligned (ferry_error holds int32s; UBSan found
+        // it at odd offsets after odd page sizes): the page ends on a multiple of 8
+        pageCap = (p.cap - AUX) & ~7;
         aux = p;
         auxOff = pageCap;
     }
@@ -540,7 +542,7 @@ public final class Cursor implements AutoCloseable {
     private void growPage(long need) {
         int cap = Integer.highestOneBit((int) need - 1) << 1;
         if (cap < need) {
-            cap = (int) need;
+            cap = (int) ((need + 7) & ~7L); // usePage keeps multiples of 8
         }
         boolean ownAux = aux != page;
         NativeBuffer n = NativeBuffer.allocate(b, cap + AUX);

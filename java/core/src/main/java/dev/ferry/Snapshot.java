@@ -26,7 +26,7 @@ import java.util.List;
  */
 public final class Snapshot implements AutoCloseable {
     final Store store;
-    final Guard guard = new Guard("snapshot");
+    final Guard guard = new Guard("snapshot", true);
     final long handle;
     /** Families with an id at or above this were created after the snapshot (ids grow). */
     private final int familyLimit;

@@ -65,7 +65,7 @@ public final class Store implements AutoCloseable {
     final NativeBinding binding;
     private final Engine engine;
     private final Path path;
-    private final Guard guard = new Guard("store");
+    private final Guard guard = new Guard("store", true);
     private final long handle;
     private final StoreOptions options;
     private final boolean lmdbThreadBound;

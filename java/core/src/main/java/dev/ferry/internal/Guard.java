@@ -7,33 +7,71 @@ import java.lang.invoke.VarHandle;
  * Lifecycle of a native handle: counts calls in flight and lets {@link #close()} wait for
  * them, so a concurrent close never frees memory a native call is using.
  *
- * <p>State: bit 0 = closed, the rest = 2 x calls in flight. {@link #enter()} fails once closed.
- * Code holding the guard must not call user code (so close never waits on itself).
+ * <p>The count is striped: a guard shared by many threads (a store, a snapshot) keeps one counter
+ * per stripe, each on its own cache line, and a thread always counts in the stripe its id picks,
+ * so readers on different threads do not write a common cache line on every call (the count used
+ * to be one word that every call of every thread incremented). {@link #close()} raises the closed
+ * flag, then waits until every stripe is zero. A call increments its stripe, then reads the flag;
+ * close writes the flag, then reads the stripes: both are volatile accesses, so one of the two
+ * sees the other (either the call backs out, or close waits for it).
+ *
+ * <p>Code holding the guard must not call user code (so close never waits on itself).
  *
  * <p>Thread safety: thread-safe.
  */
 public final class Guard {
-    private static final VarHandle STATE;
+    private static final VarHandle CELLS = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle CLOSED;
+    /** ints between two stripes: 64 bytes, one cache line. */
+    private static final int SPACING = 16;
+    /** Stripes of a guard shared between threads. */
+    private static final int SHARED_STRIPES = sharedStripes();
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(Guard.class, "state", int.class);
+            CLOSED = MethodHandles.lookup().findVarHandle(Guard.class, "closed", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private final String what;
-    @SuppressWarnings("unused") // accessed through STATE
-    private volatile int state;
+    /** Calls in flight per stripe, at index {@code stripe * SPACING} (a stripe may go negative when
+     * a call exits on another stripe than it entered, which a thread never does; only the sum counts). */
+    private final int[] cells;
+    private final int mask;
+    @SuppressWarnings("unused") // accessed through CLOSED
+    private volatile int closed;
 
     /**
-     * Creates an open guard.
+     * Creates an open guard for an object used by one thread at a time (one stripe).
      *
      * @param what the guarded object's name for messages, e.g. "cursor"
      */
     public Guard(String what) {
+        this(what, false);
+    }
+
+    /**
+     * Creates an open guard.
+     *
+     * @param what the guarded object's name for messages, e.g. "store"
+     * @param shared true for objects many threads call at once: one stripe per few cores
+     */
+    public Guard(String what, boolean shared) {
         this.what = what;
+        int stripes = shared ? SHARED_STRIPES : 1;
+        this.cells = new int[stripes * SPACING];
+        this.mask = stripes - 1;
+    }
+
+    private int index() {
+        if (mask == 0) {
+            return 0;
+        }
+        @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() is the same number
+        long id = Thread.currentThread().getId();
+        return ((int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & mask) * SPACING;
     }
 
     /**
@@ -42,14 +80,8 @@ public final class Guard {
      * @throws IllegalStateException when closed
      */
     public void enter() {
-        for (;;) {
-            int s = (int) STATE.getVolatile(this);
-            if ((s & 1) != 0) {
-                throw closed();
-            }
-            if (STATE.weakCompareAndSet(this, s, s + 2)) {
-                return;
-            }
+        if (!tryEnter()) {
+            throw closed();
         }
     }
 
@@ -59,20 +91,18 @@ public final class Guard {
      * @return true when registered (pair with {@link #exit()}), false when closed
      */
     public boolean tryEnter() {
-        for (;;) {
-            int s = (int) STATE.getVolatile(this);
-            if ((s & 1) != 0) {
-                return false;
-            }
-            if (STATE.weakCompareAndSet(this, s, s + 2)) {
-                return true;
-            }
+        int i = index();
+        CELLS.getAndAdd(cells, i, 1);
+        if ((int) CLOSED.getVolatile(this) != 0) {
+            CELLS.getAndAdd(cells, i, -1);
+            return false;
         }
+        return true;
     }
 
-    /** Ends a call registered by {@link #enter()} or {@link #tryEnter()}. */
+    /** Ends a call registered by {@link #enter()} or {@link #tryEnter()}, on the same thread. */
     public void exit() {
-        STATE.getAndAdd(this, -2);
+        CELLS.getAndAdd(cells, index(), -1);
     }
 
     /**
@@ -81,7 +111,7 @@ public final class Guard {
      * @return true once closed
      */
     public boolean isClosed() {
-        return ((int) STATE.getVolatile(this) & 1) != 0;
+        return (int) CLOSED.getVolatile(this) != 0;
     }
 
     /**
@@ -101,17 +131,11 @@ public final class Guard {
      * @return true for the call that closed it, false when it was closed already
      */
     public boolean close() {
-        for (;;) {
-            int s = (int) STATE.getVolatile(this);
-            if ((s & 1) != 0) {
-                return false;
-            }
-            if (STATE.compareAndSet(this, s, s | 1)) {
-                break;
-            }
+        if (!CLOSED.compareAndSet(this, 0, 1)) {
+            return false;
         }
         int spins = 0;
-        while ((int) STATE.getVolatile(this) != 1) {
+        while (inFlight() != 0) {
             if (++spins < 1000) {
                 Thread.onSpinWait();
             } else {
@@ -121,6 +145,14 @@ public final class Guard {
         return true;
     }
 
+    private int inFlight() {
+        int n = 0;
+        for (int i = 0; i < cells.length; i += SPACING) {
+            n += (int) CELLS.getVolatile(cells, i);
+        }
+        return n;
+    }
+
     /**
      * Builds the exception for a call on a closed object.
      *
@@ -128,5 +160,10 @@ public final class Guard {
      */
     public IllegalStateException closed() {
         return new IllegalStateException(what + " is closed");
+    }
+
+    private static int sharedStripes() {
+        int want = Math.min(64, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+        return Integer.highestOneBit(want - 1) << 1;
     }
 }

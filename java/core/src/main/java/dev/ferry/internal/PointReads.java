@@ -131,6 +131,9 @@ public final class PointReads {
         if (into.isReadOnly()) {
             throw new IllegalArgumentException("target buffer is read-only");
         }
+        if (into.hasRemaining()) {
+            into.get(into.position()); // a buffer over freed memory (a closed arena) throws here, found or not
+        }
         Scratch s = Scratch.get(binding);
         int klen = key.remaining();
         int want = into.remaining();

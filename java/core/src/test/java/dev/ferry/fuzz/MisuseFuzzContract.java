@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * signal, an hs_err file), a hang (the child's watchdog, or the parent's timeout after a
  * jcmd thread dump) or any failure the child reports, printing the seed, the exact replay
  * command and the last lines of the call log. The work directory is
- * {@code target/misuse-fuzz/<test>-<seed>}: deleted after a clean run, kept after a failure.
+ * {@code target/misuse-fuzz/<test>-<seed>}: deleted after a clean run; after a failure its logs,
+ * hs_err files and replay.sh are kept, its stores only with {@code ferry.fuzz.keep}.
  *
  * <p>System properties: {@code ferry.fuzz.seconds} (default 30), {@code ferry.fuzz.seed}
  * (default: new each run, printed), {@code ferry.fuzz.threads} (default 3),
@@ -115,6 +116,10 @@ public abstract class MisuseFuzzContract {
                 deleteTree(work);
             }
             return;
+        }
+        if (!Boolean.getBoolean("ferry.fuzz.keep")) {
+            // the logs, hs_err files and replay.sh say what happened; the stores can take GBs
+            deleteTree(work.resolve("stores"));
         }
         StringBuilder r = new StringBuilder();
         r.append("misuse fuzz ").append(engine()).append('/').append(binding()).append(" on Java ").append(Runtime.version().feature())
