@@ -13,10 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.style.Styler;
 
 /**
  * Turns a results directory into {@code summary.csv}, {@code report.md} and PNG charts.
@@ -253,42 +249,24 @@ public final class Report {
             Set<String> workloads = new LinkedHashSet<>();
             rs.stream().map(r -> r.variant).sorted().forEach(variants::add);
             rs.forEach(r -> workloads.add(r.workload));
-            double min = rs.stream().mapToDouble(r -> r.ns).filter(v -> v > 0).min().orElse(1);
-            double max = rs.stream().mapToDouble(r -> r.ns).max().orElse(1);
-            CategoryChart c = new CategoryChartBuilder().width(1000).height(520)
-                    .title(g.getKey().equals("call-noop") ? "empty downcall: JNI, FFM, FFM critical (ns per call)"
-                            : g.getKey() + (g.getKey().startsWith("scan") ? " (ns per entry)" : " (ns per op)"))
-                    .xAxisTitle("variant").yAxisTitle("ns per op" + (max / min > 20 ? " (log)" : "")).build();
-            c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-            c.getStyler().setXAxisLabelRotation(30);
-            c.getStyler().setToolTipsEnabled(false);
+            List<String> xs = new ArrayList<>(variants);
+            Map<String, List<Double>> series = new LinkedHashMap<>();
             for (String w : workloads) {
-                List<String> xs = new ArrayList<>(variants);
                 List<Double> ys = new ArrayList<>();
                 for (String v : xs) {
-                    double y = rs.stream().filter(r -> r.variant.equals(v) && r.workload.equals(w)).mapToDouble(r -> r.ns)
-                            .average().orElse(Double.NaN);
-                    ys.add(Double.isNaN(y) ? 0.0 : y);
+                    ys.add(rs.stream().filter(r -> r.variant.equals(v) && r.workload.equals(w)).mapToDouble(r -> r.ns)
+                            .average().orElse(Double.NaN));
                 }
-                if (ys.stream().allMatch(y -> y == 0.0)) {
-                    continue;
-                }
-                if (max / min > 20) {
-                    // log axis: an absent bar must not be 0
-                    ys.replaceAll(y -> y == 0.0 ? min / 2 : y);
-                }
-                c.addSeries(w, xs, ys);
+                series.put(w, ys);
             }
-            if (max / min > 20) {
-                c.getStyler().setYAxisLogarithmic(true);
-                c.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(min / 2))));
-            }
+            String title = g.getKey().equals("call-noop") ? "empty downcall: JNI, FFM, FFM critical (ns per call)"
+                    : g.getKey() + (g.getKey().startsWith("scan") ? " (ns per entry)" : " (ns per op)");
             String name = "chart-" + g.getKey() + ".png";
-            try {
-                BitmapEncoder.saveBitmap(c, dir.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+            String failed = BarChart.save(dir.resolve(name), title, "variant", "ns per op", xs, series);
+            if (failed == null) {
                 out.add(name);
-            } catch (Exception | Error e) {
-                System.err.println("report: chart " + name + " failed: " + e + " values " + rs.stream().map(r -> r.variant + "/" + r.workload + "=" + r.ns).toList());
+            } else {
+                System.err.println("report: chart " + name + " failed: " + failed + " values " + rs.stream().map(r -> r.variant + "/" + r.workload + "=" + r.ns).toList());
             }
         }
         return out;
