@@ -142,7 +142,7 @@ public final class FlashPlan {
 
     /** A mode's sizes. */
     public enum Mode {
-        /** a smoke run: small data, short runs, about 10-15 minutes on 2 cores */
+        /** a smoke run: small data, short runs, about 6 minutes of runs on 2 cores */
         QUICK,
         /** data far beyond the block cache, read from the disk with O_DIRECT; about an hour on 2 cores */
         FULL
@@ -192,7 +192,7 @@ public final class FlashPlan {
         if (mode == Mode.QUICK) {
             num = 300_000;
             duration = 8;
-            why = "quick: a smoke run of about 10-15 minutes on 2 cores; 300,000 entries (about 140 MB on disk), "
+            why = "quick: a smoke run (about 6 minutes of runs on 2 cores); 300,000 entries (about 140 MB on disk), "
                     + "8-second random-read runs, readseq reads the database once per run after one warm-up pass. "
                     + "Far beyond the 1 MiB block cache and read with O_DIRECT like full, but short runs: not a claim";
         } else {

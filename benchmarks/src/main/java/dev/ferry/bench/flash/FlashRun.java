@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -159,7 +160,7 @@ public final class FlashRun {
             if (rc != 0) {
                 failed++;
             }
-            System.out.printf(Locale.ROOT, "[%s] %d/%d %-16s t=%-2d %-16s %s (%.1f s)%s%n", LocalTime.now().truncatedTo(ChronoUnit.SECONDS),
+            System.out.printf(Locale.ROOT, "[%s] %d/%d %-16s t=%-2d %-16s %s (%.1f s)%s%n", LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")),
                     r.index(), runs.size(), r.workload(), r.threads(), r.api(), rc == 0 ? ops : "FAILED, exit " + rc, secs,
                     rc == 0 ? "" : " see " + raw);
             if (!r.dbSetup().equals("shared") && !r.db().equals(data.resolve("shared"))) {
