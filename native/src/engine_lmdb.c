@@ -118,12 +118,15 @@ int ferry_lmdb_path(char *dst, size_t cap)
 
 /* ------------------------------------------------------------------ structs */
 
-/* Readers that may look a named family up by name, counted per thread stripe (see names_enter). */
-#define LMDB_NAME_STRIPES 16
+/* Per-thread-stripe reader state: threads pick a stripe by thread (my_stripe), so reader threads
+ * on different stripes write no common cache line on the read path. */
+#define LMDB_STRIPES 16
 typedef struct lmdb_stripe {
-    atomic_int n;
-    char pad[64 - sizeof(atomic_int)]; /* one cache line each: reader threads share none */
-} lmdb_stripe;
+    atomic_int n;               /* reads of named families in progress (names_enter) */
+    atomic_int live;            /* read transactions taken minus given back on this stripe (only the sum counts) */
+    _Atomic(MDB_txn *) txn;     /* a reset read transaction kept for this stripe's next read, or NULL */
+    char pad[64 - 2 * sizeof(atomic_int) - sizeof(MDB_txn *)];
+} __attribute__((aligned(64))) lmdb_stripe;
 
 typedef struct lmdb_store {
     ferry_store base;
@@ -132,12 +135,11 @@ typedef struct lmdb_store {
     uintptr_t psize;              /* LMDB page size when a power of two, else 0 (no next-page prefetch) */
     int64_t grow_step;            /* bytes per auto-grow step, 0 = off */
     pthread_mutex_t wlock;        /* one write transaction at a time; held while growing */
-    atomic_int live;              /* read transactions in use (snapshots, cursors, gets) */
     atomic_int growing;           /* set while the map is being remapped */
     atomic_ullong walked;         /* leaf pages cursor fills have read directly ("lmdb.walked-pages") */
-    atomic_int dropping;          /* a family drop is waiting for name_users to empty, or closing a handle */
-    lmdb_stripe name_users[LMDB_NAME_STRIPES];
-    pthread_mutex_t pool_lock;
+    atomic_int dropping;          /* a family drop is waiting for the stripes' named-family readers, or closing a handle */
+    lmdb_stripe stripes[LMDB_STRIPES]; /* read transactions live, kept, and named-family readers */
+    pthread_mutex_t pool_lock;    /* the shared pool, for transactions no stripe slot takes */
     int npool;
     MDB_txn *pool[LMDB_POOL_CAP]; /* reset read transactions */
 } lmdb_store;
@@ -214,22 +216,44 @@ static inline int key_cmp(const void *a, size_t al, const void *b, size_t bl)
 
 /* ------------------------------------------------------------------ read transactions */
 
-/* Count a read transaction as live, waiting while the map is being grown (Dekker-style:
- * the grower sets growing then checks live; we bump live then check growing). */
+/* This thread's stripe (assigned round-robin on first use). */
+static unsigned my_stripe(void)
+{
+    static atomic_uint next;
+    static _Thread_local unsigned mine = UINT_MAX;
+    if (mine == UINT_MAX) mine = atomic_fetch_add(&next, 1) % LMDB_STRIPES;
+    return mine;
+}
+
+/* Read transactions in use (snapshots, cursors, gets): the sum over the stripes. */
+static int live_total(lmdb_store *s)
+{
+    int n = 0;
+    for (int i = 0; i < LMDB_STRIPES; i++) n += atomic_load(&s->stripes[i].live);
+    return n;
+}
+
+/* Count a read transaction as live on this thread's stripe, waiting while the map is being
+ * grown (Dekker-style: the grower sets growing then sums live; we bump live then check growing). */
 static void read_enter(lmdb_store *s)
 {
+    lmdb_stripe *st = &s->stripes[my_stripe()];
     for (;;) {
-        atomic_fetch_add(&s->live, 1);
+        atomic_fetch_add(&st->live, 1);
         if (!atomic_load(&s->growing)) return;
-        atomic_fetch_sub(&s->live, 1);
+        atomic_fetch_sub(&st->live, 1);
         pthread_mutex_lock(&s->wlock); /* the grower holds it until done */
         pthread_mutex_unlock(&s->wlock);
     }
 }
 
-/* Abort every pooled (reset) transaction. */
+/* Abort every kept (reset) transaction: the stripes' and the shared pool's. */
 static void pool_drain(lmdb_store *s)
 {
+    for (int i = 0; i < LMDB_STRIPES; i++) {
+        MDB_txn *t = atomic_exchange(&s->stripes[i].txn, NULL);
+        if (t) mdb.mdb_txn_abort(t);
+    }
     pthread_mutex_lock(&s->pool_lock);
     int n = s->npool;
     MDB_txn *txns[LMDB_POOL_CAP];
@@ -239,14 +263,17 @@ static void pool_drain(lmdb_store *s)
     for (int i = 0; i < n; i++) mdb.mdb_txn_abort(txns[i]);
 }
 
-/* Take a read transaction: a renewed pooled one, else a new one. */
+/* Take a read transaction: this stripe's kept one, else one from the shared pool (renewed),
+ * else a new one. The stripe's slot is taken with one atomic exchange: no lock on the way. */
 static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
 {
     read_enter(s);
-    MDB_txn *txn = NULL;
-    pthread_mutex_lock(&s->pool_lock);
-    if (s->npool > 0) txn = s->pool[--s->npool];
-    pthread_mutex_unlock(&s->pool_lock);
+    MDB_txn *txn = atomic_exchange(&s->stripes[my_stripe()].txn, NULL);
+    if (!txn) {
+        pthread_mutex_lock(&s->pool_lock);
+        if (s->npool > 0) txn = s->pool[--s->npool];
+        pthread_mutex_unlock(&s->pool_lock);
+    }
     if (txn) {
         if (mdb.mdb_txn_renew(txn) == MDB_SUCCESS) { *out = txn; return FERRY_OK; }
         mdb.mdb_txn_abort(txn);
@@ -257,7 +284,7 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
         rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
     }
     if (rc != MDB_SUCCESS) {
-        atomic_fetch_sub(&s->live, 1);
+        atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
         if (rc == MDB_READERS_FULL)
             return ferry_fail(err, FERRY_EREADERSFULL, rc,
                               "begin read transaction: LMDB's reader table is full (every open snapshot and cursor "
@@ -268,16 +295,21 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
     return FERRY_OK;
 }
 
-/* Give a read transaction back: reset into the pool, or abort when the pool is full. */
+/* Give a read transaction back: reset into this stripe's slot, else the shared pool, else abort
+ * it. It stops counting as live only once it is kept or gone (remap drains what is kept). */
 static void read_release(lmdb_store *s, MDB_txn *txn)
 {
     mdb.mdb_txn_reset(txn);
-    pthread_mutex_lock(&s->pool_lock);
-    int pooled = s->npool < LMDB_POOL_CAP;
-    if (pooled) s->pool[s->npool++] = txn;
-    pthread_mutex_unlock(&s->pool_lock);
-    if (!pooled) mdb.mdb_txn_abort(txn);
-    atomic_fetch_sub(&s->live, 1);
+    lmdb_stripe *st = &s->stripes[my_stripe()];
+    MDB_txn *none = NULL;
+    if (!atomic_compare_exchange_strong(&st->txn, &none, txn)) {
+        pthread_mutex_lock(&s->pool_lock);
+        int pooled = s->npool < LMDB_POOL_CAP;
+        if (pooled) s->pool[s->npool++] = txn;
+        pthread_mutex_unlock(&s->pool_lock);
+        if (!pooled) mdb.mdb_txn_abort(txn);
+    }
+    atomic_fetch_sub(&st->live, 1);
 }
 
 /* The read transaction for a call: the snapshot's, or a pooled one (*own set). */
@@ -300,10 +332,10 @@ typedef int (*write_fn)(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err
 static int remap(lmdb_store *s, size_t new_size, ferry_error *err)
 {
     atomic_store(&s->growing, 1);
-    int live = atomic_load(&s->live);
+    int live = live_total(s);
     for (int i = 0; live != 0 && i < LMDB_DRAIN_MS * 4; i++) {
         nanosleep(&(struct timespec){ 0, 250000 }, NULL);
-        live = atomic_load(&s->live);
+        live = live_total(s);
     }
     if (live != 0) {
         atomic_store(&s->growing, 0);
@@ -536,22 +568,15 @@ static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t coun
 /* The first use of a named family's handle in a read transaction makes LMDB look the family's
  * record up by name, through the environment's copy of the name (mdb_page_search, DB_STALE). A
  * drop frees that copy (mdb_drop closes the handle), so a read racing a drop could read freed
- * memory. Reads of named families count themselves in a stripe of name_users picked per thread
+ * memory. Reads of named families count themselves in their thread's stripe (stripes[].n)
  * (two atomic adds on a line no other reader thread writes, in the common case); a drop raises
  * `dropping`, waits for every stripe to empty, drops, and lowers it; readers that meet a drop
  * wait it out. The default family is never dropped and pays nothing. */
-static unsigned my_stripe(void)
-{
-    static atomic_uint next;
-    static _Thread_local unsigned mine = UINT_MAX;
-    if (mine == UINT_MAX) mine = atomic_fetch_add(&next, 1) % LMDB_NAME_STRIPES;
-    return mine;
-}
 
 static lmdb_stripe *names_enter(lmdb_store *s, ferry_cf_slot *cf)
 {
     if (cf == ferry_slot(&s->base, 0)) return NULL;
-    lmdb_stripe *st = &s->name_users[my_stripe()];
+    lmdb_stripe *st = &s->stripes[my_stripe()];
     for (;;) {
         atomic_fetch_add(&st->n, 1);
         if (!atomic_load(&s->dropping)) return st;
@@ -571,8 +596,8 @@ static void names_exit(lmdb_stripe *st)
 static void names_block(lmdb_store *s)
 {
     atomic_store(&s->dropping, 1);
-    for (int i = 0; i < LMDB_NAME_STRIPES; i++)
-        while (atomic_load(&s->name_users[i].n) != 0) sched_yield();
+    for (int i = 0; i < LMDB_STRIPES; i++)
+        while (atomic_load(&s->stripes[i].n) != 0) sched_yield();
 }
 
 static void names_allow(lmdb_store *s)
@@ -1506,8 +1531,11 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     int rc = prepare_dir(path, create, excl, read_only, err);
     if (rc) return rc;
 
-    lmdb_store *s = calloc(1, sizeof *s);
+    /* the stripes are cache-line aligned: so is the store */
+    size_t bytes = (sizeof(lmdb_store) + 63) & ~(size_t)63;
+    lmdb_store *s = aligned_alloc(64, bytes);
     if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    memset(s, 0, bytes);
     if (ferry_store_base_init(&s->base, &lmdb_ops, FERRY_ENGINE_LMDB, (uint32_t)max_dbs) != FERRY_OK) {
         free(s);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
@@ -1516,7 +1544,6 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     s->grow_step = read_only ? 0 : grow;
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->pool_lock, NULL);
-    atomic_init(&s->live, 0);
     atomic_init(&s->growing, 0);
 
     const char *step = "create environment";
