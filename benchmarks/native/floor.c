@@ -43,6 +43,7 @@ static struct {
     unsigned char (*iter_valid)(const rocksdb_iterator_t *);
     void (*iter_seek_to_first)(rocksdb_iterator_t *);
     void (*iter_seek_to_last)(rocksdb_iterator_t *);
+    void (*iter_seek)(rocksdb_iterator_t *, const char *, size_t);
     void (*iter_next)(rocksdb_iterator_t *);
     void (*iter_prev)(rocksdb_iterator_t *);
     const char *(*iter_key)(const rocksdb_iterator_t *, size_t *);
@@ -71,6 +72,7 @@ typedef struct MDB_val { size_t mv_size; void *mv_data; } MDB_val;
 #define MDB_LAST 6
 #define MDB_NEXT 8
 #define MDB_PREV 12
+#define MDB_SET_RANGE 17
 #define MDB_NOTFOUND (-30798)
 
 static struct {
@@ -150,6 +152,7 @@ int floor_attach(int engine, const char *lib_path, int allow_load)
         BIND(R, "rocksdb_", iter_valid);
         BIND(R, "rocksdb_", iter_seek_to_first);
         BIND(R, "rocksdb_", iter_seek_to_last);
+        BIND(R, "rocksdb_", iter_seek);
         BIND(R, "rocksdb_", iter_next);
         BIND(R, "rocksdb_", iter_prev);
         BIND(R, "rocksdb_", iter_key);
@@ -265,6 +268,46 @@ void floor_close(floor_db *d)
 static inline int64_t touch(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
 {
     return (int64_t)kl + (int64_t)vl + (kl ? k[0] + k[kl - 1] : 0) + (vl ? v[0] + v[vl - 1] : 0);
+}
+
+int64_t floor_seeks(floor_db *d, const uint8_t *keys, int n, int klen, int nexts, int64_t *count)
+{
+    int64_t sum = 0, seen = 0;
+    if (d->engine == FLOOR_ROCKSDB) {
+        for (int i = 0; i < n; i++) {
+            rocksdb_iterator_t *it = R.create_iterator(d->db, d->ro);
+            R.iter_seek(it, (const char *)keys + (size_t)i * klen, klen);
+            for (int j = 0; j < nexts && R.iter_valid(it); j++) {
+                size_t kl, vl;
+                const uint8_t *k = (const uint8_t *)R.iter_key(it, &kl);
+                const uint8_t *v = (const uint8_t *)R.iter_value(it, &vl);
+                sum += touch(k, kl, v, vl);
+                seen++;
+                R.iter_next(it);
+            }
+            R.iter_destroy(it);
+        }
+    } else {
+        MDB_txn *txn;
+        if (M.txn_begin(d->env, NULL, MDB_RDONLY, &txn) != 0) return -1;
+        M.txn_reset(txn);
+        for (int i = 0; i < n; i++) {
+            MDB_cursor *c;
+            if (M.txn_renew(txn) != 0 || M.cursor_open(txn, d->dbi, &c) != 0) { M.txn_abort(txn); return -1; }
+            MDB_val k = { (size_t)klen, (void *)(keys + (size_t)i * klen) }, v;
+            int rc = M.cursor_get(c, &k, &v, MDB_SET_RANGE);
+            for (int j = 0; j < nexts && rc == 0; j++) {
+                sum += touch(k.mv_data, k.mv_size, v.mv_data, v.mv_size);
+                seen++;
+                rc = M.cursor_get(c, &k, &v, MDB_NEXT);
+            }
+            M.cursor_close(c);
+            M.txn_reset(txn);
+        }
+        M.txn_abort(txn);
+    }
+    if (count) *count = seen;
+    return sum;
 }
 
 int64_t floor_scan(floor_db *d, int reverse, int64_t *count)

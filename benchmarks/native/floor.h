@@ -38,6 +38,11 @@ int64_t floor_gets(floor_db *db, const uint8_t *keys, int n, int klen, int64_t *
  * resets it after (what reading the latest state costs); RocksDB: as floor_gets. */
 int64_t floor_gets_fresh(floor_db *db, const uint8_t *keys, int n, int klen, int64_t *missing);
 
+/* n seeks, each on a fresh iterator (RocksDB) or a fresh cursor in a renewed read transaction
+ * (LMDB), as db_bench's seekrandom does: seek to the key, then read nexts entries from there
+ * (fewer at the end); returns the scan checksum of the entries read, *count their number. */
+int64_t floor_seeks(floor_db *db, const uint8_t *keys, int n, int klen, int nexts, int64_t *count);
+
 /* n puts of the packed keys, each with the vlen-byte value val. batch <= 1: one write per put
  * (LMDB: one transaction each); else batches of that many puts. 0 or -1. */
 int floor_puts(floor_db *db, const uint8_t *keys, int n, int klen, const uint8_t *val, int vlen, int batch);

@@ -33,6 +33,13 @@ JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_scan0(JNIEnv *env, jcla
     return floor_scan(P(db), reverse, P(count));
 }
 
+/* NativeFloor.seeks0(long db, long keys, int n, int klen, int nexts, long countOut) */
+JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_seeks0(JNIEnv *env, jclass cls, jlong db, jlong keys, jint n,
+                                                              jint klen, jint nexts, jlong count)
+{
+    return floor_seeks(P(db), P(keys), n, klen, nexts, P(count));
+}
+
 /* NativeFloor.gets0(long db, long keys, int n, int klen, long missingOut) */
 JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_gets0(JNIEnv *env, jclass cls, jlong db, jlong keys, jint n,
                                                                 jint klen, jlong missing)

@@ -37,8 +37,14 @@ import org.lmdbjava.Txn;
  * Every variant sums value length, first and last byte of each value; the sum is checked against
  * the value generator.
  *
- * <p>Usage: {@code InterleavedGets <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>}; prints
- * {@code interleaved-gets engine=.. jvm_binding=.. value_size=.. variant=.. best_ns_per_get=.. ratio_to_floor=..}.
+ * <p>With a sixth argument {@code seek<N>} it measures db_bench's seekrandom instead: 20,000 seeks,
+ * each on a new cursor (iterator), reading N entries from the key on, then closing it; variants
+ * {@code floor} (C), {@code ferry-<b>}, {@code rocksjava}/{@code lmdbjava}; the time is per seek and
+ * the checksum that of every entry read (as in the scans).
+ *
+ * <p>Usage: {@code InterleavedGets <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize> [seek<N>]};
+ * prints {@code interleaved-gets engine=.. jvm_binding=.. value_size=.. variant=.. best_ns_per_get=.. ratio_to_floor=..}
+ * (for seeks: {@code workload=seek<N>} and {@code best_ns_per_seek}).
  */
 public final class InterleavedGets {
     private static final int KEYS = GetBench.KEYS;
@@ -65,8 +71,12 @@ public final class InterleavedGets {
         int vs = Integer.parseInt(args[4]);
         BenchData.Dataset d = BenchData.dataset(engine, entries, vs);
         GetBench.RandomKeys rk = new GetBench.RandomKeys(KEYS, entries, vs);
-        Map<String, Variant> vars = new LinkedHashMap<>();
         NativeFloor.attach(engine, binding);
+        if (args.length > 5 && args[5].startsWith("seek")) {
+            Seeks.run(engine, binding, d, rk, rounds, vs, Integer.parseInt(args[5].substring(4)));
+            System.exit(0);
+        }
+        Map<String, Variant> vars = new LinkedHashMap<>();
         vars.put("floor", floor(engine, d, rk, false));
         if (engine == Engine.LMDB) {
             vars.put("floor-fresh", floor(engine, d, rk, true));
@@ -105,6 +115,106 @@ public final class InterleavedGets {
         lines.forEach(System.out::println);
         System.out.flush();
         System.exit(0);
+    }
+
+    /** db_bench's seekrandom: a new cursor per seek, N entries read from the key on. */
+    static final class Seeks {
+        static final int SEEKS = 20_000;
+
+        static void run(Engine engine, String binding, BenchData.Dataset d, GetBench.RandomKeys rk, int rounds, int vs, int nexts)
+                throws Exception {
+            Map<String, Variant> vars = new LinkedHashMap<>();
+            NativeFloor.Db[] db = new NativeFloor.Db[1];
+            vars.put("floor", new Variant() {
+                public AutoCloseable open() {
+                    db[0] = NativeFloor.open(engine, d.dir, true, 0);
+                    return db[0]::close;
+                }
+
+                public long pass() {
+                    return db[0].seeks(rk.packedAddr, SEEKS, BenchData.KEY_SIZE, nexts);
+                }
+            });
+            Store[] store = new Store[1];
+            vars.put("ferry-" + binding, new Variant() {
+                public AutoCloseable open() {
+                    store[0] = Store.open(d.dir, BenchData.options(engine, binding, true));
+                    return store[0]::close;
+                }
+
+                public long pass() {
+                    long sum = 0;
+                    Store s = store[0];
+                    for (int i = 0; i < SEEKS; i++) {
+                        try (dev.ferry.Cursor c = s.cursor()) {
+                            boolean ok = c.seek(rk.keys[i]);
+                            for (int j = 0; j < nexts && ok; j++) {
+                                dev.ferry.View k = c.key();
+                                dev.ferry.View v = c.value();
+                                int kl = k.length();
+                                int vl = v.length();
+                                sum += kl + vl + (k.getByte(0) & 0xFF) + (k.getByte(kl - 1) & 0xFF) + (v.getByte(0) & 0xFF)
+                                        + (v.getByte(vl - 1) & 0xFF);
+                                ok = c.next();
+                            }
+                        }
+                    }
+                    return sum;
+                }
+            });
+            if (engine == Engine.ROCKSDB) {
+                RocksJavaReader[] r = new RocksJavaReader[1];
+                vars.put("rocksjava", new Variant() {
+                    public AutoCloseable open() throws Exception {
+                        r[0] = RocksJavaReader.open(d.dir);
+                        return r[0];
+                    }
+
+                    public long pass() {
+                        long sum = 0;
+                        for (int i = 0; i < SEEKS; i++) {
+                            try (org.rocksdb.RocksIterator it = r[0].db.newIterator()) {
+                                it.seek(rk.keys[i]);
+                                for (int j = 0; j < nexts && it.isValid(); j++) {
+                                    byte[] k = it.key();
+                                    byte[] v = it.value();
+                                    sum += k.length + v.length + (k[0] & 0xFF) + (k[k.length - 1] & 0xFF) + (v[0] & 0xFF)
+                                            + (v[v.length - 1] & 0xFF);
+                                    it.next();
+                                }
+                            }
+                        }
+                        return sum;
+                    }
+                });
+            }
+            Map<String, Long> best = new LinkedHashMap<>();
+            long expected = Long.MIN_VALUE;
+            for (int r = 0; r < rounds; r++) {
+                for (Map.Entry<String, Variant> v : vars.entrySet()) {
+                    try (AutoCloseable c = v.getValue().open()) {
+                        for (int k = 0; k < 3; k++) {
+                            long t = System.nanoTime();
+                            long sum = v.getValue().pass();
+                            long ns = System.nanoTime() - t;
+                            if (expected == Long.MIN_VALUE) {
+                                expected = sum; // the floor's, which runs first
+                            }
+                            BenchData.check("interleaved-gets seek " + v.getKey(), sum, expected);
+                            best.merge(v.getKey(), ns, Math::min);
+                        }
+                    }
+                }
+            }
+            double floor = best.get("floor") / (double) SEEKS;
+            for (Map.Entry<String, Long> e : best.entrySet()) {
+                double ns = e.getValue() / (double) SEEKS;
+                System.out.println(String.format(Locale.ROOT,
+                        "interleaved-gets engine=%s jvm_binding=%s value_size=%d workload=seek%d variant=%s best_ns_per_seek=%.1f ratio_to_floor=%.3f",
+                        engine.name().toLowerCase(Locale.ROOT), binding, vs, nexts, e.getKey(), ns, ns / floor));
+            }
+            System.out.flush();
+        }
     }
 
     private static Variant floor(Engine engine, BenchData.Dataset d, GetBench.RandomKeys rk, boolean fresh) {

@@ -52,6 +52,7 @@ public final class NativeFloor {
     private static native long scan0(long db, int reverse, long countOut);
 
     private static native long gets0(long db, long keys, int n, int klen, long missingOut);
+    private static native long seeks0(long db, long keys, int n, int klen, int nexts, long countOut);
     private static native long getsFresh0(long db, long keys, int n, int klen, long missingOut);
 
     private static native int puts0(long db, long keys, int n, int klen, long val, int vlen, int batch);
@@ -149,6 +150,20 @@ public final class NativeFloor {
          */
         public long gets(long keys, int n, int klen) {
             return gets0(handle, keys, n, klen, outAddr + 8);
+        }
+
+        /**
+         * Seeks as db_bench's seekrandom does: each on a fresh iterator (RocksDB) or cursor in a
+         * renewed read transaction (LMDB), reading {@code nexts} entries from the key on.
+         *
+         * @param keys address of the packed keys
+         * @param n how many seeks
+         * @param klen bytes per key
+         * @param nexts entries read per seek
+         * @return the scan checksum of the entries read
+         */
+        public long seeks(long keys, int n, int klen, int nexts) {
+            return seeks0(handle, keys, n, klen, nexts, outAddr + 8);
         }
 
         /**
