@@ -487,7 +487,25 @@ static int open_families(rdb_store *s, const char *path, int read_only, ferry_er
     }
     for (size_t i = 0; i < n; i++) cf_opts[i] = s->opts;
     char *e = NULL;
-    s->db = read_only
+    if (read_only && n == 1 && (s->db = R.open_for_read_only(s->opts, path, 0, &e)) != NULL && !e) {
+        /* Only the default family: the engine's own read-only open, which serves a fully
+         * compacted database from its faster CompactedDBImpl (what rocksdb_open_for_read_only
+         * gives a C program and RocksDB.openReadOnly(path) a RocksJava one); the default
+         * family's handle is the engine's immortal one (destroying it frees only the wrapper). */
+        handles[0] = R.get_default_column_family_handle(s->db);
+        if (!handles[0]) {
+            R.close(s->db);
+            s->db = NULL;
+            rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            goto out;
+        }
+    } else {
+        if (e) R.free(e);
+        e = NULL;
+        if (s->db) R.close(s->db);
+        s->db = NULL;
+    }
+    if (!s->db) s->db = read_only
         ? R.open_for_read_only_column_families(s->opts, path, (int)n, names, cf_opts, handles, 0, &e)
         : R.open_column_families(s->opts, path, (int)n, names, cf_opts, handles, &e);
     if (e || !s->db) {

@@ -80,6 +80,9 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(open_for_read_only_column_families, rocksdb_t *, (const rocksdb_options_t *o, const char *path, int n, \
         const char *const *names, const rocksdb_options_t *const *cf_opts, \
         rocksdb_column_family_handle_t **handles, unsigned char error_if_wal_exists, char **errptr)) \
+    X(open_for_read_only, rocksdb_t *, (const rocksdb_options_t *o, const char *path, unsigned char error_if_wal_exists, \
+        char **errptr)) \
+    X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
     X(close, void, (rocksdb_t *db)) \
     X(create_column_family, rocksdb_column_family_handle_t *, (rocksdb_t *db, const rocksdb_options_t *o, const char *name, char **errptr)) \
     X(drop_column_family, void, (rocksdb_t *db, rocksdb_column_family_handle_t *h, char **errptr)) \

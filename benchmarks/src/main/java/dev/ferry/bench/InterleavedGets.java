@@ -91,6 +91,10 @@ public final class InterleavedGets {
         } else {
             vars.put("lmdbjava", lmdbJava(d, rk));
         }
+        String only = System.getProperty("ferry.bench.only");
+        if (only != null) {
+            vars.keySet().removeIf(n -> !n.equals("floor") && !n.matches(only));
+        }
         Map<String, Long> best = new LinkedHashMap<>();
         for (int r = 0; r < rounds; r++) {
             for (Map.Entry<String, Variant> v : vars.entrySet()) {
@@ -187,6 +191,10 @@ public final class InterleavedGets {
                         return sum;
                     }
                 });
+            }
+            String only = System.getProperty("ferry.bench.only");
+            if (only != null) {
+                vars.keySet().removeIf(n -> !n.equals("floor") && !n.matches(only));
             }
             Map<String, Long> best = new LinkedHashMap<>();
             long expected = Long.MIN_VALUE;

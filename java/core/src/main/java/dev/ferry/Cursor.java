@@ -21,8 +21,9 @@ import java.util.Objects;
  * <p>Moves return {@code true} when the cursor stands on an entry: one combined step. Entries
  * arrive in pages filled by one native call each; {@link #next()} and {@link #prev()} walk the
  * page in Java and refill when it runs out, so a scan crosses into native code once per page,
- * not four times per entry. After a positioning call the first page is small (one entry) and
- * pages then grow eightfold up to the page size, so a seek that reads a few entries stays cheap.
+ * not four times per entry. After a positioning call the first page is small (one entry, or as many
+ * as the store's cursors read after their recent positioning calls, at most 64) and pages then grow
+ * eightfold up to the page size, so a seek that reads a few entries stays cheap.
  *
  * <pre>{@code
  * try (Cursor c = store.cursor(KeyRange.prefix(p))) {
@@ -132,6 +133,10 @@ public final class Cursor implements AutoCloseable {
     /** Offset of the current entry in a copy page. */
     private int off;
     private int nextMax;
+    /** Entries of the pages finished since the last positioning call (for the host's hint). */
+    private int runBefore;
+    /** A positioning call began a run that has not been reported yet. */
+    private boolean inRun;
     private boolean positioned;
     private boolean exhausted;
     private boolean armed;
@@ -254,6 +259,7 @@ public final class Cursor implements AutoCloseable {
                 step(i, 1);
                 return true;
             }
+            runBefore += count;
             if ((flags & PAGE_END) != 0) {
                 exhaust();
                 return false;
@@ -335,6 +341,7 @@ public final class Cursor implements AutoCloseable {
         }
         try {
             if (Thread.currentThread() == owner) {
+                endRun();
                 host.closing(positioned ? key : null, pdir);
             }
         } finally {
@@ -394,7 +401,19 @@ public final class Cursor implements AutoCloseable {
             kaddr = aux.addr + auxOff + KEY;
             klen = k.length;
         }
-        return fill(op, kaddr, klen, firstMax);
+        endRun();
+        int max = firstMax == 1 ? host.firstFill() : firstMax;
+        runBefore = 0;
+        inRun = true;
+        return fill(op, kaddr, klen, max);
+    }
+
+    /** Reports the run since the last positioning call to the host, once. */
+    private void endRun() {
+        if (inRun) {
+            inRun = false;
+            host.runEnded(runBefore + (positioned ? index() + 1 : 0));
+        }
     }
 
     /** Seeks past the current entry in the other direction (direction change at a page edge). */
@@ -445,7 +464,7 @@ public final class Cursor implements AutoCloseable {
         count = rc;
         flags = pbuf.getInt(4);
         pdir = forward ? 1 : -1;
-        nextMax = (op == NEXT || op == PREV) ? (int) Math.min(Integer.MAX_VALUE, (long) max * growth) : firstMax * growth;
+        nextMax = (int) Math.min(Integer.MAX_VALUE, (long) max * growth);
         if (count == 0) {
             invalidate();
             exhausted = true;

@@ -9,6 +9,7 @@ import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Once;
 import dev.ferry.internal.PointReads;
+import dev.ferry.internal.SeekRuns;
 import dev.ferry.internal.Readers;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
@@ -72,6 +73,8 @@ public final class Store implements AutoCloseable {
     private final List<ColumnFamily> families = new CopyOnWriteArrayList<>();
     /** Open cursors (on the latest state) and snapshots, held weakly. */
     final Children children = new Children();
+    /** The first page size after a cursor's positioning call, learnt from earlier cursors. */
+    final SeekRuns seekRuns = new SeekRuns();
     private final ConcurrentLinkedDeque<NativeBuffer> pages = new ConcurrentLinkedDeque<>();
     final Lifetime lifetime;
     /** Drops the owner's reference to the engine once: on close, or by the cleaner. */

@@ -34,6 +34,16 @@ final class StoreCursorHost implements CursorHost {
     }
 
     @Override
+    public int firstFill() {
+        return store.seekRuns.firstFill();
+    }
+
+    @Override
+    public void runEnded(int entries) {
+        store.seekRuns.ended(entries);
+    }
+
+    @Override
     public NativeBuffer takePage(int size) {
         return store.takePage(size);
     }

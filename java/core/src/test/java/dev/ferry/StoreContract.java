@@ -429,6 +429,63 @@ public abstract class StoreContract {
     }
 
     @Test
+    void seekRunsOfChangingLengthsReadTheRightEntries() {
+        // the first page after a seek is sized from earlier runs (SeekRuns): runs of changing
+        // lengths, forward and back, on new and reused cursors, must all read the model's entries
+        TreeMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
+        try (WriteBatch wb = new WriteBatch()) {
+            for (int i = 0; i < 2000; i += 2) {
+                byte[] k = b(String.format("k%05d", i));
+                byte[] v = b("v" + i);
+                wb.put(k, v);
+                model.put(k, v);
+            }
+            store.write(wb);
+        }
+        java.util.Random rnd = new java.util.Random(42);
+        int[] runs = {11, 11, 11, 11, 11, 1, 0, 64, 64, 200, 3, 30, 11, 1, 1, 1, 500, 7};
+        try (Cursor reused = store.cursor()) {
+            for (int round = 0; round < 3; round++) {
+                for (int n : runs) {
+                    byte[] target = b(String.format("k%05d", rnd.nextInt(2100)));
+                    boolean forward = rnd.nextBoolean();
+                    Cursor c = round == 1 ? reused : store.cursor();
+                    try {
+                        java.util.Iterator<byte[]> want = forward ? model.tailMap(target, true).keySet().iterator()
+                                : model.headMap(target, true).descendingKeySet().iterator();
+                        boolean ok = forward ? c.seek(target) : c.seekForPrev(target);
+                        for (int j = 0; j < n; j++) {
+                            assertEquals(want.hasNext(), ok, "run " + n + " entry " + j);
+                            if (!ok) {
+                                break;
+                            }
+                            byte[] k = want.next();
+                            assertEquals(s(k), s(c.keyBytes()));
+                            assertEquals(s(model.get(k)), s(c.valueBytes()));
+                            if (j == n / 2 && n > 4) {
+                                // a direction change inside the run, then back
+                                boolean back = forward ? c.prev() : c.next();
+                                byte[] bk = forward ? model.lowerKey(k) : model.higherKey(k);
+                                assertEquals(bk != null, back);
+                                if (back) {
+                                    assertEquals(s(bk), s(c.keyBytes()));
+                                }
+                                assertTrue(forward ? c.next() : c.prev());
+                                assertEquals(s(k), s(c.keyBytes()));
+                            }
+                            ok = forward ? c.next() : c.prev();
+                        }
+                    } finally {
+                        if (c != reused) {
+                            c.close();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void rangesEnforceInclusiveAndExclusiveBounds() {
         putAll("a", "", "b", "", "c", "", "d", "", "e", "");
         String[][] cases = {
@@ -803,6 +860,52 @@ public abstract class StoreContract {
         assertEquals("v", s(store.get(b("k"))));
         FerryException e = assertThrows(FerryException.ReadOnly.class, () -> store.put(b("k"), b("w")));
         assertEquals(ErrorCode.READ_ONLY, e.code());
+    }
+
+    @Test
+    void readOnlyStoreOfACompactedDatabaseServesEveryRead() {
+        // RocksDB serves a fully compacted database opened read-only with only the default family
+        // from its CompactedDBImpl (Ferry opens it that way; a read-only open writes no LOG to
+        // show it, the InterleavedGets benchmark shows its speed); every read must work on it
+        TreeMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
+        for (int i = 0; i < 3000; i++) {
+            byte[] k = b(String.format("r%05d", i * 7 % 3001));
+            byte[] v = b("value-" + i);
+            store.put(k, v);
+            model.put(k, v);
+        }
+        store.flush();
+        store.compactRange();
+        store.close();
+        store = Store.open(dir.resolve("db"), options().readOnly(true));
+        for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+            assertEquals(s(e.getValue()), s(store.get(e.getKey())));
+        }
+        assertNull(store.get(b("r99999")));
+        List<byte[]> some = new ArrayList<>(List.of(b("r00007"), b("nope"), b("r00014")));
+        List<byte[]> got = store.multiGet(some);
+        assertEquals(s(model.get(b("r00007"))), s(got.get(0)));
+        assertNull(got.get(1));
+        assertEquals(s(model.get(b("r00014"))), s(got.get(2)));
+        List<String> all = new ArrayList<>();
+        model.keySet().forEach(k -> all.add(s(k)));
+        try (Cursor c = store.cursor()) {
+            assertEquals(all, keys(c, true));
+            List<String> rev = new ArrayList<>(all);
+            java.util.Collections.reverse(rev);
+            assertEquals(rev, keys(c, false));
+        }
+        try (Cursor c = store.cursor(KeyRange.closedOpen(b("r01000"), b("r01010")))) {
+            assertEquals(all.subList(1000, 1010), keys(c, true));
+        }
+        try (Snapshot snap = store.snapshot(); Cursor c = snap.cursor(KeyRange.all())) {
+            assertEquals(s(model.get(b("r02000"))), s(snap.get(b("r02000"))));
+            assertTrue(c.seek(b("r02000")));
+            assertEquals("r02000", s(c.keyBytes()));
+            assertTrue(c.seekForPrev(b("r020005")));
+            assertEquals("r02000", s(c.keyBytes()));
+        }
+        assertThrows(FerryException.ReadOnly.class, () -> store.delete(b("r00007")));
     }
 
     @Test

@@ -58,6 +58,25 @@ public interface CursorHost {
     void forget(Cursor cursor);
 
     /**
+     * The size of the first page after a positioning call (a seek, first, last).
+     *
+     * @return entries, at least 1
+     */
+    default int firstFill() {
+        return 1;
+    }
+
+    /**
+     * A cursor's run ended (at its next positioning call or its close): it stood on
+     * {@code entries} entries since the positioning call. Feeds {@link #firstFill}.
+     *
+     * @param entries the run's length
+     */
+    default void runEnded(int entries) {
+        // no hint kept
+    }
+
+    /**
      * Builds the native release of a cursor handle, run exactly once (by the owning thread after
      * close, or by a cleaner); it must not reference the cursor.
      *
