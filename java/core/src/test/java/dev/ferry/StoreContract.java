@@ -727,6 +727,98 @@ public abstract class StoreContract {
     }
 
     @Test
+    void readersBesideAWriterSeeOnlyWholeBatches() throws Exception {
+        // one writer commits batches that set all 32 keys to the same version; readers on other
+        // threads, each with its own snapshots or cursors, must never see two versions at once,
+        // and a thread's plain gets must never see a key's version go back
+        int keys = 32;
+        int batches = 300;
+        java.util.function.IntFunction<byte[]> key = i -> b(String.format("acct%02d", i));
+        try (WriteBatch wb = new WriteBatch()) {
+            for (int i = 0; i < keys; i++) {
+                wb.put(key.apply(i), b(String.format("v%06d", 0)));
+            }
+            store.write(wb);
+        }
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+        List<Thread> threads = new ArrayList<>();
+        for (int r = 0; r < 6; r++) {
+            int mode = r % 4;
+            threads.add(new Thread(() -> {
+                try {
+                    int[] lastSeen = new int[keys];
+                    boolean last = false;
+                    while (!last) {
+                        last = done.get();
+                        List<String> seen = new ArrayList<>();
+                        if (mode == 0) {
+                            try (Snapshot snap = store.snapshot()) {
+                                for (int i = 0; i < keys; i++) {
+                                    seen.add(s(snap.get(key.apply(i))));
+                                }
+                            }
+                        } else if (mode == 1) {
+                            try (Cursor c = store.cursor(KeyRange.prefix(b("acct")))) {
+                                while (c.next()) {
+                                    seen.add(s(c.valueBytes()));
+                                }
+                            }
+                        } else if (mode == 2) {
+                            List<byte[]> ks = new ArrayList<>();
+                            for (int i = 0; i < keys; i++) {
+                                ks.add(key.apply(i));
+                            }
+                            try (Snapshot snap = store.snapshot()) {
+                                snap.multiGet(store.defaultColumnFamily(), ks).forEach(v -> seen.add(s(v)));
+                            }
+                        } else {
+                            for (int i = 0; i < keys; i++) {
+                                int v = Integer.parseInt(s(store.get(key.apply(i))).substring(1));
+                                if (v < lastSeen[i]) {
+                                    throw new AssertionError("key " + i + " went back from version " + lastSeen[i] + " to " + v);
+                                }
+                                lastSeen[i] = v;
+                            }
+                            reads.incrementAndGet();
+                            continue;
+                        }
+                        assertEquals(keys, seen.size(), "mode " + mode);
+                        if (seen.stream().distinct().count() != 1) {
+                            throw new AssertionError("mode " + mode + " saw two batches at once: " + seen);
+                        }
+                        reads.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        try {
+            for (int v = 1; v <= batches && failure.get() == null; v++) {
+                try (WriteBatch wb = new WriteBatch()) {
+                    for (int i = 0; i < keys; i++) {
+                        wb.put(key.apply(i), b(String.format("v%06d", v)));
+                    }
+                    store.write(wb);
+                }
+            }
+        } finally {
+            done.set(true);
+            for (Thread t : threads) {
+                t.join();
+            }
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertTrue(reads.get() >= threads.size(), "every reader read at least once");
+        assertEquals(String.format("v%06d", batches), s(store.get(key.apply(keys - 1))));
+    }
+
+    @Test
     void snapshotNeverReadsAFamilyCreatedAfterIt() {
         ColumnFamily a = store.createColumnFamily("a");
         store.put(a, b("k"), b("in-a"));
