@@ -34,6 +34,7 @@
 #define LMDB_POOL_CAP           16
 #define LMDB_MAX_GROW_SHIFT     20
 #define LMDB_DRAIN_MS           50 /* how long a grow waits for live read transactions */
+#define LMDB_BEGIN_TRIES         8 /* read begins overlapped by commits before one is taken under wlock */
 
 /* ------------------------------------------------------------------ attach */
 
@@ -138,6 +139,11 @@ typedef struct lmdb_store {
     atomic_int growing;           /* set while the map is being remapped */
     atomic_ullong walked;         /* leaf pages cursor fills have read directly ("lmdb.walked-pages") */
     atomic_int dropping;          /* a family drop is waiting for the stripes' named-family readers, or closing a handle */
+    /* Commit steps: +1 before each mdb_txn_commit, +1 after it (odd while one runs). A read
+     * transaction begun while two steps passed may hold a meta page LMDB had not published
+     * (see read_acquire); such a begin is retried. */
+    _Alignas(64) atomic_ullong commits;
+    char commits_pad[64 - sizeof(atomic_ullong)];
     lmdb_stripe stripes[LMDB_STRIPES]; /* read transactions live, kept, and named-family readers */
     pthread_mutex_t pool_lock;    /* the shared pool, for transactions no stripe slot takes */
     int npool;
@@ -263,8 +269,38 @@ static void pool_drain(lmdb_store *s)
     for (int i = 0; i < n; i++) mdb.mdb_txn_abort(txns[i]);
 }
 
+/* Start a read transaction: renew *txn when there is one (aborting it when that fails), else
+ * begin a new one, freeing the kept transactions' reader slots when the table is full. */
+static int read_start(lmdb_store *s, MDB_txn **txn)
+{
+    if (*txn) {
+        if (mdb.mdb_txn_renew(*txn) == MDB_SUCCESS) return MDB_SUCCESS;
+        mdb.mdb_txn_abort(*txn);
+        *txn = NULL;
+    }
+    int rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
+    if (rc == MDB_READERS_FULL) { /* pooled transactions hold reader slots: free them */
+        pool_drain(s);
+        rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
+    }
+    if (rc != MDB_SUCCESS) *txn = NULL;
+    return rc;
+}
+
 /* Take a read transaction: this stripe's kept one, else one from the shared pool (renewed),
- * else a new one. The stripe's slot is taken with one atomic exchange: no lock on the way. */
+ * else a new one. The stripe's slot is taken with one atomic exchange: no lock on the way.
+ *
+ * LMDB 0.9 begins a read transaction by reading the last committed id (mti_txnid), then the
+ * meta page of its parity, without checking that the page still holds that id. A reader
+ * descheduled between the two while the writer commits twice copies the meta of the second
+ * commit, before LMDB published it: its read sees that commit, and a read begun after it (which
+ * reads the published id, one lower) sees the state before: a value goes back (found by the
+ * contract test readersBesideAWriterSeeOnlyWholeBatches; test_reads_never_go_back in C).
+ * A seqlock on the commits closes it: a begin that at most one commit step overlapped read a meta
+ * page no commit was writing (the page of id N is rewritten only by commit N+2); otherwise the
+ * transaction is reset and begun again, and after LMDB_BEGIN_TRIES overlapped begins, once
+ * under wlock, where no commit runs. Readers only read the counter: no shared write. Commits
+ * by another process sharing the environment do not step it (docs/usage.md says so). */
 static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
 {
     read_enter(s);
@@ -274,14 +310,17 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
         if (s->npool > 0) txn = s->pool[--s->npool];
         pthread_mutex_unlock(&s->pool_lock);
     }
-    if (txn) {
-        if (mdb.mdb_txn_renew(txn) == MDB_SUCCESS) { *out = txn; return FERRY_OK; }
-        mdb.mdb_txn_abort(txn);
-    }
-    int rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
-    if (rc == MDB_READERS_FULL) { /* pooled transactions hold reader slots: free them */
-        pool_drain(s);
-        rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        int locked = attempt >= LMDB_BEGIN_TRIES;
+        if (locked) pthread_mutex_lock(&s->wlock);
+        unsigned long long before = atomic_load_explicit(&s->commits, memory_order_acquire);
+        rc = read_start(s, &txn);
+        atomic_thread_fence(memory_order_acquire);
+        unsigned long long after = atomic_load_explicit(&s->commits, memory_order_relaxed);
+        if (locked) pthread_mutex_unlock(&s->wlock);
+        if (rc != MDB_SUCCESS || after - before <= 1) break;
+        mdb.mdb_txn_reset(txn); /* renewed on the next attempt */
     }
     if (rc != MDB_SUCCESS) {
         atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
@@ -382,7 +421,9 @@ static int with_write_txn_then(lmdb_store *s, write_fn fn, void *ctx, atomic_int
         if (mrc) { rc = lmdb_fail(err, mrc, "begin write transaction"); break; }
         rc = fn(s, txn, ctx, err);
         if (rc == FERRY_OK) {
+            atomic_fetch_add_explicit(&s->commits, 1, memory_order_seq_cst);
             mrc = mdb.mdb_txn_commit(txn);
+            atomic_fetch_add_explicit(&s->commits, 1, memory_order_release);
             if (mrc) rc = lmdb_fail(err, mrc, "commit");
             else if (done) atomic_store(done, 1);
         } else {

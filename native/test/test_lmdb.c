@@ -787,6 +787,72 @@ static void test_drop_while_reading(void)
     ferry_store_close(s);
 }
 
+/* Reads racing commits: each reader's gets and snapshots must never see the counter go back.
+ * LMDB 0.9 begins a read transaction by reading the last transaction id and then the meta page
+ * of that id's parity; a reader descheduled in between can copy the meta of a transaction two
+ * commits later, which was not yet published, and its next read, begun after, sees the commit
+ * before it: a value going back. The engine retries a read begin that two commit steps
+ * overlapped (see read_acquire). */
+typedef struct counter_race {
+    ferry_store *s;
+    int stop;
+    long reads;
+    int went_back;
+    uint64_t seen, then;
+} counter_race;
+
+static uint64_t read_counter(ferry_store *s, ferry_snapshot *snap, int *rc)
+{
+    uint64_t v = 0;
+    size_t vlen = 0;
+    ferry_error e;
+    *rc = ferry_get(s, snap, 0, "n", 1, &v, sizeof v, &vlen, &e);
+    return v;
+}
+
+static void *read_counter_until_stopped(void *arg)
+{
+    counter_race *a = arg;
+    uint64_t last = 0;
+    for (long i = 0; !__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE); i++) {
+        int rc;
+        ferry_snapshot *snap = NULL;
+        ferry_error e;
+        if ((i & 7) == 7 && ferry_snapshot_open(a->s, &snap, &e) != FERRY_OK) snap = NULL;
+        uint64_t v = read_counter(a->s, snap, &rc);
+        if (snap) ferry_snapshot_close(snap);
+        if (rc == FERRY_OK && v < last && !__atomic_exchange_n(&a->went_back, 1, __ATOMIC_ACQ_REL)) {
+            a->seen = last;
+            a->then = v;
+        }
+        if (rc == FERRY_OK && v > last) last = v;
+        __atomic_add_fetch(&a->reads, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void test_reads_never_go_back(void)
+{
+    ferry_store *s = open_store("go-back");
+    if (!s) return;
+    counter_race a = { s, 0, 0, 0, 0, 0 };
+    enum { READERS = 6 };
+    pthread_t t[READERS];
+    uint64_t n = 0;
+    EQ(ferry_put(s, 0, "n", 1, &n, sizeof n, &err), FERRY_OK);
+    for (int i = 0; i < READERS; i++) pthread_create(&t[i], NULL, read_counter_until_stopped, &a);
+    int ok = 1;
+    for (n = 1; n <= 20000 && ok && !__atomic_load_n(&a.went_back, __ATOMIC_ACQUIRE); n++)
+        ok = ferry_put(s, 0, "n", 1, &n, sizeof n, &err) == FERRY_OK;
+    CHECK(ok, "put failed: %s", err.message);
+    __atomic_store_n(&a.stop, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < READERS; i++) pthread_join(t[i], NULL);
+    CHECK(!a.went_back, "a reader saw the counter at %llu, then at %llu", (unsigned long long)a.seen,
+          (unsigned long long)a.then);
+    CHECK(a.reads > 1000, "readers made %ld reads", a.reads);
+    ferry_store_close(s);
+}
+
 static void test_families(void)
 {
     ferry_store *s = open_store("fams");
@@ -1382,6 +1448,7 @@ int main(int argc, char **argv)
     test_empty_ranges();
     test_drop_while_writing();
     test_drop_while_reading();
+    test_reads_never_go_back();
     test_families();
     test_snapshots();
     test_snapshot_families();
