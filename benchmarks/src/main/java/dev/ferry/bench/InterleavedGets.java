@@ -91,24 +91,7 @@ public final class InterleavedGets {
         } else {
             vars.put("lmdbjava", lmdbJava(d, rk));
         }
-        String only = System.getProperty("ferry.bench.only");
-        if (only != null) {
-            vars.keySet().removeIf(n -> !n.equals("floor") && !n.matches(only));
-        }
-        Map<String, Long> best = new LinkedHashMap<>();
-        for (int r = 0; r < rounds; r++) {
-            for (Map.Entry<String, Variant> v : vars.entrySet()) {
-                try (AutoCloseable c = v.getValue().open()) {
-                    for (int k = 0; k < 3; k++) {
-                        long t = System.nanoTime();
-                        long sum = v.getValue().pass();
-                        long ns = System.nanoTime() - t;
-                        BenchData.check("interleaved-gets " + v.getKey(), sum, rk.expected);
-                        best.merge(v.getKey(), ns, Math::min);
-                    }
-                }
-            }
-        }
+        Map<String, Long> best = measure(vars, rounds, "interleaved-gets ", rk.expected);
         double floor = best.get("floor") / (double) KEYS;
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, Long> e : best.entrySet()) {
@@ -192,28 +175,7 @@ public final class InterleavedGets {
                     }
                 });
             }
-            String only = System.getProperty("ferry.bench.only");
-            if (only != null) {
-                vars.keySet().removeIf(n -> !n.equals("floor") && !n.matches(only));
-            }
-            Map<String, Long> best = new LinkedHashMap<>();
-            long expected = Long.MIN_VALUE;
-            for (int r = 0; r < rounds; r++) {
-                for (Map.Entry<String, Variant> v : vars.entrySet()) {
-                    try (AutoCloseable c = v.getValue().open()) {
-                        for (int k = 0; k < 3; k++) {
-                            long t = System.nanoTime();
-                            long sum = v.getValue().pass();
-                            long ns = System.nanoTime() - t;
-                            if (expected == Long.MIN_VALUE) {
-                                expected = sum; // the floor's, which runs first
-                            }
-                            BenchData.check("interleaved-gets seek " + v.getKey(), sum, expected);
-                            best.merge(v.getKey(), ns, Math::min);
-                        }
-                    }
-                }
-            }
+            Map<String, Long> best = measure(vars, rounds, "interleaved-gets seek ", null);
             double floor = best.get("floor") / (double) SEEKS;
             for (Map.Entry<String, Long> e : best.entrySet()) {
                 double ns = e.getValue() / (double) SEEKS;
@@ -223,6 +185,39 @@ public final class InterleavedGets {
             }
             System.out.flush();
         }
+    }
+
+    /**
+     * Runs the variants in turn, round after round (open, three passes, close), each pass checked
+     * against {@code expected} (null: the first pass's sum, the floor's, which runs first). With
+     * {@code -Dferry.bench.only=<regex>} only the floor and the matching variants run.
+     *
+     * @return the best pass of each variant, in nanoseconds
+     */
+    private static Map<String, Long> measure(Map<String, Variant> vars, int rounds, String what, Long expected) throws Exception {
+        String only = System.getProperty("ferry.bench.only");
+        if (only != null) {
+            vars.keySet().removeIf(n -> !n.equals("floor") && !n.matches(only));
+        }
+        Map<String, Long> best = new LinkedHashMap<>();
+        Long want = expected;
+        for (int r = 0; r < rounds; r++) {
+            for (Map.Entry<String, Variant> v : vars.entrySet()) {
+                try (AutoCloseable c = v.getValue().open()) {
+                    for (int k = 0; k < 3; k++) {
+                        long t = System.nanoTime();
+                        long sum = v.getValue().pass();
+                        long ns = System.nanoTime() - t;
+                        if (want == null) {
+                            want = sum;
+                        }
+                        BenchData.check(what + v.getKey(), sum, want);
+                        best.merge(v.getKey(), ns, Math::min);
+                    }
+                }
+            }
+        }
+        return best;
     }
 
     private static Variant floor(Engine engine, BenchData.Dataset d, GetBench.RandomKeys rk, boolean fresh) {
