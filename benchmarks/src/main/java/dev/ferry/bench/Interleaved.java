@@ -23,7 +23,8 @@ import java.util.Map;
  * {@code CursorOptions.pageWalk(false)}, every entry stepped by {@code mdb_cursor_get}.
  *
  * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
- * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=..}.
+ * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=.. ratio_err=..}
+ * ({@code ratio_err}: half the range of the per-round ratios, see {@link RoundBests}).
  */
 public final class Interleaved {
     private Interleaved() {
@@ -120,7 +121,7 @@ public final class Interleaved {
                 }
             });
         }
-        Map<String, Long> best = new LinkedHashMap<>();
+        RoundBests rb = new RoundBests();
         long expected = BenchData.dataset(dev.ferry.Engine.valueOf(engine), entries, vs).checksum;
         for (int r = 0; r < rounds; r++) {
             for (Map.Entry<String, Variant> v : vars.entrySet()) {
@@ -130,17 +131,18 @@ public final class Interleaved {
                         long sum = v.getValue().scan();
                         long ns = System.nanoTime() - t;
                         BenchData.check("interleaved " + v.getKey(), sum, expected);
-                        best.merge(v.getKey(), ns, Math::min);
+                        rb.add(v.getKey(), r, ns);
                     }
                 }
             }
         }
+        Map<String, Long> best = rb.best();
         double floor = best.get("floor") / (double) entries;
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, Long> e : best.entrySet()) {
             double ns = e.getValue() / (double) entries;
-            lines.add(String.format(Locale.ROOT, "interleaved engine=%s jvm_binding=%s value_size=%d direction=%s variant=%s best_ns_per_entry=%.2f ratio_to_floor=%.3f",
-                    engine.toLowerCase(Locale.ROOT), binding, vs, dir, e.getKey(), ns, ns / floor));
+            lines.add(String.format(Locale.ROOT, "interleaved engine=%s jvm_binding=%s value_size=%d direction=%s variant=%s best_ns_per_entry=%.2f ratio_to_floor=%.3f ratio_err=%.3f",
+                    engine.toLowerCase(Locale.ROOT), binding, vs, dir, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey())));
         }
         lines.forEach(System.out::println);
         System.out.flush();

@@ -43,7 +43,7 @@ import org.lmdbjava.Txn;
  * the checksum that of every entry read (as in the scans).
  *
  * <p>Usage: {@code InterleavedGets <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize> [seek<N>]};
- * prints {@code interleaved-gets engine=.. jvm_binding=.. value_size=.. variant=.. best_ns_per_get=.. ratio_to_floor=..}
+ * prints {@code interleaved-gets engine=.. jvm_binding=.. value_size=.. variant=.. best_ns_per_get=.. ratio_to_floor=.. ratio_err=..}
  * (for seeks: {@code workload=seek<N>} and {@code best_ns_per_seek}).
  */
 public final class InterleavedGets {
@@ -91,13 +91,14 @@ public final class InterleavedGets {
         } else {
             vars.put("lmdbjava", lmdbJava(d, rk));
         }
-        Map<String, Long> best = measure(vars, rounds, "interleaved-gets ", rk.expected);
+        RoundBests rb = measure(vars, rounds, "interleaved-gets ", rk.expected);
+        Map<String, Long> best = rb.best();
         double floor = best.get("floor") / (double) KEYS;
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, Long> e : best.entrySet()) {
             double ns = e.getValue() / (double) KEYS;
-            lines.add(String.format(Locale.ROOT, "interleaved-gets engine=%s jvm_binding=%s value_size=%d variant=%s best_ns_per_get=%.1f ratio_to_floor=%.3f",
-                    engine.name().toLowerCase(Locale.ROOT), binding, vs, e.getKey(), ns, ns / floor));
+            lines.add(String.format(Locale.ROOT, "interleaved-gets engine=%s jvm_binding=%s value_size=%d variant=%s best_ns_per_get=%.1f ratio_to_floor=%.3f ratio_err=%.3f",
+                    engine.name().toLowerCase(Locale.ROOT), binding, vs, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey())));
         }
         lines.forEach(System.out::println);
         System.out.flush();
@@ -175,13 +176,14 @@ public final class InterleavedGets {
                     }
                 });
             }
-            Map<String, Long> best = measure(vars, rounds, "interleaved-gets seek ", null);
+            RoundBests rb = measure(vars, rounds, "interleaved-gets seek ", null);
+            Map<String, Long> best = rb.best();
             double floor = best.get("floor") / (double) SEEKS;
             for (Map.Entry<String, Long> e : best.entrySet()) {
                 double ns = e.getValue() / (double) SEEKS;
                 System.out.println(String.format(Locale.ROOT,
-                        "interleaved-gets engine=%s jvm_binding=%s value_size=%d workload=seek%d variant=%s best_ns_per_seek=%.1f ratio_to_floor=%.3f",
-                        engine.name().toLowerCase(Locale.ROOT), binding, vs, nexts, e.getKey(), ns, ns / floor));
+                        "interleaved-gets engine=%s jvm_binding=%s value_size=%d workload=seek%d variant=%s best_ns_per_seek=%.1f ratio_to_floor=%.3f ratio_err=%.3f",
+                        engine.name().toLowerCase(Locale.ROOT), binding, vs, nexts, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey())));
             }
             System.out.flush();
         }
@@ -192,14 +194,14 @@ public final class InterleavedGets {
      * against {@code expected} (null: the first pass's sum, the floor's, which runs first). With
      * {@code -Dferry.bench.only=<regex>} only the floor and the matching variants run.
      *
-     * @return the best pass of each variant, in nanoseconds
+     * @return the best pass of each variant in each round, in nanoseconds
      */
-    private static Map<String, Long> measure(Map<String, Variant> vars, int rounds, String what, Long expected) throws Exception {
+    private static RoundBests measure(Map<String, Variant> vars, int rounds, String what, Long expected) throws Exception {
         String only = System.getProperty("ferry.bench.only");
         if (only != null) {
             vars.keySet().removeIf(n -> !n.equals("floor") && !n.matches(only));
         }
-        Map<String, Long> best = new LinkedHashMap<>();
+        RoundBests rb = new RoundBests();
         Long want = expected;
         for (int r = 0; r < rounds; r++) {
             for (Map.Entry<String, Variant> v : vars.entrySet()) {
@@ -212,12 +214,12 @@ public final class InterleavedGets {
                             want = sum;
                         }
                         BenchData.check(what + v.getKey(), sum, want);
-                        best.merge(v.getKey(), ns, Math::min);
+                        rb.add(v.getKey(), r, ns);
                     }
                 }
             }
         }
-        return best;
+        return rb;
     }
 
     private static Variant floor(Engine engine, BenchData.Dataset d, GetBench.RandomKeys rk, boolean fresh) {
