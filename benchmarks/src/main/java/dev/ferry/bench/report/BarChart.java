@@ -1,5 +1,6 @@
 package dev.ferry.bench.report;
 
+import java.awt.Color;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +11,10 @@ import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
 /**
- * The reports' bar chart (XChart, PNG): categories on the x axis, one bar series per key, a log
- * y axis when the values span more than 20x. Used by {@link Report} and {@link FlashReport}.
+ * The reports' bar charts (XChart, PNG). {@link #saveKinds} (used by {@link Report}): bars with
+ * error bars on a linear axis given by the caller, coloured by whose code they measure (Ferry in
+ * blues, peers in oranges, the C floor in greys). {@link #save} (used by {@link FlashReport}):
+ * categories on the x axis, one bar series per key, a log y axis when the values span more than 20x.
  *
  * <p>Thread safety: stateless.
  */
@@ -68,6 +71,88 @@ final class BarChart {
             c.getStyler().setYAxisLogarithmic(true);
             c.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(floor))));
         }
+        try {
+            BitmapEncoder.saveBitmap(c, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+            return null;
+        } catch (Exception | Error e) {
+            return e.toString();
+        }
+    }
+
+    /**
+     * One series of {@link #saveKinds}: its name, whose code it measures (0 Ferry, 1 peers, 2 the
+     * C floor), a value and an error per category (NaN or 0 = no bar).
+     *
+     * @param name the legend's name
+     * @param kind 0 Ferry, 1 peers, 2 the C floor: picks the colour family
+     * @param ys the values, one per category
+     * @param errors the errors (half-widths), one per category
+     */
+    record Series(String name, int kind, List<Double> ys, List<Double> errors) {
+    }
+
+    private static final Color[][] PALETTE = {
+        {new Color(0x1f4e9c), new Color(0x4a86d8), new Color(0x8fb8ee), new Color(0x0b2e66), new Color(0x6aa0e0), new Color(0xb9d3f5)},
+        {new Color(0xd95f02), new Color(0xf0a04b), new Color(0xa6460a), new Color(0xf6c28b), new Color(0xc98a2e)},
+        {new Color(0x4d4d4d), new Color(0x9a9a9a)},
+    };
+
+    /**
+     * Draws and saves one chart of bars with error bars on a linear y axis.
+     *
+     * @param file the PNG to write
+     * @param title the chart's title
+     * @param xTitle the x axis's title
+     * @param yTitle the y axis's title
+     * @param xs the categories
+     * @param series the series, in the order to draw them; a series without any bar is left out
+     * @param yMin the y axis's minimum
+     * @param yMax the y axis's maximum (the same for every chart of one family, so they compare)
+     * @param grouped true: series side by side in each category; false: one bar per category
+     *     (each category has a value in one series only)
+     * @return null when saved, else why not
+     */
+    static String saveKinds(Path file, String title, String xTitle, String yTitle, List<String> xs, List<Series> series, double yMin,
+            double yMax, boolean grouped) {
+        CategoryChart c = new CategoryChartBuilder().width(1100).height(560).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        c.getStyler().setXAxisLabelRotation(xs.size() > 4 ? 30 : 0);
+        c.getStyler().setToolTipsEnabled(false);
+        c.getStyler().setOverlapped(!grouped);
+        c.getStyler().setErrorBarsColorSeriesColor(false);
+        c.getStyler().setErrorBarsColor(Color.BLACK);
+        c.getStyler().setYAxisMin(yMin);
+        c.getStyler().setYAxisMax(yMax);
+        c.getStyler().setChartBackgroundColor(Color.WHITE);
+        c.getStyler().setPlotBackgroundColor(Color.WHITE);
+        List<Color> colors = new ArrayList<>();
+        int[] used = new int[PALETTE.length];
+        for (Series s : series) {
+            boolean any = s.ys().stream().anyMatch(y -> y != null && !Double.isNaN(y) && y > 0);
+            if (!any) {
+                continue;
+            }
+            List<Double> ys = new ArrayList<>();
+            List<Double> es = new ArrayList<>();
+            for (int i = 0; i < s.ys().size(); i++) {
+                double y = s.ys().get(i);
+                boolean absent = Double.isNaN(y) || y <= 0;
+                ys.add(absent ? 0.0 : y);
+                double e = s.errors().get(i);
+                es.add(absent || Double.isNaN(e) ? 0.0 : e);
+            }
+            if (es.stream().anyMatch(e -> e > 0)) {
+                c.addSeries(s.name(), new ArrayList<>(xs), ys, es);
+            } else {
+                c.addSeries(s.name(), new ArrayList<>(xs), ys); // no error known: no zero-height error bars either
+            }
+            Color[] family = PALETTE[Math.max(0, Math.min(PALETTE.length - 1, s.kind()))];
+            colors.add(family[used[s.kind()]++ % family.length]);
+        }
+        if (colors.isEmpty()) {
+            return "no values";
+        }
+        c.getStyler().setSeriesColors(colors.toArray(new Color[0]));
         try {
             BitmapEncoder.saveBitmap(c, file.toString(), BitmapEncoder.BitmapFormat.PNG);
             return null;

@@ -5,20 +5,23 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
  * Turns a results directory into {@code summary.csv}, {@code report.md} and PNG charts.
  *
  * <p>Input: {@code jmh-result.json} (or every {@code jmh-*.json}) written by JMH with
- * {@code -rf json}, plus {@code floor.txt} and {@code machine.txt} when present. Naming
+ * {@code -rf json}, plus {@code machine.txt}, {@code interleaved.txt}, {@code interleaved-gets.txt}
+ * and {@code floor.txt} when present. Any of them may be missing: the report shows what there is,
+ * so it can be re-rendered from a saved results directory at any time. Naming
  * convention read here (see benchmarks/README.md): the class is the workload family
  * ({@code ScanBench}, {@code GetBench}, {@code PutBench}, {@code BatchBench}, {@code CallBench};
  * peers prefix it with {@code RocksJava} or {@code LmdbJava}, which fixes the engine), the method
@@ -84,10 +87,11 @@ public final class Report {
         List<Row> rows = rows(results);
         ratios(rows);
         writeCsv(dir.resolve("summary.csv"), rows);
-        List<String> charts = charts(dir, rows);
-        writeMarkdown(dir, rows, charts);
-        System.out.println("report: " + rows.size() + " rows -> " + dir.resolve("summary.csv") + ", " + dir.resolve("report.md")
-                + ", " + charts.size() + " charts");
+        List<Inter> inter = interleaved(dir);
+        Map<String, List<String>> charts = charts(dir, rows, inter);
+        writeMarkdown(dir, rows, inter, charts);
+        System.out.println("report: " + rows.size() + " JMH rows, " + inter.size() + " interleaved lines -> " + dir.resolve("summary.csv")
+                + ", " + dir.resolve("report.md") + ", " + charts.values().stream().mapToInt(List::size).sum() + " charts");
     }
 
     @SuppressWarnings("unchecked")
@@ -235,175 +239,501 @@ public final class Report {
         Files.writeString(p, sb.toString(), StandardCharsets.UTF_8);
     }
 
-    static List<String> charts(Path dir, List<Row> rows) {
-        List<String> out = new ArrayList<>();
-        Map<String, List<Row>> groups = new LinkedHashMap<>();
-        for (Row r : rows) {
-            String key = r.engine.equals("-") ? r.family + "-" + r.workload // engine-less rows: the empty downcalls
-                    : r.family + "-" + r.engine + (r.valueSize.equals("-") ? "" : "-" + r.valueSize);
-            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
+    /** Who a variant is: Ferry, a peer library or the C floor. Fixes colour and order in charts and tables. */
+    enum Kind {
+        FERRY("Ferry"), PEER("peers"), FLOOR("C floor");
+
+        final String label;
+
+        Kind(String label) {
+            this.label = label;
         }
-        for (Map.Entry<String, List<Row>> g : groups.entrySet()) {
-            List<Row> rs = g.getValue();
-            Set<String> variants = new LinkedHashSet<>();
-            Set<String> workloads = new LinkedHashSet<>();
-            rs.stream().map(r -> r.variant).sorted().forEach(variants::add);
-            rs.forEach(r -> workloads.add(r.workload));
-            List<String> xs = new ArrayList<>(variants);
-            Map<String, List<Double>> series = new LinkedHashMap<>();
-            for (String w : workloads) {
-                List<Double> ys = new ArrayList<>();
-                for (String v : xs) {
-                    ys.add(rs.stream().filter(r -> r.variant.equals(v) && r.workload.equals(w)).mapToDouble(r -> r.ns)
-                            .average().orElse(Double.NaN));
-                }
-                series.put(w, ys);
+    }
+
+    /**
+     * @param variant a variant's name as the report prints it
+     * @return whose code it runs
+     */
+    static Kind kind(String variant) {
+        if (variant.startsWith("floor")) {
+            return Kind.FLOOR;
+        }
+        if (variant.startsWith("rocksjava-interop-")) {
+            return Kind.FERRY; // RocksJava's iterator, read through Ferry
+        }
+        if (variant.startsWith("rocksjava") || variant.startsWith("lmdbjava")) {
+            return Kind.PEER;
+        }
+        return Kind.FERRY;
+    }
+
+    /**
+     * @param variant a variant's name as the report prints it
+     * @return the name with the binding and page size made generic ({@code ferry-jni-into} to
+     *     {@code ferry-<binding>-into}), the form the glossary explains
+     */
+    static String generic(String variant) {
+        return variant.replaceAll("-(jni|ffm)(?=$|-)", "-<binding>").replaceAll("-page\\d+$", "-page<bytes>");
+    }
+
+    /** Display order inside each kind; names not listed come after, by name. */
+    private static final List<String> ORDER = List.of("ferry-<binding>", "ferryScan-<binding>", "ferryInto-<binding>",
+            "ferry-<binding>-into", "ferry-<binding>-snapshot", "ferry-<binding>-multiget", "ferry-<binding>-steps",
+            "ferry-<binding>-page<bytes>", "rocksjava-interop-<binding>", "jni", "ffm", "ffm-critical", "rocksjavaBytes",
+            "rocksjavaReuse", "rocksjavaDirect", "rocksjavaBytes@interop-<binding>", "rocksjava", "lmdbjava", "floor", "floor-fresh");
+
+    /** Ferry first, then the peers, then the floor; a fixed order within each, never alphabetical alone. */
+    static final Comparator<String> VARIANT_ORDER = Comparator.<String>comparingInt(v -> kind(v).ordinal())
+            .thenComparingInt(v -> {
+                int i = ORDER.indexOf(generic(v));
+                return i < 0 ? ORDER.size() : i;
+            })
+            .thenComparing(Comparator.naturalOrder());
+
+    /**
+     * What each variant name means, by family ({@code scan}, {@code get}, {@code seek}, {@code put},
+     * {@code batch}, {@code call}); family {@code *} applies to any. Keys are generic names.
+     */
+    static final Map<String, String> GLOSSARY = new LinkedHashMap<>();
+
+    static {
+        g("*", "floor", "the C floor: the same work as a C loop over the same engine binary, data and options, called in-process "
+                + "(one JNI call for a whole scan or a batch of operations, so Java's share is negligible). The reference every "
+                + "\"x floor\" divides by.");
+        g("get", "floor-fresh", "LMDB only: the C floor with its read transaction renewed and reset around every get, what reading "
+                + "the latest state costs (`floor` reads every key inside one read transaction, as a snapshot does).");
+        g("scan", "ferry-<binding>", "Ferry's `Cursor` loop (`first()`/`next()`, or `last()`/`prev()` in reverse) through the JNI or "
+                + "FFM binding: one native call fills a page of entries, Java reads key and value views over it.");
+        g("scan", "ferryScan-<binding>", "Ferry's `Store.scan(range, visitor)`: a forward scan calling back once per entry, over the same pages.");
+        g("scan", "ferry-<binding>-page<bytes>", "the Ferry cursor loop with pages of that many bytes (`-Dferry.bench.pageSizes`).");
+        g("scan", "ferry-<binding>-steps", "LMDB: the Ferry cursor loop with the leaf-page walk off (`CursorOptions.pageWalk(false)`): "
+                + "every entry stepped by `mdb_cursor_get`.");
+        g("scan", "rocksjava-interop-<binding>", "a RocksJava `RocksIterator` wrapped by Ferry (`RocksInterop.wrap`) and read as a Ferry "
+                + "cursor: what existing RocksJava code gains by switching its loop.");
+        g("scan", "rocksjavaBytes", "RocksJava's plain loop: `isValid()`, `key()`, `value()` (two new `byte[]` per entry), `next()`.");
+        g("scan", "rocksjavaReuse", "RocksJava's loop reading `key(byte[])` and `value(byte[])` into reused arrays.");
+        g("scan", "rocksjavaDirect", "RocksJava's loop reading `key(ByteBuffer)` and `value(ByteBuffer)` into reused direct buffers.");
+        g("scan", "rocksjavaBytes@interop-<binding>", "`rocksjavaBytes` as measured by `InteropScanBench`, beside "
+                + "`rocksjava-interop-<binding>` in the same JVM.");
+        g("scan", "lmdbjava", "lmdbjava's cursor loop (`first()`/`next()` or `last()`/`prev()`, key and value as `ByteBuffer`s).");
+        g("get", "ferry-<binding>", "Ferry's `Store.get(key)`: the latest state, a new `byte[]` per value.");
+        g("get", "ferryInto-<binding>", "Ferry's `Store.get(cf, key, ByteBuffer)` into a reused direct buffer.");
+        g("get", "ferry-<binding>-into", "Ferry's `Store.get(cf, key, ByteBuffer)` into a reused direct buffer.");
+        g("get", "ferry-<binding>-snapshot", "Ferry's `Snapshot.get(key)`, one snapshot per pass (LMDB: one read transaction, as `floor`).");
+        g("get", "ferry-<binding>-multiget", "Ferry's `Store.multiGet`, 100 keys per call.");
+        g("get", "rocksjava", "RocksJava's `RocksDB.get(byte[])`.");
+        g("get", "lmdbjava", "lmdbjava's `Dbi.get(txn, key)`, one read transaction per 1,000 gets.");
+        g("seek", "floor", "the C floor: a new engine iterator (cursor) per seek, 10 entries read from the key on, closed.");
+        g("seek", "ferry-<binding>", "a new Ferry cursor per seek, `seek(key)` and 10 entries read, closed (db_bench's seekrandom).");
+        g("seek", "rocksjava", "a new RocksJava `RocksIterator` per seek, `seek(key)` and 10 entries read, closed.");
+        g("seek", "lmdbjava", "a new lmdbjava cursor per seek, 10 entries read, closed.");
+        g("put", "ferry-<binding>", "Ferry's `Store.put` of one entry into a fresh store.");
+        g("put", "rocksjava", "RocksJava's `RocksDB.put(WriteOptions, key, value)`.");
+        g("put", "lmdbjava", "lmdbjava's `Dbi.put(key, value)`, one write transaction each.");
+        g("batch", "ferry-<binding>", "a reused Ferry `WriteBatch` of 1,000 puts committed by `Store.write`; time per put.");
+        g("batch", "rocksjava", "a RocksJava `WriteBatch` of 1,000 puts and `RocksDB.write`; time per put.");
+        g("batch", "lmdbjava", "1,000 lmdbjava puts in one write transaction; time per put.");
+        g("call", "jni", "an empty C function (`ferry_noop`) called through JNI.");
+        g("call", "ffm", "an empty C function (`ferry_noop`) called through an FFM downcall handle.");
+        g("call", "ffm-critical", "an empty C function called through an FFM handle made with `Linker.Option.critical(true)` (no thread "
+                + "state change).");
+        g("call", "ferry-<binding>", "one Ferry call through the JNI or FFM binding, the one the workload names: `get` (`Store.get`), "
+                + "`put` (`Store.put`), `cursorStep` (`Cursor.next()` with its share of page refills), `pageFill` (one native page fill, "
+                + "no Java walk).");
+    }
+
+    private static void g(String family, String name, String text) {
+        GLOSSARY.put(family + "|" + name, text);
+    }
+
+    /**
+     * @param family the family a name appears in
+     * @param variant the name as printed
+     * @return what it means, or null when the glossary does not know it
+     */
+    static String explain(String family, String variant) {
+        String n = generic(variant);
+        String t = GLOSSARY.get(family + "|" + n);
+        return t != null ? t : GLOSSARY.get("*|" + n);
+    }
+
+    /** One line of interleaved.txt or interleaved-gets.txt. */
+    record Inter(String family, String engine, String jvm, String valueSize, String workload, String variant, double ns, double ratio,
+            double ratioErr) {
+    }
+
+    /**
+     * Reads the interleaved runs' lines (scans, gets and seeks).
+     *
+     * @param dir the results directory
+     * @return one entry per line, in file order
+     * @throws IOException on I/O failure
+     */
+    static List<Inter> interleaved(Path dir) throws IOException {
+        List<Inter> out = new ArrayList<>();
+        for (String file : List.of("interleaved.txt", "interleaved-gets.txt")) {
+            Path p = dir.resolve(file);
+            if (!Files.exists(p)) {
+                continue;
             }
-            String title = g.getKey().equals("call-noop") ? "empty downcall: JNI, FFM, FFM critical (ns per call)"
-                    : g.getKey() + (g.getKey().startsWith("scan") ? " (ns per entry)" : " (ns per op)");
-            String name = "chart-" + g.getKey() + ".png";
-            String failed = BarChart.save(dir.resolve(name), title, "variant", "ns per op", xs, series);
-            if (failed == null) {
-                out.add(name);
-            } else {
-                System.err.println("report: chart " + name + " failed: " + failed + " values " + rs.stream().map(r -> r.variant + "/" + r.workload + "=" + r.ns).toList());
+            for (String line : Files.readAllLines(p)) {
+                Inter i = parseInter(line);
+                if (i != null) {
+                    out.add(i);
+                }
             }
         }
         return out;
     }
 
     /**
-     * The project's targets, each with the figure measured in this run and MET or MISSED. Scan
-     * ratios come from the interleaved runs (floor, Ferry and the peers in turn in one JVM) when
-     * present; allocation, empty calls and the interop speed-up from JMH.
+     * @param line a line printed by {@code Interleaved} or {@code InterleavedGets}
+     * @return it parsed, or null for any other line; {@code ratioErr} is NaN when the line has none
      */
-    static String targets(Path dir, List<Row> rows) throws IOException {
-        StringBuilder t = new StringBuilder("## Targets\n\n| target | measured | verdict |\n|---|---|---|\n");
-        Map<String, Double> best = new TreeMap<>();
-        Path inter = dir.resolve("interleaved.txt");
-        if (Files.exists(inter)) {
-            for (String line : Files.readAllLines(inter)) {
-                if (!line.startsWith("interleaved ")) {
-                    continue;
-                }
-                Map<String, String> kv = new LinkedHashMap<>();
-                for (String tok : line.substring(12).split(" ")) {
-                    int eq = tok.indexOf('=');
-                    if (eq > 0) {
-                        kv.put(tok.substring(0, eq), tok.substring(eq + 1));
-                    }
-                }
-                String k = kv.get("engine") + "|" + kv.get("value_size") + "|" + kv.get("direction") + "|" + kv.get("jvm_binding") + "|" + kv.get("variant");
-                best.put(k, Double.parseDouble(kv.get("best_ns_per_entry")));
+    static Inter parseInter(String line) {
+        boolean gets = line.startsWith("interleaved-gets ");
+        if (!gets && !line.startsWith("interleaved ")) {
+            return null;
+        }
+        Map<String, String> kv = new LinkedHashMap<>();
+        for (String tok : line.substring(line.indexOf(' ') + 1).split(" ")) {
+            int eq = tok.indexOf('=');
+            if (eq > 0) {
+                kv.put(tok.substring(0, eq), tok.substring(eq + 1));
             }
         }
-        for (Map.Entry<String, Double> e : best.entrySet()) {
-            String[] k = e.getKey().split("\\|");
-            String jvm = k[0] + "|" + k[1] + "|" + k[2] + "|" + k[3] + "|";
-            if (k[4].startsWith("rocksjava-interop-")) {
-                Double loop = best.get(jvm + "rocksjavaBytes");
+        String ns = kv.getOrDefault("best_ns_per_entry", kv.getOrDefault("best_ns_per_get", kv.get("best_ns_per_seek")));
+        if (ns == null || kv.get("variant") == null || kv.get("ratio_to_floor") == null) {
+            return null;
+        }
+        String workload = gets ? kv.getOrDefault("workload", "get") : "scan-" + kv.get("direction");
+        String family = !gets ? "scan" : workload.startsWith("seek") ? "seek" : "get";
+        return new Inter(family, kv.get("engine"), kv.get("jvm_binding"), kv.get("value_size"), workload, kv.get("variant"),
+                num(ns), num(kv.get("ratio_to_floor")), kv.containsKey("ratio_err") ? num(kv.get("ratio_err")) : Double.NaN);
+    }
+
+    /**
+     * Judges a figure against a target, taking its error into account: MET only when the figure
+     * minus (or plus) its error still meets the target, MISSED only when the figure plus (or minus)
+     * its error still misses it, UNDECIDED when the target lies inside the error, and never MET when
+     * the error is as large as the figure itself.
+     *
+     * @param value the figure
+     * @param err its error (half-width); NaN when unknown
+     * @param limit the target
+     * @param atMost true when the figure must be at most the limit, false when at least
+     * @return the verdict, one of MET, MISSED, UNDECIDED, NOT JUDGED, with a reason where needed
+     */
+    static String verdict(double value, double err, double limit, boolean atMost) {
+        if (Double.isNaN(value)) {
+            return "NO DATA";
+        }
+        if (!Double.isNaN(err) && Math.abs(err) >= Math.abs(value)) {
+            return "NOT JUDGED (error as large as the figure)";
+        }
+        boolean holds = atMost ? value <= limit : value >= limit;
+        if (Double.isNaN(err)) {
+            return (holds ? "MET" : "MISSED") + " (no error estimate)";
+        }
+        double e = Math.abs(err);
+        boolean worstHolds = atMost ? value + e <= limit : value - e >= limit;
+        boolean bestHolds = atMost ? value - e <= limit : value + e >= limit;
+        if (worstHolds) {
+            return "MET";
+        }
+        if (!bestHolds) {
+            return "MISSED";
+        }
+        return "UNDECIDED (the target is inside the error)";
+    }
+
+    /**
+     * @param a a ratio
+     * @param ae its error
+     * @param b another ratio
+     * @param be its error
+     * @return the error of a / b from the two relative errors (NaN when either is unknown)
+     */
+    static double quotientErr(double a, double ae, double b, double be) {
+        return (a / b) * Math.hypot(ae / a, be / b);
+    }
+
+    /** The peer a Ferry figure is compared to: RocksJava's plain loop, or lmdbjava. */
+    static String peerOf(String family, String engine) {
+        if (engine.equals("lmdb")) {
+            return "lmdbjava";
+        }
+        return family.equals("scan") ? "rocksjavaBytes" : "rocksjava";
+    }
+
+    private static String pm(double v, double e, int digits) {
+        return f(v, digits) + (Double.isNaN(e) ? "" : " ± " + f(e, digits));
+    }
+
+    static String targets(List<Inter> inter, List<Row> rows) {
+        StringBuilder t = new StringBuilder("## Targets\n\n")
+                .append("The project's targets, judged on this run. Scan ratios come from the interleaved runs (the figures of record); "
+                        + "allocation, empty calls and the JMH interop pair from JMH. A verdict takes the error into account: MET only "
+                        + "when the figure still meets the target at the unfavourable end of its error, MISSED only when it still misses "
+                        + "it at the favourable end, UNDECIDED in between, and a figure whose error is as large as itself is never MET. "
+                        + "Speed-ups are peer time over Ferry time (2.0 = twice as fast).\n\n")
+                .append("| target | measured | verdict |\n|---|---|---|\n");
+        Map<String, Inter> byKey = new LinkedHashMap<>();
+        for (Inter i : inter) {
+            byKey.put(i.family + "|" + i.engine + "|" + i.jvm + "|" + i.valueSize + "|" + i.workload + "|" + i.variant, i);
+        }
+        for (Inter i : inter) {
+            if (!i.family.equals("scan")) {
+                continue;
+            }
+            String jvm = "scan|" + i.engine + "|" + i.jvm + "|" + i.valueSize + "|" + i.workload + "|";
+            String what = i.engine + " " + i.valueSize + " B " + i.workload + ", " + i.variant;
+            if (i.variant.startsWith("rocksjava-interop-")) {
+                Inter loop = byKey.get(jvm + "rocksjavaBytes");
                 if (loop != null) {
-                    interopTarget(t, k[3], k[1], "interleaved", loop / e.getValue(),
-                            " (" + f(e.getValue(), 1) + " vs " + f(loop, 1) + " ns)");
+                    double sp = loop.ratio / i.ratio;
+                    double se = quotientErr(loop.ratio, loop.ratioErr, i.ratio, i.ratioErr);
+                    t.append("| RocksJava iterator wrapped by Ferry (").append(i.jvm).append(", ").append(i.valueSize)
+                            .append(" B, interleaved) >= 2x faster than the same iterator's loop | ").append(pm(sp, se, 2)).append("x | ")
+                            .append(verdict(sp, se, 2.0, false)).append(" |\n");
                 }
                 continue;
             }
-            if (!k[4].startsWith("ferry-")) {
+            if (!i.variant.equals("ferry-" + i.jvm)) {
                 continue;
             }
-            String what = k[0] + " " + k[1] + " B " + k[2] + " scan, " + k[4];
-            Double floor = best.get(jvm + "floor");
-            if (floor != null) {
-                double r = e.getValue() / floor;
-                t.append("| ").append(what).append(" <= 1.05x floor | ").append(f(r, 2)).append("x (").append(f(e.getValue(), 1))
-                        .append(" vs ").append(f(floor, 1)).append(" ns) | ").append(r <= 1.05 ? "MET" : "MISSED").append(" |\n");
-            }
-            String peer = k[0].equals("rocksdb") ? "rocksjavaBytes" : "lmdbjava";
-            double want = k[0].equals("rocksdb") ? 2.0 : 1.7;
-            Double p = best.get(jvm + peer);
+            t.append("| ").append(what).append(" <= 1.05x floor | ").append(pm(i.ratio, i.ratioErr, 2)).append("x | ")
+                    .append(verdict(i.ratio, i.ratioErr, 1.05, true)).append(" |\n");
+            String peer = peerOf("scan", i.engine);
+            double want = i.engine.equals("rocksdb") ? 2.0 : 1.7;
+            Inter p = byKey.get(jvm + peer);
             if (p != null) {
-                double sp = p / e.getValue();
+                double sp = p.ratio / i.ratio;
+                double se = quotientErr(p.ratio, p.ratioErr, i.ratio, i.ratioErr);
                 t.append("| ").append(what).append(" >= ").append(f(want, 1)).append("x faster than ").append(peer).append(" | ")
-                        .append(f(sp, 2)).append("x | ").append(sp >= want ? "MET" : "MISSED").append(" |\n");
+                        .append(pm(sp, se, 2)).append("x | ").append(verdict(sp, se, want, false)).append(" |\n");
             }
         }
         for (Row r : rows) {
             if (r.family.equals("scan") && r.variant.startsWith("ferry") && !Double.isNaN(r.alloc)) {
                 t.append("| ").append(r.engine).append(' ').append(r.valueSize).append(" B ").append(r.workload).append(", ").append(r.variant)
-                        .append(": no allocation per entry | ").append(f(r.alloc, 4)).append(" B/entry | ")
-                        .append(r.alloc < 0.1 ? "MET" : "MISSED").append(" |\n");
+                        .append(": no allocation per entry (< 0.1 B/entry) | ").append(pm(r.alloc, r.allocErr, 4)).append(" B/entry | ")
+                        .append(verdict(r.alloc, r.allocErr, 0.1, true)).append(" |\n");
             }
             if (r.variant.equals("ffm-critical")) {
-                t.append("| empty FFM critical downcall <= 6 ns | ").append(f(r.ns, 1)).append(" ns | ")
-                        .append(r.ns <= 6 ? "MET" : "MISSED").append(" |\n");
+                t.append("| empty FFM critical downcall <= 6 ns | ").append(pm(r.ns, r.nsErr, 1)).append(" ns | ")
+                        .append(verdict(r.ns, r.nsErr, 6, true)).append(" |\n");
             }
             if (r.variant.startsWith("rocksjava-interop-")) {
                 String b = r.variant.substring("rocksjava-interop-".length());
                 for (Row o : rows) {
                     if (o.variant.equals("rocksjavaBytes@interop-" + b) && o.valueSize.equals(r.valueSize)) {
-                        interopTarget(t, b, r.valueSize, "JMH", o.ns / r.ns, "");
+                        double sp = o.ns / r.ns;
+                        double se = quotientErr(o.ns, o.nsErr, r.ns, r.nsErr);
+                        t.append("| RocksJava iterator wrapped by Ferry (").append(b).append(", ").append(r.valueSize)
+                                .append(" B, JMH) >= 2x faster than the same iterator's loop | ").append(pm(sp, se, 2)).append("x | ")
+                                .append(verdict(sp, se, 2.0, false)).append(" |\n");
                     }
                 }
             }
         }
         t.append("\nAllocation: `-prof gc` bytes per scan divided by the entries scanned. Each scan opens a cursor and so allocates "
                 + "a few KB once (cursor, views, guard, offset array); an allocation per entry would add at least "
-                + "16 B/entry (the smallest object), so below 0.1 B/entry there is none: steady-state allocation per entry is 0.\n\n");
+                + "16 B/entry (the smallest object), so below 0.1 B/entry there is none.\n");
         return t.toString();
     }
 
-    /**
-     * One Targets row for the interop speed-up: a RocksJava iterator wrapped by Ferry against
-     * RocksJava's own loop over the same kind of iterator, at least 2x faster.
-     */
-    private static void interopTarget(StringBuilder t, String binding, String valueSize, String how, double speedUp, String detail) {
-        t.append("| RocksJava iterator wrapped by Ferry (").append(binding).append(", ").append(valueSize).append(" B, ").append(how)
-                .append(") >= 2x faster than the same iterator's loop | ").append(f(speedUp, 2)).append('x').append(detail)
-                .append(" | ").append(speedUp >= 2 ? "MET" : "MISSED").append(" |\n");
+    /** Machine facts from machine.txt: key to value; indented lines are joined to the key above. */
+    static Map<String, String> machine(Path dir) throws IOException {
+        Map<String, String> m = new LinkedHashMap<>();
+        Path p = dir.resolve("machine.txt");
+        if (!Files.exists(p)) {
+            return m;
+        }
+        String last = null;
+        for (String line : Files.readAllLines(p)) {
+            if (line.startsWith(" ") && last != null) {
+                m.merge(last + " version", line.strip(), (a, b) -> a + "; " + b);
+                continue;
+            }
+            int c = line.indexOf(": ");
+            if (c > 0) {
+                last = line.substring(0, c);
+                m.merge(last, line.substring(c + 2).strip(), (a, b) -> a + "; " + b);
+            } else if (line.startsWith("note:")) {
+                m.merge("notes", line.substring(5).strip(), (a, b) -> a + "; " + b);
+            }
+        }
+        return m;
     }
 
-    static void writeMarkdown(Path dir, List<Row> rows, List<String> charts) throws IOException {
+    static void writeMarkdown(Path dir, List<Row> rows, List<Inter> inter, Map<String, List<String>> charts) throws IOException {
+        Map<String, String> m = machine(dir);
+        String mode = m.getOrDefault("mode", "");
+        boolean quick = mode.startsWith("quick");
         StringBuilder sb = new StringBuilder("# Ferry benchmark report\n\n");
-        Path machine = dir.resolve("machine.txt");
-        if (Files.exists(machine)) {
-            sb.append("```\n").append(Files.readString(machine).strip()).append("\n```\n\n");
+        if (quick) {
+            sb.append("> **Quick mode: a smoke run.** One JMH fork, short iterations, ").append(kv(mode, "entries"))
+                    .append(" entries, few interleaved rounds. It shows that the suite runs and roughly where things stand; its numbers "
+                            + "are not claims. `./ferry report --full` gives figures to publish.\n\n");
         }
-        sb.append("ns per op: per entry for scans (JMH score per whole scan / entries), per call, get or put otherwise. "
-                + "Error: JMH 99.9% confidence half-width. Ratio: to the in-process native floor (`floor`) of the same "
-                + "engine, workload and value size in this run. B/op from `-prof gc` (per entry for scans).\n\n");
-        sb.append(targets(dir, rows));
-        sb.append("## Headline\n\n");
-        Map<String, List<Row>> byKey = new TreeMap<>();
-        for (Row r : rows) {
-            if (r.family.equals("scan") || r.family.equals("get")) {
-                byKey.computeIfAbsent(r.family + " " + r.engine + " " + r.valueSize + " B " + r.workload, k -> new ArrayList<>()).add(r);
-            }
+        sb.append("## What was compared\n\n")
+                .append("Ferry is a Java library over RocksDB and LMDB with two bindings to its C shim: JNI (`jni`, JDK 17+) and the "
+                        + "Foreign Function & Memory API (`ffm`, JDK 22+). This run measures Ferry through both bindings beside, in the "
+                        + "same run and on the same data:\n\n"
+                        + "- the libraries a Java user would pick instead (the **peers**): RocksJava for RocksDB, lmdbjava for LMDB;\n"
+                        + "- the **C floor**: a C loop doing the same work over the same engine binary (the RocksDB inside rocksdbjni, "
+                        + "the LMDB inside org.lmdbjava:native), with the same data and options and no Java in the loop.\n\n"
+                        + "Every figure is a time: nanoseconds per entry for scans, per operation otherwise. **Lower is better.** "
+                        + "\"x floor\" divides a time by the floor's time in the same run: 1.00 is as fast as C, 1.50 is 50% slower. "
+                        + "Scans are measured twice: *interleaved* (each JVM runs floor, Ferry and the peers in turn, round after round, "
+                        + "and keeps the best pass of each: a slow phase of the machine hits all of them, so these ratios are the figures "
+                        + "of record; ± is half the range of the per-round ratios) and with JMH (± is JMH's 99.9% confidence half-width; "
+                        + "separate JMH runs are minutes apart and drift more). Every variant checks a checksum of what it read against "
+                        + "the floor's, so all did the same work.\n\n");
+        sb.append("## Machine and run\n\n| | |\n|---|---|\n");
+        row(sb, "CPU", m.get("cpu"));
+        row(sb, "cores", m.get("cores"));
+        if (m.containsKey("memory")) {
+            String[] mem = m.get("memory").split(" ");
+            row(sb, "memory", mem[0].matches("\\d+") ? f(Long.parseLong(mem[0]) / 1048576.0, 1) + " GiB" : m.get("memory"));
         }
-        for (Map.Entry<String, List<Row>> e : byKey.entrySet()) {
-            sb.append("- ").append(e.getKey()).append(": ");
-            List<Row> rs = new ArrayList<>(e.getValue());
-            rs.sort((a, b) -> Double.compare(a.ns, b.ns));
-            List<String> parts = new ArrayList<>();
-            for (Row r : rs) {
-                parts.add(r.variant + " " + f(r.ns, r.ns < 100 ? 1 : 0) + " ns" + (Double.isNaN(r.ratio) ? "" : " (" + f(r.ratio, 2) + "x)"));
-            }
-            sb.append(String.join(", ", parts)).append('\n');
-        }
-        rows.stream().filter(r -> r.workload.equals("noop")).forEach(r -> sb.append("- empty call ").append(r.variant).append(": ")
-                .append(f(r.ns, 1)).append(" ns\n"));
-        for (Row r : rows) {
-            if (r.variant.startsWith("rocksjava-interop-")) {
-                String b = r.variant.substring("rocksjava-interop-".length());
-                rows.stream().filter(o -> o.variant.equals("rocksjavaBytes@interop-" + b) && o.valueSize.equals(r.valueSize)).findFirst()
-                        .ifPresent(o -> sb.append("- RocksJava interop (").append(b).append(", ").append(r.valueSize)
-                                .append(" B): the same RocksIterator wrapped by Ferry scans ").append(f(o.ns / r.ns, 2))
-                                .append("x faster than RocksJava's isValid/key/value/next loop (").append(f(r.ns, 0)).append(" vs ")
-                                .append(f(o.ns, 0)).append(" ns per entry, same JVM)\n"));
-            }
-        }
+        row(sb, "kernel", m.get("kernel"));
+        row(sb, "load average at start", m.get("load"));
+        String jdk = m.getOrDefault("jdk version", m.get("jdk"));
+        row(sb, "JDK (every JVM of the run)", jdk == null ? null : jdk.split("; ")[0] + (jdk.contains("; ") ? " (" + jdk.split("; ")[1] + ")" : ""));
+        row(sb, "engines", (m.containsKey("rocksdbjni") ? "rocksdbjni " + m.get("rocksdbjni") : "")
+                + (m.containsKey("lmdb native (org.lmdbjava:native)") ? ", org.lmdbjava:native " + m.get("lmdb native (org.lmdbjava:native)") : ""));
+        row(sb, "peers", (m.containsKey("rocksdbjni") ? "RocksJava " + m.get("rocksdbjni") : "")
+                + (m.containsKey("lmdbjava") ? ", lmdbjava " + m.get("lmdbjava") : ""));
+        row(sb, "commit", m.get("git"));
+        row(sb, "date (UTC)", m.get("date"));
+        row(sb, "command", m.get("command") == null ? null : "`" + m.get("command") + "`");
+        row(sb, "mode", mode);
+        row(sb, "notes", m.get("notes"));
         sb.append('\n');
+        sb.append(headline(inter, rows));
+        sb.append(glossary(inter, rows));
+        sb.append(interleavedSections(inter, charts));
+        sb.append(jmhSections(rows, charts));
+        Path floor = dir.resolve("floor.txt");
+        if (Files.exists(floor)) {
+            sb.append("## Out-of-process floor (C program)\n\nThe floor as a standalone C program (best and median of its repetitions), "
+                    + "a check that the in-process floor is not slowed by its JVM.\n\n```\n").append(Files.readString(floor).strip()).append("\n```\n\n");
+        }
+        sb.append(targets(inter, rows));
+        Files.writeString(dir.resolve("report.md"), sb.toString(), StandardCharsets.UTF_8);
+    }
+
+    private static String kv(String line, String key) {
+        for (String tok : line.split(" ")) {
+            if (tok.startsWith(key + "=")) {
+                return tok.substring(key.length() + 1);
+            }
+        }
+        return "?";
+    }
+
+    private static void row(StringBuilder sb, String k, String v) {
+        if (v != null && !v.isBlank()) {
+            sb.append("| ").append(k).append(" | ").append(v.replace("|", "\\|")).append(" |\n");
+        }
+    }
+
+    /** The headline table: Ferry and its peer against the floor, per interleaved JVM; JMH when there is no interleaved run. */
+    static String headline(List<Inter> inter, List<Row> rows) {
+        StringBuilder sb = new StringBuilder("## Headline ratios\n\n");
+        List<Inter> ferry = inter.stream().filter(i -> !i.family.equals("seek") && i.variant.equals("ferry-" + i.jvm)).toList();
+        if (!ferry.isEmpty()) {
+            sb.append("Time as a multiple of the C floor's, measured interleaved in one JVM per engine and binding (lower is better; "
+                    + "± is half the range over the rounds). Ferry is the `ferry-<binding>` variant (scans: the cursor loop; gets: "
+                    + "`Store.get`), the peer is RocksJava's plain loop or lmdbjava. \"Ferry / peer\" is Ferry's time over the peer's: "
+                    + "0.50 means Ferry takes half the time.\n\n")
+                    .append("| engine | workload | value B | binding | Ferry x floor | peer | peer x floor | Ferry / peer |\n")
+                    .append("|---|---|---:|---|---:|---|---:|---:|\n");
+            for (Inter i : ferry) {
+                String peer = peerOf(i.family, i.engine);
+                Inter p = inter.stream().filter(o -> o.family.equals(i.family) && o.engine.equals(i.engine) && o.jvm.equals(i.jvm)
+                        && o.valueSize.equals(i.valueSize) && o.workload.equals(i.workload) && o.variant.equals(peer)).findFirst().orElse(null);
+                sb.append("| ").append(i.engine).append(" | ").append(i.workload).append(" | ").append(i.valueSize).append(" | ").append(i.jvm)
+                        .append(" | **").append(pm(i.ratio, i.ratioErr, 2)).append("** | ").append(p == null ? "-" : peer).append(" | ")
+                        .append(p == null ? "" : pm(p.ratio, p.ratioErr, 2)).append(" | ")
+                        .append(p == null ? "" : pm(i.ratio / p.ratio, quotientErr(i.ratio, i.ratioErr, p.ratio, p.ratioErr), 2)).append(" |\n");
+            }
+        } else {
+            sb.append("No interleaved run in this directory: JMH ratios to the floor of the same family, engine, workload and value "
+                    + "size (± from JMH's errors of both).\n\n| engine | workload | value B | variant | x floor |\n|---|---|---:|---|---:|\n");
+            rows.stream().filter(r -> (r.family.equals("scan") || r.family.equals("get")) && !Double.isNaN(r.ratio) && !r.variant.equals("floor"))
+                    .sorted(Comparator.comparing((Row r) -> r.engine + r.workload + r.valueSize).thenComparing(r -> r.variant, VARIANT_ORDER))
+                    .forEach(r -> sb.append("| ").append(r.engine).append(" | ").append(r.workload).append(" | ").append(r.valueSize)
+                            .append(" | ").append(r.variant).append(" | ").append(pm(r.ratio, r.ratioErr, 2)).append(" |\n"));
+        }
+        return sb.append('\n').toString();
+    }
+
+    /** Every variant name the report prints, explained once. */
+    static String glossary(List<Inter> inter, List<Row> rows) {
+        List<String> families = List.of("scan", "get", "seek", "put", "batch", "call");
+        Comparator<String> byFamily = Comparator.comparingInt(f -> families.indexOf(f) < 0 ? families.size() : families.indexOf(f));
+        Map<String, Set<String>> names = new TreeMap<>(VARIANT_ORDER); // generic name -> families
+        for (Inter i : inter) {
+            names.computeIfAbsent(generic(i.variant), k -> new TreeSet<>(byFamily.thenComparing(Comparator.naturalOrder()))).add(i.family);
+        }
+        for (Row r : rows) {
+            names.computeIfAbsent(generic(r.variant), k -> new TreeSet<>(byFamily.thenComparing(Comparator.naturalOrder()))).add(r.family);
+        }
+        StringBuilder sb = new StringBuilder("## Glossary\n\n")
+                .append("`<binding>` is `jni` or `ffm`: the Ferry binding the variant, or the JVM of an interleaved run, used. "
+                        + "Workloads: `scan-forward`/`scan-reverse` (the whole store in key order, or reversed), `get-random` / `get` "
+                        + "(100,000 random existing keys), `seek10` (a seek and 10 entries), `put-seq`/`put-random` and "
+                        + "`batch-seq`/`batch-random` (writes in key order or random order into a fresh store), `noop` (an empty call), "
+                        + "`cursorStep`, `pageFill`.\n\n");
+        for (Map.Entry<String, Set<String>> e : names.entrySet()) {
+            Map<String, List<String>> byText = new LinkedHashMap<>();
+            for (String fam : e.getValue()) {
+                String text = explain(fam, e.getKey());
+                byText.computeIfAbsent(text == null ? "(not described: see benchmarks/README.md)" : text, k -> new ArrayList<>()).add(fam);
+            }
+            for (Map.Entry<String, List<String>> t : byText.entrySet()) {
+                sb.append("- `").append(e.getKey()).append('`').append(byText.size() > 1 ? " (" + String.join(", ", t.getValue()) + ")" : "")
+                        .append(" [").append(kind(e.getKey()).label).append("]: ").append(t.getKey()).append('\n');
+            }
+        }
+        return sb.append('\n').toString();
+    }
+
+    static String interleavedSections(List<Inter> inter, Map<String, List<String>> charts) {
+        StringBuilder sb = new StringBuilder();
+        for (String fam : List.of("scan", "get", "seek")) {
+            List<Inter> is = inter.stream().filter(i -> i.family.equals(fam)).toList();
+            if (is.isEmpty()) {
+                continue;
+            }
+            sb.append(switch (fam) {
+                case "scan" -> "## Scans, interleaved (figures of record)\n\n";
+                case "get" -> "## Point reads, interleaved\n\n";
+                default -> "## Seeks, interleaved\n\n";
+            });
+            sb.append("Best pass of each variant in ns per ").append(fam.equals("scan") ? "entry" : fam.equals("get") ? "get" : "seek")
+                    .append(" and its ratio to the floor of the same JVM (± half the range of the per-round ratios).\n\n")
+                    .append("| engine | value B | workload | JVM | variant | best ns | x floor |\n|---|---:|---|---|---|---:|---:|\n");
+            is.stream().sorted(Comparator.comparing((Inter i) -> i.engine).reversed().thenComparing(i -> i.valueSize)
+                    .thenComparing(i -> i.workload).thenComparing(i -> i.jvm, Comparator.reverseOrder()).thenComparing(i -> i.variant, VARIANT_ORDER))
+                    .forEach(i -> sb.append("| ").append(i.engine).append(" | ").append(i.valueSize).append(" | ").append(i.workload)
+                            .append(" | ").append(i.jvm).append(" | ").append(i.variant).append(" | ").append(f(i.ns, i.ns < 100 ? 1 : 0))
+                            .append(" | ").append(pm(i.ratio, i.ratioErr, 2)).append(" |\n"));
+            sb.append('\n');
+            for (String c : charts.getOrDefault("interleaved-" + fam, List.of())) {
+                sb.append("![").append(c).append("](").append(c).append(")\n\n");
+            }
+        }
+        return sb.toString();
+    }
+
+    static String jmhSections(List<Row> rows, Map<String, List<String>> charts) {
+        StringBuilder sb = new StringBuilder();
         Map<String, List<Row>> fam = new LinkedHashMap<>();
-        for (String f : List.of("scan", "call", "get", "put", "batch")) {
+        for (String f : List.of("scan", "get", "put", "batch", "call")) {
             fam.put(f, new ArrayList<>());
         }
         for (Row r : rows) {
@@ -413,53 +743,122 @@ public final class Report {
             if (e.getValue().isEmpty()) {
                 continue;
             }
-            sb.append("## ").append(e.getKey()).append("\n\n");
+            sb.append("## ").append(switch (e.getKey()) {
+                case "scan" -> "Scans, JMH (ns per entry)";
+                case "get" -> "Random gets, JMH (ns per get)";
+                case "put" -> "Single puts, JMH (ns per put)";
+                case "batch" -> "Batched puts, JMH (ns per put)";
+                case "call" -> "Per call, JMH (ns per call)";
+                default -> e.getKey() + ", JMH";
+            }).append("\n\n");
             sb.append("| engine | value B | workload | variant | ns/op | ± | ops/s | x floor | B/op |\n");
             sb.append("|---|---:|---|---|---:|---:|---:|---:|---:|\n");
             e.getValue().stream()
-                    .sorted((a, b) -> (a.engine + a.valueSize + a.workload).compareTo(b.engine + b.valueSize + b.workload) != 0
-                            ? (a.engine + a.valueSize + a.workload).compareTo(b.engine + b.valueSize + b.workload)
-                            : Double.compare(a.ns, b.ns))
+                    .sorted(Comparator.comparing((Row r) -> r.engine).reversed().thenComparing(r -> r.valueSize).thenComparing(r -> r.workload)
+                            .thenComparing(r -> r.variant, VARIANT_ORDER))
                     .forEach(r -> sb.append("| ").append(r.engine).append(" | ").append(r.valueSize).append(" | ").append(r.workload)
                             .append(" | ").append(r.variant).append(" | ").append(f(r.ns, r.ns < 100 ? 2 : 1)).append(" | ")
                             .append(f(r.nsErr, r.ns < 100 ? 2 : 1)).append(" | ").append(f(1e9 / r.ns, 0)).append(" | ")
-                            .append(Double.isNaN(r.ratio) ? "" : f(r.ratio, 2) + (Double.isNaN(r.ratioErr) ? "" : " ± " + f(r.ratioErr, 2)))
-                            .append(" | ")
+                            .append(Double.isNaN(r.ratio) ? "" : pm(r.ratio, r.ratioErr, 2)).append(" | ")
                             .append(f(r.alloc, r.family.equals("scan") ? 3 : 0)).append(" |\n"));
             sb.append('\n');
-            for (String c : charts) {
-                if (c.startsWith("chart-" + e.getKey() + "-")) {
-                    sb.append("![").append(c).append("](").append(c).append(")\n\n");
-                }
+            for (String c : charts.getOrDefault("jmh-" + e.getKey(), List.of())) {
+                sb.append("![").append(c).append("](").append(c).append(")\n\n");
             }
         }
-        Path inter = dir.resolve("interleaved.txt");
-        if (Files.exists(inter)) {
-            sb.append("## Scans measured interleaved (best of rounds, ns per entry)\n\n")
-                    .append("Each JVM runs one engine and one Ferry binding; floor, Ferry and the peers open, scan and close in turn, "
-                            + "round after round, so a noisy phase of the machine hits all of them. Ratio to the floor of the same JVM.\n\n")
-                    .append("| engine | value B | direction | JVM | variant | best ns/entry | x floor |\n|---|---:|---|---|---|---:|---:|\n");
-            for (String line : Files.readAllLines(inter)) {
-                if (!line.startsWith("interleaved ")) {
+        return sb.toString();
+    }
+
+    /**
+     * Draws the charts: the interleaved runs as ratios to the floor (one chart per engine and
+     * family, one linear scale shared by all of them), and JMH results in ns, one chart per
+     * family, engine, value size and workload (so no chart mixes per-call nanoseconds with
+     * microsecond operations), the charts of one family and engine on one scale.
+     *
+     * @return chart file names by section ({@code interleaved-scan}, {@code jmh-get}, ...)
+     */
+    static Map<String, List<String>> charts(Path dir, List<Row> rows, List<Inter> inter) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        double maxRatio = inter.stream().mapToDouble(i -> i.ratio + (Double.isNaN(i.ratioErr) ? 0 : i.ratioErr)).max().orElse(1);
+        for (String fam : List.of("scan", "get", "seek")) {
+            for (String engine : List.of("rocksdb", "lmdb")) {
+                List<Inter> is = inter.stream().filter(i -> i.family.equals(fam) && i.engine.equals(engine)).toList();
+                if (is.isEmpty()) {
                     continue;
                 }
-                Map<String, String> kv = new LinkedHashMap<>();
-                for (String t : line.substring(12).split(" ")) {
-                    int eq = t.indexOf('=');
-                    if (eq > 0) {
-                        kv.put(t.substring(0, eq), t.substring(eq + 1));
+                List<String> cases = is.stream().sorted(Comparator.comparing((Inter i) -> i.valueSize).thenComparing(i -> i.workload)
+                        .thenComparing(i -> i.jvm, Comparator.reverseOrder())).map(Report::caseOf).distinct().toList();
+                List<String> variants = is.stream().map(i -> generic(i.variant)).distinct().sorted(VARIANT_ORDER).toList();
+                List<BarChart.Series> series = new ArrayList<>();
+                for (String v : variants) {
+                    List<Double> ys = new ArrayList<>();
+                    List<Double> es = new ArrayList<>();
+                    for (String c : cases) {
+                        Inter hit = is.stream().filter(i -> caseOf(i).equals(c) && generic(i.variant).equals(v)).findFirst().orElse(null);
+                        ys.add(hit == null ? Double.NaN : hit.ratio);
+                        es.add(hit == null || Double.isNaN(hit.ratioErr) ? 0.0 : hit.ratioErr);
                     }
+                    series.add(new BarChart.Series(v, kind(v).ordinal(), ys, es));
                 }
-                sb.append("| ").append(kv.get("engine")).append(" | ").append(kv.get("value_size")).append(" | ").append(kv.get("direction"))
-                        .append(" | ").append(kv.get("jvm_binding")).append(" | ").append(kv.get("variant")).append(" | ")
-                        .append(kv.get("best_ns_per_entry")).append(" | ").append(kv.get("ratio_to_floor")).append(" |\n");
+                String what = switch (fam) {
+                    case "scan" -> "scans";
+                    case "get" -> "random gets";
+                    default -> "seeks";
+                };
+                String name = "chart-interleaved-" + fam + "-" + engine + ".png";
+                String title = (engine.equals("rocksdb") ? "RocksDB" : "LMDB") + " " + what + ", interleaved: time / C floor's time (lower is better)";
+                save(dir, name, title, "value size, workload, JVM binding", "x floor (1.0 = C)", cases, series, 0, maxRatio * 1.1, true,
+                        out.computeIfAbsent("interleaved-" + fam, k -> new ArrayList<>()));
             }
-            sb.append('\n');
         }
-        Path floor = dir.resolve("floor.txt");
-        if (Files.exists(floor)) {
-            sb.append("## Out-of-process floor (C program)\n\n```\n").append(Files.readString(floor).strip()).append("\n```\n");
+        Map<String, List<Row>> groups = new LinkedHashMap<>();
+        for (Row r : rows) {
+            String scaleKey = r.family + "|" + r.engine + (r.family.equals("call") ? "|" + r.workload : "");
+            groups.computeIfAbsent(scaleKey, k -> new ArrayList<>()).add(r);
         }
-        Files.writeString(dir.resolve("report.md"), sb.toString(), StandardCharsets.UTF_8);
+        for (List<Row> scale : groups.values()) {
+            double max = scale.stream().mapToDouble(r -> r.ns + (Double.isNaN(r.nsErr) ? 0 : r.nsErr)).max().orElse(1);
+            Map<String, List<Row>> charts = new LinkedHashMap<>();
+            scale.stream().sorted(Comparator.comparing((Row r) -> r.valueSize).thenComparing(r -> r.workload))
+                    .forEach(r -> charts.computeIfAbsent(r.valueSize + "|" + r.workload, k -> new ArrayList<>()).add(r));
+            for (List<Row> rs : charts.values()) {
+                Row r0 = rs.get(0);
+                List<String> xs = rs.stream().map(r -> r.variant).distinct().sorted(VARIANT_ORDER).toList();
+                List<BarChart.Series> series = new ArrayList<>();
+                for (Kind k : Kind.values()) {
+                    List<Double> ys = new ArrayList<>();
+                    List<Double> es = new ArrayList<>();
+                    for (String v : xs) {
+                        Row hit = kind(v) != k ? null : rs.stream().filter(r -> r.variant.equals(v)).findFirst().orElse(null);
+                        ys.add(hit == null ? Double.NaN : hit.ns);
+                        es.add(hit == null || Double.isNaN(hit.nsErr) ? 0.0 : hit.nsErr);
+                    }
+                    series.add(new BarChart.Series(k.label, k.ordinal(), ys, es));
+                }
+                String unit = r0.family.equals("scan") ? "ns per entry" : r0.family.equals("call") ? "ns per call"
+                        : r0.family.equals("get") ? "ns per get" : "ns per put";
+                String where = r0.engine.equals("-") ? "" : (r0.engine.equals("rocksdb") ? "RocksDB " : "LMDB ")
+                        + (r0.valueSize.equals("-") ? "" : r0.valueSize + " B ");
+                String name = "chart-jmh-" + r0.family + "-" + (r0.engine.equals("-") ? "" : r0.engine + "-")
+                        + (r0.valueSize.equals("-") ? "" : r0.valueSize + "-") + r0.workload + ".png";
+                String title = where + r0.workload + ", JMH: " + unit + " (lower is better)";
+                save(dir, name, title, "variant", unit, xs, series, 0, max * 1.1, false, out.computeIfAbsent("jmh-" + r0.family, k -> new ArrayList<>()));
+            }
+        }
+        return out;
+    }
+
+    private static String caseOf(Inter i) {
+        return i.valueSize + " B " + i.workload.replace("scan-", "") + ", " + i.jvm;
+    }
+
+    private static void save(Path dir, String name, String title, String xTitle, String yTitle, List<String> xs, List<BarChart.Series> series,
+            double yMin, double yMax, boolean grouped, List<String> out) {
+        String failed = BarChart.saveKinds(dir.resolve(name), title, xTitle, yTitle, xs, series, yMin, yMax, grouped);
+        if (failed == null) {
+            out.add(name);
+        } else {
+            System.err.println("report: chart " + name + " failed: " + failed);
+        }
     }
 }

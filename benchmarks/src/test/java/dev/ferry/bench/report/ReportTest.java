@@ -1,0 +1,125 @@
+package dev.ferry.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The benchmark report: target verdicts, the interleaved lines, the glossary, and a whole report from canned results. */
+class ReportTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void verdictMetOnlyWhenTheUnfavourableEndOfTheErrorMeetsTheTarget() {
+        assertEquals("MET", Report.verdict(0.90, 0.05, 1.05, true));
+        assertEquals("MISSED", Report.verdict(1.20, 0.05, 1.05, true));
+        assertTrue(Report.verdict(1.02, 0.05, 1.05, true).startsWith("UNDECIDED"));
+        assertTrue(Report.verdict(1.08, 0.05, 1.05, true).startsWith("UNDECIDED"));
+        assertEquals("MET", Report.verdict(2.5, 0.2, 2.0, false));
+        assertEquals("MISSED", Report.verdict(1.5, 0.2, 2.0, false));
+        assertTrue(Report.verdict(2.1, 0.2, 2.0, false).startsWith("UNDECIDED"));
+    }
+
+    @Test
+    void figureWithErrorAsLargeAsItselfIsNeverMet() {
+        // all of these would be MET on the figure alone
+        assertTrue(Report.verdict(0.002, 0.004, 0.1, true).startsWith("NOT JUDGED"));
+        assertTrue(Report.verdict(4.6, 4.6, 6, true).startsWith("NOT JUDGED"));
+        assertTrue(Report.verdict(2.71, 3.0, 2.0, false).startsWith("NOT JUDGED"));
+        assertTrue(Report.verdict(1.0, -1.5, 1.05, true).startsWith("NOT JUDGED"));
+    }
+
+    @Test
+    void verdictWithoutErrorSaysSo() {
+        assertEquals("MET (no error estimate)", Report.verdict(0.9, Double.NaN, 1.05, true));
+        assertEquals("MISSED (no error estimate)", Report.verdict(1.2, Double.NaN, 1.05, true));
+        assertEquals("NO DATA", Report.verdict(Double.NaN, 0.1, 1.05, true));
+    }
+
+    @Test
+    void interleavedLinesParseWithAndWithoutError() {
+        Report.Inter a = Report.parseInter("interleaved engine=lmdb jvm_binding=ffm value_size=100 direction=reverse variant=lmdbjava "
+                + "best_ns_per_entry=30.60 ratio_to_floor=1.729");
+        assertEquals("scan", a.family());
+        assertEquals("scan-reverse", a.workload());
+        assertEquals(1.729, a.ratio(), 1e-9);
+        assertTrue(Double.isNaN(a.ratioErr()));
+        Report.Inter b = Report.parseInter("interleaved-gets engine=rocksdb jvm_binding=jni value_size=100 variant=ferry-jni-into "
+                + "best_ns_per_get=2856.0 ratio_to_floor=1.066 ratio_err=0.031");
+        assertEquals("get", b.family());
+        assertEquals(0.031, b.ratioErr(), 1e-9);
+        Report.Inter c = Report.parseInter("interleaved-gets engine=lmdb jvm_binding=jni value_size=100 workload=seek10 variant=floor "
+                + "best_ns_per_seek=1726.0 ratio_to_floor=1.000 ratio_err=0.000");
+        assertEquals("seek", c.family());
+        assertEquals("seek10", c.workload());
+        assertNull(Report.parseInter("==== [21:44:00] interleaved scans: ROCKSDB"));
+    }
+
+    @Test
+    void everyVariantTheBenchmarksPrintIsInTheGlossary() {
+        String[][] names = {
+            {"scan", "floor"}, {"scan", "ferry-jni"}, {"scan", "ferry-ffm"}, {"scan", "ferryScan-jni"}, {"scan", "ferry-ffm-page4096"},
+            {"scan", "ferry-jni-steps"}, {"scan", "rocksjava-interop-jni"}, {"scan", "rocksjavaBytes"}, {"scan", "rocksjavaReuse"},
+            {"scan", "rocksjavaDirect"}, {"scan", "rocksjavaBytes@interop-ffm"}, {"scan", "lmdbjava"},
+            {"get", "floor"}, {"get", "floor-fresh"}, {"get", "ferry-jni"}, {"get", "ferryInto-ffm"}, {"get", "ferry-jni-into"},
+            {"get", "ferry-ffm-snapshot"}, {"get", "ferry-jni-multiget"}, {"get", "rocksjava"}, {"get", "lmdbjava"},
+            {"seek", "floor"}, {"seek", "ferry-jni"}, {"seek", "rocksjava"}, {"seek", "lmdbjava"},
+            {"put", "floor"}, {"put", "ferry-jni"}, {"put", "rocksjava"}, {"put", "lmdbjava"},
+            {"batch", "floor"}, {"batch", "ferry-ffm"}, {"batch", "rocksjava"}, {"batch", "lmdbjava"},
+            {"call", "jni"}, {"call", "ffm"}, {"call", "ffm-critical"}, {"call", "ferry-jni"},
+        };
+        for (String[] n : names) {
+            assertNotNull(Report.explain(n[0], n[1]), n[0] + " " + n[1]);
+        }
+    }
+
+    @Test
+    void ferryComesFirstThenPeersThenTheFloor() {
+        List<String> v = new ArrayList<>(List.of("floor", "rocksjavaBytes", "lmdbjava", "ferry-jni", "rocksjava-interop-jni", "ffm-critical", "jni"));
+        v.sort(Report.VARIANT_ORDER);
+        assertEquals(List.of("ferry-jni", "rocksjava-interop-jni", "jni", "ffm-critical", "rocksjavaBytes", "lmdbjava", "floor"), v);
+    }
+
+    @Test
+    void reportFromCannedResultsOpensWithTheSummaryAndEndsWithTheTargets() throws IOException {
+        Files.writeString(dir.resolve("machine.txt"), String.join("\n",
+                "date: 2026-11-22T21:43:19Z", "command: benchmarks/run --quick",
+                "mode: quick entries=200000 value_sizes=100 forks=1 iterations=-wi 3 extra=", "cpu: Some CPU", "cores: 2",
+                "memory: 24684096 kB", "kernel: Linux 6.1 x86_64", "jdk: /opt/jdk", "  openjdk version \"25.0.3\" 2026-04-21 LTS",
+                "rocksdbjni: 11.8.1", "lmdbjava: 0.9.3", "lmdb native (org.lmdbjava:native): 0.9.33-5", "git: abc1234", ""));
+        Files.writeString(dir.resolve("interleaved.txt"), String.join("\n",
+                "interleaved engine=rocksdb jvm_binding=jni value_size=100 direction=forward variant=floor best_ns_per_entry=200.00 ratio_to_floor=1.000 ratio_err=0.000",
+                "interleaved engine=rocksdb jvm_binding=jni value_size=100 direction=forward variant=ferry-jni best_ns_per_entry=204.00 ratio_to_floor=1.020 ratio_err=1.500",
+                "interleaved engine=rocksdb jvm_binding=jni value_size=100 direction=forward variant=rocksjavaBytes best_ns_per_entry=300.00 ratio_to_floor=1.500 ratio_err=0.050",
+                ""));
+        Files.writeString(dir.resolve("jmh-calls.json"), "[{\"benchmark\":\"dev.ferry.bench.CallBench.ffmNoopCritical\",\"mode\":\"avgt\","
+                + "\"threads\":1,\"forks\":1,\"params\":{},\"primaryMetric\":{\"score\":4.6,\"scoreError\":0.4,\"scoreUnit\":\"ns/op\","
+                + "\"rawData\":[[4.5,4.7]]},\"secondaryMetrics\":{}}]");
+        Report.main(new String[] {dir.toString()});
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.indexOf("Quick mode: a smoke run") < md.indexOf("## What was compared"), md);
+        assertTrue(md.contains("Lower is better"));
+        assertTrue(md.contains("| CPU | Some CPU |") && md.contains("| commit | abc1234 |"));
+        int headline = md.indexOf("## Headline ratios");
+        int glossary = md.indexOf("## Glossary");
+        int targets = md.indexOf("## Targets");
+        assertTrue(headline > 0 && glossary > headline && targets > glossary && md.indexOf("\n## ", targets + 1) < 0, md);
+        assertTrue(md.contains("- `rocksjavaBytes` [peers]:") && md.contains("- `ffm-critical` [Ferry]:"), md);
+        // 1.02 +- 1.5 would meet <= 1.05x on the figure alone: its error is larger than itself
+        assertTrue(md.contains("| rocksdb 100 B scan-forward, ferry-jni <= 1.05x floor | 1.02 ± 1.50x | NOT JUDGED"), md);
+        assertTrue(md.contains("| empty FFM critical downcall <= 6 ns | 4.6 ± 0.4 ns | MET |"), md);
+        assertTrue(Files.exists(dir.resolve("chart-interleaved-scan-rocksdb.png")));
+        assertTrue(Files.exists(dir.resolve("chart-jmh-call-noop.png")));
+        assertFalse(md.contains("(not described"), md);
+    }
+}
