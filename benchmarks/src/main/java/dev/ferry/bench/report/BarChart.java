@@ -137,11 +137,11 @@ final class BarChart {
             for (int i = 0; i < s.ys().size(); i++) {
                 double y = s.ys().get(i);
                 boolean absent = Double.isNaN(y) || y <= 0;
-                ys.add(absent ? 0.0 : y);
+                ys.add(absent ? Double.NaN : y); // XChart draws no bar and no error bar for NaN
                 double e = s.errors().get(i);
                 es.add(absent || Double.isNaN(e) ? 0.0 : e);
             }
-            if (es.stream().anyMatch(e -> e > 0)) {
+            if (es.stream().anyMatch(e -> e != null && e > 0)) {
                 c.addSeries(s.name(), new ArrayList<>(xs), ys, es);
             } else {
                 c.addSeries(s.name(), new ArrayList<>(xs), ys); // no error known: no zero-height error bars either

@@ -288,6 +288,7 @@ public final class Report {
                 int i = ORDER.indexOf(generic(v));
                 return i < 0 ? ORDER.size() : i;
             })
+            .thenComparingInt(v -> v.contains("ffm") ? 1 : 0) // jni before ffm
             .thenComparing(Comparator.naturalOrder());
 
     /**
