@@ -842,7 +842,8 @@ public final class Report {
                         + (r0.valueSize.equals("-") ? "" : r0.valueSize + " B ");
                 String name = "chart-jmh-" + r0.family + "-" + (r0.engine.equals("-") ? "" : r0.engine + "-")
                         + (r0.valueSize.equals("-") ? "" : r0.valueSize + "-") + r0.workload + ".png";
-                String title = where + r0.workload + ", JMH: " + unit + " (lower is better)";
+                String title = (r0.workload.equals("noop") ? "empty downcall (ferry_noop)" : where + r0.workload) + ", JMH: " + unit
+                        + " (lower is better)";
                 save(dir, name, title, "variant", unit, xs, series, 0, max * 1.1, false, out.computeIfAbsent("jmh-" + r0.family, k -> new ArrayList<>()));
             }
         }
