@@ -123,6 +123,7 @@ final class BarChart {
         c.getStyler().setErrorBarsColor(Color.BLACK);
         c.getStyler().setYAxisMin(yMin);
         c.getStyler().setYAxisMax(yMax);
+        c.getStyler().setYAxisDecimalPattern("#,##0.##");
         c.getStyler().setChartBackgroundColor(Color.WHITE);
         c.getStyler().setPlotBackgroundColor(Color.WHITE);
         List<Color> colors = new ArrayList<>();

@@ -216,7 +216,7 @@ public final class Report {
                 double ferr = f[1] / f[2];
                 r.ratio = r.ns / fns;
                 double rel = Math.hypot(r.nsErr / r.ns, ferr / fns);
-                r.ratioErr = r.variant.equals("floor") ? 0 : r.ratio * rel;
+                r.ratioErr = r.variant.equals("floor") ? Double.NaN : r.ratio * rel; // the floor is 1 by definition
             }
         }
     }
@@ -772,9 +772,9 @@ public final class Report {
 
     /**
      * Draws the charts: the interleaved runs as ratios to the floor (one chart per engine and
-     * family, one linear scale shared by all of them), and JMH results in ns, one chart per
+     * family, one linear scale shared by all of them), and JMH results in ns or µs, one chart per
      * family, engine, value size and workload (so no chart mixes per-call nanoseconds with
-     * microsecond operations), the charts of one family and engine on one scale.
+     * microsecond operations); the JMH scan charts of one engine share one scale.
      *
      * @return chart file names by section ({@code interleaved-scan}, {@code jmh-get}, ...)
      */
@@ -814,11 +814,17 @@ public final class Report {
         }
         Map<String, List<Row>> groups = new LinkedHashMap<>();
         for (Row r : rows) {
-            String scaleKey = r.family + "|" + r.engine + (r.family.equals("call") ? "|" + r.workload : "");
+            // scans of one engine (both directions, every value size) share an axis; other workloads
+            // (seq and random writes, each kind of call) differ by decades and get one each
+            String scaleKey = r.family + "|" + r.engine + (r.family.equals("scan") ? "" : "|" + r.workload);
             groups.computeIfAbsent(scaleKey, k -> new ArrayList<>()).add(r);
         }
         for (List<Row> scale : groups.values()) {
-            double max = scale.stream().mapToDouble(r -> r.ns + (Double.isNaN(r.nsErr) ? 0 : r.nsErr)).max().orElse(1);
+            double maxNs = scale.stream().mapToDouble(r -> r.ns + (Double.isNaN(r.nsErr) ? 0 : r.nsErr)).max().orElse(1);
+            // one unit per scale: microseconds where the family's bars reach 10,000 ns
+            double div = maxNs >= 1e4 ? 1e3 : 1;
+            String u = div == 1 ? "ns" : "µs";
+            double max = maxNs / div;
             Map<String, List<Row>> charts = new LinkedHashMap<>();
             scale.stream().sorted(Comparator.comparing((Row r) -> r.valueSize).thenComparing(r -> r.workload))
                     .forEach(r -> charts.computeIfAbsent(r.valueSize + "|" + r.workload, k -> new ArrayList<>()).add(r));
@@ -831,13 +837,13 @@ public final class Report {
                     List<Double> es = new ArrayList<>();
                     for (String v : xs) {
                         Row hit = kind(v) != k ? null : rs.stream().filter(r -> r.variant.equals(v)).findFirst().orElse(null);
-                        ys.add(hit == null ? Double.NaN : hit.ns);
-                        es.add(hit == null || Double.isNaN(hit.nsErr) ? 0.0 : hit.nsErr);
+                        ys.add(hit == null ? Double.NaN : hit.ns / div);
+                        es.add(hit == null || Double.isNaN(hit.nsErr) ? 0.0 : hit.nsErr / div);
                     }
                     series.add(new BarChart.Series(k.label, k.ordinal(), ys, es));
                 }
-                String unit = r0.family.equals("scan") ? "ns per entry" : r0.family.equals("call") ? "ns per call"
-                        : r0.family.equals("get") ? "ns per get" : "ns per put";
+                String unit = u + (r0.family.equals("scan") ? " per entry" : r0.family.equals("call") ? " per call"
+                        : r0.family.equals("get") ? " per get" : " per put");
                 String where = r0.engine.equals("-") ? "" : (r0.engine.equals("rocksdb") ? "RocksDB " : "LMDB ")
                         + (r0.valueSize.equals("-") ? "" : r0.valueSize + " B ");
                 String name = "chart-jmh-" + r0.family + "-" + (r0.engine.equals("-") ? "" : r0.engine + "-")
