@@ -23,8 +23,8 @@ import java.util.Map;
  * {@code CursorOptions.pageWalk(false)}, every entry stepped by {@code mdb_cursor_get}.
  *
  * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
- * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=.. ratio_err=..}
- * ({@code ratio_err}: half the range of the per-round ratios, see {@link RoundBests}).
+ * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=.. ratio_err=.. round_ratios=..}
+ * ({@code ratio_err}: half the range of the per-round ratios {@code round_ratios}, see {@link RoundBests}).
  */
 public final class Interleaved {
     private Interleaved() {
@@ -141,8 +141,9 @@ public final class Interleaved {
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, Long> e : best.entrySet()) {
             double ns = e.getValue() / (double) entries;
-            lines.add(String.format(Locale.ROOT, "interleaved engine=%s jvm_binding=%s value_size=%d direction=%s variant=%s best_ns_per_entry=%.2f ratio_to_floor=%.3f ratio_err=%.3f",
-                    engine.toLowerCase(Locale.ROOT), binding, vs, dir, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey())));
+            lines.add(String.format(Locale.ROOT, "interleaved engine=%s jvm_binding=%s value_size=%d direction=%s variant=%s best_ns_per_entry=%.2f ratio_to_floor=%.3f ratio_err=%.3f round_ratios=%s",
+                    engine.toLowerCase(Locale.ROOT), binding, vs, dir, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey()),
+                    rb.roundRatiosText(e.getKey())));
         }
         lines.forEach(System.out::println);
         System.out.flush();

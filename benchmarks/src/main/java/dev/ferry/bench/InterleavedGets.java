@@ -43,7 +43,7 @@ import org.lmdbjava.Txn;
  * the checksum that of every entry read (as in the scans).
  *
  * <p>Usage: {@code InterleavedGets <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize> [seek<N>]};
- * prints {@code interleaved-gets engine=.. jvm_binding=.. value_size=.. variant=.. best_ns_per_get=.. ratio_to_floor=.. ratio_err=..}
+ * prints {@code interleaved-gets engine=.. jvm_binding=.. value_size=.. variant=.. best_ns_per_get=.. ratio_to_floor=.. ratio_err=.. round_ratios=..}
  * (for seeks: {@code workload=seek<N>} and {@code best_ns_per_seek}).
  */
 public final class InterleavedGets {
@@ -97,8 +97,9 @@ public final class InterleavedGets {
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, Long> e : best.entrySet()) {
             double ns = e.getValue() / (double) KEYS;
-            lines.add(String.format(Locale.ROOT, "interleaved-gets engine=%s jvm_binding=%s value_size=%d variant=%s best_ns_per_get=%.1f ratio_to_floor=%.3f ratio_err=%.3f",
-                    engine.name().toLowerCase(Locale.ROOT), binding, vs, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey())));
+            lines.add(String.format(Locale.ROOT, "interleaved-gets engine=%s jvm_binding=%s value_size=%d variant=%s best_ns_per_get=%.1f ratio_to_floor=%.3f ratio_err=%.3f round_ratios=%s",
+                    engine.name().toLowerCase(Locale.ROOT), binding, vs, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey()),
+                    rb.roundRatiosText(e.getKey())));
         }
         lines.forEach(System.out::println);
         System.out.flush();
@@ -182,8 +183,9 @@ public final class InterleavedGets {
             for (Map.Entry<String, Long> e : best.entrySet()) {
                 double ns = e.getValue() / (double) SEEKS;
                 System.out.println(String.format(Locale.ROOT,
-                        "interleaved-gets engine=%s jvm_binding=%s value_size=%d workload=seek%d variant=%s best_ns_per_seek=%.1f ratio_to_floor=%.3f ratio_err=%.3f",
-                        engine.name().toLowerCase(Locale.ROOT), binding, vs, nexts, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey())));
+                        "interleaved-gets engine=%s jvm_binding=%s value_size=%d workload=seek%d variant=%s best_ns_per_seek=%.1f ratio_to_floor=%.3f ratio_err=%.3f round_ratios=%s",
+                        engine.name().toLowerCase(Locale.ROOT), binding, vs, nexts, e.getKey(), ns, ns / floor, rb.ratioSpread(e.getKey()),
+                        rb.roundRatiosText(e.getKey())));
             }
             System.out.flush();
         }

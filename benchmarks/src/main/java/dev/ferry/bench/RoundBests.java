@@ -7,10 +7,12 @@ import java.util.Map;
 
 /**
  * The best time of each variant in each round of an interleaved run, and from them the figures the
- * interleaved benchmarks print: the best over all rounds, and the spread of the ratio to the floor.
- * The spread is half the range of the per-round ratios (each round's best of a variant over the same
- * round's best of {@code floor}): a round in a slow phase of the machine moves floor and variant
- * together, so this spread is what is left of the noise once the ratio is taken.
+ * interleaved benchmarks print: the best over all rounds, the per-round ratios to the floor (each
+ * round's best of a variant over the same round's best of {@code floor}) and their spread: half the
+ * range of the per-round ratios, leaving out the first round when there are three or more (it runs
+ * Java code the JIT has not compiled yet, beside C code that needs no warm-up). A round in a slow
+ * phase of the machine moves floor and variant together, so this spread is what is left of the
+ * noise once the ratio is taken.
  *
  * <p>Thread safety: not thread-safe; one per measurement.
  */
@@ -41,29 +43,53 @@ final class RoundBests {
 
     /**
      * @param variant the variant's name
-     * @return half the range of the variant's per-round ratios to {@code floor}; 0 for the floor
-     *     itself and NaN when there are fewer than two rounds with both timed
+     * @return half the range of the variant's per-round ratios to {@code floor} (without the first
+     *     round when there are three or more); 0 for the floor itself and NaN when fewer than two
+     *     rounds are left
      */
     double ratioSpread(String variant) {
         if (variant.equals("floor")) {
             return 0;
         }
-        List<Long> v = perRound.get(variant);
-        List<Long> f = perRound.get("floor");
-        if (v == null || f == null) {
+        List<Double> ratios = roundRatios(variant);
+        List<Double> used = ratios.size() >= 3 ? ratios.subList(1, ratios.size()) : ratios;
+        if (used.size() < 2) {
             return Double.NaN;
         }
         double min = Double.MAX_VALUE;
         double max = -Double.MAX_VALUE;
-        int n = 0;
+        for (double r : used) {
+            min = Math.min(min, r);
+            max = Math.max(max, r);
+        }
+        return (max - min) / 2;
+    }
+
+    /**
+     * @param variant the variant's name
+     * @return the variant's ratio to {@code floor} in each round where both were timed, in round order
+     */
+    List<Double> roundRatios(String variant) {
+        List<Long> v = perRound.getOrDefault(variant, List.of());
+        List<Long> f = perRound.getOrDefault("floor", List.of());
+        List<Double> out = new ArrayList<>();
         for (int r = 0; r < Math.min(v.size(), f.size()); r++) {
             if (v.get(r) != Long.MAX_VALUE && f.get(r) != Long.MAX_VALUE) {
-                double ratio = v.get(r) / (double) f.get(r);
-                min = Math.min(min, ratio);
-                max = Math.max(max, ratio);
-                n++;
+                out.add(v.get(r) / (double) f.get(r));
             }
         }
-        return n < 2 ? Double.NaN : (max - min) / 2;
+        return out;
+    }
+
+    /**
+     * @param variant the variant's name
+     * @return the per-round ratios as printed: {@code 1.02,0.98,...}
+     */
+    String roundRatiosText(String variant) {
+        StringBuilder sb = new StringBuilder();
+        for (double r : roundRatios(variant)) {
+            sb.append(sb.length() == 0 ? "" : ",").append(String.format(java.util.Locale.ROOT, "%.3f", r));
+        }
+        return sb.toString();
     }
 }

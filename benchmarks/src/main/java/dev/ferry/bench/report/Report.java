@@ -589,7 +589,7 @@ public final class Report {
                         + "\"x floor\" divides a time by the floor's time in the same run: 1.00 is as fast as C, 1.50 is 50% slower. "
                         + "Scans are measured twice: *interleaved* (each JVM runs floor, Ferry and the peers in turn, round after round, "
                         + "and keeps the best pass of each: a slow phase of the machine hits all of them, so these ratios are the figures "
-                        + "of record; ± is half the range of the per-round ratios) and with JMH (± is JMH's 99.9% confidence half-width; "
+                        + "of record; ± is half the range of the per-round ratios, without the first, warm-up round) and with JMH (± is JMH's 99.9% confidence half-width; "
                         + "separate JMH runs are minutes apart and drift more). Every variant checks a checksum of what it read against "
                         + "the floor's, so all did the same work.\n\n");
         sb.append("## Machine and run\n\n| | |\n|---|---|\n");
@@ -647,7 +647,7 @@ public final class Report {
         List<Inter> ferry = inter.stream().filter(i -> !i.family.equals("seek") && i.variant.equals("ferry-" + i.jvm)).toList();
         if (!ferry.isEmpty()) {
             sb.append("Time as a multiple of the C floor's, measured interleaved in one JVM per engine and binding (lower is better; "
-                    + "± is half the range over the rounds). Ferry is the `ferry-<binding>` variant (scans: the cursor loop; gets: "
+                    + "± is half the range of the per-round ratios after the warm-up round). Ferry is the `ferry-<binding>` variant (scans: the cursor loop; gets: "
                     + "`Store.get`), the peer is RocksJava's plain loop or lmdbjava. \"Ferry / peer\" is Ferry's time over the peer's: "
                     + "0.50 means Ferry takes half the time.\n\n")
                     .append("| engine | workload | value B | binding | Ferry x floor | peer | peer x floor | Ferry / peer |\n")
@@ -716,7 +716,7 @@ public final class Report {
                 default -> "## Seeks, interleaved\n\n";
             });
             sb.append("Best pass of each variant in ns per ").append(fam.equals("scan") ? "entry" : fam.equals("get") ? "get" : "seek")
-                    .append(" and its ratio to the floor of the same JVM (± half the range of the per-round ratios).\n\n")
+                    .append(" and its ratio to the floor of the same JVM (± half the range of the per-round ratios after the warm-up round).\n\n")
                     .append("| engine | value B | workload | JVM | variant | best ns | x floor |\n|---|---:|---|---|---|---:|---:|\n");
             is.stream().sorted(Comparator.comparing((Inter i) -> i.engine).reversed().thenComparing(i -> i.valueSize)
                     .thenComparing(i -> i.workload).thenComparing(i -> i.jvm, Comparator.reverseOrder()).thenComparing(i -> i.variant, VARIANT_ORDER))
