@@ -780,7 +780,10 @@ public final class Report {
      */
     static Map<String, List<String>> charts(Path dir, List<Row> rows, List<Inter> inter) {
         Map<String, List<String>> out = new LinkedHashMap<>();
-        double maxRatio = inter.stream().mapToDouble(i -> i.ratio + (Double.isNaN(i.ratioErr) ? 0 : i.ratioErr)).max().orElse(1);
+        // the axis reaches the highest error bar, but no further than twice the highest bar: a noisy
+        // round must not flatten every bar of the family (taller error bars are cut at the top)
+        double maxRatio = Math.min(inter.stream().mapToDouble(i -> i.ratio + (Double.isNaN(i.ratioErr) ? 0 : i.ratioErr)).max().orElse(1),
+                2 * inter.stream().mapToDouble(Inter::ratio).max().orElse(1));
         for (String fam : List.of("scan", "get", "seek")) {
             for (String engine : List.of("rocksdb", "lmdb")) {
                 List<Inter> is = inter.stream().filter(i -> i.family.equals(fam) && i.engine.equals(engine)).toList();
@@ -820,7 +823,8 @@ public final class Report {
             groups.computeIfAbsent(scaleKey, k -> new ArrayList<>()).add(r);
         }
         for (List<Row> scale : groups.values()) {
-            double maxNs = scale.stream().mapToDouble(r -> r.ns + (Double.isNaN(r.nsErr) ? 0 : r.nsErr)).max().orElse(1);
+            double maxNs = Math.min(scale.stream().mapToDouble(r -> r.ns + (Double.isNaN(r.nsErr) ? 0 : r.nsErr)).max().orElse(1),
+                    2 * scale.stream().mapToDouble(r -> r.ns).max().orElse(1));
             // one unit per scale: microseconds where the family's bars reach 10,000 ns
             double div = maxNs >= 1e4 ? 1e3 : 1;
             String u = div == 1 ? "ns" : "µs";
