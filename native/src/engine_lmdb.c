@@ -1527,9 +1527,15 @@ oom:
     return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
 }
 
-/* Environment flags from the options. FERRY_OPT_SYNC=1 asks for durable commits, so it
- * clears the NOSYNC/NOMETASYNC relaxations; otherwise LMDB's default (sync on commit) or
- * the FERRY_OPT_LMDB_FLAGS choice stands. MDB_NOTLS is always set (see the file comment). */
+/* Environment flags from the options. FERRY_OPT_SYNC means what it means on RocksDB:
+ * - 1: every commit is synced to disk before it returns (LMDB's default); FERRY_LMDB_NOSYNC
+ *   contradicts it and is refused at open, FERRY_LMDB_NOMETASYNC stays an explicit relaxation
+ *   (data synced per commit, the meta page one commit later: an OS crash may undo the last one).
+ * - 0 or -1 (the default): MDB_NOSYNC. A commit hands its pages to the OS (write(), or the
+ *   shared map with MDB_WRITEMAP) and returns without fsync: it survives a crash of the process,
+ *   not of the OS or a power loss, which may undo the last commits (without MDB_WRITEMAP, on a
+ *   file system that keeps write order, never the store's integrity). ferry_flush syncs.
+ * MDB_NOTLS is always set (see the file comment). */
 static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
 {
     unsigned int flags = MDB_NOTLS;
@@ -1537,7 +1543,7 @@ static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
     if (f & FERRY_LMDB_NOMETASYNC) flags |= MDB_NOMETASYNC;
     if (f & FERRY_LMDB_WRITEMAP) flags |= MDB_WRITEMAP;
     if (f & FERRY_LMDB_NORDAHEAD) flags |= MDB_NORDAHEAD;
-    if (sync == 1) flags &= ~(unsigned int)(MDB_NOSYNC | MDB_NOMETASYNC);
+    if (sync != 1) flags |= MDB_NOSYNC;
     if (read_only) flags |= MDB_RDONLY;
     return flags;
 }
@@ -1568,6 +1574,9 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     if (lflags < 0 || (lflags & ~(int64_t)0x1f))
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown LMDB flags 0x%llx", (long long)lflags);
     if (grow < 0) return ferry_fail(err, FERRY_EINVAL, 0, "auto-grow step must be >= 0, got %lld", (long long)grow);
+    if (ferry_opt(opts, FERRY_OPT_SYNC, 0) == 1 && (lflags & FERRY_LMDB_NOSYNC))
+        return ferry_fail(err, FERRY_EINVAL, 0, "syncWrites(true) syncs every commit, LmdbFlag.NOSYNC none: choose one "
+                          "(FERRY_OPT_SYNC 1 with FERRY_LMDB_NOSYNC in the C ABI)");
 
     int rc = prepare_dir(path, create, excl, read_only, err);
     if (rc) return rc;

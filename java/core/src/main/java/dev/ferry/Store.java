@@ -640,13 +640,18 @@ public final class Store implements AutoCloseable {
 
     // ---- maintenance ----
 
-    /** Flushes the default family (RocksDB memtables to files; LMDB: sync to disk). */
+    /**
+     * Flushes the default family to disk: RocksDB writes its memtable to synced table files;
+     * LMDB syncs the whole map. Writes acknowledged before the call then survive an OS crash or
+     * power loss even with {@code syncWrites(false)} (on RocksDB: the default family's writes).
+     */
     public void flush() {
         flush(defaultColumnFamily());
     }
 
     /**
-     * Flushes one family (RocksDB memtables to files; LMDB: sync the whole map).
+     * Flushes one family to disk (RocksDB: its memtable to synced table files; LMDB: syncs the
+     * whole map), as {@link #flush()}.
      *
      * @param cf the family
      */
