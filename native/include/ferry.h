@@ -226,7 +226,11 @@ FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
  * @param[out] out the store.
  * @note RocksDB: every existing column family is opened; ids follow the on-disk order
  *       with "default" as 0.
- * @return FERRY_OK, FERRY_EINVAL (bad options, an LMDB map size that cannot be mapped),
+ * @note A directory holding the other engine's files (RocksDB: CURRENT, IDENTITY, MANIFEST-*,
+ *       OPTIONS-*; LMDB: data.mdb, lock.mdb) is refused with FERRY_EINVAL naming the engine found:
+ *       opening it would create a second store beside the first.
+ * @return FERRY_OK, FERRY_EINVAL (bad options, an LMDB map size that cannot be mapped, the other
+ *         engine's store at path), FERRY_EBUSY (RocksDB or LMDB store already open and locked),
  *         FERRY_NOTFOUND (no store at path and FERRY_OPT_CREATE_IF_MISSING off, or read-only:
  *         the same on both engines), FERRY_EEXISTS, engine codes.
  */
