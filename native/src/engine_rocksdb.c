@@ -477,7 +477,10 @@ static int open_error(const char *path, char *e, ferry_error *err)
 {
     if (!e || !strstr(e, "/LOCK")) return rdb_error(err, e);
     int here = strstr(e, "lock hold by current process") != NULL;
-    ferry_fail(err, FERRY_EBUSY, 0,
+    int engine_code = 0;
+    for (size_t i = 0; i < sizeof rdb_codes / sizeof rdb_codes[0]; i++)
+        if (strncmp(e, rdb_codes[i].prefix, strlen(rdb_codes[i].prefix)) == 0) engine_code = rdb_codes[i].engine_code;
+    ferry_fail(err, FERRY_EBUSY, engine_code,
                here ? "RocksDB store %s is already open in this process: share that Store instead (BUSY; RocksDB: %s)"
                     : "RocksDB store %s is already open: another process holds its lock (BUSY; RocksDB: %s)",
                path, e);
