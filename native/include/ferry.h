@@ -98,7 +98,11 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_BLOCK_CACHE_BYTES  3  /**< RocksDB LRU block cache size */
 #define FERRY_OPT_COMPRESSION        4  /**< FERRY_COMPRESSION_* */
 #define FERRY_OPT_WAL                5  /**< bool: RocksDB write-ahead log, default 1 */
-#define FERRY_OPT_SYNC               6  /**< bool: sync every write, default 0 */
+#define FERRY_OPT_SYNC               6  /**< bool, default 0. 1: a write is synced to disk before it returns
+                                             (survives an OS crash or power loss). 0: a write reaches the
+                                             OS before it returns, unsynced (survives a crash of the process,
+                                             not of the OS): RocksDB WriteOptions.sync=false, LMDB MDB_NOSYNC.
+                                             LMDB refuses 1 with FERRY_LMDB_NOSYNC (FERRY_EINVAL). */
 #define FERRY_OPT_BLOOM_BITS         7  /**< RocksDB bloom filter bits per key, 0 = none */
 #define FERRY_OPT_MAX_OPEN_FILES     8  /**< RocksDB max_open_files */
 #define FERRY_OPT_MAP_SIZE           9  /**< LMDB map size in bytes */
@@ -119,8 +123,8 @@ typedef struct ferry_cursor ferry_cursor;
 
 /** @name LMDB flags for FERRY_OPT_LMDB_FLAGS */
 /**@{*/
-#define FERRY_LMDB_NOSYNC     0x1
-#define FERRY_LMDB_NOMETASYNC 0x2
+#define FERRY_LMDB_NOSYNC     0x1 /**< implied by FERRY_OPT_SYNC 0; refused with FERRY_OPT_SYNC 1 */
+#define FERRY_LMDB_NOMETASYNC 0x2 /**< with FERRY_OPT_SYNC 1: the meta page is synced one commit late */
 #define FERRY_LMDB_WRITEMAP   0x4
 #define FERRY_LMDB_NORDAHEAD  0x8
 #define FERRY_LMDB_NOTLS      0x10
@@ -222,7 +226,11 @@ FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
  * @param[out] out the store.
  * @note RocksDB: every existing column family is opened; ids follow the on-disk order
  *       with "default" as 0.
- * @return FERRY_OK, FERRY_EINVAL (bad options, an LMDB map size that cannot be mapped),
+ * @note A directory holding the other engine's files (RocksDB: CURRENT, IDENTITY, MANIFEST-*,
+ *       OPTIONS-*; LMDB: data.mdb, lock.mdb) is refused with FERRY_EINVAL naming the engine found:
+ *       opening it would create a second store beside the first.
+ * @return FERRY_OK, FERRY_EINVAL (bad options, an LMDB map size that cannot be mapped, the other
+ *         engine's store at path), FERRY_EBUSY (RocksDB or LMDB store already open and locked),
  *         FERRY_NOTFOUND (no store at path and FERRY_OPT_CREATE_IF_MISSING off, or read-only:
  *         the same on both engines), FERRY_EEXISTS, engine codes.
  */
@@ -325,7 +333,8 @@ FERRY_EXPORT int ferry_delete_range(ferry_store *s, uint32_t cf, const void *beg
  */
 FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
 
-/** @brief Flush memtables (RocksDB) / sync the map to disk (LMDB). */
+/** @brief Flush memtables to synced table files (RocksDB) / sync the map to disk (LMDB): writes
+ *  acknowledged before it returns survive an OS crash or power loss, whatever FERRY_OPT_SYNC. */
 FERRY_EXPORT int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err);
 
 /** @brief Compact [begin, end); NULL bounds are open. LMDB: FERRY_OK, nothing to do. */

@@ -326,8 +326,9 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
         atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
         if (rc == MDB_READERS_FULL)
             return ferry_fail(err, FERRY_EREADERSFULL, rc,
-                              "begin read transaction: LMDB's reader table is full (every open snapshot and cursor "
-                              "holds a slot): close some, or raise maxReaders (FERRY_OPT_MAX_READERS)");
+                              "begin read transaction: LMDB's reader table is full: every open snapshot and cursor "
+                              "holds a reader slot until it is closed, so unclosed cursors and snapshots fill it; "
+                              "close them, or raise StoreOptions.maxReaders (FERRY_OPT_MAX_READERS in the C ABI)");
         return lmdb_fail(err, rc, "begin read transaction");
     }
     *out = txn;
@@ -380,7 +381,7 @@ static int remap(lmdb_store *s, size_t new_size, ferry_error *err)
         atomic_store(&s->growing, 0);
         return ferry_fail(err, FERRY_EMAPFULL, MDB_MAP_FULL,
                           "LMDB map full and auto-grow cannot remap while %d read transaction(s) "
-                          "(snapshots, cursors) are open: close them and retry, or raise the map size", live);
+                          "(snapshots, cursors) are open: close them and retry, or raise StoreOptions.mapSize", live);
     }
     pool_drain(s);
     int rc = mdb.mdb_env_set_mapsize(s->env, new_size);
@@ -395,8 +396,8 @@ static int grow_map(lmdb_store *s, int attempt, ferry_error *err)
     mdb.mdb_env_info(s->env, &info);
     if (s->grow_step <= 0)
         return ferry_fail(err, FERRY_EMAPFULL, MDB_MAP_FULL,
-                          "LMDB map full (map size %zu bytes): raise the map size (mapSize, FERRY_OPT_MAP_SIZE) "
-                          "or enable auto-grow (autoGrow, FERRY_OPT_AUTO_GROW)",
+                          "LMDB map full (map size %zu bytes): raise StoreOptions.mapSize or enable "
+                          "StoreOptions.autoGrow (FERRY_OPT_MAP_SIZE, FERRY_OPT_AUTO_GROW in the C ABI)",
                           info.me_mapsize);
     size_t inc = (size_t)s->grow_step << (attempt < LMDB_MAX_GROW_SHIFT ? attempt : LMDB_MAX_GROW_SHIFT);
     if (info.me_mapsize > SIZE_MAX - inc)
@@ -490,6 +491,19 @@ static int range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *be
     return lmdb_fail(err, rc, "delete_range");
 }
 
+/* A write to the default family failed with MDB_INCOMPATIBLE: the key is a named family's record
+ * (LMDB keeps named databases as records of the main database, Ferry's default family). */
+static int family_key_fail(lmdb_store *s, MDB_dbi dbi, int rc, const char *what, const MDB_val *k, ferry_error *err)
+{
+    if (rc != MDB_INCOMPATIBLE || dbi != DBI(ferry_slot(&s->base, 0))) return lmdb_fail(err, rc, what);
+    int n = k->mv_size > 200 ? 200 : (int)k->mv_size;
+    return ferry_fail(err, FERRY_EINVAL, rc,
+                      "%s: the key '%.*s' is the name of a column family: on LMDB a key of the default family cannot "
+                      "equal a column family's name (LMDB keeps named databases as records of its main database, "
+                      "which is the default family); use another key or keep such keys in a column family",
+                      what, n, (const char *)k->mv_data);
+}
+
 typedef struct put_ctx {
     ferry_cf_slot *slot;
     const void *a, *b;
@@ -504,7 +518,7 @@ static int put_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     if (frc) return frc;
     MDB_val k = { p->alen, (void *)p->a }, v = { p->blen, (void *)p->b };
     int rc = mdb.mdb_put(txn, DBI(p->slot), &k, &v, 0);
-    return rc ? lmdb_fail(err, rc, "put") : FERRY_OK;
+    return rc ? family_key_fail(s, DBI(p->slot), rc, "put", &k, err) : FERRY_OK;
 }
 
 /* Write fn: one delete (a missing key is fine). */
@@ -515,7 +529,7 @@ static int del_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     if (frc) return frc;
     MDB_val k = { p->alen, (void *)p->a };
     int rc = mdb.mdb_del(txn, DBI(p->slot), &k, NULL);
-    return (rc && rc != MDB_NOTFOUND) ? lmdb_fail(err, rc, "delete") : FERRY_OK;
+    return (rc && rc != MDB_NOTFOUND) ? family_key_fail(s, DBI(p->slot), rc, "delete", &k, err) : FERRY_OK;
 }
 
 /* Write fn: one range delete. */
@@ -580,7 +594,7 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
         if (rc && rc != MDB_NOTFOUND) {
             char what[64];
             snprintf(what, sizeof what, "batch record %u", i);
-            return lmdb_fail(err, rc, what);
+            return family_key_fail(s, dbi, rc, what, &k, err);
         }
     }
     return FERRY_OK;
@@ -1527,9 +1541,15 @@ oom:
     return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
 }
 
-/* Environment flags from the options. FERRY_OPT_SYNC=1 asks for durable commits, so it
- * clears the NOSYNC/NOMETASYNC relaxations; otherwise LMDB's default (sync on commit) or
- * the FERRY_OPT_LMDB_FLAGS choice stands. MDB_NOTLS is always set (see the file comment). */
+/* Environment flags from the options. FERRY_OPT_SYNC means what it means on RocksDB:
+ * - 1: every commit is synced to disk before it returns (LMDB's default); FERRY_LMDB_NOSYNC
+ *   contradicts it and is refused at open, FERRY_LMDB_NOMETASYNC stays an explicit relaxation
+ *   (data synced per commit, the meta page one commit later: an OS crash may undo the last one).
+ * - 0 or -1 (the default): MDB_NOSYNC. A commit hands its pages to the OS (write(), or the
+ *   shared map with MDB_WRITEMAP) and returns without fsync: it survives a crash of the process,
+ *   not of the OS or a power loss, which may undo the last commits (without MDB_WRITEMAP, on a
+ *   file system that keeps write order, never the store's integrity). ferry_flush syncs.
+ * MDB_NOTLS is always set (see the file comment). */
 static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
 {
     unsigned int flags = MDB_NOTLS;
@@ -1537,7 +1557,7 @@ static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
     if (f & FERRY_LMDB_NOMETASYNC) flags |= MDB_NOMETASYNC;
     if (f & FERRY_LMDB_WRITEMAP) flags |= MDB_WRITEMAP;
     if (f & FERRY_LMDB_NORDAHEAD) flags |= MDB_NORDAHEAD;
-    if (sync == 1) flags &= ~(unsigned int)(MDB_NOSYNC | MDB_NOMETASYNC);
+    if (sync != 1) flags |= MDB_NOSYNC;
     if (read_only) flags |= MDB_RDONLY;
     return flags;
 }
@@ -1568,6 +1588,9 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     if (lflags < 0 || (lflags & ~(int64_t)0x1f))
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown LMDB flags 0x%llx", (long long)lflags);
     if (grow < 0) return ferry_fail(err, FERRY_EINVAL, 0, "auto-grow step must be >= 0, got %lld", (long long)grow);
+    if (ferry_opt(opts, FERRY_OPT_SYNC, 0) == 1 && (lflags & FERRY_LMDB_NOSYNC))
+        return ferry_fail(err, FERRY_EINVAL, 0, "syncWrites(true) syncs every commit, LmdbFlag.NOSYNC none: choose one "
+                          "(FERRY_OPT_SYNC 1 with FERRY_LMDB_NOSYNC in the C ABI)");
 
     int rc = prepare_dir(path, create, excl, read_only, err);
     if (rc) return rc;

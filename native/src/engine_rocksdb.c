@@ -471,6 +471,23 @@ static int family_names(rdb_store *s, const char *path, char ***list, size_t *nl
 }
 
 /* Open the database with every family and record the handles as slots. */
+/* DB::Open failed on the LOCK file: say so in the words LMDB's path uses (FERRY_EBUSY, naming
+ * the directory and who holds it), keeping RocksDB's text at the end. Other errors: rdb_error. */
+static int open_error(const char *path, char *e, ferry_error *err)
+{
+    if (!e || !strstr(e, "/LOCK")) return rdb_error(err, e);
+    int here = strstr(e, "lock hold by current process") != NULL;
+    int engine_code = 0;
+    for (size_t i = 0; i < sizeof rdb_codes / sizeof rdb_codes[0]; i++)
+        if (strncmp(e, rdb_codes[i].prefix, strlen(rdb_codes[i].prefix)) == 0) engine_code = rdb_codes[i].engine_code;
+    ferry_fail(err, FERRY_EBUSY, engine_code,
+               here ? "RocksDB store %s is already open in this process: share that Store instead (BUSY; RocksDB: %s)"
+                    : "RocksDB store %s is already open: another process holds its lock (BUSY; RocksDB: %s)",
+               path, e);
+    R.free(e);
+    return FERRY_EBUSY;
+}
+
 static int open_families(rdb_store *s, const char *path, int read_only, ferry_error *err)
 {
     char **list;
@@ -509,7 +526,7 @@ static int open_families(rdb_store *s, const char *path, int read_only, ferry_er
         ? R.open_for_read_only_column_families(s->opts, path, (int)n, names, cf_opts, handles, 0, &e)
         : R.open_column_families(s->opts, path, (int)n, names, cf_opts, handles, &e);
     if (e || !s->db) {
-        rc = rdb_error(err, e);
+        rc = open_error(path, e, err);
         goto out;
     }
     for (size_t i = 0; i < n; i++) {

@@ -1,8 +1,11 @@
 /* Public entry points: argument checks, then dispatch to the store's engine. */
 #include "internal.h"
 
+#include <dirent.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The layout ferry.h documents and the Java bindings read (dev.ferry.internal.Abi.ERROR_*). */
 _Static_assert(offsetof(ferry_error, code) == 0, "ferry_error.code at 0");
@@ -72,6 +75,39 @@ int ferry_engine_path(int engine, char *dst, size_t cap)
     }
 }
 
+/* Does path hold the other engine's files? Opening it would silently create a second store
+ * beside them: FERRY_EINVAL naming the engine found, the file that shows it and the directory.
+ * RocksDB leaves CURRENT, IDENTITY, MANIFEST-* and OPTIONS-*; LMDB data.mdb and lock.mdb.
+ * A missing or unreadable directory is left to the engine's own open. */
+static int check_foreign_store(int engine, const char *path, ferry_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d) return FERRY_OK;
+    const char *found = NULL, *other = NULL;
+    char name[256];
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const char *n = e->d_name;
+        if (engine == FERRY_ENGINE_LMDB
+            && (strcmp(n, "CURRENT") == 0 || strcmp(n, "IDENTITY") == 0 || strncmp(n, "MANIFEST-", 9) == 0
+                || strncmp(n, "OPTIONS-", 8) == 0)) {
+            other = "RocksDB";
+        } else if (engine == FERRY_ENGINE_ROCKSDB && (strcmp(n, "data.mdb") == 0 || strcmp(n, "lock.mdb") == 0)) {
+            other = "LMDB";
+        } else {
+            continue;
+        }
+        snprintf(name, sizeof name, "%s", n);
+        found = name;
+        break;
+    }
+    closedir(d);
+    if (!found) return FERRY_OK;
+    return ferry_fail(err, FERRY_EINVAL, 0,
+                      "%s holds %s store (%s found), not %s one: open it with the %s engine, or choose "
+                      "another directory", path, engine == FERRY_ENGINE_LMDB ? "a RocksDB" : "an LMDB", found,
+                      engine == FERRY_ENGINE_LMDB ? "an LMDB" : "a RocksDB", other);
+}
+
 int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
                      const char *extra, ferry_store **out, ferry_error *err)
 {
@@ -81,6 +117,10 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
     *out = NULL;
     int64_t o[FERRY_OPT_COUNT];
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = i < (int)nopts ? opts[i] : -1;
+    if (engine == FERRY_ENGINE_ROCKSDB || engine == FERRY_ENGINE_LMDB) {
+        int rc = check_foreign_store(engine, path, err);
+        if (rc) return rc;
+    }
     switch (engine) {
     case FERRY_ENGINE_ROCKSDB: return ferry_rocksdb_open(path, o, extra, out, err);
     case FERRY_ENGINE_LMDB: return ferry_lmdb_open(path, o, extra, out, err);

@@ -1210,6 +1210,32 @@ static void test_open_modes(void)
     o[FERRY_OPT_MAP_SIZE] = 0;
     s = open_with("flags", o, &rc);
     EQ(rc, FERRY_EINVAL);
+    /* a sync per commit and NOSYNC contradict each other */
+    opts_init(o);
+    o[FERRY_OPT_SYNC] = 1;
+    o[FERRY_OPT_LMDB_FLAGS] = FERRY_LMDB_NOSYNC;
+    s = open_with("flags", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "NOSYNC"), "%s", err.message);
+
+    /* a directory holding a RocksDB store is refused, naming it, and left as it was */
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir_of("rocks"));
+    mkdir(path, 0755);
+    char current[4200];
+    snprintf(current, sizeof current, "%s/CURRENT", path);
+    FILE *f = fopen(current, "w");
+    CHECK(f != NULL, "cannot create %s", current);
+    if (f) fclose(f);
+    opts_init(o);
+    s = open_with("rocks", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "holds a RocksDB store (CURRENT found)") && strstr(err.message, path),
+          "%s", err.message);
+    char mdb_file[4200];
+    snprintf(mdb_file, sizeof mdb_file, "%s/data.mdb", path);
+    struct stat st;
+    CHECK(stat(mdb_file, &st) != 0, "data.mdb created beside a RocksDB store");
 }
 
 /* A pointer page ends once the data it points to reaches FERRY_PTR_SPAN; the scan goes on

@@ -3,7 +3,8 @@ package dev.ferry;
 import dev.ferry.internal.Abi;
 
 /**
- * Block compression for RocksDB stores (ignored by LMDB).
+ * Block compression for RocksDB stores ({@link StoreOptions#compression(Compression)} on LMDB
+ * options throws {@link IllegalArgumentException}).
  *
  * <p>Thread safety: immutable.
  */

@@ -3,14 +3,22 @@ package dev.ferry;
 import dev.ferry.internal.Abi;
 
 /**
- * LMDB environment flags (ignored by RocksDB).
+ * LMDB environment flags ({@link StoreOptions#lmdbFlags(java.util.EnumSet)} on RocksDB options
+ * throws {@link IllegalArgumentException}).
  *
  * <p>Thread safety: immutable.
  */
 public enum LmdbFlag {
-    /** Do not fsync on commit: fastest, a crash may lose the last transactions. */
+    /**
+     * Do not fsync on commit: what {@link StoreOptions#syncWrites(boolean) syncWrites(false)}, the
+     * default, already sets (a commit survives a process crash, an OS crash may lose the last
+     * ones). With {@code syncWrites(true)} the open throws {@link FerryException.InvalidArgument}.
+     */
     NOSYNC(Abi.LMDB_NOSYNC),
-    /** fsync data but not the meta page on commit. */
+    /**
+     * With {@code syncWrites(true)}: fsync the data on commit and the meta page one commit later
+     * (an OS crash may lose the last commit, never the store's integrity).
+     */
     NOMETASYNC(Abi.LMDB_NOMETASYNC),
     /** Write through a writable map: faster writes, stray pointers can corrupt the map. */
     WRITEMAP(Abi.LMDB_WRITEMAP),

@@ -90,9 +90,13 @@ public final class Snapshot implements AutoCloseable {
      * Reads a key into a buffer without allocating.
      *
      * @param cf the family
-     * @param key the key (position to limit)
-     * @param into receives the value at its position
-     * @return the value's full length, or {@link Store#NOT_FOUND}
+     * @param key the key (position to limit; not moved)
+     * @param into receives the value as by a relative {@link ByteBuffer#put(byte[])}: up to
+     *        {@code into.remaining()} bytes written from its position, which advances by the bytes
+     *        written; its limit is not changed; when the key is absent nothing changes (as
+     *        {@link Store#get(ColumnFamily, ByteBuffer, ByteBuffer)})
+     * @return the value's full length (larger than the bytes written when {@code into} was too
+     *         small), or {@link Store#NOT_FOUND}
      */
     public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
         enter();

@@ -362,8 +362,10 @@ public final class Store implements AutoCloseable {
      * Reads a key of the default family into a buffer without allocating.
      *
      * @param key the key
-     * @param into receives up to {@code into.remaining()} bytes of the value at its position;
-     *        the position advances by the bytes written
+     * @param into receives the value as by a relative {@link ByteBuffer#put(byte[])}: up to
+     *        {@code into.remaining()} bytes written from its position, which advances by the bytes
+     *        written; its limit is not changed (call {@code flip()} to read the value); when the key
+     *        is absent nothing changes
      * @return the value's full length (larger than the bytes written when {@code into} was
      *         too small; {@code Integer.MAX_VALUE} for a value of 2 GiB or more), or {@link #NOT_FOUND}
      */
@@ -377,9 +379,12 @@ public final class Store implements AutoCloseable {
      *
      * @param cf the family
      * @param key the key (position to limit; not moved)
-     * @param into receives up to {@code into.remaining()} bytes of the value at its position;
-     *        the position advances by the bytes written
-     * @return the value's full length, or {@link #NOT_FOUND}
+     * @param into receives the value as by a relative {@link ByteBuffer#put(byte[])}: up to
+     *        {@code into.remaining()} bytes written from its position, which advances by the bytes
+     *        written; its limit is not changed (call {@code flip()} to read the value); when the key
+     *        is absent nothing changes
+     * @return the value's full length (larger than the bytes written when {@code into} was too
+     *         small), or {@link #NOT_FOUND}
      */
     public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
         int id = cfId(cf);
@@ -640,13 +645,18 @@ public final class Store implements AutoCloseable {
 
     // ---- maintenance ----
 
-    /** Flushes the default family (RocksDB memtables to files; LMDB: sync to disk). */
+    /**
+     * Flushes the default family to disk: RocksDB writes its memtable to synced table files;
+     * LMDB syncs the whole map. Writes acknowledged before the call then survive an OS crash or
+     * power loss even with {@code syncWrites(false)} (on RocksDB: the default family's writes).
+     */
     public void flush() {
         flush(defaultColumnFamily());
     }
 
     /**
-     * Flushes one family (RocksDB memtables to files; LMDB: sync the whole map).
+     * Flushes one family to disk (RocksDB: its memtable to synced table files; LMDB: syncs the
+     * whole map), as {@link #flush()}.
      *
      * @param cf the family
      */

@@ -7,7 +7,8 @@ import java.util.Objects;
 
 /**
  * Options for {@link Store#open(java.nio.file.Path, StoreOptions)}. Setters return {@code this};
- * unset values keep the engine's defaults. Options of the other engine are ignored.
+ * unset values keep the engine's defaults. A setter of the other engine's option throws
+ * {@link IllegalArgumentException} naming the option and the engine: nothing is silently ignored.
  *
  * <pre>{@code
  * StoreOptions o = StoreOptions.rocksdb().compression(Compression.LZ4).bloomBitsPerKey(10);
@@ -121,8 +122,10 @@ public final class StoreOptions {
      *
      * @param bytes the size
      * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only)
      */
     public StoreOptions blockCacheSize(long bytes) {
+        only(Engine.ROCKSDB, "blockCacheSize");
         if (bytes < 0) {
             throw new IllegalArgumentException("blockCacheSize=" + bytes);
         }
@@ -135,9 +138,12 @@ public final class StoreOptions {
      *
      * @param c the compression
      * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only)
      */
     public StoreOptions compression(Compression c) {
-        this.compression = Objects.requireNonNull(c, "compression");
+        Objects.requireNonNull(c, "compression");
+        only(Engine.ROCKSDB, "compression");
+        this.compression = c;
         return this;
     }
 
@@ -146,16 +152,27 @@ public final class StoreOptions {
      *
      * @param v the flag
      * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only)
      */
     public StoreOptions wal(boolean v) {
+        only(Engine.ROCKSDB, "wal");
         this.wal = v;
         return this;
     }
 
     /**
-     * Syncs every write to disk before it returns (default false). On RocksDB it needs the
-     * write-ahead log: opening with {@code wal(false)} and {@code syncWrites(true)} throws
-     * {@link FerryException.InvalidArgument}.
+     * Whether every write is synced to disk before it returns (default false); the same on both
+     * engines:
+     * <ul>
+     * <li>{@code false}: a write has reached the operating system when it returns, not the disk.
+     *     It survives a crash or kill of the process, not an OS crash or power loss, which may
+     *     lose the last writes ({@link Store#flush()} syncs). RocksDB: {@code sync=false}; LMDB:
+     *     {@code MDB_NOSYNC}, a commit writes its pages to the OS without fsync.</li>
+     * <li>{@code true}: a write is on disk when it returns and survives an OS crash or power
+     *     loss; it costs a sync per write. On RocksDB it needs the write-ahead log: opening with
+     *     {@code wal(false)} and {@code syncWrites(true)} throws {@link FerryException.InvalidArgument};
+     *     on LMDB with {@link LmdbFlag#NOSYNC} it throws the same.</li>
+     * </ul>
      *
      * @param v the flag
      * @return this
@@ -170,8 +187,10 @@ public final class StoreOptions {
      *
      * @param bits bits per key
      * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only)
      */
     public StoreOptions bloomBitsPerKey(int bits) {
+        only(Engine.ROCKSDB, "bloomBitsPerKey");
         if (bits < 0) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits);
         }
@@ -184,8 +203,10 @@ public final class StoreOptions {
      *
      * @param n the limit
      * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only)
      */
     public StoreOptions maxOpenFiles(int n) {
+        only(Engine.ROCKSDB, "maxOpenFiles");
         this.maxOpenFiles = n;
         return this;
     }
@@ -196,8 +217,10 @@ public final class StoreOptions {
      *
      * @param options the string
      * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only)
      */
     public StoreOptions rocksdbOptions(String options) {
+        only(Engine.ROCKSDB, "rocksdbOptions");
         this.rocksdbOptions = options;
         return this;
     }
@@ -209,8 +232,10 @@ public final class StoreOptions {
      *
      * @param bytes the size
      * @return this
+     * @throws IllegalArgumentException when these are RocksDB options (this option is LMDB's only)
      */
     public StoreOptions mapSize(long bytes) {
+        only(Engine.LMDB, "mapSize");
         if (bytes <= 0) {
             throw new IllegalArgumentException("mapSize=" + bytes);
         }
@@ -222,12 +247,14 @@ public final class StoreOptions {
      * LMDB: maximum number of live column families besides the default one (LMDB's max dbs;
      * default 64). Dropped families do not count. Creating one more throws a
      * {@link FerryException} with {@link ErrorCode#TOO_MANY_COLUMN_FAMILIES}. RocksDB has no
-     * such limit and ignores this option.
+     * such limit: the option is LMDB's only.
      *
      * @param n the limit
      * @return this
+     * @throws IllegalArgumentException when these are RocksDB options (this option is LMDB's only)
      */
     public StoreOptions maxColumnFamilies(int n) {
+        only(Engine.LMDB, "maxColumnFamilies");
         if (n < 0) {
             throw new IllegalArgumentException("maxColumnFamilies=" + n);
         }
@@ -240,8 +267,10 @@ public final class StoreOptions {
      *
      * @param n the limit
      * @return this
+     * @throws IllegalArgumentException when these are RocksDB options (this option is LMDB's only)
      */
     public StoreOptions maxReaders(int n) {
+        only(Engine.LMDB, "maxReaders");
         if (n <= 0) {
             throw new IllegalArgumentException("maxReaders=" + n);
         }
@@ -250,13 +279,19 @@ public final class StoreOptions {
     }
 
     /**
-     * LMDB: environment flags.
+     * LMDB: environment flags. {@link LmdbFlag#NOSYNC} is what {@code syncWrites(false)} (the
+     * default) already sets, and contradicts {@code syncWrites(true)} (the open throws);
+     * {@link LmdbFlag#NOMETASYNC} relaxes {@code syncWrites(true)}: the meta page is synced one
+     * commit late, so an OS crash may lose the last commit.
      *
      * @param flags the flags (copied)
      * @return this
+     * @throws IllegalArgumentException when these are RocksDB options (this option is LMDB's only)
      */
     public StoreOptions lmdbFlags(EnumSet<LmdbFlag> flags) {
-        this.lmdbFlags = EnumSet.copyOf(Objects.requireNonNull(flags, "flags"));
+        Objects.requireNonNull(flags, "flags");
+        only(Engine.LMDB, "lmdbFlags");
+        this.lmdbFlags = EnumSet.copyOf(flags);
         return this;
     }
 
@@ -266,8 +301,10 @@ public final class StoreOptions {
      *
      * @param bytes growth step
      * @return this
+     * @throws IllegalArgumentException when these are RocksDB options (this option is LMDB's only)
      */
     public StoreOptions autoGrow(long bytes) {
+        only(Engine.LMDB, "autoGrow");
         if (bytes < 0) {
             throw new IllegalArgumentException("autoGrow=" + bytes);
         }
@@ -289,6 +326,19 @@ public final class StoreOptions {
         }
         this.pageSize = bytes;
         return this;
+    }
+
+    /** Throws when {@code option} belongs to another engine than this one's. */
+    private void only(Engine owner, String option) {
+        if (engine != owner) {
+            throw new IllegalArgumentException("StoreOptions." + option + " is a" + (owner == Engine.LMDB ? "n " : " ")
+                    + title(owner) + " option; these options are for " + title(engine) + " (StoreOptions."
+                    + engine.name().toLowerCase(java.util.Locale.ROOT) + "())");
+        }
+    }
+
+    private static String title(Engine e) {
+        return e == Engine.ROCKSDB ? "RocksDB" : "LMDB";
     }
 
     long[] toNative() {

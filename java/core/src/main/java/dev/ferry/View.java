@@ -18,7 +18,9 @@ import java.util.Objects;
  *
  * <p>Index arithmetic is always checked ({@link IndexOutOfBoundsException} with index, size and
  * length): a view never reads outside its entry, even when it points into an LMDB map.
- * Multi-byte reads without a {@link ByteOrder} use the platform's native order. Reads go
+ * Multi-byte reads without a {@link ByteOrder} are big-endian, as {@link ByteBuffer}'s are (and as
+ * keys that sort as unsigned bytes encode numbers); the variants taking a {@link ByteOrder} read
+ * either order. Reads go
  * straight to native memory (docs/design.md, "Reading pages and views in Java"); a view keeps
  * its cursor reachable, so an unclosed cursor is not cleaned up while one of its views is held.
  *
@@ -27,6 +29,7 @@ import java.util.Objects;
  * cursor, and only the cursor's thread knows when it is released.
  */
 public final class View {
+    private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     /** Address of byte 0 (meaningful while {@link #len} is not negative). */
     long addr;
     /** Length in bytes; -1 while the view is not valid (one field checks both). */
@@ -105,27 +108,41 @@ public final class View {
     }
 
     /**
-     * Reads a short in native order.
+     * Reads a big-endian short (the order {@link ByteBuffer} uses by default).
      *
      * @param index position of the first byte
      * @return the value
      */
     public short getShort(int index) {
-        return Mem.getShort(at(index, 2));
+        return getShort(index, ByteOrder.BIG_ENDIAN);
     }
 
     /**
-     * Reads an int in native order.
+     * Reads a short in the given order.
+     *
+     * @param index position of the first byte
+     * @param order byte order
+     * @return the value
+     */
+    public short getShort(int index, ByteOrder order) {
+        Objects.requireNonNull(order, "order");
+        short v = Mem.getShort(at(index, 2));
+        return order == NATIVE ? v : Short.reverseBytes(v);
+    }
+
+    /**
+     * Reads a big-endian int (the order {@link ByteBuffer} uses by default, and the order in which
+     * non-negative ints sort as unsigned bytes).
      *
      * @param index position of the first byte
      * @return the value
      */
     public int getInt(int index) {
-        return Mem.getInt(at(index, 4));
+        return getInt(index, ByteOrder.BIG_ENDIAN);
     }
 
     /**
-     * Reads an int in the given order (big-endian is the usual order of sortable keys).
+     * Reads an int in the given order.
      *
      * @param index position of the first byte
      * @param order byte order
@@ -133,18 +150,19 @@ public final class View {
      */
     public int getInt(int index, ByteOrder order) {
         Objects.requireNonNull(order, "order");
-        int v = getInt(index);
-        return order == ByteOrder.nativeOrder() ? v : Integer.reverseBytes(v);
+        int v = Mem.getInt(at(index, 4));
+        return order == NATIVE ? v : Integer.reverseBytes(v);
     }
 
     /**
-     * Reads a long in native order.
+     * Reads a big-endian long (the order {@link ByteBuffer} uses by default, and the order in which
+     * non-negative longs sort as unsigned bytes).
      *
      * @param index position of the first byte
      * @return the value
      */
     public long getLong(int index) {
-        return Mem.getLong(at(index, 8));
+        return getLong(index, ByteOrder.BIG_ENDIAN);
     }
 
     /**
@@ -156,8 +174,8 @@ public final class View {
      */
     public long getLong(int index, ByteOrder order) {
         Objects.requireNonNull(order, "order");
-        long v = getLong(index);
-        return order == ByteOrder.nativeOrder() ? v : Long.reverseBytes(v);
+        long v = Mem.getLong(at(index, 8));
+        return order == NATIVE ? v : Long.reverseBytes(v);
     }
 
     /**
@@ -215,7 +233,8 @@ public final class View {
     }
 
     /**
-     * Returns the bytes as a read-only buffer in native order.
+     * Returns the bytes as a read-only buffer in big-endian order (a new {@link ByteBuffer}'s
+     * default, and the order of {@link #getInt(int)}); change it with {@link ByteBuffer#order(ByteOrder)}.
      *
      * <p>On Java 22+ with {@code dev.ferry:ferry-ffm} on the class path the buffer reads the entry
      * in place (no copy) and is scoped to it: once the cursor moves or closes, any access to the
@@ -232,7 +251,7 @@ public final class View {
         ByteBuffer b = l == 0 ? ByteBuffer.allocate(0)
                 : scoped != null ? scoped.readOnly(owner, addr, l)
                 : ByteBuffer.wrap(toByteArray());
-        return b.asReadOnlyBuffer().order(ByteOrder.nativeOrder());
+        return b.asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
     }
 
     /**

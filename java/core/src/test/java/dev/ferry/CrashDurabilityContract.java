@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Crash durability: a child JVM ({@link CrashWriter}) writes puts and write batches with
- * {@code syncWrites(true)} and acknowledges each call on stdout; the test kills it with SIGKILL
+ * {@code syncWrites(true)} in even rounds and {@code syncWrites(false)} in odd ones (a write
+ * that returned has reached the OS: a process kill must not lose it on either engine) and
+ * acknowledges each call on stdout; the test kills it with SIGKILL
  * at a random moment (after a random number of
  * acknowledgements, or a random delay that may fall in JVM start-up, store open or recovery;
  * through {@link ProcessHandle#destroyForcibly()}, which leaves the pipe to be read to its end),
@@ -66,6 +68,9 @@ public abstract class CrashDurabilityContract {
         long t0 = System.nanoTime();
         for (int round = 0; round < rounds; round++) {
             String variant = engine() == Engine.LMDB ? (r.nextBoolean() ? "plain" : "writemap") : (r.nextBoolean() ? "plain" : "smallmem");
+            if (round % 2 == 1) {
+                variant += "-nosync"; // syncWrites(false)
+            }
             int mode = r.nextInt(3);
             int ackTarget = 1 + r.nextInt(400);
             long delayMs = mode == 1 ? r.nextInt(300) : r.nextInt(1500);

@@ -14,7 +14,8 @@ import java.util.TreeMap;
 
 /**
  * The child process of {@link CrashDurabilityContract}: opens a store with
- * {@link StoreOptions#syncWrites(boolean) syncWrites(true)} and applies operations
+ * {@link StoreOptions#syncWrites(boolean) syncWrites(true)}, or {@code syncWrites(false)} for a
+ * variant ending in {@code "-nosync"}, and applies operations
  * {@code first, first+1, ...} of one deterministic sequence, printing {@code A <id>} on stdout
  * (flushed) after each call returns, until it is killed. The parent replays the same sequence
  * into a model ({@link #applyToModel}) to know what every prefix of it leaves in the store.
@@ -80,21 +81,24 @@ public final class CrashWriter {
     }
 
     /**
-     * Store options of a variant: sync writes always; RocksDB "smallmem" flushes memtables often,
-     * LMDB "writemap" writes through a writable map.
+     * Store options of a variant: sync writes unless the variant ends in {@code "-nosync"} (a
+     * process kill must lose no acknowledged write either way); RocksDB "smallmem" flushes
+     * memtables often, LMDB "writemap" writes through a writable map.
      *
      * @param engine the engine
-     * @param variant "plain", "smallmem" or "writemap"
+     * @param variant "plain", "smallmem" or "writemap", each optionally with "-nosync"
      * @return the options (the process-default binding)
      */
     static StoreOptions options(Engine engine, String variant) {
-        StoreOptions o = StoreOptions.of(engine).syncWrites(true);
+        boolean sync = !variant.endsWith("-nosync");
+        String base = variant.replace("-nosync", "");
+        StoreOptions o = StoreOptions.of(engine).syncWrites(sync);
         if (engine == Engine.LMDB) {
             o.mapSize(1L << 30);
-            if (variant.equals("writemap")) {
+            if (base.equals("writemap")) {
                 o.lmdbFlags(EnumSet.of(LmdbFlag.WRITEMAP));
             }
-        } else if (variant.equals("smallmem")) {
+        } else if (base.equals("smallmem")) {
             o.rocksdbOptions("write_buffer_size=262144");
         }
         return o;

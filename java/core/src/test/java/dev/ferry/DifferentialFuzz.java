@@ -1449,8 +1449,12 @@ public final class DifferentialFuzz {
             int i = r.nextInt(want.length - 7);
             ByteBuffer w = ByteBuffer.wrap(want);
             check(v.getLong(i, ByteOrder.BIG_ENDIAN) == w.order(ByteOrder.BIG_ENDIAN).getLong(i), ctx(what + " getLong(" + i + ", BIG_ENDIAN)"));
-            check(v.getInt(i) == w.order(ByteOrder.nativeOrder()).getInt(i), ctx(what + " getInt(" + i + ")"));
-            check(v.getShort(i) == w.order(ByteOrder.nativeOrder()).getShort(i), ctx(what + " getShort(" + i + ")"));
+            check(v.getLong(i, ByteOrder.LITTLE_ENDIAN) == w.order(ByteOrder.LITTLE_ENDIAN).getLong(i), ctx(what + " getLong(" + i + ", LITTLE_ENDIAN)"));
+            // without an order: big-endian, as ByteBuffer
+            check(v.getLong(i) == w.order(ByteOrder.BIG_ENDIAN).getLong(i), ctx(what + " getLong(" + i + ")"));
+            check(v.getInt(i) == w.order(ByteOrder.BIG_ENDIAN).getInt(i), ctx(what + " getInt(" + i + ")"));
+            check(v.getShort(i) == w.order(ByteOrder.BIG_ENDIAN).getShort(i), ctx(what + " getShort(" + i + ")"));
+            check(v.getShort(i, ByteOrder.LITTLE_ENDIAN) == w.order(ByteOrder.LITTLE_ENDIAN).getShort(i), ctx(what + " getShort(" + i + ", LITTLE_ENDIAN)"));
         }
         expectThrows(IndexOutOfBoundsException.class, () -> v.getByte(want.length), what + " getByte(length)");
     }

@@ -62,9 +62,51 @@ class LmdbSpecificTest {
             });
             assertEquals(ErrorCode.MAP_FULL, e.code());
             assertEquals(-30792, e.engineCode(), "MDB_MAP_FULL");
-            assertTrue(e.getMessage().toLowerCase().contains("map"), e.getMessage());
+            assertTrue(e.getMessage().contains("StoreOptions.mapSize"), e.getMessage());
+            assertTrue(e.getMessage().contains("StoreOptions.autoGrow"), e.getMessage());
             s.put("after".getBytes(), "still works".getBytes());
         }
+    }
+
+    /**
+     * LMDB keeps named databases as records of its main database, which is the default family: a
+     * key equal to a family's name cannot be written there. The error says so instead of LMDB's
+     * MDB_INCOMPATIBLE, for puts, deletes and batches, and the store stays usable.
+     */
+    @Test
+    void aDefaultFamilyKeyEqualToAFamilyNameIsRefusedSayingWhy() {
+        try (Store s = Store.open(dir.resolve("names"), lmdb())) {
+            ColumnFamily users = s.createColumnFamily("users");
+            byte[] name = "users".getBytes();
+            List<Runnable> writes = List.of(() -> s.put(name, new byte[] {1}), () -> s.delete(name), () -> {
+                try (WriteBatch b = new WriteBatch()) {
+                    b.put("other".getBytes(), new byte[] {2});
+                    b.put(name, new byte[] {1});
+                    s.write(b);
+                }
+            });
+            for (Runnable w : writes) {
+                FerryException e = assertThrows(FerryException.InvalidArgument.class, w::run);
+                assertEquals(-30784, e.engineCode(), "MDB_INCOMPATIBLE");
+                assertTrue(e.getMessage().contains("'users' is the name of a column family"), e.getMessage());
+                assertTrue(e.getMessage().contains("default family cannot equal a column family's name"), e.getMessage());
+            }
+            assertEquals(null, s.get("other".getBytes()), "the failed batch applied nothing");
+            s.put(users, name, new byte[] {3}); // in a family it is an ordinary key
+            s.put("user".getBytes(), new byte[] {4});
+            assertArrayEquals(new byte[] {3}, s.get(users, name));
+        }
+    }
+
+    /** syncWrites(true) asks for a sync per commit, LmdbFlag.NOSYNC for none: the open refuses both. */
+    @Test
+    void syncWritesWithTheNosyncFlagIsRefused() {
+        FerryException e = assertThrows(FerryException.InvalidArgument.class,
+                () -> Store.open(dir.resolve("sync"), lmdb().syncWrites(true).lmdbFlags(EnumSet.of(LmdbFlag.NOSYNC))));
+        assertTrue(e.getMessage().contains("syncWrites(true)") && e.getMessage().contains("NOSYNC"), e.getMessage());
+        // the relaxation that keeps a sync per commit, and NOSYNC with the default syncWrites(false), open
+        Store.open(dir.resolve("sync"), lmdb().syncWrites(true).lmdbFlags(EnumSet.of(LmdbFlag.NOMETASYNC))).close();
+        Store.open(dir.resolve("sync"), lmdb().lmdbFlags(EnumSet.of(LmdbFlag.NOSYNC))).close();
     }
 
     @Test
@@ -103,6 +145,8 @@ class LmdbSpecificTest {
                 }
             });
             assertEquals(ErrorCode.READERS_FULL, e.code());
+            assertTrue(e.getMessage().contains("unclosed cursors and snapshots"), e.getMessage());
+            assertTrue(e.getMessage().contains("StoreOptions.maxReaders"), e.getMessage());
             open.forEach(Snapshot::close);
             try (Snapshot again = s.snapshot()) {
                 assertEquals(null, again.get(new byte[] {1}));

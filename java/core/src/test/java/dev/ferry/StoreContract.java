@@ -606,6 +606,142 @@ public abstract class StoreContract {
     }
 
     @Test
+    void viewNumbersAreBigEndianUnlessAnOrderIsGiven() {
+        store.put(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, new byte[] {(byte) 0x80, 0, 0, 1});
+        try (Cursor c = store.cursor()) {
+            assertTrue(c.first());
+            View k = c.key();
+            assertEquals(0x0102030405060708L, k.getLong(0));
+            assertEquals(0x02030405, k.getInt(1));
+            assertEquals((short) 0x0708, k.getShort(6));
+            assertEquals(0x0807060504030201L, k.getLong(0, java.nio.ByteOrder.LITTLE_ENDIAN));
+            assertEquals(0x05040302, k.getInt(1, java.nio.ByteOrder.LITTLE_ENDIAN));
+            assertEquals((short) 0x0807, k.getShort(6, java.nio.ByteOrder.LITTLE_ENDIAN));
+            assertEquals(0x0102030405060708L, k.getLong(0, java.nio.ByteOrder.BIG_ENDIAN));
+            assertEquals(0x80000001, c.value().getInt(0));
+            ByteBuffer bb = k.asByteBuffer();
+            assertEquals(java.nio.ByteOrder.BIG_ENDIAN, bb.order());
+            assertEquals(0x0102030405060708L, bb.getLong(0));
+            assertEquals(ByteBuffer.wrap(k.toByteArray()).getLong(), k.getLong(0), "as a new ByteBuffer reads it");
+            assertThrows(NullPointerException.class, () -> k.getShort(0, null));
+        }
+    }
+
+    /**
+     * get(key, ByteBuffer) writes as a relative ByteBuffer.put does: from the position, which
+     * advances by the bytes written; the limit stays; the key buffer does not move; an absent key
+     * changes nothing. The same through a snapshot, on heap and direct buffers.
+     */
+    @Test
+    void getIntoABufferWritesAtItsPositionAdvancesItAndKeepsTheLimit() {
+        store.put(b("k"), b("hello"));
+        try (Snapshot snap = store.snapshot()) {
+            for (boolean direct : new boolean[] {false, true}) {
+                for (int via = 0; via < 2; via++) {
+                    Snapshot sn = via == 1 ? snap : null;
+                    ByteBuffer key = ByteBuffer.wrap(b("xk")).position(1);
+                    ByteBuffer into = (direct ? ByteBuffer.allocateDirect(16) : ByteBuffer.allocate(16)).position(3).limit(12);
+                    int n = sn == null ? store.get(store.defaultColumnFamily(), key, into)
+                            : sn.get(store.defaultColumnFamily(), key, into);
+                    String what = (direct ? "direct" : "heap") + (sn == null ? " store" : " snapshot");
+                    assertEquals(5, n, what);
+                    assertEquals(8, into.position(), what + ": position advanced by the bytes written");
+                    assertEquals(12, into.limit(), what + ": limit kept");
+                    assertEquals(1, key.position(), what + ": key not moved");
+                    byte[] got = new byte[16];
+                    into.get(0, got, 0, 12);
+                    assertEquals("\0\0\0hello\0\0\0\0", new String(got, 0, 12, StandardCharsets.UTF_8), what);
+                    // too small: fills the remaining bytes, reports the full length
+                    into.position(9);
+                    assertEquals(5, sn == null ? store.get(store.defaultColumnFamily(), key, into)
+                            : sn.get(store.defaultColumnFamily(), key, into), what);
+                    assertEquals(12, into.position(), what + ": position at the limit");
+                    assertEquals("hel", s(Arrays.copyOfRange(bytesOf(into), 9, 12)), what);
+                    // absent: nothing changes
+                    into.position(4);
+                    assertEquals(Store.NOT_FOUND, sn == null ? store.get(store.defaultColumnFamily(), ByteBuffer.wrap(b("no")), into)
+                            : sn.get(store.defaultColumnFamily(), ByteBuffer.wrap(b("no")), into), what);
+                    assertEquals(4, into.position(), what);
+                    assertEquals(12, into.limit(), what);
+                }
+            }
+        }
+        ByteBuffer into = ByteBuffer.allocate(8);
+        assertEquals(5, store.get(b("k"), into));
+        assertEquals(5, into.position());
+        assertEquals("hello", s(Arrays.copyOf(into.flip().array(), into.limit())));
+    }
+
+    private static byte[] bytesOf(ByteBuffer b) {
+        byte[] a = new byte[b.capacity()];
+        b.duplicate().clear().get(a);
+        return a;
+    }
+
+    /**
+     * A directory that holds the other engine's store is refused, naming that engine and the
+     * directory, and nothing is created in it.
+     */
+    @Test
+    void openingADirectoryOfTheOtherEngineIsRefusedNamingIt() throws Exception {
+        Engine mine = options().engine();
+        Engine other = mine == Engine.ROCKSDB ? Engine.LMDB : Engine.ROCKSDB;
+        Path p = dir.resolve("other");
+        try (Store o = Store.open(p, StoreOptions.of(other).binding(options().binding))) {
+            o.put(b("k"), b("v"));
+        }
+        List<String> before;
+        try (var files = java.nio.file.Files.list(p)) {
+            before = files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+        String otherName = other == Engine.ROCKSDB ? "RocksDB" : "LMDB";
+        for (StoreOptions o : List.of(options(), options().createIfMissing(false), options().readOnly(true))) {
+            FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> Store.open(p, o));
+            assertTrue(e.getMessage().contains(p.toString()), e.getMessage());
+            assertTrue(e.getMessage().contains("holds a" + (other == Engine.LMDB ? "n " : " ") + otherName + " store"), e.getMessage());
+        }
+        try (var files = java.nio.file.Files.list(p)) {
+            assertEquals(before, files.map(f -> f.getFileName().toString()).sorted().toList(), "nothing created");
+        }
+        try (Store o = Store.open(p, StoreOptions.of(other).binding(options().binding))) {
+            assertEquals("v", s(o.get(b("k"))));
+        }
+    }
+
+    /** Every option of the other engine throws at once, naming the option and both engines. */
+    @Test
+    void optionsOfTheOtherEngineAreRejectedNamingThem() {
+        boolean rocks = options().engine() == Engine.ROCKSDB;
+        Map<String, java.util.function.Consumer<StoreOptions>> foreign = new TreeMap<>();
+        Map<String, java.util.function.Consumer<StoreOptions>> own = new TreeMap<>();
+        Map<String, java.util.function.Consumer<StoreOptions>> rocksdb = rocks ? own : foreign;
+        Map<String, java.util.function.Consumer<StoreOptions>> lmdb = rocks ? foreign : own;
+        rocksdb.put("blockCacheSize", o -> o.blockCacheSize(1 << 20));
+        rocksdb.put("compression", o -> o.compression(Compression.LZ4));
+        rocksdb.put("wal", o -> o.wal(true));
+        rocksdb.put("bloomBitsPerKey", o -> o.bloomBitsPerKey(10));
+        rocksdb.put("maxOpenFiles", o -> o.maxOpenFiles(64));
+        rocksdb.put("rocksdbOptions", o -> o.rocksdbOptions("write_buffer_size=1048576"));
+        lmdb.put("mapSize", o -> o.mapSize(1L << 20));
+        lmdb.put("maxColumnFamilies", o -> o.maxColumnFamilies(4));
+        lmdb.put("maxReaders", o -> o.maxReaders(16));
+        lmdb.put("lmdbFlags", o -> o.lmdbFlags(java.util.EnumSet.of(LmdbFlag.NORDAHEAD)));
+        lmdb.put("autoGrow", o -> o.autoGrow(1 << 20));
+        String mine = rocks ? "RocksDB" : "LMDB";
+        String theirs = rocks ? "LMDB" : "RocksDB";
+        for (var f : foreign.entrySet()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.getValue().accept(options()), f.getKey());
+            assertTrue(e.getMessage().contains("StoreOptions." + f.getKey() + " is a") && e.getMessage().contains(theirs + " option")
+                    && e.getMessage().contains("for " + mine), e.getMessage());
+        }
+        for (var f : own.entrySet()) {
+            f.getValue().accept(options()); // the engine's own options are taken
+        }
+        // options of both engines
+        options().createIfMissing(true).errorIfExists(false).readOnly(false).syncWrites(false).pageSize(4096).binding(null);
+    }
+
+    @Test
     void scanVisitsEveryEntryAndStopsWhenAsked() {
         for (int i = 0; i < 1000; i++) {
             store.put(b(String.format("%05d", i)), b("v"));
@@ -857,7 +993,8 @@ public abstract class StoreContract {
     @Test
     void droppedFamiliesDoNotCountTowardMaxColumnFamilies() {
         store.close();
-        StoreOptions limited = options().maxColumnFamilies(2);
+        boolean lmdb = options().engine() == Engine.LMDB;
+        StoreOptions limited = lmdb ? options().maxColumnFamilies(2) : options(); // an LMDB option only
         store = Store.open(dir.resolve("limited"), limited);
         ColumnFamily a = store.createColumnFamily("a");
         store.put(a, b("k"), b("in-a"));
@@ -871,7 +1008,7 @@ public abstract class StoreContract {
             assertTrue(e.getMessage().contains("too many column families: 2 live, maxColumnFamilies is 2 (dropped families do not count"),
                     e.getMessage());
         } else {
-            store.createColumnFamily("e"); // maxColumnFamilies is LMDB's; RocksDB has no limit
+            store.createColumnFamily("e"); // RocksDB has no limit
         }
         // ids are never reused: the dropped family stays dropped, the new ones are empty
         assertThrows(IllegalStateException.class, () -> store.get(a, b("k")));
@@ -1003,10 +1140,11 @@ public abstract class StoreContract {
     @Test
     void secondOpenOfAnOpenStoreFailsCleanly() {
         // RocksDB refuses through its LOCK file; LMDB must never be opened twice in one
-        // process (it would break its locks), so Ferry refuses before calling it.
-        FerryException e = assertThrows(FerryException.class, () -> Store.open(dir.resolve("db"), options()));
-        assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("lock")
-                || e.getMessage().contains("already open"), e.getMessage());
+        // process (it would break its locks), so Ferry refuses before calling it. Both say it in
+        // the same words.
+        FerryException e = assertThrows(FerryException.Busy.class, () -> Store.open(dir.resolve("db"), options()));
+        assertTrue(e.getMessage().contains(store.path() + " is already open in this process: share that Store instead"),
+                e.getMessage());
         store.close();
         Store.open(dir.resolve("db"), options()).close();
         store = Store.open(dir.resolve("db"), options());
@@ -1028,7 +1166,7 @@ public abstract class StoreContract {
     void mapSizeTheProcessCannotMapNamesTheOption() {
         Path p = dir.resolve("huge-map");
         if (options().engine() != Engine.LMDB) {
-            Store.open(p, options().mapSize(Long.MAX_VALUE)).close(); // an LMDB option: RocksDB ignores it
+            assertThrows(IllegalArgumentException.class, () -> options().mapSize(Long.MAX_VALUE)); // an LMDB option
             return;
         }
         FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> Store.open(p, options().mapSize(Long.MAX_VALUE)));

@@ -236,11 +236,11 @@ final class CursorOps {
         if (v.length() != n) {
             c.wrong(r + " view", "length() " + v.length() + " but toByteArray() has " + n);
         }
-        ByteBuffer w = ByteBuffer.wrap(b).order(ByteOrder.nativeOrder());
+        ByteBuffer w = ByteBuffer.wrap(b); // big-endian: the views' order without a ByteOrder
         if (n > 0 && v.getByte(n - 1) != b[n - 1]) {
             c.wrong(r + " view", "getByte disagrees with toByteArray");
         }
-        if (n >= 8 && (v.getLong(n - 8) != w.getLong(n - 8) || v.getLong(0, ByteOrder.BIG_ENDIAN) != ByteBuffer.wrap(b).getLong(0))) {
+        if (n >= 8 && (v.getLong(n - 8) != w.getLong(n - 8) || v.getLong(0, ByteOrder.LITTLE_ENDIAN) != ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong(0))) {
             c.wrong(r + " view", "getLong disagrees with toByteArray");
         }
         if (n >= 4 && (v.getInt(1 % (n - 3)) != w.getInt(1 % (n - 3)) || v.getShort(0) != w.getShort(0))) {
