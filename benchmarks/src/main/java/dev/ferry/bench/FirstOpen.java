@@ -1,0 +1,181 @@
+package dev.ferry.bench;
+
+import dev.ferry.Engine;
+import dev.ferry.Store;
+import dev.ferry.StoreOptions;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Time to the first {@link Store#open} of a process, per binding and engine: the cost a
+ * short-lived program (a CLI, a test, a serverless function) pays once.
+ *
+ * <p>Child mode ({@code FirstOpen <engine>}, binding from {@code -Dferry.binding}) opens a store in
+ * a fresh temporary directory as the first Ferry call of the JVM, then puts and gets one entry and
+ * closes, and prints one line of milliseconds: {@code main} (JVM launch to {@code main}, when the
+ * launcher passed its clock in {@code -Dferry.firstopen.launched}), {@code open}, {@code putget},
+ * {@code close}. With {@code -Dferry.firstopen.split=true} it first resolves the binding
+ * ({@code resolve}: class loading and initialisation of the binding, library load) so that
+ * {@code open} is only the engine's part.
+ *
+ * <p>Driver mode ({@code FirstOpen --driver <runs> [engines] [bindings] [extra JVM options...]})
+ * starts {@code runs} fresh JVMs per engine x binding with this JVM's {@code java} and class path,
+ * alternating the bindings (jni, ffm, jni, ...) inside each round so drift hits both alike, and
+ * prints each run and then the medians, plus the whole process time and the FFM/JNI ratios.
+ */
+public final class FirstOpen {
+    private static final String LAUNCHED = "ferry.firstopen.launched";
+    private static final String[] FIELDS = {"main", "resolve", "open", "putget", "close", "process"};
+
+    private FirstOpen() {
+    }
+
+    /**
+     * @param args {@code <engine>} (child) or {@code --driver <runs> [rocksdb,lmdb] [jni,ffm] [JVM options...]}
+     * @throws Exception on I/O failure or when a child fails
+     */
+    public static void main(String[] args) throws Exception {
+        long entered = System.currentTimeMillis();
+        if (args.length >= 2 && args[0].equals("--driver")) {
+            drive(args);
+        } else if (args.length == 1) {
+            child(Engine.valueOf(args[0].toUpperCase(Locale.ROOT)), entered);
+        } else {
+            System.err.println("usage: FirstOpen <rocksdb|lmdb>   |   FirstOpen --driver <runs> [rocksdb,lmdb] [jni,ffm] [JVM options...]");
+            System.exit(2);
+        }
+    }
+
+    private static void child(Engine engine, long entered) throws IOException {
+        String launched = System.getProperty(LAUNCHED);
+        double mainMs = launched == null ? Double.NaN : entered - Long.parseLong(launched);
+        Path dir = Files.createTempDirectory("ferry-firstopen-");
+        try {
+            double bindingMs = Double.NaN;
+            if (Boolean.getBoolean("ferry.firstopen.split")) {
+                long t = System.nanoTime();
+                dev.ferry.internal.Bindings.defaultBinding();
+                bindingMs = ms(System.nanoTime() - t);
+            }
+            byte[] key = "key".getBytes(StandardCharsets.UTF_8);
+            byte[] value = "value".getBytes(StandardCharsets.UTF_8);
+            long t0 = System.nanoTime();
+            Store store = Store.open(dir.resolve("db"), StoreOptions.of(engine));
+            long t1 = System.nanoTime();
+            store.put(key, value);
+            if (!Arrays.equals(value, store.get(key))) {
+                throw new IllegalStateException("get returned something else than was put");
+            }
+            long t2 = System.nanoTime();
+            store.close();
+            long t3 = System.nanoTime();
+            System.out.printf(Locale.ROOT, "first-open engine=%s binding=%s main=%.1f resolve=%.1f open=%.1f putget=%.1f close=%.1f%n",
+                    engine.name().toLowerCase(Locale.ROOT), System.getProperty("ferry.binding", "default"), mainMs, bindingMs,
+                    ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
+        } finally {
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    private static void drive(String[] args) throws Exception {
+        int runs = Integer.parseInt(args[1]);
+        String[] engines = (args.length > 2 ? args[2] : "rocksdb,lmdb").split(",");
+        String[] bindings = (args.length > 3 ? args[3] : "jni,ffm").split(",");
+        List<String> jvmOptions = args.length > 4 ? List.of(args).subList(4, args.length) : List.of();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("java.class.path");
+        System.out.printf(Locale.ROOT, "first-open: %d runs per engine x binding, JDK %s, %s, %d cores, JVM options %s%n",
+                runs, Runtime.version(), System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(), jvmOptions);
+        // engine -> binding -> field -> values
+        Map<String, Map<String, Map<String, List<Double>>>> all = new LinkedHashMap<>();
+        for (int r = 0; r < runs; r++) {
+            for (String engine : engines) {
+                for (int i = 0; i < bindings.length; i++) {
+                    // rotate which binding goes first each round
+                    String binding = bindings[(i + r) % bindings.length];
+                    List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
+                            "--sun-misc-unsafe-memory-access=allow", "-Dferry.binding=" + binding));
+                    cmd.addAll(jvmOptions);
+                    long launched = System.currentTimeMillis();
+                    cmd.addAll(List.of("-D" + LAUNCHED + "=" + launched, "-cp", cp, FirstOpen.class.getName(), engine));
+                    long t0 = System.nanoTime();
+                    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                    String line = null;
+                    StringBuilder out = new StringBuilder();
+                    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String l; (l = in.readLine()) != null; ) {
+                            out.append(l).append('\n');
+                            if (l.startsWith("first-open ")) {
+                                line = l;
+                            }
+                        }
+                    }
+                    int rc = p.waitFor();
+                    double process = ms(System.nanoTime() - t0);
+                    if (rc != 0 || line == null) {
+                        throw new IllegalStateException("child failed (exit " + rc + "): " + cmd + "\n" + out);
+                    }
+                    System.out.printf(Locale.ROOT, "run %d %s process=%.1f%n", r, line, process);
+                    Map<String, List<Double>> fields = all.computeIfAbsent(engine, k -> new LinkedHashMap<>())
+                            .computeIfAbsent(binding, k -> new LinkedHashMap<>());
+                    for (String kv : line.split(" ")) {
+                        int eq = kv.indexOf('=');
+                        if (eq > 0 && Arrays.asList(FIELDS).contains(kv.substring(0, eq))) {
+                            fields.computeIfAbsent(kv.substring(0, eq), k -> new ArrayList<>()).add(Double.parseDouble(kv.substring(eq + 1)));
+                        }
+                    }
+                    fields.computeIfAbsent("process", k -> new ArrayList<>()).add(process);
+                }
+            }
+        }
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%-8s %-4s %8s %8s %8s %8s %8s %8s   (medians of %d, ms)%n", "engine", "bind", FIELDS[0], FIELDS[1],
+                FIELDS[2], FIELDS[3], FIELDS[4], FIELDS[5], runs);
+        for (var e : all.entrySet()) {
+            for (var b : e.getValue().entrySet()) {
+                StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-8s %-4s", e.getKey(), b.getKey()));
+                for (String f : FIELDS) {
+                    sb.append(String.format(Locale.ROOT, " %8.1f", median(b.getValue().get(f))));
+                }
+                System.out.println(sb);
+            }
+            Map<String, List<Double>> jni = e.getValue().get("jni");
+            Map<String, List<Double>> ffm = e.getValue().get("ffm");
+            if (jni != null && ffm != null) {
+                System.out.printf(Locale.ROOT, "%-8s ffm/jni: open %.2fx, open+putget+close %.2fx, process %.2fx%n", e.getKey(),
+                        median(ffm.get("open")) / median(jni.get("open")),
+                        (median(ffm.get("open")) + median(ffm.get("putget")) + median(ffm.get("close")))
+                                / (median(jni.get("open")) + median(jni.get("putget")) + median(jni.get("close"))),
+                        median(ffm.get("process")) / median(jni.get("process")));
+            }
+        }
+    }
+
+    private static double median(List<Double> xs) {
+        if (xs == null || xs.isEmpty()) {
+            return Double.NaN;
+        }
+        double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+    }
+
+    private static double ms(long nanos) {
+        return nanos / 1e6;
+    }
+}
