@@ -26,7 +26,10 @@ import java.util.Optional;
  * so the JIT sees it as a constant and inlines the call. Each lives in its own holder class and is
  * made on the function's first call, not when this class initialises: a new descriptor shape costs
  * the JDK a generated class and stub, and a short-lived process that opens one store should pay
- * only for the functions it calls. Pointers and
+ * only for the functions it calls. When the class initialises it starts a daemon thread,
+ * {@code ferry-ffm-warm}, that checks libferry's ABI and makes the handles of opening a store and
+ * its first put, get and close while the caller loads the engine library; it ends when done and
+ * {@code -Dferry.ffm.warm=false} turns it off. Pointers and
  * {@code size_t} are passed as {@code long} ({@link ValueLayout#JAVA_LONG}): on the LP64 ABIs
  * (x86_64 and aarch64 System V, AAPCS64) and on Windows x64 a pointer is a 64-bit integer passed
  * in the same registers, so no {@link MemorySegment} is created per call. {@code int} and
@@ -40,8 +43,9 @@ import java.util.Optional;
  *
  * <p>If libferry cannot be loaded (or lacks a symbol), class initialisation still succeeds; the
  * {@link LinkageError} is kept and thrown, as the cause of an {@link UnsatisfiedLinkError}, by the
- * first call that needs the library. Symbols are all looked up during class initialisation, so
- * {@link #loadError()} reports a missing one before any call.
+ * first call that needs the library. Symbols are all looked up during class initialisation and
+ * {@link #loadError()} waits for the ABI check, so it reports a missing symbol or a mismatched
+ * library before any call; no handle but {@code ferry_abi_version}'s is made for a mismatched one.
  *
  * <p>Needs native access: run with {@code --enable-native-access=ALL-UNNAMED} (class path) or
  * {@code --enable-native-access=dev.ferry.ffm} (module path), or put
@@ -58,6 +62,13 @@ public final class FfmBinding implements NativeBinding {
      * symbol missing, ABI mismatch) or, later, when a function's handle cannot be made.
      */
     private static volatile LinkageError loadError;
+
+    /**
+     * System property: {@code false} stops this class from starting, when it initialises, a
+     * background thread that checks libferry's ABI and makes the handles {@link dev.ferry.Store#open}
+     * and the first reads and writes need (each is then made by its first call instead).
+     */
+    public static final String WARM_PROPERTY = "ferry.ffm.warm";
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIB = openLibrary();
@@ -77,14 +88,10 @@ public final class FfmBinding implements NativeBinding {
                 }
             }
         }
-        if (loadError == null) {
-            try {
-                Abi.check((int) AbiVersion.H.invokeExact(), NativeLibrary.ferryPath());
-            } catch (LinkageError e) {
-                recordLoadError(e);
-            } catch (Throwable t) {
-                recordLoadError(linkageError("ferry_abi_version failed: " + t, t));
-            }
+        if (loadError == null && Boolean.parseBoolean(System.getProperty(WARM_PROPERTY, "true"))) {
+            Thread t = new Thread(FfmBinding::warm, "ferry-ffm-warm");
+            t.setDaemon(true);
+            t.start();
         }
     }
 
@@ -102,7 +109,44 @@ public final class FfmBinding implements NativeBinding {
      *         handle made since has failed)
      */
     public static Optional<LinkageError> loadError() {
+        AbiCheck.ensure();
         return Optional.ofNullable(loadError);
+    }
+
+    /**
+     * The background warm-up: the JDK's first downcall handle (its linker's own start-up, tens of
+     * milliseconds) and the ABI check, then the handles of opening a store, its first put and get
+     * and its close, in that order, while the thread that opens the store loads the engine
+     * library. A caller that reaches a handle first makes it itself; one that reaches it while this
+     * thread is making it waits for it (the JVM's class initialisation lock), so nothing is made
+     * twice and nothing is called before the ABI check.
+     */
+    private static void warm() {
+        AbiCheck.ensure();
+        MethodHandle[] made = {EngineAttach.H, StoreOpen.H, CfCount.H, CfName.H, Put.H, Get.H, StoreClose.H};
+        assert made.length == 7;
+    }
+
+    /**
+     * Checks libferry's ABI version once, before any handle but ferry_abi_version's own is made;
+     * records a mismatch as the load error (then no further handle is made and every call throws).
+     */
+    private static final class AbiCheck {
+        static {
+            if (loadError == null) {
+                try {
+                    Abi.check((int) AbiVersion.H.invokeExact(), NativeLibrary.ferryPath());
+                } catch (LinkageError e) {
+                    recordLoadError(e);
+                } catch (Throwable t) {
+                    recordLoadError(linkageError("ferry_abi_version failed: " + t, t));
+                }
+            }
+        }
+
+        /** Does nothing; calling it initialises the class, which runs the check (once). */
+        static void ensure() {
+        }
     }
 
     /**
@@ -457,9 +501,9 @@ public final class FfmBinding implements NativeBinding {
         ENGINE_PATH("ferry_engine_path", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
         // int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
-
         //                      const char *extra, ferry_store **out, ferry_error *err)
-        STORE_OPEN("ferry_store_open", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        STORE_OPEN("ferry_store_open", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
 
         // int ferry_store_close(ferry_store *s)
         STORE_CLOSE("ferry_store_close", false, JAVA_INT, JAVA_LONG),
@@ -483,27 +527,27 @@ public final class FfmBinding implements NativeBinding {
         SNAPSHOT_CLOSE("ferry_snapshot_close", false, JAVA_INT, JAVA_LONG),
 
         // int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-
         //               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
-        GET("ferry_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        GET("ferry_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
-
         //                     size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-        MULTI_GET("ferry_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        MULTI_GET("ferry_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
-
         //               ferry_error *err)
-        PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
 
         // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
         DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
-
         //                        size_t elen, ferry_error *err)
-        DELETE_RANGE("ferry_delete_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        DELETE_RANGE("ferry_delete_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
         WRITE("ferry_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
@@ -512,37 +556,37 @@ public final class FfmBinding implements NativeBinding {
         FLUSH("ferry_flush", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
         // int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
-
         //                         size_t elen, ferry_error *err)
-        COMPACT_RANGE("ferry_compact_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        COMPACT_RANGE("ferry_compact_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap, size_t *len_out,
-
         //                    ferry_error *err)
-        PROPERTY("ferry_property", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        PROPERTY("ferry_property", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
 
         // int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out, ferry_error *err)
-        PROPERTY_INT("ferry_property_int", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        PROPERTY_INT("ferry_property_int", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
 
         // int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
-
         //                       const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
-        CURSOR_OPEN("ferry_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        CURSOR_OPEN("ferry_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
         // int ferry_cursor_close(ferry_cursor *c)
         CURSOR_CLOSE("ferry_cursor_close", false, JAVA_INT, JAVA_LONG),
 
         // int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, void *page, size_t cap,
-
         //                       uint32_t max_entries, ferry_error *err)
-        CURSOR_FILL("ferry_cursor_fill", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+        CURSOR_FILL("ferry_cursor_fill", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
         // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
-
         // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
-
         //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
-        RJ_CURSOR_OPEN("ferry_rj_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        RJ_CURSOR_OPEN("ferry_rj_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
         // int ferry_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
         RJ_CURSOR_WRAP("ferry_rj_cursor_wrap", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
@@ -551,22 +595,23 @@ public final class FfmBinding implements NativeBinding {
         RJ_CURSOR_FORGET("ferry_rj_cursor_forget", false, JAVA_INT, JAVA_LONG),
 
         // int ferry_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst,
-
         //                  size_t cap, size_t *vlen_out, ferry_error *err)
-        RJ_GET("ferry_rj_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        RJ_GET("ferry_rj_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
-
         //                        size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-        RJ_MULTI_GET("ferry_rj_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        RJ_MULTI_GET("ferry_rj_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
-        RJ_PUT("ferry_rj_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        RJ_PUT("ferry_rj_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
 
         // int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len, uint32_t count,
-
         //                    ferry_error *err)
-        RJ_WRITE("ferry_rj_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG);
+        RJ_WRITE("ferry_rj_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_INT, JAVA_LONG);
 
         final String symbol;
         final boolean critical;
@@ -580,9 +625,10 @@ public final class FfmBinding implements NativeBinding {
     }
 
     // One holder class per function. The JVM initialises a class when it is first used, so a
-    // function's downcall handle is made by its first call (each new descriptor shape costs the JDK
-    // a generated class and stub, ~1-5 ms each; making all of them up front tripled the time to the
-    // first Store.open), and H is still a static final constant that the JIT folds into the call site.
+    // function's downcall handle is made by its first call (or by the warm-up thread), and H is
+    // still a static final constant that the JIT folds into the call site. Each new descriptor
+    // shape costs the JDK a generated class, a stub and LambdaForms, several ms each: making all
+    // 33 handles up front tripled the time to the first Store.open.
     private static final class AbiVersion {
         static final MethodHandle H = bind(Fn.ABI_VERSION);
     }
@@ -708,7 +754,10 @@ public final class FfmBinding implements NativeBinding {
      * Called once per function, by the initialiser of its holder class.
      */
     private static MethodHandle bind(Fn fn) {
-        if (LIB == null) {
+        if (fn != Fn.ABI_VERSION) {
+            AbiCheck.ensure();
+        }
+        if (LIB == null || (fn != Fn.ABI_VERSION && loadError != null)) {
             return null;
         }
         try {
