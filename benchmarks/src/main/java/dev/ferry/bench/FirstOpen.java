@@ -26,9 +26,13 @@ import java.util.stream.Stream;
  * a fresh temporary directory as the first Ferry call of the JVM, then puts and gets one entry and
  * closes, and prints one line of milliseconds: {@code main} (JVM launch to {@code main}, when the
  * launcher passed its clock in {@code -Dferry.firstopen.launched}), {@code open}, {@code putget},
- * {@code close}. With {@code -Dferry.firstopen.split=true} it first resolves the binding
+ * {@code close}, and {@code opencpu}, the CPU time of the opening thread during {@code open} (Linux;
+ * steadier than wall time on a busy machine). With {@code -Dferry.firstopen.split=true} it first resolves the binding
  * ({@code resolve}: class loading and initialisation of the binding, library load) so that
  * {@code open} is only the engine's part.
+ *
+ * <p>{@code FirstOpen ffm-floor} times the JDK's own first FFM downcall, without Ferry (see
+ * {@link #ffmFloor}); the driver runs it as an engine named {@code ffm-floor}.
  *
  * <p>Driver mode ({@code FirstOpen --driver <runs> [engines] [bindings] [extra JVM options...]})
  * starts {@code runs} fresh JVMs per engine x binding with this JVM's {@code java} and class path,
@@ -37,19 +41,22 @@ import java.util.stream.Stream;
  */
 public final class FirstOpen {
     private static final String LAUNCHED = "ferry.firstopen.launched";
-    private static final String[] FIELDS = {"main", "resolve", "open", "putget", "close", "process"};
+    private static final String FLOOR = "ffm-floor";
+    private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
 
     private FirstOpen() {
     }
 
     /**
      * @param args {@code <engine>} (child) or {@code --driver <runs> [rocksdb,lmdb] [jni,ffm] [JVM options...]}
-     * @throws Exception on I/O failure or when a child fails
+     * @throws Throwable on I/O failure, when a child fails, or from a downcall
      */
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) throws Throwable {
         long entered = System.currentTimeMillis();
         if (args.length >= 2 && args[0].equals("--driver")) {
             drive(args);
+        } else if (args.length == 1 && args[0].equals(FLOOR)) {
+            ffmFloor(entered);
         } else if (args.length == 1) {
             child(Engine.valueOf(args[0].toUpperCase(Locale.ROOT)), entered);
         } else {
@@ -71,9 +78,11 @@ public final class FirstOpen {
             }
             byte[] key = "key".getBytes(StandardCharsets.UTF_8);
             byte[] value = "value".getBytes(StandardCharsets.UTF_8);
+            long c0 = cpuNanos();
             long t0 = System.nanoTime();
             Store store = Store.open(dir.resolve("db"), StoreOptions.of(engine));
             long t1 = System.nanoTime();
+            long c1 = cpuNanos();
             store.put(key, value);
             if (!Arrays.equals(value, store.get(key))) {
                 throw new IllegalStateException("get returned something else than was put");
@@ -81,9 +90,9 @@ public final class FirstOpen {
             long t2 = System.nanoTime();
             store.close();
             long t3 = System.nanoTime();
-            System.out.printf(Locale.ROOT, "first-open engine=%s binding=%s main=%.1f resolve=%.1f open=%.1f putget=%.1f close=%.1f%n",
+            System.out.printf(Locale.ROOT, "first-open engine=%s binding=%s main=%.1f resolve=%.1f open=%.1f opencpu=%.1f putget=%.1f close=%.1f%n",
                     engine.name().toLowerCase(Locale.ROOT), System.getProperty("ferry.binding", "default"), mainMs, bindingMs,
-                    ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
+                    ms(t1 - t0), c0 < 0 || c1 < 0 ? Double.NaN : ms(c1 - c0), ms(t2 - t1), ms(t3 - t2));
         } finally {
             try (Stream<Path> s = Files.walk(dir)) {
                 for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
@@ -91,6 +100,35 @@ public final class FirstOpen {
                 }
             }
         }
+    }
+
+    /**
+     * The JDK's own cost of a first FFM call, without Ferry: the native linker, a downcall handle
+     * for libc's {@code getpid} and one call ({@code handle}), then a handle of a second, new shape
+     * ({@code shape}, libc's {@code strlen}): what any FFM library pays at first use, and what each
+     * further signature adds.
+     */
+    @SuppressWarnings("restricted")
+    private static void ffmFloor(long entered) throws Throwable {
+        String launched = System.getProperty(LAUNCHED);
+        double mainMs = launched == null ? Double.NaN : entered - Long.parseLong(launched);
+        long c0 = cpuNanos();
+        long t0 = System.nanoTime();
+        java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+        java.lang.invoke.MethodHandle getpid = linker.downcallHandle(linker.defaultLookup().find("getpid").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT));
+        int pid = (int) getpid.invokeExact();
+        long t1 = System.nanoTime();
+        long c1 = cpuNanos();
+        java.lang.invoke.MethodHandle strlen = linker.downcallHandle(linker.defaultLookup().find("strlen").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_LONG, java.lang.foreign.ValueLayout.JAVA_LONG));
+        long t2 = System.nanoTime();
+        long c2 = cpuNanos();
+        if (pid != ProcessHandle.current().pid() || strlen == null) {
+            throw new IllegalStateException("getpid returned " + pid);
+        }
+        System.out.printf(Locale.ROOT, "first-open engine=%s binding=- main=%.1f handle=%.1f handlecpu=%.1f shape=%.1f shapecpu=%.1f%n",
+                FLOOR, mainMs, ms(t1 - t0), c0 < 0 ? Double.NaN : ms(c1 - c0), ms(t2 - t1), c0 < 0 ? Double.NaN : ms(c2 - c1));
     }
 
     private static void drive(String[] args) throws Exception {
@@ -106,9 +144,10 @@ public final class FirstOpen {
         Map<String, Map<String, Map<String, List<Double>>>> all = new LinkedHashMap<>();
         for (int r = 0; r < runs; r++) {
             for (String engine : engines) {
-                for (int i = 0; i < bindings.length; i++) {
+                int variants = engine.equals(FLOOR) ? 1 : bindings.length;
+                for (int i = 0; i < variants; i++) {
                     // rotate which binding goes first each round
-                    String binding = bindings[(i + r) % bindings.length];
+                    String binding = engine.equals(FLOOR) ? "-" : bindings[(i + r) % bindings.length];
                     List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                             "--sun-misc-unsafe-memory-access=allow", "-Dferry.binding=" + binding));
                     cmd.addAll(jvmOptions);
@@ -136,7 +175,7 @@ public final class FirstOpen {
                             .computeIfAbsent(binding, k -> new LinkedHashMap<>());
                     for (String kv : line.split(" ")) {
                         int eq = kv.indexOf('=');
-                        if (eq > 0 && Arrays.asList(FIELDS).contains(kv.substring(0, eq))) {
+                        if (eq > 0 && !kv.startsWith("engine=") && !kv.startsWith("binding=")) {
                             fields.computeIfAbsent(kv.substring(0, eq), k -> new ArrayList<>()).add(Double.parseDouble(kv.substring(eq + 1)));
                         }
                     }
@@ -145,25 +184,39 @@ public final class FirstOpen {
             }
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-8s %-4s %8s %8s %8s %8s %8s %8s   (medians of %d, ms)%n", "engine", "bind", FIELDS[0], FIELDS[1],
-                FIELDS[2], FIELDS[3], FIELDS[4], FIELDS[5], runs);
+        System.out.println("medians of " + runs + " runs, ms:");
         for (var e : all.entrySet()) {
             for (var b : e.getValue().entrySet()) {
-                StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-8s %-4s", e.getKey(), b.getKey()));
-                for (String f : FIELDS) {
-                    sb.append(String.format(Locale.ROOT, " %8.1f", median(b.getValue().get(f))));
+                StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-9s %-4s", e.getKey(), b.getKey()));
+                for (var f : b.getValue().entrySet()) {
+                    sb.append(String.format(Locale.ROOT, " %s=%.1f", f.getKey(), median(f.getValue())));
                 }
                 System.out.println(sb);
             }
             Map<String, List<Double>> jni = e.getValue().get("jni");
             Map<String, List<Double>> ffm = e.getValue().get("ffm");
             if (jni != null && ffm != null) {
-                System.out.printf(Locale.ROOT, "%-8s ffm/jni: open %.2fx, open+putget+close %.2fx, process %.2fx%n", e.getKey(),
-                        median(ffm.get("open")) / median(jni.get("open")),
+                System.out.printf(Locale.ROOT, "%-8s ffm/jni: open %.2fx (opening thread's CPU %.2fx), open+putget+close %.2fx, process %.2fx%n",
+                        e.getKey(), median(ffm.get("open")) / median(jni.get("open")),
+                        median(ffm.get("opencpu")) / median(jni.get("opencpu")),
                         (median(ffm.get("open")) + median(ffm.get("putget")) + median(ffm.get("close")))
                                 / (median(jni.get("open")) + median(jni.get("putget")) + median(jni.get("close"))),
                         median(ffm.get("process")) / median(jni.get("process")));
             }
+        }
+    }
+
+    /**
+     * CPU time of the calling thread from Linux's schedstat (nanoseconds on a CPU, unlike wall
+     * time not inflated by other processes on a busy machine), or -1 elsewhere. Read from a file,
+     * so that measuring it loads no management classes into the process being measured.
+     */
+    private static long cpuNanos() {
+        try {
+            String s = Files.readString(SCHEDSTAT);
+            return Long.parseLong(s.substring(0, s.indexOf(' ')));
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 
