@@ -26,8 +26,9 @@ import java.util.stream.Stream;
  * a fresh temporary directory as the first Ferry call of the JVM, then puts and gets one entry and
  * closes, and prints one line of milliseconds: {@code main} (JVM launch to {@code main}, when the
  * launcher passed its clock in {@code -Dferry.firstopen.launched}), {@code open}, {@code putget},
- * {@code close}, and {@code opencpu}, the CPU time of the opening thread during {@code open} (Linux;
- * steadier than wall time on a busy machine). With {@code -Dferry.firstopen.split=true} it first resolves the binding
+ * {@code close}, {@code opencpu}, the CPU time of the opening thread during {@code open}, and
+ * {@code openproccpu}, that of the whole process (Linux; both steadier than wall time on a busy
+ * machine; the second also counts the JIT, the GC and FfmBinding's warm-up thread). With {@code -Dferry.firstopen.split=true} it first resolves the binding
  * ({@code resolve}: class loading and initialisation of the binding, library load) so that
  * {@code open} is only the engine's part.
  *
@@ -78,11 +79,13 @@ public final class FirstOpen {
             }
             byte[] key = "key".getBytes(StandardCharsets.UTF_8);
             byte[] value = "value".getBytes(StandardCharsets.UTF_8);
+            long p0 = processCpuMillis();
             long c0 = cpuNanos();
             long t0 = System.nanoTime();
             Store store = Store.open(dir.resolve("db"), StoreOptions.of(engine));
             long t1 = System.nanoTime();
             long c1 = cpuNanos();
+            long p1 = processCpuMillis();
             store.put(key, value);
             if (!Arrays.equals(value, store.get(key))) {
                 throw new IllegalStateException("get returned something else than was put");
@@ -90,9 +93,10 @@ public final class FirstOpen {
             long t2 = System.nanoTime();
             store.close();
             long t3 = System.nanoTime();
-            System.out.printf(Locale.ROOT, "first-open engine=%s binding=%s main=%.1f resolve=%.1f open=%.1f opencpu=%.1f putget=%.1f close=%.1f%n",
+            System.out.printf(Locale.ROOT, "first-open engine=%s binding=%s main=%.1f resolve=%.1f open=%.1f opencpu=%.1f openproccpu=%.1f putget=%.1f close=%.1f%n",
                     engine.name().toLowerCase(Locale.ROOT), System.getProperty("ferry.binding", "default"), mainMs, bindingMs,
-                    ms(t1 - t0), c0 < 0 || c1 < 0 ? Double.NaN : ms(c1 - c0), ms(t2 - t1), ms(t3 - t2));
+                    ms(t1 - t0), c0 < 0 || c1 < 0 ? Double.NaN : ms(c1 - c0), p0 < 0 || p1 < 0 ? Double.NaN : (double) (p1 - p0),
+                    ms(t2 - t1), ms(t3 - t2));
         } finally {
             try (Stream<Path> s = Files.walk(dir)) {
                 for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
@@ -215,6 +219,21 @@ public final class FirstOpen {
         try {
             String s = Files.readString(SCHEDSTAT);
             return Long.parseLong(s.substring(0, s.indexOf(' ')));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * CPU time of the whole process (every thread, including ended ones, the JIT and the GC) from
+     * Linux's /proc/self/stat, in milliseconds at the kernel's 10 ms tick, or -1 elsewhere.
+     */
+    private static long processCpuMillis() {
+        try {
+            String s = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+            // after the command: state is field 3, utime field 14, stime field 15 (1-based in proc(5))
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
         } catch (IOException | RuntimeException e) {
             return -1;
         }
