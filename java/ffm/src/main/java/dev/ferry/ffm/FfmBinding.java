@@ -89,9 +89,13 @@ public final class FfmBinding implements NativeBinding {
             }
         }
         if (loadError == null && Boolean.parseBoolean(System.getProperty(WARM_PROPERTY, "true"))) {
-            Thread t = new Thread(FfmBinding::warm, "ferry-ffm-warm");
-            t.setDaemon(true);
-            t.start();
+            try {
+                Thread t = new Thread(FfmBinding::warm, "ferry-ffm-warm");
+                t.setDaemon(true);
+                t.start();
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // no thread to be had: each handle is then made by its function's first call
+            }
         }
     }
 
