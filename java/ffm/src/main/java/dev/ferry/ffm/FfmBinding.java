@@ -9,6 +9,7 @@ import dev.ferry.spi.NativeBinding;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
@@ -21,8 +22,14 @@ import java.util.Optional;
  * The FFM binding (Java 22+): each method calls one {@code ferry_*} function of
  * {@code native/include/ferry.h} through a downcall handle, with no glue code in between.
  *
- * <p>Every handle is a {@code private static final} constant built once from a
- * {@link FunctionDescriptor}, so the JIT sees it as a constant and inlines the call. Pointers and
+ * <p>Every handle is a {@code static final} constant built once from a {@link FunctionDescriptor},
+ * so the JIT sees it as a constant and inlines the call. Each lives in its own holder class and is
+ * made on the function's first call, not when this class initialises: a new descriptor shape costs
+ * the JDK a generated class and stub, and a short-lived process that opens one store should pay
+ * only for the functions it calls. When the class initialises it starts a daemon thread,
+ * {@code ferry-ffm-warm}, that checks libferry's ABI and makes the handles of opening a store and
+ * its first put, get and close while the caller loads the engine library; it ends when done and
+ * {@code -Dferry.ffm.warm=false} turns it off. Pointers and
  * {@code size_t} are passed as {@code long} ({@link ValueLayout#JAVA_LONG}): on the LP64 ABIs
  * (x86_64 and aarch64 System V, AAPCS64) and on Windows x64 a pointer is a 64-bit integer passed
  * in the same registers, so no {@link MemorySegment} is created per call. {@code int} and
@@ -36,7 +43,9 @@ import java.util.Optional;
  *
  * <p>If libferry cannot be loaded (or lacks a symbol), class initialisation still succeeds; the
  * {@link LinkageError} is kept and thrown, as the cause of an {@link UnsatisfiedLinkError}, by the
- * first call that needs the library.
+ * first call that needs the library. Symbols are all looked up during class initialisation and
+ * {@link #loadError()} waits for the ABI check, so it reports a missing symbol or a mismatched
+ * library before any call; no handle but {@code ferry_abi_version}'s is made for a mismatched one.
  *
  * <p>Needs native access: run with {@code --enable-native-access=ALL-UNNAMED} (class path) or
  * {@code --enable-native-access=dev.ferry.ffm} (module path), or put
@@ -48,8 +57,18 @@ import java.util.Optional;
 @SuppressWarnings("restricted") // binding native code is this class's purpose
 public final class FfmBinding implements NativeBinding {
 
-    /** Set during class initialisation only, when libferry or one of its symbols is missing. */
-    private static LinkageError loadError;
+    /**
+     * The first reason libferry cannot be used: set while the class initialises (library or a
+     * symbol missing, ABI mismatch) or, later, when a function's handle cannot be made.
+     */
+    private static volatile LinkageError loadError;
+
+    /**
+     * System property: {@code false} stops this class from starting, when it initialises, a
+     * background thread that checks libferry's ABI and makes the handles {@link dev.ferry.Store#open}
+     * and the first reads and writes need (each is then made by its first call instead).
+     */
+    public static final String WARM_PROPERTY = "ferry.ffm.warm";
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIB = openLibrary();
@@ -57,130 +76,25 @@ public final class FfmBinding implements NativeBinding {
     private static final Linker.Option[] PLAIN = {};
     private static final Linker.Option[] CRITICAL = {Linker.Option.critical(false)};
 
-    // int ferry_abi_version(void)
-    private static final MethodHandle ABI_VERSION = downcall("ferry_abi_version", FunctionDescriptor.of(JAVA_INT), CRITICAL);
-    // int ferry_noop(void)
-    private static final MethodHandle NOOP = downcall("ferry_noop", FunctionDescriptor.of(JAVA_INT), PLAIN);
-    private static final MethodHandle NOOP_CRITICAL = downcall("ferry_noop", FunctionDescriptor.of(JAVA_INT), CRITICAL);
-    // int ferry_engine_attach(int engine, const char *lib_path, ferry_error *err)
-    private static final MethodHandle ENGINE_ATTACH = downcall("ferry_engine_attach",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_engine_path(int engine, char *dst, size_t cap)
-    private static final MethodHandle ENGINE_PATH = downcall("ferry_engine_path",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
-    //                      const char *extra, ferry_store **out, ferry_error *err)
-    private static final MethodHandle STORE_OPEN = downcall("ferry_store_open",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_store_close(ferry_store *s)
-    private static final MethodHandle STORE_CLOSE = downcall("ferry_store_close",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG), PLAIN);
-    // int ferry_cf_count(ferry_store *s, uint32_t *out)
-    private static final MethodHandle CF_COUNT = downcall("ferry_cf_count",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), CRITICAL);
-    // int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out)
-    private static final MethodHandle CF_NAME = downcall("ferry_cf_name",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), CRITICAL);
-    // int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
-    private static final MethodHandle CF_CREATE = downcall("ferry_cf_create",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err)
-    private static final MethodHandle CF_DROP = downcall("ferry_cf_drop",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
-    // int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
-    private static final MethodHandle SNAPSHOT_OPEN = downcall("ferry_snapshot_open",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_snapshot_close(ferry_snapshot *snap)
-    private static final MethodHandle SNAPSHOT_CLOSE = downcall("ferry_snapshot_close",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG), PLAIN);
-    // int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-    //               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
-    private static final MethodHandle GET = downcall("ferry_get",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
-    //                     size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-    private static final MethodHandle MULTI_GET = downcall("ferry_multi_get",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG,
-                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
-    //               ferry_error *err)
-    private static final MethodHandle PUT = downcall("ferry_put",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
-    private static final MethodHandle DELETE = downcall("ferry_delete",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
-    //                        size_t elen, ferry_error *err)
-    private static final MethodHandle DELETE_RANGE = downcall("ferry_delete_range",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
-    private static final MethodHandle WRITE = downcall("ferry_write",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
-    // int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err)
-    private static final MethodHandle FLUSH = downcall("ferry_flush",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
-    // int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
-    //                         size_t elen, ferry_error *err)
-    private static final MethodHandle COMPACT_RANGE = downcall("ferry_compact_range",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap, size_t *len_out,
-    //                    ferry_error *err)
-    private static final MethodHandle PROPERTY = downcall("ferry_property",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out, ferry_error *err)
-    private static final MethodHandle PROPERTY_INT = downcall("ferry_property_int",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
-    //                       const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
-    private static final MethodHandle CURSOR_OPEN = downcall("ferry_cursor_open",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                    JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_cursor_close(ferry_cursor *c)
-    private static final MethodHandle CURSOR_CLOSE = downcall("ferry_cursor_close",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG), PLAIN);
-    // int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, void *page, size_t cap,
-    //                       uint32_t max_entries, ferry_error *err)
-    private static final MethodHandle CURSOR_FILL = downcall("ferry_cursor_fill",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
-    // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
-    // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
-    //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
-    private static final MethodHandle RJ_CURSOR_OPEN = downcall("ferry_rj_cursor_open",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                    JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
-    private static final MethodHandle RJ_CURSOR_WRAP = downcall("ferry_rj_cursor_wrap",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_rj_cursor_forget(ferry_cursor *c)
-    private static final MethodHandle RJ_CURSOR_FORGET = downcall("ferry_rj_cursor_forget",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG), PLAIN);
-    // int ferry_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst,
-    //                  size_t cap, size_t *vlen_out, ferry_error *err)
-    private static final MethodHandle RJ_GET = downcall("ferry_rj_get",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
-    //                        size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-    private static final MethodHandle RJ_MULTI_GET = downcall("ferry_rj_multi_get",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
-                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
-    private static final MethodHandle RJ_PUT = downcall("ferry_rj_put",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), PLAIN);
-    // int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len, uint32_t count,
-    //                    ferry_error *err)
-    private static final MethodHandle RJ_WRITE = downcall("ferry_rj_write",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG), PLAIN);
-
     static {
-        if (ABI_VERSION != null && loadError == null) {
+        if (LIB != null) {
+            // Every symbol is looked up now (dlsym, cheap), so a stale library is reported at once;
+            // the handles themselves are made on first call (see the holder classes below).
+            for (Fn fn : Fn.values()) {
+                if (LIB.find(fn.symbol).isEmpty()) {
+                    recordLoadError(new UnsatisfiedLinkError("libferry at " + NativeLibrary.ferryPath()
+                            + " has no symbol " + fn.symbol + " (stale or foreign library?)"));
+                    break;
+                }
+            }
+        }
+        if (loadError == null && Boolean.parseBoolean(System.getProperty(WARM_PROPERTY, "true"))) {
             try {
-                Abi.check((int) ABI_VERSION.invokeExact(), NativeLibrary.ferryPath());
-            } catch (LinkageError e) {
-                loadError = e;
-            } catch (Throwable t) {
-                loadError = linkageError("ferry_abi_version failed: " + t, t);
+                Thread t = new Thread(FfmBinding::warm, "ferry-ffm-warm");
+                t.setDaemon(true);
+                t.start();
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // no thread to be had: each handle is then made by its function's first call
             }
         }
     }
@@ -195,10 +109,48 @@ public final class FfmBinding implements NativeBinding {
      * Returns the error that kept libferry from loading, if any (the calls that need the library
      * throw it as their cause).
      *
-     * @return the error, or empty when every function was bound
+     * @return the error, or empty when libferry loaded, has every symbol and its ABI matches (and no
+     *         handle made since has failed)
      */
     public static Optional<LinkageError> loadError() {
+        AbiCheck.ensure();
         return Optional.ofNullable(loadError);
+    }
+
+    /**
+     * The background warm-up: the JDK's first downcall handle (its linker's own start-up, tens of
+     * milliseconds) and the ABI check, then the handles of opening a store, its first put and get
+     * and its close, in that order, while the thread that opens the store loads the engine
+     * library. A caller that reaches a handle first makes it itself; one that reaches it while this
+     * thread is making it waits for it (the JVM's class initialisation lock), so nothing is made
+     * twice and nothing is called before the ABI check.
+     */
+    private static void warm() {
+        AbiCheck.ensure();
+        MethodHandle[] made = {EngineAttach.H, StoreOpen.H, CfCount.H, CfName.H, Put.H, Get.H, StoreClose.H};
+        assert made.length == 7;
+    }
+
+    /**
+     * Checks libferry's ABI version once, before any handle but ferry_abi_version's own is made;
+     * records a mismatch as the load error (then no further handle is made and every call throws).
+     */
+    private static final class AbiCheck {
+        static {
+            if (loadError == null) {
+                try {
+                    Abi.check((int) AbiVersion.H.invokeExact(), NativeLibrary.ferryPath());
+                } catch (LinkageError e) {
+                    recordLoadError(e);
+                } catch (Throwable t) {
+                    recordLoadError(linkageError("ferry_abi_version failed: " + t, t));
+                }
+            }
+        }
+
+        /** Does nothing; calling it initialises the class, which runs the check (once). */
+        static void ensure() {
+        }
     }
 
     /**
@@ -209,7 +161,7 @@ public final class FfmBinding implements NativeBinding {
      */
     public static int noopCritical() {
         try {
-            return (int) NOOP_CRITICAL.invokeExact();
+            return (int) NoopCritical.H.invokeExact();
         } catch (Throwable t) {
             throw failure("ferry_noop", t);
         }
@@ -247,7 +199,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int abiVersion() {
         try {
-            return (int) ABI_VERSION.invokeExact();
+            return (int) AbiVersion.H.invokeExact();
         } catch (Throwable t) {
             throw failure("ferry_abi_version", t);
         }
@@ -256,7 +208,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int noop() {
         try {
-            return (int) NOOP.invokeExact();
+            return (int) Noop.H.invokeExact();
         } catch (Throwable t) {
             throw failure("ferry_noop", t);
         }
@@ -265,7 +217,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int engineAttach(int engine, long pathAddr, long err) {
         try {
-            return (int) ENGINE_ATTACH.invokeExact(engine, pathAddr, err);
+            return (int) EngineAttach.H.invokeExact(engine, pathAddr, err);
         } catch (Throwable t) {
             throw failure("ferry_engine_attach", t);
         }
@@ -274,7 +226,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int enginePath(int engine, long dst, long cap) {
         try {
-            return (int) ENGINE_PATH.invokeExact(engine, dst, cap);
+            return (int) EnginePath.H.invokeExact(engine, dst, cap);
         } catch (Throwable t) {
             throw failure("ferry_engine_path", t);
         }
@@ -283,7 +235,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int storeOpen(int engine, long path, long opts, int nopts, long extra, long out, long err) {
         try {
-            return (int) STORE_OPEN.invokeExact(engine, path, opts, nopts, extra, out, err);
+            return (int) StoreOpen.H.invokeExact(engine, path, opts, nopts, extra, out, err);
         } catch (Throwable t) {
             throw failure("ferry_store_open", t);
         }
@@ -292,7 +244,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int storeClose(long store) {
         try {
-            return (int) STORE_CLOSE.invokeExact(store);
+            return (int) StoreClose.H.invokeExact(store);
         } catch (Throwable t) {
             throw failure("ferry_store_close", t);
         }
@@ -301,7 +253,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int cfCount(long store, long out) {
         try {
-            return (int) CF_COUNT.invokeExact(store, out);
+            return (int) CfCount.H.invokeExact(store, out);
         } catch (Throwable t) {
             throw failure("ferry_cf_count", t);
         }
@@ -310,7 +262,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int cfName(long store, int cf, long dst, long cap, long lenOut) {
         try {
-            return (int) CF_NAME.invokeExact(store, cf, dst, cap, lenOut);
+            return (int) CfName.H.invokeExact(store, cf, dst, cap, lenOut);
         } catch (Throwable t) {
             throw failure("ferry_cf_name", t);
         }
@@ -319,7 +271,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int cfCreate(long store, long name, long idOut, long err) {
         try {
-            return (int) CF_CREATE.invokeExact(store, name, idOut, err);
+            return (int) CfCreate.H.invokeExact(store, name, idOut, err);
         } catch (Throwable t) {
             throw failure("ferry_cf_create", t);
         }
@@ -328,7 +280,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int cfDrop(long store, int cf, long err) {
         try {
-            return (int) CF_DROP.invokeExact(store, cf, err);
+            return (int) CfDrop.H.invokeExact(store, cf, err);
         } catch (Throwable t) {
             throw failure("ferry_cf_drop", t);
         }
@@ -337,7 +289,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int snapshotOpen(long store, long out, long err) {
         try {
-            return (int) SNAPSHOT_OPEN.invokeExact(store, out, err);
+            return (int) SnapshotOpen.H.invokeExact(store, out, err);
         } catch (Throwable t) {
             throw failure("ferry_snapshot_open", t);
         }
@@ -346,7 +298,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int snapshotClose(long snapshot) {
         try {
-            return (int) SNAPSHOT_CLOSE.invokeExact(snapshot);
+            return (int) SnapshotClose.H.invokeExact(snapshot);
         } catch (Throwable t) {
             throw failure("ferry_snapshot_close", t);
         }
@@ -355,7 +307,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int get(long store, long snapshot, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
         try {
-            return (int) GET.invokeExact(store, snapshot, cf, key, klen, dst, cap, vlenOut, err);
+            return (int) Get.H.invokeExact(store, snapshot, cf, key, klen, dst, cap, vlenOut, err);
         } catch (Throwable t) {
             throw failure("ferry_get", t);
         }
@@ -364,7 +316,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int multiGet(long store, long snapshot, int cf, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err) {
         try {
-            return (int) MULTI_GET.invokeExact(store, snapshot, cf, n, keys, keysLen, dst, cap, lensOut, err);
+            return (int) MultiGet.H.invokeExact(store, snapshot, cf, n, keys, keysLen, dst, cap, lensOut, err);
         } catch (Throwable t) {
             throw failure("ferry_multi_get", t);
         }
@@ -373,7 +325,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int put(long store, int cf, long key, long klen, long val, long vlen, long err) {
         try {
-            return (int) PUT.invokeExact(store, cf, key, klen, val, vlen, err);
+            return (int) Put.H.invokeExact(store, cf, key, klen, val, vlen, err);
         } catch (Throwable t) {
             throw failure("ferry_put", t);
         }
@@ -382,7 +334,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int delete(long store, int cf, long key, long klen, long err) {
         try {
-            return (int) DELETE.invokeExact(store, cf, key, klen, err);
+            return (int) Delete.H.invokeExact(store, cf, key, klen, err);
         } catch (Throwable t) {
             throw failure("ferry_delete", t);
         }
@@ -391,7 +343,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
         try {
-            return (int) DELETE_RANGE.invokeExact(store, cf, begin, blen, end, elen, err);
+            return (int) DeleteRange.H.invokeExact(store, cf, begin, blen, end, elen, err);
         } catch (Throwable t) {
             throw failure("ferry_delete_range", t);
         }
@@ -400,7 +352,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int write(long store, long ops, long len, int count, long err) {
         try {
-            return (int) WRITE.invokeExact(store, ops, len, count, err);
+            return (int) Write.H.invokeExact(store, ops, len, count, err);
         } catch (Throwable t) {
             throw failure("ferry_write", t);
         }
@@ -409,7 +361,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int flush(long store, int cf, long err) {
         try {
-            return (int) FLUSH.invokeExact(store, cf, err);
+            return (int) Flush.H.invokeExact(store, cf, err);
         } catch (Throwable t) {
             throw failure("ferry_flush", t);
         }
@@ -418,7 +370,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int compactRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
         try {
-            return (int) COMPACT_RANGE.invokeExact(store, cf, begin, blen, end, elen, err);
+            return (int) CompactRange.H.invokeExact(store, cf, begin, blen, end, elen, err);
         } catch (Throwable t) {
             throw failure("ferry_compact_range", t);
         }
@@ -427,7 +379,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int property(long store, int cf, long name, long dst, long cap, long lenOut, long err) {
         try {
-            return (int) PROPERTY.invokeExact(store, cf, name, dst, cap, lenOut, err);
+            return (int) Property.H.invokeExact(store, cf, name, dst, cap, lenOut, err);
         } catch (Throwable t) {
             throw failure("ferry_property", t);
         }
@@ -436,7 +388,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int propertyInt(long store, int cf, long name, long out, long err) {
         try {
-            return (int) PROPERTY_INT.invokeExact(store, cf, name, out, err);
+            return (int) PropertyInt.H.invokeExact(store, cf, name, out, err);
         } catch (Throwable t) {
             throw failure("ferry_property_int", t);
         }
@@ -445,7 +397,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int cursorOpen(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         try {
-            return (int) CURSOR_OPEN.invokeExact(store, snapshot, cf, lower, llen, upper, ulen, flags, out, err);
+            return (int) CursorOpen.H.invokeExact(store, snapshot, cf, lower, llen, upper, ulen, flags, out, err);
         } catch (Throwable t) {
             throw failure("ferry_cursor_open", t);
         }
@@ -454,7 +406,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int cursorClose(long cursor) {
         try {
-            return (int) CURSOR_CLOSE.invokeExact(cursor);
+            return (int) CursorClose.H.invokeExact(cursor);
         } catch (Throwable t) {
             throw failure("ferry_cursor_close", t);
         }
@@ -463,7 +415,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err) {
         try {
-            return (int) CURSOR_FILL.invokeExact(cursor, op, key, klen, page, cap, maxEntries, err);
+            return (int) CursorFill.H.invokeExact(cursor, op, key, klen, page, cap, maxEntries, err);
         } catch (Throwable t) {
             throw failure("ferry_cursor_fill", t);
         }
@@ -472,7 +424,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         try {
-            return (int) RJ_CURSOR_OPEN.invokeExact(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
+            return (int) RjCursorOpen.H.invokeExact(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
         } catch (Throwable t) {
             throw failure("ferry_rj_cursor_open", t);
         }
@@ -481,7 +433,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int rjCursorWrap(long iterator, long out, long err) {
         try {
-            return (int) RJ_CURSOR_WRAP.invokeExact(iterator, out, err);
+            return (int) RjCursorWrap.H.invokeExact(iterator, out, err);
         } catch (Throwable t) {
             throw failure("ferry_rj_cursor_wrap", t);
         }
@@ -490,7 +442,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int rjCursorForget(long cursor) {
         try {
-            return (int) RJ_CURSOR_FORGET.invokeExact(cursor);
+            return (int) RjCursorForget.H.invokeExact(cursor);
         } catch (Throwable t) {
             throw failure("ferry_rj_cursor_forget", t);
         }
@@ -499,7 +451,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int rjGet(long db, long cf, long snapshot, long key, long klen, long dst, long cap, long vlenOut, long err) {
         try {
-            return (int) RJ_GET.invokeExact(db, cf, snapshot, key, klen, dst, cap, vlenOut, err);
+            return (int) RjGet.H.invokeExact(db, cf, snapshot, key, klen, dst, cap, vlenOut, err);
         } catch (Throwable t) {
             throw failure("ferry_rj_get", t);
         }
@@ -508,7 +460,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int rjMultiGet(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err) {
         try {
-            return (int) RJ_MULTI_GET.invokeExact(db, cf, snapshot, n, keys, keysLen, dst, cap, lensOut, err);
+            return (int) RjMultiGet.H.invokeExact(db, cf, snapshot, n, keys, keysLen, dst, cap, lensOut, err);
         } catch (Throwable t) {
             throw failure("ferry_rj_multi_get", t);
         }
@@ -517,7 +469,7 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int rjPut(long db, long cf, long key, long klen, long val, long vlen, long err) {
         try {
-            return (int) RJ_PUT.invokeExact(db, cf, key, klen, val, vlen, err);
+            return (int) RjPut.H.invokeExact(db, cf, key, klen, val, vlen, err);
         } catch (Throwable t) {
             throw failure("ferry_rj_put", t);
         }
@@ -526,11 +478,261 @@ public final class FfmBinding implements NativeBinding {
     @Override
     public int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err) {
         try {
-            return (int) RJ_WRITE.invokeExact(db, cfs, ncfs, ops, len, count, err);
+            return (int) RjWrite.H.invokeExact(db, cfs, ncfs, ops, len, count, err);
         } catch (Throwable t) {
             throw failure("ferry_rj_write", t);
         }
     }
+
+    // ---------------------------------------------------------------- functions
+
+    /**
+     * The functions of libferry this binding calls: symbol, whether the handle is
+     * {@link Linker.Option#critical(boolean) critical}, and the C signature as a descriptor.
+     */
+    private enum Fn {
+        // int ferry_abi_version(void)
+        ABI_VERSION("ferry_abi_version", true, JAVA_INT),
+
+        // int ferry_noop(void)
+        NOOP("ferry_noop", false, JAVA_INT),
+        NOOP_CRITICAL("ferry_noop", true, JAVA_INT),
+
+        // int ferry_engine_attach(int engine, const char *lib_path, ferry_error *err)
+        ENGINE_ATTACH("ferry_engine_attach", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_engine_path(int engine, char *dst, size_t cap)
+        ENGINE_PATH("ferry_engine_path", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
+        //                      const char *extra, ferry_store **out, ferry_error *err)
+        STORE_OPEN("ferry_store_open", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
+
+        // int ferry_store_close(ferry_store *s)
+        STORE_CLOSE("ferry_store_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_cf_count(ferry_store *s, uint32_t *out)
+        CF_COUNT("ferry_cf_count", true, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out)
+        CF_NAME("ferry_cf_name", true, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
+        CF_CREATE("ferry_cf_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err)
+        CF_DROP("ferry_cf_drop", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
+        SNAPSHOT_OPEN("ferry_snapshot_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_snapshot_close(ferry_snapshot *snap)
+        SNAPSHOT_CLOSE("ferry_snapshot_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+        //               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+        GET("ferry_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
+        //                     size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+        MULTI_GET("ferry_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
+        //               ferry_error *err)
+        PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+
+        // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
+        DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
+        //                        size_t elen, ferry_error *err)
+        DELETE_RANGE("ferry_delete_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+        WRITE("ferry_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err)
+        FLUSH("ferry_flush", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
+        //                         size_t elen, ferry_error *err)
+        COMPACT_RANGE("ferry_compact_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap, size_t *len_out,
+        //                    ferry_error *err)
+        PROPERTY("ferry_property", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
+
+        // int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out, ferry_error *err)
+        PROPERTY_INT("ferry_property_int", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+
+        // int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
+        //                       const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+        CURSOR_OPEN("ferry_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_cursor_close(ferry_cursor *c)
+        CURSOR_CLOSE("ferry_cursor_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, void *page, size_t cap,
+        //                       uint32_t max_entries, ferry_error *err)
+        CURSOR_FILL("ferry_cursor_fill", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
+        // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
+        //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+        RJ_CURSOR_OPEN("ferry_rj_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
+        RJ_CURSOR_WRAP("ferry_rj_cursor_wrap", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_rj_cursor_forget(ferry_cursor *c)
+        RJ_CURSOR_FORGET("ferry_rj_cursor_forget", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst,
+        //                  size_t cap, size_t *vlen_out, ferry_error *err)
+        RJ_GET("ferry_rj_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
+        //                        size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+        RJ_MULTI_GET("ferry_rj_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
+        RJ_PUT("ferry_rj_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
+
+        // int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len, uint32_t count,
+        //                    ferry_error *err)
+        RJ_WRITE("ferry_rj_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_INT, JAVA_LONG);
+
+        final String symbol;
+        final boolean critical;
+        final FunctionDescriptor descriptor;
+
+        Fn(String symbol, boolean critical, MemoryLayout result, MemoryLayout... args) {
+            this.symbol = symbol;
+            this.critical = critical;
+            this.descriptor = FunctionDescriptor.of(result, args);
+        }
+    }
+
+    // One holder class per function. The JVM initialises a class when it is first used, so a
+    // function's downcall handle is made by its first call (or by the warm-up thread), and H is
+    // still a static final constant that the JIT folds into the call site. Each new descriptor
+    // shape costs the JDK a generated class, a stub and LambdaForms, several ms each: making all
+    // 33 handles up front tripled the time to the first Store.open.
+    private static final class AbiVersion {
+        static final MethodHandle H = bind(Fn.ABI_VERSION);
+    }
+    private static final class Noop {
+        static final MethodHandle H = bind(Fn.NOOP);
+    }
+    private static final class NoopCritical {
+        static final MethodHandle H = bind(Fn.NOOP_CRITICAL);
+    }
+    private static final class EngineAttach {
+        static final MethodHandle H = bind(Fn.ENGINE_ATTACH);
+    }
+    private static final class EnginePath {
+        static final MethodHandle H = bind(Fn.ENGINE_PATH);
+    }
+    private static final class StoreOpen {
+        static final MethodHandle H = bind(Fn.STORE_OPEN);
+    }
+    private static final class StoreClose {
+        static final MethodHandle H = bind(Fn.STORE_CLOSE);
+    }
+    private static final class CfCount {
+        static final MethodHandle H = bind(Fn.CF_COUNT);
+    }
+    private static final class CfName {
+        static final MethodHandle H = bind(Fn.CF_NAME);
+    }
+    private static final class CfCreate {
+        static final MethodHandle H = bind(Fn.CF_CREATE);
+    }
+    private static final class CfDrop {
+        static final MethodHandle H = bind(Fn.CF_DROP);
+    }
+    private static final class SnapshotOpen {
+        static final MethodHandle H = bind(Fn.SNAPSHOT_OPEN);
+    }
+    private static final class SnapshotClose {
+        static final MethodHandle H = bind(Fn.SNAPSHOT_CLOSE);
+    }
+    private static final class Get {
+        static final MethodHandle H = bind(Fn.GET);
+    }
+    private static final class MultiGet {
+        static final MethodHandle H = bind(Fn.MULTI_GET);
+    }
+    private static final class Put {
+        static final MethodHandle H = bind(Fn.PUT);
+    }
+    private static final class Delete {
+        static final MethodHandle H = bind(Fn.DELETE);
+    }
+    private static final class DeleteRange {
+        static final MethodHandle H = bind(Fn.DELETE_RANGE);
+    }
+    private static final class Write {
+        static final MethodHandle H = bind(Fn.WRITE);
+    }
+    private static final class Flush {
+        static final MethodHandle H = bind(Fn.FLUSH);
+    }
+    private static final class CompactRange {
+        static final MethodHandle H = bind(Fn.COMPACT_RANGE);
+    }
+    private static final class Property {
+        static final MethodHandle H = bind(Fn.PROPERTY);
+    }
+    private static final class PropertyInt {
+        static final MethodHandle H = bind(Fn.PROPERTY_INT);
+    }
+    private static final class CursorOpen {
+        static final MethodHandle H = bind(Fn.CURSOR_OPEN);
+    }
+    private static final class CursorClose {
+        static final MethodHandle H = bind(Fn.CURSOR_CLOSE);
+    }
+    private static final class CursorFill {
+        static final MethodHandle H = bind(Fn.CURSOR_FILL);
+    }
+    private static final class RjCursorOpen {
+        static final MethodHandle H = bind(Fn.RJ_CURSOR_OPEN);
+    }
+    private static final class RjCursorWrap {
+        static final MethodHandle H = bind(Fn.RJ_CURSOR_WRAP);
+    }
+    private static final class RjCursorForget {
+        static final MethodHandle H = bind(Fn.RJ_CURSOR_FORGET);
+    }
+    private static final class RjGet {
+        static final MethodHandle H = bind(Fn.RJ_GET);
+    }
+    private static final class RjMultiGet {
+        static final MethodHandle H = bind(Fn.RJ_MULTI_GET);
+    }
+    private static final class RjPut {
+        static final MethodHandle H = bind(Fn.RJ_PUT);
+    }
+    private static final class RjWrite {
+        static final MethodHandle H = bind(Fn.RJ_WRITE);
+    }
+
 
     // ---------------------------------------------------------------- loading
 
@@ -544,38 +746,45 @@ public final class FfmBinding implements NativeBinding {
             where = NativeLibrary.ferryPath().toString();
             return SymbolLookup.libraryLookup(NativeLibrary.ferryPath(), Arena.global());
         } catch (LinkageError e) {
-            loadError = e;
+            recordLoadError(e);
         } catch (RuntimeException e) { // IllegalArgumentException (dlopen failed), IllegalCallerException, I/O
-            loadError = linkageError("cannot load " + where + " for the FFM binding: " + e.getMessage(), e);
+            recordLoadError(linkageError("cannot load " + where + " for the FFM binding: " + e.getMessage(), e));
         }
         return null;
     }
 
-    /** Returns the downcall handle of a function, or null (recording why) when it cannot be bound. */
-    private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... options) {
-        if (LIB == null) {
+    /**
+     * Returns the downcall handle of a function, or null (recording why) when it cannot be made.
+     * Called once per function, by the initialiser of its holder class.
+     */
+    private static MethodHandle bind(Fn fn) {
+        if (fn != Fn.ABI_VERSION) {
+            AbiCheck.ensure();
+        }
+        if (LIB == null || (fn != Fn.ABI_VERSION && loadError != null)) {
             return null;
         }
         try {
-            MemorySegment symbol = LIB.find(name).orElse(null);
+            MemorySegment symbol = LIB.find(fn.symbol).orElse(null);
             if (symbol == null) {
-                if (loadError == null) {
-                    loadError = new UnsatisfiedLinkError("libferry at " + NativeLibrary.ferryPath()
-                            + " has no symbol " + name + " (stale or foreign library?)");
-                }
+                recordLoadError(new UnsatisfiedLinkError("libferry at " + NativeLibrary.ferryPath()
+                        + " has no symbol " + fn.symbol + " (stale or foreign library?)"));
                 return null;
             }
-            return LINKER.downcallHandle(symbol, descriptor, options);
+            return LINKER.downcallHandle(symbol, fn.descriptor, fn.critical ? CRITICAL : PLAIN);
         } catch (LinkageError e) {
-            if (loadError == null) {
-                loadError = e;
-            }
+            recordLoadError(e);
         } catch (RuntimeException e) {
-            if (loadError == null) {
-                loadError = linkageError("cannot bind " + name + ": " + e.getMessage(), e);
-            }
+            recordLoadError(linkageError("cannot bind " + fn.symbol + ": " + e.getMessage(), e));
         }
         return null;
+    }
+
+    /** Keeps the first load error (later ones are consequences or repeats). */
+    private static synchronized void recordLoadError(LinkageError e) {
+        if (loadError == null) {
+            loadError = e;
+        }
     }
 
     private static LinkageError linkageError(String message, Throwable cause) {
