@@ -14,11 +14,11 @@
  *   length 0 (the empty key) makes an empty cursor, as on RocksDB. Range deletes take keys:
  *   [begin, "") is empty (see ferry_range_empty).
  */
-#define _GNU_SOURCE /* dladdr, Dl_info */
+#define _GNU_SOURCE
 #include "internal.h"
 #include "lmdb_api.h"
+#include "platform.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,23 +41,20 @@
 static ferry_mdb_api mdb;
 static atomic_int mdb_attached;
 static char *mdb_path;
-static void *mdb_handle;
+static plat_lib *mdb_handle;
 static pthread_mutex_t mdb_attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Find the liblmdb already loaded in this process (lib_path NULL): its file name. */
 static const char *loaded_lmdb_path(void)
 {
-    void *sym = dlsym(RTLD_DEFAULT, "mdb_env_create");
-    Dl_info info;
-    if (!sym || !dladdr(sym, &info) || !info.dli_fname) return NULL;
-    return info.dli_fname;
+    return plat_global_sym_path("mdb_env_create");
 }
 
 /* Resolve every function of the table from handle; names the first missing one. */
-static int resolve_mdb(void *handle, ferry_mdb_api *t, ferry_error *err)
+static int resolve_mdb(plat_lib *handle, ferry_mdb_api *t, ferry_error *err)
 {
 #define FERRY_MDB_RESOLVE(ret, name, params)                                                    \
-    *(void **)&t->name = dlsym(handle, #name);                                                  \
+    *(void **)&t->name = plat_lib_sym(handle, #name);                                           \
     if (!t->name) return ferry_fail(err, FERRY_ENOENGINE, 0, "liblmdb lacks symbol %s", #name);
     FERRY_MDB_FUNCS(FERRY_MDB_RESOLVE)
 #undef FERRY_MDB_RESOLVE
@@ -68,10 +65,11 @@ static int resolve_mdb(void *handle, ferry_mdb_api *t, ferry_error *err)
 static int attach_again(const char *path, ferry_error *err)
 {
     if (strcmp(path, mdb_path) == 0) return FERRY_OK;
-    void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    plat_lib *h = plat_lib_find(path);
     if (h) {
-        dlclose(h);
-        if (h == mdb_handle) return FERRY_OK;
+        int same = plat_lib_same(h, mdb_handle);
+        plat_lib_close(h);
+        if (same) return FERRY_OK;
     }
     return ferry_fail(err, FERRY_EDUPENGINE, 0, "liblmdb already attached from %s; refusing a second copy at %s",
                       mdb_path, path);
@@ -87,14 +85,14 @@ int ferry_lmdb_attach(const char *lib_path, ferry_error *err)
     if (atomic_load(&mdb_attached)) {
         rc = attach_again(path, err);
     } else {
-        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        plat_lib *h = plat_lib_open(path);
         ferry_mdb_api t;
         if (!h) {
-            rc = ferry_fail(err, FERRY_ENOENGINE, 0, "cannot load liblmdb: %s", dlerror());
+            rc = ferry_fail(err, FERRY_ENOENGINE, 0, "cannot load liblmdb: %s", plat_lib_error());
         } else if ((rc = resolve_mdb(h, &t, err)) != FERRY_OK) {
-            dlclose(h);
+            plat_lib_close(h);
         } else if (!(mdb_path = strdup(path))) {
-            dlclose(h);
+            plat_lib_close(h);
             rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
         } else {
             mdb = t;

@@ -2,13 +2,12 @@
  * function table resolved at attach time. See rocksdb_api.h for the functions used. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "platform.h"
 #include "rocksdb_api.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <link.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -16,81 +15,32 @@
 /* Engine table and attach                                             */
 
 static rocksdb_api R;                /* written once under g_lock, before g_ready is set */
-static void *g_handle;               /* dlopen handle of the attached object (never closed) */
+static plat_lib *g_handle;           /* reference to the attached object (never closed) */
 static char *g_path;                 /* its path */
 static atomic_int g_ready;
 static rocksdb_readoptions_t *g_rj_ropts;   /* interop reads without a snapshot (read-only after attach) */
 static rocksdb_writeoptions_t *g_rj_wopts;  /* interop writes: WAL on, no sync */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The link map of a dlopen handle, or NULL. */
-static struct link_map *handle_map(void *h)
+/* Find the one loaded object that itself defines RocksDB's C API. On FERRY_OK *h_out is a new
+ * reference (the caller keeps or closes it) and *name_out a malloc'd path. */
+static int find_loaded(plat_lib **h_out, char **name_out, ferry_error *err)
 {
-    struct link_map *lm = NULL;
-    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0) return NULL;
-    return lm;
-}
-
-/* Does the object behind handle h itself define rocksdb_open (not one of its dependencies)? */
-static int defines_rocksdb(void *h)
-{
-    void *sym = dlsym(h, "rocksdb_open");
-    if (!sym) return 0;
-    Dl_info info;
-    struct link_map *def = NULL;
-    if (!dladdr1(sym, &info, (void **)&def, RTLD_DL_LINKMAP) || !def) return 0;
-    return def == handle_map(h);
-}
-
-/* Names of the loaded objects, collected first so no dlopen runs inside dl_iterate_phdr. */
-typedef struct name_list {
-    char **v;
-    size_t n, cap;
-    int oom;
-} name_list;
-
-/* dl_iterate_phdr callback: record every named object. */
-static int collect_name(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    name_list *l = arg;
-    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        char **v = realloc(l->v, cap * sizeof *v);
-        if (!v) { l->oom = 1; return 1; }
-        l->v = v;
-        l->cap = cap;
-    }
-    if (!(l->v[l->n] = strdup(info->dlpi_name))) { l->oom = 1; return 1; }
-    l->n++;
-    return 0;
-}
-
-/* Free a name list. */
-static void free_names(name_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
-    free(l->v);
-}
-
-/* Find the one loaded object that defines RocksDB's C API. On FERRY_OK *h_out is a NOLOAD
- * handle (a reference the caller keeps or dlcloses) and *name_out a malloc'd path. */
-static int find_loaded(void **h_out, char **name_out, ferry_error *err)
-{
-    name_list l = {0};
-    dl_iterate_phdr(collect_name, &l);
-    if (l.oom) { free_names(&l); return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory listing objects"); }
-    void *found = NULL;
+    char **names;
+    size_t n;
+    if (plat_loaded_names(&names, &n) != FERRY_OK)
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory listing objects");
+    plat_lib *found = NULL;
     size_t found_i = 0;
     int rc = FERRY_OK;
-    for (size_t i = 0; i < l.n && rc == FERRY_OK; i++) {
-        void *h = dlopen(l.v[i], RTLD_NOW | RTLD_NOLOAD);
+    for (size_t i = 0; i < n && rc == FERRY_OK; i++) {
+        plat_lib *h = plat_lib_find(names[i]);
         if (!h) continue;
-        if (!defines_rocksdb(h) || (found && handle_map(h) == handle_map(found))) { dlclose(h); continue; }
+        if (!plat_lib_defines(h, "rocksdb_open") || (found && plat_lib_same(h, found))) { plat_lib_close(h); continue; }
         if (found) {
             rc = ferry_fail(err, FERRY_EDUPENGINE, 0, "two RocksDB engines are loaded: %s and %s",
-                            l.v[found_i], l.v[i]);
-            dlclose(h);
+                            names[found_i], names[i]);
+            plat_lib_close(h);
             break;
         }
         found = h;
@@ -100,30 +50,30 @@ static int find_loaded(void **h_out, char **name_out, ferry_error *err)
         rc = ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not loaded: call RocksDB.loadLibrary() first");
     if (rc == FERRY_OK) {
         *h_out = found;
-        *name_out = l.v[found_i];
-        l.v[found_i] = NULL;   /* ownership moved to the caller */
+        *name_out = names[found_i];
+        names[found_i] = NULL;   /* ownership moved to the caller */
     } else if (found) {
-        dlclose(found);
+        plat_lib_close(found);
     }
-    free_names(&l);
+    plat_free_names(names, n);
     return rc;
 }
 
 /* Resolve the table from h and publish it. Closes h on failure. */
-static int bind_engine(void *h, const char *path, ferry_error *err)
+static int bind_engine(plat_lib *h, const char *path, ferry_error *err)
 {
     rocksdb_api t;
     void *p;
 #define RDB_RESOLVE(name, ret, params) \
-    if (!(p = dlsym(h, "rocksdb_" #name))) { \
-        dlclose(h); \
+    if (!(p = plat_lib_sym(h, "rocksdb_" #name))) { \
+        plat_lib_close(h); \
         return ferry_fail(err, FERRY_ENOENGINE, 0, "%s does not export rocksdb_" #name, path); \
     } \
     memcpy(&t.name, &p, sizeof p);
     RDB_API_FUNCS(RDB_RESOLVE)
 #undef RDB_RESOLVE
     char *copy = strdup(path);
-    if (!copy) { dlclose(h); return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); }
+    if (!copy) { plat_lib_close(h); return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); }
     R = t;
     g_rj_ropts = R.readoptions_create();
     g_rj_wopts = R.writeoptions_create();
@@ -133,24 +83,16 @@ static int bind_engine(void *h, const char *path, ferry_error *err)
     return FERRY_OK;
 }
 
-/* Are two paths the same file? */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* Attach the copy RocksJava loaded (lib_path NULL): find it, then bind or compare. */
 static int attach_loaded(ferry_error *err)
 {
-    void *h;
+    plat_lib *h;
     char *name;
     int rc = find_loaded(&h, &name, err);
     if (rc) return rc;
     if (atomic_load(&g_ready)) {
-        int same = handle_map(h) == handle_map(g_handle);
-        dlclose(h);
+        int same = plat_lib_same(h, g_handle);
+        plat_lib_close(h);
         rc = same ? FERRY_OK
                   : ferry_fail(err, FERRY_EDUPENGINE, 0, "RocksDB engine %s is attached, %s is also loaded", g_path, name);
     } else {
@@ -164,17 +106,17 @@ static int attach_loaded(ferry_error *err)
 static int attach_path(const char *lib_path, ferry_error *err)
 {
     if (atomic_load(&g_ready)) {
-        if (same_file(lib_path, g_path)) return FERRY_OK;
+        if (plat_same_file(lib_path, g_path)) return FERRY_OK;
         return ferry_fail(err, FERRY_EDUPENGINE, 0, "RocksDB engine %s is attached; not loading %s", g_path, lib_path);
     }
-    void *h;
+    plat_lib *h;
     char *name;
     int rc = find_loaded(&h, &name, NULL);
     if (rc == FERRY_EDUPENGINE) return ferry_fail(err, rc, 0, "two RocksDB engines are already loaded");
     if (rc == FERRY_ENOMEM) return ferry_fail(err, rc, 0, "out of memory listing objects");
     if (rc == FERRY_OK) {
-        int same = same_file(lib_path, name);
-        dlclose(h);
+        int same = plat_same_file(lib_path, name);
+        plat_lib_close(h);
         if (!same) {
             rc = ferry_fail(err, FERRY_EDUPENGINE, 0, "RocksDB engine %s is loaded; not loading %s", name, lib_path);
             free(name);
@@ -182,8 +124,8 @@ static int attach_path(const char *lib_path, ferry_error *err)
         }
         free(name);
     }
-    h = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return ferry_fail(err, FERRY_ENOENGINE, 0, "cannot load %s: %s", lib_path, dlerror());
+    h = plat_lib_open(lib_path);
+    if (!h) return ferry_fail(err, FERRY_ENOENGINE, 0, "cannot load %s: %s", lib_path, plat_lib_error());
     return bind_engine(h, lib_path, err);
 }
 

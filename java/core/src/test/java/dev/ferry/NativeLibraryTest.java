@@ -42,6 +42,13 @@ class NativeLibraryTest {
         assertTrue(out.contains("UnsatisfiedLinkError") && out.contains("nope.so") && out.contains("no such file"), out);
     }
 
+    @Test
+    void unsupportedPlatformFailsWithAFerryExceptionNamingIt() throws Exception {
+        String out = child("-Dos.arch=riscv64");
+        assertTrue(out.contains("dev.ferry.FerryException$NotSupported: Ferry has no native library for Linux on riscv64 (linux-riscv64);"
+                + " supported platforms: linux-x86_64, linux-aarch64"), out);
+    }
+
     private String child(String prop) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), prop,
                 "-cp", System.getProperty("java.class.path")));

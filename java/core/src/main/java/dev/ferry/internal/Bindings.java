@@ -25,6 +25,8 @@ public final class Bindings {
      * Returns the default binding (chosen once).
      *
      * @return the binding
+     * @throws dev.ferry.FerryException on a platform Ferry's jar has no libferry for (see
+     *     {@link NativeLibrary#platform()}), unless {@code -Dferry.native.lib} is set
      */
     public static NativeBinding defaultBinding() {
         NativeBinding b = defaultBinding;
@@ -52,6 +54,7 @@ public final class Bindings {
      * @return the binding
      * @throws IllegalArgumentException for other names
      * @throws UnsupportedOperationException for {@code ffm} below Java 22 or without the module
+     * @throws dev.ferry.FerryException on an unsupported platform (see {@link #jni()})
      */
     public static NativeBinding byName(String name) {
         switch (name) {
@@ -65,9 +68,19 @@ public final class Bindings {
      * Returns the JNI binding.
      *
      * @return the binding
+     * @throws dev.ferry.FerryException on a platform Ferry's jar has no libferry for (see
+     *     {@link NativeLibrary#platform()}), unless {@code -Dferry.native.lib} is set
      */
     public static NativeBinding jni() {
+        requireSupportedPlatform();
         return JniBinding.INSTANCE;
+    }
+
+    /** Fails with a FerryException naming this platform when the jar has no libferry for it and none is set. */
+    private static void requireSupportedPlatform() {
+        if (System.getProperty(NativeLibrary.LIB_PROPERTY, "").isEmpty()) {
+            NativeLibrary.platform();
+        }
     }
 
     /**
@@ -92,12 +105,14 @@ public final class Bindings {
      *
      * @return the binding
      * @throws UnsupportedOperationException below Java 22 or without ferry-ffm
+     * @throws dev.ferry.FerryException on an unsupported platform (see {@link #jni()})
      */
     public static NativeBinding ffm() {
         if (!ffmAvailable()) {
             throw new UnsupportedOperationException("the FFM binding needs Java 22+ and dev.ferry:ferry-ffm on the class path (running "
                     + Runtime.version() + ")");
         }
+        requireSupportedPlatform();
         try {
             return (NativeBinding) Class.forName(FFM_CLASS).getField("INSTANCE").get(null);
         } catch (ReflectiveOperationException e) {

@@ -1,5 +1,7 @@
 package dev.ferry.internal;
 
+import dev.ferry.ErrorCode;
+import dev.ferry.FerryException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,6 +19,7 @@ import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -28,6 +31,10 @@ import java.util.Set;
  * directory is created owner-only and refused when it is a link or another user's; a reused file
  * is compared byte for byte with the jar's copy first.
  *
+ * <p>The jar carries libferry for the {@link #SUPPORTED_PLATFORMS}; on any other platform
+ * {@link #ferryPath()} throws a {@link FerryException} naming it, unless {@code -Dferry.native.lib}
+ * points at a libferry built for it.
+ *
  * <p>Thread safety: thread-safe; results are computed once.
  */
 public final class NativeLibrary {
@@ -35,6 +42,9 @@ public final class NativeLibrary {
     public static final String LIB_PROPERTY = "ferry.native.lib";
     /** System property naming an LMDB library to use instead of org.lmdbjava:native's. */
     public static final String LMDB_PROPERTY = "ferry.lmdb.lib";
+
+    /** The platforms the jar has a libferry for, named as {@link #platform()} names them. */
+    public static final List<String> SUPPORTED_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
 
     private static volatile Path ferryPath;
     private static volatile Path lmdbPath;
@@ -44,13 +54,41 @@ public final class NativeLibrary {
     }
 
     /**
-     * Returns {@code <os>-<arch>} as used in resource paths, e.g. {@code linux-x86_64}.
+     * Returns this JVM's platform as used in resource paths, e.g. {@code linux-x86_64}: one of the
+     * {@link #SUPPORTED_PLATFORMS}.
      *
      * @return the platform name
+     * @throws FerryException ({@link ErrorCode#NOT_SUPPORTED}) on another platform, naming it and
+     *     the supported ones
      */
     public static String platform() {
-        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+        return platform(System.getProperty("os.name"), System.getProperty("os.arch"));
+    }
+
+    /**
+     * Returns the platform of the given {@code os.name} and {@code os.arch} as used in resource
+     * paths, e.g. {@code linux-aarch64} for {@code ("Linux", "aarch64")}.
+     *
+     * @param osName the value of {@code os.name}
+     * @param osArch the value of {@code os.arch}
+     * @return one of the {@link #SUPPORTED_PLATFORMS}
+     * @throws FerryException ({@link ErrorCode#NOT_SUPPORTED}) for another platform, naming it and
+     *     the supported ones
+     */
+    public static String platform(String osName, String osArch) {
+        String p = name(osName, osArch);
+        if (!SUPPORTED_PLATFORMS.contains(p)) {
+            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "Ferry has no native library for " + osName + " on "
+                    + osArch + " (" + p + "); supported platforms: " + String.join(", ", SUPPORTED_PLATFORMS)
+                    + " (or set -D" + LIB_PROPERTY + "=<path> to a libferry built for this one)");
+        }
+        return p;
+    }
+
+    /** {@code <os>-<arch>} for any platform, supported or not (LMDB's jar has more than Ferry's). */
+    private static String name(String osName, String osArch) {
+        String os = osName.toLowerCase(Locale.ROOT);
+        String arch = osArch.toLowerCase(Locale.ROOT);
         String o = os.contains("linux") ? "linux" : os.contains("mac") ? "macos" : os.contains("win") ? "windows" : os;
         String a = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : arch;
         return o + "-" + a;
@@ -60,7 +98,10 @@ public final class NativeLibrary {
      * Returns the path of libferry, extracting it from the jar on first use.
      *
      * @return an absolute path
-     * @throws UnsatisfiedLinkError when no libferry exists for this platform
+     * @throws FerryException ({@link ErrorCode#NOT_SUPPORTED}) on a platform the jar has no
+     *     libferry for (see {@link #platform()}), unless {@code -Dferry.native.lib} is set
+     * @throws UnsatisfiedLinkError when the jar lacks this platform's libferry or the property
+     *     names no file
      */
     public static Path ferryPath() {
         Path p = ferryPath;
@@ -101,7 +142,7 @@ public final class NativeLibrary {
                     if (override != null && !override.isEmpty()) {
                         p = Paths.get(override).toAbsolutePath();
                     } else {
-                        String[] pa = platform().split("-");
+                        String[] pa = name(System.getProperty("os.name"), System.getProperty("os.arch")).split("-");
                         String abi = pa[0].equals("linux") ? "gnu" : pa[0].equals("windows") ? "gnu" : "none";
                         String ext = pa[0].equals("windows") ? ".dll" : ".so";
                         String resource = "/org/lmdbjava/native/" + pa[1] + "-" + pa[0] + "-" + abi + ext;
@@ -127,7 +168,7 @@ public final class NativeLibrary {
         try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new UnsatisfiedLinkError("no native library " + resource + " on the class path for platform "
-                        + platform() + " (set -D" + (prefix.equals("libferry") ? LIB_PROPERTY : LMDB_PROPERTY) + "=<path>)");
+                        + name(System.getProperty("os.name"), System.getProperty("os.arch")) + " (set -D" + (prefix.equals("libferry") ? LIB_PROPERTY : LMDB_PROPERTY) + "=<path>)");
             }
             bytes = in.readAllBytes();
         } catch (IOException e) {

@@ -1,0 +1,117 @@
+/* The platform layer (platform.h) for Linux with glibc: dlopen and friends, dl_iterate_phdr for
+ * the list of loaded objects, link maps to tell objects apart, stat for file identity. */
+#define _GNU_SOURCE /* dladdr, dladdr1, dlinfo, RTLD_DEFAULT, dl_iterate_phdr */
+#include "platform.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+plat_lib *plat_lib_open(const char *path)
+{
+    return (plat_lib *)dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+plat_lib *plat_lib_find(const char *path)
+{
+    return (plat_lib *)dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+}
+
+void plat_lib_close(plat_lib *lib)
+{
+    if (lib) dlclose(lib);
+}
+
+void *plat_lib_sym(plat_lib *lib, const char *name)
+{
+    return dlsym(lib, name);
+}
+
+const char *plat_lib_error(void)
+{
+    const char *e = dlerror();
+    return e ? e : "unknown error";
+}
+
+/* The link map of a dlopen handle, or NULL. */
+static struct link_map *handle_map(plat_lib *lib)
+{
+    struct link_map *lm = NULL;
+    if (dlinfo(lib, RTLD_DI_LINKMAP, &lm) != 0) return NULL;
+    return lm;
+}
+
+int plat_lib_same(plat_lib *a, plat_lib *b)
+{
+    return handle_map(a) == handle_map(b);
+}
+
+int plat_lib_defines(plat_lib *lib, const char *name)
+{
+    void *sym = dlsym(lib, name);
+    if (!sym) return 0;
+    Dl_info info;
+    struct link_map *def = NULL;
+    if (!dladdr1(sym, &info, (void **)&def, RTLD_DL_LINKMAP) || !def) return 0;
+    return def == handle_map(lib);
+}
+
+/* Names of the loaded objects, collected first so no dlopen runs inside dl_iterate_phdr. */
+typedef struct name_list {
+    char **v;
+    size_t n, cap;
+    int oom;
+} name_list;
+
+/* dl_iterate_phdr callback: record every named object. */
+static int collect_name(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    name_list *l = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v) { l->oom = 1; return 1; }
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(info->dlpi_name))) { l->oom = 1; return 1; }
+    l->n++;
+    return 0;
+}
+
+void plat_free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+int plat_loaded_names(char ***names_out, size_t *n_out)
+{
+    name_list l = {0};
+    dl_iterate_phdr(collect_name, &l);
+    if (l.oom) {
+        plat_free_names(l.v, l.n);
+        return FERRY_ENOMEM;
+    }
+    *names_out = l.v;
+    *n_out = l.n;
+    return FERRY_OK;
+}
+
+const char *plat_global_sym_path(const char *name)
+{
+    void *sym = dlsym(RTLD_DEFAULT, name);
+    Dl_info info;
+    if (!sym || !dladdr(sym, &info) || !info.dli_fname) return NULL;
+    return info.dli_fname;
+}
+
+int plat_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
