@@ -117,7 +117,7 @@ public final class Engines {
 
     private static FerryException missing(String engine, String artifact, String more) {
         return FerryException.of(ErrorCode.ENGINE_NOT_LOADED, 0, engine + " needs the engine jar " + artifact
-                + " on the class path: add it to your build (it is an optional dependency of dev.ferry:ferry-core)" + more);
+                + ": add it to your build (dev.ferry:ferry-core declares it optional)" + more);
     }
 
     /**
