@@ -13,6 +13,12 @@ import java.nio.file.Path;
  * not loadable, not in the module graph. Exits non-zero when a check fails.
  */
 public final class Main {
+    /**
+     * Runs the checks.
+     *
+     * @param args unused
+     * @throws Exception when the application fails (the JVM then exits non-zero)
+     */
     public static void main(String[] args) throws Exception {
         Path dir = Files.createTempDirectory("ferry-lmdb-app-");
         try (Store store = Store.open(dir.resolve("db"), StoreOptions.lmdb().mapSize(64L << 20))) {

@@ -12,6 +12,12 @@ import java.nio.file.Path;
  * when a check fails.
  */
 public final class Main {
+    /**
+     * Runs the checks.
+     *
+     * @param args unused
+     * @throws Exception when the application fails (the JVM then exits non-zero)
+     */
     public static void main(String[] args) throws Exception {
         Path dir = Files.createTempDirectory("ferry-no-engine-app-");
         try {

@@ -14,6 +14,12 @@ import java.nio.file.Path;
  * as a named module. Exits non-zero when a check fails.
  */
 public final class Main {
+    /**
+     * Runs the checks.
+     *
+     * @param args unused
+     * @throws Exception when the application fails (the JVM then exits non-zero)
+     */
     public static void main(String[] args) throws Exception {
         Path dir = Files.createTempDirectory("ferry-rocksdb-app-");
         try {
