@@ -72,6 +72,11 @@ static int bind_engine(plat_lib *h, const char *path, ferry_error *err)
     memcpy(&t.name, &p, sizeof p);
     RDB_API_FUNCS(RDB_RESOLVE)
 #undef RDB_RESOLVE
+#define RDB_RESOLVE_OPTIONAL(name, ret, params) \
+    p = dlsym(h, "rocksdb_" #name); \
+    memcpy(&t.name, &p, sizeof p);
+    RDB_API_OPTIONAL_FUNCS(RDB_RESOLVE_OPTIONAL)
+#undef RDB_RESOLVE_OPTIONAL
     char *copy = strdup(path);
     if (!copy) { plat_lib_close(h); return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); }
     R = t;
@@ -446,11 +451,13 @@ static int open_families(rdb_store *s, const char *path, int read_only, ferry_er
     }
     for (size_t i = 0; i < n; i++) cf_opts[i] = s->opts;
     char *e = NULL;
-    if (read_only && n == 1 && (s->db = R.open_for_read_only(s->opts, path, 0, &e)) != NULL && !e) {
+    if (read_only && n == 1 && R.get_default_column_family_handle
+            && (s->db = R.open_for_read_only(s->opts, path, 0, &e)) != NULL && !e) {
         /* Only the default family: the engine's own read-only open, which serves a fully
          * compacted database from its faster CompactedDBImpl (what rocksdb_open_for_read_only
          * gives a C program and RocksDB.openReadOnly(path) a RocksJava one); the default
-         * family's handle is the engine's immortal one (destroying it frees only the wrapper). */
+         * family's handle is the engine's immortal one (destroying it frees only the wrapper).
+         * Engines without rocksdb_get_default_column_family_handle take the open below. */
         handles[0] = R.get_default_column_family_handle(s->db);
         if (!handles[0]) {
             R.close(s->db);

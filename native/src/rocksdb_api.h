@@ -82,7 +82,6 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
         rocksdb_column_family_handle_t **handles, unsigned char error_if_wal_exists, char **errptr)) \
     X(open_for_read_only, rocksdb_t *, (const rocksdb_options_t *o, const char *path, unsigned char error_if_wal_exists, \
         char **errptr)) \
-    X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
     X(close, void, (rocksdb_t *db)) \
     X(create_column_family, rocksdb_column_family_handle_t *, (rocksdb_t *db, const rocksdb_options_t *o, const char *name, char **errptr)) \
     X(drop_column_family, void, (rocksdb_t *db, rocksdb_column_family_handle_t *h, char **errptr)) \
@@ -127,10 +126,17 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(iter_value, const char *, (const rocksdb_iterator_t *it, size_t *vlen)) \
     X(iter_get_error, void, (const rocksdb_iterator_t *it, char **errptr))
 
+/* Functions newer than the oldest supported RocksDB: NULL in the table when the engine lacks
+ * them, and every caller has a fallback. rocksdb_get_default_column_family_handle first appears
+ * in RocksJava 9.x; without it a read-only open goes through the column-family variant. */
+#define RDB_API_OPTIONAL_FUNCS(X) \
+    X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db))
+
 /* The resolved function table. */
 #define RDB_API_FIELD(name, ret, params) ret (*name) params;
 typedef struct rocksdb_api {
     RDB_API_FUNCS(RDB_API_FIELD)
+    RDB_API_OPTIONAL_FUNCS(RDB_API_FIELD)
 } rocksdb_api;
 #undef RDB_API_FIELD
 

@@ -1,13 +1,19 @@
 package dev.ferry.internal;
 
 import dev.ferry.jni.JniBinding;
+import dev.ferry.spi.BindingProvider;
 import dev.ferry.spi.NativeBinding;
 import java.util.Locale;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
 
 /**
- * Chooses the binding at run time: FFM on Java 22+ when {@code dev.ferry.ffm} is on the class
- * path, JNI otherwise; {@code -Dferry.binding=jni|ffm} overrides. On Java 17 no FFM class is
- * touched.
+ * Chooses the binding at run time: FFM on Java 22+ when ferry-ffm is present, JNI otherwise;
+ * {@code -Dferry.binding=jni|ffm} overrides. On Java 17 no FFM class is touched.
+ *
+ * <p>ferry-ffm is found as a {@link BindingProvider} service (its module descriptor on the module
+ * path, {@code META-INF/services} on the class path), else by its class name on the class path
+ * (for jars merged without their service files).
  *
  * <p>Thread safety: thread-safe.
  */
@@ -17,6 +23,19 @@ public final class Bindings {
     private static final String FFM_CLASS = "dev.ferry.ffm.FfmBinding";
 
     private static volatile NativeBinding defaultBinding;
+    /** The FFM provider once looked up; {@link #NONE} when there is none. */
+    private static volatile BindingProvider ffmProvider;
+    private static final BindingProvider NONE = new BindingProvider() {
+        @Override
+        public String name() {
+            return "none";
+        }
+
+        @Override
+        public NativeBinding binding() {
+            throw new IllegalStateException("no FFM binding");
+        }
+    };
 
     private Bindings() {
     }
@@ -86,18 +105,10 @@ public final class Bindings {
     /**
      * Tells whether the FFM binding can be used here.
      *
-     * @return true on Java 22+ with ferry-ffm on the class path
+     * @return true on Java 22+ with ferry-ffm on the class path or module path
      */
     public static boolean ffmAvailable() {
-        if (Runtime.version().feature() < 22) {
-            return false;
-        }
-        try {
-            Class.forName(FFM_CLASS, false, Bindings.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
+        return Runtime.version().feature() >= 22 && ffmProvider() != NONE;
     }
 
     /**
@@ -109,14 +120,56 @@ public final class Bindings {
      */
     public static NativeBinding ffm() {
         if (!ffmAvailable()) {
-            throw new UnsupportedOperationException("the FFM binding needs Java 22+ and dev.ferry:ferry-ffm on the class path (running "
-                    + Runtime.version() + ")");
+            throw new UnsupportedOperationException("the FFM binding needs Java 22+ and dev.ferry:ferry-ffm on the class path or module path"
+                    + " (running " + Runtime.version() + ")");
+        }
+        return ffmProvider().binding();
+    }
+
+    private static BindingProvider ffmProvider() {
+        BindingProvider p = ffmProvider;
+        if (p == null) {
+            synchronized (Bindings.class) {
+                p = ffmProvider;
+                if (p == null) {
+                    p = findFfm();
+                    ffmProvider = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    private static BindingProvider findFfm() {
+        try {
+            for (BindingProvider p : ServiceLoader.load(BindingProvider.class, Bindings.class.getClassLoader())) {
+                if (p.name().equals("ffm")) {
+                    return p;
+                }
+            }
+        } catch (ServiceConfigurationError | LinkageError e) {
+            // a provider that cannot load here: try the class name below
         }
         requireSupportedPlatform();
         try {
-            return (NativeBinding) Class.forName(FFM_CLASS).getField("INSTANCE").get(null);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot load " + FFM_CLASS, e);
+            Class<?> c = Class.forName(FFM_CLASS, false, Bindings.class.getClassLoader());
+            return new BindingProvider() {
+                @Override
+                public String name() {
+                    return "ffm";
+                }
+
+                @Override
+                public NativeBinding binding() {
+                    try {
+                        return (NativeBinding) c.getField("INSTANCE").get(null);
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException("cannot load " + FFM_CLASS, e);
+                    }
+                }
+            };
+        } catch (ClassNotFoundException | LinkageError e) {
+            return NONE;
         }
     }
 }

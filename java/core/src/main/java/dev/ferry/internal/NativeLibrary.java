@@ -165,7 +165,7 @@ public final class NativeLibrary {
 
     private static Path extract(String resource, String prefix, String suffix) {
         byte[] bytes;
-        try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
+        try (InputStream in = openResource(resource)) {
             if (in == null) {
                 throw new UnsatisfiedLinkError("no native library " + resource + " on the class path for platform "
                         + name(System.getProperty("os.name"), System.getProperty("os.arch")) + " (set -D" + (prefix.equals("libferry") ? LIB_PROPERTY : LMDB_PROPERTY) + "=<path>)");
@@ -177,6 +177,21 @@ public final class NativeLibrary {
         Path tmp = Paths.get(System.getProperty("java.io.tmpdir"));
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
         return extractTo(privateDirectory(tmp.resolve("ferry-" + user)), bytes, prefix, suffix);
+    }
+
+    /**
+     * Opens a resource by absolute name: from Ferry's own jar or module first, then through the
+     * system class loader. The second lookup finds org.lmdbjava:native when Ferry runs as a named
+     * module: that jar cannot be a module ({@code native} is not a Java identifier) and stays on
+     * the class path, which a named module's {@code Class.getResourceAsStream} does not search;
+     * its library sits outside any package, so it is not encapsulated.
+     *
+     * @param resource the name, starting with {@code /}
+     * @return the stream, or null when neither finds it
+     */
+    static InputStream openResource(String resource) {
+        InputStream in = NativeLibrary.class.getResourceAsStream(resource);
+        return in != null ? in : ClassLoader.getSystemClassLoader().getResourceAsStream(resource.substring(1));
     }
 
     /**

@@ -1,0 +1,26 @@
+package dev.ferry.ffm;
+
+import dev.ferry.spi.BindingProvider;
+import dev.ferry.spi.NativeBinding;
+
+/**
+ * Not API: makes the FFM binding known to ferry-core through {@link java.util.ServiceLoader}
+ * (see {@link BindingProvider}). Creating it does not load libferry; {@link #binding()} does.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class FfmBindingProvider implements BindingProvider {
+    /** Made by {@link java.util.ServiceLoader}. */
+    public FfmBindingProvider() {
+    }
+
+    @Override
+    public String name() {
+        return "ffm";
+    }
+
+    @Override
+    public NativeBinding binding() {
+        return FfmBinding.INSTANCE;
+    }
+}

@@ -1,0 +1,4 @@
+/** An application without any engine jar. */
+module example.noengine {
+    requires dev.ferry;
+}

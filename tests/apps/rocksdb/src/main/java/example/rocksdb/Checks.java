@@ -1,0 +1,39 @@
+package example.rocksdb;
+
+import dev.ferry.Store;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** The checks every example application makes (a copy in each: the applications are independent). */
+final class Checks {
+    private Checks() {
+    }
+
+    /** Fails the application (exit code 1) unless {@code ok}. */
+    static void check(boolean ok, String what) {
+        if (!ok) {
+            System.err.println("FAILED: " + what);
+            System.exit(1);
+        }
+    }
+
+    /** Compares the binding and the module mode with what the caller of the JVM expects. */
+    static void environment(String binding) {
+        String want = System.getProperty("app.expect.binding");
+        check(want == null || want.equals(binding), "binding is " + binding + ", expected " + want);
+        String modular = System.getProperty("app.expect.modular");
+        boolean named = Store.class.getModule().isNamed();
+        check(modular == null || Boolean.parseBoolean(modular) == named, "dev.ferry is " + (named ? "" : "not ") + "a named module");
+    }
+
+    static void delete(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+}
