@@ -7,6 +7,9 @@ if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release)
 endif()
 add_compile_options(-Wall -Wextra -Wno-unused-parameter -fno-strict-aliasing)
+# A call to an undeclared function compiles in C (as returning int) and truncates a returned
+# pointer: a crash at run time. These are errors, as in newer compilers.
+add_compile_options(-Werror=implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types)
 # FERRY_SANITIZE=address,undefined builds the shim, libferry and the native tests with sanitizers
 # (./ferry test --sanitize, docs/testing.md "Sanitizers"). Every report is fatal
 # (-fno-sanitize-recover=all): an UBSan finding fails the run instead of printing and going on.
