@@ -161,7 +161,7 @@ public final class FlashReport {
             hashes.add(sha);
             paths.add(String.valueOf(r.enginePath()));
             seen.computeIfAbsent((isCpp ? "C++ db_bench" : "Java db_bench") + ": " + r.enginePath() + " sha256 " + sha, k -> new TreeSet<>())
-                    .add(r.api() + " " + r.workload() + " t" + r.threads());
+                    .add(r.raw()); // one entry per run, repeats included
         }
         List<String> detail = new ArrayList<>();
         for (Map.Entry<String, Set<String>> e : seen.entrySet()) {

@@ -202,6 +202,7 @@ class FlashReportTest {
         assertTrue(md.contains("| readrandom | 1 | Ferry-JNI | 301.00 |"), "latency: the median of 300, 301, 302: " + md);
         assertTrue(md.contains("# 05-readrandom-t1-ferry-ffm-r1p3 (measure, exit 0, 9.0 s)"), "commands from the new runs.tsv: " + md);
         assertTrue(md.contains("- repeats: 3"), md);
+        assertTrue(md.contains("librocksdbjni-linux64.so sha256 " + SHA + " (6 runs)"), "the engine check counts every repeat: " + md);
         List<String> cells = Files.readAllLines(dir.resolve("cells.csv"));
         assertEquals("workload,threads,api,runs,median_ops_per_sec,min_ops_per_sec,max_ops_per_sec,half_range_pct,vs_cpp_pct,"
                 + "vs_cpp_min_pct,vs_cpp_max_pct", cells.get(0));
