@@ -19,7 +19,9 @@ import java.util.TreeSet;
  * RocksJava (the {@code byte[]} loop users write, and the best RocksJava loop), Ferry-JNI and
  * Ferry-FFM. fillseq is measured on each tool writing its own database; the reader workloads read
  * the one database C++ db_bench's fillseq wrote (compacted to rest first), readwhilewriting on a
- * fresh copy of it per run so that every tool reads the same data.
+ * fresh copy of it per run so that every tool reads the same data. With repeats, every cell runs
+ * once per repeat with the tools' order rotated ({@link #order(List, int)}), so that run order is
+ * not confounded with the tool.
  *
  * <p>Thread safety: immutable constants and pure functions.
  */
@@ -355,18 +357,49 @@ public final class FlashPlan {
      * @param args the command line given to the tool (without --api and --json)
      * @param db the database directory it uses
      * @param dbSetup what to do with the database first: "fresh" (delete it), "copy" (copy the shared one), "shared"
+     * @param repeat the 1-based repeat it belongs to
+     * @param position its 1-based place among the tools of its cell in this repeat (0 for a preparation step)
      */
-    public record Run(int index, Kind kind, String api, String workload, int threads, List<String> args, Path db, String dbSetup) {
-        /** @return a file-name stem for this run's raw outputs */
+    public record Run(int index, Kind kind, String api, String workload, int threads, List<String> args, Path db, String dbSetup,
+            int repeat, int position) {
+        /** @return a file-name stem for this run's raw outputs, ending in {@code -r<repeat>p<position>} for a measured cell */
         public String stem() {
-            return String.format(Locale.ROOT, "%02d-%s-t%d-%s", index, workload, threads, api.equals(CPP) ? "cpp" : api);
+            String s = String.format(Locale.ROOT, "%02d-%s-t%d-%s", index, workload, threads, api.equals(CPP) ? "cpp" : api);
+            return position > 0 ? s + "-r" + repeat + "p" + position : s;
         }
     }
 
     /**
-     * The runs in order: C++ fillseq writes the shared database (and is fillseq's C++ figure),
-     * C++ db_bench waits for its compactions to finish, each Java API's fillseq writes its own
-     * database, then for each reader workload and thread count every tool in turn.
+     * The order the tools of a cell run in, in a repeat: the list rotated to start at tool
+     * {@code repeat mod T}, so that over T repeats (or any multiple) each tool runs in each place
+     * equally often. Repeat 0 is the list as given (C++ first), the order of a single run.
+     *
+     * @param tools the cell's tools, C++ first
+     * @param repeat the 0-based repeat
+     * @return the tools in this repeat's order
+     */
+    public static List<String> order(List<String> tools, int repeat) {
+        int t = tools.size();
+        List<String> out = new ArrayList<>(t);
+        for (int i = 0; i < t; i++) {
+            out.add(tools.get((repeat + i) % t));
+        }
+        return out;
+    }
+
+    /** The runs of a single repeat; see {@link #runs(Sizes, int, Path, List, List, List, List, int)}. */
+    public static List<Run> runs(Sizes s, int cores, Path data, List<String> javaFillApis, List<String> readerApis,
+            List<String> workloads, List<Integer> threads) {
+        return runs(s, cores, data, javaFillApis, readerApis, workloads, threads, 1);
+    }
+
+    /**
+     * The runs in order. Repeat 1: C++ fillseq writes the shared database (and is fillseq's C++
+     * figure), C++ db_bench waits for its compactions to finish, each Java API's fillseq writes its
+     * own database, then for each reader workload and thread count every tool in turn. Every
+     * further repeat runs every cell again with the tools in the order {@link #order(List, int)}
+     * gives: fillseq with each tool, C++ too, writing a fresh database of its own (a fill always
+     * creates its database), the readers on the same shared database as repeat 1.
      *
      * @param s the sizes
      * @param cores the machine's cores
@@ -375,39 +408,59 @@ public final class FlashPlan {
      * @param readerApis the Java APIs measured on the reader workloads
      * @param workloads the workloads to measure (a subset of {@link #WORKLOADS})
      * @param threads reader thread counts (empty: {@link #readerThreads(int)})
+     * @param repeats how many times every cell runs (at least 1)
      * @return the runs
      */
     public static List<Run> runs(Sizes s, int cores, Path data, List<String> javaFillApis, List<String> readerApis,
-            List<String> workloads, List<Integer> threads) {
+            List<String> workloads, List<Integer> threads, int repeats) {
+        if (repeats < 1) {
+            throw new IllegalArgumentException("repeats must be at least 1, not " + repeats);
+        }
         Path shared = data.resolve("shared");
         Path own = data.resolve("fill");
         Path copy = data.resolve("rww");
         List<Run> runs = new ArrayList<>();
         boolean fill = workloads.contains("fillseq");
-        runs.add(new Run(runs.size() + 1, fill ? Kind.MEASURE : Kind.PREPARE, CPP, "fillseq", 1, flags("fillseq", 1, s, shared, null),
-                shared, "fresh"));
-        List<String> wait = new ArrayList<>(flags("fillseq", 1, s, shared, null));
-        wait.replaceAll(a -> a.startsWith("--benchmarks=") ? "--benchmarks=waitforcompaction"
-                : a.startsWith("--use_existing_db=") ? "--use_existing_db=1" : a);
-        runs.add(new Run(runs.size() + 1, Kind.PREPARE, CPP, "waitforcompaction", 1, wait, shared, "shared"));
-        if (fill) {
-            for (String api : javaFillApis) {
-                runs.add(new Run(runs.size() + 1, Kind.MEASURE, api, "fillseq", 1, flags("fillseq", 1, s, own, null), own, "fresh"));
-            }
-        }
+        List<String> fillTools = new ArrayList<>();
+        fillTools.add(CPP);
+        fillTools.addAll(javaFillApis);
         List<String> apis = new ArrayList<>();
         apis.add(CPP);
         apis.addAll(readerApis);
         List<Integer> ts = threads.isEmpty() ? readerThreads(cores) : threads;
-        for (String w : READERS) {
-            if (!workloads.contains(w)) {
-                continue;
+        for (int r = 0; r < repeats; r++) {
+            int rep = r + 1;
+            if (r == 0) {
+                runs.add(new Run(runs.size() + 1, fill ? Kind.MEASURE : Kind.PREPARE, CPP, "fillseq", 1, flags("fillseq", 1, s, shared, null),
+                        shared, "fresh", rep, fill ? 1 : 0));
+                List<String> wait = new ArrayList<>(flags("fillseq", 1, s, shared, null));
+                wait.replaceAll(a -> a.startsWith("--benchmarks=") ? "--benchmarks=waitforcompaction"
+                        : a.startsWith("--use_existing_db=") ? "--use_existing_db=1" : a);
+                runs.add(new Run(runs.size() + 1, Kind.PREPARE, CPP, "waitforcompaction", 1, wait, shared, "shared", rep, 0));
             }
-            for (int t : ts) {
-                for (String api : apis) {
-                    boolean rww = w.equals("readwhilewriting");
-                    Path db = rww ? copy : shared;
-                    runs.add(new Run(runs.size() + 1, Kind.MEASURE, api, w, t, flags(w, t, s, db, null), db, rww ? "copy" : "shared"));
+            if (fill) {
+                List<String> order = order(fillTools, r);
+                for (int p = 0; p < order.size(); p++) {
+                    String api = order.get(p);
+                    if (r == 0 && api.equals(CPP)) {
+                        continue; // repeat 1's C++ fill wrote the shared database above
+                    }
+                    runs.add(new Run(runs.size() + 1, Kind.MEASURE, api, "fillseq", 1, flags("fillseq", 1, s, own, null), own, "fresh",
+                            rep, p + 1));
+                }
+            }
+            for (String w : READERS) {
+                if (!workloads.contains(w)) {
+                    continue;
+                }
+                boolean rww = w.equals("readwhilewriting");
+                Path db = rww ? copy : shared;
+                for (int t : ts) {
+                    List<String> order = order(apis, r);
+                    for (int p = 0; p < order.size(); p++) {
+                        runs.add(new Run(runs.size() + 1, Kind.MEASURE, order.get(p), w, t, flags(w, t, s, db, null), db,
+                                rww ? "copy" : "shared", rep, p + 1));
+                    }
                 }
             }
         }

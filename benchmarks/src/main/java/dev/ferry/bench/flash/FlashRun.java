@@ -24,17 +24,18 @@ import java.util.stream.Stream;
 
 /**
  * Runs the reproduction planned by {@link FlashPlan} and writes its results directory:
- * {@code raw/<nn>-<workload>-t<threads>-<api>.txt} (everything the run printed, after a header with
- * its command) and {@code .jsonl} (its result lines), {@code runs.tsv} (one line per run: kind,
- * tool, workload, threads, exit status, seconds, command), {@code plan.txt} (mode, sizes and why,
- * data directory), then the report ({@link FlashReport}). Every run is its own process: C++
+ * {@code raw/<nn>-<workload>-t<threads>-<api>-r<repeat>p<position>.txt} (everything the run printed,
+ * after a header with its command, repeat and place in the order) and {@code .jsonl} (its result
+ * lines), {@code runs.tsv} (one line per run: kind, tool, workload, threads, repeat, position, exit
+ * status, seconds, command), {@code plan.txt} (mode, sizes and why, repeats, data directory), then
+ * the report ({@link FlashReport}). Every run is its own process: C++
  * db_bench through {@code dev.ferry.bench.dbbench.CppDbBench}, the Java tool in a fresh JVM that
  * loads the engine from the directory of C++ db_bench's engine file ({@code -Djava.library.path}),
  * so both sides map the very same file.
  *
  * <p>Usage (normally through {@code ./ferry reproduce flash}): {@code FlashRun --mode quick|full
  * --out DIR --data DIR --java JAVA --jar JAR --cpp DB_BENCH [--num N] [--duration S] [--only
- * fillseq,readrandom,...] [--threads 1,2,32] [--apis rocksjava,ferry-jni,...] [--keep-db]}.
+ * fillseq,readrandom,...] [--threads 1,2,32] [--apis rocksjava,ferry-jni,...] [--repeat N] [--keep-db]}.
  *
  * <p>Thread safety: one run per process.
  */
@@ -64,6 +65,7 @@ public final class FlashRun {
         List<Integer> threads = List.of();
         List<String> apis = null;
         boolean keep = false;
+        int repeats = 1;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -78,9 +80,13 @@ public final class FlashRun {
                 case "--only" -> only = List.of(args[++i].split(","));
                 case "--threads" -> threads = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
                 case "--apis" -> apis = List.of(args[++i].split(","));
+                case "--repeat" -> repeats = Integer.parseInt(args[++i]);
                 case "--keep-db" -> keep = true;
                 default -> throw new IllegalArgumentException("unknown argument " + a);
             }
+        }
+        if (repeats < 1) {
+            throw new IllegalArgumentException("--repeat must be at least 1");
         }
         if (out == null || data == null || java == null || jar == null || cpp == null) {
             throw new IllegalArgumentException("--out, --data, --java, --jar and --cpp are required");
@@ -101,7 +107,7 @@ public final class FlashRun {
         List<String> readerApis = apis != null ? apis : mode == FlashPlan.Mode.FULL
                 ? List.of("rocksjava", "rocksjava-reuse", "rocksjava-direct", "ferry-jni", "ferry-ffm")
                 : List.of("rocksjava", "rocksjava-reuse", "ferry-jni", "ferry-ffm");
-        List<FlashPlan.Run> runs = FlashPlan.runs(sizes, cores, data, fillApis, readerApis, only, threads);
+        List<FlashPlan.Run> runs = FlashPlan.runs(sizes, cores, data, fillApis, readerApis, only, threads, repeats);
         Instant started = Instant.now();
         List<String> plan = new ArrayList<>(List.of(
                 "mode: " + mode.name().toLowerCase(Locale.ROOT),
@@ -115,6 +121,7 @@ public final class FlashRun {
                 "cores: " + cores,
                 "fill_apis: " + String.join(",", fillApis),
                 "reader_apis: " + String.join(",", readerApis),
+                "repeats: " + repeats,
                 "data_dir: " + data.toAbsolutePath(),
                 "data_fs: " + store.type() + " (" + store.name() + ")",
                 "free_bytes: " + free,
@@ -124,15 +131,16 @@ public final class FlashRun {
                 "started: " + started.truncatedTo(ChronoUnit.SECONDS)));
         Files.write(out.resolve("plan.txt"), plan, StandardCharsets.UTF_8);
         Path tsv = out.resolve("runs.tsv");
-        Files.writeString(tsv, "index\tkind\tapi\tworkload\tthreads\texit\tseconds\tstem\tcommand\n", StandardCharsets.UTF_8);
-        System.out.printf(Locale.ROOT, "flash: %s, %,d entries (about %.1f GB per database), %d runs; results in %s%n",
-                mode.name().toLowerCase(Locale.ROOT), sizes.num(), sizes.dbBytes() / 1e9, runs.size(), out);
+        Files.writeString(tsv, "index\tkind\tapi\tworkload\tthreads\trepeat\tposition\texit\tseconds\tstem\tcommand\n", StandardCharsets.UTF_8);
+        System.out.printf(Locale.ROOT, "flash: %s, %,d entries (about %.1f GB per database), %d runs (%d repeat%s); results in %s%n",
+                mode.name().toLowerCase(Locale.ROOT), sizes.num(), sizes.dbBytes() / 1e9, runs.size(), repeats, repeats == 1 ? "" : "s", out);
         int failed = 0;
         for (FlashPlan.Run r : runs) {
             prepareDb(r, data.resolve("shared"));
             List<String> cmd = command(r, java, jar, cpp, out);
             Path raw = out.resolve("raw").resolve(r.stem() + ".txt");
-            Files.writeString(raw, "# " + r.kind() + " " + r.workload() + " threads=" + r.threads() + " api=" + r.api() + "\n# command: "
+            Files.writeString(raw, "# " + r.kind() + " " + r.workload() + " threads=" + r.threads() + " api=" + r.api() + " repeat=" + r.repeat()
+                    + " position=" + r.position() + "\n# command: "
                     + shell(cmd) + "\n", StandardCharsets.UTF_8);
             long t0 = System.nanoTime();
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(raw.toFile())).start();
@@ -144,7 +152,8 @@ public final class FlashRun {
                 rc = p.exitValue();
             }
             double secs = (System.nanoTime() - t0) / 1e9;
-            Files.writeString(tsv, r.index() + "\t" + r.kind() + "\t" + r.api() + "\t" + r.workload() + "\t" + r.threads() + "\t" + rc + "\t"
+            Files.writeString(tsv, r.index() + "\t" + r.kind() + "\t" + r.api() + "\t" + r.workload() + "\t" + r.threads() + "\t" + r.repeat() + "\t"
+                    + r.position() + "\t" + rc + "\t"
                     + String.format(Locale.ROOT, "%.1f", secs) + "\t" + r.stem() + "\t" + shell(cmd) + "\n", StandardCharsets.UTF_8,
                     StandardOpenOption.APPEND);
             String ops = "";
@@ -160,8 +169,8 @@ public final class FlashRun {
             if (rc != 0) {
                 failed++;
             }
-            System.out.printf(Locale.ROOT, "[%s] %d/%d %-16s t=%-2d %-16s %s (%.1f s)%s%n", LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")),
-                    r.index(), runs.size(), r.workload(), r.threads(), r.api(), rc == 0 ? ops : "FAILED, exit " + rc, secs,
+            System.out.printf(Locale.ROOT, "[%s] %d/%d r%d %-16s t=%-2d %-16s %s (%.1f s)%s%n", LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")),
+                    r.index(), runs.size(), r.repeat(), r.workload(), r.threads(), r.api(), rc == 0 ? ops : "FAILED, exit " + rc, secs,
                     rc == 0 ? "" : " see " + raw);
             if (!r.dbSetup().equals("shared") && !r.db().equals(data.resolve("shared"))) {
                 delete(r.db());

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,6 +14,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -21,7 +25,11 @@ import java.util.stream.Stream;
  * C++, RocksJava, RocksJava best, Ferry-JNI, Ferry-FFM, and each side's difference to C++), the
  * published figures as ratios beside it, latency percentiles, the engine-binary check (every run
  * must have mapped the same file with the same SHA-256, else the report says so at the top), the
- * sizes and why, the flags against the published ones, the machine and every command.
+ * sizes and why, the flags against the published ones, the machine and every command. With
+ * repeats ({@code --repeat N}) each cell shows every tool's median over the repeats with its
+ * spread, the differences to C++ come from the medians with the range of the per-repeat
+ * differences, and an Order section says whether the rotation was balanced and how much a run's
+ * place in the order moved it; {@code cells.csv} holds those per-cell figures.
  *
  * <p>Input: {@code raw/*.jsonl} (the result lines both tools write with {@code --json}, one
  * format), {@code runs.tsv} (commands, exit status, seconds), {@code plan.txt} and
@@ -60,6 +68,53 @@ public final class FlashReport {
      */
     public record Result(String tool, String api, String workload, int threads, double opsPerSec, double microsPerOp, double p50,
             double p99, double p999, double max, long operations, double seconds, String enginePath, String engineSha256, String raw) {
+        /** @return the 1-based repeat the run belonged to, from its raw stem (1 when the stem does not say) */
+        public int repeat() {
+            Matcher m = REPEAT.matcher(raw);
+            return m.find() ? Integer.parseInt(m.group(1)) : 1;
+        }
+
+        /** @return the run's 1-based place among its cell's tools in its repeat, from its raw stem (0 when unknown) */
+        public int position() {
+            Matcher m = REPEAT.matcher(raw);
+            return m.find() ? Integer.parseInt(m.group(2)) : 0;
+        }
+    }
+
+    private static final Pattern REPEAT = Pattern.compile("-r(\\d+)p(\\d+)$");
+
+    /**
+     * The median, smallest and largest of a tool's figures in one cell, over the repeats.
+     *
+     * @param median the median (the mean of the middle two for an even count)
+     * @param min the smallest
+     * @param max the largest
+     * @param n how many figures
+     */
+    public record Spread(double median, double min, double max, int n) {
+        /** No figures. */
+        static final Spread NONE = new Spread(Double.NaN, Double.NaN, Double.NaN, 0);
+
+        /**
+         * The spread of some figures.
+         *
+         * @param xs the figures (NaNs are left out)
+         * @return their median, minimum, maximum and count
+         */
+        public static Spread of(List<Double> xs) {
+            double[] v = xs.stream().filter(x -> !Double.isNaN(x)).mapToDouble(Double::doubleValue).sorted().toArray();
+            if (v.length == 0) {
+                return NONE;
+            }
+            int h = v.length / 2;
+            double median = v.length % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
+            return new Spread(median, v[0], v[v.length - 1], v.length);
+        }
+
+        /** @return half of max - min relative to the median, percent (NaN without figures) */
+        public double halfRangePercent() {
+            return n == 0 || median == 0 ? Double.NaN : (max - min) / 2 / Math.abs(median) * 100;
+        }
     }
 
     /** Outcomes of the engine check. */
@@ -106,7 +161,7 @@ public final class FlashReport {
             hashes.add(sha);
             paths.add(String.valueOf(r.enginePath()));
             seen.computeIfAbsent((isCpp ? "C++ db_bench" : "Java db_bench") + ": " + r.enginePath() + " sha256 " + sha, k -> new TreeSet<>())
-                    .add(r.api() + " " + r.workload() + " t" + r.threads());
+                    .add(r.raw()); // one entry per run, repeats included
         }
         List<String> detail = new ArrayList<>();
         for (Map.Entry<String, Set<String>> e : seen.entrySet()) {
@@ -146,9 +201,11 @@ public final class FlashReport {
         Path dir = Path.of(args[0]);
         List<Result> results = results(dir);
         writeCsv(dir.resolve("summary.csv"), results);
+        writeCellsCsv(dir.resolve("cells.csv"), results);
         List<String> charts = charts(dir, results);
         writeMarkdown(dir, results, charts);
-        System.out.println("report: " + results.size() + " results -> " + dir.resolve("summary.csv") + ", " + dir.resolve("report.md")
+        System.out.println("report: " + results.size() + " results -> " + dir.resolve("summary.csv") + ", " + dir.resolve("cells.csv")
+                + ", " + dir.resolve("report.md")
                 + ", " + charts.size() + " charts");
     }
 
@@ -167,7 +224,8 @@ public final class FlashReport {
         }
         List<Path> files;
         try (Stream<Path> s = Files.list(raw)) {
-            files = s.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
+            files = s.filter(p -> p.getFileName().toString().endsWith(".jsonl"))
+                    .sorted(Comparator.comparingLong(FlashReport::runIndex).thenComparing(Path::toString)).toList();
         }
         for (Path f : files) {
             String stem = f.getFileName().toString().replaceFirst("\\.jsonl$", "");
@@ -196,41 +254,93 @@ public final class FlashReport {
         return out;
     }
 
+    /** The run index a raw file's name starts with (stems sort by it: there may be more than 99 runs). */
+    static long runIndex(Path p) {
+        String n = p.getFileName().toString();
+        int i = 0;
+        while (i < n.length() && Character.isDigit(n.charAt(i))) {
+            i++;
+        }
+        return i == 0 ? Long.MAX_VALUE : Long.parseLong(n.substring(0, i));
+    }
+
     static void writeCsv(Path p, List<Result> rs) throws IOException {
         StringBuilder b = new StringBuilder("tool,api,workload,threads,ops_per_sec,micros_per_op,p50_us,p99_us,p99_9_us,max_us,"
-                + "operations,seconds,engine_path,engine_sha256,raw\n");
+                + "operations,seconds,engine_path,engine_sha256,raw,repeat,position\n");
         for (Result r : rs) {
             b.append(r.tool()).append(',').append(r.api()).append(',').append(r.workload()).append(',').append(r.threads()).append(',')
                     .append(Report.f(r.opsPerSec(), 0)).append(',').append(Report.f(r.microsPerOp(), 3)).append(',')
                     .append(Report.f(r.p50(), 2)).append(',').append(Report.f(r.p99(), 2)).append(',').append(Report.f(r.p999(), 2))
                     .append(',').append(Report.f(r.max(), 0)).append(',').append(r.operations()).append(',')
                     .append(Report.f(r.seconds(), 3)).append(',').append(r.enginePath() == null ? "" : r.enginePath()).append(',')
-                    .append(r.engineSha256() == null ? "" : r.engineSha256()).append(',').append("raw/").append(r.raw()).append(".txt\n");
+                    .append(r.engineSha256() == null ? "" : r.engineSha256()).append(',').append("raw/").append(r.raw()).append(".txt,")
+                    .append(r.repeat()).append(',').append(r.position()).append('\n');
         }
         Files.writeString(p, b.toString(), StandardCharsets.UTF_8);
     }
 
-    /** The last result of an API for a workload and thread count, or null. */
-    static Result find(List<Result> rs, String api, String workload, int threads) {
-        Result found = null;
-        for (Result r : rs) {
-            if (r.api().equals(api) && r.workload().equals(workload) && r.threads() == threads) {
-                found = r;
-            }
-        }
-        return found;
+    /** Every result of an API for a workload and thread count (one per repeat), in run order. */
+    static List<Result> find(List<Result> rs, String api, String workload, int threads) {
+        return rs.stream().filter(r -> r.api().equals(api) && r.workload().equals(workload) && r.threads() == threads).toList();
     }
 
-    /** The fastest of the "best RocksJava" APIs, or null. */
-    static Result best(List<Result> rs, String workload, int threads) {
-        Result b = null;
+    /** The spread of one figure of an API's results in a cell ({@link Spread#NONE} when it has none). */
+    static Spread spread(List<Result> rs, String api, String workload, int threads, ToDoubleFunction<Result> figure) {
+        return Spread.of(find(rs, api, workload, threads).stream().map(figure::applyAsDouble).toList());
+    }
+
+    /** The spread of an API's throughput in a cell. */
+    static Spread ops(List<Result> rs, String api, String workload, int threads) {
+        return spread(rs, api, workload, threads, Result::opsPerSec);
+    }
+
+    /**
+     * An API's difference to C++ in a cell, percent: from the medians, with the smallest and largest
+     * of the per-repeat differences (each run against C++'s run of the same repeat).
+     *
+     * @param rs the results
+     * @param api the API
+     * @param workload the workload
+     * @param threads the thread count
+     * @return median is the difference of the medians; min, max and n are over the repeats both have (NONE without C++)
+     */
+    static Spread vsCpp(List<Result> rs, String api, String workload, int threads) {
+        Spread a = ops(rs, api, workload, threads);
+        Spread c = ops(rs, FlashPlan.CPP, workload, threads);
+        if (a.n() == 0 || c.n() == 0 || c.median() <= 0) {
+            return Spread.NONE;
+        }
+        List<Double> paired = new ArrayList<>();
+        for (Result x : find(rs, api, workload, threads)) {
+            for (Result y : find(rs, FlashPlan.CPP, workload, threads)) {
+                if (y.repeat() == x.repeat() && y.opsPerSec() > 0) {
+                    paired.add((x.opsPerSec() / y.opsPerSec() - 1) * 100);
+                }
+            }
+        }
+        Spread p = Spread.of(paired);
+        return new Spread((a.median() / c.median() - 1) * 100, p.min(), p.max(), p.n());
+    }
+
+    /** The "best RocksJava" API with the highest median in a cell, or null. */
+    static String best(List<Result> rs, String workload, int threads) {
+        String b = null;
+        double bo = Double.NEGATIVE_INFINITY;
         for (String api : BEST) {
-            Result r = find(rs, api, workload, threads);
-            if (r != null && (b == null || r.opsPerSec() > b.opsPerSec())) {
-                b = r;
+            Spread s = ops(rs, api, workload, threads);
+            if (s.n() > 0 && s.median() > bo) {
+                b = api;
+                bo = s.median();
             }
         }
         return b;
+    }
+
+    /** The most runs any cell of any API has. */
+    static int repeats(List<Result> rs) {
+        Map<String, Integer> n = new LinkedHashMap<>();
+        rs.forEach(r -> n.merge(r.api() + " " + r.workload() + " " + r.threads(), 1, Integer::sum));
+        return n.values().stream().mapToInt(Integer::intValue).max().orElse(0);
     }
 
     static String label(String api) {
@@ -254,8 +364,22 @@ public final class FlashReport {
         return String.format(Locale.ROOT, "%+.1f%%", d);
     }
 
-    static String ops(Result r) {
-        return r == null ? "" : String.format(Locale.ROOT, "%,.0f", r.opsPerSec());
+    /** A throughput cell: the median, and with more than one run "±" half the range relative to the median. */
+    static String ops(Spread s) {
+        if (s.n() == 0) {
+            return "";
+        }
+        String m = String.format(Locale.ROOT, "%,.0f", s.median());
+        return s.n() == 1 ? m : m + String.format(Locale.ROOT, " ±%.1f%%", s.halfRangePercent());
+    }
+
+    /** A difference cell: "+2.8%" from the medians, and with more than one paired run the per-repeat range "(-1.0..+6.0)". */
+    static String diff(Spread d) {
+        if (d.n() == 0) {
+            return "";
+        }
+        String m = String.format(Locale.ROOT, "%+.1f%%", d.median());
+        return d.n() == 1 ? m : m + String.format(Locale.ROOT, " (%+.1f..%+.1f)", d.min(), d.max());
     }
 
     /** The (workload, threads) cells present, in the published order. */
@@ -272,7 +396,9 @@ public final class FlashReport {
     }
 
     /**
-     * The results table, shaped like the published one.
+     * The results table, shaped like the published one: per tool the median over the repeats (with
+     * "±" half the range when there are several), differences to C++ from the medians (with the
+     * range of the per-repeat differences).
      *
      * @param rs the results
      * @return Markdown
@@ -283,34 +409,33 @@ public final class FlashReport {
         for (Object[] c : cells(rs)) {
             String w = (String) c[0];
             int t = (Integer) c[1];
-            Result cpp = find(rs, FlashPlan.CPP, w, t);
-            Result rj = find(rs, "rocksjava", w, t);
-            Result best = best(rs, w, t);
-            Result jni = find(rs, "ferry-jni", w, t);
-            Result ffm = find(rs, "ferry-ffm", w, t);
-            double base = cpp == null ? Double.NaN : cpp.opsPerSec();
-            String bestCell = best == null ? (w.equals("fillseq") && rj != null ? "(same put)" : "")
-                    : ops(best) + " (" + best.api().substring("rocksjava-".length()) + ")";
+            boolean cpp = ops(rs, FlashPlan.CPP, w, t).n() > 0;
+            Spread rj = ops(rs, "rocksjava", w, t);
+            String best = best(rs, w, t);
+            Spread jni = ops(rs, "ferry-jni", w, t);
+            Spread ffm = ops(rs, "ferry-ffm", w, t);
+            String bestCell = best == null ? (w.equals("fillseq") && rj.n() > 0 ? "(same put)" : "")
+                    : ops(ops(rs, best, w, t)) + " (" + best.substring("rocksjava-".length()) + ")";
             List<String> ferry = new ArrayList<>();
-            if (jni != null) {
-                ferry.add("JNI " + diff(jni.opsPerSec(), base));
+            if (jni.n() > 0) {
+                ferry.add("JNI " + diff(vsCpp(rs, "ferry-jni", w, t)));
             }
-            if (ffm != null) {
-                ferry.add("FFM " + diff(ffm.opsPerSec(), base));
+            if (ffm.n() > 0) {
+                ferry.add("FFM " + diff(vsCpp(rs, "ferry-ffm", w, t)));
             }
-            String rjDiff = rj == null ? "" : diff(rj.opsPerSec(), base);
+            String rjDiff = rj.n() == 0 ? "" : diff(vsCpp(rs, "rocksjava", w, t));
             if (best != null) {
-                rjDiff += " (best " + diff(best.opsPerSec(), base) + ")";
+                rjDiff += " (best " + diff(vsCpp(rs, best, w, t)) + ")";
             }
-            b.append("| ").append(w).append(" | ").append(t).append(" | ").append(ops(cpp)).append(" | ").append(ops(rj)).append(" | ")
-                    .append(bestCell).append(" | ").append(ops(jni)).append(" | ").append(ops(ffm)).append(" | ")
-                    .append(cpp == null ? "" : String.join(", ", ferry)).append(" | ").append(cpp == null ? "" : rjDiff.strip()).append(" |\n");
+            b.append("| ").append(w).append(" | ").append(t).append(" | ").append(ops(ops(rs, FlashPlan.CPP, w, t))).append(" | ")
+                    .append(ops(rj)).append(" | ").append(bestCell).append(" | ").append(ops(jni)).append(" | ").append(ops(ffm))
+                    .append(" | ").append(cpp ? String.join(", ", ferry) : "").append(" | ").append(cpp ? rjDiff.strip() : "").append(" |\n");
         }
         return b.toString();
     }
 
     /**
-     * The published table beside this run's differences at the published thread count.
+     * The published table beside this run's differences at the published thread count (from the medians).
      *
      * @param rs the results
      * @return Markdown
@@ -320,22 +445,18 @@ public final class FlashReport {
                 + "RocksJava vs C++ | RocksJava best vs C++ | Ferry-JNI vs C++ | Ferry-FFM vs C++ |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (FlashPlan.Published p : FlashPlan.PUBLISHED) {
             int t = p.workload().equals("fillseq") ? 1 : FlashPlan.PUBLISHED_READERS;
-            Result cpp = find(rs, FlashPlan.CPP, p.workload(), t);
-            double base = cpp == null ? Double.NaN : cpp.opsPerSec();
-            Result rj = find(rs, "rocksjava", p.workload(), t);
-            Result best = best(rs, p.workload(), t);
-            Result jni = find(rs, "ferry-jni", p.workload(), t);
-            Result ffm = find(rs, "ferry-ffm", p.workload(), t);
+            String best = best(rs, p.workload(), t);
             b.append("| ").append(p.workload()).append(" (").append(p.label()).append(") | ").append(Report.f(p.rocksJava() / 1e3, 0))
                     .append("K | ").append(Report.f(p.cpp() / 1e3, 0)).append("K | ").append(diff(p.rocksJava(), p.cpp())).append(" | ")
-                    .append(t).append(" | ").append(rj == null ? "" : diff(rj.opsPerSec(), base)).append(" | ")
-                    .append(best == null ? "" : diff(best.opsPerSec(), base)).append(" | ")
-                    .append(jni == null ? "" : diff(jni.opsPerSec(), base)).append(" | ")
-                    .append(ffm == null ? "" : diff(ffm.opsPerSec(), base)).append(" |\n");
+                    .append(t).append(" | ").append(diff(vsCpp(rs, "rocksjava", p.workload(), t))).append(" | ")
+                    .append(best == null ? "" : diff(vsCpp(rs, best, p.workload(), t))).append(" | ")
+                    .append(diff(vsCpp(rs, "ferry-jni", p.workload(), t))).append(" | ")
+                    .append(diff(vsCpp(rs, "ferry-ffm", p.workload(), t))).append(" |\n");
         }
         return b.toString();
     }
 
+    /** Latency percentiles per cell and API; with repeats, each the median over the repeats. */
     static String latencyTable(List<Result> rs) {
         if (rs.stream().allMatch(r -> Double.isNaN(r.p50()))) {
             return "";
@@ -343,17 +464,116 @@ public final class FlashReport {
         StringBuilder b = new StringBuilder("| workload | threads | api | p50 us | p99 us | p99.9 us | max us | micros/op |\n"
                 + "|---|---:|---|---:|---:|---:|---:|---:|\n");
         for (Object[] c : cells(rs)) {
+            String w = (String) c[0];
+            int t = (Integer) c[1];
             for (String api : APIS) {
-                Result r = find(rs, api, (String) c[0], (Integer) c[1]);
-                if (r == null) {
+                if (find(rs, api, w, t).isEmpty()) {
                     continue;
                 }
-                b.append("| ").append(c[0]).append(" | ").append(c[1]).append(" | ").append(label(api)).append(" | ")
-                        .append(Report.f(r.p50(), 2)).append(" | ").append(Report.f(r.p99(), 1)).append(" | ").append(Report.f(r.p999(), 1))
-                        .append(" | ").append(Report.f(r.max(), 0)).append(" | ").append(Report.f(r.microsPerOp(), 2)).append(" |\n");
+                b.append("| ").append(w).append(" | ").append(t).append(" | ").append(label(api)).append(" | ")
+                        .append(Report.f(spread(rs, api, w, t, Result::p50).median(), 2)).append(" | ")
+                        .append(Report.f(spread(rs, api, w, t, Result::p99).median(), 1)).append(" | ")
+                        .append(Report.f(spread(rs, api, w, t, Result::p999).median(), 1)).append(" | ")
+                        .append(Report.f(spread(rs, api, w, t, Result::max).median(), 0)).append(" | ")
+                        .append(Report.f(spread(rs, api, w, t, Result::microsPerOp).median(), 2)).append(" |\n");
             }
         }
         return b.toString();
+    }
+
+    /**
+     * Whether every cell's tools ran in every place equally often, and how far a run's place moved
+     * it: per place, the runs there against their own tool's median in the same cell.
+     *
+     * @param rs the results
+     * @return Markdown (empty with one run per cell)
+     */
+    static String orderSection(List<Result> rs) {
+        if (repeats(rs) < 2) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder("## Order\n\n");
+        List<String> unbalanced = new ArrayList<>();
+        Map<Integer, List<Double>> byPlace = new java.util.TreeMap<>();
+        for (Object[] c : cells(rs)) {
+            String w = (String) c[0];
+            int t = (Integer) c[1];
+            List<String> apis = APIS.stream().filter(a -> !find(rs, a, w, t).isEmpty()).toList();
+            if (!balanced(rs, w, t, apis)) {
+                unbalanced.add(w + " t" + t);
+            }
+            for (String a : apis) {
+                double med = ops(rs, a, w, t).median();
+                for (Result r : find(rs, a, w, t)) {
+                    if (r.position() > 0 && med > 0) {
+                        byPlace.computeIfAbsent(r.position(), k -> new ArrayList<>()).add((r.opsPerSec() / med - 1) * 100);
+                    }
+                }
+            }
+        }
+        b.append("Each repeat runs every tool once per cell; repeat r (from 0) starts at the cell's tool r mod T (C++ first in "
+                + "repeat 0, then the Java APIs in the order given), so over T repeats each tool runs in each place once. ");
+        if (unbalanced.isEmpty()) {
+            b.append("**Balanced**: in every cell each tool ran in each place equally often.\n\n");
+        } else {
+            b.append("**Not balanced** (the repeats are not a multiple of the cell's tools, or runs are missing) in: ")
+                    .append(String.join(", ", unbalanced)).append(". There, order still weighs on the medians.\n\n");
+        }
+        b.append("How much a run's place moved it: each run against its own tool's median in its cell, percent (fillseq's places "
+                + "count its tools, the readers' theirs).\n\n| place | runs | median | min | max |\n|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<Integer, List<Double>> e : byPlace.entrySet()) {
+            Spread s = Spread.of(e.getValue());
+            b.append("| ").append(e.getKey()).append(" | ").append(s.n()).append(" | ")
+                    .append(String.format(Locale.ROOT, "%+.1f%% | %+.1f%% | %+.1f%%", s.median(), s.min(), s.max())).append(" |\n");
+        }
+        return b.append('\n').toString();
+    }
+
+    /** Whether in a cell each of its tools ran in each place 1..T equally often (and every place is known). */
+    static boolean balanced(List<Result> rs, String workload, int threads, List<String> apis) {
+        int t = apis.size();
+        Integer per = null;
+        for (String a : apis) {
+            int[] count = new int[t + 1];
+            for (Result r : find(rs, a, workload, threads)) {
+                if (r.position() < 1 || r.position() > t) {
+                    return false;
+                }
+                count[r.position()]++;
+            }
+            for (int p = 1; p <= t; p++) {
+                if (per == null) {
+                    per = count[p];
+                }
+                if (count[p] != per || count[p] == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Per cell and API: runs, median, min and max ops/s, half range, and the difference to C++ (see {@link #vsCpp}). */
+    static void writeCellsCsv(Path p, List<Result> rs) throws IOException {
+        StringBuilder b = new StringBuilder("workload,threads,api,runs,median_ops_per_sec,min_ops_per_sec,max_ops_per_sec,"
+                + "half_range_pct,vs_cpp_pct,vs_cpp_min_pct,vs_cpp_max_pct\n");
+        for (Object[] c : cells(rs)) {
+            String w = (String) c[0];
+            int t = (Integer) c[1];
+            for (String api : APIS) {
+                Spread s = ops(rs, api, w, t);
+                if (s.n() == 0) {
+                    continue;
+                }
+                Spread d = api.equals(FlashPlan.CPP) ? Spread.NONE : vsCpp(rs, api, w, t);
+                b.append(w).append(',').append(t).append(',').append(api).append(',').append(s.n()).append(',')
+                        .append(Report.f(s.median(), 0)).append(',').append(Report.f(s.min(), 0)).append(',').append(Report.f(s.max(), 0))
+                        .append(',').append(Report.f(s.halfRangePercent(), 2)).append(',')
+                        .append(d.n() == 0 ? "" : Report.f(d.median(), 2)).append(',').append(d.n() == 0 ? "" : Report.f(d.min(), 2))
+                        .append(',').append(d.n() == 0 ? "" : Report.f(d.max(), 2)).append('\n');
+            }
+        }
+        Files.writeString(p, b.toString(), StandardCharsets.UTF_8);
     }
 
     static List<String> charts(Path dir, List<Result> rs) {
@@ -368,10 +588,7 @@ public final class FlashReport {
             List<String> xs = ts.stream().map(t -> t + (t == 1 ? " thread" : " threads")).toList();
             Map<String, List<Double>> thr = new LinkedHashMap<>();
             for (String a : apis) {
-                thr.put(label(a), ts.stream().map(t -> {
-                    Result r = find(wr, a, w, t);
-                    return r == null ? Double.NaN : r.opsPerSec();
-                }).toList());
+                thr.put(label(a), ts.stream().map(t -> ops(wr, a, w, t).median()).toList());
             }
             String name = "chart-flash-" + w + "-throughput.png";
             String failed = BarChart.save(dir.resolve(name), w + ": throughput per thread count (ops/s, higher is better)", "threads",
@@ -394,10 +611,9 @@ public final class FlashReport {
             for (String a : apis) {
                 List<Double> ys = new ArrayList<>();
                 for (int t : ts) {
-                    Result r = find(wr, a, w, t);
-                    ys.add(r == null ? Double.NaN : r.p50());
-                    ys.add(r == null ? Double.NaN : r.p99());
-                    ys.add(r == null ? Double.NaN : r.p999());
+                    ys.add(spread(wr, a, w, t, Result::p50).median());
+                    ys.add(spread(wr, a, w, t, Result::p99).median());
+                    ys.add(spread(wr, a, w, t, Result::p999).median());
                 }
                 lat.put(label(a), ys);
             }
@@ -431,9 +647,11 @@ public final class FlashReport {
         Map<String, String> plan = keyValues(dir.resolve("plan.txt"));
         StringBuilder b = new StringBuilder("# Reproduction: RocksJava Performance on Flash Storage\n\n");
         boolean quick = "quick".equals(plan.get("mode"));
+        int n = repeats(rs);
         if (quick) {
-            b.append("**SMOKE RUN (`--quick`): small data, short runs, one run per cell on a shared machine. It checks that the "
-                    + "reproduction works; its numbers are not a claim. `./ferry reproduce flash --full` measures.**\n\n");
+            b.append("**SMOKE RUN (`--quick`): small data, short runs, ").append(n > 1 ? n + " runs" : "one run")
+                    .append(" per cell on a shared machine. It checks that the reproduction works; its numbers are not a claim. "
+                    + "`./ferry reproduce flash --full` measures.**\n\n");
         }
         b.append("Published: ").append(FlashPlan.SOURCE).append(" (RocksDB wiki, May 2014; 1B keys, 16 B keys, 800 B values, "
                 + "40-core Xeon, flash). Here: the same four workloads with the published db_bench flags (see Flags), on C++ "
@@ -455,7 +673,19 @@ public final class FlashReport {
         b.append('\n');
         b.append("## Results (operations per second; higher is better)\n\n");
         b.append(table(rs)).append('\n');
-        b.append("One run per cell. fillseq: each tool writes its own database (1 writer). The readers read the database C++ "
+        if (n > 1) {
+            b.append(n).append(" runs per cell (`--repeat ").append(n).append("`), every tool once per repeat, the tools' order "
+                    + "rotated between repeats (see Order). Each figure is the tool's median over its runs, \"±\" half the range "
+                    + "(max - min) relative to that median; a difference to C++ is the medians' difference, and in brackets the "
+                    + "smallest and largest difference of a repeat's run to C++'s run of the same repeat. fillseq creates the "
+                    + "database it writes, so every repeat fills a fresh one for each tool (the first C++ fill writes the database "
+                    + "the readers share); the readers of every repeat read that one shared database. ");
+        } else {
+            b.append("One run per cell, the tools in a fixed order (C++ first, then the Java APIs as listed in Commands): the "
+                    + "order is not rotated, so a difference between tools is confounded with their place in the order "
+                    + "(`--repeat N` runs each cell N times in rotated orders). ");
+        }
+        b.append("fillseq: each tool writes its own database (1 writer). The readers read the database C++ "
                 + "db_bench's fillseq wrote (compacted to rest first); readwhilewriting runs on a fresh copy of it each time, with "
                 + "1 writer at 10,000 puts/s beside the readers (its writes are not counted, as published). \"RocksJava\" is the "
                 + "loop RocksJava's users write (`isValid()/key()/value()/next()`, two new arrays per entry; `get(byte[])`); "
@@ -465,9 +695,11 @@ public final class FlashReport {
         b.append("### The published figures, for reference\n\n");
         b.append("Machines differ (40 cores and flash in 2014, this machine below), so compare the ratios, not the figures.\n\n");
         b.append(publishedTable(rs)).append('\n');
+        b.append(orderSection(rs));
         String lat = latencyTable(rs);
         if (!lat.isEmpty()) {
-            b.append("## Latency (`--histogram`, microseconds per operation)\n\n").append(lat).append('\n');
+            b.append("## Latency (`--histogram`, microseconds per operation").append(n > 1 ? "; each the median over the repeats" : "")
+                    .append(")\n\n").append(lat).append('\n');
         }
         if (!charts.isEmpty()) {
             b.append("## Charts\n\n");
@@ -480,7 +712,7 @@ public final class FlashReport {
             b.append(plan.get("why")).append(".\n\n");
         }
         for (String k : List.of("mode", "num", "duration", "seq_reads_total", "workloads", "reader_threads", "cores", "fill_apis",
-                "reader_apis", "data_dir", "data_fs", "free_bytes", "started", "finished", "wall_seconds", "failed_runs")) {
+                "reader_apis", "repeats", "data_dir", "data_fs", "free_bytes", "started", "finished", "wall_seconds", "failed_runs")) {
             if (plan.containsKey(k)) {
                 b.append("- ").append(k).append(": ").append(plan.get(k)).append('\n');
             }
@@ -500,15 +732,22 @@ public final class FlashReport {
             List<String> failed = new ArrayList<>();
             b.append("```\n");
             List<String> lines = Files.readAllLines(tsv);
+            List<String> head = lines.isEmpty() ? List.of() : List.of(lines.get(0).split("\t"));
+            int cols = head.size();
+            int kind = head.indexOf("kind");
+            int exit = head.indexOf("exit");
+            int secs = head.indexOf("seconds");
+            int stem = head.indexOf("stem");
+            int command = head.indexOf("command");
             for (String l : lines.subList(Math.min(1, lines.size()), lines.size())) {
-                String[] f = l.split("\t", 9);
-                if (f.length < 9) {
+                String[] f = l.split("\t", cols);
+                if (f.length < cols || Math.min(Math.min(kind, exit), Math.min(Math.min(secs, stem), command)) < 0) {
                     continue;
                 }
-                b.append("# ").append(f[7]).append(" (").append(f[1].toLowerCase(Locale.ROOT)).append(", exit ").append(f[5]).append(", ")
-                        .append(f[6]).append(" s)\n").append(f[8]).append("\n");
-                if (!f[5].equals("0")) {
-                    failed.add(f[7] + " exited with " + f[5]);
+                b.append("# ").append(f[stem]).append(" (").append(f[kind].toLowerCase(Locale.ROOT)).append(", exit ").append(f[exit])
+                        .append(", ").append(f[secs]).append(" s)\n").append(f[command]).append("\n");
+                if (!f[exit].equals("0")) {
+                    failed.add(f[stem] + " exited with " + f[exit]);
                 }
             }
             b.append("```\n\n");

@@ -183,10 +183,103 @@ class FlashPlanTest {
         assertEquals(List.of(FlashPlan.CPP, "rocksjava", "rocksjava-reuse", "ferry-jni", "ferry-ffm"),
                 rest.subList(0, 5).stream().map(FlashPlan.Run::api).toList());
         assertEquals(runs.size(), runs.stream().map(FlashPlan.Run::stem).distinct().count(), "one raw file per run");
+        assertEquals("01-fillseq-t1-cpp-r1p1", first.stem(), "a measured run's stem names its repeat and place");
+        assertEquals("02-waitforcompaction-t1-cpp", runs.get(1).stem(), "a preparation step has no place");
+        assertEquals(List.of(2, 3, 4), runs.subList(2, 5).stream().map(FlashPlan.Run::position).toList(), "fills after C++'s");
+        assertTrue(runs.stream().allMatch(r -> r.repeat() == 1));
 
         List<FlashPlan.Run> only = FlashPlan.runs(SIZES, 2, data, List.of("ferry-jni"), List.of("ferry-jni"), List.of("readrandom"), List.of(1));
         assertEquals(FlashPlan.Kind.PREPARE, only.get(0).kind(), "the C++ fill always makes the shared database");
         assertEquals(4, only.size());
+    }
+
+    @Test
+    void rotationPutsEachToolInEachPlaceOnceOverTRepeats() {
+        List<String> tools = List.of(FlashPlan.CPP, "rocksjava", "rocksjava-reuse", "ferry-jni", "ferry-ffm");
+        int t = tools.size();
+        assertEquals(tools, FlashPlan.order(tools, 0), "repeat 0 is the order of a single run, C++ first");
+        assertEquals(List.of("rocksjava", "rocksjava-reuse", "ferry-jni", "ferry-ffm", FlashPlan.CPP), FlashPlan.order(tools, 1));
+        int[][] count = new int[t][t];
+        for (int r = 0; r < t; r++) {
+            List<String> o = FlashPlan.order(tools, r);
+            assertEquals(Set.copyOf(tools), Set.copyOf(o), "every tool runs once in a repeat");
+            assertEquals(tools.get(r), o.get(0), "repeat r starts at tool r");
+            for (int p = 0; p < t; p++) {
+                count[tools.indexOf(o.get(p))][p]++;
+            }
+        }
+        for (int i = 0; i < t; i++) {
+            for (int p = 0; p < t; p++) {
+                assertEquals(1, count[i][p], tools.get(i) + " in place " + (p + 1));
+            }
+        }
+        assertEquals(FlashPlan.order(tools, 2), FlashPlan.order(tools, 2 + t), "repeat r and r + T run in the same order");
+    }
+
+    @Test
+    void repeatsRunEveryCellOncePerRepeatInRotatedOrderOnTheSameDatabase() {
+        Path data = Path.of("/data");
+        List<String> fillApis = List.of("rocksjava", "ferry-jni");
+        List<String> readers = List.of("ferry-jni", "ferry-ffm");
+        int repeats = 3;
+        List<FlashPlan.Run> runs = FlashPlan.runs(SIZES, 2, data, fillApis, readers, FlashPlan.WORKLOADS, List.of(1, 2), repeats);
+        assertEquals(repeats * (3 + 3 * 2 * 3) + 1, runs.size(), "per repeat 3 fills and 3 readers x 2 thread counts x 3 tools; "
+                + "one preparation step");
+        assertEquals(1, runs.stream().filter(r -> r.kind() == FlashPlan.Kind.PREPARE).count(), "the shared database is made once");
+        assertEquals(runs.size(), runs.stream().map(FlashPlan.Run::stem).distinct().count(), "one raw file per run");
+        for (int i = 0; i < runs.size(); i++) {
+            assertEquals(i + 1, runs.get(i).index());
+        }
+        List<FlashPlan.Run> measured = runs.stream().filter(r -> r.kind() == FlashPlan.Kind.MEASURE).toList();
+        // every (workload, threads) cell: each tool once per repeat, in each place once over the 3 repeats
+        Map<String, Map<String, Set<Integer>>> places = new java.util.TreeMap<>();
+        for (FlashPlan.Run r : measured) {
+            assertTrue(r.stem().endsWith("-r" + r.repeat() + "p" + r.position()), r.stem());
+            places.computeIfAbsent(r.workload() + " t" + r.threads(), k -> new java.util.TreeMap<>())
+                    .computeIfAbsent(r.api(), k -> new java.util.TreeSet<>()).add(r.position() * 10 + r.repeat());
+        }
+        assertEquals(7, places.size(), "fillseq t1 and 3 readers x 2 thread counts");
+        for (Map.Entry<String, Map<String, Set<Integer>>> cell : places.entrySet()) {
+            assertEquals(3, cell.getValue().size(), cell.getKey() + ": C++ and 2 Java APIs");
+            for (Map.Entry<String, Set<Integer>> tool : cell.getValue().entrySet()) {
+                Set<Integer> ps = new HashSet<>();
+                Set<Integer> rs = new HashSet<>();
+                tool.getValue().forEach(x -> {
+                    ps.add(x / 10);
+                    rs.add(x % 10);
+                });
+                assertEquals(Set.of(1, 2, 3), ps, cell.getKey() + " " + tool.getKey() + ": each place once");
+                assertEquals(Set.of(1, 2, 3), rs, cell.getKey() + " " + tool.getKey() + ": once per repeat");
+            }
+        }
+        // repeats run one after the other, each a whole pass over the cells
+        for (int i = 1; i < measured.size(); i++) {
+            assertTrue(measured.get(i).repeat() >= measured.get(i - 1).repeat(), measured.get(i).stem());
+        }
+        // fillseq: repeat 1's C++ fill makes the shared database; every other fill writes a fresh database of its own
+        for (FlashPlan.Run r : measured) {
+            if (r.workload().equals("fillseq")) {
+                boolean sharedFill = r.repeat() == 1 && r.api().equals(FlashPlan.CPP);
+                assertEquals(sharedFill ? data.resolve("shared") : data.resolve("fill"), r.db(), r.stem());
+                assertEquals("fresh", r.dbSetup(), r.stem());
+            } else {
+                boolean rww = r.workload().equals("readwhilewriting");
+                assertEquals(rww ? data.resolve("rww") : data.resolve("shared"), r.db(), "the readers of every repeat read the same data");
+                assertEquals(rww ? "copy" : "shared", r.dbSetup(), r.stem());
+            }
+        }
+        FlashPlan.Run fill2 = measured.stream().filter(r -> r.repeat() == 2 && r.workload().equals("fillseq")).findFirst().orElseThrow();
+        assertEquals("rocksjava", fill2.api(), "repeat 2 starts at the second tool");
+        List<FlashPlan.Run> rr3 = measured.stream().filter(r -> r.repeat() == 3 && r.workload().equals("readrandom") && r.threads() == 1).toList();
+        assertEquals(List.of("ferry-ffm", FlashPlan.CPP, "ferry-jni"), rr3.stream().map(FlashPlan.Run::api).toList());
+        assertEquals(List.of(1, 2, 3), rr3.stream().map(FlashPlan.Run::position).toList());
+
+        List<FlashPlan.Run> readOnly = FlashPlan.runs(SIZES, 2, data, fillApis, readers, List.of("readseq"), List.of(1), 2);
+        assertEquals(2 + 2 * 3, readOnly.size(), "without fillseq: the C++ fill and its compaction once, then 2 repeats of 3 tools");
+        assertEquals(FlashPlan.Kind.PREPARE, readOnly.get(0).kind());
+        assertEquals(0, readOnly.get(0).position());
+        assertThrows(IllegalArgumentException.class,
+                () -> FlashPlan.runs(SIZES, 2, data, fillApis, readers, FlashPlan.WORKLOADS, List.of(1), 0));
     }
 
     @Test
@@ -226,12 +319,12 @@ class FlashPlanTest {
     @Test
     void commandsAreQuotedForTheShell() {
         assertEquals("java --a=1 '--benchmarks=readseq[X1-W1]' 'it'\\''s'", FlashRun.shell(List.of("java", "--a=1", "--benchmarks=readseq[X1-W1]", "it's")));
-        FlashPlan.Run r = new FlashPlan.Run(7, FlashPlan.Kind.MEASURE, "ferry-ffm", "readseq", 2, List.of("--num=5"), DB, "shared");
+        FlashPlan.Run r = new FlashPlan.Run(7, FlashPlan.Kind.MEASURE, "ferry-ffm", "readseq", 2, List.of("--num=5"), DB, "shared", 2, 3);
         List<String> cmd = FlashRun.command(r, "java", "b.jar", Path.of("/cache/db_bench"), Path.of("/out"));
         assertTrue(cmd.contains("-Djava.library.path=/cache"), "Java loads the engine file beside C++ db_bench: " + cmd);
         assertTrue(cmd.contains("--api=ferry-ffm"));
-        assertEquals("--json=/out/raw/07-readseq-t2-ferry-ffm.jsonl", cmd.get(cmd.size() - 1));
-        FlashPlan.Run c = new FlashPlan.Run(1, FlashPlan.Kind.MEASURE, FlashPlan.CPP, "fillseq", 1, List.of("--num=5"), DB, "fresh");
+        assertEquals("--json=/out/raw/07-readseq-t2-ferry-ffm-r2p3.jsonl", cmd.get(cmd.size() - 1));
+        FlashPlan.Run c = new FlashPlan.Run(1, FlashPlan.Kind.MEASURE, FlashPlan.CPP, "fillseq", 1, List.of("--num=5"), DB, "fresh", 1, 1);
         List<String> cc = FlashRun.command(c, "java", "b.jar", Path.of("/cache/db_bench"), Path.of("/out"));
         assertTrue(cc.contains("-Dferry.dbbench.cpp=/cache/db_bench") && cc.contains("dev.ferry.bench.dbbench.CppDbBench"), cc.toString());
     }

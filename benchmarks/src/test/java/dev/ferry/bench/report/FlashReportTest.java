@@ -92,16 +92,21 @@ class FlashReportTest {
 
         List<String> csv = Files.readAllLines(dir.resolve("summary.csv"));
         assertEquals("tool,api,workload,threads,ops_per_sec,micros_per_op,p50_us,p99_us,p99_9_us,max_us,operations,seconds,"
-                + "engine_path,engine_sha256,raw", csv.get(0));
+                + "engine_path,engine_sha256,raw,repeat,position", csv.get(0));
         assertEquals(15, csv.size(), "14 results, warm-ups left out: " + csv);
         assertTrue(csv.contains("cpp-db_bench,c++,readwhilewriting,32,336000,98.214,90.00,5.56,1900.00,35244,1000,2.500," + ENGINE + ","
-                + SHA + ",raw/20-readwhilewriting-t32-cpp.txt"), "readers without the writer; C++ percentiles: " + csv);
+                + SHA + ",raw/20-readwhilewriting-t32-cpp.txt,1,0"), "readers without the writer; C++ percentiles; a stem without "
+                + "a place is repeat 1, place unknown: " + csv);
         assertTrue(csv.contains("java-dbbench,rocksjava,fillseq,1,369000,2.710,2.31,62.43,1300.00,4177,4000,0.011," + ENGINE + "," + SHA
-                + ",raw/03-fillseq-t1-rocksjava.txt"), "Java's write percentiles: " + csv);
+                + ",raw/03-fillseq-t1-rocksjava.txt,1,0"), "Java's write percentiles: " + csv);
         assertTrue(csv.stream().anyMatch(l -> l.startsWith("cpp-db_bench,c++,readseq,32,6840000,")), "the run, not the warm-up");
 
         String md = Files.readString(dir.resolve("report.md"));
         assertTrue(md.contains("SMOKE RUN"), "quick runs say so");
+        assertTrue(md.contains("One run per cell, the tools in a fixed order") && md.contains("the order is not rotated"),
+                "a single repeat says its order is fixed: " + md);
+        assertFalse(md.contains("## Order"), "no rotation to report");
+        assertTrue(Files.readAllLines(dir.resolve("cells.csv")).contains("readrandom,32,ferry-ffm,1,301500,301500,301500,0.00,-0.50,-0.50,-0.50"));
         assertTrue(md.contains("**MATCH**"), md);
         assertFalse(md.contains("MISMATCH"));
         assertTrue(md.contains("| workload | threads | C++ | RocksJava | RocksJava best | Ferry-JNI | Ferry-FFM | Ferry vs C++ | RocksJava vs C++ |"));
@@ -135,6 +140,86 @@ class FlashReportTest {
         assertTrue(md.contains("# WARNING: ENGINE MISMATCH"), md);
         assertTrue(md.indexOf("ENGINE MISMATCH") < md.indexOf("## Results"), "at the top");
         assertTrue(md.contains("2 different SHA-256s"), md);
+    }
+
+    @Test
+    void spreadIsMedianMinAndMax() {
+        FlashReport.Spread odd = FlashReport.Spread.of(List.of(30.0, 10.0, 20.0));
+        assertEquals(new FlashReport.Spread(20, 10, 30, 3), odd);
+        assertEquals(50.0, odd.halfRangePercent(), 1e-9, "(30 - 10) / 2 of 20");
+        assertEquals(new FlashReport.Spread(25, 10, 40, 4), FlashReport.Spread.of(List.of(40.0, 10.0, 30.0, 20.0)),
+                "an even count: the mean of the middle two");
+        assertEquals(new FlashReport.Spread(7, 7, 7, 1), FlashReport.Spread.of(List.of(Double.NaN, 7.0)), "NaN left out");
+        assertEquals(0.0, FlashReport.Spread.of(List.of(7.0)).halfRangePercent());
+        assertEquals(0, FlashReport.Spread.of(List.of()).n());
+        assertTrue(Double.isNaN(FlashReport.Spread.of(List.of()).halfRangePercent()));
+    }
+
+    /** A stem as FlashRun names a measured run. */
+    private static String stem(int index, String w, int t, String api, int repeat, int place) {
+        return String.format(Locale.ROOT, "%02d-%s-t%d-%s-r%dp%d", index, w, t, api.equals("c++") ? "cpp" : api, repeat, place);
+    }
+
+    /** readrandom at 1 thread, C++, Ferry-JNI and Ferry-FFM, rotated over 3 repeats: r1 C++ JNI FFM, r2 JNI FFM C++, r3 FFM C++ JNI. */
+    private void cannedRepeats(int repeats) throws IOException {
+        List<String> tools = List.of("c++", "ferry-jni", "ferry-ffm");
+        double[][] ops = { // per tool, per repeat
+            {1000, 1100, 900},
+            {950, 1210, 990},
+            {1020, 1000, 1100}};
+        int index = 3;
+        StringBuilder tsv = new StringBuilder("index\tkind\tapi\tworkload\tthreads\trepeat\tposition\texit\tseconds\tstem\tcommand\n");
+        for (int r = 0; r < repeats; r++) {
+            for (int p = 0; p < 3; p++) {
+                String api = tools.get((r + p) % 3);
+                double v = ops[tools.indexOf(api)][r];
+                String st = stem(index, "readrandom", 1, api, r + 1, p + 1);
+                write(st, api.equals("c++") ? cpp("readrandom", "run", v, 1, "read", 300 + r, ENGINE, SHA)
+                        : java(api, "readrandom", "run", v, 1, "read", 300 + r, ENGINE, SHA));
+                tsv.append(index).append("\tMEASURE\t").append(api).append("\treadrandom\t1\t").append(r + 1).append('\t').append(p + 1)
+                        .append("\t0\t9.0\t").append(st).append("\tjava -cp b.jar ").append(api).append('\n');
+                index++;
+            }
+        }
+        Files.writeString(dir.resolve("runs.tsv"), tsv.toString());
+        Files.writeString(dir.resolve("plan.txt"), "mode: full\nnum: 300000\nduration: 8\nrepeats: " + repeats + "\n");
+    }
+
+    @Test
+    void repeatsReportMediansSpreadsAndDifferencesFromTheMedians() throws IOException {
+        cannedRepeats(3);
+        FlashReport.main(new String[] {dir.toString()});
+        String md = Files.readString(dir.resolve("report.md"));
+        // C++ 900/1000/1100: median 1,000, ±10%; JNI 950/990/1210: median 990, ±13.1%; FFM 1000/1020/1100: median 1,020, ±4.9%.
+        // Per repeat against C++: JNI -5.0, +10.0, +10.0 (r1 950/1000, r2 1210/1100, r3 990/900); FFM +2.0, -9.1, +22.2
+        assertTrue(md.contains("| readrandom | 1 | 1,000 ±10.0% |  |  | 990 ±13.1% | 1,020 ±4.9% | JNI -1.0% (-5.0..+10.0), "
+                + "FFM +2.0% (-9.1..+22.2) |  |"), md);
+        assertTrue(md.contains("3 runs per cell (`--repeat 3`)"), md);
+        assertFalse(md.contains("the order is not rotated"));
+        assertTrue(md.contains("## Order") && md.contains("**Balanced**"), md);
+        // place 1: C++ r1 1000 (0%), JNI r2 1210 (+22.2% of 990), FFM r3 1100 (+7.8% of 1020)
+        assertTrue(md.contains("| 1 | 3 | +7.8% | +0.0% | +22.2% |"), md);
+        assertTrue(md.contains("| readrandom | 1 | Ferry-JNI | 301.00 |"), "latency: the median of 300, 301, 302: " + md);
+        assertTrue(md.contains("# 05-readrandom-t1-ferry-ffm-r1p3 (measure, exit 0, 9.0 s)"), "commands from the new runs.tsv: " + md);
+        assertTrue(md.contains("- repeats: 3"), md);
+        assertTrue(md.contains("librocksdbjni-linux64.so sha256 " + SHA + " (6 runs)"), "the engine check counts every repeat: " + md);
+        List<String> cells = Files.readAllLines(dir.resolve("cells.csv"));
+        assertEquals("workload,threads,api,runs,median_ops_per_sec,min_ops_per_sec,max_ops_per_sec,half_range_pct,vs_cpp_pct,"
+                + "vs_cpp_min_pct,vs_cpp_max_pct", cells.get(0));
+        assertTrue(cells.contains("readrandom,1,c++,3,1000,900,1100,10.00,,,"), cells.toString());
+        assertTrue(cells.contains("readrandom,1,ferry-jni,3,990,950,1210,13.13,-1.00,-5.00,10.00"), cells.toString());
+        List<String> csv = Files.readAllLines(dir.resolve("summary.csv"));
+        assertTrue(csv.stream().anyMatch(l -> l.startsWith("java-dbbench,ferry-jni,readrandom,1,1210,") && l.endsWith(
+                ",raw/06-readrandom-t1-ferry-jni-r2p1.txt,2,1")), "every run keeps its repeat and place: " + csv);
+    }
+
+    @Test
+    void repeatsFewerThanTheToolsAreNotBalanced() throws IOException {
+        cannedRepeats(2);
+        FlashReport.main(new String[] {dir.toString()});
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.contains("**Not balanced**") && md.contains("in: readrandom t1."), md);
+        assertTrue(md.contains("| readrandom | 1 | 1,050 ±4.8% |"), "median of two: their mean: " + md);
     }
 
     private static FlashReport.Result r(String api, String path, String sha) {
