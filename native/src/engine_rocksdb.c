@@ -73,7 +73,7 @@ static int bind_engine(plat_lib *h, const char *path, ferry_error *err)
     RDB_API_FUNCS(RDB_RESOLVE)
 #undef RDB_RESOLVE
 #define RDB_RESOLVE_OPTIONAL(name, ret, params) \
-    p = dlsym(h, "rocksdb_" #name); \
+    p = plat_lib_sym(h, "rocksdb_" #name); \
     memcpy(&t.name, &p, sizeof p);
     RDB_API_OPTIONAL_FUNCS(RDB_RESOLVE_OPTIONAL)
 #undef RDB_RESOLVE_OPTIONAL
