@@ -414,7 +414,8 @@ FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, siz
  *       store wait until the copy is done.
  * @note Thread-safe; reads and writes go on meanwhile.
  * @return FERRY_OK, FERRY_EINVAL (empty dir, unknown flags, COMPACT on RocksDB), FERRY_EEXISTS (dir
- *         exists), FERRY_ENOTSUP (the RocksDB library has no checkpoints), FERRY_EREADERSFULL,
+ *         exists), FERRY_ENOTSUP (a RocksDB store opened read-only: RocksDB would copy it without
+ *         the writes still in its log; or a RocksDB library without checkpoints), FERRY_EREADERSFULL,
  *         engine codes (e.g. FERRY_EIO: the parent directory is missing). A failed LMDB copy removes
  *         what it created.
  */
@@ -450,7 +451,8 @@ FERRY_EXPORT int ferry_backups_close(ferry_backups *b);
 /**
  * @brief Back up a RocksDB store (its memtables flushed first), as a new backup.
  * @param[out] id_out the new backup's id.
- * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (an LMDB store: use ferry_checkpoint), engine codes.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (an LMDB store: use ferry_checkpoint; a store opened
+ *         read-only, as for ferry_checkpoint), engine codes.
  */
 FERRY_EXPORT int ferry_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
 

@@ -943,6 +943,14 @@ static int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t kle
 /* ------------------------------------------------------------------ */
 /* Checkpoints                                                         */
 
+/* RocksDB copies a read-only database without the writes its log replayed into memory (it can
+ * neither flush them nor copies that log): such a copy would silently lack them, so it is refused. */
+static int read_only_copy(ferry_error *err, const char *what)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "a %s of a RocksDB store opened read-only is not supported: RocksDB would "
+                      "leave out the writes still in its log; open the store writable", what);
+}
+
 /* A checkpoint with every family flushed first (log_size_for_flush 0): table files hard-linked
  * where the file system allows, the live WAL and MANIFEST copied, all at one sequence number. */
 static int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
@@ -950,6 +958,7 @@ static int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry
     if (flags & FERRY_CHECKPOINT_COMPACT)
         return ferry_fail(err, FERRY_EINVAL, 0, "FERRY_CHECKPOINT_COMPACT is an LMDB option (MDB_CP_COMPACT): a RocksDB "
                           "checkpoint hard-links its table files and has nothing to compact");
+    if (s->read_only) return read_only_copy(err, "checkpoint");
     if (!R.checkpoint_object_create || !R.checkpoint_create || !R.checkpoint_object_destroy)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no checkpoints (rocksdb_checkpoint_create missing)", g_path);
     char *e = NULL;
@@ -1159,6 +1168,7 @@ static uint32_t latest_id(ferry_backups *b)
 
 int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err)
 {
+    if (s->read_only) return read_only_copy(err, "backup");
     char *e = NULL;
     pthread_mutex_lock(&b->lock);
     R.backup_engine_create_new_backup_flush(b->be, STORE(s)->db, 1, &e);

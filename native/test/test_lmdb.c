@@ -1488,6 +1488,21 @@ static void test_checkpoint(void)
     }
     EQ(ferry_backups_create(NULL, s, &cf, &err), FERRY_EINVAL);
     EQ(ferry_store_close(s), FERRY_OK);
+    /* a read-only environment is copied too */
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    o[FERRY_OPT_READ_ONLY] = 1;
+    int rc;
+    s = open_with("ckpt-src", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (!s) return;
+    EQ(ferry_checkpoint(s, dir_of("ckpt-ro"), 0, &err), FERRY_OK);
+    EQ(ferry_store_close(s), FERRY_OK);
+    ferry_store *c = open_store("ckpt-ro");
+    char buf[32];
+    EQ(get_s(c, NULL, 0, "a", buf, sizeof buf), 5);
+    CHECK(strcmp(buf, "later") == 0, "read-only copy: a = '%s'", buf);
+    EQ(ferry_store_close(c), FERRY_OK);
 }
 
 int main(int argc, char **argv)

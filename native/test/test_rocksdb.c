@@ -1030,6 +1030,19 @@ static void test_checkpoint(void)
         CHECK_RC(ferry_store_close(c), FERRY_OK);
     }
     CHECK_RC(ferry_store_close(s), FERRY_OK);
+    /* read-only: RocksDB would copy without the writes its log replayed into memory */
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_READ_ONLY] = 1;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ckpt-src"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    if (!s) return;
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-ro"), 0, &err), FERRY_ENOTSUP);
+    ferry_backups *b = NULL;
+    CHECK_RC(ferry_backups_open(dir("ckpt-ro-bk"), &b, &err), FERRY_OK);
+    uint32_t id;
+    if (b) CHECK_RC(ferry_backups_create(b, s, &id, &err), FERRY_ENOTSUP);
+    ferry_backups_close(b);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
 
 /* Backups: create two, list them, restore each into a fresh directory, purge to the newest. */

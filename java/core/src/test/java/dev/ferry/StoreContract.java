@@ -1933,6 +1933,29 @@ public abstract class StoreContract {
         assertFalse(java.nio.file.Files.exists(dir.resolve("copy")));
     }
 
+    /** LMDB copies a read-only store; RocksDB would copy it without the writes still in its log: refused. */
+    @Test
+    void checkpointOfAReadOnlyStoreIsLmdbsOnly() throws Exception {
+        store.put(b("k"), b("v"));
+        store.close();
+        store = Store.open(dir.resolve("db"), options().readOnly(true));
+        if (options().engine() == Engine.ROCKSDB) {
+            FerryException e = assertThrows(FerryException.NotSupported.class, () -> store.checkpoint(dir.resolve("copy")));
+            assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+            assertFalse(java.nio.file.Files.exists(dir.resolve("copy")));
+            try (Backups backups = Backups.open(dir.resolve("backups"), options().binding)) {
+                assertThrows(FerryException.NotSupported.class, () -> backups.create(store));
+            }
+            return;
+        }
+        store.checkpoint(dir.resolve("copy"));
+        try (Store cp = Store.open(dir.resolve("copy"), options())) {
+            assertEquals("v", s(cp.get(b("k"))));
+            cp.put(b("k"), b("w"));
+        }
+        assertEquals("v", s(store.get(b("k"))));
+    }
+
     @Test
     void checkpointFromAnotherThreadWorks() throws Exception {
         store.put(b("k"), b("v"));
