@@ -1956,6 +1956,30 @@ public abstract class StoreContract {
         assertEquals("v", s(store.get(b("k"))));
     }
 
+    /** RocksDB without its write-ahead log: the checkpoint's and the backup's flushes carry the writes. */
+    @Test
+    void checkpointAndBackupWithoutTheWalHoldEveryFamily() throws Exception {
+        if (options().engine() != Engine.ROCKSDB) {
+            return; // wal(false) is a RocksDB option; LMDB has no log
+        }
+        store.close();
+        store = Store.open(dir.resolve("nowal"), options().wal(false));
+        ColumnFamily a = store.createColumnFamily("a");
+        store.put(b("k"), b("v"));
+        store.put(a, b("ka"), b("va"));
+        store.checkpoint(dir.resolve("copy"));
+        try (Backups backups = Backups.open(dir.resolve("backups"), options().binding)) {
+            backups.create(store);
+            backups.restoreLatest(dir.resolve("restored"));
+        }
+        for (String d : List.of("copy", "restored")) {
+            try (Store cp = Store.open(dir.resolve(d), options())) {
+                assertEquals("v", s(cp.get(b("k"))), d);
+                assertEquals("va", s(cp.get(cp.columnFamily("a").orElseThrow(), b("ka"))), d);
+            }
+        }
+    }
+
     @Test
     void checkpointFromAnotherThreadWorks() throws Exception {
         store.put(b("k"), b("v"));
