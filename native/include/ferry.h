@@ -416,8 +416,8 @@ FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, siz
  * @return FERRY_OK, FERRY_EINVAL (empty dir, unknown flags, COMPACT on RocksDB), FERRY_EEXISTS (dir
  *         exists), FERRY_ENOTSUP (a RocksDB store opened read-only: RocksDB would copy it without
  *         the writes still in its log; or a RocksDB library without checkpoints), FERRY_EREADERSFULL,
- *         engine codes (e.g. FERRY_EIO: the parent directory is missing). A failed LMDB copy removes
- *         what it created.
+ *         engine codes (e.g. FERRY_EIO: the parent directory is missing or not searchable). A failed
+ *         LMDB copy removes what it created.
  */
 FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
 /**@}*/

@@ -394,9 +394,11 @@ int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_erro
     if (flags & ~(uint32_t)FERRY_CHECKPOINT_COMPACT)
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown checkpoint flags 0x%x", flags);
     struct stat st;
-    if (stat(dir, &st) == 0 || errno != ENOENT)
+    if (stat(dir, &st) == 0)
         return ferry_fail(err, FERRY_EEXISTS, 0, "checkpoint directory %s exists: a checkpoint is written into a new "
                           "directory", dir);
+    if (errno != ENOENT)
+        return ferry_fail(err, FERRY_EIO, errno, "checkpoint directory %s: %s", dir, strerror(errno));
     return s->ops->checkpoint(s, dir, flags, err);
 }
 

@@ -1469,6 +1469,9 @@ static void test_checkpoint(void)
     EQ(ferry_checkpoint(s, dir_of("ckpt-plain"), 0, &err), FERRY_EEXISTS);
     EQ(ferry_checkpoint(s, dir_of("ckpt-compact"), FERRY_CHECKPOINT_COMPACT, &err), FERRY_OK);
     EQ(ferry_checkpoint(s, dir_of("no-parent/ckpt"), 0, &err), FERRY_EIO);
+    FILE *f = fopen(dir_of("a-file"), "w");
+    if (f) fclose(f);
+    EQ(ferry_checkpoint(s, dir_of("a-file/ckpt"), 0, &err), FERRY_EIO); /* ENOTDIR: not "exists" */
     struct stat st;
     CHECK(stat(dir_of("no-parent"), &st) != 0, "a failed checkpoint left a directory");
     EQ(put_s(s, 0, "a", "later"), FERRY_OK);

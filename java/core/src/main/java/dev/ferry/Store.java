@@ -725,8 +725,9 @@ public final class Store implements AutoCloseable {
 
     /**
      * Writes a consistent point-in-time copy of the store into a new directory, which then opens
-     * as a store of the same engine with every column family. Reads and writes go on meanwhile;
-     * the copy holds no write that returned after this call began.
+     * as a store of the same engine with every column family. Reads and writes go on meanwhile:
+     * the copy holds every write that returned before this call and none that began after it
+     * returned.
      *
      * <p>RocksDB: a checkpoint after a flush of every family: table files are hard links where
      * {@code dir} is on the store's file system (else copies), the log and manifest are copied; one
