@@ -394,6 +394,95 @@ FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, siz
                                    void *page, size_t cap, uint32_t max_entries, ferry_error *err);
 
 /* ------------------------------------------------------------------ */
+/** @name Checkpoints
+ * A checkpoint is a consistent point-in-time copy of a store in a new directory, which opens as
+ * a store of the same engine with every column family.
+ */
+/**@{*/
+#define FERRY_CHECKPOINT_COMPACT 0x1 /**< LMDB: copy with MDB_CP_COMPACT (free pages left out, pages
+                                          renumbered); RocksDB refuses it with FERRY_EINVAL */
+
+/**
+ * @brief Write a consistent point-in-time copy of the store into a new directory.
+ * @param[in] dir the directory to create, NUL-terminated UTF-8; it must not exist (its parent must).
+ * @param[in] flags 0 or FERRY_CHECKPOINT_COMPACT (LMDB only).
+ * @note RocksDB: rocksdb_checkpoint_create after a flush of every family: table files are hard
+ *       links where dir is on the same file system (else copies), the WAL and MANIFEST are copied.
+ *       The state is that of one point in time across all families while the write-ahead log is on
+ *       (with it off, each family holds what its flush captured). LMDB: mdb_env_copy2 into
+ *       dir/data.mdb, a copy of one read transaction; with FERRY_CHECKPOINT_COMPACT writers of this
+ *       store wait until the copy is done.
+ * @note Thread-safe; reads and writes go on meanwhile.
+ * @return FERRY_OK, FERRY_EINVAL (empty dir, unknown flags, COMPACT on RocksDB), FERRY_EEXISTS (dir
+ *         exists), FERRY_ENOTSUP (a RocksDB store opened read-only: RocksDB would copy it without
+ *         the writes still in its log; or a RocksDB library without checkpoints), FERRY_EREADERSFULL,
+ *         engine codes (e.g. FERRY_EIO: the parent directory is missing or not searchable). A failed
+ *         LMDB copy removes what it created.
+ */
+FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Backups (RocksDB)
+ * RocksDB's backup engine over a backup directory: incremental backups (table files shared
+ * between backups), listed, restored and purged by id. Backup ids start at 1 and grow. LMDB has no
+ * backup engine: ferry_backups_create on an LMDB store fails with FERRY_ENOTSUP (use
+ * ferry_checkpoint). Engines without the backup C API (custom builds) give FERRY_ENOTSUP.
+ * Threading: a ferry_backups may be used from many threads; its calls run one at a time.
+ */
+/**@{*/
+typedef struct ferry_backups ferry_backups;
+
+/** Bytes of one backup record written by ferry_backups_list: u32 id; u32 number of files;
+ *  i64 timestamp (seconds since the epoch); u64 size in bytes; native-endian. */
+#define FERRY_BACKUP_INFO_SIZE 24
+
+/**
+ * @brief Open (creating it when missing) a RocksDB backup directory.
+ * @param[in] dir the backup directory, NUL-terminated UTF-8.
+ * @param[out] out the handle; release with ferry_backups_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP, engine codes.
+ */
+FERRY_EXPORT int ferry_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
+
+/** @brief Close a backup directory handle. NULL is ignored. @return FERRY_OK */
+FERRY_EXPORT int ferry_backups_close(ferry_backups *b);
+
+/**
+ * @brief Back up a RocksDB store (its memtables flushed first), as a new backup.
+ * @param[out] id_out the new backup's id.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (an LMDB store: use ferry_checkpoint; a store opened
+ *         read-only, as for ferry_checkpoint), engine codes.
+ */
+FERRY_EXPORT int ferry_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
+
+/**
+ * @brief List the backups, oldest first.
+ * @param[out] dst receives min(count, cap / FERRY_BACKUP_INFO_SIZE) records.
+ * @param[out] count_out the number of backups.
+ * @return FERRY_OK, FERRY_EINVAL.
+ */
+FERRY_EXPORT int ferry_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err);
+
+/**
+ * @brief Restore a backup into a database directory.
+ * @param[in] id the backup's id, or 0 for the latest backup.
+ * @param[in] db_dir the directory to restore into: missing or empty (restoring replaces the files
+ *            of a database there, so Ferry refuses a directory that holds any), and its parent must exist.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EEXISTS (db_dir holds files), FERRY_NOTFOUND (no such
+ *         backup, or no backup at all), engine codes.
+ */
+FERRY_EXPORT int ferry_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
+
+/**
+ * @brief Delete all backups but the newest keep ones.
+ * @param[in] keep backups to keep (0 deletes every backup).
+ * @return FERRY_OK, FERRY_EINVAL, engine codes.
+ */
+FERRY_EXPORT int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
 /** @name RocksJava interop
  * Ferry's page-based cursors and point calls over the objects a RocksJava (org.rocksdb)
  * application already holds. The handles are the values of RocksJava's getNativeHandle():

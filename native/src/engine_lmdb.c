@@ -1424,7 +1424,50 @@ static int lmdb_close(ferry_store *s)
     return FERRY_OK;
 }
 
+/* ------------------------------------------------------------------ checkpoint */
+
+/* Copy the environment into dir/data.mdb with mdb_env_copy2, creating dir first. The copy reads
+ * through its own read transaction, counted as live so that an auto-grow does not remap under it.
+ * A plain copy begins that transaction under LMDB's writer mutex; a compacting copy begins it
+ * unguarded, so it runs under wlock: no commit overlaps its begin (see read_acquire), and writers
+ * of this store wait until it is done. A failed copy removes what it created. */
+static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
+{
+    lmdb_store *ls = LS(s);
+    if (mkdir(dir, 0755) != 0) {
+        int e = errno;
+        if (e == EEXIST)
+            return ferry_fail(err, FERRY_EEXISTS, e, "checkpoint directory %s exists: a checkpoint is written into a "
+                              "new directory", dir);
+        return ferry_fail(err, FERRY_EIO, e, "cannot create checkpoint directory %s: %s", dir, strerror(e));
+    }
+    int compact = (flags & FERRY_CHECKPOINT_COMPACT) != 0;
+    if (compact) pthread_mutex_lock(&ls->wlock);
+    read_enter(ls);
+    int mrc = mdb.mdb_env_copy2(ls->env, dir, compact ? MDB_CP_COMPACT : 0);
+    if (mrc == MDB_READERS_FULL) { /* kept read transactions hold reader slots: free them */
+        pool_drain(ls);
+        mrc = mdb.mdb_env_copy2(ls->env, dir, compact ? MDB_CP_COMPACT : 0);
+    }
+    atomic_fetch_sub(&ls->stripes[my_stripe()].live, 1);
+    if (compact) pthread_mutex_unlock(&ls->wlock);
+    if (mrc == MDB_SUCCESS) return FERRY_OK;
+    size_t n = strlen(dir);
+    char *data = malloc(n + 16);
+    if (data) {
+        snprintf(data, n + 16, "%s/data.mdb", dir);
+        unlink(data);
+        free(data);
+    }
+    rmdir(dir);
+    if (mrc == MDB_READERS_FULL)
+        return ferry_fail(err, FERRY_EREADERSFULL, mrc, "checkpoint %s: LMDB's reader table is full (a copy needs a "
+                          "reader slot: close snapshots and cursors, or raise StoreOptions.maxReaders)", dir);
+    return ferry_fail(err, map_rc(mrc), mrc, "checkpoint %s: %s", dir, mdb.mdb_strerror(mrc));
+}
+
 static const ferry_engine_ops lmdb_ops = {
+    .checkpoint = lmdb_checkpoint,
     .close = lmdb_close,
     .cf_create = lmdb_cf_create,
     .cf_drop = lmdb_cf_drop,

@@ -940,7 +940,37 @@ static int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t kle
     return (int)count;
 }
 
+/* ------------------------------------------------------------------ */
+/* Checkpoints                                                         */
+
+/* RocksDB copies a read-only database without the writes its log replayed into memory (it can
+ * neither flush them nor copies that log): such a copy would silently lack them, so it is refused. */
+static int read_only_copy(ferry_error *err, const char *what)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "a %s of a RocksDB store opened read-only is not supported: RocksDB would "
+                      "leave out the writes still in its log; open the store writable", what);
+}
+
+/* A checkpoint with every family flushed first (log_size_for_flush 0): table files hard-linked
+ * where the file system allows, the live WAL and MANIFEST copied, all at one sequence number. */
+static int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
+{
+    if (flags & FERRY_CHECKPOINT_COMPACT)
+        return ferry_fail(err, FERRY_EINVAL, 0, "FERRY_CHECKPOINT_COMPACT is an LMDB option (MDB_CP_COMPACT): a RocksDB "
+                          "checkpoint hard-links its table files and has nothing to compact");
+    if (s->read_only) return read_only_copy(err, "checkpoint");
+    if (!R.checkpoint_object_create || !R.checkpoint_create || !R.checkpoint_object_destroy)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no checkpoints (rocksdb_checkpoint_create missing)", g_path);
+    char *e = NULL;
+    rocksdb_checkpoint_t *cp = R.checkpoint_object_create(STORE(s)->db, &e);
+    if (e) return rdb_error(err, e);
+    R.checkpoint_create(cp, dir, 0, &e);
+    R.checkpoint_object_destroy(cp);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
 static const ferry_engine_ops rdb_ops = {
+    .checkpoint = rdb_checkpoint,
     .close = rdb_close,
     .cf_create = rdb_cf_create,
     .cf_drop = rdb_cf_drop,
@@ -1075,4 +1105,126 @@ int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t l
     rdb_db_shell dbs = { db };
     rj_families f = { cfs, { NULL, 0 } };   /* record ids were checked against the array's length */
     return write_core((rocksdb_t *)&dbs, g_rj_wopts, ops, len, rj_cf_of, &f, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Backup engine                                                       */
+
+struct ferry_backups {
+    rocksdb_backup_engine_t *be;
+    pthread_mutex_t lock;             /* one call at a time on the engine */
+};
+
+/* Are the backup engine's functions all there? */
+static int rdb_has_backups(void)
+{
+#define RDB_PRESENT(name, ret, params) && R.name != NULL
+    return 1 RDB_API_UTILITY_FUNCS(RDB_PRESENT);
+#undef RDB_PRESENT
+}
+
+int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err)
+{
+    RJ_READY(err);
+    if (!rdb_has_backups())
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no backup engine (rocksdb_backup_engine_* missing)", g_path);
+    ferry_backups *b = calloc(1, sizeof *b);
+    if (!b) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    rocksdb_options_t *o = R.options_create();   /* only its Env (the default one) is used */
+    char *e = NULL;
+    b->be = R.backup_engine_open(o, dir, &e);
+    R.options_destroy(o);
+    if (e || !b->be) {
+        if (b->be) R.backup_engine_close(b->be);
+        free(b);
+        return e ? rdb_error(err, e) : ferry_fail(err, FERRY_EENGINE, 0, "cannot open backup directory %s", dir);
+    }
+    pthread_mutex_init(&b->lock, NULL);
+    *out = b;
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_backups_close(ferry_backups *b)
+{
+    R.backup_engine_close(b->be);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+    return FERRY_OK;
+}
+
+/* The highest backup id, 0 when there is none. Caller holds b->lock. */
+static uint32_t latest_id(ferry_backups *b)
+{
+    const rocksdb_backup_engine_info_t *info = R.backup_engine_get_backup_info(b->be);
+    uint32_t id = 0;
+    int n = R.backup_engine_info_count(info);
+    for (int i = 0; i < n; i++) {
+        uint32_t x = R.backup_engine_info_backup_id(info, i);
+        if (x > id) id = x;
+    }
+    R.backup_engine_info_destroy(info);
+    return id;
+}
+
+int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err)
+{
+    if (s->read_only) return read_only_copy(err, "backup");
+    char *e = NULL;
+    pthread_mutex_lock(&b->lock);
+    R.backup_engine_create_new_backup_flush(b->be, STORE(s)->db, 1, &e);
+    int rc = e ? rdb_error(err, e) : FERRY_OK;
+    if (rc == FERRY_OK) *id_out = latest_id(b);
+    pthread_mutex_unlock(&b->lock);
+    return rc;
+}
+
+int ferry_rocksdb_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err)
+{
+    pthread_mutex_lock(&b->lock);
+    const rocksdb_backup_engine_info_t *info = R.backup_engine_get_backup_info(b->be);
+    int n = R.backup_engine_info_count(info);
+    if (n < 0) n = 0;
+    uint8_t *p = dst;
+    for (int i = 0; i < n && (size_t)(i + 1) * FERRY_BACKUP_INFO_SIZE <= cap; i++, p += FERRY_BACKUP_INFO_SIZE) {
+        uint32_t id = R.backup_engine_info_backup_id(info, i);
+        uint32_t files = R.backup_engine_info_number_files(info, i);
+        int64_t ts = R.backup_engine_info_timestamp(info, i);
+        uint64_t size = R.backup_engine_info_size(info, i);
+        memcpy(p, &id, 4);
+        memcpy(p + 4, &files, 4);
+        memcpy(p + 8, &ts, 8);
+        memcpy(p + 16, &size, 8);
+    }
+    R.backup_engine_info_destroy(info);
+    pthread_mutex_unlock(&b->lock);
+    *count_out = (uint32_t)n;
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err)
+{
+    char *e = NULL;
+    int rc = FERRY_OK;
+    pthread_mutex_lock(&b->lock);
+    uint32_t latest = latest_id(b);
+    if (latest == 0) {
+        rc = ferry_fail(err, FERRY_NOTFOUND, 0, "no backup to restore: the backup directory holds none");
+    } else {
+        rocksdb_restore_options_t *o = R.restore_options_create();
+        if (id == 0) R.backup_engine_restore_db_from_latest_backup(b->be, db_dir, db_dir, o, &e);
+        else R.backup_engine_restore_db_from_backup(b->be, db_dir, db_dir, o, id, &e);
+        R.restore_options_destroy(o);
+        if (e) rc = rdb_error(err, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return rc;
+}
+
+int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
+{
+    char *e = NULL;
+    pthread_mutex_lock(&b->lock);
+    R.backup_engine_purge_old_backups(b->be, keep, &e);
+    pthread_mutex_unlock(&b->lock);
+    return e ? rdb_error(err, e) : FERRY_OK;
 }

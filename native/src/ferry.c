@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The layout ferry.h documents and the Java bindings read (dev.ferry.internal.Abi.ERROR_*). */
 _Static_assert(offsetof(ferry_error, code) == 0, "ferry_error.code at 0");
@@ -380,4 +382,79 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
     if (op != FERRY_NEXT && op != FERRY_PREV && (rc >= 0 || rc == FERRY_ETOOSMALL))
         c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_CURRENT_FWD) ? 1 : -1;
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checkpoints and backups                                             */
+
+int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(dir != NULL && dir[0] != '\0', err, "checkpoint directory is empty");
+    if (flags & ~(uint32_t)FERRY_CHECKPOINT_COMPACT)
+        return ferry_fail(err, FERRY_EINVAL, 0, "unknown checkpoint flags 0x%x", flags);
+    struct stat st;
+    if (stat(dir, &st) == 0)
+        return ferry_fail(err, FERRY_EEXISTS, 0, "checkpoint directory %s exists: a checkpoint is written into a new "
+                          "directory", dir);
+    if (errno != ENOENT)
+        return ferry_fail(err, FERRY_EIO, errno, "checkpoint directory %s: %s", dir, strerror(errno));
+    return s->ops->checkpoint(s, dir, flags, err);
+}
+
+/* Does dir exist with entries other than . and ..? */
+static int dir_has_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return errno != ENOENT;   /* a file, or unreadable: not a place to restore into */
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;)
+        found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return found;
+}
+
+int ferry_backups_open(const char *dir, ferry_backups **out, ferry_error *err)
+{
+    CHECK_E(out != NULL, err, "out is NULL");
+    *out = NULL;
+    CHECK_E(dir != NULL && dir[0] != '\0', err, "backup directory is empty");
+    return ferry_rocksdb_backups_open(dir, out, err);
+}
+
+int ferry_backups_close(ferry_backups *b)
+{
+    return b ? ferry_rocksdb_backups_close(b) : FERRY_OK;
+}
+
+int ferry_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err)
+{
+    CHECK_E(b != NULL && s != NULL && id_out != NULL, err, "backups, store or id_out is NULL");
+    if (s->engine != FERRY_ENGINE_ROCKSDB)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "LMDB has no backup engine: copy the store with ferry_checkpoint "
+                          "(Store.checkpoint) instead");
+    return ferry_rocksdb_backups_create(b, s, id_out, err);
+}
+
+int ferry_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err)
+{
+    CHECK_E(b != NULL && count_out != NULL, err, "backups or count_out is NULL");
+    CHECK_E(BYTES_OK(dst, cap), err, "NULL buffer with a length");
+    return ferry_rocksdb_backups_list(b, dst, cap, count_out, err);
+}
+
+int ferry_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err)
+{
+    CHECK_E(b != NULL, err, "backups is NULL");
+    CHECK_E(db_dir != NULL && db_dir[0] != '\0', err, "database directory is empty");
+    if (dir_has_files(db_dir))
+        return ferry_fail(err, FERRY_EEXISTS, 0, "%s holds files: a backup is restored into a missing or empty "
+                          "directory (restoring replaces the files of a database there)", db_dir);
+    return ferry_rocksdb_backups_restore(b, id, db_dir, err);
+}
+
+int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
+{
+    CHECK_E(b != NULL, err, "backups is NULL");
+    return ferry_rocksdb_backups_purge(b, keep, err);
 }

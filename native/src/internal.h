@@ -90,6 +90,8 @@ struct ferry_engine_ops {
      * FERRY_CURRENT_* reach RocksDB cursors only */
     int (*cursor_fill)(ferry_cursor *c, int op, const void *key, size_t klen, uint8_t *page,
                        size_t cap, uint32_t max_entries, ferry_error *err);
+    /* dir non-empty and not existing when checked; flags are known FERRY_CHECKPOINT_* bits */
+    int (*checkpoint)(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
 };
 
 /* ---- engine open functions (engine_rocksdb.c, engine_lmdb.c) ---- */
@@ -101,6 +103,15 @@ FERRY_HIDDEN int ferry_lmdb_attach(const char *lib_path, ferry_error *err);
 FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
 FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra,
                                  ferry_store **out, ferry_error *err);
+
+/* ---- RocksDB backup engine (engine_rocksdb.c; argument checks in ferry.c) ---- */
+FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_close(ferry_backups *b);
+FERRY_HIDDEN int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out,
+                                            ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err);
 
 /* ---- shared helpers (util.c) ---- */
 

@@ -48,6 +48,9 @@ typedef struct MDB_envinfo {
 #define MDB_NOTLS       0x200000
 #define MDB_NORDAHEAD   0x800000
 
+/* mdb_env_copy2 flags. */
+#define MDB_CP_COMPACT  0x01
+
 /* Database flags (mdb_dbi_open). */
 #define MDB_CREATE      0x40000
 
@@ -93,6 +96,7 @@ typedef struct MDB_envinfo {
     X(int, mdb_env_info, (MDB_env *env, MDB_envinfo *info))                                       \
     X(int, mdb_env_stat, (MDB_env *env, MDB_stat *stat))                                          \
     X(int, mdb_env_sync, (MDB_env *env, int force))                                               \
+    X(int, mdb_env_copy2, (MDB_env *env, const char *path, unsigned int flags))                   \
     X(int, mdb_txn_begin, (MDB_env *env, MDB_txn *parent, unsigned int flags, MDB_txn **txn))     \
     X(int, mdb_txn_commit, (MDB_txn *txn))                                                        \
     X(void, mdb_txn_abort, (MDB_txn *txn))                                                        \

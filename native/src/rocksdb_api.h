@@ -21,6 +21,10 @@ typedef struct rocksdb_snapshot_t rocksdb_snapshot_t;
 typedef struct rocksdb_iterator_t rocksdb_iterator_t;
 typedef struct rocksdb_writebatch_t rocksdb_writebatch_t;
 typedef struct rocksdb_pinnableslice_t rocksdb_pinnableslice_t;
+typedef struct rocksdb_checkpoint_t rocksdb_checkpoint_t;
+typedef struct rocksdb_backup_engine_t rocksdb_backup_engine_t;
+typedef struct rocksdb_backup_engine_info_t rocksdb_backup_engine_info_t;
+typedef struct rocksdb_restore_options_t rocksdb_restore_options_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -130,7 +134,34 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
  * them, and every caller has a fallback. rocksdb_get_default_column_family_handle first appears
  * in RocksJava 9.x; without it a read-only open goes through the column-family variant. */
 #define RDB_API_OPTIONAL_FUNCS(X) \
-    X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db))
+    X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
+    RDB_API_UTILITY_FUNCS(X)
+
+/* Checkpoints and the backup engine: in every rocksdbjni from 7.9.2 on, but resolved as optional,
+ * since a RocksDB built without its utilities (ROCKSDB_LITE) lacks them: ferry_checkpoint and
+ * ferry_backups_* then fail with FERRY_ENOTSUP (see rdb_has_backups, rdb_checkpoint). */
+#define RDB_API_UTILITY_FUNCS(X) \
+    X(checkpoint_object_create, rocksdb_checkpoint_t *, (rocksdb_t *db, char **errptr)) \
+    X(checkpoint_create, void, (rocksdb_checkpoint_t *cp, const char *dir, uint64_t log_size_for_flush, char **errptr)) \
+    X(checkpoint_object_destroy, void, (rocksdb_checkpoint_t *cp)) \
+    X(backup_engine_open, rocksdb_backup_engine_t *, (const rocksdb_options_t *o, const char *path, char **errptr)) \
+    X(backup_engine_close, void, (rocksdb_backup_engine_t *be)) \
+    X(backup_engine_create_new_backup_flush, void, (rocksdb_backup_engine_t *be, rocksdb_t *db, \
+        unsigned char flush_before_backup, char **errptr)) \
+    X(backup_engine_purge_old_backups, void, (rocksdb_backup_engine_t *be, uint32_t keep, char **errptr)) \
+    X(backup_engine_get_backup_info, const rocksdb_backup_engine_info_t *, (rocksdb_backup_engine_t *be)) \
+    X(backup_engine_info_count, int, (const rocksdb_backup_engine_info_t *info)) \
+    X(backup_engine_info_timestamp, int64_t, (const rocksdb_backup_engine_info_t *info, int i)) \
+    X(backup_engine_info_backup_id, uint32_t, (const rocksdb_backup_engine_info_t *info, int i)) \
+    X(backup_engine_info_size, uint64_t, (const rocksdb_backup_engine_info_t *info, int i)) \
+    X(backup_engine_info_number_files, uint32_t, (const rocksdb_backup_engine_info_t *info, int i)) \
+    X(backup_engine_info_destroy, void, (const rocksdb_backup_engine_info_t *info)) \
+    X(restore_options_create, rocksdb_restore_options_t *, (void)) \
+    X(restore_options_destroy, void, (rocksdb_restore_options_t *o)) \
+    X(backup_engine_restore_db_from_latest_backup, void, (rocksdb_backup_engine_t *be, const char *db_dir, \
+        const char *wal_dir, const rocksdb_restore_options_t *o, char **errptr)) \
+    X(backup_engine_restore_db_from_backup, void, (rocksdb_backup_engine_t *be, const char *db_dir, \
+        const char *wal_dir, const rocksdb_restore_options_t *o, const uint32_t id, char **errptr))
 
 /* The resolved function table. */
 #define RDB_API_FIELD(name, ret, params) ret (*name) params;

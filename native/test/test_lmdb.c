@@ -1456,6 +1456,58 @@ static void test_page_walk(void)
     ferry_store_close(s);
 }
 
+/* A checkpoint (plain and compacting) holds the state when it was taken, in every family, and
+ * opens as a store; an existing directory is refused; backups are not LMDB's. */
+static void test_checkpoint(void)
+{
+    ferry_store *s = open_store("ckpt-src");
+    uint32_t cf;
+    EQ(ferry_cf_create(s, "other", &cf, &err), FERRY_OK);
+    EQ(put_s(s, 0, "a", "1"), FERRY_OK);
+    EQ(put_s(s, cf, "b", "2"), FERRY_OK);
+    EQ(ferry_checkpoint(s, dir_of("ckpt-plain"), 0, &err), FERRY_OK);
+    EQ(ferry_checkpoint(s, dir_of("ckpt-plain"), 0, &err), FERRY_EEXISTS);
+    EQ(ferry_checkpoint(s, dir_of("ckpt-compact"), FERRY_CHECKPOINT_COMPACT, &err), FERRY_OK);
+    EQ(ferry_checkpoint(s, dir_of("no-parent/ckpt"), 0, &err), FERRY_EIO);
+    FILE *f = fopen(dir_of("a-file"), "w");
+    if (f) fclose(f);
+    EQ(ferry_checkpoint(s, dir_of("a-file/ckpt"), 0, &err), FERRY_EIO); /* ENOTDIR: not "exists" */
+    struct stat st;
+    CHECK(stat(dir_of("no-parent"), &st) != 0, "a failed checkpoint left a directory");
+    EQ(put_s(s, 0, "a", "later"), FERRY_OK);
+    EQ(put_s(s, cf, "c", "later"), FERRY_OK);
+    const char *copies[] = {"ckpt-plain", "ckpt-compact"};
+    for (int i = 0; i < 2; i++) {
+        ferry_store *c = open_store(copies[i]);
+        char buf[32], name[32];
+        size_t len = 0;
+        EQ(ferry_cf_name(c, 1, name, sizeof name, &len), FERRY_OK);
+        CHECK(strcmp(name, "other") == 0, "%s: family 1 is '%s'", copies[i], name);
+        EQ(get_s(c, NULL, 0, "a", buf, sizeof buf), 1);
+        CHECK(strcmp(buf, "1") == 0, "%s: a = '%s'", copies[i], buf);
+        EQ(get_s(c, NULL, 1, "b", buf, sizeof buf), 1);
+        EQ(get_s(c, NULL, 1, "c", buf, sizeof buf), FERRY_NOTFOUND);
+        EQ(ferry_store_close(c), FERRY_OK);
+    }
+    EQ(ferry_backups_create(NULL, s, &cf, &err), FERRY_EINVAL);
+    EQ(ferry_store_close(s), FERRY_OK);
+    /* a read-only environment is copied too */
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    o[FERRY_OPT_READ_ONLY] = 1;
+    int rc;
+    s = open_with("ckpt-src", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (!s) return;
+    EQ(ferry_checkpoint(s, dir_of("ckpt-ro"), 0, &err), FERRY_OK);
+    EQ(ferry_store_close(s), FERRY_OK);
+    ferry_store *c = open_store("ckpt-ro");
+    char buf[32];
+    EQ(get_s(c, NULL, 0, "a", buf, sizeof buf), 5);
+    CHECK(strcmp(buf, "later") == 0, "read-only copy: a = '%s'", buf);
+    EQ(ferry_store_close(c), FERRY_OK);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1484,6 +1536,7 @@ int main(int argc, char **argv)
     test_snapshot_families();
     test_map_full();
     test_open_modes();
+    test_checkpoint();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

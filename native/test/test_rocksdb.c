@@ -998,6 +998,109 @@ static void test_rocksjava(void)
     opts_destroy(o);
 }
 
+/* A checkpoint holds the state when it was taken, in every family, and opens as a store; a
+ * second one into the same directory, and COMPACT (LMDB's), are refused. */
+static void test_checkpoint(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("ckpt-src", &s), FERRY_OK);
+    if (!s) return;
+    uint32_t cf;
+    CHECK_RC(ferry_cf_create(s, "other", &cf, &err), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "a", "1"), FERRY_OK);
+    CHECK_RC(put_s(s, cf, "b", "2"), FERRY_OK);
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), FERRY_CHECKPOINT_COMPACT, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), 0x80, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_checkpoint(s, "", 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), 0, &err), FERRY_OK);
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), 0, &err), FERRY_EEXISTS);
+    CHECK_RC(put_s(s, 0, "a", "later"), FERRY_OK);
+    CHECK_RC(put_s(s, cf, "c", "later"), FERRY_OK);
+    ferry_store *c = NULL;
+    CHECK_RC(open_store("ckpt-copy", &c), FERRY_OK);
+    if (c) {
+        char buf[32], name[32];
+        size_t len = 0;
+        CHECK_RC(ferry_cf_name(c, 1, name, sizeof name, &len), FERRY_OK);
+        CHECK(strcmp(name, "other") == 0, "family 1 is '%s'", name);
+        CHECK_RC(get_s(c, NULL, 0, "a", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "1") == 0, "a = '%s'", buf);
+        CHECK_RC(get_s(c, NULL, 1, "b", buf, sizeof buf), FERRY_OK);
+        CHECK_RC(get_s(c, NULL, 1, "c", buf, sizeof buf), FERRY_NOTFOUND);
+        CHECK_RC(ferry_store_close(c), FERRY_OK);
+    }
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+    /* read-only: RocksDB would copy without the writes its log replayed into memory */
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_READ_ONLY] = 1;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ckpt-src"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    if (!s) return;
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-ro"), 0, &err), FERRY_ENOTSUP);
+    ferry_backups *b = NULL;
+    CHECK_RC(ferry_backups_open(dir("ckpt-ro-bk"), &b, &err), FERRY_OK);
+    uint32_t id;
+    if (b) CHECK_RC(ferry_backups_create(b, s, &id, &err), FERRY_ENOTSUP);
+    ferry_backups_close(b);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
+/* Backups: create two, list them, restore each into a fresh directory, purge to the newest. */
+static void test_backups(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("bk-src", &s), FERRY_OK);
+    if (!s) return;
+    ferry_backups *b = NULL;
+    CHECK_RC(ferry_backups_open(dir("bk"), &b, &err), FERRY_OK);
+    if (!b) { ferry_store_close(s); return; }
+    uint8_t recs[4 * FERRY_BACKUP_INFO_SIZE];
+    uint32_t n = 99, id1 = 0, id2 = 0;
+    CHECK_RC(ferry_backups_list(b, recs, sizeof recs, &n, &err), FERRY_OK);
+    CHECK(n == 0, "%u backups in a new directory", n);
+    CHECK_RC(ferry_backups_restore(b, 0, dir("bk-none"), &err), FERRY_NOTFOUND);
+    CHECK_RC(put_s(s, 0, "k", "one"), FERRY_OK);
+    CHECK_RC(ferry_backups_create(b, s, &id1, &err), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "k", "two"), FERRY_OK);
+    CHECK_RC(ferry_backups_create(b, s, &id2, &err), FERRY_OK);
+    CHECK(id1 >= 1 && id2 > id1, "ids %u %u", id1, id2);
+    CHECK_RC(ferry_backups_list(b, recs, sizeof recs, &n, &err), FERRY_OK);
+    CHECK(n == 2, "%u backups", n);
+    uint32_t first;
+    int64_t ts;
+    memcpy(&first, recs, 4);
+    memcpy(&ts, recs + 8, 8);
+    CHECK(first == id1 && ts > 0, "first record: id %u timestamp %lld", first, (long long)ts);
+    CHECK_RC(ferry_backups_list(b, recs, FERRY_BACKUP_INFO_SIZE, &n, &err), FERRY_OK);
+    CHECK(n == 2, "count with room for one: %u", n);
+    char buf[32];
+    CHECK_RC(ferry_backups_restore(b, id1, dir("bk-r1"), &err), FERRY_OK);
+    CHECK_RC(ferry_backups_restore(b, 0, dir("bk-r2"), &err), FERRY_OK);
+    CHECK_RC(ferry_backups_restore(b, 0, dir("bk-r2"), &err), FERRY_EEXISTS);
+    CHECK_RC(ferry_backups_restore(b, id2 + 100, dir("bk-r3"), &err), FERRY_NOTFOUND);
+    ferry_store *r = NULL;
+    CHECK_RC(open_store("bk-r1", &r), FERRY_OK);
+    if (r) {
+        CHECK_RC(get_s(r, NULL, 0, "k", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "one") == 0, "restored id1: '%s'", buf);
+        ferry_store_close(r);
+    }
+    CHECK_RC(open_store("bk-r2", &r), FERRY_OK);
+    if (r) {
+        CHECK_RC(get_s(r, NULL, 0, "k", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "two") == 0, "restored latest: '%s'", buf);
+        ferry_store_close(r);
+    }
+    CHECK_RC(ferry_backups_purge(b, 1, &err), FERRY_OK);
+    CHECK_RC(ferry_backups_list(b, recs, sizeof recs, &n, &err), FERRY_OK);
+    memcpy(&first, recs, 4);
+    CHECK(n == 1 && first == id2, "after purge: %u backups, first id %u", n, first);
+    CHECK_RC(ferry_backups_create(NULL, s, &id1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_close(b), FERRY_OK);
+    CHECK_RC(ferry_backups_close(NULL), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1039,6 +1142,8 @@ int main(int argc, char **argv)
     test_family_churn();
     test_snapshot_families();
     test_open_options();
+    test_checkpoint();
+    test_backups();
     test_rocksjava();
 
     printf("%d passed, %d failed\n", passed, failed);

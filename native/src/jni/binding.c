@@ -132,6 +132,42 @@ JNI_FN(property0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong d
     return ferry_property(P(s), (uint32_t)cf, P(name), P(dst), (size_t)cap, P(len_out), P(err));
 }
 
+/* JniBinding.checkpoint0 */
+JNI_FN(checkpoint0)(JNIEnv *env, jclass cls, jlong s, jlong dir, jint flags, jlong err)
+{
+    return ferry_checkpoint(P(s), P(dir), (uint32_t)flags, P(err));
+}
+
+/* JniBinding.backupsOpen0 */
+JNI_FN(backupsOpen0)(JNIEnv *env, jclass cls, jlong dir, jlong out, jlong err) { return ferry_backups_open(P(dir), P(out), P(err)); }
+
+/* JniBinding.backupsClose0 */
+JNI_FN(backupsClose0)(JNIEnv *env, jclass cls, jlong b) { return ferry_backups_close(P(b)); }
+
+/* JniBinding.backupsCreate0 */
+JNI_FN(backupsCreate0)(JNIEnv *env, jclass cls, jlong b, jlong s, jlong id_out, jlong err)
+{
+    return ferry_backups_create(P(b), P(s), P(id_out), P(err));
+}
+
+/* JniBinding.backupsList0 */
+JNI_FN(backupsList0)(JNIEnv *env, jclass cls, jlong b, jlong dst, jlong cap, jlong count_out, jlong err)
+{
+    return ferry_backups_list(P(b), P(dst), (size_t)cap, P(count_out), P(err));
+}
+
+/* JniBinding.backupsRestore0 */
+JNI_FN(backupsRestore0)(JNIEnv *env, jclass cls, jlong b, jint id, jlong db_dir, jlong err)
+{
+    return ferry_backups_restore(P(b), (uint32_t)id, P(db_dir), P(err));
+}
+
+/* JniBinding.backupsPurge0 */
+JNI_FN(backupsPurge0)(JNIEnv *env, jclass cls, jlong b, jint keep, jlong err)
+{
+    return ferry_backups_purge(P(b), (uint32_t)keep, P(err));
+}
+
 /* JniBinding.propertyInt0 */
 JNI_FN(propertyInt0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong out, jlong err)
 {

@@ -710,6 +710,67 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    // ---- checkpoints ----
+
+    /**
+     * Writes a consistent point-in-time copy of the store into a new directory, as by
+     * {@link #checkpoint(Path, boolean) checkpoint(dir, false)}.
+     *
+     * @param dir the directory to create; it must not exist (missing parents are created)
+     * @throws FerryException.AlreadyExists when {@code dir} exists
+     */
+    public void checkpoint(Path dir) {
+        checkpoint(dir, false);
+    }
+
+    /**
+     * Writes a consistent point-in-time copy of the store into a new directory, which then opens
+     * as a store of the same engine with every column family. Reads and writes go on meanwhile:
+     * the copy holds every write that returned before this call and none that began after it
+     * returned.
+     *
+     * <p>RocksDB: a checkpoint after a flush of every family: table files are hard links where
+     * {@code dir} is on the store's file system (else copies), the log and manifest are copied; one
+     * point in time across all families while the write-ahead log is on (with
+     * {@code wal(false)}, each family holds what its flush captured). LMDB: a copy of the
+     * environment as of one read transaction ({@code mdb_env_copy2} into {@code dir/data.mdb});
+     * with {@code compact} the copy leaves out free pages ({@code MDB_CP_COMPACT}), so it can be
+     * much smaller, and writers of this store wait until it is done.
+     *
+     * @param dir the directory to create; it must not exist (missing parents are created)
+     * @param compact LMDB: compact the copy; must be false on RocksDB
+     * @throws IllegalArgumentException when {@code compact} is true on a RocksDB store (an LMDB option)
+     * @throws FerryException.AlreadyExists when {@code dir} exists
+     */
+    public void checkpoint(Path dir, boolean compact) {
+        Objects.requireNonNull(dir, "dir");
+        if (compact && engine != Engine.LMDB) {
+            throw new IllegalArgumentException("checkpoint compact=true is an LMDB option (MDB_CP_COMPACT); this store is "
+                    + "RocksDB, whose checkpoints hard-link their table files and have nothing to compact");
+        }
+        Path target = dir.toAbsolutePath().normalize();
+        byte[] p = target.toString().getBytes(StandardCharsets.UTF_8);
+        guard.enter();
+        try {
+            if (target.getParent() != null) {
+                try {
+                    java.nio.file.Files.createDirectories(target.getParent());
+                } catch (java.io.IOException e) {
+                    throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + target.getParent() + ": " + e);
+                }
+            }
+            Scratch s = Scratch.get(binding);
+            NativeBuffer m = s.ensure(Scratch.DATA + p.length + 1, 0);
+            m.putCString(Scratch.DATA, p);
+            int rc = binding.checkpoint(handle, m.addr + Scratch.DATA, compact ? Abi.CHECKPOINT_COMPACT : 0, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
     /**
      * Reads a text property of the default family, e.g. {@code "rocksdb.stats"} or {@code "lmdb.stat"}.
      *
@@ -1018,6 +1079,22 @@ public final class Store implements AutoCloseable {
 
     StoreOptions options() {
         return options;
+    }
+
+    /**
+     * Runs a native call on this store's handle while the store cannot close.
+     *
+     * @param call gets the handle, returns an rc
+     * @return the rc
+     * @throws IllegalStateException when the store is closed
+     */
+    int withHandle(java.util.function.LongToIntFunction call) {
+        guard.enter();
+        try {
+            return call.applyAsInt(handle);
+        } finally {
+            guard.exit();
+        }
     }
 
     NativeBuffer takePage(int size) {

@@ -1826,6 +1826,256 @@ public abstract class StoreContract {
         return false;
     }
 
+    // ---- checkpoints and backups ----
+
+    /**
+     * Writes initial data to the default family and two others, then checkpoints while a writer
+     * keeps committing batches that put key {@code w<i>} into both families and {@code i} as the
+     * default family's counter. The copy must hold the initial data exactly, every batch up to its
+     * counter in both families and none after it (one point in time), every batch that returned
+     * before the checkpoint began, and no write made after it returned.
+     */
+    private void checkpointHoldsOnePointInTime(boolean compact) throws Exception {
+        ColumnFamily a = store.createColumnFamily("a");
+        ColumnFamily c = store.createColumnFamily("c");
+        for (int i = 0; i < 50; i++) {
+            store.put(b("k" + i), b("v" + i));
+            store.put(a, b("a" + i), b("x" + i));
+            store.put(c, b("c" + i), b("y" + i));
+        }
+        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try {
+                for (int i = 1; !stop.get(); i++) {
+                    try (WriteBatch wb = new WriteBatch()) {
+                        wb.put(a, b("w" + i), b("a" + i)).put(c, b("w" + i), b("c" + i)).put(b("counter"), b(Integer.toString(i)));
+                        store.write(wb);
+                    }
+                    done.set(i);
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }, "checkpoint-writer");
+        writer.start();
+        while (done.get() < 20 && failure.get() == null) {
+            Thread.onSpinWait();
+        }
+        int before = done.get();
+        Path copy = dir.resolve("copies/one");
+        store.checkpoint(copy, compact);
+        stop.set(true);
+        writer.join();
+        assertNull(failure.get(), () -> "writer failed: " + failure.get());
+        int total = done.get();
+        store.put(b("k0"), b("after"));
+        store.put(a, b("after"), b("after"));
+        try (Store cp = Store.open(copy, options())) {
+            assertEquals(List.of("default", "a", "c"), cp.columnFamilies().stream().map(ColumnFamily::name).toList());
+            ColumnFamily ca = cp.columnFamily("a").orElseThrow();
+            ColumnFamily cc = cp.columnFamily("c").orElseThrow();
+            for (int i = 0; i < 50; i++) {
+                assertEquals("v" + i, s(cp.get(b("k" + i))));
+                assertEquals("x" + i, s(cp.get(ca, b("a" + i))));
+                assertEquals("y" + i, s(cp.get(cc, b("c" + i))));
+            }
+            assertNull(cp.get(ca, b("after")));
+            int counter = Integer.parseInt(s(cp.get(b("counter"))));
+            assertTrue(counter >= before && counter <= total, "counter " + counter + " outside " + before + ".." + total);
+            for (int i = 1; i <= total; i++) {
+                assertEquals(i <= counter ? "a" + i : null, s(cp.get(ca, b("w" + i))), "batch " + i + " in a");
+                assertEquals(i <= counter ? "c" + i : null, s(cp.get(cc, b("w" + i))), "batch " + i + " in c");
+            }
+        }
+        assertEquals("after", s(store.get(b("k0"))));
+    }
+
+    @Test
+    void checkpointHoldsEveryFamilyAsOfOnePointInTime() throws Exception {
+        checkpointHoldsOnePointInTime(false);
+    }
+
+    @Test
+    void compactingCheckpointIsLmdbsAndRocksDbRefusesIt() throws Exception {
+        if (options().engine() == Engine.LMDB) {
+            checkpointHoldsOnePointInTime(true);
+        } else {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> store.checkpoint(dir.resolve("copy"), true));
+            assertTrue(e.getMessage().contains("LMDB"), e.getMessage());
+            assertFalse(java.nio.file.Files.exists(dir.resolve("copy")));
+        }
+    }
+
+    @Test
+    void checkpointIntoAnExistingPathThrowsAlreadyExists() throws Exception {
+        store.put(b("k"), b("v"));
+        Path copy = dir.resolve("copy");
+        store.checkpoint(copy);
+        assertThrows(FerryException.AlreadyExists.class, () -> store.checkpoint(copy));
+        Path empty = java.nio.file.Files.createDirectories(dir.resolve("empty"));
+        assertThrows(FerryException.AlreadyExists.class, () -> store.checkpoint(empty));
+        Path file = java.nio.file.Files.writeString(dir.resolve("file"), "x");
+        assertThrows(FerryException.AlreadyExists.class, () -> store.checkpoint(file));
+        try (Store cp = Store.open(copy, options())) {
+            assertEquals("v", s(cp.get(b("k"))));
+        }
+    }
+
+    @Test
+    void checkpointMisuseThrows() throws Exception {
+        assertThrows(NullPointerException.class, () -> store.checkpoint(null));
+        assertThrows(NullPointerException.class, () -> store.checkpoint(null, false));
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.checkpoint(dir.resolve("copy")));
+        assertFalse(java.nio.file.Files.exists(dir.resolve("copy")));
+    }
+
+    /** LMDB copies a read-only store; RocksDB would copy it without the writes still in its log: refused. */
+    @Test
+    void checkpointOfAReadOnlyStoreIsLmdbsOnly() throws Exception {
+        store.put(b("k"), b("v"));
+        store.close();
+        store = Store.open(dir.resolve("db"), options().readOnly(true));
+        if (options().engine() == Engine.ROCKSDB) {
+            FerryException e = assertThrows(FerryException.NotSupported.class, () -> store.checkpoint(dir.resolve("copy")));
+            assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+            assertFalse(java.nio.file.Files.exists(dir.resolve("copy")));
+            try (Backups backups = Backups.open(dir.resolve("backups"), options().binding)) {
+                assertThrows(FerryException.NotSupported.class, () -> backups.create(store));
+            }
+            return;
+        }
+        store.checkpoint(dir.resolve("copy"));
+        try (Store cp = Store.open(dir.resolve("copy"), options())) {
+            assertEquals("v", s(cp.get(b("k"))));
+            cp.put(b("k"), b("w"));
+        }
+        assertEquals("v", s(store.get(b("k"))));
+    }
+
+    /** RocksDB without its write-ahead log: the checkpoint's and the backup's flushes carry the writes. */
+    @Test
+    void checkpointAndBackupWithoutTheWalHoldEveryFamily() throws Exception {
+        if (options().engine() != Engine.ROCKSDB) {
+            return; // wal(false) is a RocksDB option; LMDB has no log
+        }
+        store.close();
+        store = Store.open(dir.resolve("nowal"), options().wal(false));
+        ColumnFamily a = store.createColumnFamily("a");
+        store.put(b("k"), b("v"));
+        store.put(a, b("ka"), b("va"));
+        store.checkpoint(dir.resolve("copy"));
+        try (Backups backups = Backups.open(dir.resolve("backups"), options().binding)) {
+            backups.create(store);
+            backups.restoreLatest(dir.resolve("restored"));
+        }
+        for (String d : List.of("copy", "restored")) {
+            try (Store cp = Store.open(dir.resolve(d), options())) {
+                assertEquals("v", s(cp.get(b("k"))), d);
+                assertEquals("va", s(cp.get(cp.columnFamily("a").orElseThrow(), b("ka"))), d);
+            }
+        }
+    }
+
+    @Test
+    void checkpointFromAnotherThreadWorks() throws Exception {
+        store.put(b("k"), b("v"));
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                store.checkpoint(dir.resolve("copy"));
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        t.start();
+        t.join();
+        assertNull(failure.get());
+        try (Store cp = Store.open(dir.resolve("copy"), options())) {
+            assertEquals("v", s(cp.get(b("k"))));
+        }
+    }
+
+    @Test
+    void backupsRestoreEveryFamilyAndPurgeKeepsTheNewest() throws Exception {
+        try (Backups backups = Backups.open(dir.resolve("backups"), options().binding)) {
+            if (options().engine() != Engine.ROCKSDB) {
+                FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, () -> backups.create(store));
+                assertTrue(e.getMessage().contains("checkpoint"), e.getMessage());
+                assertEquals(List.of(), backups.list());
+                return;
+            }
+            ColumnFamily a = store.createColumnFamily("a");
+            assertEquals(List.of(), backups.list());
+            assertThrows(FerryException.NotFound.class, () -> backups.restoreLatest(dir.resolve("none")));
+            store.put(b("k"), b("one"));
+            store.put(a, b("ka"), b("one"));
+            int id1 = backups.create(store);
+            store.put(b("k"), b("two"));
+            store.delete(a, b("ka"));
+            int id2 = backups.create(store);
+            store.put(b("k"), b("three"));
+            int id3 = backups.create(store);
+            store.put(b("k"), b("not backed up"));
+            assertTrue(id1 >= 1 && id2 > id1 && id3 > id2, id1 + " " + id2 + " " + id3);
+            List<BackupInfo> list = backups.list();
+            assertEquals(List.of(id1, id2, id3), list.stream().map(BackupInfo::id).toList());
+            for (BackupInfo info : list) {
+                assertTrue(info.size() > 0 && info.fileCount() > 0, info.toString());
+                assertTrue(info.timestamp().isAfter(java.time.Instant.parse("2020-01-01T00:00:00Z")), info.toString());
+            }
+            backups.restore(id1, dir.resolve("r1"));
+            backups.restoreLatest(dir.resolve("r3"));
+            assertThrows(FerryException.AlreadyExists.class, () -> backups.restoreLatest(dir.resolve("r3")));
+            try (Store r = Store.open(dir.resolve("r1"), options())) {
+                assertEquals("one", s(r.get(b("k"))));
+                assertEquals("one", s(r.get(r.columnFamily("a").orElseThrow(), b("ka"))));
+            }
+            try (Store r = Store.open(dir.resolve("r3"), options())) {
+                assertEquals("three", s(r.get(b("k"))));
+                assertNull(r.get(r.columnFamily("a").orElseThrow(), b("ka")));
+            }
+            backups.purgeOldBackups(2);
+            assertEquals(List.of(id2, id3), backups.list().stream().map(BackupInfo::id).toList());
+            assertThrows(FerryException.NotFound.class, () -> backups.restore(id1, dir.resolve("r1-again")));
+            backups.restore(id2, dir.resolve("r2"));
+            try (Store r = Store.open(dir.resolve("r2"), options())) {
+                assertEquals("two", s(r.get(b("k"))));
+            }
+        }
+        // the backups stay on disk: a new Backups sees them
+        if (options().engine() == Engine.ROCKSDB) {
+            try (Backups again = Backups.open(dir.resolve("backups"), options().binding)) {
+                assertEquals(2, again.list().size());
+            }
+        }
+    }
+
+    @Test
+    void backupsMisuseThrows() throws Exception {
+        Backups backups = Backups.open(dir.resolve("backups"), options().binding);
+        assertThrows(NullPointerException.class, () -> backups.create(null));
+        assertThrows(NullPointerException.class, () -> backups.restoreLatest(null));
+        assertThrows(IllegalArgumentException.class, () -> backups.restore(0, dir.resolve("r")));
+        assertThrows(IllegalArgumentException.class, () -> backups.purgeOldBackups(-1));
+        assertThrows(NullPointerException.class, () -> Backups.open(null));
+        Store other = Store.open(dir.resolve("other"), options());
+        other.close();
+        assertThrows(IllegalStateException.class, () -> backups.create(other));
+        backups.close();
+        backups.close();
+        assertTrue(backups.isClosed());
+        assertThrows(IllegalStateException.class, () -> backups.create(store));
+        assertThrows(IllegalStateException.class, backups::list);
+        assertThrows(IllegalStateException.class, () -> backups.restoreLatest(dir.resolve("r")));
+        assertThrows(IllegalStateException.class, () -> backups.restore(1, dir.resolve("r")));
+        assertThrows(IllegalStateException.class, () -> backups.purgeOldBackups(1));
+        assertFalse(java.nio.file.Files.exists(dir.resolve("r")));
+    }
+
     /** Whether a range deletion [lo, hi) on the default family would cover a family's record. */
     private boolean coversFamilyName(byte[][] lh, List<byte[]> names) {
         if (!familyNamesAreDefaultFamilyKeys()) {

@@ -198,6 +198,12 @@ public final class Abi {
     /** Record header bytes: u32 op, u32 cf, u32 alen, u32 blen. */
     public static final int OP_HEADER = 16;
 
+    // ---- checkpoints and backups
+    /** LMDB: compacting copy (MDB_CP_COMPACT). */
+    public static final int CHECKPOINT_COMPACT = 0x1;
+    /** Bytes of one backup record: u32 id, u32 files, i64 timestamp, u64 size. */
+    public static final int BACKUP_INFO_SIZE = 24;
+
     /**
      * Refuses a libferry built for another ABI than these classes: calling it would pass arguments
      * the library reads differently (a crash or a wrong answer, not an error).

@@ -77,6 +77,15 @@ public final class JniBinding implements NativeBinding {
     @Override public int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err) {
         return cursorFill0(cursor, op, key, klen, page, cap, maxEntries, err);
     }
+    @Override public int checkpoint(long store, long dir, int flags, long err) { return checkpoint0(store, dir, flags, err); }
+    @Override public int backupsOpen(long dir, long out, long err) { return backupsOpen0(dir, out, err); }
+    @Override public int backupsClose(long backups) { return backupsClose0(backups); }
+    @Override public int backupsCreate(long backups, long store, long idOut, long err) { return backupsCreate0(backups, store, idOut, err); }
+    @Override public int backupsList(long backups, long dst, long cap, long countOut, long err) {
+        return backupsList0(backups, dst, cap, countOut, err);
+    }
+    @Override public int backupsRestore(long backups, int id, long dbDir, long err) { return backupsRestore0(backups, id, dbDir, err); }
+    @Override public int backupsPurge(long backups, int keep, long err) { return backupsPurge0(backups, keep, err); }
     @Override public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         return rjCursorOpen0(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
     }
@@ -122,6 +131,13 @@ public final class JniBinding implements NativeBinding {
     private static native int cursorOpen0(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags, long out, long err);
     private static native int cursorClose0(long cursor);
     private static native int cursorFill0(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
+    private static native int checkpoint0(long store, long dir, int flags, long err);
+    private static native int backupsOpen0(long dir, long out, long err);
+    private static native int backupsClose0(long backups);
+    private static native int backupsCreate0(long backups, long store, long idOut, long err);
+    private static native int backupsList0(long backups, long dst, long cap, long countOut, long err);
+    private static native int backupsRestore0(long backups, int id, long dbDir, long err);
+    private static native int backupsPurge0(long backups, int keep, long err);
     private static native int rjCursorOpen0(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err);
     private static native int rjCursorWrap0(long iterator, long out, long err);
     private static native int rjCursorForget0(long cursor);

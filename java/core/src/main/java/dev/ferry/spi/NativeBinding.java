@@ -179,6 +179,44 @@ public interface NativeBinding {
      */
     int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
 
+    /**
+     * {@code ferry_checkpoint}.
+     *
+     * @param store handle
+     * @param dir NUL-terminated directory path
+     * @param flags FERRY_CHECKPOINT_*
+     * @param err error struct
+     * @return rc
+     */
+    int checkpoint(long store, long dir, int flags, long err);
+
+    /** @param dir NUL-terminated backup directory @param out handle slot @param err error struct @return rc */
+    int backupsOpen(long dir, long out, long err);
+
+    /** @param backups handle @return rc */
+    int backupsClose(long backups);
+
+    /** @param backups handle @param store store handle @param idOut uint32 slot @param err error struct @return rc */
+    int backupsCreate(long backups, long store, long idOut, long err);
+
+    /**
+     * {@code ferry_backups_list}.
+     *
+     * @param backups handle
+     * @param dst destination for FERRY_BACKUP_INFO_SIZE-byte records
+     * @param cap its capacity
+     * @param countOut uint32 slot: the number of backups
+     * @param err error struct
+     * @return rc
+     */
+    int backupsList(long backups, long dst, long cap, long countOut, long err);
+
+    /** @param backups handle @param id backup id, 0 for the latest @param dbDir NUL-terminated directory @param err error struct @return rc */
+    int backupsRestore(long backups, int id, long dbDir, long err);
+
+    /** @param backups handle @param keep backups to keep @param err error struct @return rc */
+    int backupsPurge(long backups, int keep, long err);
+
     // ---- RocksJava interop: handles are RocksJava's getNativeHandle() values ----
 
     /**

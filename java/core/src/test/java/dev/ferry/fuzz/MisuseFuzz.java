@@ -83,6 +83,7 @@ public final class MisuseFuzz {
         log.line("misuse fuzz engine=" + engine + " binding=" + binding + " seed=" + seed + " seconds=" + seconds
                 + " threads=" + threads + " java=" + Runtime.version() + " maxDirect=" + maxDirectMemory());
         StoreOps.register(this, table);
+        BackupOps.register(this, table);
         CursorOps.register(this, table);
         Scenarios.register(this, table);
         if (engine == Engine.ROCKSDB) {

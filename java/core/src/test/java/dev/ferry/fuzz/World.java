@@ -53,6 +53,8 @@ public final class World {
     public final Pool<BatchRef> batches = new Pool<>(12);
     /** Key ranges. */
     public final Pool<KeyRange> ranges = new Pool<>(24);
+    /** Backup directories (open or closed), shared between threads. */
+    public final Pool<dev.ferry.Backups> backups = new Pool<>(4);
     /** Cursor options (shared, mutated). */
     public final Pool<CursorOptions> cursorOptions = new Pool<>(8);
 

@@ -422,6 +422,69 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int checkpoint(long store, long dir, int flags, long err) {
+        try {
+            return (int) Checkpoint.H.invokeExact(store, dir, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_checkpoint", t);
+        }
+    }
+
+    @Override
+    public int backupsOpen(long dir, long out, long err) {
+        try {
+            return (int) BackupsOpen.H.invokeExact(dir, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_backups_open", t);
+        }
+    }
+
+    @Override
+    public int backupsClose(long backups) {
+        try {
+            return (int) BackupsClose.H.invokeExact(backups);
+        } catch (Throwable t) {
+            throw failure("ferry_backups_close", t);
+        }
+    }
+
+    @Override
+    public int backupsCreate(long backups, long store, long idOut, long err) {
+        try {
+            return (int) BackupsCreate.H.invokeExact(backups, store, idOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_backups_create", t);
+        }
+    }
+
+    @Override
+    public int backupsList(long backups, long dst, long cap, long countOut, long err) {
+        try {
+            return (int) BackupsList.H.invokeExact(backups, dst, cap, countOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_backups_list", t);
+        }
+    }
+
+    @Override
+    public int backupsRestore(long backups, int id, long dbDir, long err) {
+        try {
+            return (int) BackupsRestore.H.invokeExact(backups, id, dbDir, err);
+        } catch (Throwable t) {
+            throw failure("ferry_backups_restore", t);
+        }
+    }
+
+    @Override
+    public int backupsPurge(long backups, int keep, long err) {
+        try {
+            return (int) BackupsPurge.H.invokeExact(backups, keep, err);
+        } catch (Throwable t) {
+            throw failure("ferry_backups_purge", t);
+        }
+    }
+
+    @Override
     public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         try {
             return (int) RjCursorOpen.H.invokeExact(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
@@ -586,6 +649,27 @@ public final class FfmBinding implements NativeBinding {
         CURSOR_FILL("ferry_cursor_fill", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
+        // int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
+        CHECKPOINT("ferry_checkpoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // int ferry_backups_open(const char *dir, ferry_backups **out, ferry_error *err)
+        BACKUPS_OPEN("ferry_backups_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_backups_close(ferry_backups *b)
+        BACKUPS_CLOSE("ferry_backups_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err)
+        BACKUPS_CREATE("ferry_backups_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err)
+        BACKUPS_LIST("ferry_backups_list", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err)
+        BACKUPS_RESTORE("ferry_backups_restore", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
+        BACKUPS_PURGE("ferry_backups_purge", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
         // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
         // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
         //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
@@ -710,6 +794,27 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class CursorFill {
         static final MethodHandle H = bind(Fn.CURSOR_FILL);
+    }
+    private static final class Checkpoint {
+        static final MethodHandle H = bind(Fn.CHECKPOINT);
+    }
+    private static final class BackupsOpen {
+        static final MethodHandle H = bind(Fn.BACKUPS_OPEN);
+    }
+    private static final class BackupsClose {
+        static final MethodHandle H = bind(Fn.BACKUPS_CLOSE);
+    }
+    private static final class BackupsCreate {
+        static final MethodHandle H = bind(Fn.BACKUPS_CREATE);
+    }
+    private static final class BackupsList {
+        static final MethodHandle H = bind(Fn.BACKUPS_LIST);
+    }
+    private static final class BackupsRestore {
+        static final MethodHandle H = bind(Fn.BACKUPS_RESTORE);
+    }
+    private static final class BackupsPurge {
+        static final MethodHandle H = bind(Fn.BACKUPS_PURGE);
     }
     private static final class RjCursorOpen {
         static final MethodHandle H = bind(Fn.RJ_CURSOR_OPEN);

@@ -1,0 +1,269 @@
+package dev.ferry;
+
+import dev.ferry.internal.Abi;
+import dev.ferry.internal.Bindings;
+import dev.ferry.internal.Engines;
+import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.Once;
+import dev.ferry.internal.Scratch;
+import dev.ferry.spi.NativeBinding;
+import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A RocksDB backup directory, driven by RocksDB's backup engine: incremental backups of RocksDB
+ * stores (table files are shared between backups, so each backup copies only what is new),
+ * listed, restored and purged by id.
+ *
+ * <pre>{@code
+ * try (Backups backups = Backups.open(backupDir)) {
+ *     int id = backups.create(store);          // flushes, then backs up every column family
+ *     backups.purgeOldBackups(3);              // keep the newest three
+ *     backups.restoreLatest(restoreDir);       // a new directory; open it with Store.open
+ * }
+ * }</pre>
+ *
+ * <p>RocksDB only: LMDB has no backup engine, and {@link #create(Store)} of an LMDB store throws
+ * {@link FerryException.NotSupported}; copy an LMDB store with {@link Store#checkpoint(Path, boolean)}.
+ * A RocksDB library built without its utilities also throws {@link FerryException.NotSupported}.
+ *
+ * <p>Closing releases the backup engine (the backups stay on disk); every call on a closed
+ * {@code Backups} throws {@link IllegalStateException}. One left unclosed is released by a
+ * cleaner once unreachable.
+ *
+ * <p>Thread safety: thread-safe; calls run one at a time.
+ */
+public final class Backups implements AutoCloseable {
+    private final NativeBinding binding;
+    private final Path path;
+    private final long handle;
+    private final Cleaner.Cleanable cleanable;
+    private boolean closed;
+
+    private Backups(NativeBinding binding, Path path, long handle) {
+        this.binding = binding;
+        this.path = path;
+        this.handle = handle;
+        // the release captures the parameters, not this (a cleaner action must not reach its object)
+        this.cleanable = Store.CLEANER.register(this, new Once(() -> binding.backupsClose(handle)));
+    }
+
+    /**
+     * Opens a backup directory with the process's default binding, creating it when missing.
+     *
+     * @param backupDir the directory (keep it apart from the stores' own directories)
+     * @return the open backup directory
+     * @throws FerryException.EngineLoad when RocksDB cannot be loaded
+     */
+    public static Backups open(Path backupDir) {
+        return open(backupDir, null);
+    }
+
+    /**
+     * Opens a backup directory, creating it when missing.
+     *
+     * @param backupDir the directory (keep it apart from the stores' own directories)
+     * @param binding {@code "jni"} or {@code "ffm"}, or null for the process default (as
+     *        {@link StoreOptions#binding(String)})
+     * @return the open backup directory
+     * @throws IllegalArgumentException for an unknown binding name
+     * @throws FerryException.EngineLoad when RocksDB cannot be loaded
+     */
+    public static Backups open(Path backupDir, String binding) {
+        Objects.requireNonNull(backupDir, "backupDir");
+        NativeBinding b = binding == null ? Bindings.defaultBinding() : Bindings.byName(binding);
+        Engines.attach(b, Engine.ROCKSDB);
+        Path dir = backupDir.toAbsolutePath().normalize();
+        createParents(dir);
+        byte[] p = dir.toString().getBytes(StandardCharsets.UTF_8);
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + p.length + 1, 0);
+        m.putCString(Scratch.DATA, p);
+        int rc = b.backupsOpen(m.addr + Scratch.DATA, s.out(0), s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        long h = s.outLong(0);
+        try {
+            return new Backups(b, dir, h);
+        } catch (RuntimeException | Error e) {
+            b.backupsClose(h);
+            throw e;
+        }
+    }
+
+    /** @return the backup directory */
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * Backs up a RocksDB store as a new backup: its memtables are flushed first, then every
+     * column family is backed up as of one point in time (with the write-ahead log on). Files an
+     * earlier backup already holds are shared, not copied again.
+     *
+     * @param store an open RocksDB store
+     * @return the new backup's id
+     * @throws IllegalStateException when this or the store is closed
+     * @throws FerryException.NotSupported for an LMDB store (use {@link Store#checkpoint(Path, boolean)})
+     */
+    public synchronized int create(Store store) {
+        check();
+        Objects.requireNonNull(store, "store");
+        if (store.isClosed()) {
+            throw new IllegalStateException(store + " is closed");
+        }
+        if (store.engine() != Engine.ROCKSDB) {
+            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "LMDB has no backup engine: copy the store with "
+                    + "Store.checkpoint(dir) or checkpoint(dir, true) (compacting) instead");
+        }
+        Scratch s = Scratch.get(binding);
+        int rc = store.withHandle(h -> binding.backupsCreate(handle, h, s.out(0), s.err()));
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        return (int) s.outLong(0);
+    }
+
+    /**
+     * Lists the backups, oldest first.
+     *
+     * @return the backups (an unmodifiable list)
+     * @throws IllegalStateException when closed
+     */
+    public synchronized List<BackupInfo> list() {
+        check();
+        Scratch s = Scratch.get(binding);
+        int room = 16;
+        for (;;) {
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) room * Abi.BACKUP_INFO_SIZE, 0);
+            int rc = binding.backupsList(handle, m.addr + Scratch.DATA, (long) room * Abi.BACKUP_INFO_SIZE, s.out(0), s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            int n = (int) s.outLong(0);
+            if (n > room) { // more backups than room: ask again with enough
+                room = n;
+                continue;
+            }
+            List<BackupInfo> r = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int off = Scratch.DATA + i * Abi.BACKUP_INFO_SIZE;
+                r.add(new BackupInfo(m.buf.getInt(off), Instant.ofEpochSecond(m.buf.getLong(off + 8)),
+                        m.buf.getLong(off + 16), m.buf.getInt(off + 4)));
+            }
+            return Collections.unmodifiableList(r);
+        }
+    }
+
+    /**
+     * Restores the latest backup into a new database directory, which then opens with
+     * {@link Store#open(Path, StoreOptions)} ({@link StoreOptions#rocksdb()}) with every column family.
+     *
+     * @param dbDir the directory to restore into: missing or empty (missing parents are created);
+     *        never the directory of an open store
+     * @throws IllegalStateException when closed
+     * @throws FerryException.AlreadyExists when {@code dbDir} holds files
+     * @throws FerryException.NotFound when there is no backup
+     */
+    public synchronized void restoreLatest(Path dbDir) {
+        restoreImpl(0, dbDir);
+    }
+
+    /**
+     * Restores one backup into a new database directory, as {@link #restoreLatest(Path)}.
+     *
+     * @param id the backup's id (see {@link #list()})
+     * @param dbDir the directory to restore into: missing or empty (missing parents are created)
+     * @throws IllegalStateException when closed
+     * @throws IllegalArgumentException when {@code id} is not positive
+     * @throws FerryException.AlreadyExists when {@code dbDir} holds files
+     * @throws FerryException.NotFound when there is no backup with that id
+     */
+    public synchronized void restore(int id, Path dbDir) {
+        if (id <= 0) {
+            check();
+            throw new IllegalArgumentException("backup id must be positive, got " + id);
+        }
+        restoreImpl(id, dbDir);
+    }
+
+    /**
+     * Deletes all backups but the newest {@code keep} (their files, unless a kept backup shares them).
+     *
+     * @param keep the number of backups to keep (0 deletes every backup)
+     * @throws IllegalStateException when closed
+     * @throws IllegalArgumentException when {@code keep} is negative
+     */
+    public synchronized void purgeOldBackups(int keep) {
+        check();
+        if (keep < 0) {
+            throw new IllegalArgumentException("keep must be >= 0, got " + keep);
+        }
+        Scratch s = Scratch.get(binding);
+        int rc = binding.backupsPurge(handle, keep, s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+    }
+
+    /** @return true once closed */
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
+    /** Releases the backup engine (waiting for a call in flight); the backups stay on disk. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        cleanable.clean();
+    }
+
+    @Override
+    public String toString() {
+        return "Backups[" + path + ", " + binding.name() + (isClosed() ? ", closed" : "") + "]";
+    }
+
+    private void restoreImpl(int id, Path dbDir) {
+        check();
+        Objects.requireNonNull(dbDir, "dbDir");
+        Path dir = dbDir.toAbsolutePath().normalize();
+        createParents(dir);
+        byte[] p = dir.toString().getBytes(StandardCharsets.UTF_8);
+        Scratch s = Scratch.get(binding);
+        NativeBuffer m = s.ensure(Scratch.DATA + p.length + 1, 0);
+        m.putCString(Scratch.DATA, p);
+        int rc = binding.backupsRestore(handle, id, m.addr + Scratch.DATA, s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException("backups " + path + " is closed");
+        }
+    }
+
+    private static void createParents(Path dir) {
+        Path parent = dir.getParent();
+        if (parent != null) {
+            try {
+                Files.createDirectories(parent);
+            } catch (IOException e) {
+                throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + parent + ": " + e);
+            }
+        }
+    }
+}
