@@ -7,10 +7,8 @@ import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Once;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
-import java.io.IOException;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,12 +80,9 @@ public final class Backups implements AutoCloseable {
         NativeBinding b = binding == null ? Bindings.defaultBinding() : Bindings.byName(binding);
         Engines.attach(b, Engine.ROCKSDB);
         Path dir = backupDir.toAbsolutePath().normalize();
-        createParents(dir);
-        byte[] p = dir.toString().getBytes(StandardCharsets.UTF_8);
+        Store.createParents(dir);
         Scratch s = Scratch.get(b);
-        NativeBuffer m = s.ensure(Scratch.DATA + p.length + 1, 0);
-        m.putCString(Scratch.DATA, p);
-        int rc = b.backupsOpen(m.addr + Scratch.DATA, s.out(0), s.err());
+        int rc = b.backupsOpen(s.cString(dir.toString().getBytes(StandardCharsets.UTF_8)), s.out(0), s.err());
         if (rc != 0) {
             throw s.error(rc);
         }
@@ -239,12 +234,9 @@ public final class Backups implements AutoCloseable {
         check();
         Objects.requireNonNull(dbDir, "dbDir");
         Path dir = dbDir.toAbsolutePath().normalize();
-        createParents(dir);
-        byte[] p = dir.toString().getBytes(StandardCharsets.UTF_8);
+        Store.createParents(dir);
         Scratch s = Scratch.get(binding);
-        NativeBuffer m = s.ensure(Scratch.DATA + p.length + 1, 0);
-        m.putCString(Scratch.DATA, p);
-        int rc = binding.backupsRestore(handle, id, m.addr + Scratch.DATA, s.err());
+        int rc = binding.backupsRestore(handle, id, s.cString(dir.toString().getBytes(StandardCharsets.UTF_8)), s.err());
         if (rc != 0) {
             throw s.error(rc);
         }
@@ -253,17 +245,6 @@ public final class Backups implements AutoCloseable {
     private void check() {
         if (closed) {
             throw new IllegalStateException("backups " + path + " is closed");
-        }
-    }
-
-    private static void createParents(Path dir) {
-        Path parent = dir.getParent();
-        if (parent != null) {
-            try {
-                Files.createDirectories(parent);
-            } catch (IOException e) {
-                throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + parent + ": " + e);
-            }
         }
     }
 }

@@ -262,9 +262,7 @@ public final class Store implements AutoCloseable {
         guard.enter();
         try {
             Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + n.length + 1, 0);
-            m.putCString(Scratch.DATA, n);
-            int rc = binding.cfCreate(handle, m.addr + Scratch.DATA, s.out(0), s.err());
+            int rc = binding.cfCreate(handle, s.cString(n), s.out(0), s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }
@@ -752,22 +750,26 @@ public final class Store implements AutoCloseable {
         byte[] p = target.toString().getBytes(StandardCharsets.UTF_8);
         guard.enter();
         try {
-            if (target.getParent() != null) {
-                try {
-                    java.nio.file.Files.createDirectories(target.getParent());
-                } catch (java.io.IOException e) {
-                    throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + target.getParent() + ": " + e);
-                }
-            }
+            createParents(target);
             Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + p.length + 1, 0);
-            m.putCString(Scratch.DATA, p);
-            int rc = binding.checkpoint(handle, m.addr + Scratch.DATA, compact ? Abi.CHECKPOINT_COMPACT : 0, s.err());
+            int rc = binding.checkpoint(handle, s.cString(p), compact ? Abi.CHECKPOINT_COMPACT : 0, s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }
         } finally {
             guard.exit();
+        }
+    }
+
+    /** Creates the missing parents of {@code dir} (checkpoint and backup targets). */
+    static void createParents(Path dir) {
+        Path parent = dir.getParent();
+        if (parent != null) {
+            try {
+                java.nio.file.Files.createDirectories(parent);
+            } catch (java.io.IOException e) {
+                throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + parent + ": " + e);
+            }
         }
     }
 
@@ -831,9 +833,7 @@ public final class Store implements AutoCloseable {
         guard.enter();
         try {
             Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + n.length + 1, 0);
-            m.putCString(Scratch.DATA, n);
-            int rc = binding.propertyInt(handle, id, m.addr + Scratch.DATA, s.out(0), s.err());
+            int rc = binding.propertyInt(handle, id, s.cString(n), s.out(0), s.err());
             if (rc == Abi.NOTFOUND) {
                 return OptionalLong.empty();
             }

@@ -56,10 +56,7 @@ public final class Engines {
                 if (lmdb) {
                     return;
                 }
-                byte[] p = lmdbPath().toString().getBytes(StandardCharsets.UTF_8);
-                NativeBuffer m = s.ensure(Scratch.DATA + p.length + 1L, 0);
-                m.putCString(Scratch.DATA, p);
-                rc = b.engineAttach(engine.id(), m.addr + Scratch.DATA, s.err());
+                rc = b.engineAttach(engine.id(), s.cString(lmdbPath().toString().getBytes(StandardCharsets.UTF_8)), s.err());
             }
             if (rc != 0) {
                 throw s.error(rc);

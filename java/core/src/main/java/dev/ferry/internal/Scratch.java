@@ -76,6 +76,19 @@ public final class Scratch {
     }
 
     /**
+     * Copies {@code bytes} into the data area at {@link #DATA} as a NUL-terminated C string (a
+     * path, a family or property name).
+     *
+     * @param bytes the string's bytes (UTF-8, no NUL inside)
+     * @return the address of the C string
+     */
+    public long cString(byte[] bytes) {
+        NativeBuffer m = ensure(DATA + bytes.length + 1L, 0);
+        m.putCString(DATA, bytes);
+        return m.addr + DATA;
+    }
+
+    /**
      * Copies two byte strings into the data area: {@code a} at {@link #DATA}, {@code b} at the
      * next 8-byte boundary after it (null counts as empty and writes nothing).
      *
