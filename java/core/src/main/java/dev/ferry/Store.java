@@ -75,6 +75,8 @@ public final class Store implements AutoCloseable {
     final Children children = new Children();
     /** The first page size after a cursor's positioning call, learnt from earlier cursors. */
     final SeekRuns seekRuns = new SeekRuns();
+    /** Reclaims this store's LMDB reader slots held by leaked cursors and snapshots. */
+    private final Readers readers;
     private final ConcurrentLinkedDeque<NativeBuffer> pages = new ConcurrentLinkedDeque<>();
     final Lifetime lifetime;
     /** Drops the owner's reference to the engine once: on close, or by the cleaner. */
@@ -94,6 +96,7 @@ public final class Store implements AutoCloseable {
         this.options = options;
         this.handle = handle;
         this.lmdbThreadBound = engine == Engine.LMDB && !options.lmdbFlags.contains(LmdbFlag.NOTLS);
+        this.readers = engine == Engine.LMDB ? new Readers() : Readers.NONE;
         Lifetime lt = new Lifetime(release);
         this.lifetime = lt;
         this.unpinOwner = new Once(lt::unpin);
@@ -877,7 +880,7 @@ public final class Store implements AutoCloseable {
             int familyLimit = families.size();
             Scratch s = Scratch.get(binding);
             int rc = binding.snapshotOpen(handle, s.out(0), s.err());
-            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) { // leaked snapshots may hold LMDB's reader slots
+            for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) { // leaked snapshots may hold LMDB's reader slots
                 s.clearError();
                 rc = binding.snapshotOpen(handle, s.out(0), s.err());
             }
@@ -1029,7 +1032,7 @@ public final class Store implements AutoCloseable {
         long hiAddr = hi == null ? 0 : m.addr + hiOff;
         int hiLen = hi == null ? 0 : hi.length;
         int rc = binding.cursorOpen(handle, snapHandle, id, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
-        for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) { // leaked cursors may hold LMDB's reader slots
+        for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) { // leaked cursors may hold LMDB's reader slots
             s.clearError();
             rc = binding.cursorOpen(handle, snapHandle, id, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
         }
@@ -1054,15 +1057,15 @@ public final class Store implements AutoCloseable {
     }
 
     byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {
-        return PointReads.get(binding, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, koff, klen);
+        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, koff, klen);
     }
 
     int getIntoImpl(long snap, int cf, ByteBuffer key, ByteBuffer into) {
-        return PointReads.getInto(binding, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, into);
+        return PointReads.getInto(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, into);
     }
 
     List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys) {
-        return PointReads.multiGet(binding, (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, d, c, lo, e), keys);
+        return PointReads.multiGet(binding, readers, (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, d, c, lo, e), keys);
     }
 
     int cfId(ColumnFamily cf) {

@@ -154,6 +154,30 @@ class LmdbSpecificTest {
         }
     }
 
+    /**
+     * Reader tables are per environment: a store that just found its own table really full (and
+     * fails fast for a while) must not stop another store from reclaiming slots held by its leaked
+     * cursors.
+     */
+    @Test
+    void oneStoreAtItsReaderLimitDoesNotStopAnotherFromReclaiming() {
+        try (Store full = Store.open(dir.resolve("readers-full"), lmdb().maxReaders(4));
+                Store other = Store.open(dir.resolve("readers-other"), lmdb().maxReaders(8))) {
+            other.put(new byte[] {1}, new byte[] {2});
+            List<Snapshot> open = new ArrayList<>();
+            assertThrows(FerryException.ReadersFull.class, () -> {
+                for (int i = 0; i < 10; i++) {
+                    open.add(full.snapshot());
+                }
+            });
+            for (int i = 0; i < 100; i++) {
+                Cursor c = other.cursor(); // leaked on purpose: only reclamation frees its slot
+                assertTrue(c.next(), "leaked cursor " + i);
+            }
+            open.forEach(Snapshot::close);
+        }
+    }
+
     @Test
     void snapshotIsBoundToItsThreadUnlessNotls() throws Exception {
         try (Store s = Store.open(dir.resolve("tls"), lmdb())) {

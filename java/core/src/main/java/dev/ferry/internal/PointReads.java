@@ -64,13 +64,14 @@ public final class PointReads {
      * Reads one key, growing the value area until the value fits.
      *
      * @param binding resolves scratch memory
+     * @param readers retries calls that found LMDB's reader table full
      * @param fn the native read
      * @param key key array
      * @param koff first key byte
      * @param klen key length
      * @return a copy of the value, or null when absent
      */
-    public static byte[] get(NativeBinding binding, Get fn, byte[] key, int koff, int klen) {
+    public static byte[] get(NativeBinding binding, Readers readers, Get fn, byte[] key, int koff, int klen) {
         Scratch s = Scratch.get(binding);
         int voff = align8(Scratch.DATA + klen);
         NativeBuffer m = s.ensure(voff + 256L, 0);
@@ -78,7 +79,7 @@ public final class PointReads {
         for (;;) {
             int cap = m.cap - voff;
             int rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
-            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
+            for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
                 s.clearError();
                 rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
             }
@@ -120,12 +121,13 @@ public final class PointReads {
      * closed during the call) gets the JDK's checks instead of a write into freed memory.
      *
      * @param binding resolves scratch memory
+     * @param readers retries calls that found LMDB's reader table full
      * @param fn the native read
      * @param key the key (position to limit; not moved)
      * @param into receives up to {@code into.remaining()} bytes of the value; its position advances
      * @return the value's full length (at most {@code Integer.MAX_VALUE}), or {@link #NOT_FOUND}
      */
-    public static int getInto(NativeBinding binding, Get fn, ByteBuffer key, ByteBuffer into) {
+    public static int getInto(NativeBinding binding, Readers readers, Get fn, ByteBuffer key, ByteBuffer into) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(into, "into");
         if (into.isReadOnly()) {
@@ -143,7 +145,7 @@ public final class PointReads {
         for (;;) {
             int cap = (int) Math.min(want, (long) m.cap - voff);
             int rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
-            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
+            for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
                 s.clearError();
                 rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
             }
@@ -170,11 +172,12 @@ public final class PointReads {
      * Reads many keys in as few native calls as the value sizes allow.
      *
      * @param binding resolves scratch memory
+     * @param readers retries calls that found LMDB's reader table full
      * @param fn the native multi-read
      * @param keys the keys
      * @return values in key order, null for absent keys
      */
-    public static List<byte[]> multiGet(NativeBinding binding, MultiGet fn, List<byte[]> keys) {
+    public static List<byte[]> multiGet(NativeBinding binding, Readers readers, MultiGet fn, List<byte[]> keys) {
         Objects.requireNonNull(keys, "keys");
         int n = keys.size();
         List<byte[]> out = new ArrayList<>(n);
@@ -205,7 +208,7 @@ public final class PointReads {
             }
             int rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
                     m.cap - dstOff, m.addr + lensOff, s.err());
-            for (int attempt = 0; Readers.reclaim(rc, attempt); attempt++) {
+            for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
                 s.clearError();
                 rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff, m.cap - dstOff, m.addr + lensOff, s.err());
             }

@@ -7,7 +7,10 @@ package dev.ferry.internal;
  * lets the caller retry, a few times with a short back-off, the way the JDK reclaims direct
  * memory held by unreachable buffers.
  *
- * <p>Thread safety: stateless.
+ * <p>One instance per store: LMDB's reader table belongs to one environment, so a store at its own
+ * reader limit must not turn off reclamation for the other stores of the process.
+ *
+ * <p>Thread safety: thread-safe.
  */
 public final class Readers {
     /** Attempts before the error reaches the caller (about 60 ms of waiting in all). */
@@ -18,9 +21,13 @@ public final class Readers {
      * otherwise pay about 60 ms and six GCs per call).
      */
     private static final long QUIET_NANOS = 1_000_000_000L;
-    private static volatile long quietUntil = System.nanoTime();
+    /** For readers whose engine has no reader table (RocksDB, RocksJava interop): never retries. */
+    public static final Readers NONE = new Readers();
 
-    private Readers() {
+    private volatile long quietUntil = System.nanoTime();
+
+    /** Creates the reclaimer of one store's reader table. */
+    public Readers() {
     }
 
     /**
@@ -30,8 +37,8 @@ public final class Readers {
      * @param attempt retries made so far
      * @return true when the caller should repeat the call
      */
-    public static boolean reclaim(int rc, int attempt) {
-        if (rc != Abi.EREADERSFULL) {
+    public boolean reclaim(int rc, int attempt) {
+        if (rc != Abi.EREADERSFULL || this == NONE) {
             return false;
         }
         if (attempt >= ATTEMPTS) {

@@ -11,6 +11,7 @@ import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Once;
 import dev.ferry.internal.PointReads;
+import dev.ferry.internal.Readers;
 import dev.ferry.internal.Scratch;
 import dev.ferry.spi.NativeBinding;
 import java.nio.ByteBuffer;
@@ -173,7 +174,7 @@ public final class RocksInterop {
         NativeBinding b = binding0();
         Target t = Target.of(db, cf, snapshot);
         try {
-            return PointReads.get(b, (k, kl, d, c, vo, e) -> b.rjGet(t.dbHandle, t.cfHandle, t.snapshotHandle, k, kl, d, c, vo, e),
+            return PointReads.get(b, Readers.NONE, (k, kl, d, c, vo, e) -> b.rjGet(t.dbHandle, t.cfHandle, t.snapshotHandle, k, kl, d, c, vo, e),
                     key, 0, key.length);
         } finally {
             t.fence();
@@ -196,7 +197,7 @@ public final class RocksInterop {
         NativeBinding b = binding0();
         Target t = Target.of(db, cf, null);
         try {
-            return PointReads.getInto(b, (k, kl, d, c, vo, e) -> b.rjGet(t.dbHandle, t.cfHandle, 0, k, kl, d, c, vo, e),
+            return PointReads.getInto(b, Readers.NONE, (k, kl, d, c, vo, e) -> b.rjGet(t.dbHandle, t.cfHandle, 0, k, kl, d, c, vo, e),
                     ByteBuffer.wrap(key), into);
         } finally {
             t.fence();
@@ -228,7 +229,7 @@ public final class RocksInterop {
         NativeBinding b = binding0();
         Target t = Target.of(db, cf, snapshot);
         try {
-            return PointReads.multiGet(b, (n, k, kl, d, c, lo, e) -> b.rjMultiGet(t.dbHandle, t.cfHandle, t.snapshotHandle,
+            return PointReads.multiGet(b, Readers.NONE, (n, k, kl, d, c, lo, e) -> b.rjMultiGet(t.dbHandle, t.cfHandle, t.snapshotHandle,
                     n, k, kl, d, c, lo, e), keys);
         } finally {
             t.fence();

@@ -29,7 +29,7 @@ class PointReadsTest {
     @Test
     void getOfAValueLargerThanAnArrayThrows() {
         int[] calls = {0};
-        FerryException e = assertThrows(FerryException.class, () -> PointReads.get(JniBinding.INSTANCE,
+        FerryException e = assertThrows(FerryException.class, () -> PointReads.get(JniBinding.INSTANCE, Readers.NONE,
                 (key, klen, dst, cap, vlenOut, err) -> {
                     calls[0]++;
                     putLong(vlenOut, THREE_GIB);
@@ -43,7 +43,7 @@ class PointReadsTest {
     @Test
     void multiGetOfAValueLargerThanAnArrayThrowsInsteadOfRetrying() {
         int[] calls = {0};
-        FerryException e = assertThrows(FerryException.class, () -> PointReads.multiGet(JniBinding.INSTANCE,
+        FerryException e = assertThrows(FerryException.class, () -> PointReads.multiGet(JniBinding.INSTANCE, Readers.NONE,
                 (n, keys, keysLen, dst, cap, lensOut, err) -> {
                     if (++calls[0] > 5) {
                         throw new AssertionError("multiGet keeps retrying a value that cannot fit");
@@ -60,7 +60,7 @@ class PointReadsTest {
         // larger than this thread's scratch memory now (other tests may have grown it)
         int big = Scratch.get(JniBinding.INSTANCE).mem.cap + 1000;
         int[] calls = {0};
-        List<byte[]> got = PointReads.multiGet(JniBinding.INSTANCE, (n, keys, keysLen, dst, cap, lensOut, err) -> {
+        List<byte[]> got = PointReads.multiGet(JniBinding.INSTANCE, Readers.NONE, (n, keys, keysLen, dst, cap, lensOut, err) -> {
             calls[0]++;
             if (cap < big) {
                 putLong(lensOut, big);
