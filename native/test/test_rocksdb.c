@@ -1095,7 +1095,27 @@ static void test_backups(void)
     CHECK_RC(ferry_backups_list(b, recs, sizeof recs, &n, &err), FERRY_OK);
     memcpy(&first, recs, 4);
     CHECK(n == 1 && first == id2, "after purge: %u backups, first id %u", n, first);
+    /* every NULL handle or pointer is an argument error, with or without an error struct */
+    ferry_backups *nb = (ferry_backups *)1;
     CHECK_RC(ferry_backups_create(NULL, s, &id1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_create(b, NULL, &id1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_create(b, s, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_create(b, s, NULL, NULL), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_list(NULL, recs, sizeof recs, &n, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_list(b, recs, sizeof recs, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_list(b, NULL, sizeof recs, &n, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_list(b, NULL, 0, &n, NULL), FERRY_OK);
+    CHECK(n == 1, "count without a buffer: %u", n);
+    CHECK_RC(ferry_backups_restore(NULL, 0, dir("bk-null"), &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_restore(b, 0, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_restore(b, 0, "", NULL), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_purge(NULL, 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_backups_open(NULL, &nb, &err), FERRY_EINVAL);
+    CHECK(nb == NULL, "out handle not cleared on error");
+    CHECK_RC(ferry_backups_open(dir("bk-null"), NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_checkpoint(NULL, dir("ckpt-null"), 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_checkpoint(s, NULL, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_checkpoint(s, NULL, 0, NULL), FERRY_EINVAL);
     CHECK_RC(ferry_backups_close(b), FERRY_OK);
     CHECK_RC(ferry_backups_close(NULL), FERRY_OK);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
