@@ -18,7 +18,7 @@ import org.knowm.xchart.style.Styler;
  *
  * <p>Thread safety: stateless.
  */
-final class BarChart {
+public final class BarChart {
     private BarChart() {
     }
 
@@ -33,7 +33,7 @@ final class BarChart {
      * @param series values per series, one per category; NaN or 0 = no bar; a series without any bar is left out
      * @return null when saved, else why not
      */
-    static String save(Path file, String title, String xTitle, String yTitle, List<String> xs, Map<String, List<Double>> series) {
+    public static String save(Path file, String title, String xTitle, String yTitle, List<String> xs, Map<String, List<Double>> series) {
         double min = Double.MAX_VALUE;
         double max = 0;
         for (List<Double> ys : series.values()) {

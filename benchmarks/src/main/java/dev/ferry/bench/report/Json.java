@@ -9,7 +9,7 @@ import java.util.Map;
  * A minimal JSON reader and writer for JMH result files: objects become {@link LinkedHashMap}s,
  * arrays {@link ArrayList}s, numbers {@link Double}s.
  */
-final class Json {
+public final class Json {
     private final String s;
     private int i;
 
@@ -17,7 +17,13 @@ final class Json {
         this.s = s;
     }
 
-    static Object parse(String text) {
+    /**
+     * Parses one JSON text.
+     *
+     * @param text the text
+     * @return maps, lists, doubles, strings, booleans and nulls
+     */
+    public static Object parse(String text) {
         Json j = new Json(text);
         j.ws();
         if (j.i >= text.length()) {
@@ -141,7 +147,13 @@ final class Json {
         }
     }
 
-    static String write(Object o) {
+    /**
+     * Writes a value made of maps, lists, doubles, strings, booleans and nulls as one JSON line.
+     *
+     * @param o the value
+     * @return its JSON text and a newline
+     */
+    public static String write(Object o) {
         StringBuilder b = new StringBuilder();
         write(o, b);
         return b.append('\n').toString();

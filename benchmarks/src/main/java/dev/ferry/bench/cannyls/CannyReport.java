@@ -1,0 +1,175 @@
+package dev.ferry.bench.cannyls;
+
+import dev.ferry.bench.report.BarChart;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Writes {@code report.md} of the CannyLS reproduction: per value size, a table per operation in the
+ * columns of {@code ekvsb summary} (oks, errors, elapsed, ops, latency min/median/p95/p99/max), a
+ * latency-percentile chart per operation (log scale, one bar series per backend), and the LOAD
+ * (start-up) table; backends that did not run stay in the tables with the reason.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class CannyReport {
+    private static final String[] OPS = {"put-new", "put-update", "get", "delete"};
+    private static final Map<String, String> OP_TITLE = Map.of("put-new", "PUT (new)", "put-update", "PUT (update)", "get", "GET",
+            "delete", "DELETE");
+    private static final Map<String, String> BACKEND_TITLE = new LinkedHashMap<>();
+
+    static {
+        BACKEND_TITLE.put("cannyls", "CannyLS (ekvsb; journal synced every 4,096 records, its default)");
+        BACKEND_TITLE.put("cannyls-sync", "CannyLS (ekvsb; journal synced every record)");
+        BACKEND_TITLE.put("fs", "file per key (ekvsb builtin::fs)");
+        BACKEND_TITLE.put("rocksdb", "RocksDB (ekvsb: the rocksdb crate's bundled RocksDB, default options)");
+        BACKEND_TITLE.put("ferry-rocksdb", "Ferry-RocksDB (rocksdbjni's engine, Ferry's defaults)");
+        BACKEND_TITLE.put("ferry-rocksdb-blob", "Ferry-RocksDB with integrated BlobDB (" + Replay.BLOB_OPTIONS + ")");
+        BACKEND_TITLE.put("ferry-lmdb", "Ferry-LMDB (syncWrites(false), map grown on demand)");
+    }
+
+    private CannyReport() {
+    }
+
+    /**
+     * Writes the report and its charts.
+     *
+     * @param out the results directory (machine.txt is read from it when present)
+     * @param plan what ran
+     * @param cells every cell, in run order
+     * @param cacheDropped whether the page cache was dropped before each phase
+     * @param ekvsbMissing null when ekvsb ran, else why it did not
+     * @param notes further notes for the reader
+     * @throws IOException when the report cannot be written
+     */
+    public static void write(Path out, CannyPlan plan, List<CannyRun.Cell> cells, boolean cacheDropped, String ekvsbMissing,
+            List<String> notes) throws IOException {
+        StringBuilder b = new StringBuilder();
+        b.append("# CannyLS benchmark, reproduced with Ferry (large values, latency percentiles)\n\n");
+        b.append("What was published: the CannyLS project's benchmark (its wiki's Benchmark page) measured CannyLS against a file per "
+                + "key and RocksDB on a 1 TB HDD with ekvsb: 16-byte random keys, values of 100 KB, 1 MB and 10 MB; PUT of new "
+                + "keys, PUT updating a random 1% sample, GET and DELETE of random 1% samples, and LOAD, the start-up time of the "
+                + "filled store. Its figures are not quoted here: the page could not be obtained from this machine, so this "
+                + "report shows this machine's runs only, every backend replaying the very same workload files.\n\n");
+        b.append("What ran here (mode ").append(plan.mode()).append("):\n\n");
+        b.append("| value size | entries written | sample of update, GET, DELETE | data per backend |\n|---|---:|---:|---:|\n");
+        for (CannyPlan.Size s : plan.sizes()) {
+            b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %.2f GB |%n", s.label(), s.count(), s.sample(), s.dataBytes() / 1e9));
+        }
+        b.append("\nBackends:\n\n");
+        for (String be : plan.backends()) {
+            b.append("- `").append(be).append("`: ").append(BACKEND_TITLE.getOrDefault(be, be)).append('\n');
+        }
+        b.append('\n');
+        b.append("- Every phase is its own process (ekvsb's backends: `ekvsb run`; Ferry's: a fresh JVM replaying the workload "
+                + "through Ferry's public API, `dev.ferry.bench.cannyls.Replay`); each task is timed alone, its value filled with "
+                + "random bytes before the clock starts, as ekvsb does. Ferry's GETs read into one reused direct buffer.\n");
+        b.append("- Page cache: ").append(cacheDropped ? "dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`) before every phase."
+                : "NOT dropped (not permitted here): reads may come from memory.").append('\n');
+        b.append("- The sample is 1% of the entries but at least ").append(CannyPlan.MIN_SAMPLE)
+                .append(" (all when there are fewer), so that a quick run's percentiles rest on more than a few tasks.\n");
+        if (ekvsbMissing != null) {
+            b.append("- ekvsb did not run (").append(ekvsbMissing).append("): its backends are listed as not run, and the "
+                    + "workloads were generated by Ferry's own generator in ekvsb's format.\n");
+        }
+        for (String n : notes) {
+            b.append("- ").append(n).append('\n');
+        }
+        b.append('\n');
+        Path machine = out.resolve("machine.txt");
+        if (Files.exists(machine)) {
+            b.append("## Machine\n\n```\n").append(Files.readString(machine).strip()).append("\n```\n\n");
+        }
+        Path charts = Files.createDirectories(out.resolve("charts"));
+        for (CannyPlan.Size s : plan.sizes()) {
+            b.append("## ").append(s.label()).append(" values\n\n");
+            for (String op : OPS) {
+                b.append("### ").append(OP_TITLE.get(op)).append(" (").append(s.label()).append(")\n\n");
+                b.append("| backend | oks | errors | elapsed (s) | ops/s | min (ms) | median (ms) | p95 (ms) | p99 (ms) | max (ms) |\n");
+                b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                Map<String, List<Double>> series = new LinkedHashMap<>();
+                for (String be : plan.backends()) {
+                    CannyRun.Cell c = find(cells, s, be, op);
+                    if (c == null) {
+                        continue;
+                    }
+                    Ekvsb.Summary m = c.summary();
+                    if (m == null) {
+                        b.append("| ").append(be).append(" | ").append(c.status()).append(" | | | | | | | | |\n");
+                        continue;
+                    }
+                    b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %.3f | %,.1f | %s | %s | %s | %s | %s |%n", be, m.oks(), m.errors(),
+                            m.elapsed(), m.ops(), ms(m.min()), ms(m.median()), ms(m.p95()), ms(m.p99()), ms(m.max())));
+                    series.put(be, List.of(m.min() * 1e3, m.median() * 1e3, m.p95() * 1e3, m.p99() * 1e3, m.max() * 1e3));
+                }
+                String png = "latency-" + s.label() + "-" + op + ".png";
+                String why = series.isEmpty() ? "no backend ran" : BarChart.save(charts.resolve(png),
+                        OP_TITLE.get(op) + ", " + s.label() + " values: latency per task", "percentile", "milliseconds",
+                        List.of("min", "median", "p95", "p99", "max"), series);
+                b.append('\n');
+                if (why == null) {
+                    b.append("![").append(OP_TITLE.get(op)).append(' ').append(s.label()).append("](charts/").append(png).append(")\n\n");
+                } else {
+                    b.append("(no chart: ").append(why).append(")\n\n");
+                }
+                List<String> disagree = new ArrayList<>();
+                for (String be : plan.backends()) {
+                    CannyRun.Cell c = find(cells, s, be, op);
+                    if (c != null && Boolean.FALSE.equals(c.ekvsbAgrees())) {
+                        disagree.add(be);
+                    }
+                }
+                if (!disagree.isEmpty()) {
+                    b.append("Note: `ekvsb summary` printed other figures than this report's summary for ").append(disagree)
+                            .append(" (see raw/*.summary.json).\n\n");
+                }
+            }
+        }
+        b.append("## LOAD: start-up of the filled store (seconds)\n\n");
+        b.append("ekvsb's backends: wall time of `ekvsb run` with an empty workload (process start, open, close). Ferry's: "
+                + "`Store.open` of the filled store inside a JVM that has already loaded the engine library (a scratch store "
+                + "was opened first), so JVM start-up is not counted.\n\n");
+        b.append("| backend |");
+        for (CannyPlan.Size s : plan.sizes()) {
+            b.append(' ').append(s.label()).append(" |");
+        }
+        b.append("\n|---|");
+        for (int i = 0; i < plan.sizes().size(); i++) {
+            b.append("---:|");
+        }
+        b.append('\n');
+        for (String be : plan.backends()) {
+            b.append("| ").append(be).append(" |");
+            for (CannyPlan.Size s : plan.sizes()) {
+                CannyRun.Cell c = find(cells, s, be, "load");
+                b.append(' ').append(c == null ? "" : c.status().equals("ok") ? String.format(Locale.ROOT, "%.3f", c.loadSeconds())
+                        : c.status()).append(" |");
+            }
+            b.append('\n');
+        }
+        b.append("\nRaw results: `raw/<size>-<backend>-<phase>.json` are ekvsb result files (`ekvsb summary < FILE` prints the "
+                + "columns above); `cells.tsv` has every figure.\n");
+        Files.writeString(out.resolve("report.md"), b);
+    }
+
+    private static CannyRun.Cell find(List<CannyRun.Cell> cells, CannyPlan.Size s, String backend, String phase) {
+        for (CannyRun.Cell c : cells) {
+            if (c.size().equals(s) && c.backend().equals(backend) && c.phase().equals(phase)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static String ms(double seconds) {
+        double v = seconds * 1e3;
+        return v >= 100 ? String.format(Locale.ROOT, "%,.0f", v) : v >= 1 ? String.format(Locale.ROOT, "%.2f", v)
+                : String.format(Locale.ROOT, "%.3f", v);
+    }
+}
