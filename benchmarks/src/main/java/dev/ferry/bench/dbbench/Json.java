@@ -33,7 +33,7 @@ final class Json {
                 b.append(',');
             }
             first = false;
-            str(e.getKey(), b);
+            dev.ferry.bench.report.Json.quote(e.getKey(), b);
             b.append(':');
             Object v = e.getValue();
             if (v == null) {
@@ -43,31 +43,9 @@ final class Json {
             } else if (v instanceof Number || v instanceof Boolean) {
                 b.append(v);
             } else {
-                str(v.toString(), b);
+                dev.ferry.bench.report.Json.quote(v.toString(), b);
             }
         }
         return b.append('}').toString();
-    }
-
-    private static void str(String s, StringBuilder b) {
-        b.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        b.append('"');
     }
 }

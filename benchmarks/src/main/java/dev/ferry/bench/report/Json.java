@@ -192,22 +192,35 @@ public final class Json {
         } else if (o instanceof Boolean) {
             b.append(o);
         } else {
-            b.append('"');
-            for (char c : o.toString().toCharArray()) {
-                switch (c) {
-                    case '"' -> b.append("\\\"");
-                    case '\\' -> b.append("\\\\");
-                    case '\n' -> b.append("\\n");
-                    default -> {
-                        if (c < 0x20) {
-                            b.append(String.format("\\u%04x", (int) c));
-                        } else {
-                            b.append(c);
-                        }
+            quote(o.toString(), b);
+        }
+    }
+
+    /**
+     * Appends a string as a JSON string literal.
+     *
+     * @param str the string
+     * @param b where to
+     */
+    public static void quote(String str, StringBuilder b) {
+        b.append('"');
+        for (int k = 0; k < str.length(); k++) {
+            char c = str.charAt(k);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
                     }
                 }
             }
-            b.append('"');
         }
+        b.append('"');
     }
 }
