@@ -152,6 +152,10 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_CURRENT_FWD 9  /**< RocksDB: start at the entry the engine iterator stands on, then forward
                                   (a wrapped RocksJava iterator: where RocksJava left it) */
 #define FERRY_CURRENT_REV 10 /**< RocksDB: start at the entry the engine iterator stands on, then reverse */
+#define FERRY_SEEK_PAIR_GT 11 /**< LMDB: first entry > (key, value), forward; key/klen hold the packed pair
+                                   "u32 key length; key bytes; value bytes" (a DUPSORT family's cursor changing
+                                   direction inside a key's values). Without DUPSORT: as FERRY_SEEK_GT on the key */
+#define FERRY_SEEK_PAIR_LT 12 /**< LMDB: last entry < (key, value), reverse; key as for FERRY_SEEK_PAIR_GT */
 /**@}*/
 
 /** @name Page layout (all integers native-endian)
@@ -414,6 +418,7 @@ FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, siz
 #define FERRY_CF_DUPSORT  0x1 /**< LMDB MDB_DUPSORT: several sorted values per key */
 #define FERRY_CF_DUPFIXED 0x2 /**< LMDB MDB_DUPFIXED (with DUPSORT only): a key's values all have one size
                                    (a value of another size fails with FERRY_EKEYSIZE) */
+/* A cursor changing direction inside a key's values seeks with FERRY_SEEK_PAIR_GT / FERRY_SEEK_PAIR_LT. */
 
 /**
  * @brief Create a column family with FERRY_CF_* flags (ferry_cf_create is flags 0).

@@ -1171,6 +1171,27 @@ static int seek_last(lmdb_cursor *c, MDB_val *k, MDB_val *v)
     return mdb.mdb_cursor_get(c->cur, k, v, MDB_LAST);
 }
 
+/* FERRY_SEEK_PAIR_GT / _LT: the entry after (before) the pair (key, val), in a DUPSORT family. */
+static int seek_pair(lmdb_cursor *c, int gt, const void *key, size_t klen, const void *val, size_t vlen, MDB_val *k,
+                     MDB_val *v)
+{
+    if (!c->dups) return gt ? seek_gt(c, key, klen, k, v) : seek_back(c, key, klen, 0, k, v);
+    k->mv_size = klen;
+    k->mv_data = (void *)key;
+    v->mv_size = vlen;
+    v->mv_data = (void *)val;
+    /* the key's first value >= val, if any */
+    int rc = klen ? mdb.mdb_cursor_get(c->cur, k, v, MDB_GET_BOTH_RANGE) : MDB_NOTFOUND;
+    if (rc == MDB_SUCCESS) {
+        if (!gt) return mdb.mdb_cursor_get(c->cur, k, v, MDB_PREV);
+        if (key_cmp(v->mv_data, v->mv_size, val, vlen) > 0) return MDB_SUCCESS;
+        return mdb.mdb_cursor_get(c->cur, k, v, MDB_NEXT);
+    }
+    if (rc != MDB_NOTFOUND) return rc;
+    /* every value of the key sorts before val (or the key is absent) */
+    return gt ? seek_gt(c, key, klen, k, v) : seek_back(c, key, klen, 1, k, v);
+}
+
 /* Position for op, with seek keys clamped to the bounds. Returns the LMDB rc. */
 static int position(lmdb_cursor *c, int op, const void *key, size_t klen, MDB_val *k, MDB_val *v)
 {
@@ -1189,6 +1210,19 @@ static int position(lmdb_cursor *c, int op, const void *key, size_t klen, MDB_va
     case FERRY_SEEK_LT:
         if (c->ulen && key_cmp(key, klen, c->upper, c->ulen) > 0) return seek_last(c, k, v);
         return seek_back(c, key, klen, 0, k, v);
+    case FERRY_SEEK_PAIR_GT:
+    case FERRY_SEEK_PAIR_LT: { /* ferry.c checked the packing */
+        uint32_t kl;
+        memcpy(&kl, key, 4);
+        const uint8_t *pk = (const uint8_t *)key + 4, *pv = pk + kl;
+        size_t vl = klen - 4 - kl;
+        if (op == FERRY_SEEK_PAIR_GT) {
+            if (c->llen && key_cmp(pk, kl, c->lower, c->llen) < 0) return seek_ge(c, c->lower, c->llen, k, v);
+            return seek_pair(c, 1, pk, kl, pv, vl, k, v);
+        }
+        if (c->ulen && key_cmp(pk, kl, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
+        return seek_pair(c, 0, pk, kl, pv, vl, k, v);
+    }
     default: /* FERRY_NEXT / FERRY_PREV: the pending entry */
         *k = c->k;
         *v = c->v;
@@ -1540,7 +1574,8 @@ static int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t kl
     }
     MDB_val k = { 0, NULL }, v = { 0, NULL };
     int mrc = position(c, op, key, klen, &k, &v);
-    int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT;
+    int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT
+              || op == FERRY_SEEK_PAIR_GT;
     /* the first entry decides whether this fill may walk: a store of large entries then runs the
      * same loop as before the walk existed */
     int walk = c->walk && mrc == MDB_SUCCESS && walk_worth(k, v, max_entries);

@@ -452,10 +452,18 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
     CHECK_E(c != NULL && page != NULL, err, "cursor or page is NULL");
     CHECK_E(cap >= FERRY_PAGE_MIN, err, "page smaller than FERRY_PAGE_MIN");
     CHECK_E(max_entries >= 1, err, "max_entries is 0");
-    CHECK_E(op >= FERRY_FIRST && op <= FERRY_CURRENT_REV, err, "bad cursor op");
+    CHECK_E(op >= FERRY_FIRST && op <= FERRY_SEEK_PAIR_LT, err, "bad cursor op");
     if ((op == FERRY_CURRENT_FWD || op == FERRY_CURRENT_REV) && c->store->engine != FERRY_ENGINE_ROCKSDB)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "FERRY_CURRENT_* needs a RocksDB cursor");
     if (op >= FERRY_SEEK_GE && op <= FERRY_SEEK_LT) CHECK_E(BYTES_OK(key, klen), err, "NULL seek key with a length");
+    if (op == FERRY_SEEK_PAIR_GT || op == FERRY_SEEK_PAIR_LT) {
+        if (c->store->engine != FERRY_ENGINE_LMDB)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "FERRY_SEEK_PAIR_* needs an LMDB cursor (duplicate keys)");
+        CHECK_E(key != NULL && klen >= 4, err, "FERRY_SEEK_PAIR_*: the packed pair is shorter than its length field");
+        uint32_t inner;
+        memcpy(&inner, key, 4);
+        CHECK_E(inner <= klen - 4, err, "FERRY_SEEK_PAIR_*: key length overruns the packed pair");
+    }
     if (op == FERRY_NEXT && c->dir != 1)
         return ferry_fail(err, FERRY_EDIRECTION, 0, c->dir == 0 ? "cursor is not positioned" : "cursor moves in reverse: seek to change direction");
     if (op == FERRY_PREV && c->dir != -1)
@@ -463,7 +471,8 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
     int rc = c->store->ops->cursor_fill(c, op, key, klen, page, cap, max_entries, err);
     /* a seek positions the engine even when the first entry did not fit the page */
     if (op != FERRY_NEXT && op != FERRY_PREV && (rc >= 0 || rc == FERRY_ETOOSMALL))
-        c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_CURRENT_FWD) ? 1 : -1;
+        c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_CURRENT_FWD
+                  || op == FERRY_SEEK_PAIR_GT) ? 1 : -1;
     return rc;
 }
 

@@ -64,6 +64,7 @@ typedef struct MDB_envinfo {
 
 /* Cursor operations (enum MDB_cursor_op values). */
 #define MDB_FIRST        0
+#define MDB_GET_BOTH_RANGE 3
 #define MDB_GET_CURRENT  4
 #define MDB_LAST         6
 #define MDB_LAST_DUP     7

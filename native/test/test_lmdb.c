@@ -1615,6 +1615,40 @@ static void test_dupsort(void)
     EQ(ferry_cursor_fill(c, FERRY_SEEK_LT, "k2", 2, page, sizeof page, 2, &err), 2);
     parse_page(page, e, &pf);
     CHECK(memcmp(e[0].v, "599", 3) == 0 && memcmp(e[1].v, "598", 3) == 0);
+    /* pair seeks: the entry after / before one (key, value) */
+    {
+        uint8_t pair[400];
+        uint32_t kl = 2;
+        memcpy(pair, &kl, 4);
+        memcpy(pair + 4, "k1", 2);
+        memcpy(pair + 6, "005", 3); /* not a whole value of k1: "005" + 35 x's is */
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_GT, pair, 9, page, sizeof page, 1, &err), 1);
+        parse_page(page, e, &pf);
+        CHECK(e[0].klen == 2 && memcmp(e[0].k, "k1", 2) == 0 && memcmp(e[0].v, "005", 3) == 0);
+        size_t n5 = dup_value(5, v);
+        memcpy(pair + 6, v, n5);
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_GT, pair, 6 + n5, page, sizeof page, 1, &err), 1);
+        parse_page(page, e, &pf);
+        CHECK(memcmp(e[0].v, "006", 3) == 0);
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_LT, pair, 6 + n5, page, sizeof page, 1, &err), 1);
+        parse_page(page, e, &pf);
+        CHECK(memcmp(e[0].v, "004", 3) == 0);
+        memcpy(pair + 6, "000", 3);
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_LT, pair, 9, page, sizeof page, 1, &err), 1);
+        parse_page(page, e, &pf);
+        CHECK(e[0].klen == 2 && memcmp(e[0].k, "k0", 2) == 0);
+        memcpy(pair + 6, "999", 3);
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_GT, pair, 9, page, sizeof page, 1, &err), 1);
+        parse_page(page, e, &pf);
+        CHECK(e[0].klen == 2 && memcmp(e[0].k, "k2", 2) == 0 && memcmp(e[0].v, "000", 3) == 0);
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_LT, pair, 9, page, sizeof page, 1, &err), 1);
+        parse_page(page, e, &pf);
+        CHECK(e[0].klen == 2 && memcmp(e[0].k, "k1", 2) == 0 && memcmp(e[0].v, "599", 3) == 0);
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_GT, pair, 3, page, sizeof page, 1, &err), FERRY_EINVAL);
+        kl = 100;
+        memcpy(pair, &kl, 4);
+        EQ(ferry_cursor_fill(c, FERRY_SEEK_PAIR_GT, pair, 9, page, sizeof page, 1, &err), FERRY_EINVAL);
+    }
     EQ(ferry_cursor_close(c), FERRY_OK);
     /* a cursor over one key walks its values */
     EQ(ferry_cursor_open(s, NULL, cf, "k2", 2, "k2\0", 3, 0, &c, &err), FERRY_OK);

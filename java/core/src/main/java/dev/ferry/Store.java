@@ -1177,6 +1177,7 @@ public final class Store implements AutoCloseable {
         Cursor c;
         try {
             c = new Cursor(host, h, release, range, o.pageSize > 0 ? o.pageSize : options().pageSize, scanMode, false);
+            c.pairSeeks = cf.hasDuplicates();
         } catch (RuntimeException | Error e) {
             release.run();
             throw e;

@@ -173,6 +173,10 @@ public final class Abi {
     public static final int CURRENT_FWD = 9;
     /** RocksDB: from the iterator's entry, reverse. */
     public static final int CURRENT_REV = 10;
+    /** LMDB: first entry after a packed (key, value) pair, forward. */
+    public static final int SEEK_PAIR_GT = 11;
+    /** LMDB: last entry before a packed (key, value) pair, reverse. */
+    public static final int SEEK_PAIR_LT = 12;
 
     // ---- page layout
     /** Page header bytes: u32 count, u32 flags, u64 used. */
