@@ -276,7 +276,8 @@ public abstract class LmdbJavaDifferentialTest {
                 int op = r.nextInt(20);
                 byte[] k = key();
                 java.util.TreeSet<byte[]> vs = map.get(k);
-                if (op == 0) {
+                boolean big = k[k.length - 1] == '0' && k.length == 5; // key-0 keeps growing: never deleted whole
+                if (op == 0 && !big) {
                     t.deleteKey(k);
                     map.remove(k);
                 } else if (op < 4 && vs != null) {
@@ -366,7 +367,7 @@ public abstract class LmdbJavaDifferentialTest {
             ColumnFamily cf = store.columnFamily("dups").orElseThrow();
             assertEquals(java.util.Set.of(ColumnFamilyFlag.DUPSORT), cf.flags());
             for (boolean walk : new boolean[] {true, false}) {
-                try (Cursor c = store.cursor(cf, KeyRange.all(), CursorOptions.defaults().pageWalk(walk))) {
+                try (dev.ferry.Cursor c = store.cursor(cf, KeyRange.all(), CursorOptions.defaults().pageWalk(walk))) {
                     int n = 0;
                     for (boolean ok = c.first(); ok; ok = c.next(), n++) {
                         assertTrue(n < exp.size(), "Ferry has more pairs than " + exp.size());

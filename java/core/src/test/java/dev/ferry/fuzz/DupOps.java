@@ -133,11 +133,12 @@ final class DupOps {
                     vs[i] = c.anyValue();
                     kinds[i] = c.rnd.nextInt(3);
                 }
+                kinds[n - 1] = 1 + c.rnd.nextInt(2); // the family is always used (a null one must throw)
                 // built inside the call: adding a dropped family's record throws there
                 c.call(s + ".write(batch of " + n + " with value deletes on " + f[1] + ", " + d + ")", () -> {
                     try (WriteBatch b = new WriteBatch()) {
                         for (int i = 0; i < n; i++) {
-                            if (cf == null || kinds[i] == 0) {
+                            if (kinds[i] == 0) {
                                 b.put(ks[i], vs[i]);
                             } else if (kinds[i] == 1) {
                                 b.put(cf, ks[i], vs[i]);
