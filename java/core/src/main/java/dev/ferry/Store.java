@@ -580,17 +580,21 @@ public final class Store implements AutoCloseable {
         int id = cfId(cf);
         guard.enter();
         try {
-            Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
-            m.buf.put(Scratch.DATA, key, 0, key.length);
-            int rc = binding.valueCount(handle, 0, id, m.addr + Scratch.DATA, key.length, s.out(0), s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            return s.outLong(0);
+            return valueCountImpl(0, id, key);
         } finally {
             guard.exit();
         }
+    }
+
+    long valueCountImpl(long snap, int cf, byte[] key) {
+        Scratch s = Scratch.get(binding);
+        NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
+        m.buf.put(Scratch.DATA, key, 0, key.length);
+        int rc = binding.valueCount(handle, snap, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        return s.outLong(0);
     }
 
     /**

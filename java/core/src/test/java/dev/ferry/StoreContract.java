@@ -2243,8 +2243,12 @@ public abstract class StoreContract {
             return;
         }
         ColumnFamily cf = dupFamily(300, new ArrayList<>());
+        Snapshot before = store.snapshot();
         store.delete(cf, b("k1"), dupValue(5));
         store.delete(cf, b("k1"), dupValue(5)); // absent: fine
+        assertEquals(300, before.valueCount(cf, b("k1")), "a snapshot counts what it saw");
+        before.close();
+        assertThrows(IllegalStateException.class, () -> before.valueCount(cf, b("k1")));
         store.delete(cf, b("k1"), b("x".repeat(600))); // larger than any value: absent
         assertEquals(299, store.valueCount(cf, b("k1")));
         try (WriteBatch wb = new WriteBatch()) {

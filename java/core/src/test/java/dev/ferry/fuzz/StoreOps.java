@@ -1188,8 +1188,8 @@ final class StoreOps {
         Snapshot sn = p.snap;
         StoreRef s = p.store;
         boolean closedBefore = sn.isClosed();
-        int op = c.rnd.nextInt(12);
-        if (op < 9) {
+        int op = c.rnd.nextInt(13);
+        if (op < 9 || op == 12) {
             if (closedBefore) {
                 c.closed("snapshot " + p);
             }
@@ -1261,6 +1261,12 @@ final class StoreOps {
             case 9:
                 c.call(p + ".isClosed()", sn::isClosed);
                 break;
+            case 12: {
+                Object[] f = snapFamily(c, p);
+                byte[] k = c.key("key");
+                c.call(p + ".valueCount(" + f[1] + ", " + Ctx.hex(k) + ")", () -> sn.valueCount((ColumnFamily) f[0], k));
+                break;
+            }
             default:
                 c.call(p + ".close()", sn::close);
                 break;
