@@ -456,9 +456,10 @@ FERRY_EXPORT int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_
 #define FERRY_WRITE_NO_DUP_DATA  0x8  /**< LMDB MDB_NODUPDATA, DUPSORT families only (else FERRY_EINVAL): the
                                            (key, value) pair must be absent, else FERRY_EKEYEXIST; RocksDB:
                                            FERRY_ENOTSUP */
-#define FERRY_WRITE_APPEND       0x10 /**< LMDB MDB_APPEND (DUPSORT: MDB_APPENDDUP): every key (value) is
-                                           greater than the family's last; one that is not fails with
-                                           FERRY_EINVAL (nothing written); RocksDB: FERRY_ENOTSUP */
+#define FERRY_WRITE_APPEND       0x10 /**< LMDB MDB_APPEND: every key sorts after the family's last key
+                                           (DUPSORT: MDB_APPENDDUP, every value after its key's last value);
+                                           one that does not fails with FERRY_EINVAL (nothing written);
+                                           RocksDB: FERRY_ENOTSUP */
 
 /**
  * @brief ferry_put with FERRY_WRITE_* flags (ferry_put is flags 0).
