@@ -73,6 +73,8 @@ extern "C" {
 #define FERRY_EKEYSIZE      (-1024) /**< key or value size not accepted by the engine */
 #define FERRY_EREADONLY     (-1025) /**< write on a store opened read-only */
 #define FERRY_EDIRECTION    (-1026) /**< cursor continued in the other direction */
+#define FERRY_EKEYEXIST     (-1030) /**< a write with FERRY_WRITE_NO_OVERWRITE / NO_DUP_DATA found the key
+                                         (or key and value) already there; nothing was written */
 #define FERRY_EENGINE       (-1099) /**< other engine error (see engine_code/message) */
 /**@}*/
 
@@ -150,6 +152,10 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_CURRENT_FWD 9  /**< RocksDB: start at the entry the engine iterator stands on, then forward
                                   (a wrapped RocksJava iterator: where RocksJava left it) */
 #define FERRY_CURRENT_REV 10 /**< RocksDB: start at the entry the engine iterator stands on, then reverse */
+#define FERRY_SEEK_PAIR_GT 11 /**< LMDB: first entry > (key, value), forward; key/klen hold the packed pair
+                                   "u32 key length; key bytes; value bytes" (a DUPSORT family's cursor changing
+                                   direction inside a key's values). Without DUPSORT: as FERRY_SEEK_GT on the key */
+#define FERRY_SEEK_PAIR_LT 12 /**< LMDB: last entry < (key, value), reverse; key as for FERRY_SEEK_PAIR_GT */
 /**@}*/
 
 /** @name Page layout (all integers native-endian)
@@ -181,6 +187,9 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OP_PUT          1
 #define FERRY_OP_DELETE       2
 #define FERRY_OP_DELETE_RANGE 3
+#define FERRY_OP_DELETE_VALUE 5 /**< LMDB DUPSORT families: a = key, b = value; deletes that one
+                                     (key, value) pair (absent: not an error). Other families:
+                                     FERRY_EINVAL; RocksDB: FERRY_ENOTSUP (nothing applied) */
 #define FERRY_OP_HEADER       16
 /**@}*/
 
@@ -392,6 +401,82 @@ FERRY_EXPORT int ferry_cursor_close(ferry_cursor *c);
  */
 FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen,
                                    void *page, size_t cap, uint32_t max_entries, ferry_error *err);
+
+/* ------------------------------------------------------------------ */
+/** @name Column-family flags and duplicate keys (LMDB)
+ * An LMDB family created with FERRY_CF_DUPSORT keeps several values per key, sorted as unsigned
+ * bytes: a put adds a value (putting a (key, value) pair that exists changes nothing), a delete of
+ * the key removes all its values, FERRY_OP_DELETE_VALUE one of them, a get returns the smallest.
+ * Cursor fills yield every (key, value) pair, key then value order (reverse: both reversed); the
+ * seek ops work on keys: SEEK_GE/SEEK_GT land on the first value of a key, SEEK_LE/SEEK_LT on the
+ * last value of a key (SEEK_GT skips every value of an equal key). Values of a DUPSORT family are
+ * limited to the engine's key size (511 bytes by default): a larger one fails with FERRY_EKEYSIZE.
+ * Flags are stored with the family: a store opened again uses the stored ones
+ * (ferry_cf_flags). RocksDB has no duplicate keys: any flag gives FERRY_ENOTSUP.
+ */
+/**@{*/
+#define FERRY_CF_DUPSORT  0x1 /**< LMDB MDB_DUPSORT: several sorted values per key */
+#define FERRY_CF_DUPFIXED 0x2 /**< LMDB MDB_DUPFIXED (with DUPSORT only): a key's values all have one size
+                                   (a value of another size fails with FERRY_EKEYSIZE) */
+/* A cursor changing direction inside a key's values seeks with FERRY_SEEK_PAIR_GT / FERRY_SEEK_PAIR_LT. */
+
+/**
+ * @brief Create a column family with FERRY_CF_* flags (ferry_cf_create is flags 0).
+ * @return as ferry_cf_create, and FERRY_EINVAL (unknown flags, DUPFIXED without DUPSORT),
+ *         FERRY_ENOTSUP (any flag on RocksDB).
+ */
+FERRY_EXPORT int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out,
+                                  ferry_error *err);
+
+/**
+ * @brief The FERRY_CF_* flags a family was created with (0 on RocksDB and for the default family).
+ * @return FERRY_OK, FERRY_EINVAL (bad id), FERRY_ECFDROPPED.
+ */
+FERRY_EXPORT int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err);
+
+/**
+ * @brief Number of values of a key: its duplicates in a DUPSORT family, else 1 when present.
+ * @param[in] snap snapshot or NULL for the latest state.
+ * @param[out] out 0 when the key is absent.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes.
+ */
+FERRY_EXPORT int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+                                   uint64_t *out, ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Per-write options: flags for ferry_put2 and ferry_write2 */
+/**@{*/
+#define FERRY_WRITE_SYNC         0x1  /**< sync before returning, whatever FERRY_OPT_SYNC (RocksDB WriteOptions.sync;
+                                           LMDB: the commit is followed by mdb_env_sync) */
+#define FERRY_WRITE_NO_WAL       0x2  /**< RocksDB: skip the write-ahead log for this write (lost on a crash
+                                           until flushed); LMDB has no log: ignored */
+#define FERRY_WRITE_NO_OVERWRITE 0x4  /**< LMDB MDB_NOOVERWRITE: the key must be absent (DUPSORT: have no
+                                           value at all), else FERRY_EKEYEXIST; RocksDB: FERRY_ENOTSUP */
+#define FERRY_WRITE_NO_DUP_DATA  0x8  /**< LMDB MDB_NODUPDATA, DUPSORT families only (else FERRY_EINVAL): the
+                                           (key, value) pair must be absent, else FERRY_EKEYEXIST; RocksDB:
+                                           FERRY_ENOTSUP */
+#define FERRY_WRITE_APPEND       0x10 /**< LMDB MDB_APPEND: every key sorts after the family's last key
+                                           (DUPSORT: MDB_APPENDDUP, every value after its key's last value);
+                                           one that does not fails with FERRY_EINVAL (nothing written);
+                                           RocksDB: FERRY_ENOTSUP */
+
+/**
+ * @brief ferry_put with FERRY_WRITE_* flags (ferry_put is flags 0).
+ * @return FERRY_OK, FERRY_EKEYEXIST (NO_OVERWRITE / NO_DUP_DATA: not written), FERRY_EINVAL (unknown
+ *         flags, NO_DUP_DATA on a family without DUPSORT, APPEND out of order), FERRY_ENOTSUP, and as ferry_put.
+ */
+FERRY_EXPORT int ferry_put2(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val,
+                            size_t vlen, uint32_t flags, ferry_error *err);
+
+/**
+ * @brief ferry_write with FERRY_WRITE_* flags applying to every PUT record (ferry_write is flags 0).
+ * @return as ferry_write and ferry_put2; on FERRY_EKEYEXIST nothing of the batch was applied and the
+ *         message names the record.
+ */
+FERRY_EXPORT int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                              ferry_error *err);
+/**@}*/
 
 /* ------------------------------------------------------------------ */
 /** @name Checkpoints

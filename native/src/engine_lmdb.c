@@ -165,6 +165,7 @@ typedef struct lmdb_cursor {
     int empty;          /* an upper bound of the empty key: [lower, "") holds nothing */
     uintptr_t leaf;     /* leaf page of the last emitted entry (next-page prefetch), 0 = none */
     int walk;           /* read leaf pages directly (see "Direct leaf-page walk") */
+    int dups;           /* the family is DUPSORT: seeks land on a key's first or last value */
     size_t last_pgno;   /* the environment's last page number when the cursor opened */
     uintptr_t map;      /* address of the map's page 0 once a walk found it, else 0 */
     uintptr_t skip;     /* leaf page the walk leaves to LMDB (it did not pass the checks) */
@@ -474,14 +475,19 @@ static int range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *be
      * check end is not empty, and an empty begin is the smallest key. */
     if (ferry_range_empty(begin, blen, end, elen)) return FERRY_OK;
     MDB_cursor *cur;
-    int rc = mdb.mdb_cursor_open(txn, dbi, &cur);
+    unsigned dbflags = 0;
+    int rc = mdb.mdb_dbi_flags(txn, dbi, &dbflags);
+    if (rc) return lmdb_fail(err, rc, "delete_range: database flags");
+    /* a DUPSORT key goes with all its values; MDB_NEXT then lands on the next key */
+    unsigned delflags = (dbflags & MDB_DUPSORT) ? MDB_NODUPDATA : 0;
+    rc = mdb.mdb_cursor_open(txn, dbi, &cur);
     if (rc) return lmdb_fail(err, rc, "delete_range: open cursor");
     MDB_val k = { blen, (void *)begin }, v;
     rc = mdb.mdb_cursor_get(cur, &k, &v, blen ? MDB_SET_RANGE : MDB_FIRST);
     while (rc == MDB_SUCCESS) {
         if (key_cmp(k.mv_data, k.mv_size, end, elen) >= 0) break;
         /* a named family's record: keep it (deleting it would fail and spoil the txn) */
-        if (!is_family_record(s, dbi, &k, &v) && (rc = mdb.mdb_cursor_del(cur, 0)) != MDB_SUCCESS) break;
+        if (!is_family_record(s, dbi, &k, &v) && (rc = mdb.mdb_cursor_del(cur, delflags)) != MDB_SUCCESS) break;
         rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_NEXT);
     }
     mdb.mdb_cursor_close(cur);
@@ -506,7 +512,49 @@ typedef struct put_ctx {
     ferry_cf_slot *slot;
     const void *a, *b;
     size_t alen, blen;
+    uint32_t flags;     /* FERRY_WRITE_* */
 } put_ctx;
+
+/* One put of (k, v) into dbi with FERRY_WRITE_* flags, inside txn: DUPSORT value sizes and the
+ * LMDB-only flags checked against the database's flags; what is the record's name in messages. */
+static int put_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, uint32_t flags,
+                   const char *what, ferry_error *err)
+{
+    unsigned dbflags = 0;
+    int rc = mdb.mdb_dbi_flags(txn, dbi, &dbflags);
+    if (rc) return lmdb_fail(err, rc, what);
+    int dups = (dbflags & MDB_DUPSORT) != 0;
+    if (dups && v->mv_size > s->max_key)
+        return ferry_fail(err, FERRY_EKEYSIZE, MDB_BAD_VALSIZE,
+                          "%s: value of %zu bytes exceeds %zu bytes, LMDB's limit for values of a DUPSORT column family "
+                          "(its maximum key size: values of such a family are keys of a sub-database)",
+                          what, v->mv_size, s->max_key);
+    if (dbflags & MDB_DUPFIXED) {
+        /* LMDB takes a value of another size and then reads every value of the key with the
+         * first one's size: refuse it */
+        MDB_val k2 = *k, first;
+        rc = mdb.mdb_get(txn, dbi, &k2, &first);
+        if (rc == MDB_SUCCESS && first.mv_size != v->mv_size)
+            return ferry_fail(err, FERRY_EKEYSIZE, MDB_BAD_VALSIZE, "%s: value of %zu bytes: the values of a key in a "
+                              "DUPFIXED column family all have one size, this key's are %zu bytes",
+                              what, v->mv_size, first.mv_size);
+        if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return lmdb_fail(err, rc, what);
+    }
+    if ((flags & FERRY_WRITE_NO_DUP_DATA) && !dups)
+        return ferry_fail(err, FERRY_EINVAL, 0, "%s: noDupData needs a DUPSORT column family (use noOverwrite)", what);
+    unsigned mflags = 0;
+    if (flags & FERRY_WRITE_NO_OVERWRITE) mflags |= MDB_NOOVERWRITE;
+    if (flags & FERRY_WRITE_NO_DUP_DATA) mflags |= MDB_NODUPDATA;
+    if (flags & FERRY_WRITE_APPEND) mflags |= dups ? MDB_APPENDDUP : MDB_APPEND;
+    rc = mdb.mdb_put(txn, dbi, k, v, mflags);
+    if (rc == MDB_KEYEXIST && (flags & FERRY_WRITE_APPEND))
+        return ferry_fail(err, FERRY_EINVAL, rc, dups ? "%s: append: the value does not sort after the key's last value"
+                                                      : "%s: append: the key does not sort after the last key", what);
+    if (rc == MDB_KEYEXIST)
+        return ferry_fail(err, FERRY_EKEYEXIST, rc, (flags & FERRY_WRITE_NO_OVERWRITE) ? "%s: the key exists (noOverwrite)"
+                                                    : "%s: the key and value exist (noDupData)", what);
+    return rc ? family_key_fail(s, dbi, rc, what, k, err) : FERRY_OK;
+}
 
 /* Write fn: one put. */
 static int put_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
@@ -515,8 +563,7 @@ static int put_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     int frc = family_live(p->slot, err);
     if (frc) return frc;
     MDB_val k = { p->alen, (void *)p->a }, v = { p->blen, (void *)p->b };
-    int rc = mdb.mdb_put(txn, DBI(p->slot), &k, &v, 0);
-    return rc ? family_key_fail(s, DBI(p->slot), rc, "put", &k, err) : FERRY_OK;
+    return put_one(s, txn, DBI(p->slot), &k, &v, p->flags, "put", err);
 }
 
 /* Write fn: one delete (a missing key is fine). */
@@ -539,14 +586,28 @@ static int range_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     return range_delete(s, txn, DBI(p->slot), p->a, p->alen, p->b, p->blen, err);
 }
 
-/* put: key checked here, then one write transaction. */
-static int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
-                    size_t vlen, ferry_error *err)
+/* FERRY_WRITE_SYNC: the committed write is synced (the store may run with MDB_NOSYNC). */
+static int sync_after(lmdb_store *s, int rc, uint32_t flags, ferry_error *err)
+{
+    if (rc != FERRY_OK || !(flags & FERRY_WRITE_SYNC)) return rc;
+    int mrc = mdb.mdb_env_sync(s->env, 1);
+    return mrc ? lmdb_fail(err, mrc, "sync") : FERRY_OK;
+}
+
+/* put with FERRY_WRITE_* flags: key checked here, then one write transaction. */
+static int lmdb_put_flags(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                          size_t vlen, uint32_t flags, ferry_error *err)
 {
     int rc = check_key(LS(s), klen, err);
     if (rc) return rc;
-    put_ctx p = { cf, key, val, klen, vlen };
-    return with_write_txn(LS(s), put_fn, &p, err);
+    put_ctx p = { cf, key, val, klen, vlen, flags };
+    return sync_after(LS(s), with_write_txn(LS(s), put_fn, &p, err), flags, err);
+}
+
+static int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                    size_t vlen, ferry_error *err)
+{
+    return lmdb_put_flags(s, cf, key, klen, val, vlen, 0, err);
 }
 
 /* delete: a missing key is not an error. */
@@ -554,7 +615,7 @@ static int lmdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t k
 {
     int rc = check_key(LS(s), klen, err);
     if (rc) return rc;
-    put_ctx p = { cf, key, NULL, klen, 0 };
+    put_ctx p = { cf, key, NULL, klen, 0, 0 };
     return with_write_txn(LS(s), del_fn, &p, err);
 }
 
@@ -562,12 +623,13 @@ static int lmdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t k
 static int lmdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
                              const void *end, size_t elen, ferry_error *err)
 {
-    put_ctx p = { cf, begin, end, blen, elen };
+    put_ctx p = { cf, begin, end, blen, elen, 0 };
     return with_write_txn(LS(s), range_fn, &p, err);
 }
 
 typedef struct batch_ctx {
     const uint8_t *ops, *end;
+    uint32_t flags;     /* FERRY_WRITE_*, for every PUT record */
 } batch_ctx;
 
 /* Write fn: every record of a validated batch; the first failure aborts all. */
@@ -583,9 +645,22 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
         MDB_dbi dbi = DBI(slot);
         MDB_val k = { r.alen, (void *)r.a }, v = { r.blen, (void *)r.b };
         int rc = MDB_SUCCESS;
-        if (r.op == FERRY_OP_PUT) rc = mdb.mdb_put(txn, dbi, &k, &v, 0);
-        else if (r.op == FERRY_OP_DELETE) rc = mdb.mdb_del(txn, dbi, &k, NULL);
-        else {
+        if (r.op == FERRY_OP_PUT) {
+            char what[64];
+            snprintf(what, sizeof what, "batch record %u", i);
+            int frc = put_one(s, txn, dbi, &k, &v, b->flags, what, err);
+            if (frc) return frc;
+        } else if (r.op == FERRY_OP_DELETE) {
+            rc = mdb.mdb_del(txn, dbi, &k, NULL);
+        } else if (r.op == FERRY_OP_DELETE_VALUE) {
+            unsigned dbflags = 0;
+            if ((rc = mdb.mdb_dbi_flags(txn, dbi, &dbflags)) != MDB_SUCCESS) return lmdb_fail(err, rc, "database flags");
+            if (!(dbflags & MDB_DUPSORT))
+                return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: deleting one value of a key needs a DUPSORT "
+                                  "column family ('%s' is not one): delete the key", i, slot->name);
+            /* a value over the size limit was never stored */
+            if (r.blen <= s->max_key) rc = mdb.mdb_del(txn, dbi, &k, &v);
+        } else {
             int frc = range_delete(s, txn, dbi, r.a, r.alen, r.b, r.blen, err);
             if (frc) return frc;
         }
@@ -598,9 +673,11 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     return FERRY_OK;
 }
 
-/* write: key sizes checked up front, then every record in one transaction. */
-static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+/* write with FERRY_WRITE_* flags: key sizes checked up front, then every record in one transaction. */
+static int lmdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                            ferry_error *err)
 {
+    (void)count;
     /* check every key first: a bad record must not start the transaction */
     const uint8_t *p = ops, *end = p + len;
     ferry_batch_rec r;
@@ -612,8 +689,13 @@ static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t coun
             return ferry_fail(err, FERRY_EKEYSIZE, 0, "batch record %u: key of %u bytes exceeds LMDB's maximum of %zu",
                               i, r.alen, LS(s)->max_key);
     }
-    batch_ctx b = { ops, end };
-    return with_write_txn(LS(s), batch_fn, &b, err);
+    batch_ctx b = { ops, end, flags };
+    return sync_after(LS(s), with_write_txn(LS(s), batch_fn, &b, err), flags, err);
+}
+
+static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    return lmdb_write_flags(s, ops, len, count, 0, err);
 }
 
 /* ------------------------------------------------------------------ families */
@@ -662,6 +744,7 @@ typedef struct cf_ctx {
     const char *name;
     MDB_dbi dbi;
     int closed;   /* a drop: mdb_drop closed the handle in some attempt */
+    unsigned dbflags; /* create: MDB_DUPSORT / MDB_DUPFIXED */
 } cf_ctx;
 
 
@@ -669,7 +752,7 @@ typedef struct cf_ctx {
 static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     cf_ctx *c = ctx;
-    int rc = mdb.mdb_dbi_open(txn, c->name, MDB_CREATE, &c->dbi);
+    int rc = mdb.mdb_dbi_open(txn, c->name, MDB_CREATE | c->dbflags, &c->dbi);
     if (rc == MDB_DBS_FULL) /* ferry_cf_create counts live families first: not expected */
         return ferry_fail(err, FERRY_EDBSFULL, rc, "cannot create '%s': LMDB has no free database handle "
                           "(maxColumnFamilies, FERRY_OPT_MAX_DBS)", c->name);
@@ -703,17 +786,42 @@ static int cf_reopen_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err
 
 /* cf_create: a named database, created in a write transaction. Its name becomes a key of
  * the main database, so it must fit LMDB's key size. */
-static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, ferry_error *err)
+static int dropped_since(ferry_cf_slot *cf, ferry_error *err);
+
+static int lmdb_cf_create_flags(ferry_store *s, const char *name, uint32_t flags, void **handle_out, ferry_error *err)
 {
     size_t n = strlen(name);
     if (n > LS(s)->max_key)
         return ferry_fail(err, FERRY_EINVAL, 0,
                           "column family name of %zu bytes is too long: LMDB keeps family names as keys of the "
                           "default family, at most %zu bytes", n, LS(s)->max_key);
-    cf_ctx c = { name, 0, 0 };
+    cf_ctx c = { name, 0, 0, 0 };
+    if (flags & FERRY_CF_DUPSORT) c.dbflags |= MDB_DUPSORT;
+    if (flags & FERRY_CF_DUPFIXED) c.dbflags |= MDB_DUPFIXED;
     int rc = with_write_txn(LS(s), cf_create_fn, &c, err);
     if (rc == FERRY_OK) *handle_out = (void *)(uintptr_t)c.dbi;
     return rc;
+}
+
+static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, ferry_error *err)
+{
+    return lmdb_cf_create_flags(s, name, 0, handle_out, err);
+}
+
+/* cf_flags: the flags LMDB keeps with the database, read in a read transaction. */
+static int lmdb_cf_flags(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err)
+{
+    MDB_txn *txn;
+    int rc = read_acquire(LS(s), &txn, err);
+    if (rc) return rc;
+    unsigned dbflags = 0;
+    int mrc = mdb.mdb_dbi_flags(txn, DBI(cf), &dbflags);
+    read_release(LS(s), txn);
+    if (mrc) return lmdb_fail(err, mrc, "column family flags");
+    int drc = dropped_since(cf, err);
+    if (drc) return drc;
+    *out = ((dbflags & MDB_DUPSORT) ? FERRY_CF_DUPSORT : 0) | ((dbflags & MDB_DUPFIXED) ? FERRY_CF_DUPFIXED : 0);
+    return FERRY_OK;
 }
 
 /* cf_drop: mdb_drop(del=1) deletes the database and closes its handle; the slot is marked
@@ -724,11 +832,11 @@ static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, f
  * can take the new number). */
 static int lmdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err)
 {
-    cf_ctx c = { slot->name, DBI(slot), 0 };
+    cf_ctx c = { slot->name, DBI(slot), 0, 0 };
     names_block(LS(s));
     int rc = with_write_txn_then(LS(s), cf_drop_fn, &c, &slot->dropped, err);
     if (rc != FERRY_OK && c.closed) {
-        cf_ctx r = { slot->name, 0, 0 };
+        cf_ctx r = { slot->name, 0, 0, 0 };
         ferry_error e2;
         if (with_write_txn(LS(s), cf_reopen_fn, &r, &e2) == FERRY_OK) slot->handle = (void *)(uintptr_t)r.dbi;
         else atomic_store(&slot->dropped, 1); /* unreachable now: refuse it rather than read a closed handle */
@@ -804,6 +912,36 @@ static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, con
 }
 
 /* multi_get: one read view for all keys; stops at the first value that does not fit. */
+/* value_count: MDB_SET then mdb_cursor_count in a DUPSORT family; 1 for a present key otherwise. */
+static int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                            uint64_t *out, ferry_error *err)
+{
+    *out = 0;
+    if (klen == 0 || klen > LS(s)->max_key) return FERRY_OK; /* LMDB holds no such key */
+    MDB_txn *txn, *own;
+    int rc = read_txn(LS(s), snap, &txn, &own, err);
+    if (rc) return rc;
+    lmdb_stripe *names = names_enter(LS(s), cf);
+    MDB_cursor *cur;
+    int mrc = mdb.mdb_cursor_open(txn, DBI(cf), &cur);
+    names_exit(names);
+    if (mrc == MDB_SUCCESS) {
+        unsigned dbflags = 0;
+        MDB_val k = { klen, (void *)key }, v;
+        mrc = mdb.mdb_dbi_flags(txn, DBI(cf), &dbflags);
+        if (mrc == MDB_SUCCESS) mrc = mdb.mdb_cursor_get(cur, &k, &v, MDB_SET);
+        size_t n = 1;
+        if (mrc == MDB_SUCCESS && (dbflags & MDB_DUPSORT)) mrc = mdb.mdb_cursor_count(cur, &n);
+        if (mrc == MDB_SUCCESS) *out = n;
+        mdb.mdb_cursor_close(cur);
+    }
+    rc = (mrc == MDB_SUCCESS || mrc == MDB_NOTFOUND) ? FERRY_OK : lmdb_fail(err, mrc, "value count");
+    int drc = dropped_since(cf, err);
+    if (own) read_release(LS(s), own);
+    if (drc) *out = 0;
+    return drc ? drc : rc;
+}
+
 static int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
                           const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
                           ferry_error *err)
@@ -969,7 +1107,10 @@ static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
     /* a leaf page found by masking an address lies in the OS page holding it, so reading its
      * header never leaves mapped memory */
     long os_page = sysconf(_SC_PAGESIZE);
-    c->walk = !(flags & FERRY_CURSOR_ENGINE_STEPS) && LS(s)->psize && os_page > 0
+    unsigned dbflags = 0;
+    if (mdb.mdb_dbi_flags(txn, DBI(cf), &dbflags) == MDB_SUCCESS) c->dups = (dbflags & MDB_DUPSORT) != 0;
+    /* a DUPSORT family's values live in sub-pages and sub-trees the walk does not read: LMDB steps */
+    c->walk = !(flags & FERRY_CURSOR_ENGINE_STEPS) && !c->dups && LS(s)->psize && os_page > 0
               && LS(s)->psize <= (uintptr_t)os_page && mdb.mdb_env_info(LS(s)->env, &info) == 0;
     if (c->walk) c->last_pgno = info.me_last_pgno;
     c->rc = MDB_NOTFOUND;
@@ -997,12 +1138,12 @@ static int seek_ge(lmdb_cursor *c, const void *key, size_t len, MDB_val *k, MDB_
     return mdb.mdb_cursor_get(c->cur, k, v, len ? MDB_SET_RANGE : MDB_FIRST);
 }
 
-/* Move to the first key > key. */
+/* Move to the first key > key (past every value of an equal key). */
 static int seek_gt(lmdb_cursor *c, const void *key, size_t len, MDB_val *k, MDB_val *v)
 {
     int rc = seek_ge(c, key, len, k, v);
     if (rc == MDB_SUCCESS && len && key_cmp(k->mv_data, k->mv_size, key, len) == 0)
-        rc = mdb.mdb_cursor_get(c->cur, k, v, MDB_NEXT);
+        rc = mdb.mdb_cursor_get(c->cur, k, v, MDB_NEXT_NODUP);
     return rc;
 }
 
@@ -1016,7 +1157,10 @@ static int seek_back(lmdb_cursor *c, const void *key, size_t len, int inclusive,
     int rc = mdb.mdb_cursor_get(c->cur, k, v, MDB_SET_RANGE);
     if (rc == MDB_NOTFOUND) return mdb.mdb_cursor_get(c->cur, k, v, MDB_LAST);
     if (rc) return rc;
-    if (inclusive && key_cmp(k->mv_data, k->mv_size, key, len) == 0) return MDB_SUCCESS;
+    /* MDB_SET_RANGE lands on a key's first value; MDB_PREV from there on the last value of the
+     * key before (LMDB's MDB_PREV and MDB_LAST land on last values too) */
+    if (inclusive && key_cmp(k->mv_data, k->mv_size, key, len) == 0)
+        return c->dups ? mdb.mdb_cursor_get(c->cur, k, v, MDB_LAST_DUP) : MDB_SUCCESS;
     return mdb.mdb_cursor_get(c->cur, k, v, MDB_PREV);
 }
 
@@ -1025,6 +1169,27 @@ static int seek_last(lmdb_cursor *c, MDB_val *k, MDB_val *v)
 {
     if (c->ulen) return seek_back(c, c->upper, c->ulen, 0, k, v);
     return mdb.mdb_cursor_get(c->cur, k, v, MDB_LAST);
+}
+
+/* FERRY_SEEK_PAIR_GT / _LT: the entry after (before) the pair (key, val), in a DUPSORT family. */
+static int seek_pair(lmdb_cursor *c, int gt, const void *key, size_t klen, const void *val, size_t vlen, MDB_val *k,
+                     MDB_val *v)
+{
+    if (!c->dups) return gt ? seek_gt(c, key, klen, k, v) : seek_back(c, key, klen, 0, k, v);
+    k->mv_size = klen;
+    k->mv_data = (void *)key;
+    v->mv_size = vlen;
+    v->mv_data = (void *)val;
+    /* the key's first value >= val, if any */
+    int rc = klen ? mdb.mdb_cursor_get(c->cur, k, v, MDB_GET_BOTH_RANGE) : MDB_NOTFOUND;
+    if (rc == MDB_SUCCESS) {
+        if (!gt) return mdb.mdb_cursor_get(c->cur, k, v, MDB_PREV);
+        if (key_cmp(v->mv_data, v->mv_size, val, vlen) > 0) return MDB_SUCCESS;
+        return mdb.mdb_cursor_get(c->cur, k, v, MDB_NEXT);
+    }
+    if (rc != MDB_NOTFOUND) return rc;
+    /* every value of the key sorts before val (or the key is absent) */
+    return gt ? seek_gt(c, key, klen, k, v) : seek_back(c, key, klen, 1, k, v);
 }
 
 /* Position for op, with seek keys clamped to the bounds. Returns the LMDB rc. */
@@ -1045,6 +1210,19 @@ static int position(lmdb_cursor *c, int op, const void *key, size_t klen, MDB_va
     case FERRY_SEEK_LT:
         if (c->ulen && key_cmp(key, klen, c->upper, c->ulen) > 0) return seek_last(c, k, v);
         return seek_back(c, key, klen, 0, k, v);
+    case FERRY_SEEK_PAIR_GT:
+    case FERRY_SEEK_PAIR_LT: { /* ferry.c checked the packing */
+        uint32_t kl;
+        memcpy(&kl, key, 4);
+        const uint8_t *pk = (const uint8_t *)key + 4, *pv = pk + kl;
+        size_t vl = klen - 4 - kl;
+        if (op == FERRY_SEEK_PAIR_GT) {
+            if (c->llen && key_cmp(pk, kl, c->lower, c->llen) < 0) return seek_ge(c, c->lower, c->llen, k, v);
+            return seek_pair(c, 1, pk, kl, pv, vl, k, v);
+        }
+        if (c->ulen && key_cmp(pk, kl, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
+        return seek_pair(c, 0, pk, kl, pv, vl, k, v);
+    }
     default: /* FERRY_NEXT / FERRY_PREV: the pending entry */
         *k = c->k;
         *v = c->v;
@@ -1396,7 +1574,8 @@ static int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t kl
     }
     MDB_val k = { 0, NULL }, v = { 0, NULL };
     int mrc = position(c, op, key, klen, &k, &v);
-    int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT;
+    int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT
+              || op == FERRY_SEEK_PAIR_GT;
     /* the first entry decides whether this fill may walk: a store of large entries then runs the
      * same loop as before the walk existed */
     int walk = c->walk && mrc == MDB_SUCCESS && walk_worth(k, v, max_entries);
@@ -1476,6 +1655,11 @@ static const ferry_engine_ops lmdb_ops = {
     .get = lmdb_get,
     .multi_get = lmdb_multi_get,
     .put = lmdb_put,
+    .put_flags = lmdb_put_flags,
+    .write_flags = lmdb_write_flags,
+    .cf_create_flags = lmdb_cf_create_flags,
+    .cf_flags = lmdb_cf_flags,
+    .value_count = lmdb_value_count,
     .del = lmdb_del,
     .delete_range = lmdb_delete_range,
     .write = lmdb_write,

@@ -214,6 +214,7 @@ typedef struct rdb_store {
     rocksdb_options_t *opts;          /* DB and family options (kept for cf_create) */
     rocksdb_readoptions_t *ropts;     /* reads without a snapshot */
     rocksdb_writeoptions_t *wopts;
+    int wal_off, sync_on;   /* the store's FERRY_OPT_WAL == 0 and FERRY_OPT_SYNC, which wopts holds */
     rocksdb_flushoptions_t *fopts;
     rocksdb_cache_t *cache;
 } rdb_store;
@@ -386,8 +387,10 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
 
     s->ropts = R.readoptions_create();
     s->wopts = R.writeoptions_create();
-    R.writeoptions_disable_WAL(s->wopts, ferry_opt(opts, FERRY_OPT_WAL, 1) == 0);
-    R.writeoptions_set_sync(s->wopts, ferry_opt(opts, FERRY_OPT_SYNC, 0) != 0);
+    s->wal_off = ferry_opt(opts, FERRY_OPT_WAL, 1) == 0;
+    s->sync_on = ferry_opt(opts, FERRY_OPT_SYNC, 0) != 0;
+    R.writeoptions_disable_WAL(s->wopts, s->wal_off);
+    R.writeoptions_set_sync(s->wopts, s->sync_on);
     s->fopts = R.flushoptions_create();
     R.flushoptions_set_wait(s->fopts, 1);
     return FERRY_OK;
@@ -697,6 +700,38 @@ static int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t kl
     return rc;
 }
 
+/* Write options for FERRY_WRITE_SYNC / NO_WAL (ferry.c refused the LMDB-only flags): the store's
+ * own when neither is set, else a copy made for this call (release with wopts_release). */
+static rocksdb_writeoptions_t *wopts_for(ferry_store *s, uint32_t flags)
+{
+    if (!(flags & (FERRY_WRITE_SYNC | FERRY_WRITE_NO_WAL))) return STORE(s)->wopts;
+    rocksdb_writeoptions_t *wo = R.writeoptions_create();
+    if (!wo) return NULL;
+    R.writeoptions_disable_WAL(wo, (flags & FERRY_WRITE_NO_WAL) || STORE(s)->wal_off);
+    R.writeoptions_set_sync(wo, (flags & FERRY_WRITE_SYNC) || STORE(s)->sync_on);
+    return wo;
+}
+
+static void wopts_release(ferry_store *s, rocksdb_writeoptions_t *wo)
+{
+    if (wo && wo != STORE(s)->wopts) R.writeoptions_destroy(wo);
+}
+
+/* Store put with FERRY_WRITE_SYNC / NO_WAL. */
+static int rdb_put_flags(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                         size_t vlen, uint32_t flags, ferry_error *err)
+{
+    rocksdb_writeoptions_t *wo = wopts_for(s, flags);
+    if (!wo) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int rc = write_enter(s, cf, err);
+    if (rc == FERRY_OK) {
+        rc = put_core(STORE(s)->db, wo, CFH(cf), key, klen, val, vlen, err);
+        write_exit(s);
+    }
+    wopts_release(s, wo);
+    return rc;
+}
+
 /* Delete one key. */
 static int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err)
 {
@@ -727,9 +762,14 @@ typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id);
 static int write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, const void *ops, size_t len,
                       cf_of_fn cf_of, void *ctx, ferry_error *err)
 {
-    rocksdb_writebatch_t *b = R.writebatch_create();
     const uint8_t *p = ops, *end = p + len;
     ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++)
+        if (r.op == FERRY_OP_DELETE_VALUE)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: deleting one value of a key needs an LMDB "
+                              "DUPSORT column family: RocksDB keeps one value per key (delete the key)", i);
+    rocksdb_writebatch_t *b = R.writebatch_create();
+    p = ops;
     while (ferry_batch_next(&p, end, &r)) {
         rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf);
         const char *a = (const char *)r.a, *bb = (const char *)r.b;
@@ -753,9 +793,23 @@ static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id)
     return ferry_slot(ctx, id)->handle;
 }
 
-/* Store batch write: every family it names must still be live under drop_lock. */
+static int rdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                           ferry_error *err);
+
+/* Store batch write. */
 static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
 {
+    return rdb_write_flags(s, ops, len, count, 0, err);
+}
+
+/* Store batch write with FERRY_WRITE_SYNC / NO_WAL: every family it names must still be live
+ * under drop_lock. */
+static int rdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                           ferry_error *err)
+{
+    (void)count;
+    rocksdb_writeoptions_t *wo = wopts_for(s, flags);
+    if (!wo) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     pthread_rwlock_rdlock(&STORE(s)->drop_lock);
     const uint8_t *p = ops, *end = p + len;
     ferry_batch_rec r;
@@ -763,11 +817,13 @@ static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count
         ferry_cf_slot *slot = ferry_slot(s, r.cf);
         if (atomic_load(&slot->dropped)) {
             pthread_rwlock_unlock(&STORE(s)->drop_lock);
+            wopts_release(s, wo);
             return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
         }
     }
-    int rc = write_core(STORE(s)->db, STORE(s)->wopts, ops, len, store_cf_of, s, err);
+    int rc = write_core(STORE(s)->db, wo, ops, len, store_cf_of, s, err);
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    wopts_release(s, wo);
     return rc;
 }
 
@@ -971,6 +1027,8 @@ static int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry
 
 static const ferry_engine_ops rdb_ops = {
     .checkpoint = rdb_checkpoint,
+    .put_flags = rdb_put_flags,
+    .write_flags = rdb_write_flags,
     .close = rdb_close,
     .cf_create = rdb_cf_create,
     .cf_drop = rdb_cf_drop,

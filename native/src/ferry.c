@@ -53,6 +53,7 @@ const char *ferry_strerror(int rc)
     case FERRY_EKEYSIZE: return "key or value size not accepted by the engine";
     case FERRY_EREADONLY: return "store is read-only";
     case FERRY_EDIRECTION: return "cursor continued in the other direction";
+    case FERRY_EKEYEXIST: return "key (or key and value) already exists";
     case FERRY_EENGINE: return "engine error";
     default: return "unknown error";
     }
@@ -187,8 +188,20 @@ int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *le
 
 int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
 {
+    return ferry_cf_create2(s, name, 0, id_out, err);
+}
+
+int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out, ferry_error *err)
+{
     CHECK_E(s != NULL && id_out != NULL, err, "store or id_out is NULL");
     CHECK_E(name != NULL && name[0] != '\0', err, "column family name is empty");
+    if (flags & ~(uint32_t)(FERRY_CF_DUPSORT | FERRY_CF_DUPFIXED))
+        return ferry_fail(err, FERRY_EINVAL, 0, "unknown column family flags 0x%x", flags);
+    if ((flags & FERRY_CF_DUPFIXED) && !(flags & FERRY_CF_DUPSORT))
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family flag DUPFIXED needs DUPSORT");
+    if (flags && !s->ops->cf_create_flags)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "column family flags (DUPSORT, DUPFIXED) are LMDB's: this engine "
+                          "keeps one value per key");
     WRITABLE(s, err);
     pthread_mutex_lock(&s->cf_lock);
     int rc;
@@ -203,7 +216,7 @@ int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_er
                         "(reopen the store)", FERRY_CF_ID_LIMIT);
     } else {
         void *h = NULL;
-        rc = s->ops->cf_create(s, name, &h, err);
+        rc = flags ? s->ops->cf_create_flags(s, name, flags, &h, err) : s->ops->cf_create(s, name, &h, err);
         if (rc == FERRY_OK) rc = ferry_store_add_cf(s, name, h, id_out);
         /* a failed add leaves the created family unrecorded until the store reopens */
         if (rc == FERRY_ENOMEM) ferry_fail(err, rc, 0, "out of memory recording column family '%s'", name);
@@ -280,6 +293,76 @@ int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const v
     WRITABLE(s, err);
     SLOT(s, cf, err);
     return s->ops->put(s, slot, key, klen, val, vlen, err);
+}
+
+/* Check FERRY_WRITE_* flags against the engine: those beyond sync and WAL are LMDB's. */
+static int write_flags_ok(ferry_store *s, uint32_t flags, ferry_error *err)
+{
+    if (flags & ~(uint32_t)(FERRY_WRITE_SYNC | FERRY_WRITE_NO_WAL | FERRY_WRITE_NO_OVERWRITE | FERRY_WRITE_NO_DUP_DATA
+                            | FERRY_WRITE_APPEND))
+        return ferry_fail(err, FERRY_EINVAL, 0, "unknown write flags 0x%x", flags);
+    if (s->engine == FERRY_ENGINE_ROCKSDB && (flags & FERRY_WRITE_SYNC) && (flags & FERRY_WRITE_NO_WAL))
+        return ferry_fail(err, FERRY_EINVAL, 0, "sync with disableWal: RocksDB syncs its write-ahead log, so a synced "
+                          "write needs it (drop one of the two)");
+    if (s->engine != FERRY_ENGINE_LMDB && (flags & FERRY_WRITE_NO_OVERWRITE))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "noOverwrite is LMDB's (MDB_NOOVERWRITE): RocksDB writes blindly; "
+                          "read and write inside a transaction instead");
+    if (s->engine != FERRY_ENGINE_LMDB && (flags & FERRY_WRITE_NO_DUP_DATA))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "noDupData is LMDB's (MDB_NODUPDATA, DUPSORT families): RocksDB "
+                          "keeps one value per key");
+    if (s->engine != FERRY_ENGINE_LMDB && (flags & FERRY_WRITE_APPEND))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "append is LMDB's (MDB_APPEND): RocksDB has no append mode; "
+                          "write without it");
+    return FERRY_OK;
+}
+
+int ferry_put2(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
+               uint32_t flags, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(val, vlen), err, "NULL buffer with a length");
+    int frc = write_flags_ok(s, flags, err);
+    if (frc) return frc;
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    return s->ops->put_flags(s, slot, key, klen, val, vlen, flags, err);
+}
+
+int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(ops, len), err, "NULL batch with a length");
+    int frc = write_flags_ok(s, flags, err);
+    if (frc) return frc;
+    WRITABLE(s, err);
+    int vrc = ferry_batch_validate(ops, len, count, atomic_load_explicit(&s->cf_count, memory_order_acquire), s, err);
+    if (vrc) return vrc;
+    if (count == 0) return FERRY_OK;
+    return s->ops->write_flags(s, ops, len, count, flags, err);
+}
+
+int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
+{
+    CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
+    SLOT(s, cf, err);
+    *out = 0;
+    return s->ops->cf_flags ? s->ops->cf_flags(s, slot, out, err) : FERRY_OK;
+}
+
+int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+                      uint64_t *out, ferry_error *err)
+{
+    CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
+    CHECK_E(BYTES_OK(key, klen), err, "NULL key with a length");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
+    *out = 0;
+    if (s->ops->value_count) return s->ops->value_count(s, snap, slot, key, klen, out, err);
+    size_t vlen;
+    int rc = s->ops->get(s, snap, slot, key, klen, NULL, 0, &vlen, err);
+    if (rc == FERRY_OK) *out = 1;
+    return rc == FERRY_NOTFOUND ? FERRY_OK : rc;
 }
 
 int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
@@ -369,10 +452,18 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
     CHECK_E(c != NULL && page != NULL, err, "cursor or page is NULL");
     CHECK_E(cap >= FERRY_PAGE_MIN, err, "page smaller than FERRY_PAGE_MIN");
     CHECK_E(max_entries >= 1, err, "max_entries is 0");
-    CHECK_E(op >= FERRY_FIRST && op <= FERRY_CURRENT_REV, err, "bad cursor op");
+    CHECK_E(op >= FERRY_FIRST && op <= FERRY_SEEK_PAIR_LT, err, "bad cursor op");
     if ((op == FERRY_CURRENT_FWD || op == FERRY_CURRENT_REV) && c->store->engine != FERRY_ENGINE_ROCKSDB)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "FERRY_CURRENT_* needs a RocksDB cursor");
     if (op >= FERRY_SEEK_GE && op <= FERRY_SEEK_LT) CHECK_E(BYTES_OK(key, klen), err, "NULL seek key with a length");
+    if (op == FERRY_SEEK_PAIR_GT || op == FERRY_SEEK_PAIR_LT) {
+        if (c->store->engine != FERRY_ENGINE_LMDB)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "FERRY_SEEK_PAIR_* needs an LMDB cursor (duplicate keys)");
+        CHECK_E(key != NULL && klen >= 4, err, "FERRY_SEEK_PAIR_*: the packed pair is shorter than its length field");
+        uint32_t inner;
+        memcpy(&inner, key, 4);
+        CHECK_E(inner <= klen - 4, err, "FERRY_SEEK_PAIR_*: key length overruns the packed pair");
+    }
     if (op == FERRY_NEXT && c->dir != 1)
         return ferry_fail(err, FERRY_EDIRECTION, 0, c->dir == 0 ? "cursor is not positioned" : "cursor moves in reverse: seek to change direction");
     if (op == FERRY_PREV && c->dir != -1)
@@ -380,7 +471,8 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
     int rc = c->store->ops->cursor_fill(c, op, key, klen, page, cap, max_entries, err);
     /* a seek positions the engine even when the first entry did not fit the page */
     if (op != FERRY_NEXT && op != FERRY_PREV && (rc >= 0 || rc == FERRY_ETOOSMALL))
-        c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_CURRENT_FWD) ? 1 : -1;
+        c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_CURRENT_FWD
+                  || op == FERRY_SEEK_PAIR_GT) ? 1 : -1;
     return rc;
 }
 

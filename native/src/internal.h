@@ -92,6 +92,18 @@ struct ferry_engine_ops {
                        size_t cap, uint32_t max_entries, ferry_error *err);
     /* dir non-empty and not existing when checked; flags are known FERRY_CHECKPOINT_* bits */
     int (*checkpoint)(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
+    /* FERRY_CF_* flags (checked, non-zero); NULL: the engine has none (FERRY_ENOTSUP) */
+    int (*cf_create_flags)(ferry_store *s, const char *name, uint32_t flags, void **handle_out, ferry_error *err);
+    /* the family's FERRY_CF_* flags; NULL: always 0 */
+    int (*cf_flags)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+    /* number of values of key; NULL: 0 or 1 through get */
+    int (*value_count)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                       uint64_t *out, ferry_error *err);
+    /* put / write with FERRY_WRITE_* flags, checked against the engine by ferry.c */
+    int (*put_flags)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                     size_t vlen, uint32_t flags, ferry_error *err);
+    int (*write_flags)(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                       ferry_error *err);
 };
 
 /* ---- engine open functions (engine_rocksdb.c, engine_lmdb.c) ---- */

@@ -52,14 +52,26 @@ typedef struct MDB_envinfo {
 #define MDB_CP_COMPACT  0x01
 
 /* Database flags (mdb_dbi_open). */
+#define MDB_DUPSORT     0x04
+#define MDB_DUPFIXED    0x10
 #define MDB_CREATE      0x40000
+
+/* Write flags (mdb_put; MDB_NODUPDATA also for mdb_cursor_del). */
+#define MDB_NOOVERWRITE 0x10
+#define MDB_NODUPDATA   0x20
+#define MDB_APPEND      0x20000
+#define MDB_APPENDDUP   0x40000
 
 /* Cursor operations (enum MDB_cursor_op values). */
 #define MDB_FIRST        0
+#define MDB_GET_BOTH_RANGE 3
 #define MDB_GET_CURRENT  4
 #define MDB_LAST         6
+#define MDB_LAST_DUP     7
 #define MDB_NEXT         8
+#define MDB_NEXT_NODUP  11
 #define MDB_PREV        12
+#define MDB_SET         15
 #define MDB_SET_KEY     16
 #define MDB_SET_RANGE   17
 
@@ -111,7 +123,9 @@ typedef struct MDB_envinfo {
     X(int, mdb_cursor_open, (MDB_txn *txn, MDB_dbi dbi, MDB_cursor **cursor))                     \
     X(void, mdb_cursor_close, (MDB_cursor *cursor))                                               \
     X(int, mdb_cursor_get, (MDB_cursor *cursor, MDB_val *key, MDB_val *data, int op))             \
-    X(int, mdb_cursor_del, (MDB_cursor *cursor, unsigned int flags))
+    X(int, mdb_cursor_del, (MDB_cursor *cursor, unsigned int flags))                              \
+    X(int, mdb_cursor_count, (MDB_cursor *cursor, size_t *countp))                                \
+    X(int, mdb_dbi_flags, (MDB_txn *txn, MDB_dbi dbi, unsigned int *flags))
 
 /* The resolved table. */
 typedef struct ferry_mdb_api {

@@ -1121,6 +1121,49 @@ static void test_backups(void)
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
 
+/* Duplicate keys and LMDB's write flags are refused; sync and no-WAL writes land. */
+static void test_lmdb_only_flags(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("lmdb-only", &s), FERRY_OK);
+    if (!s) return;
+    uint32_t cf = 0, flags = 9;
+    CHECK_RC(ferry_cf_create2(s, "d", FERRY_CF_DUPSORT, &cf, &err), FERRY_ENOTSUP);
+    CHECK(strstr(err.message, "LMDB") != NULL, "%s", err.message);
+    CHECK_RC(ferry_cf_create2(s, "d", 0, &cf, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_flags(s, cf, &flags, &err), FERRY_OK);
+    CHECK(flags == 0, "%s", err.message);
+    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_ENOTSUP);
+    CHECK(strstr(err.message, "transaction") != NULL, "%s", err.message);
+    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, FERRY_WRITE_APPEND, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, 0x100, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_put2(s, cf, "k", 1, "v1", 2, FERRY_WRITE_SYNC, &err), FERRY_OK);
+    CHECK_RC(ferry_put2(s, cf, "n", 1, "v2", 2, FERRY_WRITE_NO_WAL, &err), FERRY_OK);
+    uint64_t count = 9;
+    CHECK_RC(ferry_value_count(s, NULL, cf, "k", 1, &count, &err), FERRY_OK);
+    CHECK(count == 1, "%s", err.message);
+    CHECK_RC(ferry_value_count(s, NULL, cf, "zz", 2, &count, &err), FERRY_OK);
+    CHECK(count == 0, "%s", err.message);
+    uint8_t rec[32];
+    uint32_t hdr[4] = { FERRY_OP_DELETE_VALUE, cf, 1, 2 };
+    memcpy(rec, hdr, 16);
+    memcpy(rec + 16, "kv1", 3);
+    CHECK_RC(ferry_write(s, rec, 19, 1, &err), FERRY_ENOTSUP);
+    hdr[0] = FERRY_OP_PUT;
+    memcpy(rec, hdr, 16);
+    memcpy(rec + 16, "kv9", 3);
+    CHECK_RC(ferry_write2(s, rec, 19, 1, FERRY_WRITE_SYNC | FERRY_WRITE_NO_WAL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_write2(s, rec, 19, 1, FERRY_WRITE_SYNC, &err), FERRY_OK);
+    CHECK_RC(ferry_write2(s, rec, 19, 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_ENOTSUP);
+    char buf[8];
+    CHECK_RC(get_s(s, NULL, cf, "k", buf, sizeof buf), FERRY_OK);
+    CHECK(strcmp(buf, "v9") == 0, "%s", err.message);
+    CHECK_RC(get_s(s, NULL, cf, "n", buf, sizeof buf), FERRY_OK);
+    CHECK(strcmp(buf, "v2") == 0, "%s", err.message);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1164,6 +1207,7 @@ int main(int argc, char **argv)
     test_open_options();
     test_checkpoint();
     test_backups();
+    test_lmdb_only_flags();
     test_rocksjava();
 
     printf("%d passed, %d failed\n", passed, failed);

@@ -168,6 +168,36 @@ JNI_FN(backupsPurge0)(JNIEnv *env, jclass cls, jlong b, jint keep, jlong err)
     return ferry_backups_purge(P(b), (uint32_t)keep, P(err));
 }
 
+/* JniBinding.cfCreate20 */
+JNI_FN(cfCreate20)(JNIEnv *env, jclass cls, jlong s, jlong name, jint flags, jlong id_out, jlong err)
+{
+    return ferry_cf_create2(P(s), P(name), (uint32_t)flags, P(id_out), P(err));
+}
+
+/* JniBinding.cfFlags0 */
+JNI_FN(cfFlags0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong out, jlong err)
+{
+    return ferry_cf_flags(P(s), (uint32_t)cf, P(out), P(err));
+}
+
+/* JniBinding.valueCount0 */
+JNI_FN(valueCount0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jlong out, jlong err)
+{
+    return ferry_value_count(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, P(out), P(err));
+}
+
+/* JniBinding.put20 */
+JNI_FN(put20)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong val, jlong vlen, jint flags, jlong err)
+{
+    return ferry_put2(P(s), (uint32_t)cf, P(key), (size_t)klen, P(val), (size_t)vlen, (uint32_t)flags, P(err));
+}
+
+/* JniBinding.write20 */
+JNI_FN(write20)(JNIEnv *env, jclass cls, jlong s, jlong ops, jlong len, jint count, jint flags, jlong err)
+{
+    return ferry_write2(P(s), P(ops), (size_t)len, (uint32_t)count, (uint32_t)flags, P(err));
+}
+
 /* JniBinding.propertyInt0 */
 JNI_FN(propertyInt0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong out, jlong err)
 {

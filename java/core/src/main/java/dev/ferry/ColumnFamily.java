@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import java.util.Set;
+
 /**
  * A column family: a separate key space in a store (RocksDB column family, LMDB named
  * database). Obtained from {@link Store#columnFamilies()}, {@link Store#columnFamily(String)} or
@@ -11,12 +13,29 @@ public final class ColumnFamily {
     final Store store;
     final int id;
     private final String name;
+    /** FERRY_CF_* bits. */
+    final int flags;
     volatile boolean dropped;
 
-    ColumnFamily(Store store, int id, String name) {
+    ColumnFamily(Store store, int id, String name, int flags) {
         this.store = store;
         this.id = id;
         this.name = name;
+        this.flags = flags;
+    }
+
+    /**
+     * The flags the family was created with (read from the store when it was opened).
+     *
+     * @return a copy: empty for RocksDB families, the default family and plain LMDB ones
+     */
+    public Set<ColumnFamilyFlag> flags() {
+        return ColumnFamilyFlag.of(flags);
+    }
+
+    /** @return true when the family keeps several values per key ({@link ColumnFamilyFlag#DUPSORT}) */
+    public boolean hasDuplicates() {
+        return (flags & dev.ferry.internal.Abi.CF_DUPSORT) != 0;
     }
 
     /** @return the family's name ({@code "default"} for the default family) */

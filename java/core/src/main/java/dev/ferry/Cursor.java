@@ -42,6 +42,11 @@ import java.util.Objects;
  * A cursor wrapping a RocksJava iterator ({@code dev.ferry.rocksjava.RocksInterop#wrap}) starts
  * "armed": its first {@code next()}/{@code prev()} lands on the entry the iterator stands on.
  *
+ * <p>Over an LMDB {@link ColumnFamilyFlag#DUPSORT} family a cursor yields every (key, value) pair,
+ * ordered by key then value ({@link #prev()}: both reversed). {@link #seek} lands on the first value
+ * of a key, {@link #seekForPrev} on the last; {@link #nextKey()}, {@link #prevKey()},
+ * {@link #firstValue()} and {@link #lastValue()} move between keys and within one.
+ *
  * <p>Thread safety: a cursor and its views are confined to the thread that opened it: every
  * method but {@link #close()} and {@link #isClosed()} throws {@link IllegalStateException} on
  * another thread, and so does every method of its {@link View}s. {@link #close()} may be called
@@ -60,6 +65,8 @@ public final class Cursor implements AutoCloseable {
     private static final int PREV = Abi.PREV;
     private static final int CURRENT_FWD = Abi.CURRENT_FWD;
     private static final int CURRENT_REV = Abi.CURRENT_REV;
+    private static final int SEEK_PAIR_GT = Abi.SEEK_PAIR_GT;
+    private static final int SEEK_PAIR_LT = Abi.SEEK_PAIR_LT;
     private static final int HEADER = Abi.PAGE_HEADER;
     /** Bytes of a pointer entry: u64 key address, u32 key length, u32 value length, u64 value address. */
     private static final int POINTER_ENTRY = Abi.PTR_ENTRY;
@@ -144,6 +151,11 @@ public final class Cursor implements AutoCloseable {
     private boolean fresh = true;
     private final View key;
     private final View value;
+    /**
+     * The family keeps several values per key (LMDB DUPSORT): a direction change at a page's start
+     * seeks past the current (key, value) pair, not past the key, which would skip its other values.
+     */
+    boolean pairSeeks;
 
     /**
      * Takes ownership of a native cursor.
@@ -203,6 +215,52 @@ public final class Cursor implements AutoCloseable {
      */
     public boolean seekForPrev(byte[] key) {
         return position(SEEK_LE, Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * Moves to the first entry of the next key: past every value of the current key in an LMDB
+     * {@link ColumnFamilyFlag#DUPSORT} family (LMDB's {@code MDB_NEXT_NODUP}); elsewhere the same
+     * as {@link #next()}.
+     *
+     * @return true when the cursor stands on an entry; false at the end of the range
+     * @throws IllegalStateException when the cursor is not on an entry
+     */
+    public boolean nextKey() {
+        return position(SEEK_GT, keyBytes());
+    }
+
+    /**
+     * Moves to the last value of the previous key (LMDB's {@code MDB_PREV_NODUP}); without
+     * duplicates the same as {@link #prev()}.
+     *
+     * @return true when the cursor stands on an entry; false at the start of the range
+     * @throws IllegalStateException when the cursor is not on an entry
+     */
+    public boolean prevKey() {
+        return position(SEEK_LT, keyBytes());
+    }
+
+    /**
+     * Moves to the first value of the current key (LMDB's {@code MDB_FIRST_DUP}); then
+     * {@link #next()} walks the key's values in order and on into the next keys. Without
+     * duplicates the cursor stays where it is.
+     *
+     * @return true (the cursor stands on an entry)
+     * @throws IllegalStateException when the cursor is not on an entry
+     */
+    public boolean firstValue() {
+        return position(SEEK_GE, keyBytes());
+    }
+
+    /**
+     * Moves to the last value of the current key (LMDB's {@code MDB_LAST_DUP}); then
+     * {@link #prev()} walks the key's values in reverse.
+     *
+     * @return true (the cursor stands on an entry)
+     * @throws IllegalStateException when the cursor is not on an entry
+     */
+    public boolean lastValue() {
+        return position(SEEK_LE, keyBytes());
     }
 
     /**
@@ -270,7 +328,7 @@ public final class Cursor implements AutoCloseable {
             step(i, -1);
             return true;
         }
-        return reseek(fwd ? SEEK_GT : SEEK_LT);
+        return pairSeeks ? reseekPair(fwd ? SEEK_PAIR_GT : SEEK_PAIR_LT) : reseek(fwd ? SEEK_GT : SEEK_LT);
     }
 
     /** @return true when the cursor stands on an entry */
@@ -424,8 +482,22 @@ public final class Cursor implements AutoCloseable {
         return fill(op, aux.addr + auxOff + KEY, klen, firstMax);
     }
 
+    /** Seeks past the current (key, value) pair: the packed pair "u32 key length, key, value". */
+    private boolean reseekPair(int op) {
+        int klen = key.len;
+        int vlen = value.len;
+        int len = 4 + klen + vlen;
+        ensureAux(len);
+        long at = aux.addr + auxOff + KEY;
+        aux.buf.putInt(auxOff + KEY, klen);
+        Mem.copy(key.addr, at + 4, klen);
+        Mem.copy(value.addr, at + 4 + klen, vlen);
+        return fill(op, at, len, firstMax);
+    }
+
     private boolean fill(int op, long kaddr, int klen, int max) {
-        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT || op == CURRENT_FWD;
+        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT || op == CURRENT_FWD
+                || op == SEEK_PAIR_GT;
         if (moveListener != null) {
             moved();
         }

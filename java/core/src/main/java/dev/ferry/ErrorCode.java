@@ -62,6 +62,12 @@ public enum ErrorCode {
     READ_ONLY(Abi.EREADONLY),
     /** A cursor was continued in the other direction. */
     DIRECTION(Abi.EDIRECTION),
+    /**
+     * A write with {@link WriteOptions#noOverwrite(boolean) noOverwrite} or
+     * {@link WriteOptions#noDupData(boolean) noDupData} found the key (or key and value) already
+     * there; nothing was written.
+     */
+    KEY_EXISTS(Abi.EKEYEXIST),
     /** Any other engine error. */
     ENGINE(Abi.EENGINE);
 

@@ -72,6 +72,7 @@ public class FerryException extends RuntimeException {
             case READERS_FULL: return new ReadersFull(code, engineCode, message);
             case COLUMN_FAMILY_DROPPED: return new ColumnFamilyDropped(code, engineCode, message);
             case READ_ONLY: return new ReadOnly(code, engineCode, message);
+            case KEY_EXISTS: return new KeyExists(code, engineCode, message);
             case ENGINE_NOT_LOADED:
             case DUPLICATE_ENGINE:
                 return new EngineLoad(code, engineCode, message);
@@ -116,6 +117,17 @@ public class FerryException extends RuntimeException {
     public static final class NotSupported extends FerryException {
         private static final long serialVersionUID = 1L;
         NotSupported(ErrorCode c, int e, String m) { super(c, e, m); }
+    }
+
+    /**
+     * A batch written with {@link WriteOptions#noOverwrite(boolean) noOverwrite} or
+     * {@link WriteOptions#noDupData(boolean) noDupData} met a key (or key and value) that exists:
+     * nothing of the batch was written; the message names the record. (A single put with these
+     * options returns {@code false} instead.)
+     */
+    public static final class KeyExists extends FerryException {
+        private static final long serialVersionUID = 1L;
+        KeyExists(ErrorCode c, int e, String m) { super(c, e, m); }
     }
 
     /** The store (with errorIfExists) or column family already exists. */

@@ -87,6 +87,22 @@ public final class Snapshot implements AutoCloseable {
     }
 
     /**
+     * Counts the values of a key in this view, as {@link Store#valueCount(ColumnFamily, byte[])}.
+     *
+     * @param cf the family
+     * @param key the key
+     * @return the count, 0 when the key is absent
+     */
+    public long valueCount(ColumnFamily cf, byte[] key) {
+        enter();
+        try {
+            return store.valueCountImpl(handle, familyId(cf), Store.requireKey(key));
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
      * Reads a key into a buffer without allocating.
      *
      * @param cf the family

@@ -20,10 +20,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -250,7 +252,35 @@ public final class Store implements AutoCloseable {
      * @throws FerryException with {@link ErrorCode#TOO_MANY_COLUMN_FAMILIES} when the limit is reached
      */
     public synchronized ColumnFamily createColumnFamily(String name) {
+        return createColumnFamily(name, EnumSet.noneOf(ColumnFamilyFlag.class));
+    }
+
+    /**
+     * Creates a column family with flags, e.g. an LMDB family with duplicate keys:
+     * {@code createColumnFamily("tags", EnumSet.of(ColumnFamilyFlag.DUPSORT))}. The flags are kept
+     * with the family: when the store is opened again the family has the flags it was created with
+     * ({@link ColumnFamily#flags()}); they cannot be changed.
+     *
+     * @param name as for {@link #createColumnFamily(String)}
+     * @param flags the flags (empty: a plain family); {@link ColumnFamilyFlag#DUPFIXED} needs
+     *        {@link ColumnFamilyFlag#DUPSORT}
+     * @return the new family
+     * @throws IllegalArgumentException for a name the engine cannot store, or DUPFIXED without DUPSORT
+     * @throws FerryException.NotSupported for any flag on RocksDB (it keeps one value per key)
+     * @throws FerryException.AlreadyExists when it exists
+     */
+    public synchronized ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags) {
         Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(flags, "flags");
+        if (flags.contains(ColumnFamilyFlag.DUPFIXED) && !flags.contains(ColumnFamilyFlag.DUPSORT)) {
+            throw new IllegalArgumentException("column family flag DUPFIXED needs DUPSORT");
+        }
+        int mask = ColumnFamilyFlag.mask(flags);
+        if (mask != 0 && engine != Engine.LMDB) {
+            guard.check();
+            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "column family flags " + flags + " are LMDB's: "
+                    + engine + " keeps one value per key");
+        }
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
         if (n.length == 0 || name.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("column family name must be non-empty and free of NUL characters");
@@ -265,12 +295,13 @@ public final class Store implements AutoCloseable {
         guard.enter();
         try {
             Scratch s = Scratch.get(binding);
-            int rc = binding.cfCreate(handle, s.cString(n), s.out(0), s.err());
+            int rc = mask == 0 ? binding.cfCreate(handle, s.cString(n), s.out(0), s.err())
+                    : binding.cfCreate2(handle, s.cString(n), mask, s.out(0), s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }
             int id = (int) (s.outLong(0) & 0xFFFFFFFFL);
-            ColumnFamily cf = new ColumnFamily(this, id, name);
+            ColumnFamily cf = new ColumnFamily(this, id, name, mask);
             families.add(cf);
             return cf;
         } finally {
@@ -481,6 +512,95 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * Writes a key with per-write options (see {@link WriteOptions} for what each does per engine).
+     *
+     * @param cf the family
+     * @param key the key
+     * @param value the value
+     * @param options the options
+     * @return true when written; false when {@link WriteOptions#noOverwrite(boolean) noOverwrite}
+     *         found the key, or {@link WriteOptions#noDupData(boolean) noDupData} the (key, value)
+     *         pair, already there (nothing was written)
+     * @throws FerryException.NotSupported for LMDB-only options on RocksDB
+     * @throws FerryException.InvalidArgument for an {@link WriteOptions#append(boolean) append} out of
+     *         order, or noDupData on a family without duplicates
+     */
+    public boolean put(ColumnFamily cf, byte[] key, byte[] value, WriteOptions options) {
+        requireKey(key);
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(options, "options");
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int voff = align8(Scratch.DATA + key.length);
+            NativeBuffer m = s.ensure((long) voff + value.length, 0);
+            m.buf.put(Scratch.DATA, key, 0, key.length);
+            m.buf.put(voff, value, 0, value.length);
+            int rc = binding.put2(handle, id, m.addr + Scratch.DATA, key.length, m.addr + voff, value.length,
+                    options.flags(), s.err());
+            if (rc == Abi.EKEYEXIST) {
+                return false;
+            }
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+            return true;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Deletes one value of a key in an LMDB {@link ColumnFamilyFlag#DUPSORT} family (an absent
+     * pair is fine); the key's other values stay. {@link #delete(ColumnFamily, byte[])} removes the
+     * key with all its values.
+     *
+     * @param cf a DUPSORT family
+     * @param key the key
+     * @param value the value to remove
+     * @throws FerryException.InvalidArgument when the family is not DUPSORT
+     * @throws FerryException.NotSupported on RocksDB
+     */
+    public void delete(ColumnFamily cf, byte[] key, byte[] value) {
+        requireKey(key);
+        Objects.requireNonNull(value, "value");
+        try (WriteBatch b = new WriteBatch()) {
+            write(b.delete(cf, key, value));
+        }
+    }
+
+    /**
+     * Counts the values of a key: in an LMDB {@link ColumnFamilyFlag#DUPSORT} family the number of
+     * its duplicates, elsewhere 1 when the key is present.
+     *
+     * @param cf the family
+     * @param key the key
+     * @return the count, 0 when the key is absent
+     */
+    public long valueCount(ColumnFamily cf, byte[] key) {
+        requireKey(key);
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            return valueCountImpl(0, id, key);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    long valueCountImpl(long snap, int cf, byte[] key) {
+        Scratch s = Scratch.get(binding);
+        NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
+        m.buf.put(Scratch.DATA, key, 0, key.length);
+        int rc = binding.valueCount(handle, snap, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        return s.outLong(0);
+    }
+
+    /**
      * Writes a key given as buffers (position to limit; not moved). Both are copied into native
      * memory Ferry owns before the engine sees them.
      *
@@ -622,7 +742,22 @@ public final class Store implements AutoCloseable {
      * @param batch the batch (unchanged; can be reused)
      */
     public void write(WriteBatch batch) {
+        write(batch, WriteOptions.DEFAULT);
+    }
+
+    /**
+     * Applies a batch atomically with per-write options (see {@link WriteOptions}); noOverwrite,
+     * noDupData and append apply to every put of the batch.
+     *
+     * @param batch the batch (unchanged; can be reused)
+     * @param options the options
+     * @throws FerryException.KeyExists when noOverwrite or noDupData met an existing key or pair:
+     *         nothing of the batch was written, the message names the record
+     * @throws FerryException.NotSupported for LMDB-only options on RocksDB
+     */
+    public void write(WriteBatch batch, WriteOptions options) {
         Objects.requireNonNull(batch, "batch");
+        Objects.requireNonNull(options, "options");
         ByteBuffer enc = batch.encoded();
         Store owner = batch.familiesOf();
         if (owner != null && owner != this) {
@@ -635,7 +770,9 @@ public final class Store implements AutoCloseable {
             Scratch s = Scratch.get(binding);
             NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
             m.buf.put(Scratch.DATA, enc, 0, len);
-            int rc = binding.write(handle, m.addr + Scratch.DATA, len, count, s.err());
+            int flags = options.flags();
+            int rc = flags == 0 ? binding.write(handle, m.addr + Scratch.DATA, len, count, s.err())
+                    : binding.write2(handle, m.addr + Scratch.DATA, len, count, flags, s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }
@@ -1047,6 +1184,7 @@ public final class Store implements AutoCloseable {
         Cursor c;
         try {
             c = new Cursor(host, h, release, range, o.pageSize > 0 ? o.pageSize : options().pageSize, scanMode, false);
+            c.pairSeeks = cf.hasDuplicates();
         } catch (RuntimeException | Error e) {
             release.run();
             throw e;
@@ -1148,7 +1286,17 @@ public final class Store implements AutoCloseable {
                 continue;
             }
             int len = (int) s.outLong(1);
-            ColumnFamily cf = new ColumnFamily(this, i, new String(m.bytes(Scratch.DATA, len), StandardCharsets.UTF_8));
+            String name = new String(m.bytes(Scratch.DATA, len), StandardCharsets.UTF_8);
+            int flags = 0;
+            if (rc == 0) {
+                int frc = binding.cfFlags(handle, i, s.out(2), s.err());
+                if (frc != 0 && frc != Abi.ECFDROPPED) {
+                    throw s.error(frc);
+                }
+                flags = (int) (s.outLong(2) & 0xFFFFFFFFL); // a u32, as cfCount's
+
+            }
+            ColumnFamily cf = new ColumnFamily(this, i, name, flags);
             cf.dropped = rc == Abi.ECFDROPPED;
             families.add(cf);
         }

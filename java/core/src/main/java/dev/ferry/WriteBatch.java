@@ -23,6 +23,7 @@ public final class WriteBatch implements AutoCloseable {
     static final int PUT = Abi.OP_PUT;
     static final int DELETE = Abi.OP_DELETE;
     static final int DELETE_RANGE = Abi.OP_DELETE_RANGE;
+    static final int DELETE_VALUE = Abi.OP_DELETE_VALUE;
     private static final int HEADER = Abi.OP_HEADER;
 
     private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
@@ -76,6 +77,20 @@ public final class WriteBatch implements AutoCloseable {
      */
     public WriteBatch delete(ColumnFamily cf, byte[] key) {
         return add(DELETE, Objects.requireNonNull(cf, "cf"), key, EMPTY);
+    }
+
+    /**
+     * Adds a delete of one value of a key in an LMDB {@link ColumnFamilyFlag#DUPSORT} family (an
+     * absent pair is fine). Writing the batch throws {@link FerryException.InvalidArgument} when the
+     * family is not DUPSORT and {@link FerryException.NotSupported} on RocksDB; nothing is applied.
+     *
+     * @param cf the family
+     * @param key the key
+     * @param value the value to remove
+     * @return this
+     */
+    public WriteBatch delete(ColumnFamily cf, byte[] key, byte[] value) {
+        return add(DELETE_VALUE, Objects.requireNonNull(cf, "cf"), key, value);
     }
 
     /**

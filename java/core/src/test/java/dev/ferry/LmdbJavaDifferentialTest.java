@@ -246,4 +246,152 @@ public abstract class LmdbJavaDifferentialTest {
             }
         }
     }
+
+    // ---- duplicate keys: a DUPSORT database written by one side, read by the other ----
+
+    /** A random DUPSORT workload applied to a model: key -> sorted values (unsigned byte order). */
+    private static final class DupModel {
+        final java.util.TreeMap<byte[], java.util.TreeSet<byte[]>> map = new java.util.TreeMap<>(Arrays::compareUnsigned);
+        final java.util.Random r;
+
+        DupModel(long seed) {
+            r = new java.util.Random(seed);
+        }
+
+        byte[] key() {
+            // skewed: key 0 collects hundreds of values (a sub-tree), the others a few (sub-pages)
+            int k = r.nextInt(3) == 0 ? 0 : 1 + r.nextInt(40);
+            return ("key-" + k).getBytes(StandardCharsets.UTF_8);
+        }
+
+        byte[] value() {
+            byte[] v = new byte[1 + (r.nextInt(8) == 0 ? r.nextInt(511) : r.nextInt(40))];
+            r.nextBytes(v);
+            return v;
+        }
+
+        /** Runs n random operations through the callbacks, applying each to the model. */
+        void run(int n, DupTarget t) {
+            for (int i = 0; i < n; i++) {
+                int op = r.nextInt(20);
+                byte[] k = key();
+                java.util.TreeSet<byte[]> vs = map.get(k);
+                boolean big = k[k.length - 1] == '0' && k.length == 5; // key-0 keeps growing: never deleted whole
+                if (op == 0 && !big) {
+                    t.deleteKey(k);
+                    map.remove(k);
+                } else if (op < 4 && vs != null) {
+                    byte[] v = new ArrayList<>(vs).get(r.nextInt(vs.size()));
+                    t.deleteValue(k, v);
+                    vs.remove(v);
+                    if (vs.isEmpty()) {
+                        map.remove(k);
+                    }
+                } else {
+                    byte[] v = op == 4 && vs != null ? vs.first() : value(); // now and then an existing pair
+                    t.put(k, v);
+                    map.computeIfAbsent(k, x -> new java.util.TreeSet<>(Arrays::compareUnsigned)).add(v);
+                }
+            }
+        }
+
+        List<byte[][]> pairs() {
+            List<byte[][]> out = new ArrayList<>();
+            map.forEach((k, vs) -> vs.forEach(v -> out.add(new byte[][] {k, v})));
+            return out;
+        }
+    }
+
+    private interface DupTarget {
+        void put(byte[] k, byte[] v);
+
+        void deleteValue(byte[] k, byte[] v);
+
+        void deleteKey(byte[] k);
+    }
+
+    @Test
+    void ferryDupsortWritesAreReadIdenticallyByLmdbJava() throws Exception {
+        DupModel m = new DupModel(0x1D_0017L);
+        Path db = dir.resolve("db");
+        try (Store store = Store.open(db, ferryOptions())) {
+            ColumnFamily cf = store.createColumnFamily("dups", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT));
+            m.run(6000, new DupTarget() {
+                @Override public void put(byte[] k, byte[] v) { store.put(cf, k, v); }
+                @Override public void deleteValue(byte[] k, byte[] v) { store.delete(cf, k, v); }
+                @Override public void deleteKey(byte[] k) { store.delete(cf, k); }
+            });
+        }
+        List<byte[][]> exp = m.pairs();
+        assertTrue(m.map.get("key-0".getBytes(StandardCharsets.UTF_8)).size() > 300, "key-0 needs a sub-tree");
+        try (Env<byte[]> env = openEnv(db)) {
+            Dbi<byte[]> dbi = env.openDbi("dups", DbiFlags.MDB_DUPSORT);
+            try (Txn<byte[]> txn = env.txnRead(); Cursor<byte[]> c = dbi.openCursor(txn)) {
+                int n = 0;
+                for (boolean ok = c.first(); ok; ok = c.next(), n++) {
+                    assertTrue(n < exp.size(), "lmdbjava has more pairs than " + exp.size());
+                    assertArrayEquals(exp.get(n)[0], c.key(), "key of pair " + n);
+                    assertArrayEquals(exp.get(n)[1], c.val(), "value of pair " + n);
+                    assertEquals(m.map.get(c.key()).size(), c.count(), "values of " + Workload.hex(c.key()));
+                }
+                assertEquals(exp.size(), n);
+                for (boolean ok = c.last(); ok; ok = c.prev()) {
+                    n--;
+                    assertArrayEquals(exp.get(n)[0], c.key(), "reverse key of pair " + n);
+                    assertArrayEquals(exp.get(n)[1], c.val(), "reverse value of pair " + n);
+                }
+                assertEquals(0, n);
+            }
+        }
+    }
+
+    @Test
+    void lmdbJavaDupsortWritesAreReadIdenticallyByFerry() throws Exception {
+        DupModel m = new DupModel(0x1D_0018L);
+        Path db = dir.resolve("db");
+        try (Env<byte[]> env = openEnv(db)) {
+            Dbi<byte[]> dbi = env.openDbi("dups", DbiFlags.MDB_CREATE, DbiFlags.MDB_DUPSORT);
+            m.run(6000, new DupTarget() {
+                @Override public void put(byte[] k, byte[] v) { dbi.put(k, v); }
+                @Override public void deleteValue(byte[] k, byte[] v) {
+                    try (Txn<byte[]> txn = env.txnWrite()) {
+                        assertTrue(dbi.delete(txn, k, v));
+                        txn.commit();
+                    }
+                }
+                @Override public void deleteKey(byte[] k) { dbi.delete(k); }
+            });
+        }
+        List<byte[][]> exp = m.pairs();
+        try (Store store = Store.open(db, ferryOptions())) {
+            ColumnFamily cf = store.columnFamily("dups").orElseThrow();
+            assertEquals(java.util.Set.of(ColumnFamilyFlag.DUPSORT), cf.flags());
+            for (boolean walk : new boolean[] {true, false}) {
+                try (dev.ferry.Cursor c = store.cursor(cf, KeyRange.all(), CursorOptions.defaults().pageWalk(walk))) {
+                    int n = 0;
+                    for (boolean ok = c.first(); ok; ok = c.next(), n++) {
+                        assertTrue(n < exp.size(), "Ferry has more pairs than " + exp.size());
+                        assertArrayEquals(exp.get(n)[0], c.keyBytes(), "key of pair " + n);
+                        assertArrayEquals(exp.get(n)[1], c.valueBytes(), "value of pair " + n);
+                    }
+                    assertEquals(exp.size(), n);
+                    for (boolean ok = c.last(); ok; ok = c.prev()) {
+                        n--;
+                        assertArrayEquals(exp.get(n)[1], c.valueBytes(), "reverse value of pair " + n);
+                    }
+                    assertEquals(0, n);
+                    // one step per key
+                    List<byte[]> keys = new ArrayList<>();
+                    for (boolean ok = c.first(); ok; ok = c.nextKey()) {
+                        keys.add(c.keyBytes());
+                    }
+                    assertEquals(m.map.size(), keys.size());
+                }
+            }
+            m.map.forEach((k, vs) -> {
+                assertEquals(vs.size(), store.valueCount(cf, k), "values of " + Workload.hex(k));
+                assertArrayEquals(vs.first(), store.get(cf, k), "get of " + Workload.hex(k));
+            });
+        }
+    }
 }

@@ -2100,4 +2100,356 @@ public abstract class StoreContract {
         }
         return k;
     }
+
+    // ---- duplicate keys (LMDB DUPSORT) and per-write options ----
+
+    private boolean lmdb() {
+        return options().engine() == Engine.LMDB;
+    }
+
+    /** Value i of the DUPSORT tests: "%04d" then i * 7 % 300 'x's (sizes vary, order is by i). */
+    private static byte[] dupValue(int i) {
+        return b(String.format("%04d", i) + "x".repeat(i * 7 % 300));
+    }
+
+    /** Every (key, value) pair of cf through a cursor, as "key=value" strings. */
+    private static List<String> pairs(Cursor c, boolean forward) {
+        List<String> r = new ArrayList<>();
+        for (boolean ok = forward ? c.first() : c.last(); ok; ok = forward ? c.next() : c.prev()) {
+            r.add(s(c.keyBytes()) + "=" + s(c.valueBytes()));
+        }
+        return r;
+    }
+
+    /** A DUPSORT family with k0 (one value), k1 (n values, a sub-tree for n in the hundreds), k2 (3 values). */
+    private ColumnFamily dupFamily(int n, List<String> expected) {
+        ColumnFamily cf = store.createColumnFamily("dups", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT));
+        for (int i = n - 1; i >= 0; i--) { // LMDB sorts them: written in reverse
+            store.put(cf, b("k1"), dupValue(i));
+        }
+        store.put(cf, b("k0"), b("v"));
+        for (int i = 2; i >= 0; i--) {
+            store.put(cf, b("k2"), dupValue(i));
+        }
+        expected.add("k0=v");
+        for (int i = 0; i < n; i++) {
+            expected.add("k1=" + s(dupValue(i)));
+        }
+        for (int i = 0; i < 3; i++) {
+            expected.add("k2=" + s(dupValue(i)));
+        }
+        return cf;
+    }
+
+    @Test
+    void dupsortFamilyYieldsEveryPairInKeyThenValueOrder() {
+        if (!lmdb()) {
+            return;
+        }
+        List<String> expected = new ArrayList<>();
+        ColumnFamily cf = dupFamily(700, expected);
+        assertEquals(java.util.Set.of(ColumnFamilyFlag.DUPSORT), cf.flags());
+        assertTrue(cf.hasDuplicates());
+        List<String> reversed = new ArrayList<>(expected);
+        java.util.Collections.reverse(reversed);
+        for (boolean walk : new boolean[] {true, false}) {
+            for (boolean ptr : new boolean[] {true, false}) {
+                for (int page : new int[] {256, 4096, 1 << 20}) {
+                    CursorOptions o = CursorOptions.defaults().pageWalk(walk).pointers(ptr).pageSize(page);
+                    try (Cursor c = store.cursor(cf, KeyRange.all(), o)) {
+                        assertEquals(expected, pairs(c, true), "forward walk=" + walk + " ptr=" + ptr + " page=" + page);
+                        assertEquals(reversed, pairs(c, false), "reverse walk=" + walk + " ptr=" + ptr + " page=" + page);
+                    }
+                }
+            }
+        }
+        long[] n = {0};
+        store.scan(cf, KeyRange.closed(b("k1"), b("k1")), (k, v) -> {
+            assertEquals("k1=" + s(dupValue((int) n[0])), s(k.toByteArray()) + "=" + s(v.toByteArray()));
+            n[0]++;
+            return true;
+        });
+        assertEquals(700, n[0]);
+        assertEquals(700, store.valueCount(cf, b("k1")));
+        assertEquals(3, store.valueCount(cf, b("k2")));
+        assertEquals(0, store.valueCount(cf, b("nope")));
+        assertEquals("0000", s(store.get(cf, b("k1"))).substring(0, 4), "get returns the smallest value");
+    }
+
+    /** Random next/prev walks (direction changes at page edges) over many values of one key match the list. */
+    @Test
+    void dupsortCursorChangesDirectionInsideAKeysValues() {
+        if (!lmdb()) {
+            return;
+        }
+        List<String> expected = new ArrayList<>();
+        ColumnFamily cf = dupFamily(500, expected);
+        Random r = new Random(17);
+        for (boolean ptr : new boolean[] {true, false}) {
+            try (Cursor c = store.cursor(cf, KeyRange.all(), CursorOptions.defaults().pointers(ptr).pageSize(256))) {
+                assertTrue(c.seek(b("k1")));
+                int at = 1;
+                for (int step = 0; step < 4000; step++) {
+                    boolean fwd = r.nextInt(3) != 0 ? (step / 50) % 2 == 0 : r.nextBoolean();
+                    boolean ok = fwd ? c.next() : c.prev();
+                    at += fwd ? 1 : -1;
+                    if (at < 0 || at >= expected.size()) {
+                        assertFalse(ok);
+                        at = at < 0 ? 0 : expected.size() - 1;
+                        assertTrue(at == 0 ? c.first() : c.last());
+                        continue;
+                    }
+                    assertTrue(ok, "step " + step);
+                    assertEquals(expected.get(at), s(c.keyBytes()) + "=" + s(c.valueBytes()), "step " + step);
+                }
+            }
+        }
+    }
+
+    @Test
+    void dupsortCursorMovesBetweenKeysAndValues() {
+        if (!lmdb()) {
+            return;
+        }
+        ColumnFamily cf = dupFamily(400, new ArrayList<>());
+        try (Cursor c = store.cursor(cf, KeyRange.all(), CursorOptions.defaults().pageSize(256))) {
+            assertThrows(IllegalStateException.class, c::nextKey);
+            assertTrue(c.seek(b("k1")));
+            assertEquals("0000", s(c.valueBytes()).substring(0, 4));
+            assertTrue(c.next());
+            assertTrue(c.nextKey());
+            assertEquals("k2", s(c.keyBytes()));
+            assertEquals("0000", s(c.valueBytes()).substring(0, 4));
+            assertTrue(c.prevKey());
+            assertEquals("k1", s(c.keyBytes()));
+            assertEquals("0399", s(c.valueBytes()).substring(0, 4));
+            assertTrue(c.firstValue());
+            assertEquals("0000", s(c.valueBytes()).substring(0, 4));
+            assertTrue(c.lastValue());
+            assertEquals("0399", s(c.valueBytes()).substring(0, 4));
+            assertTrue(c.prev());
+            assertEquals("0398", s(c.valueBytes()).substring(0, 4));
+            assertTrue(c.seekForPrev(b("k1")));
+            assertEquals("0399", s(c.valueBytes()).substring(0, 4));
+            assertTrue(c.prevKey());
+            assertEquals("k0", s(c.keyBytes()));
+            assertFalse(c.prevKey());
+        }
+    }
+
+    @Test
+    void dupsortDeletesOneValueOrAll() {
+        if (!lmdb()) {
+            return;
+        }
+        ColumnFamily cf = dupFamily(300, new ArrayList<>());
+        Snapshot before = store.snapshot();
+        store.delete(cf, b("k1"), dupValue(5));
+        store.delete(cf, b("k1"), dupValue(5)); // absent: fine
+        assertEquals(300, before.valueCount(cf, b("k1")), "a snapshot counts what it saw");
+        before.close();
+        assertThrows(IllegalStateException.class, () -> before.valueCount(cf, b("k1")));
+        store.delete(cf, b("k1"), b("x".repeat(600))); // larger than any value: absent
+        assertEquals(299, store.valueCount(cf, b("k1")));
+        try (WriteBatch wb = new WriteBatch()) {
+            store.write(wb.delete(cf, b("k2"), dupValue(0)).delete(cf, b("k2"), dupValue(2)));
+        }
+        assertEquals(s(dupValue(1)), s(store.get(cf, b("k2"))));
+        assertEquals(1, store.valueCount(cf, b("k2")));
+        store.delete(cf, b("k1"));
+        assertEquals(0, store.valueCount(cf, b("k1")));
+        assertNull(store.get(cf, b("k1")));
+        store.put(cf, b("k2"), dupValue(1)); // an existing pair: kept once
+        assertEquals(1, store.valueCount(cf, b("k2")));
+        store.put(cf, b("k3"), b("a"));
+        store.put(cf, b("k3"), b("b"));
+        store.deleteRange(cf, b("k2"), b("k4"));
+        try (Cursor c = store.cursor(cf, KeyRange.all(), CursorOptions.defaults())) {
+            assertEquals(List.of("k0=v"), pairs(c, true));
+        }
+        // one value of a family without duplicates: refused, nothing applied
+        store.put(b("plain"), b("v"));
+        FerryException e = assertThrows(FerryException.InvalidArgument.class,
+                () -> store.delete(store.defaultColumnFamily(), b("plain"), b("v")));
+        assertTrue(e.getMessage().contains("DUPSORT"), e.getMessage());
+        assertEquals("v", s(store.get(b("plain"))));
+    }
+
+    @Test
+    void dupsortValueOverTheKeySizeLimitThrowsNamingIt() {
+        if (!lmdb()) {
+            return;
+        }
+        ColumnFamily cf = store.createColumnFamily("dups", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT));
+        store.put(cf, b("k"), new byte[511]);
+        FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> store.put(cf, b("k"), new byte[512]));
+        assertEquals(ErrorCode.KEY_SIZE, e.code());
+        assertTrue(e.getMessage().contains("511") && e.getMessage().contains("DUPSORT"), e.getMessage());
+        try (WriteBatch wb = new WriteBatch()) {
+            wb.put(cf, b("a"), b("1")).put(cf, b("k"), new byte[4096]);
+            assertThrows(FerryException.InvalidArgument.class, () -> store.write(wb));
+        }
+        assertNull(store.get(cf, b("a")), "a failed batch writes nothing");
+        assertEquals(1, store.valueCount(cf, b("k")));
+    }
+
+    @Test
+    void dupfixedFamilyRefusesAValueOfAnotherSize() {
+        if (!lmdb()) {
+            return;
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> store.createColumnFamily("f", java.util.EnumSet.of(ColumnFamilyFlag.DUPFIXED)));
+        ColumnFamily cf = store.createColumnFamily("f", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT, ColumnFamilyFlag.DUPFIXED));
+        for (int i = 999; i >= 0; i--) {
+            store.put(cf, b("n"), ByteBuffer.allocate(4).putInt(i).array());
+        }
+        FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> store.put(cf, b("n"), new byte[8]));
+        assertEquals(ErrorCode.KEY_SIZE, e.code());
+        List<Integer> seen = new ArrayList<>();
+        store.scan(cf, KeyRange.all(), (k, v) -> seen.add(ByteBuffer.wrap(v.toByteArray()).getInt()));
+        List<Integer> want = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            want.add(i);
+        }
+        assertEquals(want, seen);
+    }
+
+    @Test
+    void familyFlagsAreKeptAcrossReopen() {
+        if (!lmdb()) {
+            return;
+        }
+        store.createColumnFamily("d", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT));
+        store.createColumnFamily("f", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT, ColumnFamilyFlag.DUPFIXED));
+        store.createColumnFamily("p");
+        assertThrows(FerryException.AlreadyExists.class,
+                () -> store.createColumnFamily("p", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT)));
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals(java.util.Set.of(ColumnFamilyFlag.DUPSORT), store.columnFamily("d").orElseThrow().flags());
+        assertEquals(java.util.Set.of(ColumnFamilyFlag.DUPSORT, ColumnFamilyFlag.DUPFIXED),
+                store.columnFamily("f").orElseThrow().flags());
+        assertEquals(java.util.Set.of(), store.columnFamily("p").orElseThrow().flags());
+        assertEquals(java.util.Set.of(), store.defaultColumnFamily().flags());
+        ColumnFamily d = store.columnFamily("d").orElseThrow();
+        store.put(d, b("k"), b("1"));
+        store.put(d, b("k"), b("2"));
+        assertEquals(2, store.valueCount(d, b("k")));
+    }
+
+    @Test
+    void rocksDbRefusesDuplicateKeysAndLmdbWriteOptions() {
+        if (lmdb()) {
+            return;
+        }
+        FerryException e = assertThrows(FerryException.NotSupported.class,
+                () -> store.createColumnFamily("d", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT)));
+        assertTrue(e.getMessage().contains("LMDB"), e.getMessage());
+        assertTrue(store.columnFamily("d").isEmpty());
+        ColumnFamily cf = store.defaultColumnFamily();
+        store.put(b("k"), b("v"));
+        e = assertThrows(FerryException.NotSupported.class, () -> store.put(cf, b("k"), b("w"), WriteOptions.DEFAULT.noOverwrite(true)));
+        assertTrue(e.getMessage().contains("transaction"), e.getMessage());
+        assertThrows(FerryException.NotSupported.class, () -> store.put(cf, b("k"), b("w"), WriteOptions.DEFAULT.noDupData(true)));
+        assertThrows(FerryException.NotSupported.class, () -> store.put(cf, b("z"), b("w"), WriteOptions.DEFAULT.append(true)));
+        assertThrows(FerryException.NotSupported.class, () -> store.delete(cf, b("k"), b("v")));
+        try (WriteBatch wb = new WriteBatch()) {
+            wb.put(b("k"), b("w"));
+            assertThrows(FerryException.NotSupported.class, () -> store.write(wb, WriteOptions.DEFAULT.noOverwrite(true)));
+            assertThrows(FerryException.InvalidArgument.class,
+                    () -> store.write(wb, WriteOptions.DEFAULT.sync(true).disableWal(true)));
+        }
+        assertEquals("v", s(store.get(b("k"))));
+        assertEquals(1, store.valueCount(cf, b("k")));
+        assertEquals(0, store.valueCount(cf, b("nope")));
+    }
+
+    @Test
+    void syncAndDisableWalWritesLand() {
+        ColumnFamily cf = store.defaultColumnFamily();
+        assertTrue(store.put(cf, b("a"), b("1"), WriteOptions.DEFAULT.sync(true)));
+        assertTrue(store.put(cf, b("b"), b("2"), WriteOptions.DEFAULT.disableWal(true)));
+        try (WriteBatch wb = new WriteBatch()) {
+            store.write(wb.put(b("c"), b("3")).delete(b("a")), WriteOptions.DEFAULT.sync(true));
+            wb.clear();
+            store.write(wb.put(b("d"), b("4")), WriteOptions.DEFAULT.disableWal(true));
+        }
+        assertNull(store.get(b("a")));
+        assertEquals("2", s(store.get(b("b"))));
+        assertEquals("3", s(store.get(b("c"))));
+        assertEquals("4", s(store.get(b("d"))));
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals("3", s(store.get(b("c"))));
+    }
+
+    @Test
+    void noOverwritePutReportsAnExistingKey() {
+        if (!lmdb()) {
+            return;
+        }
+        ColumnFamily cf = store.defaultColumnFamily();
+        WriteOptions insert = WriteOptions.DEFAULT.noOverwrite(true);
+        assertTrue(store.put(cf, b("k"), b("1"), insert));
+        assertFalse(store.put(cf, b("k"), b("2"), insert));
+        assertEquals("1", s(store.get(b("k"))));
+        try (WriteBatch wb = new WriteBatch()) {
+            wb.put(b("new"), b("x")).put(b("k"), b("3"));
+            FerryException e = assertThrows(FerryException.KeyExists.class, () -> store.write(wb, insert));
+            assertEquals(ErrorCode.KEY_EXISTS, e.code());
+            assertTrue(e.getMessage().contains("record 1"), e.getMessage());
+        }
+        assertNull(store.get(b("new")), "nothing of the batch was written");
+        assertEquals("1", s(store.get(b("k"))));
+        // DUPSORT: noOverwrite refuses a key with any value, noDupData only an existing pair
+        ColumnFamily d = store.createColumnFamily("d", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT));
+        assertTrue(store.put(d, b("k"), b("1"), insert));
+        assertFalse(store.put(d, b("k"), b("2"), insert));
+        WriteOptions noDup = WriteOptions.DEFAULT.noDupData(true);
+        assertTrue(store.put(d, b("k"), b("2"), noDup));
+        assertFalse(store.put(d, b("k"), b("2"), noDup));
+        assertEquals(2, store.valueCount(d, b("k")));
+        assertThrows(FerryException.InvalidArgument.class, () -> store.put(cf, b("k"), b("9"), noDup));
+    }
+
+    @Test
+    void appendWritesInOrderAndRefusesAKeyOutOfOrder() {
+        if (!lmdb()) {
+            return;
+        }
+        ColumnFamily cf = store.createColumnFamily("log");
+        WriteOptions append = WriteOptions.DEFAULT.append(true);
+        try (WriteBatch wb = new WriteBatch()) {
+            for (int i = 0; i < 2000; i++) {
+                wb.put(cf, b(String.format("%06d", i)), b("v" + i));
+            }
+            store.write(wb, append);
+        }
+        assertEquals(2000, store.estimatedKeyCount(cf));
+        FerryException e = assertThrows(FerryException.InvalidArgument.class, () -> store.put(cf, b("000100"), b("x"), append));
+        assertTrue(e.getMessage().contains("append"), e.getMessage());
+        assertEquals("v100", s(store.get(cf, b("000100"))));
+        assertTrue(store.put(cf, b("999999"), b("last"), append));
+        ColumnFamily d = store.createColumnFamily("d", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT));
+        assertTrue(store.put(d, b("k"), b("1"), append));
+        assertTrue(store.put(d, b("k"), b("2"), append));
+        assertThrows(FerryException.InvalidArgument.class, () -> store.put(d, b("k"), b("0"), append));
+        assertEquals(2, store.valueCount(d, b("k")));
+    }
+
+    @Test
+    void duplicateKeyAndWriteOptionCallsAfterCloseThrow() {
+        ColumnFamily cf = store.defaultColumnFamily();
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.valueCount(cf, b("k")));
+        assertThrows(IllegalStateException.class, () -> store.put(cf, b("k"), b("v"), WriteOptions.DEFAULT));
+        assertThrows(IllegalStateException.class, () -> store.delete(cf, b("k"), b("v")));
+        assertThrows(IllegalStateException.class, () -> store.createColumnFamily("x", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT)));
+        try (WriteBatch wb = new WriteBatch()) {
+            assertThrows(IllegalStateException.class, () -> store.write(wb.put(b("k"), b("v")), WriteOptions.DEFAULT.sync(true)));
+        }
+        assertThrows(NullPointerException.class, () -> store.put(cf, b("k"), b("v"), null));
+        assertThrows(NullPointerException.class, () -> store.createColumnFamily("x", null));
+    }
 }

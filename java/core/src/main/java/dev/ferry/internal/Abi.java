@@ -75,6 +75,8 @@ public final class Abi {
     public static final int EREADONLY = -1025;
     /** Cursor continued in the other direction. */
     public static final int EDIRECTION = -1026;
+    /** A no-overwrite / no-dup-data write found the key (or pair): nothing written. */
+    public static final int EKEYEXIST = -1030;
     /** Other engine error. */
     public static final int EENGINE = -1099;
 
@@ -171,6 +173,10 @@ public final class Abi {
     public static final int CURRENT_FWD = 9;
     /** RocksDB: from the iterator's entry, reverse. */
     public static final int CURRENT_REV = 10;
+    /** LMDB: first entry after a packed (key, value) pair, forward. */
+    public static final int SEEK_PAIR_GT = 11;
+    /** LMDB: last entry before a packed (key, value) pair, reverse. */
+    public static final int SEEK_PAIR_LT = 12;
 
     // ---- page layout
     /** Page header bytes: u32 count, u32 flags, u64 used. */
@@ -195,8 +201,28 @@ public final class Abi {
     public static final int OP_DELETE = 2;
     /** Delete range. */
     public static final int OP_DELETE_RANGE = 3;
+    /** Delete one (key, value) pair of an LMDB DUPSORT family. */
+    public static final int OP_DELETE_VALUE = 5;
     /** Record header bytes: u32 op, u32 cf, u32 alen, u32 blen. */
     public static final int OP_HEADER = 16;
+
+    // ---- column-family flags
+    /** LMDB MDB_DUPSORT. */
+    public static final int CF_DUPSORT = 0x1;
+    /** LMDB MDB_DUPFIXED (with DUPSORT). */
+    public static final int CF_DUPFIXED = 0x2;
+
+    // ---- per-write flags (ferry_put2, ferry_write2)
+    /** Sync before returning. */
+    public static final int WRITE_SYNC = 0x1;
+    /** RocksDB: no write-ahead log for this write. */
+    public static final int WRITE_NO_WAL = 0x2;
+    /** LMDB MDB_NOOVERWRITE. */
+    public static final int WRITE_NO_OVERWRITE = 0x4;
+    /** LMDB MDB_NODUPDATA. */
+    public static final int WRITE_NO_DUP_DATA = 0x8;
+    /** LMDB MDB_APPEND / MDB_APPENDDUP. */
+    public static final int WRITE_APPEND = 0x10;
 
     // ---- checkpoints and backups
     /** LMDB: compacting copy (MDB_CP_COMPACT). */

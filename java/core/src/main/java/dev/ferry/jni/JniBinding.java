@@ -86,6 +86,15 @@ public final class JniBinding implements NativeBinding {
     }
     @Override public int backupsRestore(long backups, int id, long dbDir, long err) { return backupsRestore0(backups, id, dbDir, err); }
     @Override public int backupsPurge(long backups, int keep, long err) { return backupsPurge0(backups, keep, err); }
+    @Override public int cfCreate2(long store, long name, int flags, long idOut, long err) { return cfCreate20(store, name, flags, idOut, err); }
+    @Override public int cfFlags(long store, int cf, long out, long err) { return cfFlags0(store, cf, out, err); }
+    @Override public int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err) {
+        return valueCount0(store, snapshot, cf, key, klen, out, err);
+    }
+    @Override public int put2(long store, int cf, long key, long klen, long val, long vlen, int flags, long err) {
+        return put20(store, cf, key, klen, val, vlen, flags, err);
+    }
+    @Override public int write2(long store, long ops, long len, int count, int flags, long err) { return write20(store, ops, len, count, flags, err); }
     @Override public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         return rjCursorOpen0(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
     }
@@ -138,6 +147,11 @@ public final class JniBinding implements NativeBinding {
     private static native int backupsList0(long backups, long dst, long cap, long countOut, long err);
     private static native int backupsRestore0(long backups, int id, long dbDir, long err);
     private static native int backupsPurge0(long backups, int keep, long err);
+    private static native int cfCreate20(long store, long name, int flags, long idOut, long err);
+    private static native int cfFlags0(long store, int cf, long out, long err);
+    private static native int valueCount0(long store, long snapshot, int cf, long key, long klen, long out, long err);
+    private static native int put20(long store, int cf, long key, long klen, long val, long vlen, int flags, long err);
+    private static native int write20(long store, long ops, long len, int count, int flags, long err);
     private static native int rjCursorOpen0(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err);
     private static native int rjCursorWrap0(long iterator, long out, long err);
     private static native int rjCursorForget0(long cursor);

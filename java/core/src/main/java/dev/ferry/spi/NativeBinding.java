@@ -217,6 +217,23 @@ public interface NativeBinding {
     /** @param backups handle @param keep backups to keep @param err error struct @return rc */
     int backupsPurge(long backups, int keep, long err);
 
+    // ---- column-family flags, value counts, per-write flags ----
+
+    /** @param store handle @param name C string @param flags FERRY_CF_* @param idOut u32 slot @param err error struct @return rc */
+    int cfCreate2(long store, long name, int flags, long idOut, long err);
+
+    /** @param store handle @param cf id @param out u32 slot @param err error struct @return rc */
+    int cfFlags(long store, int cf, long out, long err);
+
+    /** @param store handle @param snapshot handle or 0 @param cf id @param key address @param klen length @param out u64 slot @param err error struct @return rc */
+    int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err);
+
+    /** @param store handle @param cf id @param key address @param klen length @param val address @param vlen length @param flags FERRY_WRITE_* @param err error struct @return rc */
+    int put2(long store, int cf, long key, long klen, long val, long vlen, int flags, long err);
+
+    /** @param store handle @param ops records @param len bytes @param count records @param flags FERRY_WRITE_* @param err error struct @return rc */
+    int write2(long store, long ops, long len, int count, int flags, long err);
+
     // ---- RocksJava interop: handles are RocksJava's getNativeHandle() values ----
 
     /**

@@ -81,9 +81,24 @@ final class CursorOps {
         Cursor cur = r.cursor;
         boolean foreign = r.foreign();
         boolean closedBefore = cur.isClosed();
-        int op = c.rnd.nextInt(15);
-        if (foreign && op < 11) { // isClosed(), close() and toString() work from any thread
+        int op = c.rnd.nextInt(19);
+        if (foreign && (op < 11 || op >= 15)) { // isClosed(), close() and toString() work from any thread
             c.foreign(foreignUse(r));
+        }
+        if (op >= 15) { // moves between keys and between a key's values (any family; DUPSORT ones have several)
+            String[] names = {"nextKey", "prevKey", "firstValue", "lastValue"};
+            c.call(r + "." + names[op - 15] + "()", () -> locked(r, () -> {
+                byte[] before = cur.isValid() ? cur.keyBytes() : null;
+                boolean ok = op == 15 ? cur.nextKey() : op == 16 ? cur.prevKey() : op == 17 ? cur.firstValue() : cur.lastValue();
+                land(c, r, ok, null, 0, foreign);
+                if (ok && before != null && !foreign) {
+                    int cmp = Arrays.compareUnsigned(cur.keyBytes(), before);
+                    if (op == 15 ? cmp <= 0 : op == 16 ? cmp >= 0 : cmp != 0) {
+                        c.wrong(r + "." + names[op - 15], "went from key " + Ctx.hex(before) + " to " + Ctx.hex(cur.keyBytes()));
+                    }
+                }
+            }));
+            return;
         }
         if (closedBefore && op <= 3) {
             c.closed("cursor " + r);
@@ -181,6 +196,7 @@ final class CursorOps {
         c.call(r + ".walk(steps=" + n + ", " + (mix == 0 ? "next" : mix == 1 ? "prev" : "mixed") + ", read=" + read + ")",
                 () -> locked(r, () -> {
                     byte[] prev = null;
+                    byte[] prevV = null;
                     int dir = mix == 1 ? -1 : 1;
                     for (int i = 0; i < n; i++) {
                         if (mix == 2 && c.oneIn(6)) {
@@ -199,6 +215,9 @@ final class CursorOps {
                         } else if (prev != null && !foreign) {
                             byte[] k = cur.keyBytes();
                             int cmp = Arrays.compareUnsigned(k, prev);
+                            if (cmp == 0 && r.dups) { // a key's values, in order
+                                cmp = Arrays.compareUnsigned(cur.valueBytes(), prevV);
+                            }
                             if (dir > 0 ? cmp <= 0 : cmp >= 0) {
                                 c.wrong(r + ".walk", (dir > 0 ? "next()" : "prev()") + " went from " + Ctx.hex(prev) + " to " + Ctx.hex(k));
                             }
@@ -211,6 +230,7 @@ final class CursorOps {
                             c.wrong(r + ".walk", "cursor stands on " + Ctx.hex(k) + " outside its range " + r.range);
                         }
                         prev = k;
+                        prevV = r.dups ? cur.valueBytes() : null;
                         if (read == 1) {
                             cur.valueBytes();
                         } else if (read == 2) {

@@ -777,7 +777,17 @@ final class StoreOps {
      * A visitor for a scan, chosen at random (count, stop, throw, keep views, nested call, close
      * the store, read and check entries); appends its description to {@code d}.
      */
+    /** @return whether f (a family or null) keeps several values per key */
+    static boolean dups(Object f) {
+        return f instanceof ColumnFamily && ((ColumnFamily) f).hasDuplicates();
+    }
+
     static EntryVisitor visitor(Ctx c, StringBuilder d, StoreRef s, Snapshot snap, KeyRange range, Ctx.FuzzStop stop) {
+        return visitor(c, d, s, snap, range, stop, false);
+    }
+
+    static EntryVisitor visitor(Ctx c, StringBuilder d, StoreRef s, Snapshot snap, KeyRange range, Ctx.FuzzStop stop,
+            boolean dups) {
         int mode = c.rnd.nextInt(30);
         int n = c.rnd.nextInt(c.oneIn(2) ? 4 : 200);
         CurRef pseudo = new CurRef(c.world.nextId(), null, Thread.currentThread(), range, s, null);
@@ -847,11 +857,16 @@ final class StoreOps {
             }
             default:
                 d.append("read and check");
-                byte[][] prev = {null};
+                byte[][] prev = {null, null};
                 return (k, v) -> {
                     byte[] kb = k.toByteArray();
                     byte[] vb = v.toByteArray();
-                    if (prev[0] != null && Arrays.compareUnsigned(prev[0], kb) >= 0) {
+                    int cmp = prev[0] == null ? -1 : Arrays.compareUnsigned(prev[0], kb);
+                    if (cmp == 0 && dups) { // a key's values, in order
+                        cmp = Arrays.compareUnsigned(prev[1], vb);
+                    }
+                    prev[1] = vb;
+                    if (cmp >= 0) {
                         c.wrong("scan visitor", "scan keys out of order: " + Ctx.hex(prev[0]) + " then " + Ctx.hex(kb));
                     }
                     if (range != null && !range.contains(kb)) {
@@ -902,7 +917,7 @@ final class StoreOps {
             d.append("null");
         }
         d.append(", ");
-        EntryVisitor v = visitor(c, d, s, null, range, stop);
+        EntryVisitor v = visitor(c, d, s, null, range, stop, f != null && dups(f[0]));
         if (kind == 0) {
             c.call(s + ".scan(" + d + ")", () -> st.scan(range, v));
         } else {
@@ -921,6 +936,7 @@ final class StoreOps {
         StringBuilder d = new StringBuilder();
         Cursor[] out = new Cursor[1];
         KeyRange[] rg = {KeyRange.all()};
+        Object[] fam = {null};
         int id = c.world.nextId();
         boolean ok;
         switch (c.rnd.nextInt(4)) {
@@ -945,12 +961,15 @@ final class StoreOps {
                 rg[0] = r;
                 d.append(", ");
                 CursorOptions o = cursorOptions(c, d);
+                fam[0] = f[0];
                 ok = c.call("c" + id + " = " + s + ".cursor(" + f[1] + ", " + d + ")", () -> out[0] = st.cursor((ColumnFamily) f[0], r, o));
                 break;
             }
         }
         if (ok) {
-            c.world.keep(c, new CurRef(id, out[0], Thread.currentThread(), rg[0], s, null));
+            CurRef ref = new CurRef(id, out[0], Thread.currentThread(), rg[0], s, null);
+            ref.dups = dups(fam[0]);
+            c.world.keep(c, ref);
         }
     }
 
@@ -967,7 +986,7 @@ final class StoreOps {
         }
     }
 
-    private static String familyName(Ctx c) {
+    static String familyName(Ctx c) {
         int r = c.rnd.nextInt(50);
         switch (r) {
             case 0: c.nullArg("name"); return null;
@@ -979,7 +998,7 @@ final class StoreOps {
         }
     }
 
-    private static String shown(String name) {
+    static String shown(String name) {
         return name == null ? "null" : name.length() > 20 ? "'n' x" + name.length() : "'" + name.replace("\0", "\\0") + "'";
     }
 
@@ -1169,8 +1188,8 @@ final class StoreOps {
         Snapshot sn = p.snap;
         StoreRef s = p.store;
         boolean closedBefore = sn.isClosed();
-        int op = c.rnd.nextInt(12);
-        if (op < 9) {
+        int op = c.rnd.nextInt(13);
+        if (op < 9 || op == 12) {
             if (closedBefore) {
                 c.closed("snapshot " + p);
             }
@@ -1209,6 +1228,7 @@ final class StoreOps {
             case 5: case 6: {
                 StringBuilder d = new StringBuilder();
                 Cursor[] out = new Cursor[1];
+                Object[] fam = {null};
                 int id = c.world.nextId();
                 KeyRange r = range(c, d);
                 boolean ok;
@@ -1216,12 +1236,15 @@ final class StoreOps {
                     ok = c.call("c" + id + " = " + p + ".cursor(" + d + ")", () -> out[0] = sn.cursor(r));
                 } else {
                     Object[] f = snapFamily(c, p);
+                    fam[0] = f[0];
                     d.append(", ");
                     CursorOptions o = cursorOptions(c, d);
                     ok = c.call("c" + id + " = " + p + ".cursor(" + f[1] + ", " + d + ")", () -> out[0] = sn.cursor((ColumnFamily) f[0], r, o));
                 }
                 if (ok) {
-                    c.world.keep(c, new CurRef(id, out[0], Thread.currentThread(), r, s, null));
+                    CurRef ref = new CurRef(id, out[0], Thread.currentThread(), r, s, null);
+                    ref.dups = dups(fam[0]);
+                    c.world.keep(c, ref);
                 }
                 break;
             }
@@ -1231,13 +1254,19 @@ final class StoreOps {
                 KeyRange r = range(c, d);
                 d.append(", ");
                 Ctx.FuzzStop stop = new Ctx.FuzzStop();
-                EntryVisitor v = visitor(c, d, s, sn, r, stop);
+                EntryVisitor v = visitor(c, d, s, sn, r, stop, dups(f[0]));
                 c.call(p + ".scan(" + f[1] + ", " + d + ")", () -> sn.scan((ColumnFamily) f[0], r, v));
                 break;
             }
             case 9:
                 c.call(p + ".isClosed()", sn::isClosed);
                 break;
+            case 12: {
+                Object[] f = snapFamily(c, p);
+                byte[] k = c.key("key");
+                c.call(p + ".valueCount(" + f[1] + ", " + Ctx.hex(k) + ")", () -> sn.valueCount((ColumnFamily) f[0], k));
+                break;
+            }
             default:
                 c.call(p + ".close()", sn::close);
                 break;

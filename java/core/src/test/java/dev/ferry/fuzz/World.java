@@ -289,6 +289,8 @@ public final class World {
         public final StoreRef store;
         /** Lock held around calls that may reach RocksJava's objects (interop cursors), else null. */
         public final Object lock;
+        /** Its family keeps several values per key (LMDB DUPSORT): walks step by (key, value). */
+        public boolean dups;
 
         CurRef(int id, Cursor cursor, Thread owner, KeyRange range, StoreRef store, Object lock) {
             this.id = id;

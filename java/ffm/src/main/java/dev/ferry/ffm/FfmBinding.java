@@ -485,6 +485,51 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int cfCreate2(long store, long name, int flags, long idOut, long err) {
+        try {
+            return (int) CfCreate2.H.invokeExact(store, name, flags, idOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_create2", t);
+        }
+    }
+
+    @Override
+    public int cfFlags(long store, int cf, long out, long err) {
+        try {
+            return (int) CfFlags.H.invokeExact(store, cf, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_flags", t);
+        }
+    }
+
+    @Override
+    public int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err) {
+        try {
+            return (int) ValueCount.H.invokeExact(store, snapshot, cf, key, klen, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_value_count", t);
+        }
+    }
+
+    @Override
+    public int put2(long store, int cf, long key, long klen, long val, long vlen, int flags, long err) {
+        try {
+            return (int) Put2.H.invokeExact(store, cf, key, klen, val, vlen, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_put2", t);
+        }
+    }
+
+    @Override
+    public int write2(long store, long ops, long len, int count, int flags, long err) {
+        try {
+            return (int) Write2.H.invokeExact(store, ops, len, count, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_write2", t);
+        }
+    }
+
+    @Override
     public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         try {
             return (int) RjCursorOpen.H.invokeExact(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
@@ -670,6 +715,25 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
         BACKUPS_PURGE("ferry_backups_purge", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
+        // int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out, ferry_error *err)
+        CF_CREATE2("ferry_cf_create2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
+        CF_FLAGS("ferry_cf_flags", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+        //                       uint64_t *out, ferry_error *err)
+        VALUE_COUNT("ferry_value_count", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+
+        // int ferry_put2(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
+        //                uint32_t flags, ferry_error *err)
+        PUT2("ferry_put2", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
+                JAVA_LONG),
+
+        // int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err)
+        WRITE2("ferry_write2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG),
+
         // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
         // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
         //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
@@ -815,6 +879,21 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class BackupsPurge {
         static final MethodHandle H = bind(Fn.BACKUPS_PURGE);
+    }
+    private static final class CfCreate2 {
+        static final MethodHandle H = bind(Fn.CF_CREATE2);
+    }
+    private static final class CfFlags {
+        static final MethodHandle H = bind(Fn.CF_FLAGS);
+    }
+    private static final class ValueCount {
+        static final MethodHandle H = bind(Fn.VALUE_COUNT);
+    }
+    private static final class Put2 {
+        static final MethodHandle H = bind(Fn.PUT2);
+    }
+    private static final class Write2 {
+        static final MethodHandle H = bind(Fn.WRITE2);
     }
     private static final class RjCursorOpen {
         static final MethodHandle H = bind(Fn.RJ_CURSOR_OPEN);
