@@ -753,7 +753,7 @@ static void *read_until_stopped(void *p)
             a->bad_rc = rc;
             snprintf(a->bad_msg, sizeof a->bad_msg, "%.200s", e.message);
         }
-        a->reads = i + 1;
+        __atomic_add_fetch(&a->reads, 1, __ATOMIC_RELAXED); /* both readers count: a plain store of i + 1 could go back */
     }
     return NULL;
 }
