@@ -52,7 +52,7 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
  * {@link InvalidStateStoreException}; engine errors become {@link ProcessorStateException}; a null
  * key throws {@link NullPointerException}.
  */
-public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]> {
+public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoCloseable {
     private final String name;
     private final Engine engine;
     private final Set<FerryIterator> openIterators = ConcurrentHashMap.newKeySet();
