@@ -1,5 +1,6 @@
 package dev.ferry.kafka;
 
+import dev.ferry.ColumnFamily;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.FerryException;
@@ -16,8 +17,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -53,11 +58,19 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
  * key throws {@link NullPointerException}.
  */
 public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoCloseable {
+    /** The column family that holds the store's entries. */
+    static final String DATA_FAMILY = "data";
+    /** The column family that holds the committed changelog offsets ({@link #managesOffsets()}). */
+    static final String OFFSETS_FAMILY = "offsets";
     private final String name;
     private final Engine engine;
     private final Set<FerryIterator> openIterators = ConcurrentHashMap.newKeySet();
     private volatile Store store;
+    private ColumnFamily data;
+    private ColumnFamily offsets;
     private volatile boolean open;
+    /** Written to since the last flush: a flush of a clean store returns at once. */
+    private volatile boolean dirty;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
 
@@ -91,7 +104,15 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         try {
             Files.createDirectories(dir.getParent());
-            store = Store.open(dir, options);
+            Store s = Store.open(dir, options);
+            try {
+                data = family(s, DATA_FAMILY);
+                offsets = family(s, OFFSETS_FAMILY);
+            } catch (RuntimeException e) {
+                s.close();
+                throw e;
+            }
+            store = s;
         } catch (java.io.IOException | RuntimeException e) {
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
@@ -101,17 +122,22 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         context.register(root, (BatchingStateRestoreCallback) this::restoreAll);
     }
 
+    private static ColumnFamily family(Store s, String name) {
+        return s.columnFamily(name).orElseGet(() -> s.createColumnFamily(name));
+    }
+
     /** Writes a batch of changelog records (null value = delete) in one Ferry write. */
     void restoreAll(Collection<KeyValue<byte[], byte[]>> records) {
         Store s = checkOpen();
         try (WriteBatch batch = new WriteBatch()) {
             for (KeyValue<byte[], byte[]> r : records) {
                 if (r.value == null) {
-                    batch.delete(r.key);
+                    batch.delete(data, r.key);
                 } else {
-                    batch.put(r.key, r.value);
+                    batch.put(data, r.key, r.value);
                 }
             }
+            dirty = true;
             s.write(batch);
         } catch (RuntimeException e) {
             throw translate(e, "restoring");
@@ -133,7 +159,7 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         Objects.requireNonNull(key, "key cannot be null");
         Store s = checkOpen();
         try {
-            return s.get(key.get());
+            return s.get(data, key.get());
         } catch (RuntimeException e) {
             throw translate(e, "get");
         }
@@ -144,10 +170,11 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         Objects.requireNonNull(key, "key cannot be null");
         Store s = checkOpen();
         try {
+            dirty = true;
             if (value == null) {
-                s.delete(key.get());
+                s.delete(data, key.get());
             } else {
-                s.put(key.get(), value);
+                s.put(data, key.get(), value);
             }
         } catch (RuntimeException e) {
             throw translate(e, "put");
@@ -175,11 +202,12 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         try (WriteBatch batch = new WriteBatch()) {
             for (KeyValue<Bytes, byte[]> e : entries) {
                 if (e.value == null) {
-                    batch.delete(e.key.get());
+                    batch.delete(data, e.key.get());
                 } else {
-                    batch.put(e.key.get(), e.value);
+                    batch.put(data, e.key.get(), e.value);
                 }
             }
+            dirty = true;
             s.write(batch);
         } catch (RuntimeException e) {
             throw translate(e, "putAll");
@@ -244,7 +272,7 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         Store s = checkOpen();
         Cursor c;
         try {
-            c = s.cursor(range);
+            c = s.cursor(data, range, null);
         } catch (RuntimeException e) {
             throw translate(e, "opening an iterator");
         }
@@ -261,21 +289,79 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
     public long approximateNumEntries() {
         Store s = checkOpen();
         try {
-            long n = s.estimatedKeyCount();
+            long n = s.estimatedKeyCount(data);
             return n < 0 ? Long.MAX_VALUE : n;
         } catch (RuntimeException e) {
             throw translate(e, "approximateNumEntries");
         }
     }
 
+    /**
+     * Makes every write so far durable against an operating-system crash too: RocksDB writes its
+     * memtables to synced table files, LMDB syncs its map. Kafka Streams does not need it (it calls
+     * {@link #commit(Map)}); a store with no write since the last flush returns at once.
+     */
     @Override
     public void flush() {
         Store s = checkOpen();
+        if (!dirty) {
+            return;
+        }
         try {
+            dirty = false; // a write racing this flush marks the store again
             s.flush();
         } catch (RuntimeException e) {
+            dirty = true;
             throw translate(e, "flush");
         }
+    }
+
+    /**
+     * The store keeps its changelog offsets itself, beside its entries, so Kafka Streams writes no
+     * {@code .checkpoint} file for it and a commit costs one small write instead of a flush: entries
+     * and offsets reach the engine in write order (RocksDB's write-ahead log, LMDB's commits), so
+     * whatever a crash keeps of the store, the offsets kept match the entries kept, and restoration
+     * starts from there.
+     *
+     * @return true
+     */
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        Objects.requireNonNull(changelogOffsets, "changelogOffsets");
+        Store s = checkOpen();
+        try (WriteBatch batch = new WriteBatch()) {
+            for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+                byte[] k = e.getKey().toString().getBytes(StandardCharsets.UTF_8);
+                if (e.getValue() == null) {
+                    batch.delete(offsets, k);
+                } else {
+                    batch.put(offsets, k, ByteBuffer.allocate(Long.BYTES).putLong(e.getValue()).array());
+                }
+            }
+            if (batch.count() > 0) {
+                s.write(batch);
+            }
+        } catch (RuntimeException e) {
+            throw translate(e, "commit");
+        }
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        Objects.requireNonNull(partition, "partition");
+        Store s = checkOpen();
+        byte[] v;
+        try {
+            v = s.get(offsets, partition.toString().getBytes(StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            throw translate(e, "committedOffset");
+        }
+        return v == null || v.length != Long.BYTES ? null : ByteBuffer.wrap(v).getLong();
     }
 
     @Override

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -205,7 +206,8 @@ class FerryKeyValueStoreTest {
                 () -> s.get(b("a")), () -> s.put(b("a"), v("2")), () -> s.putIfAbsent(b("a"), v("2")),
                 () -> s.putAll(List.of(KeyValue.pair(b("a"), v("2")))), () -> s.delete(b("a")),
                 () -> s.range(b("a"), b("b")), () -> s.reverseRange(b("a"), b("b")), s::all, s::reverseAll,
-                () -> s.prefixScan("a", Serdes.String().serializer()), s::approximateNumEntries, s::flush);
+                () -> s.prefixScan("a", Serdes.String().serializer()), s::approximateNumEntries, s::flush,
+                () -> s.commit(Map.of(new TopicPartition("t", 0), 1L)), () -> s.committedOffset(new TopicPartition("t", 0)));
         for (Runnable r : calls) {
             assertThrows(InvalidStateStoreException.class, r::run);
         }
@@ -229,6 +231,35 @@ class FerryKeyValueStoreTest {
             assertEquals(998, keys(s.all()).size());
             assertNull(s.get(b("k0005")));
             assertArrayEquals(v("v999"), s.get(b("k0999")));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void committedOffsetsSurviveReopenAndStayOutOfTheEntries(Engine engine) {
+        TopicPartition tp = new TopicPartition("app-kv-changelog", 3);
+        TopicPartition other = new TopicPartition("app-kv-changelog", 4);
+        try (FerryKeyValueStore s = open(engine)) {
+            assertTrue(s.managesOffsets());
+            assertNull(s.committedOffset(tp));
+            s.put(b("a"), v("A"));
+            s.commit(Map.of(tp, 42L, other, 7L));
+            assertEquals(42L, s.committedOffset(tp));
+            s.commit(Map.of(tp, 43L));
+            assertEquals(43L, s.committedOffset(tp));
+            assertEquals(7L, s.committedOffset(other));
+            assertEquals(List.of("a=A"), keys(s.all()), "offsets are not entries");
+            if (engine == Engine.LMDB) {
+                assertEquals(1, s.approximateNumEntries(), "exact on LMDB, offsets not counted");
+            }
+        }
+        try (FerryKeyValueStore s = open(engine)) {
+            assertEquals(43L, s.committedOffset(tp), "offsets survive a reopen");
+            java.util.HashMap<TopicPartition, Long> clear = new java.util.HashMap<>();
+            clear.put(other, null);
+            s.commit(clear);
+            assertNull(s.committedOffset(other));
+            assertEquals(List.of("a=A"), keys(s.all()));
         }
     }
 

@@ -7,7 +7,9 @@ import java.util.Optional;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.streams.StreamsMetrics;
+import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 import org.apache.kafka.streams.processor.CommitCallback;
 import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
@@ -55,9 +57,14 @@ final class TestContext implements StateStoreContext {
         return stateDir;
     }
 
+    private StreamsMetricsImpl metrics;
+
     @Override
-    public StreamsMetrics metrics() {
-        throw new UnsupportedOperationException("no metrics in this test context: " + Metrics.class.getSimpleName());
+    public synchronized StreamsMetrics metrics() {
+        if (metrics == null) { // what Kafka's built-in RocksDB store needs to open (the benchmark uses it)
+            metrics = new StreamsMetricsImpl(new Metrics(), "ferry-test", Time.SYSTEM);
+        }
+        return metrics;
     }
 
     @Override
