@@ -13,6 +13,7 @@ import java.util.Random;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
@@ -69,6 +70,7 @@ public final class KafkaStoreBenchmark {
         Map<String, Double> restoreMs = new LinkedHashMap<>();
         for (Map.Entry<String, KeyValueBytesStoreSupplier> e : suppliers.entrySet()) {
             TestContext ctx = new TestContext(dir.resolve(e.getKey().replace(' ', '-')).toFile());
+            ctx.configs.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO");
             KeyValueStore<Bytes, byte[]> s = e.getValue().get();
             s.init(ctx, s);
             long t0 = System.nanoTime();
