@@ -44,6 +44,9 @@ public final class KafkaStoreBenchmark {
         suppliers.put("built-in RocksDB", Stores.persistentKeyValueStore("bench"));
         suppliers.put("Ferry RocksDB", FerryStores.persistentKeyValueStore("bench"));
         suppliers.put("Ferry LMDB", FerryStores.lmdbKeyValueStore("bench"));
+        if (Boolean.getBoolean("bench.noWal")) { // what the write-ahead log costs Ferry-RocksDB
+            suppliers.put("Ferry RocksDB, no WAL", FerryStores.persistentKeyValueStore("bench"));
+        }
 
         byte[][] keys = new byte[n][];
         for (int i = 0; i < n; i++) {
@@ -71,6 +74,9 @@ public final class KafkaStoreBenchmark {
         for (Map.Entry<String, KeyValueBytesStoreSupplier> e : suppliers.entrySet()) {
             TestContext ctx = new TestContext(dir.resolve(e.getKey().replace(' ', '-')).toFile());
             ctx.configs.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO");
+            if (e.getKey().endsWith("no WAL")) {
+                ctx.configs.put(FerryStoreConfig.OPTIONS_SETTER, NoWal.class);
+            }
             KeyValueStore<Bytes, byte[]> s = e.getValue().get();
             s.init(ctx, s);
             long t0 = System.nanoTime();
@@ -151,6 +157,14 @@ public final class KafkaStoreBenchmark {
                 median(all.get(base)) / median(all.get("Ferry RocksDB")), median(all.get(base)) / median(all.get("Ferry LMDB")), sink);
         try (var walk = Files.walk(dir)) {
             walk.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** Ferry-RocksDB without its write-ahead log, for comparison only (the store needs the log; see docs). */
+    public static final class NoWal implements FerryStoreOptionsSetter {
+        @Override
+        public void setOptions(String storeName, dev.ferry.StoreOptions options, Map<String, Object> configs) {
+            options.wal(false);
         }
     }
 
