@@ -1,0 +1,129 @@
+package dev.ferry.kafka;
+
+import dev.ferry.Compression;
+import dev.ferry.Engine;
+import dev.ferry.LmdbFlag;
+import dev.ferry.StoreOptions;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The Kafka Streams configuration keys Ferry's state stores read, and the options they open with.
+ * Every key is optional; values may be strings (as in a properties file) or numbers. A bad value
+ * throws Kafka's {@link ConfigException} when the store opens.
+ *
+ * <p>Defaults follow Kafka Streams' built-in RocksDB store where it makes a choice: no compression, a
+ * bloom filter of 10 bits per key, a 50 MiB block cache. Unlike the built-in store, the write-ahead
+ * log stays on (not synced per write): it keeps the entries and the committed changelog offsets
+ * the store holds beside them in one order, so a commit needs no flush. LMDB stores open with a 1 GiB map that grows by
+ * 1 GiB when full, and {@link LmdbFlag#NOTLS} so a thread may hold several iterators at once.
+ */
+public final class FerryStoreConfig {
+    /** A class (or its name) implementing {@link FerryStoreOptionsSetter}, applied last. */
+    public static final String OPTIONS_SETTER = "ferry.store.options.setter";
+    /** RocksDB: block cache size in bytes, per store (default 50 MiB, as Kafka's built-in store). */
+    public static final String ROCKSDB_BLOCK_CACHE_BYTES = "ferry.rocksdb.block.cache.bytes";
+    /** RocksDB: block compression, one of NONE, SNAPPY, LZ4, ZSTD (default NONE, as Kafka's built-in store). */
+    public static final String ROCKSDB_COMPRESSION = "ferry.rocksdb.compression";
+    /** RocksDB: bloom filter bits per key, 0 for none (default 10). */
+    public static final String ROCKSDB_BLOOM_BITS_PER_KEY = "ferry.rocksdb.bloom.bits.per.key";
+    /** RocksDB: any further RocksDB options as a string, {@code "k=v;k2=v2"} ({@link StoreOptions#rocksdbOptions}). */
+    public static final String ROCKSDB_OPTIONS = "ferry.rocksdb.options";
+    /** LMDB: initial map size in bytes (default 1 GiB). */
+    public static final String LMDB_MAP_SIZE_BYTES = "ferry.lmdb.map.size.bytes";
+    /** LMDB: growth step in bytes when the map is full, 0 to fail with MapFull instead (default 1 GiB). */
+    public static final String LMDB_AUTO_GROW_BYTES = "ferry.lmdb.auto.grow.bytes";
+
+    static final long DEFAULT_BLOCK_CACHE = 50L << 20;
+    static final int DEFAULT_BLOOM_BITS = 10;
+    static final long DEFAULT_MAP_SIZE = 1L << 30;
+    static final long DEFAULT_AUTO_GROW = 1L << 30;
+
+    private FerryStoreConfig() {
+    }
+
+    /**
+     * Builds the options a store opens with: the defaults above, then the {@code ferry.*} keys, then
+     * the {@link #OPTIONS_SETTER}.
+     *
+     * @param engine the store's engine
+     * @param storeName the store's name, passed to the setter
+     * @param configs the application's configuration
+     * @return the options
+     * @throws ConfigException on a value that cannot be used
+     */
+    public static StoreOptions options(Engine engine, String storeName, Map<String, Object> configs) {
+        StoreOptions o = StoreOptions.of(engine);
+        if (engine == Engine.ROCKSDB) {
+            o.blockCacheSize(longValue(configs, ROCKSDB_BLOCK_CACHE_BYTES, DEFAULT_BLOCK_CACHE));
+            o.bloomBitsPerKey((int) longValue(configs, ROCKSDB_BLOOM_BITS_PER_KEY, DEFAULT_BLOOM_BITS));
+            Object c = configs.get(ROCKSDB_COMPRESSION);
+            o.compression(c == null ? Compression.NONE : compression(c));
+            Object extra = configs.get(ROCKSDB_OPTIONS);
+            if (extra != null) {
+                o.rocksdbOptions(extra.toString());
+            }
+        } else {
+            o.mapSize(longValue(configs, LMDB_MAP_SIZE_BYTES, DEFAULT_MAP_SIZE));
+            o.autoGrow(longValue(configs, LMDB_AUTO_GROW_BYTES, DEFAULT_AUTO_GROW));
+            o.lmdbFlags(EnumSet.of(LmdbFlag.NOTLS));
+        }
+        Object setter = configs.get(OPTIONS_SETTER);
+        if (setter != null) {
+            setter(setter).setOptions(storeName, o, configs);
+        }
+        return o;
+    }
+
+    private static Compression compression(Object v) {
+        try {
+            return Compression.valueOf(v.toString().trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(ROCKSDB_COMPRESSION, v, "expected one of NONE, SNAPPY, LZ4, ZSTD");
+        }
+    }
+
+    private static long longValue(Map<String, Object> configs, String key, long dflt) {
+        Object v = configs.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        long n;
+        if (v instanceof Number) {
+            n = ((Number) v).longValue();
+        } else {
+            try {
+                n = Long.parseLong(v.toString().trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException(key, v, "expected a whole number");
+            }
+        }
+        if (n < 0) {
+            throw new ConfigException(key, v, "must not be negative");
+        }
+        return n;
+    }
+
+    private static FerryStoreOptionsSetter setter(Object v) {
+        Class<?> c;
+        if (v instanceof Class) {
+            c = (Class<?>) v;
+        } else {
+            try {
+                c = Class.forName(v.toString().trim(), true, FerryStoreConfig.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new ConfigException(OPTIONS_SETTER, v, "class not found");
+            }
+        }
+        if (!FerryStoreOptionsSetter.class.isAssignableFrom(c)) {
+            throw new ConfigException(OPTIONS_SETTER, v, "does not implement " + FerryStoreOptionsSetter.class.getName());
+        }
+        try {
+            return (FerryStoreOptionsSetter) c.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new ConfigException(OPTIONS_SETTER, v, "cannot be instantiated with a public no-argument constructor: " + e);
+        }
+    }
+}

@@ -1,0 +1,394 @@
+package dev.ferry.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ferry.Compression;
+import dev.ferry.Engine;
+import dev.ferry.StoreOptions;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
+import org.apache.kafka.streams.query.KeyQuery;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.RangeQuery;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The store's own contract, on both engines, outside a topology. */
+class FerryKeyValueStoreTest {
+    @TempDir
+    Path tmp;
+
+    private FerryKeyValueStore open(Engine engine, TestContext ctx) {
+        FerryKeyValueStore s = (FerryKeyValueStore) (engine == Engine.ROCKSDB
+                ? FerryStores.persistentKeyValueStore("kv") : FerryStores.lmdbKeyValueStore("kv")).get();
+        s.init(ctx, s);
+        return s;
+    }
+
+    private FerryKeyValueStore open(Engine engine) {
+        return open(engine, new TestContext(tmp.toFile()));
+    }
+
+    static Bytes b(String s) {
+        return Bytes.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static byte[] v(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static List<String> keys(KeyValueIterator<Bytes, byte[]> it) {
+        List<String> out = new ArrayList<>();
+        try (it) {
+            while (it.hasNext()) {
+                KeyValue<Bytes, byte[]> kv = it.next();
+                out.add(new String(kv.key.get(), StandardCharsets.UTF_8) + "=" + new String(kv.value, StandardCharsets.UTF_8));
+            }
+        }
+        return out;
+    }
+
+    private static void fill(KeyValueStore<Bytes, byte[]> s, String... ks) {
+        for (String k : ks) {
+            s.put(b(k), v(k.toUpperCase()));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void pointOperationsFollowKeyValueStoreSemantics(Engine engine) {
+        try (FerryKeyValueStore s = open(engine)) {
+            assertTrue(s.isOpen());
+            assertTrue(s.persistent());
+            assertNull(s.get(b("a")));
+            s.put(b("a"), v("1"));
+            assertArrayEquals(v("1"), s.get(b("a")));
+            assertArrayEquals(v("1"), s.putIfAbsent(b("a"), v("2")));
+            assertArrayEquals(v("1"), s.get(b("a")));
+            assertNull(s.putIfAbsent(b("b"), v("3")));
+            assertArrayEquals(v("3"), s.get(b("b")));
+            assertArrayEquals(v("3"), s.delete(b("b")));
+            assertNull(s.delete(b("b")));
+            assertNull(s.get(b("b")));
+            s.put(b("a"), null); // a null value deletes, as in Kafka's stores
+            assertNull(s.get(b("a")));
+            s.putAll(List.of(KeyValue.pair(b("x"), v("X")), KeyValue.pair(b("y"), v("Y")), KeyValue.pair(b("x"), null)));
+            assertNull(s.get(b("x")));
+            assertArrayEquals(v("Y"), s.get(b("y")));
+            s.flush();
+            for (int i = 0; i < 1000; i++) {
+                s.put(b("n" + i), v("v"));
+            }
+            s.flush();
+            long n = s.approximateNumEntries(); // exact on LMDB, RocksDB's estimate otherwise
+            assertTrue(engine == Engine.LMDB ? n == 1001 : n >= 500 && n <= 2000, "approximateNumEntries = " + n);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void rangesAreInclusiveOrderedAndReversible(Engine engine) {
+        try (FerryKeyValueStore s = open(engine)) {
+            fill(s, "a", "b", "ba", "bb", "c", "d");
+            assertEquals(List.of("b=B", "ba=BA", "bb=BB", "c=C"), keys(s.range(b("b"), b("c"))));
+            assertEquals(List.of("c=C", "bb=BB", "ba=BA", "b=B"), keys(s.reverseRange(b("b"), b("c"))));
+            assertEquals(List.of("c=C", "d=D"), keys(s.range(b("c"), null)));
+            assertEquals(List.of("a=A", "b=B"), keys(s.range(null, b("b"))));
+            assertEquals(List.of(), keys(s.range(b("d"), b("a"))), "an inverted range is empty");
+            assertEquals(List.of("a=A", "b=B", "ba=BA", "bb=BB", "c=C", "d=D"), keys(s.all()));
+            assertEquals(List.of("d=D", "c=C", "bb=BB", "ba=BA", "b=B", "a=A"), keys(s.reverseAll()));
+            assertEquals(List.of("b=B", "ba=BA", "bb=BB"), keys(s.prefixScan("b", Serdes.String().serializer())));
+            assertEquals(List.of(), keys(s.prefixScan("e", Serdes.String().serializer())));
+            try (KeyValueIterator<Bytes, byte[]> it = s.all()) {
+                assertEquals(b("a"), it.peekNextKey());
+                assertEquals(b("a"), it.next().key);
+            }
+            try (KeyValueIterator<Bytes, byte[]> it = s.range(b("x"), b("z"))) {
+                assertFalse(it.hasNext());
+                assertThrows(NoSuchElementException.class, it::next);
+                assertThrows(NoSuchElementException.class, it::peekNextKey);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void keysOrderAsUnsignedBytes(Engine engine) {
+        try (FerryKeyValueStore s = open(engine)) {
+            s.put(Bytes.wrap(new byte[] {(byte) 0x80}), v("high"));
+            s.put(Bytes.wrap(new byte[] {0x01}), v("low"));
+            List<String> ks = keys(s.all());
+            assertEquals(List.of("\u0001=low", new String(new byte[] {(byte) 0x80}, StandardCharsets.UTF_8) + "=high"), ks);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void iteratorsReadTheStateOfTheirOpeningAndWritesMayInterleave(Engine engine) {
+        try (FerryKeyValueStore s = open(engine)) {
+            fill(s, "a", "b", "c");
+            List<String> seen = new ArrayList<>();
+            try (KeyValueIterator<Bytes, byte[]> it = s.all(); KeyValueIterator<Bytes, byte[]> second = s.all()) {
+                while (it.hasNext()) {
+                    KeyValue<Bytes, byte[]> kv = it.next();
+                    seen.add(new String(kv.key.get(), StandardCharsets.UTF_8));
+                    s.delete(kv.key); // delete while iterating, a common processor pattern
+                    s.put(b("z" + seen.size()), v("new"));
+                }
+                assertTrue(second.hasNext(), "two iterators open at once on one thread");
+            }
+            assertEquals(List.of("a", "b", "c"), seen);
+            assertEquals(List.of("z1=new", "z2=new", "z3=new"), keys(s.all()));
+            assertEquals(0, s.openIterators());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void nullKeysThrowNullPointerException(Engine engine) {
+        try (FerryKeyValueStore s = open(engine)) {
+            assertThrows(NullPointerException.class, () -> s.get(null));
+            assertThrows(NullPointerException.class, () -> s.put(null, v("x")));
+            assertThrows(NullPointerException.class, () -> s.putIfAbsent(null, v("x")));
+            assertThrows(NullPointerException.class, () -> s.delete(null));
+            assertThrows(NullPointerException.class, () -> s.putAll(null));
+            List<KeyValue<Bytes, byte[]>> withNull = new ArrayList<>();
+            withNull.add(KeyValue.pair(b("ok"), v("1")));
+            withNull.add(KeyValue.pair(null, v("2")));
+            assertThrows(NullPointerException.class, () -> s.putAll(withNull));
+            assertNull(s.get(b("ok")), "nothing of a batch with a null key is written");
+            assertThrows(NullPointerException.class, () -> s.prefixScan(null, Serdes.String().serializer()));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void everyCallOnAClosedStoreThrowsInvalidStateStoreException(Engine engine) {
+        FerryKeyValueStore s = open(engine);
+        s.put(b("a"), v("1"));
+        KeyValueIterator<Bytes, byte[]> open = s.all();
+        assertEquals(1, s.openIterators());
+        s.close();
+        s.close(); // idempotent
+        assertFalse(s.isOpen());
+        assertEquals(0, s.openIterators(), "closing the store closes its iterators");
+        assertThrows(InvalidStateStoreException.class, open::hasNext);
+        assertThrows(InvalidStateStoreException.class, open::next);
+        open.close();
+        List<Runnable> calls = List.of(
+                () -> s.get(b("a")), () -> s.put(b("a"), v("2")), () -> s.putIfAbsent(b("a"), v("2")),
+                () -> s.putAll(List.of(KeyValue.pair(b("a"), v("2")))), () -> s.delete(b("a")),
+                () -> s.range(b("a"), b("b")), () -> s.reverseRange(b("a"), b("b")), s::all, s::reverseAll,
+                () -> s.prefixScan("a", Serdes.String().serializer()), s::approximateNumEntries, s::flush,
+                () -> s.commit(Map.of(new TopicPartition("t", 0), 1L)), () -> s.committedOffset(new TopicPartition("t", 0)));
+        for (Runnable r : calls) {
+            assertThrows(InvalidStateStoreException.class, r::run);
+        }
+        QueryResult<byte[]> q = s.query(KeyQuery.withKey(b("a")), PositionBound.unbounded(), new QueryConfig(false));
+        assertFalse(q.isSuccess(), "a query on a closed store fails");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void restoreWritesWholeBatchesAndDeletesOnNullValues(Engine engine) {
+        TestContext ctx = new TestContext(tmp.toFile());
+        try (FerryKeyValueStore s = open(engine, ctx)) {
+            BatchingStateRestoreCallback cb = assertInstanceOf(BatchingStateRestoreCallback.class, ctx.restoreCallback);
+            List<KeyValue<byte[], byte[]>> batch = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                batch.add(KeyValue.pair(v(String.format("k%04d", i)), v("v" + i)));
+            }
+            batch.add(KeyValue.pair(v("k0005"), null));
+            cb.restoreAll(batch);
+            cb.restoreAll(List.of(KeyValue.pair(v("k0006"), null)));
+            assertEquals(998, keys(s.all()).size());
+            assertNull(s.get(b("k0005")));
+            assertArrayEquals(v("v999"), s.get(b("k0999")));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void committedOffsetsSurviveReopenAndStayOutOfTheEntries(Engine engine) {
+        TopicPartition tp = new TopicPartition("app-kv-changelog", 3);
+        TopicPartition other = new TopicPartition("app-kv-changelog", 4);
+        try (FerryKeyValueStore s = open(engine)) {
+            assertTrue(s.managesOffsets());
+            assertNull(s.committedOffset(tp));
+            s.put(b("a"), v("A"));
+            s.commit(Map.of(tp, 42L, other, 7L));
+            assertEquals(42L, s.committedOffset(tp));
+            s.commit(Map.of(tp, 43L));
+            assertEquals(43L, s.committedOffset(tp));
+            assertEquals(7L, s.committedOffset(other));
+            assertEquals(List.of("a=A"), keys(s.all()), "offsets are not entries");
+            if (engine == Engine.LMDB) {
+                assertEquals(1, s.approximateNumEntries(), "exact on LMDB, offsets not counted");
+            }
+        }
+        try (FerryKeyValueStore s = open(engine)) {
+            assertEquals(43L, s.committedOffset(tp), "offsets survive a reopen");
+            java.util.HashMap<TopicPartition, Long> clear = new java.util.HashMap<>();
+            clear.put(other, null);
+            s.commit(clear);
+            assertNull(s.committedOffset(other));
+            assertEquals(List.of("a=A"), keys(s.all()));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void dataSurvivesCloseAndReopen(Engine engine) {
+        try (FerryKeyValueStore s = open(engine)) {
+            fill(s, "a", "b");
+            s.flush();
+        }
+        try (FerryKeyValueStore s = open(engine)) {
+            assertEquals(List.of("a=A", "b=B"), keys(s.all()));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void interactiveKeyAndRangeQueriesAnswer(Engine engine) {
+        try (FerryKeyValueStore s = open(engine)) {
+            fill(s, "a", "b", "c");
+            QueryResult<byte[]> r = s.query(KeyQuery.withKey(b("b")), PositionBound.unbounded(), new QueryConfig(false));
+            assertTrue(r.isSuccess(), r.toString());
+            assertArrayEquals(v("B"), r.getResult());
+            QueryResult<KeyValueIterator<Bytes, byte[]>> rr = s.query(RangeQuery.withRange(b("b"), b("c")),
+                    PositionBound.unbounded(), new QueryConfig(false));
+            assertTrue(rr.isSuccess(), rr.toString());
+            assertEquals(List.of("b=B", "c=C"), keys(rr.getResult()));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void anIteratorUsedFromAnotherThreadThrowsAndTheStoreGoesOn(Engine engine) throws Exception {
+        ExecutorService ex = Executors.newSingleThreadExecutor();
+        try (FerryKeyValueStore s = open(engine)) {
+            fill(s, "a", "b");
+            KeyValueIterator<Bytes, byte[]> it = s.all();
+            Future<?> f = ex.submit(() -> it.hasNext());
+            Exception e = assertThrows(java.util.concurrent.ExecutionException.class, () -> f.get(30, TimeUnit.SECONDS));
+            assertInstanceOf(RuntimeException.class, e.getCause());
+            assertTrue(it.hasNext(), "the opening thread can still use it");
+            it.close();
+            // interactive reads from another thread are fine
+            assertArrayEquals(v("A"), ex.submit(() -> s.get(b("a"))).get(30, TimeUnit.SECONDS));
+            assertEquals(List.of("a=A", "b=B"), ex.submit(() -> keys(s.all())).get(30, TimeUnit.SECONDS));
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void closingWhileAnotherThreadReadsEndsInExceptionsNotACrash(Engine engine) throws Exception {
+        FerryKeyValueStore s = open(engine);
+        for (int i = 0; i < 2000; i++) {
+            s.put(b("k" + i), v("v" + i));
+        }
+        CountDownLatch started = new CountDownLatch(1);
+        ExecutorService ex = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Integer>> readers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                readers.add(ex.submit(() -> {
+                    int n = 0;
+                    started.countDown();
+                    while (true) {
+                        try {
+                            s.get(b("k" + (n % 2000)));
+                            try (KeyValueIterator<Bytes, byte[]> it = s.range(b("k1"), b("k2"))) {
+                                while (it.hasNext()) {
+                                    it.next();
+                                }
+                            }
+                            n++;
+                        } catch (InvalidStateStoreException e) {
+                            return n;
+                        }
+                    }
+                }));
+            }
+            started.await(30, TimeUnit.SECONDS);
+            Thread.sleep(50);
+            s.close();
+            for (Future<Integer> f : readers) {
+                f.get(60, TimeUnit.SECONDS); // each reader ended on InvalidStateStoreException
+            }
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
+    public static final class Lz4Setter implements FerryStoreOptionsSetter {
+        static volatile String lastStore;
+
+        @Override
+        public void setOptions(String storeName, StoreOptions options, Map<String, Object> configs) {
+            lastStore = storeName;
+            if (options.engine() == Engine.ROCKSDB) {
+                options.compression(Compression.LZ4);
+            } else {
+                options.mapSize(64L << 20);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void configKeysAndTheOptionsSetterApply(Engine engine) {
+        TestContext ctx = new TestContext(tmp.toFile());
+        ctx.configs.put(FerryStoreConfig.OPTIONS_SETTER, Lz4Setter.class.getName());
+        ctx.configs.put(FerryStoreConfig.ROCKSDB_BLOOM_BITS_PER_KEY, "12");
+        ctx.configs.put(FerryStoreConfig.LMDB_MAP_SIZE_BYTES, 32L << 20);
+        Lz4Setter.lastStore = null;
+        try (FerryKeyValueStore s = open(engine, ctx)) {
+            s.put(b("a"), v("1"));
+            assertEquals("kv", Lz4Setter.lastStore);
+        }
+        StoreOptions o = FerryStoreConfig.options(engine, "kv", ctx.configs);
+        assertEquals(engine, o.engine());
+        TestContext bad = new TestContext(tmp.resolve("bad").toFile());
+        bad.configs.put(FerryStoreConfig.OPTIONS_SETTER, "no.such.Setter");
+        assertThrows(ConfigException.class, () -> open(engine, bad));
+        TestContext badNumber = new TestContext(tmp.resolve("bad2").toFile());
+        badNumber.configs.put(engine == Engine.ROCKSDB ? FerryStoreConfig.ROCKSDB_BLOCK_CACHE_BYTES : FerryStoreConfig.LMDB_MAP_SIZE_BYTES, "lots");
+        assertThrows(ConfigException.class, () -> open(engine, badNumber));
+        TestContext badCompression = new TestContext(tmp.resolve("bad3").toFile());
+        badCompression.configs.put(FerryStoreConfig.ROCKSDB_COMPRESSION, "brotli");
+        if (engine == Engine.ROCKSDB) {
+            assertThrows(ConfigException.class, () -> open(engine, badCompression));
+        }
+    }
+}
