@@ -173,7 +173,7 @@ typedef struct ferry_cursor ferry_cursor;
 
 /** @name Write-batch records, packed back to back (no padding, native-endian)
  * u32 op; u32 cf; u32 alen; u32 blen; a bytes; b bytes.
- * PUT: a = key, b = value. DELETE: a = key, blen = 0. DELETE_RANGE: a = begin (incl), b = end (excl),
+ * PUT: a = key, b = value. MERGE: a = key, b = operand. DELETE: a = key, blen = 0. DELETE_RANGE: a = begin (incl), b = end (excl),
  * both keys; a record with begin >= end in unsigned byte order (blen = 0 included) is skipped, as
  * by ferry_delete_range.
  */
@@ -181,6 +181,8 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OP_PUT          1
 #define FERRY_OP_DELETE       2
 #define FERRY_OP_DELETE_RANGE 3
+#define FERRY_OP_MERGE        7 /**< a = key, b = merge operand: RocksDB stores with a merge operator only
+                                     (else the batch fails with FERRY_ENOTSUP, nothing applied) */
 #define FERRY_OP_HEADER       16
 /**@}*/
 
@@ -332,6 +334,21 @@ FERRY_EXPORT int ferry_delete_range(ferry_store *s, uint32_t cf, const void *beg
  * @return FERRY_OK, FERRY_EINVAL (malformed records; nothing applied), FERRY_ECFDROPPED, engine codes.
  */
 FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
+
+/**
+ * @brief Merge an operand into a key with the store's merge operator (RocksDB).
+ * @param[in] operand the operand, olen bytes; its format is the operator's (uint64add: 8 bytes,
+ *            little-endian; stringappend: any bytes, joined with the delimiter, ',' by default).
+ * @note The merge operator is set at open through the options string ("merge_operator=uint64add").
+ *       Ferry accepts RocksDB's built-in operators put, uint64add, max, bytesxor and stringappend
+ *       (by name or as {id=stringappend;delimiter=X}); other names fail the open with FERRY_EINVAL
+ *       (RocksDB would ignore an unknown name silently, and its sortlist operator aborts the process
+ *       on an operand that is not a list of integers).
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB, which has
+ *         no merge operators; a RocksDB store opened without a merge operator), engine codes.
+ */
+FERRY_EXPORT int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
+                             size_t olen, ferry_error *err);
 
 /** @brief Flush memtables to synced table files (RocksDB) / sync the map to disk (LMDB): writes
  *  acknowledged before it returns survive an OS crash or power loss, whatever FERRY_OPT_SYNC. */
@@ -575,7 +592,8 @@ FERRY_EXPORT int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, 
  *       the families use RocksDB's default bytewise comparator, as Ferry's cursors do). The
  *       caller keeps the families from being dropped during the call: RocksDB fails a write to a
  *       dropped family after its WAL write and then refuses every later write.
- * @return FERRY_OK, FERRY_EINVAL (malformed records, a cf id >= ncfs; nothing applied),
+ * @return FERRY_OK, FERRY_EINVAL (malformed records, a cf id >= ncfs, a FERRY_OP_MERGE record:
+ *         Ferry cannot see whether the database has a merge operator; nothing applied),
  *         FERRY_ENOENGINE, engine codes.
  */
 FERRY_EXPORT int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len,

@@ -605,6 +605,9 @@ static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t coun
     const uint8_t *p = ops, *end = p + len;
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
+        if (r.op == FERRY_OP_MERGE)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: merge is not supported by LMDB, which has no "
+                              "merge operators: read, combine and put instead", i);
         if (r.op == FERRY_OP_DELETE_RANGE) continue;
         if (r.alen == 0)
             return ferry_fail(err, FERRY_EKEYSIZE, 0, "batch record %u: empty key: LMDB does not store zero-length keys", i);

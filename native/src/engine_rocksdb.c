@@ -216,6 +216,7 @@ typedef struct rdb_store {
     rocksdb_writeoptions_t *wopts;
     rocksdb_flushoptions_t *fopts;
     rocksdb_cache_t *cache;
+    int has_merge;                    /* the options string set one of the accepted merge operators */
 } rdb_store;
 
 typedef struct rdb_snapshot {
@@ -340,10 +341,62 @@ static int check_extra(const char *extra, ferry_error *err)
     return FERRY_OK;
 }
 
+/* The merge operators a Ferry store accepts: RocksDB's built-ins that cannot harm the process.
+ * Two reasons for a list: RocksDB's options parser ignores an unknown operator name silently
+ * (the store then has none, and a merge in a write batch fails only after the WAL write), and
+ * its "sortlist" parses operands with std::stoi, which throws through the C API and aborts the
+ * process on an operand that is not a comma-separated list of integers. */
+static const char *const merge_operators[] = {
+    "put", "uint64add", "max", "bytesxor", "stringappend",
+};
+
+/* The merge_operator value of an options string: NULL/0 for none ("", "nullptr"), else its id
+ * ("uint64add", or the id= of "{id=stringappend;delimiter=:}"). */
+static int merge_operator_id(const char *v, size_t vn, const char **id, size_t *idn)
+{
+    *id = v;
+    *idn = vn;
+    if (vn > 0 && v[0] == '{') {
+        const char *k, *iv;
+        size_t kn, ivn;
+        char inner[512];
+        if (vn - 2 >= sizeof inner || v[vn - 1] != '}') return FERRY_EINVAL;
+        memcpy(inner, v + 1, vn - 2);
+        inner[vn - 2] = '\0';
+        *idn = 0;
+        for (const char *p = inner; (p = next_option(p, &k, &kn, &iv, &ivn)) != NULL;)
+            if (key_is(k, kn, "id")) { *id = v + 1 + (iv - inner); *idn = ivn; }
+        if (*idn == 0) return FERRY_EINVAL;
+    }
+    return FERRY_OK;
+}
+
+/* Find the options string's merge operator (the last merge_operator= wins, as in RocksDB) and
+ * check it is one Ferry accepts; *has is 1 when the store will have one. */
+static int check_merge(const char *extra, int *has, ferry_error *err)
+{
+    const char *k, *v, *id = NULL;
+    size_t kn, vn, idn = 0;
+    const char *val = NULL;
+    size_t valn = 0;
+    *has = 0;
+    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (key_is(k, kn, "merge_operator")) { val = v; valn = vn; }
+    if (!val || valn == 0 || key_is(val, valn, "nullptr")) return FERRY_OK;
+    int shown = (int)(valn > 200 ? 200 : valn);
+    if (merge_operator_id(val, valn, &id, &idn) == FERRY_OK)
+        for (size_t i = 0; i < sizeof merge_operators / sizeof merge_operators[0]; i++)
+            if (key_is(id, idn, merge_operators[i])) { *has = 1; return FERRY_OK; }
+    return ferry_fail(err, FERRY_EINVAL, 0, "options string sets merge_operator=%.*s: Ferry accepts RocksDB's built-in "
+                      "merge operators put, uint64add, max, bytesxor and stringappend (sortlist aborts the process on "
+                      "a malformed operand; operators implemented in Java are not provided)", shown, val);
+}
+
 /* Build s->opts and the read/write/flush options from the FERRY_OPT_* array and extra. */
 static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry_error *err)
 {
     if (extra && check_extra(extra, err)) return FERRY_EINVAL;
+    if (extra && check_merge(extra, &s->has_merge, err)) return FERRY_EINVAL;
     int64_t cache_bytes = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE_BYTES, -1);
     int64_t bloom = ferry_opt(opts, FERRY_OPT_BLOOM_BITS, 0);
     int64_t comp = ferry_opt(opts, FERRY_OPT_COMPRESSION, -1);
@@ -697,6 +750,27 @@ static int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t kl
     return rc;
 }
 
+/* A merge without an operator: RocksDB refuses a single merge itself, but a merge in a write
+ * batch only after its WAL write; say it in Ferry's words before either. */
+static int no_merge_operator(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "this store has no merge operator: open it with "
+                      "StoreOptions.mergeOperator(...) (options string: merge_operator=uint64add)");
+}
+
+/* Merge one operand into a key. */
+static int rdb_merge(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand,
+                     size_t olen, ferry_error *err)
+{
+    if (!STORE(s)->has_merge) return no_merge_operator(err);
+    int rc = write_enter(s, cf, err);
+    if (rc) return rc;
+    char *e = NULL;
+    R.merge_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, operand, olen, &e);
+    write_exit(s);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
 /* Delete one key. */
 static int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err)
 {
@@ -737,6 +811,7 @@ static int write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, const voi
         if (r.op == FERRY_OP_DELETE_RANGE && ferry_range_empty(a, r.alen, bb, r.blen)) continue;
         switch (r.op) {
         case FERRY_OP_PUT: R.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
+        case FERRY_OP_MERGE: R.writebatch_merge_cf(b, h, a, r.alen, bb, r.blen); break;
         case FERRY_OP_DELETE: R.writebatch_delete_cf(b, h, a, r.alen); break;
         default: R.writebatch_delete_range_cf(b, h, a, r.alen, bb, r.blen); break;
         }
@@ -761,6 +836,10 @@ static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
         ferry_cf_slot *slot = ferry_slot(s, r.cf);
+        if (r.op == FERRY_OP_MERGE && !STORE(s)->has_merge) {
+            pthread_rwlock_unlock(&STORE(s)->drop_lock);
+            return no_merge_operator(err);
+        }
         if (atomic_load(&slot->dropped)) {
             pthread_rwlock_unlock(&STORE(s)->drop_lock);
             return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
@@ -979,6 +1058,7 @@ static const ferry_engine_ops rdb_ops = {
     .get = rdb_get,
     .multi_get = rdb_multi_get,
     .put = rdb_put,
+    .merge = rdb_merge,
     .del = rdb_del,
     .delete_range = rdb_delete_range,
     .write = rdb_write,
@@ -1102,6 +1182,12 @@ static rocksdb_column_family_handle_t *rj_cf_of(void *ctx, uint32_t id)
 int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err)
 {
     RJ_READY(err);
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++)
+        if (r.op == FERRY_OP_MERGE)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: merge records are not accepted on a RocksJava "
+                              "database (Ferry cannot see whether it has a merge operator): use RocksJava's merge", i);
     rdb_db_shell dbs = { db };
     rj_families f = { cfs, { NULL, 0 } };   /* record ids were checked against the array's length */
     return write_core((rocksdb_t *)&dbs, g_rj_wopts, ops, len, rj_cf_of, &f, err);

@@ -282,6 +282,19 @@ int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const v
     return s->ops->put(s, slot, key, klen, val, vlen, err);
 }
 
+int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand, size_t olen,
+                ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(operand, olen), err, "NULL buffer with a length");
+    if (!s->ops->merge)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "merge is not supported by LMDB, which has no merge operators: "
+                          "read, combine and put in one write batch instead");
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    return s->ops->merge(s, slot, key, klen, operand, olen, err);
+}
+
 int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
 {
     CHECK_E(s != NULL, err, "store is NULL");

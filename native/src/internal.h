@@ -70,6 +70,9 @@ struct ferry_engine_ops {
                      ferry_error *err);
     int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
                size_t vlen, ferry_error *err);
+    /* NULL: the engine has no merge operators (FERRY_ENOTSUP) */
+    int (*merge)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand,
+                 size_t olen, ferry_error *err);
     int (*del)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
     int (*delete_range)(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
                         const void *end, size_t elen, ferry_error *err);

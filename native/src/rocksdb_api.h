@@ -99,6 +99,8 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(pinnableslice_destroy, void, (rocksdb_pinnableslice_t *p)) \
     X(put_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
         const char *k, size_t klen, const char *v, size_t vlen, char **errptr)) \
+    X(merge_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
+        const char *k, size_t klen, const char *v, size_t vlen, char **errptr)) \
     X(delete_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
         const char *k, size_t klen, char **errptr)) \
     X(delete_range_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
@@ -106,6 +108,8 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(writebatch_create, rocksdb_writebatch_t *, (void)) \
     X(writebatch_destroy, void, (rocksdb_writebatch_t *b)) \
     X(writebatch_put_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \
+        const char *k, size_t klen, const char *v, size_t vlen)) \
+    X(writebatch_merge_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \
         const char *k, size_t klen, const char *v, size_t vlen)) \
     X(writebatch_delete_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, const char *k, size_t klen)) \
     X(writebatch_delete_range_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \

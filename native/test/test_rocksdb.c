@@ -1045,6 +1045,71 @@ static void test_checkpoint(void)
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
 
+/* Merge: uint64add and stringappend through the options string, single merges and batch records
+ * in a named family; a store without an operator refuses both before RocksDB sees them (a batch
+ * left intact), unknown and unsafe operator names fail the open, interop batches refuse merges. */
+static void test_merge(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, "merge_operator=uint64add", &s, &err),
+             FERRY_OK);
+    if (!s) return;
+    uint32_t cf;
+    CHECK_RC(ferry_cf_create(s, "counts", &cf, &err), FERRY_OK);
+    uint64_t one = 1, five = 5, got = 0;
+    CHECK_RC(ferry_merge(s, cf, "n", 1, &one, 8, &err), FERRY_OK);
+    CHECK_RC(ferry_merge(s, cf, "n", 1, &five, 8, &err), FERRY_OK);
+    uint8_t b[256];
+    size_t n = 0, vlen = 0;
+    uint32_t h[4] = {FERRY_OP_MERGE, cf, 1, 8};
+    memcpy(b, h, 16); memcpy(b + 16, "n", 1); memcpy(b + 17, &five, 8); n = 25;
+    CHECK_RC(ferry_write(s, b, n, 1, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, cf, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK(vlen == 8 && got == 11, "uint64add gives %llu (%zu bytes)", (unsigned long long)got, vlen);
+    CHECK_RC(ferry_merge(s, 99, "n", 1, &one, 8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_merge(s, cf, NULL, 3, &one, 8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_merge(NULL, cf, "n", 1, &one, 8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-app"), NULL, 0,
+                              "merge_operator={id=stringappend;delimiter=:}", &s, &err), FERRY_OK);
+    if (s) {
+        char buf[32];
+        CHECK_RC(ferry_merge(s, 0, "k", 1, "a", 1, &err), FERRY_OK);
+        CHECK_RC(ferry_merge(s, 0, "k", 1, "b", 1, &err), FERRY_OK);
+        CHECK_RC(get_s(s, NULL, 0, "k", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "a:b") == 0, "stringappend gives '%s'", buf);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+
+    CHECK_RC(open_store("merge-none", &s), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+        CHECK(strstr(err.message, "mergeOperator") != NULL, "message names the option: %s", err.message);
+        n = 0;
+        h[1] = 0;
+        memcpy(b, h, 16); memcpy(b + 16, "n", 1); memcpy(b + 17, &five, 8); n = 25;
+        CHECK_RC(ferry_write(s, b, n, 1, &err), FERRY_ENOTSUP);
+        CHECK_RC(put_s(s, 0, "after", "ok"), FERRY_OK);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=bogus", &s, &err),
+             FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=sortlist", &s, &err),
+             FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator={delimiter=x}", &s, &err),
+             FERRY_EINVAL);
+    /* the last merge_operator wins, as in RocksDB */
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-last"), NULL, 0,
+                              "merge_operator=uint64add;merge_operator=nullptr", &s, &err), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    void *fake_cf = (void *)8;
+    CHECK_RC(ferry_rj_write((void *)8, &fake_cf, 1, b, 25, 1, &err), FERRY_EINVAL);
+}
+
 /* Backups: create two, list them, restore each into a fresh directory, purge to the newest. */
 static void test_backups(void)
 {
@@ -1144,6 +1209,7 @@ int main(int argc, char **argv)
     test_open_options();
     test_checkpoint();
     test_backups();
+    test_merge();
     test_rocksjava();
 
     printf("%d passed, %d failed\n", passed, failed);
