@@ -99,6 +99,12 @@ JNI_FN(put0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, j
     return ferry_put(P(s), (uint32_t)cf, P(key), (size_t)klen, P(val), (size_t)vlen, P(err));
 }
 
+/* JniBinding.merge0 */
+JNI_FN(merge0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong op, jlong olen, jlong err)
+{
+    return ferry_merge(P(s), (uint32_t)cf, P(key), (size_t)klen, P(op), (size_t)olen, P(err));
+}
+
 /* JniBinding.delete0 */
 JNI_FN(delete0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong err)
 {

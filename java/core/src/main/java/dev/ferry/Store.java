@@ -141,7 +141,8 @@ public final class Store implements AutoCloseable {
 
     private static Store openNative(NativeBinding b, Path path, StoreOptions options) {
         byte[] p = path.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
-        byte[] extra = options.rocksdbOptions == null ? null : options.rocksdbOptions.getBytes(StandardCharsets.UTF_8);
+        String options0 = options.nativeOptionsString();
+        byte[] extra = options0 == null ? null : options0.getBytes(StandardCharsets.UTF_8);
         long[] o = options.toNative();
         Scratch s = Scratch.get(b);
         NativeBuffer m = s.ensure(Scratch.DATA + 8L * o.length + p.length + 1 + (extra == null ? 0 : extra.length + 1) + 16, 0);
@@ -502,6 +503,58 @@ public final class Store implements AutoCloseable {
             m.buf.put(voff, value, value.position(), vlen);
             m.buf.put(Scratch.DATA, key, key.position(), klen);
             int rc = binding.put(handle, id, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Merges an operand into a key of the default family with the store's merge operator
+     * ({@link StoreOptions#mergeOperator(MergeOperator)}).
+     *
+     * @param key the key
+     * @param operand the operand, in the operator's format (e.g. 8 bytes little-endian for
+     *        {@link MergeOperator#UINT64_ADD})
+     * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
+     *         without a merge operator
+     */
+    public void merge(byte[] key, byte[] operand) {
+        merge(defaultColumnFamily(), key, operand);
+    }
+
+    /**
+     * Merges an operand into a key with the store's merge operator
+     * ({@link StoreOptions#mergeOperator(MergeOperator)}). RocksDB combines the operands with the
+     * key's value when it is read or compacted.
+     *
+     * <pre>{@code
+     * try (Store s = Store.open(dir, StoreOptions.rocksdb().mergeOperator(MergeOperator.UINT64_ADD))) {
+     *     byte[] one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(1).array();
+     *     s.merge(s.defaultColumnFamily(), "hits".getBytes(), one);
+     * }
+     * }</pre>
+     *
+     * @param cf the family
+     * @param key the key
+     * @param operand the operand, in the operator's format
+     * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
+     *         without a merge operator
+     */
+    public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
+        requireKey(key);
+        Objects.requireNonNull(operand, "operand");
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int voff = align8(Scratch.DATA + key.length);
+            NativeBuffer m = s.ensure((long) voff + operand.length, 0);
+            m.buf.put(Scratch.DATA, key, 0, key.length);
+            m.buf.put(voff, operand, 0, operand.length);
+            int rc = binding.merge(handle, id, m.addr + Scratch.DATA, key.length, m.addr + voff, operand.length, s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }

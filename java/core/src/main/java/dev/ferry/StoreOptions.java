@@ -36,6 +36,7 @@ public final class StoreOptions {
     int bloomBitsPerKey = -1;
     int maxOpenFiles = -1;
     String rocksdbOptions;
+    MergeOperator mergeOperator;
     long mapSize = -1;
     int maxColumnFamilies = -1;
     int maxReaders = -1;
@@ -223,6 +224,39 @@ public final class StoreOptions {
         only(Engine.ROCKSDB, "rocksdbOptions");
         this.rocksdbOptions = options;
         return this;
+    }
+
+    /**
+     * RocksDB: the merge operator of every column family, which {@link Store#merge(ColumnFamily, byte[], byte[])}
+     * and {@link WriteBatch#merge(ColumnFamily, byte[], byte[])} need (default none: a merge then
+     * throws {@link FerryException.NotSupported} naming this option). RocksDB does not remember it:
+     * give it at every open of a store that holds merge operands, and keep it the same: flushes and
+     * compactions combine the stored operands with whichever operator the store is open with. The options string may set it
+     * instead ({@code merge_operator=uint64add}, or {@code merge_operator={id=stringappend;delimiter=:}}
+     * for another delimiter); the string is applied after this option, so its value wins. Names other
+     * than those of {@link MergeOperator} fail the open with {@link FerryException.InvalidArgument}.
+     *
+     * @param op the operator, or null for none
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no merge operators)
+     */
+    public StoreOptions mergeOperator(MergeOperator op) {
+        only(Engine.ROCKSDB, "mergeOperator");
+        this.mergeOperator = op;
+        return this;
+    }
+
+    /**
+     * The options string the shim receives: the merge operator, then {@link #rocksdbOptions(String)}.
+     *
+     * @return the string, or null when there is none
+     */
+    String nativeOptionsString() {
+        if (mergeOperator == null) {
+            return rocksdbOptions;
+        }
+        String m = "merge_operator=" + mergeOperator.engineName();
+        return rocksdbOptions == null ? m : m + ";" + rocksdbOptions;
     }
 
     /**

@@ -722,6 +722,7 @@ public abstract class StoreContract {
         rocksdb.put("bloomBitsPerKey", o -> o.bloomBitsPerKey(10));
         rocksdb.put("maxOpenFiles", o -> o.maxOpenFiles(64));
         rocksdb.put("rocksdbOptions", o -> o.rocksdbOptions("write_buffer_size=1048576"));
+        rocksdb.put("mergeOperator", o -> o.mergeOperator(MergeOperator.UINT64_ADD));
         lmdb.put("mapSize", o -> o.mapSize(1L << 20));
         lmdb.put("maxColumnFamilies", o -> o.maxColumnFamilies(4));
         lmdb.put("maxReaders", o -> o.maxReaders(16));
@@ -2074,6 +2075,131 @@ public abstract class StoreContract {
         assertThrows(IllegalStateException.class, () -> backups.restore(1, dir.resolve("r")));
         assertThrows(IllegalStateException.class, () -> backups.purgeOldBackups(1));
         assertFalse(java.nio.file.Files.exists(dir.resolve("r")));
+    }
+
+    // ---- merge
+
+    private static byte[] le64(long v) {
+        return ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(v).array();
+    }
+
+    private static long le64(byte[] b) {
+        return ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /** Reopens the store with a merge operator (RocksDB); null on LMDB, which has none. */
+    private Store reopenWithMerge(MergeOperator op) {
+        if (options().engine() != Engine.ROCKSDB) {
+            return null;
+        }
+        store.close();
+        store = Store.open(dir.resolve("db"), options().mergeOperator(op));
+        return store;
+    }
+
+    @Test
+    void uint64AddCountsMergesFromStoreAndBatchInEveryFamily() {
+        if (reopenWithMerge(MergeOperator.UINT64_ADD) == null) {
+            return;
+        }
+        ColumnFamily c = store.createColumnFamily("counts");
+        for (int i = 0; i < 10; i++) {
+            store.merge(b("hits"), le64(1));
+            store.merge(c, b("hits"), le64(i));
+        }
+        try (WriteBatch w = new WriteBatch()) {
+            w.merge(b("hits"), le64(100)).merge(c, b("hits"), le64(1000)).put(c, b("reset"), le64(7)).merge(c, b("reset"), le64(1));
+            store.write(w);
+        }
+        assertEquals(110, le64(store.get(b("hits"))));
+        assertEquals(1045, le64(store.get(c, b("hits"))));
+        assertEquals(8, le64(store.get(c, b("reset"))));
+        store.flush(c);
+        store.compactRange(c, null, null);
+        assertEquals(1045, le64(store.get(c, b("hits"))));
+        // a cursor sees merged values too
+        try (Cursor cur = store.cursor(c, KeyRange.all(), CursorOptions.defaults())) {
+            assertTrue(cur.next());
+            assertEquals("hits", s(cur.key().toByteArray()));
+            assertEquals(1045, le64(cur.value().toByteArray()));
+        }
+        // RocksDB does not remember the operator: reopened with it, the counts go on
+        store.close();
+        store = Store.open(dir.resolve("db"), options().mergeOperator(MergeOperator.UINT64_ADD));
+        store.merge(b("hits"), le64(-10));
+        assertEquals(100, le64(store.get(b("hits"))));
+    }
+
+    @Test
+    void builtInMergeOperatorsCombineAsDocumented() {
+        if (reopenWithMerge(MergeOperator.STRING_APPEND) == null) {
+            return;
+        }
+        store.put(b("k"), b("a"));
+        store.merge(b("k"), b("b"));
+        store.merge(b("k"), b("c"));
+        assertEquals("a,b,c", s(store.get(b("k"))));
+        reopenWithMerge(MergeOperator.MAX);
+        store.merge(b("m"), b("b"));
+        store.merge(b("m"), new byte[] {(byte) 0xff});
+        store.merge(b("m"), b("c"));
+        assertArrayEquals(new byte[] {(byte) 0xff}, store.get(b("m")));
+        reopenWithMerge(MergeOperator.PUT);
+        store.merge(b("p"), b("one"));
+        store.merge(b("p"), b("two"));
+        assertEquals("two", s(store.get(b("p"))));
+        reopenWithMerge(MergeOperator.BYTES_XOR);
+        store.merge(b("x"), new byte[] {0x0f, 0x01});
+        store.merge(b("x"), new byte[] {(byte) 0xf0});
+        assertArrayEquals(new byte[] {(byte) 0xff, 0x01}, store.get(b("x")));
+        // the options string may set it instead, with another delimiter
+        store.close();
+        store = Store.open(dir.resolve("db"), options().rocksdbOptions("merge_operator={id=stringappend;delimiter=:}"));
+        store.put(b("j"), b("a"));
+        store.merge(b("j"), b("d"));
+        assertEquals("a:d", s(store.get(b("j"))));
+    }
+
+    @Test
+    void mergeWithoutAMergeOperatorThrowsNotSupportedAndBatchIsNotApplied() {
+        FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, () -> store.merge(b("k"), le64(1)));
+        String expected = options().engine() == Engine.ROCKSDB ? "mergeOperator" : "LMDB";
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        try (WriteBatch w = new WriteBatch()) {
+            w.put(b("before"), b("1")).merge(b("k"), le64(1));
+            assertThrows(FerryException.NotSupported.class, () -> store.write(w));
+        }
+        assertNull(store.get(b("before")));
+        store.put(b("after"), b("2")); // the store still takes writes
+        assertEquals("2", s(store.get(b("after"))));
+    }
+
+    @Test
+    void unsafeOrUnknownMergeOperatorsInTheOptionsStringFailTheOpen() {
+        if (options().engine() != Engine.ROCKSDB) {
+            assertThrows(IllegalArgumentException.class, () -> options().mergeOperator(MergeOperator.UINT64_ADD));
+            return;
+        }
+        store.close();
+        for (String bad : List.of("sortlist", "bogus", "{delimiter=x}")) {
+            FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class,
+                    () -> Store.open(dir.resolve("db"), options().rocksdbOptions("merge_operator=" + bad)), bad);
+            assertTrue(e.getMessage().contains("merge_operator=" + bad) && e.getMessage().contains("uint64add"), e.getMessage());
+        }
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    @Test
+    void mergeArgumentsAreChecked() {
+        reopenWithMerge(MergeOperator.UINT64_ADD);
+        assertThrows(NullPointerException.class, () -> store.merge(null, le64(1)));
+        assertThrows(NullPointerException.class, () -> store.merge(b("k"), null));
+        assertThrows(NullPointerException.class, () -> new WriteBatch().merge(b("k"), null));
+        ColumnFamily c = store.createColumnFamily("gone");
+        store.dropColumnFamily(c);
+        assertThrows(IllegalStateException.class, () -> store.merge(c, b("k"), le64(1)));
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.merge(b("k"), le64(1)));
     }
 
     /** Whether a range deletion [lo, hi) on the default family would cover a family's record. */

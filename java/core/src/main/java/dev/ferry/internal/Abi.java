@@ -195,6 +195,8 @@ public final class Abi {
     public static final int OP_DELETE = 2;
     /** Delete range. */
     public static final int OP_DELETE_RANGE = 3;
+    /** Merge (RocksDB stores with a merge operator). */
+    public static final int OP_MERGE = 7;
     /** Record header bytes: u32 op, u32 cf, u32 alen, u32 blen. */
     public static final int OP_HEADER = 16;
 

@@ -57,6 +57,9 @@ public final class JniBinding implements NativeBinding {
     @Override public int put(long store, int cf, long key, long klen, long val, long vlen, long err) {
         return put0(store, cf, key, klen, val, vlen, err);
     }
+    @Override public int merge(long store, int cf, long key, long klen, long operand, long olen, long err) {
+        return merge0(store, cf, key, klen, operand, olen, err);
+    }
     @Override public int delete(long store, int cf, long key, long klen, long err) { return delete0(store, cf, key, klen, err); }
     @Override public int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
         return deleteRange0(store, cf, begin, blen, end, elen, err);
@@ -121,6 +124,7 @@ public final class JniBinding implements NativeBinding {
     private static native int get0(long store, long snapshot, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
     private static native int multiGet0(long store, long snapshot, int cf, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
     private static native int put0(long store, int cf, long key, long klen, long val, long vlen, long err);
+    private static native int merge0(long store, int cf, long key, long klen, long operand, long olen, long err);
     private static native int delete0(long store, int cf, long key, long klen, long err);
     private static native int deleteRange0(long store, int cf, long begin, long blen, long end, long elen, long err);
     private static native int write0(long store, long ops, long len, int count, long err);

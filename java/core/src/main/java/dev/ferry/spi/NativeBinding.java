@@ -123,6 +123,9 @@ public interface NativeBinding {
     /** @param store handle @param cf id @param key address @param klen length @param val address @param vlen length @param err error struct @return rc */
     int put(long store, int cf, long key, long klen, long val, long vlen, long err);
 
+    /** @param store handle @param cf id @param key address @param klen length @param operand address @param olen length @param err error struct @return rc */
+    int merge(long store, int cf, long key, long klen, long operand, long olen, long err);
+
     /** @param store handle @param cf id @param key address @param klen length @param err error struct @return rc */
     int delete(long store, int cf, long key, long klen, long err);
 

@@ -332,6 +332,15 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int merge(long store, int cf, long key, long klen, long operand, long olen, long err) {
+        try {
+            return (int) Merge.H.invokeExact(store, cf, key, klen, operand, olen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_merge", t);
+        }
+    }
+
+    @Override
     public int delete(long store, int cf, long key, long klen, long err) {
         try {
             return (int) Delete.H.invokeExact(store, cf, key, klen, err);
@@ -608,6 +617,11 @@ public final class FfmBinding implements NativeBinding {
         PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG),
 
+        // int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
+        //                 size_t olen, ferry_error *err)
+        MERGE("ferry_merge", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+
         // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
         DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
@@ -764,6 +778,9 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class Put {
         static final MethodHandle H = bind(Fn.PUT);
+    }
+    private static final class Merge {
+        static final MethodHandle H = bind(Fn.MERGE);
     }
     private static final class Delete {
         static final MethodHandle H = bind(Fn.DELETE);
