@@ -500,6 +500,69 @@ FERRY_EXPORT int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_erro
 /**@}*/
 
 /* ------------------------------------------------------------------ */
+/** @name SST files and ingestion (RocksDB)
+ * A ferry_sst_writer writes one sorted table file (RocksDB's SstFileWriter) that ferry_ingest
+ * adds to a family of an open store as a whole, without going through the memtable and WAL.
+ * Entries are added in strictly increasing unsigned byte order of their keys (each key once);
+ * the shim checks the order itself and refuses a key that is not greater than the previous
+ * one with FERRY_EINVAL, before RocksDB sees it. RocksDB libraries without the SstFileWriter C
+ * API give FERRY_ENOTSUP. Threading: one thread at a time per writer.
+ */
+/**@{*/
+typedef struct ferry_sst_writer ferry_sst_writer;
+
+#define FERRY_INGEST_MOVE 0x1 /**< move (hard-link) the files into the store instead of copying them */
+
+/**
+ * @brief Create a writer for a new SST file (an existing file at path is replaced).
+ * @param[in] path the file, NUL-terminated UTF-8.
+ * @param[in] extra RocksDB options string for the table format (compression, block size...) or
+ *            NULL; checked as by ferry_store_open.
+ * @param[out] out the writer; release with ferry_sst_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP, engine codes.
+ */
+FERRY_EXPORT int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err);
+
+/** @brief Add a key and value. @return FERRY_OK, FERRY_EINVAL (key not above the previous one; finished
+ *  writer), engine codes. */
+FERRY_EXPORT int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen,
+                               ferry_error *err);
+
+/** @brief Add a merge operand (the store ingesting the file needs a merge operator to read it).
+ *  @return as ferry_sst_put. */
+FERRY_EXPORT int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand,
+                                 size_t olen, ferry_error *err);
+
+/** @brief Add a deletion of a key (hides older versions once ingested). @return as ferry_sst_put. */
+FERRY_EXPORT int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err);
+
+/**
+ * @brief Finish the file: write its index and footer and close it. The writer takes no entry after.
+ * @param[out] size_out the file's size in bytes (may be NULL).
+ * @return FERRY_OK, FERRY_EINVAL (already finished; no entry added: RocksDB writes no empty file),
+ *         engine codes.
+ */
+FERRY_EXPORT int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
+
+/** @brief Release a writer; an unfinished file is left incomplete (delete it). NULL is ignored. @return FERRY_OK */
+FERRY_EXPORT int ferry_sst_close(ferry_sst_writer *w);
+
+/**
+ * @brief Ingest SST files into a family: their entries become visible at once, newer than every
+ *        entry already in the store.
+ * @param[in] paths n NUL-terminated paths packed back to back in len bytes.
+ * @param[in] flags 0 or FERRY_INGEST_MOVE.
+ * @note The files' key ranges must not overlap one another. Files written by RocksJava's
+ *       SstFileWriter are accepted as well as ferry_sst_* ones.
+ * @return FERRY_OK, FERRY_EINVAL (malformed paths, unknown flags), FERRY_EREADONLY,
+ *         FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB; a RocksDB library without ingestion), engine codes
+ *         (e.g. FERRY_EIO: a file is missing; FERRY_EENGINEARG: overlapping files).
+ */
+FERRY_EXPORT int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
+                              ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
 /** @name RocksJava interop
  * Ferry's page-based cursors and point calls over the objects a RocksJava (org.rocksdb)
  * application already holds. The handles are the values of RocksJava's getNativeHandle():

@@ -1048,7 +1048,129 @@ static int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* SST files and ingestion                                             */
+
+/* Are the SstFileWriter and ingestion functions all there? */
+static int rdb_has_sst(void)
+{
+#define RDB_PRESENT_SST(name, ret, params) && R.name != NULL
+    return 1 RDB_API_SST_FUNCS(RDB_PRESENT_SST);
+#undef RDB_PRESENT_SST
+}
+
+struct ferry_sst_writer {
+    rocksdb_sstfilewriter_t *w;
+    rocksdb_envoptions_t *env;
+    rocksdb_options_t *opts;
+    int finished;
+    uint64_t entries;
+    uint8_t *last;                    /* previous key (entries > 0) */
+    size_t last_len, last_cap;
+};
+
+int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)
+{
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
+        return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
+    if (!rdb_has_sst()) return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no SstFileWriter C API", g_path);
+    int has_merge;
+    if (extra && (check_extra(extra, err) || check_merge(extra, &has_merge, err))) return FERRY_EINVAL;
+    ferry_sst_writer *w = calloc(1, sizeof *w);
+    if (!w) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    w->opts = R.options_create();
+    char *e = NULL;
+    if (extra && extra[0]) {
+        rocksdb_options_t *merged = R.options_create();
+        R.get_options_from_string(w->opts, extra, merged, &e);
+        R.options_destroy(w->opts);
+        w->opts = merged;
+        if (e) { ferry_rocksdb_sst_close(w); return rdb_error(err, e); }
+    }
+    w->env = R.envoptions_create();
+    w->w = R.sstfilewriter_create(w->env, w->opts);
+    R.sstfilewriter_open(w->w, path, &e);
+    if (e) { ferry_rocksdb_sst_close(w); return rdb_error(err, e); }
+    *out = w;
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val, size_t vlen,
+                          ferry_error *err)
+{
+    if (w->finished) return ferry_fail(err, FERRY_EINVAL, 0, "SST file writer is finished: it takes no more entries");
+    /* keys strictly increasing: refuse key <= last, i.e. [last, key) empty */
+    if (w->entries > 0 && ferry_range_empty(w->last, w->last_len, key, klen)) {
+        return ferry_fail(err, FERRY_EINVAL, 0, "SST file entry %llu: keys must be added in strictly increasing "
+                          "unsigned byte order, and this key (%zu bytes) is not greater than the previous one (%zu bytes)",
+                          (unsigned long long)w->entries, klen, w->last_len);
+    }
+    if (klen > w->last_cap) {
+        size_t cap = klen < 64 ? 64 : klen;
+        uint8_t *n = realloc(w->last, cap);
+        if (!n) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        w->last = n;
+        w->last_cap = cap;
+    }
+    char *e = NULL;
+    const char *k = key, *v = val;
+    switch (op) {
+    case FERRY_OP_PUT: R.sstfilewriter_put(w->w, k, klen, v, vlen, &e); break;
+    case FERRY_OP_MERGE: R.sstfilewriter_merge(w->w, k, klen, v, vlen, &e); break;
+    default: R.sstfilewriter_delete(w->w, k, klen, &e); break;
+    }
+    if (e) return rdb_error(err, e);
+    if (klen) memcpy(w->last, key, klen);
+    w->last_len = klen;
+    w->entries++;
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
+{
+    if (w->finished) return ferry_fail(err, FERRY_EINVAL, 0, "SST file writer is already finished");
+    if (w->entries == 0)
+        return ferry_fail(err, FERRY_EINVAL, 0, "SST file has no entries: RocksDB writes no empty table file");
+    char *e = NULL;
+    R.sstfilewriter_finish(w->w, &e);
+    if (e) return rdb_error(err, e);
+    w->finished = 1;
+    if (size_out) {
+        uint64_t size = 0;
+        R.sstfilewriter_file_size(w->w, &size);
+        *size_out = size;
+    }
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_sst_close(ferry_sst_writer *w)
+{
+    if (w->w) R.sstfilewriter_destroy(w->w);
+    if (w->env) R.envoptions_destroy(w->env);
+    if (w->opts) R.options_destroy(w->opts);
+    free(w->last);
+    free(w);
+    return FERRY_OK;
+}
+
+/* Ingest files into a family under drop_lock (a write). */
+static int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n, uint32_t flags,
+                      ferry_error *err)
+{
+    if (!rdb_has_sst()) return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no external file ingestion C API", g_path);
+    int rc = write_enter(s, cf, err);
+    if (rc) return rc;
+    rocksdb_ingestexternalfileoptions_t *o = R.ingestexternalfileoptions_create();
+    R.ingestexternalfileoptions_set_move_files(o, (flags & FERRY_INGEST_MOVE) != 0);
+    char *e = NULL;
+    R.ingest_external_file_cf(STORE(s)->db, CFH(cf), paths, n, o, &e);
+    R.ingestexternalfileoptions_destroy(o);
+    write_exit(s);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
 static const ferry_engine_ops rdb_ops = {
+    .ingest = rdb_ingest,
     .checkpoint = rdb_checkpoint,
     .close = rdb_close,
     .cf_create = rdb_cf_create,

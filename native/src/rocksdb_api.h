@@ -25,6 +25,9 @@ typedef struct rocksdb_checkpoint_t rocksdb_checkpoint_t;
 typedef struct rocksdb_backup_engine_t rocksdb_backup_engine_t;
 typedef struct rocksdb_backup_engine_info_t rocksdb_backup_engine_info_t;
 typedef struct rocksdb_restore_options_t rocksdb_restore_options_t;
+typedef struct rocksdb_envoptions_t rocksdb_envoptions_t;
+typedef struct rocksdb_sstfilewriter_t rocksdb_sstfilewriter_t;
+typedef struct rocksdb_ingestexternalfileoptions_t rocksdb_ingestexternalfileoptions_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -139,7 +142,29 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
  * in RocksJava 9.x; without it a read-only open goes through the column-family variant. */
 #define RDB_API_OPTIONAL_FUNCS(X) \
     X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
-    RDB_API_UTILITY_FUNCS(X)
+    RDB_API_UTILITY_FUNCS(X) \
+    RDB_API_SST_FUNCS(X)
+
+/* SST file writing and ingestion: in every rocksdbjni from 7.9.2 on, resolved as optional like the
+ * utilities (ferry_sst_* and ferry_ingest fail with FERRY_ENOTSUP without them, see rdb_has_sst). */
+#define RDB_API_SST_FUNCS(X) \
+    X(envoptions_create, rocksdb_envoptions_t *, (void)) \
+    X(envoptions_destroy, void, (rocksdb_envoptions_t *o)) \
+    X(sstfilewriter_create, rocksdb_sstfilewriter_t *, (const rocksdb_envoptions_t *env, const rocksdb_options_t *io)) \
+    X(sstfilewriter_open, void, (rocksdb_sstfilewriter_t *w, const char *name, char **errptr)) \
+    X(sstfilewriter_put, void, (rocksdb_sstfilewriter_t *w, const char *k, size_t klen, const char *v, size_t vlen, \
+        char **errptr)) \
+    X(sstfilewriter_merge, void, (rocksdb_sstfilewriter_t *w, const char *k, size_t klen, const char *v, size_t vlen, \
+        char **errptr)) \
+    X(sstfilewriter_delete, void, (rocksdb_sstfilewriter_t *w, const char *k, size_t klen, char **errptr)) \
+    X(sstfilewriter_finish, void, (rocksdb_sstfilewriter_t *w, char **errptr)) \
+    X(sstfilewriter_file_size, void, (rocksdb_sstfilewriter_t *w, uint64_t *size)) \
+    X(sstfilewriter_destroy, void, (rocksdb_sstfilewriter_t *w)) \
+    X(ingestexternalfileoptions_create, rocksdb_ingestexternalfileoptions_t *, (void)) \
+    X(ingestexternalfileoptions_destroy, void, (rocksdb_ingestexternalfileoptions_t *o)) \
+    X(ingestexternalfileoptions_set_move_files, void, (rocksdb_ingestexternalfileoptions_t *o, unsigned char v)) \
+    X(ingest_external_file_cf, void, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, const char *const *files, \
+        size_t n, const rocksdb_ingestexternalfileoptions_t *o, char **errptr))
 
 /* Checkpoints and the backup engine: in every rocksdbjni from 7.9.2 on, but resolved as optional,
  * since a RocksDB built without its utilities (ROCKSDB_LITE) lacks them: ferry_checkpoint and

@@ -1110,6 +1110,54 @@ static void test_merge(void)
     CHECK_RC(ferry_rj_write((void *)8, &fake_cf, 1, b, 25, 1, &err), FERRY_EINVAL);
 }
 
+/* SST files: written in order (out of order refused by the shim), finished, ingested into a
+ * family, with a delete hiding an older value; misuse gives codes. */
+static void test_sst(void)
+{
+    ferry_sst_writer *w = NULL;
+    CHECK_RC(ferry_sst_open(dir("one.sst"), "compression=kNoCompression", &w, &err), FERRY_OK);
+    if (!w) return;
+    uint64_t size = 0;
+    CHECK_RC(ferry_sst_finish(w, &size, &err), FERRY_EINVAL);   /* no entries */
+    CHECK_RC(ferry_sst_put(w, "b", 1, "B", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_sst_put(w, "b", 1, "B", 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_put(w, "a", 1, "A", 1, &err), FERRY_EINVAL);
+    CHECK(strstr(err.message, "strictly increasing") != NULL, "order message: %s", err.message);
+    CHECK_RC(ferry_sst_delete(w, "c", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_sst_put(w, "d", 1, "D", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_sst_put(w, NULL, 1, "D", 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_finish(w, &size, &err), FERRY_OK);
+    CHECK(size > 0, "file size %llu", (unsigned long long)size);
+    CHECK_RC(ferry_sst_finish(w, &size, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_put(w, "e", 1, "E", 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_close(w), FERRY_OK);
+    CHECK_RC(ferry_sst_close(NULL), FERRY_OK);
+    CHECK_RC(ferry_sst_open("", NULL, &w, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_open(dir("x.sst"), "comparator=foo", &w, &err), FERRY_EINVAL);
+
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("sst-db", &s), FERRY_OK);
+    if (!s) return;
+    uint32_t cf;
+    CHECK_RC(ferry_cf_create(s, "f", &cf, &err), FERRY_OK);
+    CHECK_RC(put_s(s, cf, "c", "old"), FERRY_OK);
+    char paths[4200];
+    int plen = snprintf(paths, sizeof paths, "%s", dir("one.sst")) + 1;
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen, 1, 0x8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen, 2, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen - 1, 1, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, 77, paths, (size_t)plen, 1, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen, 1, 0, &err), FERRY_OK);
+    char buf[16];
+    CHECK_RC(get_s(s, NULL, cf, "b", buf, sizeof buf), FERRY_OK);
+    CHECK(strcmp(buf, "B") == 0, "b = '%s'", buf);
+    CHECK_RC(get_s(s, NULL, cf, "c", buf, sizeof buf), FERRY_NOTFOUND);
+    CHECK_RC(get_s(s, NULL, cf, "d", buf, sizeof buf), FERRY_OK);
+    int mlen = snprintf(paths, sizeof paths, "%s", dir("missing.sst")) + 1;
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)mlen, 1, FERRY_INGEST_MOVE, &err) < 0, 1);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
 /* Backups: create two, list them, restore each into a fresh directory, purge to the newest. */
 static void test_backups(void)
 {
@@ -1210,6 +1258,7 @@ int main(int argc, char **argv)
     test_checkpoint();
     test_backups();
     test_merge();
+    test_sst();
     test_rocksjava();
 
     printf("%d passed, %d failed\n", passed, failed);
