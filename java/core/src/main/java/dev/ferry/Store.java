@@ -814,6 +814,54 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds finished SST files (from {@link SstFileWriter}, or RocksJava's {@code SstFileWriter}) to
+     * a column family of a RocksDB store: their entries become visible at once, as one write newer
+     * than every entry already in the family, without passing through the memtable and the
+     * write-ahead log.
+     *
+     * @param cf the family
+     * @param files the files; their key ranges must not overlap one another
+     * @param move true: hard-link the files into the store (they leave {@code files}' paths, and
+     *        must be on the store's file system); false: copy them
+     * @throws IllegalArgumentException when {@code files} is empty
+     * @throws FerryException.NotSupported on LMDB, which has no table files (load with a {@link WriteBatch})
+     * @throws FerryException when RocksDB refuses (a missing file: {@link FerryException.IOError};
+     *         overlapping files: {@link FerryException.InvalidArgument})
+     */
+    public void ingest(ColumnFamily cf, java.util.List<Path> files, boolean move) {
+        Objects.requireNonNull(files, "files");
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no files to ingest");
+        }
+        java.io.ByteArrayOutputStream paths = new java.io.ByteArrayOutputStream();
+        for (Path f : files) {
+            byte[] p = Objects.requireNonNull(f, "file").toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8);
+            for (byte c : p) {
+                if (c == 0) {
+                    throw new IllegalArgumentException("NUL character in file name " + f);
+                }
+            }
+            paths.write(p, 0, p.length);
+            paths.write(0);
+        }
+        byte[] all = paths.toByteArray();
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) all.length, 0);
+            m.buf.put(Scratch.DATA, all);
+            int rc = binding.ingest(handle, id, m.addr + Scratch.DATA, all.length, files.size(),
+                    move ? Abi.INGEST_MOVE : 0, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
     /** Creates the missing parents of {@code dir} (checkpoint and backup targets). */
     static void createParents(Path dir) {
         Path parent = dir.getParent();

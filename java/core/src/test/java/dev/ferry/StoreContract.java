@@ -2202,6 +2202,113 @@ public abstract class StoreContract {
         assertThrows(IllegalStateException.class, () -> store.merge(b("k"), le64(1)));
     }
 
+    // ---- SST files and ingestion
+
+    private SstFileWriter sst(String name) {
+        return SstFileWriter.open(dir.resolve(name), null, options().binding);
+    }
+
+    @Test
+    void sstFileIsIngestedIntoAFamilyAndItsDeletesHideOlderValues() throws Exception {
+        Path f = dir.resolve("load.sst");
+        try (SstFileWriter w = sst("load.sst")) {
+            assertEquals(f, w.path());
+            for (int i = 0; i < 1000; i++) {
+                w.put(b(String.format("k%05d", i)), b("v" + i));
+            }
+            w.delete(b("k99999"));
+            assertEquals(1001, w.entries());
+            assertTrue(w.finish() > 0);
+            assertTrue(w.isFinished());
+        }
+        ColumnFamily c = store.createColumnFamily("bulk");
+        if (options().engine() == Engine.LMDB) {
+            FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, () -> store.ingest(c, List.of(f), false));
+            assertTrue(e.getMessage().contains("LMDB"), e.getMessage());
+            return;
+        }
+        store.put(c, b("k99999"), b("old"));
+        store.put(c, b("k00001"), b("old"));
+        store.ingest(c, List.of(f), false);
+        assertTrue(java.nio.file.Files.exists(f)); // copied
+        assertEquals("v1", s(store.get(c, b("k00001"))));
+        assertEquals("v999", s(store.get(c, b("k00999"))));
+        assertNull(store.get(c, b("k99999")));
+        assertNull(store.get(b("k00001"))); // the default family is untouched
+        int n = 0;
+        try (Cursor cur = store.cursor(c, KeyRange.all(), null)) {
+            while (cur.next()) {
+                n++;
+            }
+        }
+        assertEquals(1000, n);
+        // move: the file leaves its path
+        try (SstFileWriter w = sst("more.sst")) {
+            w.put(b("z"), b("last")).finish();
+        }
+        store.ingest(c, List.of(dir.resolve("more.sst")), true);
+        assertFalse(java.nio.file.Files.exists(dir.resolve("more.sst")));
+        assertEquals("last", s(store.get(c, b("z"))));
+        // the store reopens with the ingested files
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals("last", s(store.get(store.columnFamily("bulk").orElseThrow(), b("z"))));
+    }
+
+    @Test
+    void sstKeysOutOfOrderThrowAndTheWriterStaysUsable() {
+        try (SstFileWriter w = sst("o.sst")) {
+            w.put(b("b"), b("1"));
+            for (byte[] k : List.of(b("a"), b("b"), b(""))) {
+                FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class, () -> w.put(k, b("x")));
+                assertTrue(e.getMessage().contains("strictly increasing"), e.getMessage());
+            }
+            assertThrows(FerryException.InvalidArgument.class, () -> w.merge(b("a"), b("x")));
+            assertThrows(FerryException.InvalidArgument.class, () -> w.delete(b("b")));
+            w.put(b("b\0"), b("2")); // longer with the same prefix sorts after
+            w.put(new byte[] {(byte) 0x80}, b("3")); // unsigned order
+            assertEquals(3, w.entries());
+            w.finish();
+            assertThrows(FerryException.InvalidArgument.class, () -> w.finish());
+            assertThrows(FerryException.InvalidArgument.class, () -> w.put(new byte[] {(byte) 0xff}, b("4")));
+        }
+    }
+
+    @Test
+    void sstWriterMisuseThrows() throws Exception {
+        SstFileWriter w = sst("m.sst");
+        assertThrows(FerryException.InvalidArgument.class, w::finish); // no entries
+        assertThrows(NullPointerException.class, () -> w.put(null, b("v")));
+        assertThrows(NullPointerException.class, () -> w.put(b("k"), null));
+        assertThrows(NullPointerException.class, () -> w.merge(b("k"), null));
+        w.close();
+        w.close();
+        assertThrows(IllegalStateException.class, () -> w.put(b("k"), b("v")));
+        assertThrows(IllegalStateException.class, w::finish);
+        assertThrows(FerryException.InvalidArgument.class,
+                () -> SstFileWriter.open(dir.resolve("c.sst"), "comparator=foo", options().binding));
+        assertThrows(IllegalArgumentException.class, () -> store.ingest(store.defaultColumnFamily(), List.of(), false));
+        assertThrows(NullPointerException.class, () -> store.ingest(store.defaultColumnFamily(), null, false));
+        if (options().engine() == Engine.ROCKSDB) {
+            assertThrows(FerryException.IOError.class, () -> store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("absent.sst")), false));
+        }
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("m.sst")), false));
+    }
+
+    @Test
+    void sstMergeOperandsAreCombinedByTheIngestingStoresOperator() {
+        if (reopenWithMerge(MergeOperator.UINT64_ADD) == null) {
+            return;
+        }
+        store.merge(b("n"), le64(5));
+        try (SstFileWriter w = sst("m.sst")) {
+            w.merge(b("n"), le64(10)).finish();
+        }
+        store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("m.sst")), false);
+        assertEquals(15, le64(store.get(b("n"))));
+    }
+
     /** Whether a range deletion [lo, hi) on the default family would cover a family's record. */
     private boolean coversFamilyName(byte[][] lh, List<byte[]> names) {
         if (!familyNamesAreDefaultFamilyKeys()) {

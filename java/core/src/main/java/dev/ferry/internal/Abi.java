@@ -206,6 +206,10 @@ public final class Abi {
     /** Bytes of one backup record: u32 id, u32 files, i64 timestamp, u64 size. */
     public static final int BACKUP_INFO_SIZE = 24;
 
+    // ---- SST ingestion
+    /** Move (hard-link) ingested files instead of copying them. */
+    public static final int INGEST_MOVE = 0x1;
+
     /**
      * Refuses a libferry built for another ABI than these classes: calling it would pass arguments
      * the library reads differently (a crash or a wrong answer, not an error).

@@ -81,6 +81,15 @@ public final class JniBinding implements NativeBinding {
         return cursorFill0(cursor, op, key, klen, page, cap, maxEntries, err);
     }
     @Override public int checkpoint(long store, long dir, int flags, long err) { return checkpoint0(store, dir, flags, err); }
+    @Override public int sstOpen(long path, long extra, long out, long err) { return sstOpen0(path, extra, out, err); }
+    @Override public int sstPut(long w, long key, long klen, long val, long vlen, long err) { return sstPut0(w, key, klen, val, vlen, err); }
+    @Override public int sstMerge(long w, long key, long klen, long op, long olen, long err) { return sstMerge0(w, key, klen, op, olen, err); }
+    @Override public int sstDelete(long w, long key, long klen, long err) { return sstDelete0(w, key, klen, err); }
+    @Override public int sstFinish(long w, long sizeOut, long err) { return sstFinish0(w, sizeOut, err); }
+    @Override public int sstClose(long w) { return sstClose0(w); }
+    @Override public int ingest(long store, int cf, long paths, long len, int n, int flags, long err) {
+        return ingest0(store, cf, paths, len, n, flags, err);
+    }
     @Override public int backupsOpen(long dir, long out, long err) { return backupsOpen0(dir, out, err); }
     @Override public int backupsClose(long backups) { return backupsClose0(backups); }
     @Override public int backupsCreate(long backups, long store, long idOut, long err) { return backupsCreate0(backups, store, idOut, err); }
@@ -136,6 +145,13 @@ public final class JniBinding implements NativeBinding {
     private static native int cursorClose0(long cursor);
     private static native int cursorFill0(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
     private static native int checkpoint0(long store, long dir, int flags, long err);
+    private static native int sstOpen0(long path, long extra, long out, long err);
+    private static native int sstPut0(long w, long key, long klen, long val, long vlen, long err);
+    private static native int sstMerge0(long w, long key, long klen, long op, long olen, long err);
+    private static native int sstDelete0(long w, long key, long klen, long err);
+    private static native int sstFinish0(long w, long sizeOut, long err);
+    private static native int sstClose0(long w);
+    private static native int ingest0(long store, int cf, long paths, long len, int n, int flags, long err);
     private static native int backupsOpen0(long dir, long out, long err);
     private static native int backupsClose0(long backups);
     private static native int backupsCreate0(long backups, long store, long idOut, long err);
