@@ -217,6 +217,11 @@ public final class SstFileWriter implements AutoCloseable {
         return finished;
     }
 
+    /** @return whether {@link #close()} was called */
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
     /** Releases the writer (idempotent); an unfinished file stays on disk incomplete. */
     @Override
     public synchronized void close() {

@@ -84,6 +84,7 @@ public final class MisuseFuzz {
                 + " threads=" + threads + " java=" + Runtime.version() + " maxDirect=" + maxDirectMemory());
         StoreOps.register(this, table);
         BackupOps.register(this, table);
+        MergeSstOps.register(this, table);
         CursorOps.register(this, table);
         Scenarios.register(this, table);
         if (engine == Engine.ROCKSDB) {
