@@ -110,7 +110,9 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_MAX_READERS       11  /**< LMDB max readers */
 #define FERRY_OPT_LMDB_FLAGS        12  /**< FERRY_LMDB_* bit mask */
 #define FERRY_OPT_AUTO_GROW         13  /**< LMDB: grow the map on MAP_FULL, bytes per step (0 = off) */
-#define FERRY_OPT_COUNT             14
+#define FERRY_OPT_STATISTICS        18 /**< RocksDB: bool, default 0. 1: collect statistics (tickers and histograms,
+                                             read as the "rocksdb.options-statistics" property); LMDB: FERRY_EINVAL */
+#define FERRY_OPT_COUNT             19
 /**@}*/
 
 /** @name Compression values for FERRY_OPT_COMPRESSION */

@@ -5,6 +5,7 @@
 #include "platform.h"
 #include "rocksdb_api.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -392,6 +393,37 @@ static int check_merge(const char *extra, int *has, ferry_error *err)
                       "a malformed operand; operators implemented in Java are not provided)", shown, val);
 }
 
+/* The merge operator of a store opened without one. RocksDB leaves a family without a merge
+ * operator at NULL, and its iterators then call through that NULL when they meet merge operands
+ * (a store that was opened with an operator before, or ingested a file holding operands): the
+ * process dies. This operator refuses every merge instead, so such reads fail with RocksDB's
+ * "Could not perform merge" (FERRY_ECORRUPTION) and the JVM lives. Ferry's own merges are
+ * refused before RocksDB sees them (has_merge). Plain C callbacks: no Java involved. */
+static char refused_value[1];
+
+static char *refuse_full_merge(void *st, const char *key, size_t klen, const char *existing, size_t elen,
+                               const char *const *ops, const size_t *op_lens, int n, unsigned char *success,
+                               size_t *new_len)
+{
+    (void)st; (void)key; (void)klen; (void)existing; (void)elen; (void)ops; (void)op_lens; (void)n;
+    *success = 0;
+    *new_len = 0;
+    return refused_value;
+}
+
+static char *refuse_partial_merge(void *st, const char *key, size_t klen, const char *const *ops,
+                                  const size_t *op_lens, int n, unsigned char *success, size_t *new_len)
+{
+    (void)st; (void)key; (void)klen; (void)ops; (void)op_lens; (void)n;
+    *success = 0;
+    *new_len = 0;
+    return refused_value;
+}
+
+static void refused_delete(void *st, const char *v, size_t vlen) { (void)st; (void)v; (void)vlen; }
+static void refused_destroy(void *st) { (void)st; }
+static const char *refused_name(void *st) { (void)st; return "ferry.NoMergeOperator"; }
+
 /* Build s->opts and the read/write/flush options from the FERRY_OPT_* array and extra. */
 static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry_error *err)
 {
@@ -436,6 +468,12 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         R.options_destroy(s->opts);
         s->opts = merged;
     }
+    if (!s->has_merge)
+        R.options_set_merge_operator(s->opts, R.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
+                                                                     refuse_partial_merge, refused_delete, refused_name));
+    int64_t stats = ferry_opt(opts, FERRY_OPT_STATISTICS, 0);
+    if (stats < 0 || stats > 1) return ferry_fail(err, FERRY_EINVAL, 0, "FERRY_OPT_STATISTICS is 0 or 1");
+    if (stats) R.options_enable_statistics(s->opts);
 
     s->ropts = R.readoptions_create();
     s->wopts = R.writeoptions_create();
@@ -567,6 +605,47 @@ static int check_exists(const char *path, int read_only, ferry_error *err)
                       read_only ? " (read-only open)" : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
 }
 
+/* A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
+ * an operator other than Ferry's refusing one) may hold merge operands that it cannot read:
+ * FERRY_EINVAL naming the operator. Missing or unreadable files are left to RocksDB. */
+static int check_merge_history(const char *path, ferry_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d) return FERRY_OK;
+    unsigned long best = 0;
+    int found = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        unsigned long n;
+        char tail;
+        if (sscanf(e->d_name, "OPTIONS-%lu%c", &n, &tail) == 1 && (!found || n > best)) { best = n; found = 1; }
+    }
+    closedir(d);
+    if (!found) return FERRY_OK;
+    size_t plen = strlen(path) + 40;
+    char *file = malloc(plen);
+    if (!file) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    snprintf(file, plen, "%s/OPTIONS-%06lu", path, best);
+    FILE *f = fopen(file, "r");
+    free(file);
+    if (!f) return FERRY_OK;
+    char line[1024];
+    int rc = FERRY_OK;
+    while (rc == FERRY_OK && fgets(line, sizeof line, f)) {
+        const char *p = line;
+        while (blank(*p)) p++;
+        if (strncmp(p, "merge_operator=", 15) != 0) continue;
+        p += 15;
+        size_t n = strcspn(p, "\r\n");
+        while (n > 0 && blank(p[n - 1])) n--;
+        if (n == 0 || key_is(p, n, "nullptr") || key_is(p, n, "ferry.NoMergeOperator")) continue;
+        rc = ferry_fail(err, FERRY_EINVAL, 0, "the RocksDB store at %s was last opened with merge operator %.*s and may "
+                        "hold merge operands, which a store without a merge operator cannot read: open it with "
+                        "StoreOptions.mergeOperator(...) (options string: merge_operator=...)", path, (int)(n > 200 ? 200 : n), p);
+    }
+    fclose(f);
+    return rc;
+}
+
 int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
                        ferry_error *err)
 {
@@ -588,6 +667,7 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     int create = ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0;
     int rc = !create || read_only ? check_exists(path, read_only, err) : FERRY_OK;
     if (rc == FERRY_OK) rc = configure(s, opts, extra, err);
+    if (rc == FERRY_OK && !s->has_merge) rc = check_merge_history(path, err);
     if (rc == FERRY_OK) rc = open_families(s, path, read_only, err);
     if (rc != FERRY_OK) {
         store_free(s);

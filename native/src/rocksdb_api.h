@@ -26,6 +26,7 @@ typedef struct rocksdb_backup_engine_t rocksdb_backup_engine_t;
 typedef struct rocksdb_backup_engine_info_t rocksdb_backup_engine_info_t;
 typedef struct rocksdb_restore_options_t rocksdb_restore_options_t;
 typedef struct rocksdb_envoptions_t rocksdb_envoptions_t;
+typedef struct rocksdb_mergeoperator_t rocksdb_mergeoperator_t;
 typedef struct rocksdb_sstfilewriter_t rocksdb_sstfilewriter_t;
 typedef struct rocksdb_ingestexternalfileoptions_t rocksdb_ingestexternalfileoptions_t;
 
@@ -55,6 +56,14 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(options_set_error_if_exists, void, (rocksdb_options_t *o, unsigned char v)) \
     X(options_set_compression, void, (rocksdb_options_t *o, int v)) \
     X(options_set_max_open_files, void, (rocksdb_options_t *o, int v)) \
+    X(options_enable_statistics, void, (rocksdb_options_t *o)) \
+    X(options_set_merge_operator, void, (rocksdb_options_t *o, rocksdb_mergeoperator_t *m)) \
+    X(mergeoperator_create, rocksdb_mergeoperator_t *, (void *state, void (*destructor)(void *), \
+        char *(*full_merge)(void *, const char *key, size_t klen, const char *existing, size_t elen, \
+            const char *const *ops, const size_t *op_lens, int n, unsigned char *success, size_t *new_len), \
+        char *(*partial_merge)(void *, const char *key, size_t klen, const char *const *ops, const size_t *op_lens, \
+            int n, unsigned char *success, size_t *new_len), \
+        void (*delete_value)(void *, const char *value, size_t vlen), const char *(*name)(void *))) \
     X(options_set_block_based_table_factory, void, (rocksdb_options_t *o, rocksdb_block_based_table_options_t *t)) \
     X(get_options_from_string, void, (const rocksdb_options_t *base, const char *s, rocksdb_options_t *out, char **errptr)) \
     X(block_based_options_create, rocksdb_block_based_table_options_t *, (void)) \

@@ -1093,6 +1093,37 @@ static void test_merge(void)
         CHECK_RC(put_s(s, 0, "after", "ok"), FERRY_OK);
         CHECK_RC(ferry_store_close(s), FERRY_OK);
     }
+    /* a store last opened with an operator, reopened without one: refused (it may hold operands) */
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, NULL, &s, &err), FERRY_EINVAL);
+    CHECK(strstr(err.message, "UInt64AddOperator") != NULL && strstr(err.message, "mergeOperator") != NULL, "%s",
+          err.message);
+    /* operands that reach a store without an operator anyway (an ingested file): reads and scans
+     * fail, the process lives (RocksDB's iterators would call through a NULL operator) */
+    ferry_sst_writer *w = NULL;
+    CHECK_RC(ferry_sst_open(dir("merges.sst"), NULL, &w, &err), FERRY_OK);
+    if (w) {
+        CHECK_RC(ferry_sst_merge(w, "n", 1, &one, 8, &err), FERRY_OK);
+        CHECK_RC(ferry_sst_finish(w, NULL, &err), FERRY_OK);
+        ferry_sst_close(w);
+    }
+    CHECK_RC(open_store("merge-ingested", &s), FERRY_OK);
+    if (s) {
+        char p[4200];
+        int pl = snprintf(p, sizeof p, "%s", dir("merges.sst")) + 1;
+        CHECK_RC(ferry_ingest(s, 0, p, (size_t)pl, 1, 0, &err), FERRY_OK);
+        uint64_t v;
+        size_t vl;
+        CHECK(ferry_get(s, NULL, 0, "n", 1, &v, 8, &vl, &err) < 0, "get of merge operands without an operator fails");
+        ferry_cursor *c = NULL;
+        CHECK_RC(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+        uint8_t page[4096];
+        if (c) {
+            CHECK(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 16, &err) < 0, "reverse scan fails");
+            CHECK(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 16, &err) < 0, "forward scan fails");
+            ferry_cursor_close(c);
+        }
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=bogus", &s, &err),
              FERRY_EINVAL);
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=sortlist", &s, &err),

@@ -125,8 +125,12 @@ public final class SstFileWriter implements AutoCloseable {
         return path;
     }
 
-    /** @return the entries added so far */
+    /**
+     * @return the entries added so far
+     * @throws IllegalStateException when closed
+     */
     public synchronized long entries() {
+        check();
         return entries;
     }
 

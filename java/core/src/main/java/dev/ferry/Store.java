@@ -69,6 +69,7 @@ public final class Store implements AutoCloseable {
     private final Guard guard = new Guard("store", true);
     private final long handle;
     private final StoreOptions options;
+    private final boolean statisticsOn; // as opened (options may be changed later)
     private final boolean lmdbThreadBound;
     private final List<ColumnFamily> families = new CopyOnWriteArrayList<>();
     /** Open cursors (on the latest state) and snapshots, held weakly. */
@@ -92,6 +93,7 @@ public final class Store implements AutoCloseable {
         this.engine = options.engine;
         this.path = path;
         this.options = options;
+        this.statisticsOn = options.statistics;
         this.handle = handle;
         this.lmdbThreadBound = engine == Engine.LMDB && !options.lmdbFlags.contains(LmdbFlag.NOTLS);
         Lifetime lt = new Lifetime(release);
@@ -872,6 +874,48 @@ public final class Store implements AutoCloseable {
                 throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + parent + ": " + e);
             }
         }
+    }
+
+    /**
+     * RocksDB's statistics now: tickers and histograms since the store opened, by RocksDB's names.
+     *
+     * @return a snapshot of the statistics
+     * @throws IllegalStateException when the store was opened without {@link StoreOptions#statistics(boolean)},
+     *         or is closed
+     * @throws FerryException.NotSupported on LMDB (see {@link #lmdbStats(ColumnFamily)})
+     */
+    public Statistics statistics() {
+        if (engine != Engine.ROCKSDB) {
+            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "statistics() reads RocksDB's tickers and histograms; "
+                    + "LMDB keeps none: use lmdbStats(cf) for its page and reader counts");
+        }
+        if (!statisticsOn) {
+            guard.enter(); // a closed store says so first
+            guard.exit();
+            throw new IllegalStateException("statistics are off: open the store with StoreOptions.statistics(true)");
+        }
+        String text = property(defaultColumnFamily(), "rocksdb.options-statistics")
+                .orElseThrow(() -> new IllegalStateException("RocksDB reports no statistics"));
+        return Statistics.parse(text);
+    }
+
+    /**
+     * LMDB's statistics of a column family's B+tree (page size, depth, branch, leaf and overflow
+     * pages, entries) and of the environment (map size, last page, last transaction, readers),
+     * read now.
+     *
+     * @param cf the family
+     * @return the statistics
+     * @throws FerryException.NotSupported on RocksDB (see {@link #statistics()} and {@link #property(String)})
+     */
+    public LmdbStats lmdbStats(ColumnFamily cf) {
+        if (engine != Engine.LMDB) {
+            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "lmdbStats reads LMDB's mdb_stat and mdb_env_info; "
+                    + "for RocksDB use statistics() (with StoreOptions.statistics(true)) and property(...)");
+        }
+        String stat = property(cf, "lmdb.stat").orElseThrow(() -> new IllegalStateException("no lmdb.stat"));
+        String info = property(cf, "lmdb.info").orElseThrow(() -> new IllegalStateException("no lmdb.info"));
+        return LmdbStats.parse(stat, info);
     }
 
     /**

@@ -723,6 +723,7 @@ public abstract class StoreContract {
         rocksdb.put("maxOpenFiles", o -> o.maxOpenFiles(64));
         rocksdb.put("rocksdbOptions", o -> o.rocksdbOptions("write_buffer_size=1048576"));
         rocksdb.put("mergeOperator", o -> o.mergeOperator(MergeOperator.UINT64_ADD));
+        rocksdb.put("statistics", o -> o.statistics(true));
         lmdb.put("mapSize", o -> o.mapSize(1L << 20));
         lmdb.put("maxColumnFamilies", o -> o.maxColumnFamilies(4));
         lmdb.put("maxReaders", o -> o.maxReaders(16));
@@ -2175,6 +2176,45 @@ public abstract class StoreContract {
     }
 
     @Test
+    void aStoreOpenedWithAMergeOperatorRefusesToOpenWithoutOne() {
+        if (reopenWithMerge(MergeOperator.UINT64_ADD) == null) {
+            return;
+        }
+        store.merge(b("n"), le64(1));
+        store.merge(b("n"), le64(2));
+        store.close();
+        FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class,
+                () -> Store.open(dir.resolve("db"), options()));
+        assertTrue(e.getMessage().contains("UInt64AddOperator") && e.getMessage().contains("StoreOptions.mergeOperator"),
+                e.getMessage());
+        store = Store.open(dir.resolve("db"), options().mergeOperator(MergeOperator.UINT64_ADD));
+        assertEquals(3, le64(store.get(b("n"))));
+    }
+
+    @Test
+    void mergeOperandsIngestedIntoAStoreWithoutAnOperatorThrowOnReadInsteadOfCrashing() {
+        if (options().engine() != Engine.ROCKSDB) {
+            return;
+        }
+        try (SstFileWriter w = SstFileWriter.open(dir.resolve("m.sst"), null, options().binding)) {
+            w.put(b("a"), b("plain")).merge(b("n"), le64(1)).finish();
+        }
+        store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("m.sst")), false);
+        assertEquals("plain", s(store.get(b("a"))));
+        assertThrows(FerryException.class, () -> store.get(b("n"))); // RocksDB: "Merge operator failed"
+        for (boolean reverse : new boolean[] {false, true}) {
+            try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), null)) {
+                assertThrows(FerryException.class, () -> {
+                    boolean on = reverse ? c.last() : c.first();
+                    while (on) {
+                        on = reverse ? c.prev() : c.next();
+                    }
+                });
+            }
+        }
+    }
+
+    @Test
     void unsafeOrUnknownMergeOperatorsInTheOptionsStringFailTheOpen() {
         if (options().engine() != Engine.ROCKSDB) {
             assertThrows(IllegalArgumentException.class, () -> options().mergeOperator(MergeOperator.UINT64_ADD));
@@ -2200,6 +2240,72 @@ public abstract class StoreContract {
         assertThrows(IllegalStateException.class, () -> store.merge(c, b("k"), le64(1)));
         store.close();
         assertThrows(IllegalStateException.class, () -> store.merge(b("k"), le64(1)));
+    }
+
+    // ---- statistics
+
+    @Test
+    void rocksDbTickersAndHistogramsCountWritesAndReads() {
+        if (options().engine() != Engine.ROCKSDB) {
+            assertThrows(FerryException.NotSupported.class, () -> store.statistics());
+            return;
+        }
+        IllegalStateException off = assertThrows(IllegalStateException.class, () -> store.statistics());
+        assertTrue(off.getMessage().contains("StoreOptions.statistics(true)"), off.getMessage());
+        store.close();
+        store = Store.open(dir.resolve("db"), options().statistics(true));
+        Statistics before = store.statistics();
+        for (int i = 0; i < 10; i++) {
+            store.put(b("key" + i), b("value" + i));
+        }
+        for (int i = 0; i < 5; i++) {
+            assertNotNull(store.get(b("key" + i)));
+        }
+        Statistics after = store.statistics();
+        assertEquals(10, after.ticker(Statistics.Ticker.KEYS_WRITTEN) - before.ticker(Statistics.Ticker.KEYS_WRITTEN));
+        assertEquals(5, after.ticker(Statistics.Ticker.KEYS_READ) - before.ticker(Statistics.Ticker.KEYS_READ));
+        assertTrue(after.ticker("rocksdb.bytes.written") - before.ticker("rocksdb.bytes.written") >= 10 * 10);
+        assertEquals(5 * "value0".length(), after.ticker(Statistics.Ticker.BYTES_READ) - before.ticker(Statistics.Ticker.BYTES_READ));
+        Statistics.Histogram get = after.histogram(Statistics.HistogramType.DB_GET);
+        assertEquals(5, get.count() - before.histogram("rocksdb.db.get.micros").count());
+        assertTrue(get.p50() <= get.p95() && get.p95() <= get.p99() && get.p99() <= get.max(), get.toString());
+        for (Statistics.Ticker t : Statistics.Ticker.values()) {
+            after.ticker(t); // every named ticker exists in this RocksDB
+        }
+        for (Statistics.HistogramType h : Statistics.HistogramType.values()) {
+            after.histogram(h);
+        }
+        assertTrue(after.tickers().size() > 100, "tickers " + after.tickers().size());
+        assertThrows(IllegalArgumentException.class, () -> after.ticker("rocksdb.no.such.ticker"));
+        assertThrows(IllegalArgumentException.class, () -> after.histogram("rocksdb.no.such.histogram"));
+        assertThrows(FerryException.NotSupported.class, () -> store.lmdbStats(store.defaultColumnFamily()));
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.statistics());
+    }
+
+    @Test
+    void lmdbStatsCountEntriesAndPagesPerFamily() {
+        if (options().engine() != Engine.LMDB) {
+            assertThrows(FerryException.NotSupported.class, () -> store.lmdbStats(store.defaultColumnFamily()));
+            return;
+        }
+        ColumnFamily c = store.createColumnFamily("stats");
+        for (int i = 0; i < 2000; i++) {
+            store.put(c, b(String.format("k%05d", i)), new byte[100]);
+        }
+        store.put(b("big"), new byte[100_000]);
+        LmdbStats f = store.lmdbStats(c);
+        assertEquals(2000, f.entries());
+        assertTrue(f.depth() >= 2 && f.branchPages() >= 1 && f.leafPages() > 10, f.toString());
+        assertEquals(0, f.overflowPages());
+        assertTrue(f.pageSize() >= 4096 && f.mapSize() > 0 && f.maxReaders() > 0 && f.lastPage() > f.leafPages(), f.toString());
+        LmdbStats d = store.lmdbStats(store.defaultColumnFamily());
+        assertTrue(d.overflowPages() >= 100_000 / d.pageSize(), d.toString()); // the big value
+        assertTrue(d.entries() >= 2, d.toString()); // "big" and the family's record
+        assertTrue(d.lastTxnId() >= f.lastTxnId());
+        assertThrows(FerryException.NotSupported.class, () -> store.statistics());
+        store.dropColumnFamily(c);
+        assertThrows(IllegalStateException.class, () -> store.lmdbStats(c));
     }
 
     // ---- SST files and ingestion

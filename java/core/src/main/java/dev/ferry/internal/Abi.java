@@ -117,8 +117,10 @@ public final class Abi {
     public static final int OPT_LMDB_FLAGS = 12;
     /** LMDB auto-grow step. */
     public static final int OPT_AUTO_GROW = 13;
-    /** Number of options. */
-    public static final int OPT_COUNT = 14;
+    /** RocksDB statistics on (bool). */
+    public static final int OPT_STATISTICS = 18;
+    /** Number of option slots. */
+    public static final int OPT_COUNT = 19;
 
     // ---- compression values
     /** None. */

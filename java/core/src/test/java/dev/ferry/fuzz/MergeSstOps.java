@@ -134,7 +134,6 @@ final class MergeSstOps {
             return;
         }
         Store st = s.store;
-        StoreOps.closedStore(c, s);
         int r = c.rnd.nextInt(10);
         List<Path> files = new ArrayList<>();
         Path made = null;
@@ -173,6 +172,7 @@ final class MergeSstOps {
         }
         Object[] f = StoreOps.family(c, s);
         boolean move = c.oneIn(2);
+        StoreOps.closedStore(c, s); // noted last: the file was written by calls of its own
         if (c.world.engine == Engine.LMDB) {
             c.mustThrow("ingestion into LMDB");
         }
