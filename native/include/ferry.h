@@ -112,7 +112,10 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_AUTO_GROW         13  /**< LMDB: grow the map on MAP_FULL, bytes per step (0 = off) */
 #define FERRY_OPT_STATISTICS        18 /**< RocksDB: bool, default 0. 1: collect statistics (tickers and histograms,
                                              read as the "rocksdb.options-statistics" property); LMDB: FERRY_EINVAL */
-#define FERRY_OPT_COUNT             19
+#define FERRY_OPT_READAHEAD_BYTES   19 /**< RocksDB: readahead of every cursor's table reads in bytes
+                                             (ReadOptions.readahead_size; default -1/0: RocksDB's own automatic
+                                             readahead); LMDB: FERRY_EINVAL */
+#define FERRY_OPT_COUNT             20
 /**@}*/
 
 /** @name Compression values for FERRY_OPT_COMPRESSION */
@@ -137,6 +140,10 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data */
 #define FERRY_CURSOR_NO_FILL_CACHE 0x2 /**< RocksDB: do not fill the block cache */
 #define FERRY_CURSOR_ENGINE_STEPS  0x4 /**< LMDB: step through every entry with mdb_cursor_get (no direct leaf-page walk) */
+#define FERRY_CURSOR_NO_VERIFY_CHECKSUMS 0x20 /**< RocksDB: do not verify block checksums of what the cursor reads
+                                                   (LMDB keeps no checksums: no effect) */
+#define FERRY_CURSOR_ASYNC_IO      0x40 /**< RocksDB: prefetch table blocks asynchronously (ReadOptions.async_io);
+                                             FERRY_ENOTSUP on a RocksDB without it (7.9.2). LMDB: no effect */
 /**@}*/
 
 /** @name Cursor fill ops: where to go before filling */

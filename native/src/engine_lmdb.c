@@ -1632,6 +1632,9 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     if (lflags < 0 || (lflags & ~(int64_t)0x1f))
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown LMDB flags 0x%llx", (long long)lflags);
     if (grow < 0) return ferry_fail(err, FERRY_EINVAL, 0, "auto-grow step must be >= 0, got %lld", (long long)grow);
+    if (ferry_opt(opts, FERRY_OPT_READAHEAD_BYTES, 0) != 0)
+        return ferry_fail(err, FERRY_EINVAL, 0, "readahead size (FERRY_OPT_READAHEAD_BYTES) is a RocksDB option: LMDB "
+                          "reads through the OS page cache (LmdbFlag.NORDAHEAD turns the OS readahead off)");
     if (ferry_opt(opts, FERRY_OPT_STATISTICS, 0) != 0)
         return ferry_fail(err, FERRY_EINVAL, 0, "statistics (FERRY_OPT_STATISTICS) are a RocksDB option: LMDB's counters "
                           "are read with the lmdb.stat and lmdb.info properties");

@@ -217,6 +217,7 @@ typedef struct rdb_store {
     rocksdb_writeoptions_t *wopts;
     rocksdb_flushoptions_t *fopts;
     rocksdb_cache_t *cache;
+    size_t readahead;                 /* cursors' readahead_size (0: RocksDB's automatic readahead) */
     int has_merge;                    /* the options string set one of the accepted merge operators */
 } rdb_store;
 
@@ -471,6 +472,9 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
     if (!s->has_merge)
         R.options_set_merge_operator(s->opts, R.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
                                                                      refuse_partial_merge, refused_delete, refused_name));
+    int64_t readahead = ferry_opt(opts, FERRY_OPT_READAHEAD_BYTES, 0);
+    if (readahead < 0) return ferry_fail(err, FERRY_EINVAL, 0, "readahead size (FERRY_OPT_READAHEAD_BYTES) is negative");
+    s->readahead = (size_t)readahead;
     int64_t stats = ferry_opt(opts, FERRY_OPT_STATISTICS, 0);
     if (stats < 0 || stats > 1) return ferry_fail(err, FERRY_EINVAL, 0, "FERRY_OPT_STATISTICS is 0 or 1");
     if (stats) R.options_enable_statistics(s->opts);
@@ -981,8 +985,11 @@ static int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name,
  * owner: the store, or the interop pseudo-store for cursors on RocksJava's objects. */
 static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_family_handle_t *cf,
                          const rocksdb_snapshot_t *snap, const void *lower, size_t llen, const void *upper,
-                         size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+                         size_t ulen, uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err)
 {
+    if ((flags & FERRY_CURSOR_ASYNC_IO) && !R.readoptions_set_async_io)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no asynchronous reads (rocksdb_readoptions_set_async_io, "
+                          "RocksDB 8 and later): open the cursor without asyncIo", g_path);
     size_t blen = (lower ? llen : 0) + (upper ? ulen : 0);
     if (blen < llen) return ferry_fail(err, FERRY_EINVAL, 0, "bounds too long");
     rdb_cursor *c = calloc(1, sizeof *c + blen);
@@ -994,6 +1001,9 @@ static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_famil
     R.readoptions_set_total_order_seek(c->ropts, 1);
     if (snap) R.readoptions_set_snapshot(c->ropts, snap);
     if (flags & FERRY_CURSOR_NO_FILL_CACHE) R.readoptions_set_fill_cache(c->ropts, 0);
+    if (flags & FERRY_CURSOR_NO_VERIFY_CHECKSUMS) R.readoptions_set_verify_checksums(c->ropts, 0);
+    if (flags & FERRY_CURSOR_ASYNC_IO) R.readoptions_set_async_io(c->ropts, 1);
+    if (readahead) R.readoptions_set_readahead_size(c->ropts, readahead);
     char *b = c->bounds;
     if (lower) {
         if (llen) memcpy(b, lower, llen);
@@ -1015,7 +1025,7 @@ static int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *
                            ferry_cursor **out, ferry_error *err)
 {
     return cursor_create(s, STORE(s)->db, CFH(cf), snap ? ((rdb_snapshot *)snap)->snap : NULL, lower, llen,
-                         upper, ulen, flags, out, err);
+                         upper, ulen, flags, STORE(s)->readahead, out, err);
 }
 
 /* Destroy an owned iterator before the read options it points into; a wrapped (borrowed)
@@ -1314,7 +1324,7 @@ int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const
     RJ_SHELLS(db, cf);
     rdb_snapshot_shell sn = { snapshot };
     return cursor_create(&rj_owner, rdb_, rcf_, snapshot ? (const rocksdb_snapshot_t *)&sn : NULL, lower, llen,
-                         upper, ulen, flags, out, err);
+                         upper, ulen, flags, 0, out, err);
 }
 
 int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)

@@ -78,6 +78,8 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(readoptions_set_snapshot, void, (rocksdb_readoptions_t *o, const rocksdb_snapshot_t *snap)) \
     X(readoptions_set_fill_cache, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     X(readoptions_set_total_order_seek, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    X(readoptions_set_verify_checksums, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    X(readoptions_set_readahead_size, void, (rocksdb_readoptions_t *o, size_t v)) \
     X(readoptions_set_iterate_lower_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
     X(readoptions_set_iterate_upper_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
     X(writeoptions_create, rocksdb_writeoptions_t *, (void)) \
@@ -151,6 +153,7 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
  * in RocksJava 9.x; without it a read-only open goes through the column-family variant. */
 #define RDB_API_OPTIONAL_FUNCS(X) \
     X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
+    X(readoptions_set_async_io, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     RDB_API_UTILITY_FUNCS(X) \
     RDB_API_SST_FUNCS(X)
 

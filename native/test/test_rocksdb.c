@@ -1184,6 +1184,17 @@ static void test_sst(void)
     CHECK(strcmp(buf, "B") == 0, "b = '%s'", buf);
     CHECK_RC(get_s(s, NULL, cf, "c", buf, sizeof buf), FERRY_NOTFOUND);
     CHECK_RC(get_s(s, NULL, cf, "d", buf, sizeof buf), FERRY_OK);
+    /* read options on cursors: the same entries */
+    ferry_cursor *c = NULL;
+    CHECK_RC(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, 0x100, &c, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0,
+                               FERRY_CURSOR_NO_VERIFY_CHECKSUMS | FERRY_CURSOR_ASYNC_IO | FERRY_CURSOR_NO_FILL_CACHE, &c,
+                               &err), FERRY_OK);
+    if (c) {
+        uint8_t page[4096];
+        CHECK_RC(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);
+        ferry_cursor_close(c);
+    }
     int mlen = snprintf(paths, sizeof paths, "%s", dir("missing.sst")) + 1;
     CHECK_RC(ferry_ingest(s, cf, paths, (size_t)mlen, 1, FERRY_INGEST_MOVE, &err) < 0, 1);
     CHECK_RC(ferry_store_close(s), FERRY_OK);

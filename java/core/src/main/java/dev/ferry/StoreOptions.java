@@ -38,6 +38,7 @@ public final class StoreOptions {
     String rocksdbOptions;
     MergeOperator mergeOperator;
     boolean statistics;
+    long readaheadSize = -1;
     long mapSize = -1;
     int maxColumnFamilies = -1;
     int maxReaders = -1;
@@ -264,6 +265,25 @@ public final class StoreOptions {
     }
 
     /**
+     * RocksDB: readahead of every cursor's table file reads, in bytes ({@code ReadOptions.readahead_size};
+     * default 0: RocksDB's own automatic readahead, which grows on sequential reads). A fixed size
+     * helps long scans on storage with high latency. LMDB reads through the OS page cache (see
+     * {@link LmdbFlag#NORDAHEAD}).
+     *
+     * @param bytes the readahead, 0 for RocksDB's automatic one
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only), or bytes is negative
+     */
+    public StoreOptions readaheadSize(long bytes) {
+        only(Engine.ROCKSDB, "readaheadSize");
+        if (bytes < 0) {
+            throw new IllegalArgumentException("readaheadSize=" + bytes);
+        }
+        this.readaheadSize = bytes;
+        return this;
+    }
+
+    /**
      * The options string the shim receives: the merge operator, then {@link #rocksdbOptions(String)}.
      *
      * @return the string, or null when there is none
@@ -414,6 +434,7 @@ public final class StoreOptions {
         o[Abi.OPT_LMDB_FLAGS] = f;
         o[Abi.OPT_AUTO_GROW] = autoGrowStep;
         o[Abi.OPT_STATISTICS] = statistics ? 1 : -1;
+        o[Abi.OPT_READAHEAD_BYTES] = readaheadSize;
         return o;
     }
 }

@@ -724,6 +724,7 @@ public abstract class StoreContract {
         rocksdb.put("rocksdbOptions", o -> o.rocksdbOptions("write_buffer_size=1048576"));
         rocksdb.put("mergeOperator", o -> o.mergeOperator(MergeOperator.UINT64_ADD));
         rocksdb.put("statistics", o -> o.statistics(true));
+        rocksdb.put("readaheadSize", o -> o.readaheadSize(1 << 20));
         lmdb.put("mapSize", o -> o.mapSize(1L << 20));
         lmdb.put("maxColumnFamilies", o -> o.maxColumnFamilies(4));
         lmdb.put("maxReaders", o -> o.maxReaders(16));
@@ -2240,6 +2241,38 @@ public abstract class StoreContract {
         assertThrows(IllegalStateException.class, () -> store.merge(c, b("k"), le64(1)));
         store.close();
         assertThrows(IllegalStateException.class, () -> store.merge(b("k"), le64(1)));
+    }
+
+    // ---- read options
+
+    @Test
+    void readOptionsOnCursorsReturnTheSameEntries() {
+        if (options().engine() == Engine.ROCKSDB) {
+            store.close();
+            store = Store.open(dir.resolve("db"), options().readaheadSize(256 * 1024));
+        }
+        TreeMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
+        for (int i = 0; i < 3000; i++) {
+            byte[] k = b(String.format("r%05d", i));
+            byte[] v = new byte[i % 300];
+            Arrays.fill(v, (byte) i);
+            store.put(k, v);
+            model.put(k, v);
+        }
+        store.flush();
+        for (CursorOptions o : List.of(CursorOptions.defaults().verifyChecksums(false),
+                CursorOptions.defaults().asyncIo(true).fillCache(false),
+                CursorOptions.defaults().asyncIo(true).verifyChecksums(false).pageSize(4096))) {
+            var it = model.entrySet().iterator();
+            try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), o)) {
+                while (c.next()) {
+                    var e = it.next();
+                    assertArrayEquals(e.getKey(), c.key().toByteArray());
+                    assertArrayEquals(e.getValue(), c.value().toByteArray());
+                }
+            }
+            assertFalse(it.hasNext());
+        }
     }
 
     // ---- statistics

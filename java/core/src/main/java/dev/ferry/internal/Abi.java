@@ -119,8 +119,10 @@ public final class Abi {
     public static final int OPT_AUTO_GROW = 13;
     /** RocksDB statistics on (bool). */
     public static final int OPT_STATISTICS = 18;
+    /** RocksDB cursors' readahead in bytes. */
+    public static final int OPT_READAHEAD_BYTES = 19;
     /** Number of option slots. */
-    public static final int OPT_COUNT = 19;
+    public static final int OPT_COUNT = 20;
 
     // ---- compression values
     /** None. */
@@ -151,6 +153,10 @@ public final class Abi {
     public static final int CURSOR_NO_FILL_CACHE = 0x2;
     /** LMDB: no direct leaf-page walk. */
     public static final int CURSOR_ENGINE_STEPS = 0x4;
+    /** RocksDB: do not verify block checksums. */
+    public static final int CURSOR_NO_VERIFY_CHECKSUMS = 0x20;
+    /** RocksDB: asynchronous prefetch (async_io). */
+    public static final int CURSOR_ASYNC_IO = 0x40;
 
     // ---- cursor fill ops
     /** First entry, forward. */

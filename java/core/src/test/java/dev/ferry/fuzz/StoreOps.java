@@ -224,6 +224,11 @@ final class StoreOps {
                 o.blockCacheSize(n);
                 d.append(" blockCache=").append(n);
             }
+            if (c.oneIn(5)) {
+                long n = new long[] {0, 4096, 2 << 20}[c.rnd.nextInt(3)];
+                o.readaheadSize(n);
+                d.append(" readahead=").append(n);
+            }
             if (c.oneIn(3)) {
                 dev.ferry.MergeOperator m = dev.ferry.MergeOperator.values()[c.rnd.nextInt(dev.ferry.MergeOperator.values().length)];
                 o.mergeOperator(m);
@@ -363,7 +368,17 @@ final class StoreOps {
         if (c.oneIn(4)) {
             boolean v = c.oneIn(2);
             o.fillCache(v);
-            d.append("fillCache=").append(v);
+            d.append("fillCache=").append(v).append(' ');
+        }
+        if (c.oneIn(4)) {
+            boolean v = c.oneIn(2);
+            o.verifyChecksums(v);
+            d.append("verifyChecksums=").append(v).append(' ');
+        }
+        if (c.oneIn(4)) {
+            boolean v = c.oneIn(2);
+            o.asyncIo(v);
+            d.append("asyncIo=").append(v);
         }
         d.append('}');
         if (c.oneIn(3)) {
