@@ -112,7 +112,12 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_MAX_READERS       11  /**< LMDB max readers */
 #define FERRY_OPT_LMDB_FLAGS        12  /**< FERRY_LMDB_* bit mask */
 #define FERRY_OPT_AUTO_GROW         13  /**< LMDB: grow the map on MAP_FULL, bytes per step (0 = off) */
-#define FERRY_OPT_COUNT             14
+#define FERRY_OPT_STATISTICS        18 /**< RocksDB: bool, default 0. 1: collect statistics (tickers and histograms,
+                                             read as the "rocksdb.options-statistics" property); LMDB: FERRY_EINVAL */
+#define FERRY_OPT_READAHEAD_BYTES   19 /**< RocksDB: readahead of every cursor's table reads in bytes
+                                             (ReadOptions.readahead_size; default -1/0: RocksDB's own automatic
+                                             readahead); LMDB: FERRY_EINVAL */
+#define FERRY_OPT_COUNT             20
 /**@}*/
 
 /** @name Compression values for FERRY_OPT_COMPRESSION */
@@ -137,6 +142,10 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data */
 #define FERRY_CURSOR_NO_FILL_CACHE 0x2 /**< RocksDB: do not fill the block cache */
 #define FERRY_CURSOR_ENGINE_STEPS  0x4 /**< LMDB: step through every entry with mdb_cursor_get (no direct leaf-page walk) */
+#define FERRY_CURSOR_NO_VERIFY_CHECKSUMS 0x20 /**< RocksDB: do not verify block checksums of what the cursor reads
+                                                   (LMDB keeps no checksums: no effect) */
+#define FERRY_CURSOR_ASYNC_IO      0x40 /**< RocksDB: prefetch table blocks asynchronously (ReadOptions.async_io);
+                                             FERRY_ENOTSUP on a RocksDB without it (7.9.2). LMDB: no effect */
 /**@}*/
 
 /** @name Cursor fill ops: where to go before filling */
@@ -179,7 +188,7 @@ typedef struct ferry_cursor ferry_cursor;
 
 /** @name Write-batch records, packed back to back (no padding, native-endian)
  * u32 op; u32 cf; u32 alen; u32 blen; a bytes; b bytes.
- * PUT: a = key, b = value. DELETE: a = key, blen = 0. DELETE_RANGE: a = begin (incl), b = end (excl),
+ * PUT: a = key, b = value. MERGE: a = key, b = operand. DELETE: a = key, blen = 0. DELETE_RANGE: a = begin (incl), b = end (excl),
  * both keys; a record with begin >= end in unsigned byte order (blen = 0 included) is skipped, as
  * by ferry_delete_range.
  */
@@ -190,6 +199,8 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OP_DELETE_VALUE 5 /**< LMDB DUPSORT families: a = key, b = value; deletes that one
                                      (key, value) pair (absent: not an error). Other families:
                                      FERRY_EINVAL; RocksDB: FERRY_ENOTSUP (nothing applied) */
+#define FERRY_OP_MERGE        7 /**< a = key, b = merge operand: RocksDB stores with a merge operator only
+                                     (else the batch fails with FERRY_ENOTSUP, nothing applied) */
 #define FERRY_OP_HEADER       16
 /**@}*/
 
@@ -341,6 +352,21 @@ FERRY_EXPORT int ferry_delete_range(ferry_store *s, uint32_t cf, const void *beg
  * @return FERRY_OK, FERRY_EINVAL (malformed records; nothing applied), FERRY_ECFDROPPED, engine codes.
  */
 FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
+
+/**
+ * @brief Merge an operand into a key with the store's merge operator (RocksDB).
+ * @param[in] operand the operand, olen bytes; its format is the operator's (uint64add: 8 bytes,
+ *            little-endian; stringappend: any bytes, joined with the delimiter, ',' by default).
+ * @note The merge operator is set at open through the options string ("merge_operator=uint64add").
+ *       Ferry accepts RocksDB's built-in operators put, uint64add, max, bytesxor and stringappend
+ *       (by name or as {id=stringappend;delimiter=X}); other names fail the open with FERRY_EINVAL
+ *       (RocksDB would ignore an unknown name silently, and its sortlist operator aborts the process
+ *       on an operand that is not a list of integers).
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB, which has
+ *         no merge operators; a RocksDB store opened without a merge operator), engine codes.
+ */
+FERRY_EXPORT int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
+                             size_t olen, ferry_error *err);
 
 /** @brief Flush memtables to synced table files (RocksDB) / sync the map to disk (LMDB): writes
  *  acknowledged before it returns survive an OS crash or power loss, whatever FERRY_OPT_SYNC. */
@@ -568,6 +594,69 @@ FERRY_EXPORT int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_erro
 /**@}*/
 
 /* ------------------------------------------------------------------ */
+/** @name SST files and ingestion (RocksDB)
+ * A ferry_sst_writer writes one sorted table file (RocksDB's SstFileWriter) that ferry_ingest
+ * adds to a family of an open store as a whole, without going through the memtable and WAL.
+ * Entries are added in strictly increasing unsigned byte order of their keys (each key once);
+ * the shim checks the order itself and refuses a key that is not greater than the previous
+ * one with FERRY_EINVAL, before RocksDB sees it. RocksDB libraries without the SstFileWriter C
+ * API give FERRY_ENOTSUP. Threading: one thread at a time per writer.
+ */
+/**@{*/
+typedef struct ferry_sst_writer ferry_sst_writer;
+
+#define FERRY_INGEST_MOVE 0x1 /**< move (hard-link) the files into the store instead of copying them */
+
+/**
+ * @brief Create a writer for a new SST file (an existing file at path is replaced).
+ * @param[in] path the file, NUL-terminated UTF-8.
+ * @param[in] extra RocksDB options string for the table format (compression, block size...) or
+ *            NULL; checked as by ferry_store_open.
+ * @param[out] out the writer; release with ferry_sst_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP, engine codes.
+ */
+FERRY_EXPORT int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err);
+
+/** @brief Add a key and value. @return FERRY_OK, FERRY_EINVAL (key not above the previous one; finished
+ *  writer), engine codes. */
+FERRY_EXPORT int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen,
+                               ferry_error *err);
+
+/** @brief Add a merge operand (the store ingesting the file needs a merge operator to read it).
+ *  @return as ferry_sst_put. */
+FERRY_EXPORT int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand,
+                                 size_t olen, ferry_error *err);
+
+/** @brief Add a deletion of a key (hides older versions once ingested). @return as ferry_sst_put. */
+FERRY_EXPORT int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err);
+
+/**
+ * @brief Finish the file: write its index and footer and close it. The writer takes no entry after.
+ * @param[out] size_out the file's size in bytes (may be NULL).
+ * @return FERRY_OK, FERRY_EINVAL (already finished; no entry added: RocksDB writes no empty file),
+ *         engine codes.
+ */
+FERRY_EXPORT int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
+
+/** @brief Release a writer; an unfinished file is left incomplete (delete it). NULL is ignored. @return FERRY_OK */
+FERRY_EXPORT int ferry_sst_close(ferry_sst_writer *w);
+
+/**
+ * @brief Ingest SST files into a family: their entries become visible at once, newer than every
+ *        entry already in the store.
+ * @param[in] paths n NUL-terminated paths packed back to back in len bytes.
+ * @param[in] flags 0 or FERRY_INGEST_MOVE.
+ * @note The files' key ranges must not overlap one another. Files written by RocksJava's
+ *       SstFileWriter are accepted as well as ferry_sst_* ones.
+ * @return FERRY_OK, FERRY_EINVAL (malformed paths, unknown flags), FERRY_EREADONLY,
+ *         FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB; a RocksDB library without ingestion), engine codes
+ *         (e.g. FERRY_EIO: a file is missing; FERRY_EENGINEARG: overlapping files).
+ */
+FERRY_EXPORT int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
+                              ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
 /** @name RocksJava interop
  * Ferry's page-based cursors and point calls over the objects a RocksJava (org.rocksdb)
  * application already holds. The handles are the values of RocksJava's getNativeHandle():
@@ -660,7 +749,8 @@ FERRY_EXPORT int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, 
  *       the families use RocksDB's default bytewise comparator, as Ferry's cursors do). The
  *       caller keeps the families from being dropped during the call: RocksDB fails a write to a
  *       dropped family after its WAL write and then refuses every later write.
- * @return FERRY_OK, FERRY_EINVAL (malformed records, a cf id >= ncfs; nothing applied),
+ * @return FERRY_OK, FERRY_EINVAL (malformed records, a cf id >= ncfs, a FERRY_OP_MERGE record:
+ *         Ferry cannot see whether the database has a merge operator; nothing applied),
  *         FERRY_ENOENGINE, engine codes.
  */
 FERRY_EXPORT int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len,

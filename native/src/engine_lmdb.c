@@ -682,6 +682,9 @@ static int lmdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_
     const uint8_t *p = ops, *end = p + len;
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
+        if (r.op == FERRY_OP_MERGE)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: merge is not supported by LMDB, which has no "
+                              "merge operators: read, combine and put instead", i);
         if (r.op == FERRY_OP_DELETE_RANGE) continue;
         if (r.alen == 0)
             return ferry_fail(err, FERRY_EKEYSIZE, 0, "batch record %u: empty key: LMDB does not store zero-length keys", i);
@@ -1813,6 +1816,12 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     if (lflags < 0 || (lflags & ~(int64_t)0x1f))
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown LMDB flags 0x%llx", (long long)lflags);
     if (grow < 0) return ferry_fail(err, FERRY_EINVAL, 0, "auto-grow step must be >= 0, got %lld", (long long)grow);
+    if (ferry_opt(opts, FERRY_OPT_READAHEAD_BYTES, 0) != 0)
+        return ferry_fail(err, FERRY_EINVAL, 0, "readahead size (FERRY_OPT_READAHEAD_BYTES) is a RocksDB option: LMDB "
+                          "reads through the OS page cache (LmdbFlag.NORDAHEAD turns the OS readahead off)");
+    if (ferry_opt(opts, FERRY_OPT_STATISTICS, 0) != 0)
+        return ferry_fail(err, FERRY_EINVAL, 0, "statistics (FERRY_OPT_STATISTICS) are a RocksDB option: LMDB's counters "
+                          "are read with the lmdb.stat and lmdb.info properties");
     if (ferry_opt(opts, FERRY_OPT_SYNC, 0) == 1 && (lflags & FERRY_LMDB_NOSYNC))
         return ferry_fail(err, FERRY_EINVAL, 0, "syncWrites(true) syncs every commit, LmdbFlag.NOSYNC none: choose one "
                           "(FERRY_OPT_SYNC 1 with FERRY_LMDB_NOSYNC in the C ABI)");

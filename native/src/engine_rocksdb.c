@@ -5,6 +5,7 @@
 #include "platform.h"
 #include "rocksdb_api.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -217,6 +218,8 @@ typedef struct rdb_store {
     int wal_off, sync_on;   /* the store's FERRY_OPT_WAL == 0 and FERRY_OPT_SYNC, which wopts holds */
     rocksdb_flushoptions_t *fopts;
     rocksdb_cache_t *cache;
+    size_t readahead;                 /* cursors' readahead_size (0: RocksDB's automatic readahead) */
+    int has_merge;                    /* the options string set one of the accepted merge operators */
 } rdb_store;
 
 typedef struct rdb_snapshot {
@@ -341,10 +344,93 @@ static int check_extra(const char *extra, ferry_error *err)
     return FERRY_OK;
 }
 
+/* The merge operators a Ferry store accepts: RocksDB's built-ins that cannot harm the process.
+ * Two reasons for a list: RocksDB's options parser ignores an unknown operator name silently
+ * (the store then has none, and a merge in a write batch fails only after the WAL write), and
+ * its "sortlist" parses operands with std::stoi, which throws through the C API and aborts the
+ * process on an operand that is not a comma-separated list of integers. */
+static const char *const merge_operators[] = {
+    "put", "uint64add", "max", "bytesxor", "stringappend",
+};
+
+/* The merge_operator value of an options string: NULL/0 for none ("", "nullptr"), else its id
+ * ("uint64add", or the id= of "{id=stringappend;delimiter=:}"). */
+static int merge_operator_id(const char *v, size_t vn, const char **id, size_t *idn)
+{
+    *id = v;
+    *idn = vn;
+    if (vn > 0 && v[0] == '{') {
+        const char *k, *iv;
+        size_t kn, ivn;
+        char inner[512];
+        if (vn - 2 >= sizeof inner || v[vn - 1] != '}') return FERRY_EINVAL;
+        memcpy(inner, v + 1, vn - 2);
+        inner[vn - 2] = '\0';
+        *idn = 0;
+        for (const char *p = inner; (p = next_option(p, &k, &kn, &iv, &ivn)) != NULL;)
+            if (key_is(k, kn, "id")) { *id = v + 1 + (iv - inner); *idn = ivn; }
+        if (*idn == 0) return FERRY_EINVAL;
+    }
+    return FERRY_OK;
+}
+
+/* Find the options string's merge operator (the last merge_operator= wins, as in RocksDB) and
+ * check it is one Ferry accepts; *has is 1 when the store will have one. */
+static int check_merge(const char *extra, int *has, ferry_error *err)
+{
+    const char *k, *v, *id = NULL;
+    size_t kn, vn, idn = 0;
+    const char *val = NULL;
+    size_t valn = 0;
+    *has = 0;
+    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (key_is(k, kn, "merge_operator")) { val = v; valn = vn; }
+    if (!val || valn == 0 || key_is(val, valn, "nullptr")) return FERRY_OK;
+    int shown = (int)(valn > 200 ? 200 : valn);
+    if (merge_operator_id(val, valn, &id, &idn) == FERRY_OK)
+        for (size_t i = 0; i < sizeof merge_operators / sizeof merge_operators[0]; i++)
+            if (key_is(id, idn, merge_operators[i])) { *has = 1; return FERRY_OK; }
+    return ferry_fail(err, FERRY_EINVAL, 0, "options string sets merge_operator=%.*s: Ferry accepts RocksDB's built-in "
+                      "merge operators put, uint64add, max, bytesxor and stringappend (sortlist aborts the process on "
+                      "a malformed operand; operators implemented in Java are not provided)", shown, val);
+}
+
+/* The merge operator of a store opened without one. RocksDB leaves a family without a merge
+ * operator at NULL, and its iterators then call through that NULL when they meet merge operands
+ * (a store that was opened with an operator before, or ingested a file holding operands): the
+ * process dies. This operator refuses every merge instead, so such reads fail with RocksDB's
+ * "Could not perform merge" (FERRY_ECORRUPTION) and the JVM lives. Ferry's own merges are
+ * refused before RocksDB sees them (has_merge). Plain C callbacks: no Java involved. */
+static char refused_value[1];
+
+static char *refuse_full_merge(void *st, const char *key, size_t klen, const char *existing, size_t elen,
+                               const char *const *ops, const size_t *op_lens, int n, unsigned char *success,
+                               size_t *new_len)
+{
+    (void)st; (void)key; (void)klen; (void)existing; (void)elen; (void)ops; (void)op_lens; (void)n;
+    *success = 0;
+    *new_len = 0;
+    return refused_value;
+}
+
+static char *refuse_partial_merge(void *st, const char *key, size_t klen, const char *const *ops,
+                                  const size_t *op_lens, int n, unsigned char *success, size_t *new_len)
+{
+    (void)st; (void)key; (void)klen; (void)ops; (void)op_lens; (void)n;
+    *success = 0;
+    *new_len = 0;
+    return refused_value;
+}
+
+static void refused_delete(void *st, const char *v, size_t vlen) { (void)st; (void)v; (void)vlen; }
+static void refused_destroy(void *st) { (void)st; }
+static const char *refused_name(void *st) { (void)st; return "ferry.NoMergeOperator"; }
+
 /* Build s->opts and the read/write/flush options from the FERRY_OPT_* array and extra. */
 static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry_error *err)
 {
     if (extra && check_extra(extra, err)) return FERRY_EINVAL;
+    if (extra && check_merge(extra, &s->has_merge, err)) return FERRY_EINVAL;
     int64_t cache_bytes = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE_BYTES, -1);
     int64_t bloom = ferry_opt(opts, FERRY_OPT_BLOOM_BITS, 0);
     int64_t comp = ferry_opt(opts, FERRY_OPT_COMPRESSION, -1);
@@ -384,6 +470,15 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         R.options_destroy(s->opts);
         s->opts = merged;
     }
+    if (!s->has_merge)
+        R.options_set_merge_operator(s->opts, R.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
+                                                                     refuse_partial_merge, refused_delete, refused_name));
+    int64_t readahead = ferry_opt(opts, FERRY_OPT_READAHEAD_BYTES, 0);
+    if (readahead < 0) return ferry_fail(err, FERRY_EINVAL, 0, "readahead size (FERRY_OPT_READAHEAD_BYTES) is negative");
+    s->readahead = (size_t)readahead;
+    int64_t stats = ferry_opt(opts, FERRY_OPT_STATISTICS, 0);
+    if (stats < 0 || stats > 1) return ferry_fail(err, FERRY_EINVAL, 0, "FERRY_OPT_STATISTICS is 0 or 1");
+    if (stats) R.options_enable_statistics(s->opts);
 
     s->ropts = R.readoptions_create();
     s->wopts = R.writeoptions_create();
@@ -517,6 +612,47 @@ static int check_exists(const char *path, int read_only, ferry_error *err)
                       read_only ? " (read-only open)" : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
 }
 
+/* A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
+ * an operator other than Ferry's refusing one) may hold merge operands that it cannot read:
+ * FERRY_EINVAL naming the operator. Missing or unreadable files are left to RocksDB. */
+static int check_merge_history(const char *path, ferry_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d) return FERRY_OK;
+    unsigned long best = 0;
+    int found = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        unsigned long n;
+        char tail;
+        if (sscanf(e->d_name, "OPTIONS-%lu%c", &n, &tail) == 1 && (!found || n > best)) { best = n; found = 1; }
+    }
+    closedir(d);
+    if (!found) return FERRY_OK;
+    size_t plen = strlen(path) + 40;
+    char *file = malloc(plen);
+    if (!file) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    snprintf(file, plen, "%s/OPTIONS-%06lu", path, best);
+    FILE *f = fopen(file, "r");
+    free(file);
+    if (!f) return FERRY_OK;
+    char line[1024];
+    int rc = FERRY_OK;
+    while (rc == FERRY_OK && fgets(line, sizeof line, f)) {
+        const char *p = line;
+        while (blank(*p)) p++;
+        if (strncmp(p, "merge_operator=", 15) != 0) continue;
+        p += 15;
+        size_t n = strcspn(p, "\r\n");
+        while (n > 0 && blank(p[n - 1])) n--;
+        if (n == 0 || key_is(p, n, "nullptr") || key_is(p, n, "ferry.NoMergeOperator")) continue;
+        rc = ferry_fail(err, FERRY_EINVAL, 0, "the RocksDB store at %s was last opened with merge operator %.*s and may "
+                        "hold merge operands, which a store without a merge operator cannot read: open it with "
+                        "StoreOptions.mergeOperator(...) (options string: merge_operator=...)", path, (int)(n > 200 ? 200 : n), p);
+    }
+    fclose(f);
+    return rc;
+}
+
 int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
                        ferry_error *err)
 {
@@ -538,6 +674,7 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     int create = ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0;
     int rc = !create || read_only ? check_exists(path, read_only, err) : FERRY_OK;
     if (rc == FERRY_OK) rc = configure(s, opts, extra, err);
+    if (rc == FERRY_OK && !s->has_merge) rc = check_merge_history(path, err);
     if (rc == FERRY_OK) rc = open_families(s, path, read_only, err);
     if (rc != FERRY_OK) {
         store_free(s);
@@ -732,6 +869,27 @@ static int rdb_put_flags(ferry_store *s, ferry_cf_slot *cf, const void *key, siz
     return rc;
 }
 
+/* A merge without an operator: RocksDB refuses a single merge itself, but a merge in a write
+ * batch only after its WAL write; say it in Ferry's words before either. */
+static int no_merge_operator(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "this store has no merge operator: open it with "
+                      "StoreOptions.mergeOperator(...) (options string: merge_operator=uint64add)");
+}
+
+/* Merge one operand into a key. */
+static int rdb_merge(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand,
+                     size_t olen, ferry_error *err)
+{
+    if (!STORE(s)->has_merge) return no_merge_operator(err);
+    int rc = write_enter(s, cf, err);
+    if (rc) return rc;
+    char *e = NULL;
+    R.merge_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, operand, olen, &e);
+    write_exit(s);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
 /* Delete one key. */
 static int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err)
 {
@@ -777,6 +935,7 @@ static int write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, const voi
         if (r.op == FERRY_OP_DELETE_RANGE && ferry_range_empty(a, r.alen, bb, r.blen)) continue;
         switch (r.op) {
         case FERRY_OP_PUT: R.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
+        case FERRY_OP_MERGE: R.writebatch_merge_cf(b, h, a, r.alen, bb, r.blen); break;
         case FERRY_OP_DELETE: R.writebatch_delete_cf(b, h, a, r.alen); break;
         default: R.writebatch_delete_range_cf(b, h, a, r.alen, bb, r.blen); break;
         }
@@ -815,6 +974,11 @@ static int rdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
         ferry_cf_slot *slot = ferry_slot(s, r.cf);
+        if (r.op == FERRY_OP_MERGE && !STORE(s)->has_merge) {
+            pthread_rwlock_unlock(&STORE(s)->drop_lock);
+            wopts_release(s, wo);
+            return no_merge_operator(err);
+        }
         if (atomic_load(&slot->dropped)) {
             pthread_rwlock_unlock(&STORE(s)->drop_lock);
             wopts_release(s, wo);
@@ -878,8 +1042,11 @@ static int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name,
  * owner: the store, or the interop pseudo-store for cursors on RocksJava's objects. */
 static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_family_handle_t *cf,
                          const rocksdb_snapshot_t *snap, const void *lower, size_t llen, const void *upper,
-                         size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+                         size_t ulen, uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err)
 {
+    if ((flags & FERRY_CURSOR_ASYNC_IO) && !R.readoptions_set_async_io)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no asynchronous reads (rocksdb_readoptions_set_async_io, "
+                          "RocksDB 8 and later): open the cursor without asyncIo", g_path);
     size_t blen = (lower ? llen : 0) + (upper ? ulen : 0);
     if (blen < llen) return ferry_fail(err, FERRY_EINVAL, 0, "bounds too long");
     rdb_cursor *c = calloc(1, sizeof *c + blen);
@@ -891,6 +1058,9 @@ static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_famil
     R.readoptions_set_total_order_seek(c->ropts, 1);
     if (snap) R.readoptions_set_snapshot(c->ropts, snap);
     if (flags & FERRY_CURSOR_NO_FILL_CACHE) R.readoptions_set_fill_cache(c->ropts, 0);
+    if (flags & FERRY_CURSOR_NO_VERIFY_CHECKSUMS) R.readoptions_set_verify_checksums(c->ropts, 0);
+    if (flags & FERRY_CURSOR_ASYNC_IO) R.readoptions_set_async_io(c->ropts, 1);
+    if (readahead) R.readoptions_set_readahead_size(c->ropts, readahead);
     char *b = c->bounds;
     if (lower) {
         if (llen) memcpy(b, lower, llen);
@@ -912,7 +1082,7 @@ static int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *
                            ferry_cursor **out, ferry_error *err)
 {
     return cursor_create(s, STORE(s)->db, CFH(cf), snap ? ((rdb_snapshot *)snap)->snap : NULL, lower, llen,
-                         upper, ulen, flags, out, err);
+                         upper, ulen, flags, STORE(s)->readahead, out, err);
 }
 
 /* Destroy an owned iterator before the read options it points into; a wrapped (borrowed)
@@ -1025,7 +1195,129 @@ static int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* SST files and ingestion                                             */
+
+/* Are the SstFileWriter and ingestion functions all there? */
+static int rdb_has_sst(void)
+{
+#define RDB_PRESENT_SST(name, ret, params) && R.name != NULL
+    return 1 RDB_API_SST_FUNCS(RDB_PRESENT_SST);
+#undef RDB_PRESENT_SST
+}
+
+struct ferry_sst_writer {
+    rocksdb_sstfilewriter_t *w;
+    rocksdb_envoptions_t *env;
+    rocksdb_options_t *opts;
+    int finished;
+    uint64_t entries;
+    uint8_t *last;                    /* previous key (entries > 0) */
+    size_t last_len, last_cap;
+};
+
+int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)
+{
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
+        return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
+    if (!rdb_has_sst()) return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no SstFileWriter C API", g_path);
+    int has_merge;
+    if (extra && (check_extra(extra, err) || check_merge(extra, &has_merge, err))) return FERRY_EINVAL;
+    ferry_sst_writer *w = calloc(1, sizeof *w);
+    if (!w) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    w->opts = R.options_create();
+    char *e = NULL;
+    if (extra && extra[0]) {
+        rocksdb_options_t *merged = R.options_create();
+        R.get_options_from_string(w->opts, extra, merged, &e);
+        R.options_destroy(w->opts);
+        w->opts = merged;
+        if (e) { ferry_rocksdb_sst_close(w); return rdb_error(err, e); }
+    }
+    w->env = R.envoptions_create();
+    w->w = R.sstfilewriter_create(w->env, w->opts);
+    R.sstfilewriter_open(w->w, path, &e);
+    if (e) { ferry_rocksdb_sst_close(w); return rdb_error(err, e); }
+    *out = w;
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val, size_t vlen,
+                          ferry_error *err)
+{
+    if (w->finished) return ferry_fail(err, FERRY_EINVAL, 0, "SST file writer is finished: it takes no more entries");
+    /* keys strictly increasing: refuse key <= last, i.e. [last, key) empty */
+    if (w->entries > 0 && ferry_range_empty(w->last, w->last_len, key, klen)) {
+        return ferry_fail(err, FERRY_EINVAL, 0, "SST file entry %llu: keys must be added in strictly increasing "
+                          "unsigned byte order, and this key (%zu bytes) is not greater than the previous one (%zu bytes)",
+                          (unsigned long long)w->entries, klen, w->last_len);
+    }
+    if (klen > w->last_cap) {
+        size_t cap = klen < 64 ? 64 : klen;
+        uint8_t *n = realloc(w->last, cap);
+        if (!n) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        w->last = n;
+        w->last_cap = cap;
+    }
+    char *e = NULL;
+    const char *k = key, *v = val;
+    switch (op) {
+    case FERRY_OP_PUT: R.sstfilewriter_put(w->w, k, klen, v, vlen, &e); break;
+    case FERRY_OP_MERGE: R.sstfilewriter_merge(w->w, k, klen, v, vlen, &e); break;
+    default: R.sstfilewriter_delete(w->w, k, klen, &e); break;
+    }
+    if (e) return rdb_error(err, e);
+    if (klen) memcpy(w->last, key, klen);
+    w->last_len = klen;
+    w->entries++;
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
+{
+    if (w->finished) return ferry_fail(err, FERRY_EINVAL, 0, "SST file writer is already finished");
+    if (w->entries == 0)
+        return ferry_fail(err, FERRY_EINVAL, 0, "SST file has no entries: RocksDB writes no empty table file");
+    char *e = NULL;
+    R.sstfilewriter_finish(w->w, &e);
+    if (e) return rdb_error(err, e);
+    w->finished = 1;
+    if (size_out) {
+        uint64_t size = 0;
+        R.sstfilewriter_file_size(w->w, &size);
+        *size_out = size;
+    }
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_sst_close(ferry_sst_writer *w)
+{
+    if (w->w) R.sstfilewriter_destroy(w->w);
+    if (w->env) R.envoptions_destroy(w->env);
+    if (w->opts) R.options_destroy(w->opts);
+    free(w->last);
+    free(w);
+    return FERRY_OK;
+}
+
+/* Ingest files into a family under drop_lock (a write). */
+static int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n, uint32_t flags,
+                      ferry_error *err)
+{
+    if (!rdb_has_sst()) return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no external file ingestion C API", g_path);
+    int rc = write_enter(s, cf, err);
+    if (rc) return rc;
+    rocksdb_ingestexternalfileoptions_t *o = R.ingestexternalfileoptions_create();
+    R.ingestexternalfileoptions_set_move_files(o, (flags & FERRY_INGEST_MOVE) != 0);
+    char *e = NULL;
+    R.ingest_external_file_cf(STORE(s)->db, CFH(cf), paths, n, o, &e);
+    R.ingestexternalfileoptions_destroy(o);
+    write_exit(s);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
 static const ferry_engine_ops rdb_ops = {
+    .ingest = rdb_ingest,
     .checkpoint = rdb_checkpoint,
     .put_flags = rdb_put_flags,
     .write_flags = rdb_write_flags,
@@ -1037,6 +1329,7 @@ static const ferry_engine_ops rdb_ops = {
     .get = rdb_get,
     .multi_get = rdb_multi_get,
     .put = rdb_put,
+    .merge = rdb_merge,
     .del = rdb_del,
     .delete_range = rdb_delete_range,
     .write = rdb_write,
@@ -1090,7 +1383,7 @@ int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const
     RJ_SHELLS(db, cf);
     rdb_snapshot_shell sn = { snapshot };
     return cursor_create(&rj_owner, rdb_, rcf_, snapshot ? (const rocksdb_snapshot_t *)&sn : NULL, lower, llen,
-                         upper, ulen, flags, out, err);
+                         upper, ulen, flags, 0, out, err);
 }
 
 int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
@@ -1160,6 +1453,12 @@ static rocksdb_column_family_handle_t *rj_cf_of(void *ctx, uint32_t id)
 int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err)
 {
     RJ_READY(err);
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++)
+        if (r.op == FERRY_OP_MERGE)
+            return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: merge records are not accepted on a RocksJava "
+                              "database (Ferry cannot see whether it has a merge operator): use RocksJava's merge", i);
     rdb_db_shell dbs = { db };
     rj_families f = { cfs, { NULL, 0 } };   /* record ids were checked against the array's length */
     return write_core((rocksdb_t *)&dbs, g_rj_wopts, ops, len, rj_cf_of, &f, err);

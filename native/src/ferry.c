@@ -365,6 +365,19 @@ int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     return rc == FERRY_NOTFOUND ? FERRY_OK : rc;
 }
 
+int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand, size_t olen,
+                ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(operand, olen), err, "NULL buffer with a length");
+    if (!s->ops->merge)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "merge is not supported by LMDB, which has no merge operators: "
+                          "read, combine and put in one write batch instead");
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    return s->ops->merge(s, slot, key, klen, operand, olen, err);
+}
+
 int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
 {
     CHECK_E(s != NULL, err, "store is NULL");
@@ -433,7 +446,8 @@ int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
     CHECK_E(BYTES_OK(lower, llen) && BYTES_OK(upper, ulen), err, "NULL bound with a length");
     CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
-    CHECK_E((flags & ~(uint32_t)(FERRY_CURSOR_POINTERS | FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_ENGINE_STEPS)) == 0, err, "unknown cursor flags");
+    CHECK_E((flags & ~(uint32_t)(FERRY_CURSOR_POINTERS | FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_ENGINE_STEPS
+                                 | FERRY_CURSOR_NO_VERIFY_CHECKSUMS | FERRY_CURSOR_ASYNC_IO)) == 0, err, "unknown cursor flags");
     *out = NULL;
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
@@ -549,4 +563,80 @@ int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
 {
     CHECK_E(b != NULL, err, "backups is NULL");
     return ferry_rocksdb_backups_purge(b, keep, err);
+}
+
+/* ------------------------------------------------------------------ SST files */
+
+int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)
+{
+    CHECK_E(out != NULL, err, "out is NULL");
+    *out = NULL;
+    CHECK_E(path != NULL && path[0] != '\0', err, "path is empty");
+    return ferry_rocksdb_sst_open(path, extra, out, err);
+}
+
+int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
+{
+    CHECK_E(w != NULL, err, "writer is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(val, vlen), err, "NULL buffer with a length");
+    return ferry_rocksdb_sst_add(w, FERRY_OP_PUT, key, klen, val, vlen, err);
+}
+
+int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand, size_t olen,
+                    ferry_error *err)
+{
+    CHECK_E(w != NULL, err, "writer is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(operand, olen), err, "NULL buffer with a length");
+    return ferry_rocksdb_sst_add(w, FERRY_OP_MERGE, key, klen, operand, olen, err);
+}
+
+int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err)
+{
+    CHECK_E(w != NULL, err, "writer is NULL");
+    CHECK_E(BYTES_OK(key, klen), err, "NULL key with a length");
+    return ferry_rocksdb_sst_add(w, FERRY_OP_DELETE, key, klen, NULL, 0, err);
+}
+
+int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
+{
+    CHECK_E(w != NULL, err, "writer is NULL");
+    return ferry_rocksdb_sst_finish(w, size_out, err);
+}
+
+int ferry_sst_close(ferry_sst_writer *w)
+{
+    return w ? ferry_rocksdb_sst_close(w) : FERRY_OK;
+}
+
+int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
+                 ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    CHECK_E(paths != NULL && len > 0 && n > 0, err, "no files to ingest");
+    CHECK_E((flags & ~(uint32_t)FERRY_INGEST_MOVE) == 0, err, "unknown ingest flags");
+    if (!s->ops->ingest)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "SST ingestion is not supported by LMDB: load the entries with a "
+                          "write batch instead");
+    WRITABLE(s, err);
+    SLOT(s, cf, err);
+    /* n NUL-terminated, non-empty paths filling exactly len bytes */
+    const char **list = malloc(n * sizeof *list);
+    if (!list) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    size_t off = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *p = off < len ? memchr(paths + off, '\0', len - off) : NULL;
+        if (!p || p == paths + off) {
+            free(list);
+            return ferry_fail(err, FERRY_EINVAL, 0, "ingest: path %u is %s", i, p ? "empty" : "missing or not terminated");
+        }
+        list[i] = paths + off;
+        off = (size_t)(p - paths) + 1;
+    }
+    if (off != len) {
+        free(list);
+        return ferry_fail(err, FERRY_EINVAL, 0, "ingest: %zu bytes follow the %u paths", len - off, n);
+    }
+    int rc = s->ops->ingest(s, slot, list, n, flags, err);
+    free(list);
+    return rc;
 }

@@ -70,6 +70,9 @@ struct ferry_engine_ops {
                      ferry_error *err);
     int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
                size_t vlen, ferry_error *err);
+    /* NULL: the engine has no merge operators (FERRY_ENOTSUP) */
+    int (*merge)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand,
+                 size_t olen, ferry_error *err);
     int (*del)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
     int (*delete_range)(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
                         const void *end, size_t elen, ferry_error *err);
@@ -90,6 +93,9 @@ struct ferry_engine_ops {
      * FERRY_CURRENT_* reach RocksDB cursors only */
     int (*cursor_fill)(ferry_cursor *c, int op, const void *key, size_t klen, uint8_t *page,
                        size_t cap, uint32_t max_entries, ferry_error *err);
+    /* NULL: no ingestion (FERRY_ENOTSUP); paths already split, flags known */
+    int (*ingest)(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n, uint32_t flags,
+                  ferry_error *err);
     /* dir non-empty and not existing when checked; flags are known FERRY_CHECKPOINT_* bits */
     int (*checkpoint)(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
     /* FERRY_CF_* flags (checked, non-zero); NULL: the engine has none (FERRY_ENOTSUP) */
@@ -124,6 +130,14 @@ FERRY_HIDDEN int ferry_rocksdb_backups_list(ferry_backups *b, void *dst, size_t 
                                             ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err);
+
+/* ---- SST files (engine_rocksdb.c; argument checks in ferry.c) ---- */
+FERRY_HIDDEN int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err);
+/* op: FERRY_OP_PUT, FERRY_OP_MERGE or FERRY_OP_DELETE */
+FERRY_HIDDEN int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val,
+                                       size_t vlen, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_close(ferry_sst_writer *w);
 
 /* ---- shared helpers (util.c) ---- */
 

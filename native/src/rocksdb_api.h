@@ -25,6 +25,10 @@ typedef struct rocksdb_checkpoint_t rocksdb_checkpoint_t;
 typedef struct rocksdb_backup_engine_t rocksdb_backup_engine_t;
 typedef struct rocksdb_backup_engine_info_t rocksdb_backup_engine_info_t;
 typedef struct rocksdb_restore_options_t rocksdb_restore_options_t;
+typedef struct rocksdb_envoptions_t rocksdb_envoptions_t;
+typedef struct rocksdb_mergeoperator_t rocksdb_mergeoperator_t;
+typedef struct rocksdb_sstfilewriter_t rocksdb_sstfilewriter_t;
+typedef struct rocksdb_ingestexternalfileoptions_t rocksdb_ingestexternalfileoptions_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -52,6 +56,14 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(options_set_error_if_exists, void, (rocksdb_options_t *o, unsigned char v)) \
     X(options_set_compression, void, (rocksdb_options_t *o, int v)) \
     X(options_set_max_open_files, void, (rocksdb_options_t *o, int v)) \
+    X(options_enable_statistics, void, (rocksdb_options_t *o)) \
+    X(options_set_merge_operator, void, (rocksdb_options_t *o, rocksdb_mergeoperator_t *m)) \
+    X(mergeoperator_create, rocksdb_mergeoperator_t *, (void *state, void (*destructor)(void *), \
+        char *(*full_merge)(void *, const char *key, size_t klen, const char *existing, size_t elen, \
+            const char *const *ops, const size_t *op_lens, int n, unsigned char *success, size_t *new_len), \
+        char *(*partial_merge)(void *, const char *key, size_t klen, const char *const *ops, const size_t *op_lens, \
+            int n, unsigned char *success, size_t *new_len), \
+        void (*delete_value)(void *, const char *value, size_t vlen), const char *(*name)(void *))) \
     X(options_set_block_based_table_factory, void, (rocksdb_options_t *o, rocksdb_block_based_table_options_t *t)) \
     X(get_options_from_string, void, (const rocksdb_options_t *base, const char *s, rocksdb_options_t *out, char **errptr)) \
     X(block_based_options_create, rocksdb_block_based_table_options_t *, (void)) \
@@ -66,6 +78,8 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(readoptions_set_snapshot, void, (rocksdb_readoptions_t *o, const rocksdb_snapshot_t *snap)) \
     X(readoptions_set_fill_cache, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     X(readoptions_set_total_order_seek, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    X(readoptions_set_verify_checksums, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    X(readoptions_set_readahead_size, void, (rocksdb_readoptions_t *o, size_t v)) \
     X(readoptions_set_iterate_lower_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
     X(readoptions_set_iterate_upper_bound, void, (rocksdb_readoptions_t *o, const char *k, size_t klen)) \
     X(writeoptions_create, rocksdb_writeoptions_t *, (void)) \
@@ -99,6 +113,8 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(pinnableslice_destroy, void, (rocksdb_pinnableslice_t *p)) \
     X(put_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
         const char *k, size_t klen, const char *v, size_t vlen, char **errptr)) \
+    X(merge_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
+        const char *k, size_t klen, const char *v, size_t vlen, char **errptr)) \
     X(delete_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
         const char *k, size_t klen, char **errptr)) \
     X(delete_range_cf, void, (rocksdb_t *db, const rocksdb_writeoptions_t *o, rocksdb_column_family_handle_t *cf, \
@@ -106,6 +122,8 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(writebatch_create, rocksdb_writebatch_t *, (void)) \
     X(writebatch_destroy, void, (rocksdb_writebatch_t *b)) \
     X(writebatch_put_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \
+        const char *k, size_t klen, const char *v, size_t vlen)) \
+    X(writebatch_merge_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \
         const char *k, size_t klen, const char *v, size_t vlen)) \
     X(writebatch_delete_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, const char *k, size_t klen)) \
     X(writebatch_delete_range_cf, void, (rocksdb_writebatch_t *b, rocksdb_column_family_handle_t *cf, \
@@ -135,7 +153,30 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
  * in RocksJava 9.x; without it a read-only open goes through the column-family variant. */
 #define RDB_API_OPTIONAL_FUNCS(X) \
     X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
-    RDB_API_UTILITY_FUNCS(X)
+    X(readoptions_set_async_io, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    RDB_API_UTILITY_FUNCS(X) \
+    RDB_API_SST_FUNCS(X)
+
+/* SST file writing and ingestion: in every rocksdbjni from 7.9.2 on, resolved as optional like the
+ * utilities (ferry_sst_* and ferry_ingest fail with FERRY_ENOTSUP without them, see rdb_has_sst). */
+#define RDB_API_SST_FUNCS(X) \
+    X(envoptions_create, rocksdb_envoptions_t *, (void)) \
+    X(envoptions_destroy, void, (rocksdb_envoptions_t *o)) \
+    X(sstfilewriter_create, rocksdb_sstfilewriter_t *, (const rocksdb_envoptions_t *env, const rocksdb_options_t *io)) \
+    X(sstfilewriter_open, void, (rocksdb_sstfilewriter_t *w, const char *name, char **errptr)) \
+    X(sstfilewriter_put, void, (rocksdb_sstfilewriter_t *w, const char *k, size_t klen, const char *v, size_t vlen, \
+        char **errptr)) \
+    X(sstfilewriter_merge, void, (rocksdb_sstfilewriter_t *w, const char *k, size_t klen, const char *v, size_t vlen, \
+        char **errptr)) \
+    X(sstfilewriter_delete, void, (rocksdb_sstfilewriter_t *w, const char *k, size_t klen, char **errptr)) \
+    X(sstfilewriter_finish, void, (rocksdb_sstfilewriter_t *w, char **errptr)) \
+    X(sstfilewriter_file_size, void, (rocksdb_sstfilewriter_t *w, uint64_t *size)) \
+    X(sstfilewriter_destroy, void, (rocksdb_sstfilewriter_t *w)) \
+    X(ingestexternalfileoptions_create, rocksdb_ingestexternalfileoptions_t *, (void)) \
+    X(ingestexternalfileoptions_destroy, void, (rocksdb_ingestexternalfileoptions_t *o)) \
+    X(ingestexternalfileoptions_set_move_files, void, (rocksdb_ingestexternalfileoptions_t *o, unsigned char v)) \
+    X(ingest_external_file_cf, void, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, const char *const *files, \
+        size_t n, const rocksdb_ingestexternalfileoptions_t *o, char **errptr))
 
 /* Checkpoints and the backup engine: in every rocksdbjni from 7.9.2 on, but resolved as optional,
  * since a RocksDB built without its utilities (ROCKSDB_LITE) lacks them: ferry_checkpoint and

@@ -102,7 +102,7 @@ int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t n
             return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: header truncated", seen);
         uint32_t op, cf, alen, blen;
         memcpy(&op, p, 4); memcpy(&cf, p + 4, 4); memcpy(&alen, p + 8, 4); memcpy(&blen, p + 12, 4);
-        if ((op < FERRY_OP_PUT || op > FERRY_OP_DELETE_RANGE) && op != FERRY_OP_DELETE_VALUE)
+        if ((op < FERRY_OP_PUT || op > FERRY_OP_DELETE_RANGE) && op != FERRY_OP_DELETE_VALUE && op != FERRY_OP_MERGE)
             return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: bad op %u", seen, op);
         if (op == FERRY_OP_DELETE && blen != 0)
             return ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: delete with a value", seen);

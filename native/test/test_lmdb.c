@@ -508,6 +508,19 @@ static void test_writes(void)
     EQ(ferry_delete(s, 0, "absent", 6, &err), FERRY_OK);
     EQ(ferry_delete(s, 0, longk, 511, &err), FERRY_OK);
     EQ(ferry_get(s, NULL, 0, longk, 511, buf, sizeof buf, &(size_t){ 0 }, &err), FERRY_NOTFOUND);
+    /* no merge operators, no SST ingestion */
+    EQ(ferry_merge(s, 0, "m", 1, "v", 1, &err), FERRY_ENOTSUP);
+    CHECK(strstr(err.message, "LMDB") != NULL, "%s", err.message);
+    EQ(ferry_ingest(s, 0, "x.sst", 6, 1, 0, &err), FERRY_ENOTSUP);
+
+    /* a merge record fails the whole batch */
+    {
+        uint8_t mb[64];
+        size_t ml = rec(mb, 0, FERRY_OP_PUT, 0, "mp", 2, "v", 1);
+        ml = rec(mb, ml, FERRY_OP_MERGE, 0, "mm", 2, "v", 1);
+        EQ(ferry_write(s, mb, ml, 2, &err), FERRY_ENOTSUP);
+        EQ(ferry_get(s, NULL, 0, "mp", 2, buf, sizeof buf, &(size_t){ 0 }, &err), FERRY_NOTFOUND);
+    }
 
     /* batch atomicity: the last record's key is too long -> nothing applied */
     uint32_t fam;

@@ -1045,6 +1045,167 @@ static void test_checkpoint(void)
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
 
+/* Merge: uint64add and stringappend through the options string, single merges and batch records
+ * in a named family; a store without an operator refuses both before RocksDB sees them (a batch
+ * left intact), unknown and unsafe operator names fail the open, interop batches refuse merges. */
+static void test_merge(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, "merge_operator=uint64add", &s, &err),
+             FERRY_OK);
+    if (!s) return;
+    uint32_t cf;
+    CHECK_RC(ferry_cf_create(s, "counts", &cf, &err), FERRY_OK);
+    uint64_t one = 1, five = 5, got = 0;
+    CHECK_RC(ferry_merge(s, cf, "n", 1, &one, 8, &err), FERRY_OK);
+    CHECK_RC(ferry_merge(s, cf, "n", 1, &five, 8, &err), FERRY_OK);
+    uint8_t b[256];
+    size_t n = 0, vlen = 0;
+    uint32_t h[4] = {FERRY_OP_MERGE, cf, 1, 8};
+    memcpy(b, h, 16); memcpy(b + 16, "n", 1); memcpy(b + 17, &five, 8); n = 25;
+    CHECK_RC(ferry_write(s, b, n, 1, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, cf, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK(vlen == 8 && got == 11, "uint64add gives %llu (%zu bytes)", (unsigned long long)got, vlen);
+    CHECK_RC(ferry_merge(s, 99, "n", 1, &one, 8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_merge(s, cf, NULL, 3, &one, 8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_merge(NULL, cf, "n", 1, &one, 8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-app"), NULL, 0,
+                              "merge_operator={id=stringappend;delimiter=:}", &s, &err), FERRY_OK);
+    if (s) {
+        char buf[32];
+        CHECK_RC(ferry_merge(s, 0, "k", 1, "a", 1, &err), FERRY_OK);
+        CHECK_RC(ferry_merge(s, 0, "k", 1, "b", 1, &err), FERRY_OK);
+        CHECK_RC(get_s(s, NULL, 0, "k", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "a:b") == 0, "stringappend gives '%s'", buf);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+
+    CHECK_RC(open_store("merge-none", &s), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+        CHECK(strstr(err.message, "mergeOperator") != NULL, "message names the option: %s", err.message);
+        n = 0;
+        h[1] = 0;
+        memcpy(b, h, 16); memcpy(b + 16, "n", 1); memcpy(b + 17, &five, 8); n = 25;
+        CHECK_RC(ferry_write(s, b, n, 1, &err), FERRY_ENOTSUP);
+        CHECK_RC(put_s(s, 0, "after", "ok"), FERRY_OK);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    /* a store last opened with an operator, reopened without one: refused (it may hold operands) */
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, NULL, &s, &err), FERRY_EINVAL);
+    CHECK(strstr(err.message, "UInt64AddOperator") != NULL && strstr(err.message, "mergeOperator") != NULL, "%s",
+          err.message);
+    /* operands that reach a store without an operator anyway (an ingested file): reads and scans
+     * fail, the process lives (RocksDB's iterators would call through a NULL operator) */
+    ferry_sst_writer *w = NULL;
+    CHECK_RC(ferry_sst_open(dir("merges.sst"), NULL, &w, &err), FERRY_OK);
+    if (w) {
+        CHECK_RC(ferry_sst_merge(w, "n", 1, &one, 8, &err), FERRY_OK);
+        CHECK_RC(ferry_sst_finish(w, NULL, &err), FERRY_OK);
+        ferry_sst_close(w);
+    }
+    CHECK_RC(open_store("merge-ingested", &s), FERRY_OK);
+    if (s) {
+        char p[4200];
+        int pl = snprintf(p, sizeof p, "%s", dir("merges.sst")) + 1;
+        CHECK_RC(ferry_ingest(s, 0, p, (size_t)pl, 1, 0, &err), FERRY_OK);
+        uint64_t v;
+        size_t vl;
+        CHECK(ferry_get(s, NULL, 0, "n", 1, &v, 8, &vl, &err) < 0, "get of merge operands without an operator fails");
+        ferry_cursor *c = NULL;
+        CHECK_RC(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+        uint8_t page[4096];
+        if (c) {
+            CHECK(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 16, &err) < 0, "reverse scan fails");
+            CHECK(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 16, &err) < 0, "forward scan fails");
+            ferry_cursor_close(c);
+        }
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=bogus", &s, &err),
+             FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=sortlist", &s, &err),
+             FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator={delimiter=x}", &s, &err),
+             FERRY_EINVAL);
+    /* the last merge_operator wins, as in RocksDB */
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-last"), NULL, 0,
+                              "merge_operator=uint64add;merge_operator=nullptr", &s, &err), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    void *fake_cf = (void *)8;
+    CHECK_RC(ferry_rj_write((void *)8, &fake_cf, 1, b, 25, 1, &err), FERRY_EINVAL);
+}
+
+/* SST files: written in order (out of order refused by the shim), finished, ingested into a
+ * family, with a delete hiding an older value; misuse gives codes. */
+static void test_sst(void)
+{
+    ferry_sst_writer *w = NULL;
+    CHECK_RC(ferry_sst_open(dir("one.sst"), "compression=kNoCompression", &w, &err), FERRY_OK);
+    if (!w) return;
+    uint64_t size = 0;
+    CHECK_RC(ferry_sst_finish(w, &size, &err), FERRY_EINVAL);   /* no entries */
+    CHECK_RC(ferry_sst_put(w, "b", 1, "B", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_sst_put(w, "b", 1, "B", 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_put(w, "a", 1, "A", 1, &err), FERRY_EINVAL);
+    CHECK(strstr(err.message, "strictly increasing") != NULL, "order message: %s", err.message);
+    CHECK_RC(ferry_sst_delete(w, "c", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_sst_put(w, "d", 1, "D", 1, &err), FERRY_OK);
+    CHECK_RC(ferry_sst_put(w, NULL, 1, "D", 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_finish(w, &size, &err), FERRY_OK);
+    CHECK(size > 0, "file size %llu", (unsigned long long)size);
+    CHECK_RC(ferry_sst_finish(w, &size, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_put(w, "e", 1, "E", 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_close(w), FERRY_OK);
+    CHECK_RC(ferry_sst_close(NULL), FERRY_OK);
+    CHECK_RC(ferry_sst_open("", NULL, &w, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_sst_open(dir("x.sst"), "comparator=foo", &w, &err), FERRY_EINVAL);
+
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("sst-db", &s), FERRY_OK);
+    if (!s) return;
+    uint32_t cf;
+    CHECK_RC(ferry_cf_create(s, "f", &cf, &err), FERRY_OK);
+    CHECK_RC(put_s(s, cf, "c", "old"), FERRY_OK);
+    char paths[4200];
+    int plen = snprintf(paths, sizeof paths, "%s", dir("one.sst")) + 1;
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen, 1, 0x8, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen, 2, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen - 1, 1, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, 77, paths, (size_t)plen, 1, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)plen, 1, 0, &err), FERRY_OK);
+    char buf[16];
+    CHECK_RC(get_s(s, NULL, cf, "b", buf, sizeof buf), FERRY_OK);
+    CHECK(strcmp(buf, "B") == 0, "b = '%s'", buf);
+    CHECK_RC(get_s(s, NULL, cf, "c", buf, sizeof buf), FERRY_NOTFOUND);
+    CHECK_RC(get_s(s, NULL, cf, "d", buf, sizeof buf), FERRY_OK);
+    /* read options on cursors: the same entries */
+    ferry_cursor *c = NULL;
+    CHECK_RC(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, 0x100, &c, &err), FERRY_EINVAL);
+    /* async_io is RocksDB 8+: without the symbol the cursor's open says FERRY_ENOTSUP */
+    void *lib = dlopen(libpath, RTLD_NOW | RTLD_NOLOAD);
+    int has_async = lib && dlsym(lib, "rocksdb_readoptions_set_async_io") != NULL;
+    if (lib) dlclose(lib);
+    if (!has_async)
+        CHECK_RC(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, FERRY_CURSOR_ASYNC_IO, &c, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0,
+                               FERRY_CURSOR_NO_VERIFY_CHECKSUMS | (has_async ? FERRY_CURSOR_ASYNC_IO : 0)
+                               | FERRY_CURSOR_NO_FILL_CACHE, &c, &err), FERRY_OK);
+    if (c) {
+        uint8_t page[4096];
+        CHECK_RC(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);
+        ferry_cursor_close(c);
+    }
+    int mlen = snprintf(paths, sizeof paths, "%s", dir("missing.sst")) + 1;
+    CHECK_RC(ferry_ingest(s, cf, paths, (size_t)mlen, 1, FERRY_INGEST_MOVE, &err) < 0, 1);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
+
 /* Backups: create two, list them, restore each into a fresh directory, purge to the newest. */
 static void test_backups(void)
 {
@@ -1208,6 +1369,8 @@ int main(int argc, char **argv)
     test_checkpoint();
     test_backups();
     test_lmdb_only_flags();
+    test_merge();
+    test_sst();
     test_rocksjava();
 
     printf("%d passed, %d failed\n", passed, failed);

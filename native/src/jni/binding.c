@@ -99,6 +99,12 @@ JNI_FN(put0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, j
     return ferry_put(P(s), (uint32_t)cf, P(key), (size_t)klen, P(val), (size_t)vlen, P(err));
 }
 
+/* JniBinding.merge0 */
+JNI_FN(merge0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong op, jlong olen, jlong err)
+{
+    return ferry_merge(P(s), (uint32_t)cf, P(key), (size_t)klen, P(op), (size_t)olen, P(err));
+}
+
 /* JniBinding.delete0 */
 JNI_FN(delete0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong err)
 {
@@ -136,6 +142,45 @@ JNI_FN(property0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong d
 JNI_FN(checkpoint0)(JNIEnv *env, jclass cls, jlong s, jlong dir, jint flags, jlong err)
 {
     return ferry_checkpoint(P(s), P(dir), (uint32_t)flags, P(err));
+}
+
+/* JniBinding.sstOpen0 */
+JNI_FN(sstOpen0)(JNIEnv *env, jclass cls, jlong path, jlong extra, jlong out, jlong err)
+{
+    return ferry_sst_open(P(path), P(extra), P(out), P(err));
+}
+
+/* JniBinding.sstPut0 */
+JNI_FN(sstPut0)(JNIEnv *env, jclass cls, jlong w, jlong key, jlong klen, jlong val, jlong vlen, jlong err)
+{
+    return ferry_sst_put(P(w), P(key), (size_t)klen, P(val), (size_t)vlen, P(err));
+}
+
+/* JniBinding.sstMerge0 */
+JNI_FN(sstMerge0)(JNIEnv *env, jclass cls, jlong w, jlong key, jlong klen, jlong op, jlong olen, jlong err)
+{
+    return ferry_sst_merge(P(w), P(key), (size_t)klen, P(op), (size_t)olen, P(err));
+}
+
+/* JniBinding.sstDelete0 */
+JNI_FN(sstDelete0)(JNIEnv *env, jclass cls, jlong w, jlong key, jlong klen, jlong err)
+{
+    return ferry_sst_delete(P(w), P(key), (size_t)klen, P(err));
+}
+
+/* JniBinding.sstFinish0 */
+JNI_FN(sstFinish0)(JNIEnv *env, jclass cls, jlong w, jlong size_out, jlong err)
+{
+    return ferry_sst_finish(P(w), P(size_out), P(err));
+}
+
+/* JniBinding.sstClose0 */
+JNI_FN(sstClose0)(JNIEnv *env, jclass cls, jlong w) { return ferry_sst_close(P(w)); }
+
+/* JniBinding.ingest0 */
+JNI_FN(ingest0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong paths, jlong len, jint n, jint flags, jlong err)
+{
+    return ferry_ingest(P(s), (uint32_t)cf, P(paths), (size_t)len, (uint32_t)n, (uint32_t)flags, P(err));
 }
 
 /* JniBinding.backupsOpen0 */

@@ -11,6 +11,8 @@ public final class CursorOptions {
     boolean fillCache = true;
     boolean pointers = true;
     boolean pageWalk = true;
+    boolean verifyChecksums = true;
+    boolean asyncIo;
 
     /** @return new default options */
     public static CursorOptions defaults() {
@@ -41,6 +43,33 @@ public final class CursorOptions {
      */
     public CursorOptions fillCache(boolean v) {
         this.fillCache = v;
+        return this;
+    }
+
+    /**
+     * RocksDB: whether the cursor verifies the checksum of every table block it reads (default
+     * true, RocksDB's default). Off saves the checksum computation on scans of trusted data; a
+     * corrupt block may then go unnoticed. LMDB keeps no checksums: no effect.
+     *
+     * @param v the flag
+     * @return this
+     */
+    public CursorOptions verifyChecksums(boolean v) {
+        this.verifyChecksums = v;
+        return this;
+    }
+
+    /**
+     * RocksDB: let the cursor prefetch table blocks asynchronously ({@code ReadOptions.async_io},
+     * default false), which overlaps the reads of a long scan over files that are not cached. A
+     * RocksDB without it (rocksdbjni 7.x) makes the cursor's open throw
+     * {@link FerryException.NotSupported}. LMDB reads through its memory map: no effect.
+     *
+     * @param v the flag
+     * @return this
+     */
+    public CursorOptions asyncIo(boolean v) {
+        this.asyncIo = v;
         return this;
     }
 

@@ -71,6 +71,7 @@ public final class Store implements AutoCloseable {
     private final Guard guard = new Guard("store", true);
     private final long handle;
     private final StoreOptions options;
+    private final boolean statisticsOn; // as opened (options may be changed later)
     private final boolean lmdbThreadBound;
     private final List<ColumnFamily> families = new CopyOnWriteArrayList<>();
     /** Open cursors (on the latest state) and snapshots, held weakly. */
@@ -96,6 +97,7 @@ public final class Store implements AutoCloseable {
         this.engine = options.engine;
         this.path = path;
         this.options = options;
+        this.statisticsOn = options.statistics;
         this.handle = handle;
         this.lmdbThreadBound = engine == Engine.LMDB && !options.lmdbFlags.contains(LmdbFlag.NOTLS);
         this.readers = engine == Engine.LMDB ? new Readers() : Readers.NONE;
@@ -146,7 +148,8 @@ public final class Store implements AutoCloseable {
 
     private static Store openNative(NativeBinding b, Path path, StoreOptions options) {
         byte[] p = path.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
-        byte[] extra = options.rocksdbOptions == null ? null : options.rocksdbOptions.getBytes(StandardCharsets.UTF_8);
+        String options0 = options.nativeOptionsString();
+        byte[] extra = options0 == null ? null : options0.getBytes(StandardCharsets.UTF_8);
         long[] o = options.toNative();
         Scratch s = Scratch.get(b);
         NativeBuffer m = s.ensure(Scratch.DATA + 8L * o.length + p.length + 1 + (extra == null ? 0 : extra.length + 1) + 16, 0);
@@ -634,6 +637,58 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * Merges an operand into a key of the default family with the store's merge operator
+     * ({@link StoreOptions#mergeOperator(MergeOperator)}).
+     *
+     * @param key the key
+     * @param operand the operand, in the operator's format (e.g. 8 bytes little-endian for
+     *        {@link MergeOperator#UINT64_ADD})
+     * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
+     *         without a merge operator
+     */
+    public void merge(byte[] key, byte[] operand) {
+        merge(defaultColumnFamily(), key, operand);
+    }
+
+    /**
+     * Merges an operand into a key with the store's merge operator
+     * ({@link StoreOptions#mergeOperator(MergeOperator)}). RocksDB combines the operands with the
+     * key's value when it is read or compacted.
+     *
+     * <pre>{@code
+     * try (Store s = Store.open(dir, StoreOptions.rocksdb().mergeOperator(MergeOperator.UINT64_ADD))) {
+     *     byte[] one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(1).array();
+     *     s.merge(s.defaultColumnFamily(), "hits".getBytes(), one);
+     * }
+     * }</pre>
+     *
+     * @param cf the family
+     * @param key the key
+     * @param operand the operand, in the operator's format
+     * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
+     *         without a merge operator
+     */
+    public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
+        requireKey(key);
+        Objects.requireNonNull(operand, "operand");
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            int voff = align8(Scratch.DATA + key.length);
+            NativeBuffer m = s.ensure((long) voff + operand.length, 0);
+            m.buf.put(Scratch.DATA, key, 0, key.length);
+            m.buf.put(voff, operand, 0, operand.length);
+            int rc = binding.merge(handle, id, m.addr + Scratch.DATA, key.length, m.addr + voff, operand.length, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
      * Deletes a key of the default family (absent keys are fine).
      *
      * @param key the key
@@ -901,6 +956,54 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds finished SST files (from {@link SstFileWriter}, or RocksJava's {@code SstFileWriter}) to
+     * a column family of a RocksDB store: their entries become visible at once, as one write newer
+     * than every entry already in the family, without passing through the memtable and the
+     * write-ahead log.
+     *
+     * @param cf the family
+     * @param files the files; their key ranges must not overlap one another
+     * @param move true: hard-link the files into the store (they leave {@code files}' paths, and
+     *        must be on the store's file system); false: copy them
+     * @throws IllegalArgumentException when {@code files} is empty
+     * @throws FerryException.NotSupported on LMDB, which has no table files (load with a {@link WriteBatch})
+     * @throws FerryException when RocksDB refuses (a missing file: {@link FerryException.IOError};
+     *         overlapping files: {@link FerryException.InvalidArgument})
+     */
+    public void ingest(ColumnFamily cf, java.util.List<Path> files, boolean move) {
+        Objects.requireNonNull(files, "files");
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no files to ingest");
+        }
+        java.io.ByteArrayOutputStream paths = new java.io.ByteArrayOutputStream();
+        for (Path f : files) {
+            byte[] p = Objects.requireNonNull(f, "file").toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8);
+            for (byte c : p) {
+                if (c == 0) {
+                    throw new IllegalArgumentException("NUL character in file name " + f);
+                }
+            }
+            paths.write(p, 0, p.length);
+            paths.write(0);
+        }
+        byte[] all = paths.toByteArray();
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            Scratch s = Scratch.get(binding);
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) all.length, 0);
+            m.buf.put(Scratch.DATA, all);
+            int rc = binding.ingest(handle, id, m.addr + Scratch.DATA, all.length, files.size(),
+                    move ? Abi.INGEST_MOVE : 0, s.err());
+            if (rc != 0) {
+                throw s.error(rc);
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
     /** Creates the missing parents of {@code dir} (checkpoint and backup targets). */
     static void createParents(Path dir) {
         Path parent = dir.getParent();
@@ -911,6 +1014,48 @@ public final class Store implements AutoCloseable {
                 throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + parent + ": " + e);
             }
         }
+    }
+
+    /**
+     * RocksDB's statistics now: tickers and histograms since the store opened, by RocksDB's names.
+     *
+     * @return a snapshot of the statistics
+     * @throws IllegalStateException when the store was opened without {@link StoreOptions#statistics(boolean)},
+     *         or is closed
+     * @throws FerryException.NotSupported on LMDB (see {@link #lmdbStats(ColumnFamily)})
+     */
+    public Statistics statistics() {
+        if (engine != Engine.ROCKSDB) {
+            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "statistics() reads RocksDB's tickers and histograms; "
+                    + "LMDB keeps none: use lmdbStats(cf) for its page and reader counts");
+        }
+        if (!statisticsOn) {
+            guard.enter(); // a closed store says so first
+            guard.exit();
+            throw new IllegalStateException("statistics are off: open the store with StoreOptions.statistics(true)");
+        }
+        String text = property(defaultColumnFamily(), "rocksdb.options-statistics")
+                .orElseThrow(() -> new IllegalStateException("RocksDB reports no statistics"));
+        return Statistics.parse(text);
+    }
+
+    /**
+     * LMDB's statistics of a column family's B+tree (page size, depth, branch, leaf and overflow
+     * pages, entries) and of the environment (map size, last page, last transaction, readers),
+     * read now.
+     *
+     * @param cf the family
+     * @return the statistics
+     * @throws FerryException.NotSupported on RocksDB (see {@link #statistics()} and {@link #property(String)})
+     */
+    public LmdbStats lmdbStats(ColumnFamily cf) {
+        if (engine != Engine.LMDB) {
+            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "lmdbStats reads LMDB's mdb_stat and mdb_env_info; "
+                    + "for RocksDB use statistics() (with StoreOptions.statistics(true)) and property(...)");
+        }
+        String stat = property(cf, "lmdb.stat").orElseThrow(() -> new IllegalStateException("no lmdb.stat"));
+        String info = property(cf, "lmdb.info").orElseThrow(() -> new IllegalStateException("no lmdb.info"));
+        return LmdbStats.parse(stat, info);
     }
 
     /**
@@ -1163,7 +1308,8 @@ public final class Store implements AutoCloseable {
         int hiOff = s.putTwo(lo, hi);
         NativeBuffer m = s.mem;
         int flags = (o.pointers ? Abi.CURSOR_POINTERS : 0) | (o.fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
-                | (o.pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS);
+                | (o.pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS) | (o.verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)
+                | (o.asyncIo ? Abi.CURSOR_ASYNC_IO : 0);
         long snapHandle = snap == null ? 0 : snap.handle;
         long loAddr = lo == null ? 0 : m.addr + Scratch.DATA;
         long hiAddr = hi == null ? 0 : m.addr + hiOff;

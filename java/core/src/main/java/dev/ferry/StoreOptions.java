@@ -36,6 +36,9 @@ public final class StoreOptions {
     int bloomBitsPerKey = -1;
     int maxOpenFiles = -1;
     String rocksdbOptions;
+    MergeOperator mergeOperator;
+    boolean statistics;
+    long readaheadSize = -1;
     long mapSize = -1;
     int maxColumnFamilies = -1;
     int maxReaders = -1;
@@ -226,6 +229,74 @@ public final class StoreOptions {
     }
 
     /**
+     * RocksDB: the merge operator of every column family, which {@link Store#merge(ColumnFamily, byte[], byte[])}
+     * and {@link WriteBatch#merge(ColumnFamily, byte[], byte[])} need (default none: a merge then
+     * throws {@link FerryException.NotSupported} naming this option). RocksDB does not remember it:
+     * give it at every open of a store that holds merge operands, and keep it the same: flushes and
+     * compactions combine the stored operands with whichever operator the store is open with. The options string may set it
+     * instead ({@code merge_operator=uint64add}, or {@code merge_operator={id=stringappend;delimiter=:}}
+     * for another delimiter); the string is applied after this option, so its value wins. Names other
+     * than those of {@link MergeOperator} fail the open with {@link FerryException.InvalidArgument}.
+     *
+     * @param op the operator, or null for none
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no merge operators)
+     */
+    public StoreOptions mergeOperator(MergeOperator op) {
+        only(Engine.ROCKSDB, "mergeOperator");
+        this.mergeOperator = op;
+        return this;
+    }
+
+    /**
+     * RocksDB: collect statistics (RocksDB's tickers and histograms, default off), read with
+     * {@link Store#statistics()}. Costs a few percent of throughput (RocksDB's estimate for its
+     * default level, which leaves out the detailed timers). LMDB keeps no such counters: its page
+     * and reader counts are always there ({@link Store#lmdbStats(ColumnFamily)}).
+     *
+     * @param on whether to collect them
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only)
+     */
+    public StoreOptions statistics(boolean on) {
+        only(Engine.ROCKSDB, "statistics");
+        this.statistics = on;
+        return this;
+    }
+
+    /**
+     * RocksDB: readahead of every cursor's table file reads, in bytes ({@code ReadOptions.readahead_size};
+     * default 0: RocksDB's own automatic readahead, which grows on sequential reads). A fixed size
+     * helps long scans on storage with high latency. LMDB reads through the OS page cache (see
+     * {@link LmdbFlag#NORDAHEAD}).
+     *
+     * @param bytes the readahead, 0 for RocksDB's automatic one
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (this option is RocksDB's only), or bytes is negative
+     */
+    public StoreOptions readaheadSize(long bytes) {
+        only(Engine.ROCKSDB, "readaheadSize");
+        if (bytes < 0) {
+            throw new IllegalArgumentException("readaheadSize=" + bytes);
+        }
+        this.readaheadSize = bytes;
+        return this;
+    }
+
+    /**
+     * The options string the shim receives: the merge operator, then {@link #rocksdbOptions(String)}.
+     *
+     * @return the string, or null when there is none
+     */
+    String nativeOptionsString() {
+        if (mergeOperator == null) {
+            return rocksdbOptions;
+        }
+        String m = "merge_operator=" + mergeOperator.engineName();
+        return rocksdbOptions == null ? m : m + ";" + rocksdbOptions;
+    }
+
+    /**
      * LMDB: map size in bytes, the store's maximum size (default 1 GiB). The whole map is
      * reserved as address space at open: a size the process cannot map fails the open with
      * {@link FerryException.InvalidArgument} naming it.
@@ -362,6 +433,8 @@ public final class StoreOptions {
         }
         o[Abi.OPT_LMDB_FLAGS] = f;
         o[Abi.OPT_AUTO_GROW] = autoGrowStep;
+        o[Abi.OPT_STATISTICS] = statistics ? 1 : -1;
+        o[Abi.OPT_READAHEAD_BYTES] = readaheadSize;
         return o;
     }
 }

@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
- * Puts, deletes and range deletes applied atomically by {@link Store#write(WriteBatch)} in one
+ * Puts, merges, deletes and range deletes applied atomically by {@link Store#write(WriteBatch)} in one
  * native call. The batch is encoded in Java memory; it holds no native resources, so it can be
  * built on any thread and reused after {@link #clear()}.
  *
@@ -24,6 +24,7 @@ public final class WriteBatch implements AutoCloseable {
     static final int DELETE = Abi.OP_DELETE;
     static final int DELETE_RANGE = Abi.OP_DELETE_RANGE;
     static final int DELETE_VALUE = Abi.OP_DELETE_VALUE;
+    static final int MERGE = Abi.OP_MERGE;
     private static final int HEADER = Abi.OP_HEADER;
 
     private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
@@ -56,6 +57,31 @@ public final class WriteBatch implements AutoCloseable {
      */
     public WriteBatch put(ColumnFamily cf, byte[] key, byte[] value) {
         return add(PUT, Objects.requireNonNull(cf, "cf"), key, value);
+    }
+
+    /**
+     * Adds a merge of an operand into a key of the default family (see {@link Store#merge(byte[], byte[])}).
+     *
+     * @param key the key
+     * @param operand the operand
+     * @return this
+     */
+    public WriteBatch merge(byte[] key, byte[] operand) {
+        return add(MERGE, null, key, operand);
+    }
+
+    /**
+     * Adds a merge of an operand into a key. Writing the batch fails as a whole, nothing applied,
+     * with {@link FerryException.NotSupported} on LMDB and on a RocksDB store without a merge
+     * operator ({@link StoreOptions#mergeOperator(MergeOperator)}).
+     *
+     * @param cf the family
+     * @param key the key
+     * @param operand the operand
+     * @return this
+     */
+    public WriteBatch merge(ColumnFamily cf, byte[] key, byte[] operand) {
+        return add(MERGE, Objects.requireNonNull(cf, "cf"), key, operand);
     }
 
     /**

@@ -23,6 +23,7 @@ import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.IngestExternalFileOptions;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
@@ -65,6 +66,81 @@ public abstract class RocksJavaDifferentialTest {
         FerryWorkloads.assertSubstantial(w, 150);
         assertSstFilesAndNonEmptyLog(db);
         verifyWithRocksJava(db, w, "Ferry/" + binding() + " wrote, RocksJava read");
+    }
+
+    /** Random sorted entries (puts, some deletes) over keys of 1..24 random bytes. */
+    private static java.util.TreeMap<byte[], byte[]> randomSorted(long seed, int n) {
+        java.util.Random r = new java.util.Random(seed);
+        java.util.TreeMap<byte[], byte[]> m = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+        while (m.size() < n) {
+            byte[] k = new byte[1 + r.nextInt(24)];
+            r.nextBytes(k);
+            byte[] v = null;
+            if (r.nextInt(10) != 0) {
+                v = new byte[r.nextInt(200)];
+                r.nextBytes(v);
+            }
+            m.put(k, v == null ? new byte[0] : v);
+        }
+        return m;
+    }
+
+    @Test
+    void sstFileWrittenByFerryIsIngestedByRocksJava() throws Exception {
+        java.util.TreeMap<byte[], byte[]> data = randomSorted(0x55_0001L, 5000);
+        Path sst = dir.resolve("ferry.sst");
+        try (SstFileWriter w = SstFileWriter.open(sst, null, binding())) {
+            for (var e : data.entrySet()) {
+                w.put(e.getKey(), e.getValue());
+            }
+            byte[] top = new byte[25]; // above every key of up to 24 bytes
+            java.util.Arrays.fill(top, (byte) 0xff);
+            w.delete(top);
+            w.finish();
+        }
+        try (Options o = new Options().setCreateIfMissing(true);
+                RocksDB db = RocksDB.open(o, dir.resolve("rj").toString());
+                IngestExternalFileOptions io = new IngestExternalFileOptions()) {
+            db.ingestExternalFile(List.of(sst.toString()), io);
+            try (RocksIterator it = db.newIterator()) {
+                it.seekToFirst();
+                for (var e : data.entrySet()) {
+                    assertTrue(it.isValid(), "RocksJava ends early");
+                    assertArrayEquals(e.getKey(), it.key());
+                    assertArrayEquals(e.getValue(), it.value());
+                    it.next();
+                }
+                assertTrue(!it.isValid(), "RocksJava has more entries");
+            }
+        }
+    }
+
+    @Test
+    void sstFileWrittenByRocksJavaIsIngestedByFerry() throws Exception {
+        java.util.TreeMap<byte[], byte[]> data = randomSorted(0x55_0002L, 5000);
+        Path sst = dir.resolve("rj.sst");
+        try (Options o = new Options(); org.rocksdb.EnvOptions env = new org.rocksdb.EnvOptions();
+                org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(env, o)) {
+            w.open(sst.toString());
+            for (var e : data.entrySet()) {
+                w.put(e.getKey(), e.getValue());
+            }
+            w.finish();
+        }
+        try (Store store = Store.open(dir.resolve("db"), ferryOptions())) {
+            ColumnFamily cf = store.createColumnFamily("loaded");
+            store.ingest(cf, List.of(sst), false);
+            var it = data.entrySet().iterator();
+            try (Cursor c = store.cursor(cf, KeyRange.all(), null)) {
+                while (c.next()) {
+                    assertTrue(it.hasNext(), "Ferry has more entries");
+                    var e = it.next();
+                    assertArrayEquals(e.getKey(), c.key().toByteArray());
+                    assertArrayEquals(e.getValue(), c.value().toByteArray());
+                }
+            }
+            assertTrue(!it.hasNext(), "Ferry ends early");
+        }
     }
 
     @Test

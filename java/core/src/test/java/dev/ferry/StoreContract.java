@@ -722,6 +722,9 @@ public abstract class StoreContract {
         rocksdb.put("bloomBitsPerKey", o -> o.bloomBitsPerKey(10));
         rocksdb.put("maxOpenFiles", o -> o.maxOpenFiles(64));
         rocksdb.put("rocksdbOptions", o -> o.rocksdbOptions("write_buffer_size=1048576"));
+        rocksdb.put("mergeOperator", o -> o.mergeOperator(MergeOperator.UINT64_ADD));
+        rocksdb.put("statistics", o -> o.statistics(true));
+        rocksdb.put("readaheadSize", o -> o.readaheadSize(1 << 20));
         lmdb.put("mapSize", o -> o.mapSize(1L << 20));
         lmdb.put("maxColumnFamilies", o -> o.maxColumnFamilies(4));
         lmdb.put("maxReaders", o -> o.maxReaders(16));
@@ -2074,6 +2077,380 @@ public abstract class StoreContract {
         assertThrows(IllegalStateException.class, () -> backups.restore(1, dir.resolve("r")));
         assertThrows(IllegalStateException.class, () -> backups.purgeOldBackups(1));
         assertFalse(java.nio.file.Files.exists(dir.resolve("r")));
+    }
+
+    // ---- merge
+
+    private static byte[] le64(long v) {
+        return ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(v).array();
+    }
+
+    private static long le64(byte[] b) {
+        return ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /** Reopens the store with a merge operator (RocksDB); null on LMDB, which has none. */
+    private Store reopenWithMerge(MergeOperator op) {
+        if (options().engine() != Engine.ROCKSDB) {
+            return null;
+        }
+        store.close();
+        store = Store.open(dir.resolve("db"), options().mergeOperator(op));
+        return store;
+    }
+
+    @Test
+    void uint64AddCountsMergesFromStoreAndBatchInEveryFamily() {
+        if (reopenWithMerge(MergeOperator.UINT64_ADD) == null) {
+            return;
+        }
+        ColumnFamily c = store.createColumnFamily("counts");
+        for (int i = 0; i < 10; i++) {
+            store.merge(b("hits"), le64(1));
+            store.merge(c, b("hits"), le64(i));
+        }
+        try (WriteBatch w = new WriteBatch()) {
+            w.merge(b("hits"), le64(100)).merge(c, b("hits"), le64(1000)).put(c, b("reset"), le64(7)).merge(c, b("reset"), le64(1));
+            store.write(w);
+        }
+        assertEquals(110, le64(store.get(b("hits"))));
+        assertEquals(1045, le64(store.get(c, b("hits"))));
+        assertEquals(8, le64(store.get(c, b("reset"))));
+        store.flush(c);
+        store.compactRange(c, null, null);
+        assertEquals(1045, le64(store.get(c, b("hits"))));
+        // a cursor sees merged values too
+        try (Cursor cur = store.cursor(c, KeyRange.all(), CursorOptions.defaults())) {
+            assertTrue(cur.next());
+            assertEquals("hits", s(cur.key().toByteArray()));
+            assertEquals(1045, le64(cur.value().toByteArray()));
+        }
+        // RocksDB does not remember the operator: reopened with it, the counts go on
+        store.close();
+        store = Store.open(dir.resolve("db"), options().mergeOperator(MergeOperator.UINT64_ADD));
+        store.merge(b("hits"), le64(-10));
+        assertEquals(100, le64(store.get(b("hits"))));
+    }
+
+    @Test
+    void builtInMergeOperatorsCombineAsDocumented() {
+        if (reopenWithMerge(MergeOperator.STRING_APPEND) == null) {
+            return;
+        }
+        store.put(b("k"), b("a"));
+        store.merge(b("k"), b("b"));
+        store.merge(b("k"), b("c"));
+        assertEquals("a,b,c", s(store.get(b("k"))));
+        reopenWithMerge(MergeOperator.MAX);
+        store.merge(b("m"), b("b"));
+        store.merge(b("m"), new byte[] {(byte) 0xff});
+        store.merge(b("m"), b("c"));
+        assertArrayEquals(new byte[] {(byte) 0xff}, store.get(b("m")));
+        reopenWithMerge(MergeOperator.PUT);
+        store.merge(b("p"), b("one"));
+        store.merge(b("p"), b("two"));
+        assertEquals("two", s(store.get(b("p"))));
+        reopenWithMerge(MergeOperator.BYTES_XOR);
+        store.merge(b("x"), new byte[] {0x0f, 0x01});
+        store.merge(b("x"), new byte[] {(byte) 0xf0});
+        assertArrayEquals(new byte[] {(byte) 0xff, 0x01}, store.get(b("x")));
+        // the options string may set it instead, with another delimiter
+        store.close();
+        store = Store.open(dir.resolve("db"), options().rocksdbOptions("merge_operator={id=stringappend;delimiter=:}"));
+        store.put(b("j"), b("a"));
+        store.merge(b("j"), b("d"));
+        assertEquals("a:d", s(store.get(b("j"))));
+    }
+
+    @Test
+    void mergeWithoutAMergeOperatorThrowsNotSupportedAndBatchIsNotApplied() {
+        FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, () -> store.merge(b("k"), le64(1)));
+        String expected = options().engine() == Engine.ROCKSDB ? "mergeOperator" : "LMDB";
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        try (WriteBatch w = new WriteBatch()) {
+            w.put(b("before"), b("1")).merge(b("k"), le64(1));
+            assertThrows(FerryException.NotSupported.class, () -> store.write(w));
+        }
+        assertNull(store.get(b("before")));
+        store.put(b("after"), b("2")); // the store still takes writes
+        assertEquals("2", s(store.get(b("after"))));
+    }
+
+    @Test
+    void aStoreOpenedWithAMergeOperatorRefusesToOpenWithoutOne() {
+        if (reopenWithMerge(MergeOperator.UINT64_ADD) == null) {
+            return;
+        }
+        store.merge(b("n"), le64(1));
+        store.merge(b("n"), le64(2));
+        store.close();
+        FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class,
+                () -> Store.open(dir.resolve("db"), options()));
+        assertTrue(e.getMessage().contains("UInt64AddOperator") && e.getMessage().contains("StoreOptions.mergeOperator"),
+                e.getMessage());
+        store = Store.open(dir.resolve("db"), options().mergeOperator(MergeOperator.UINT64_ADD));
+        assertEquals(3, le64(store.get(b("n"))));
+    }
+
+    @Test
+    void mergeOperandsIngestedIntoAStoreWithoutAnOperatorThrowOnReadInsteadOfCrashing() {
+        if (options().engine() != Engine.ROCKSDB) {
+            return;
+        }
+        try (SstFileWriter w = SstFileWriter.open(dir.resolve("m.sst"), null, options().binding)) {
+            w.put(b("a"), b("plain")).merge(b("n"), le64(1)).finish();
+        }
+        store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("m.sst")), false);
+        assertEquals("plain", s(store.get(b("a"))));
+        assertThrows(FerryException.class, () -> store.get(b("n"))); // RocksDB: "Merge operator failed"
+        for (boolean reverse : new boolean[] {false, true}) {
+            try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), null)) {
+                assertThrows(FerryException.class, () -> {
+                    boolean on = reverse ? c.last() : c.first();
+                    while (on) {
+                        on = reverse ? c.prev() : c.next();
+                    }
+                });
+            }
+        }
+    }
+
+    @Test
+    void unsafeOrUnknownMergeOperatorsInTheOptionsStringFailTheOpen() {
+        if (options().engine() != Engine.ROCKSDB) {
+            assertThrows(IllegalArgumentException.class, () -> options().mergeOperator(MergeOperator.UINT64_ADD));
+            return;
+        }
+        store.close();
+        for (String bad : List.of("sortlist", "bogus", "{delimiter=x}")) {
+            FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class,
+                    () -> Store.open(dir.resolve("db"), options().rocksdbOptions("merge_operator=" + bad)), bad);
+            assertTrue(e.getMessage().contains("merge_operator=" + bad) && e.getMessage().contains("uint64add"), e.getMessage());
+        }
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    @Test
+    void mergeArgumentsAreChecked() {
+        reopenWithMerge(MergeOperator.UINT64_ADD);
+        assertThrows(NullPointerException.class, () -> store.merge(null, le64(1)));
+        assertThrows(NullPointerException.class, () -> store.merge(b("k"), null));
+        assertThrows(NullPointerException.class, () -> new WriteBatch().merge(b("k"), null));
+        ColumnFamily c = store.createColumnFamily("gone");
+        store.dropColumnFamily(c);
+        assertThrows(IllegalStateException.class, () -> store.merge(c, b("k"), le64(1)));
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.merge(b("k"), le64(1)));
+    }
+
+    // ---- read options
+
+    @Test
+    void readOptionsOnCursorsReturnTheSameEntries() {
+        if (options().engine() == Engine.ROCKSDB) {
+            store.close();
+            store = Store.open(dir.resolve("db"), options().readaheadSize(256 * 1024));
+        }
+        TreeMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
+        for (int i = 0; i < 3000; i++) {
+            byte[] k = b(String.format("r%05d", i));
+            byte[] v = new byte[i % 300];
+            Arrays.fill(v, (byte) i);
+            store.put(k, v);
+            model.put(k, v);
+        }
+        store.flush();
+        for (CursorOptions o : List.of(CursorOptions.defaults().verifyChecksums(false),
+                CursorOptions.defaults().asyncIo(true).fillCache(false),
+                CursorOptions.defaults().asyncIo(true).verifyChecksums(false).pageSize(4096))) {
+            if (o.asyncIo && options().engine() == Engine.ROCKSDB && org.rocksdb.RocksDB.rocksdbVersion().getMajor() < 8) {
+                // async_io came with RocksDB 8: older engines refuse it at the cursor's open
+                assertThrows(FerryException.NotSupported.class, () -> store.cursor(store.defaultColumnFamily(), KeyRange.all(), o));
+                continue;
+            }
+            var it = model.entrySet().iterator();
+            try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), o)) {
+                while (c.next()) {
+                    var e = it.next();
+                    assertArrayEquals(e.getKey(), c.key().toByteArray());
+                    assertArrayEquals(e.getValue(), c.value().toByteArray());
+                }
+            }
+            assertFalse(it.hasNext());
+        }
+    }
+
+    // ---- statistics
+
+    @Test
+    void rocksDbTickersAndHistogramsCountWritesAndReads() {
+        if (options().engine() != Engine.ROCKSDB) {
+            assertThrows(FerryException.NotSupported.class, () -> store.statistics());
+            return;
+        }
+        IllegalStateException off = assertThrows(IllegalStateException.class, () -> store.statistics());
+        assertTrue(off.getMessage().contains("StoreOptions.statistics(true)"), off.getMessage());
+        store.close();
+        store = Store.open(dir.resolve("db"), options().statistics(true));
+        Statistics before = store.statistics();
+        for (int i = 0; i < 10; i++) {
+            store.put(b("key" + i), b("value" + i));
+        }
+        for (int i = 0; i < 5; i++) {
+            assertNotNull(store.get(b("key" + i)));
+        }
+        Statistics after = store.statistics();
+        assertEquals(10, after.ticker(Statistics.Ticker.KEYS_WRITTEN) - before.ticker(Statistics.Ticker.KEYS_WRITTEN));
+        assertEquals(5, after.ticker(Statistics.Ticker.KEYS_READ) - before.ticker(Statistics.Ticker.KEYS_READ));
+        assertTrue(after.ticker("rocksdb.bytes.written") - before.ticker("rocksdb.bytes.written") >= 10 * 10);
+        assertEquals(5 * "value0".length(), after.ticker(Statistics.Ticker.BYTES_READ) - before.ticker(Statistics.Ticker.BYTES_READ));
+        Statistics.Histogram get = after.histogram(Statistics.HistogramType.DB_GET);
+        assertEquals(5, get.count() - before.histogram("rocksdb.db.get.micros").count());
+        assertTrue(get.p50() <= get.p95() && get.p95() <= get.p99() && get.p99() <= get.max(), get.toString());
+        for (Statistics.Ticker t : Statistics.Ticker.values()) {
+            after.ticker(t); // every named ticker exists in this RocksDB
+        }
+        for (Statistics.HistogramType h : Statistics.HistogramType.values()) {
+            after.histogram(h);
+        }
+        assertTrue(after.tickers().size() > 100, "tickers " + after.tickers().size());
+        assertThrows(IllegalArgumentException.class, () -> after.ticker("rocksdb.no.such.ticker"));
+        assertThrows(IllegalArgumentException.class, () -> after.histogram("rocksdb.no.such.histogram"));
+        assertThrows(FerryException.NotSupported.class, () -> store.lmdbStats(store.defaultColumnFamily()));
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.statistics());
+    }
+
+    @Test
+    void lmdbStatsCountEntriesAndPagesPerFamily() {
+        if (options().engine() != Engine.LMDB) {
+            assertThrows(FerryException.NotSupported.class, () -> store.lmdbStats(store.defaultColumnFamily()));
+            return;
+        }
+        ColumnFamily c = store.createColumnFamily("stats");
+        for (int i = 0; i < 2000; i++) {
+            store.put(c, b(String.format("k%05d", i)), new byte[100]);
+        }
+        store.put(b("big"), new byte[100_000]);
+        LmdbStats f = store.lmdbStats(c);
+        assertEquals(2000, f.entries());
+        assertTrue(f.depth() >= 2 && f.branchPages() >= 1 && f.leafPages() > 10, f.toString());
+        assertEquals(0, f.overflowPages());
+        assertTrue(f.pageSize() >= 4096 && f.mapSize() > 0 && f.maxReaders() > 0 && f.lastPage() > f.leafPages(), f.toString());
+        LmdbStats d = store.lmdbStats(store.defaultColumnFamily());
+        assertTrue(d.overflowPages() >= 100_000 / d.pageSize(), d.toString()); // the big value
+        assertTrue(d.entries() >= 2, d.toString()); // "big" and the family's record
+        assertTrue(d.lastTxnId() >= f.lastTxnId());
+        assertThrows(FerryException.NotSupported.class, () -> store.statistics());
+        store.dropColumnFamily(c);
+        assertThrows(IllegalStateException.class, () -> store.lmdbStats(c));
+    }
+
+    // ---- SST files and ingestion
+
+    private SstFileWriter sst(String name) {
+        return SstFileWriter.open(dir.resolve(name), null, options().binding);
+    }
+
+    @Test
+    void sstFileIsIngestedIntoAFamilyAndItsDeletesHideOlderValues() throws Exception {
+        Path f = dir.resolve("load.sst");
+        try (SstFileWriter w = sst("load.sst")) {
+            assertEquals(f, w.path());
+            for (int i = 0; i < 1000; i++) {
+                w.put(b(String.format("k%05d", i)), b("v" + i));
+            }
+            w.delete(b("k99999"));
+            assertEquals(1001, w.entries());
+            assertTrue(w.finish() > 0);
+            assertTrue(w.isFinished());
+        }
+        ColumnFamily c = store.createColumnFamily("bulk");
+        if (options().engine() == Engine.LMDB) {
+            FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, () -> store.ingest(c, List.of(f), false));
+            assertTrue(e.getMessage().contains("LMDB"), e.getMessage());
+            return;
+        }
+        store.put(c, b("k99999"), b("old"));
+        store.put(c, b("k00001"), b("old"));
+        store.ingest(c, List.of(f), false);
+        assertTrue(java.nio.file.Files.exists(f)); // copied
+        assertEquals("v1", s(store.get(c, b("k00001"))));
+        assertEquals("v999", s(store.get(c, b("k00999"))));
+        assertNull(store.get(c, b("k99999")));
+        assertNull(store.get(b("k00001"))); // the default family is untouched
+        int n = 0;
+        try (Cursor cur = store.cursor(c, KeyRange.all(), null)) {
+            while (cur.next()) {
+                n++;
+            }
+        }
+        assertEquals(1000, n);
+        // move: the file leaves its path
+        try (SstFileWriter w = sst("more.sst")) {
+            w.put(b("z"), b("last")).finish();
+        }
+        store.ingest(c, List.of(dir.resolve("more.sst")), true);
+        assertFalse(java.nio.file.Files.exists(dir.resolve("more.sst")));
+        assertEquals("last", s(store.get(c, b("z"))));
+        // the store reopens with the ingested files
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals("last", s(store.get(store.columnFamily("bulk").orElseThrow(), b("z"))));
+    }
+
+    @Test
+    void sstKeysOutOfOrderThrowAndTheWriterStaysUsable() {
+        try (SstFileWriter w = sst("o.sst")) {
+            w.put(b("b"), b("1"));
+            for (byte[] k : List.of(b("a"), b("b"), b(""))) {
+                FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class, () -> w.put(k, b("x")));
+                assertTrue(e.getMessage().contains("strictly increasing"), e.getMessage());
+            }
+            assertThrows(FerryException.InvalidArgument.class, () -> w.merge(b("a"), b("x")));
+            assertThrows(FerryException.InvalidArgument.class, () -> w.delete(b("b")));
+            w.put(b("b\0"), b("2")); // longer with the same prefix sorts after
+            w.put(new byte[] {(byte) 0x80}, b("3")); // unsigned order
+            assertEquals(3, w.entries());
+            w.finish();
+            assertThrows(FerryException.InvalidArgument.class, () -> w.finish());
+            assertThrows(FerryException.InvalidArgument.class, () -> w.put(new byte[] {(byte) 0xff}, b("4")));
+        }
+    }
+
+    @Test
+    void sstWriterMisuseThrows() throws Exception {
+        SstFileWriter w = sst("m.sst");
+        assertThrows(FerryException.InvalidArgument.class, w::finish); // no entries
+        assertThrows(NullPointerException.class, () -> w.put(null, b("v")));
+        assertThrows(NullPointerException.class, () -> w.put(b("k"), null));
+        assertThrows(NullPointerException.class, () -> w.merge(b("k"), null));
+        w.close();
+        w.close();
+        assertThrows(IllegalStateException.class, () -> w.put(b("k"), b("v")));
+        assertThrows(IllegalStateException.class, w::finish);
+        assertThrows(FerryException.InvalidArgument.class,
+                () -> SstFileWriter.open(dir.resolve("c.sst"), "comparator=foo", options().binding));
+        assertThrows(IllegalArgumentException.class, () -> store.ingest(store.defaultColumnFamily(), List.of(), false));
+        assertThrows(NullPointerException.class, () -> store.ingest(store.defaultColumnFamily(), null, false));
+        if (options().engine() == Engine.ROCKSDB) {
+            assertThrows(FerryException.IOError.class, () -> store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("absent.sst")), false));
+        }
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("m.sst")), false));
+    }
+
+    @Test
+    void sstMergeOperandsAreCombinedByTheIngestingStoresOperator() {
+        if (reopenWithMerge(MergeOperator.UINT64_ADD) == null) {
+            return;
+        }
+        store.merge(b("n"), le64(5));
+        try (SstFileWriter w = sst("m.sst")) {
+            w.merge(b("n"), le64(10)).finish();
+        }
+        store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("m.sst")), false);
+        assertEquals(15, le64(store.get(b("n"))));
     }
 
     /** Whether a range deletion [lo, hi) on the default family would cover a family's record. */

@@ -119,8 +119,12 @@ public final class Abi {
     public static final int OPT_LMDB_FLAGS = 12;
     /** LMDB auto-grow step. */
     public static final int OPT_AUTO_GROW = 13;
-    /** Number of options. */
-    public static final int OPT_COUNT = 14;
+    /** RocksDB statistics on (bool). */
+    public static final int OPT_STATISTICS = 18;
+    /** RocksDB cursors' readahead in bytes. */
+    public static final int OPT_READAHEAD_BYTES = 19;
+    /** Number of option slots. */
+    public static final int OPT_COUNT = 20;
 
     // ---- compression values
     /** None. */
@@ -151,6 +155,10 @@ public final class Abi {
     public static final int CURSOR_NO_FILL_CACHE = 0x2;
     /** LMDB: no direct leaf-page walk. */
     public static final int CURSOR_ENGINE_STEPS = 0x4;
+    /** RocksDB: do not verify block checksums. */
+    public static final int CURSOR_NO_VERIFY_CHECKSUMS = 0x20;
+    /** RocksDB: asynchronous prefetch (async_io). */
+    public static final int CURSOR_ASYNC_IO = 0x40;
 
     // ---- cursor fill ops
     /** First entry, forward. */
@@ -203,6 +211,8 @@ public final class Abi {
     public static final int OP_DELETE_RANGE = 3;
     /** Delete one (key, value) pair of an LMDB DUPSORT family. */
     public static final int OP_DELETE_VALUE = 5;
+    /** Merge (RocksDB stores with a merge operator). */
+    public static final int OP_MERGE = 7;
     /** Record header bytes: u32 op, u32 cf, u32 alen, u32 blen. */
     public static final int OP_HEADER = 16;
 
@@ -229,6 +239,10 @@ public final class Abi {
     public static final int CHECKPOINT_COMPACT = 0x1;
     /** Bytes of one backup record: u32 id, u32 files, i64 timestamp, u64 size. */
     public static final int BACKUP_INFO_SIZE = 24;
+
+    // ---- SST ingestion
+    /** Move (hard-link) ingested files instead of copying them. */
+    public static final int INGEST_MOVE = 0x1;
 
     /**
      * Refuses a libferry built for another ABI than these classes: calling it would pass arguments

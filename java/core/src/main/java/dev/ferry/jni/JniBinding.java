@@ -57,6 +57,9 @@ public final class JniBinding implements NativeBinding {
     @Override public int put(long store, int cf, long key, long klen, long val, long vlen, long err) {
         return put0(store, cf, key, klen, val, vlen, err);
     }
+    @Override public int merge(long store, int cf, long key, long klen, long operand, long olen, long err) {
+        return merge0(store, cf, key, klen, operand, olen, err);
+    }
     @Override public int delete(long store, int cf, long key, long klen, long err) { return delete0(store, cf, key, klen, err); }
     @Override public int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
         return deleteRange0(store, cf, begin, blen, end, elen, err);
@@ -78,6 +81,15 @@ public final class JniBinding implements NativeBinding {
         return cursorFill0(cursor, op, key, klen, page, cap, maxEntries, err);
     }
     @Override public int checkpoint(long store, long dir, int flags, long err) { return checkpoint0(store, dir, flags, err); }
+    @Override public int sstOpen(long path, long extra, long out, long err) { return sstOpen0(path, extra, out, err); }
+    @Override public int sstPut(long w, long key, long klen, long val, long vlen, long err) { return sstPut0(w, key, klen, val, vlen, err); }
+    @Override public int sstMerge(long w, long key, long klen, long op, long olen, long err) { return sstMerge0(w, key, klen, op, olen, err); }
+    @Override public int sstDelete(long w, long key, long klen, long err) { return sstDelete0(w, key, klen, err); }
+    @Override public int sstFinish(long w, long sizeOut, long err) { return sstFinish0(w, sizeOut, err); }
+    @Override public int sstClose(long w) { return sstClose0(w); }
+    @Override public int ingest(long store, int cf, long paths, long len, int n, int flags, long err) {
+        return ingest0(store, cf, paths, len, n, flags, err);
+    }
     @Override public int backupsOpen(long dir, long out, long err) { return backupsOpen0(dir, out, err); }
     @Override public int backupsClose(long backups) { return backupsClose0(backups); }
     @Override public int backupsCreate(long backups, long store, long idOut, long err) { return backupsCreate0(backups, store, idOut, err); }
@@ -130,6 +142,7 @@ public final class JniBinding implements NativeBinding {
     private static native int get0(long store, long snapshot, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
     private static native int multiGet0(long store, long snapshot, int cf, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
     private static native int put0(long store, int cf, long key, long klen, long val, long vlen, long err);
+    private static native int merge0(long store, int cf, long key, long klen, long operand, long olen, long err);
     private static native int delete0(long store, int cf, long key, long klen, long err);
     private static native int deleteRange0(long store, int cf, long begin, long blen, long end, long elen, long err);
     private static native int write0(long store, long ops, long len, int count, long err);
@@ -141,6 +154,13 @@ public final class JniBinding implements NativeBinding {
     private static native int cursorClose0(long cursor);
     private static native int cursorFill0(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
     private static native int checkpoint0(long store, long dir, int flags, long err);
+    private static native int sstOpen0(long path, long extra, long out, long err);
+    private static native int sstPut0(long w, long key, long klen, long val, long vlen, long err);
+    private static native int sstMerge0(long w, long key, long klen, long op, long olen, long err);
+    private static native int sstDelete0(long w, long key, long klen, long err);
+    private static native int sstFinish0(long w, long sizeOut, long err);
+    private static native int sstClose0(long w);
+    private static native int ingest0(long store, int cf, long paths, long len, int n, int flags, long err);
     private static native int backupsOpen0(long dir, long out, long err);
     private static native int backupsClose0(long backups);
     private static native int backupsCreate0(long backups, long store, long idOut, long err);

@@ -123,6 +123,9 @@ public interface NativeBinding {
     /** @param store handle @param cf id @param key address @param klen length @param val address @param vlen length @param err error struct @return rc */
     int put(long store, int cf, long key, long klen, long val, long vlen, long err);
 
+    /** @param store handle @param cf id @param key address @param klen length @param operand address @param olen length @param err error struct @return rc */
+    int merge(long store, int cf, long key, long klen, long operand, long olen, long err);
+
     /** @param store handle @param cf id @param key address @param klen length @param err error struct @return rc */
     int delete(long store, int cf, long key, long klen, long err);
 
@@ -189,6 +192,38 @@ public interface NativeBinding {
      * @return rc
      */
     int checkpoint(long store, long dir, int flags, long err);
+
+    /** @param path NUL-terminated file @param extra options C string or 0 @param out handle slot @param err error struct @return rc */
+    int sstOpen(long path, long extra, long out, long err);
+
+    /** @param writer handle @param key address @param klen length @param val address @param vlen length @param err error struct @return rc */
+    int sstPut(long writer, long key, long klen, long val, long vlen, long err);
+
+    /** @param writer handle @param key address @param klen length @param operand address @param olen length @param err error struct @return rc */
+    int sstMerge(long writer, long key, long klen, long operand, long olen, long err);
+
+    /** @param writer handle @param key address @param klen length @param err error struct @return rc */
+    int sstDelete(long writer, long key, long klen, long err);
+
+    /** @param writer handle @param sizeOut uint64 slot @param err error struct @return rc */
+    int sstFinish(long writer, long sizeOut, long err);
+
+    /** @param writer handle @return rc */
+    int sstClose(long writer);
+
+    /**
+     * {@code ferry_ingest}.
+     *
+     * @param store handle
+     * @param cf id
+     * @param paths n NUL-terminated paths back to back
+     * @param len their bytes
+     * @param n number of paths
+     * @param flags FERRY_INGEST_*
+     * @param err error struct
+     * @return rc
+     */
+    int ingest(long store, int cf, long paths, long len, int n, int flags, long err);
 
     /** @param dir NUL-terminated backup directory @param out handle slot @param err error struct @return rc */
     int backupsOpen(long dir, long out, long err);

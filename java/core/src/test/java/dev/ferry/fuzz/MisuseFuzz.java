@@ -85,6 +85,7 @@ public final class MisuseFuzz {
         StoreOps.register(this, table);
         BackupOps.register(this, table);
         DupOps.register(this, table);
+        MergeSstOps.register(this, table);
         CursorOps.register(this, table);
         Scenarios.register(this, table);
         if (engine == Engine.ROCKSDB) {

@@ -137,6 +137,7 @@ final class StoreOps {
             return null;
         }
         StoreRef s = new StoreRef(id, out[0], dir, readOnly, bound, privateStore);
+        s.mergeOperator = d.indexOf(" merge=") >= 0 || d.indexOf("merge_operator=uint64add") >= 0;
         c.world.stores.add(c.rnd, s);
         List<ColumnFamily> fams = new ArrayList<>();
         c.call(s + ".columnFamilies()", () -> fams.addAll(s.store.columnFamilies()));
@@ -223,9 +224,21 @@ final class StoreOps {
                 o.blockCacheSize(n);
                 d.append(" blockCache=").append(n);
             }
+            if (c.oneIn(5)) {
+                long n = new long[] {0, 4096, 2 << 20}[c.rnd.nextInt(3)];
+                o.readaheadSize(n);
+                d.append(" readahead=").append(n);
+            }
+            if (c.oneIn(3)) {
+                dev.ferry.MergeOperator m = dev.ferry.MergeOperator.values()[c.rnd.nextInt(dev.ferry.MergeOperator.values().length)];
+                o.mergeOperator(m);
+                d.append(" merge=").append(m);
+            }
             if (c.oneIn(odd ? 2 : 10)) {
+                // merge_operator=uint64add (not after a typed merge: the string wins, mergeOperator stays what it said)
                 String[] extra = {"write_buffer_size=65536", "max_write_buffer_number=2;level0_file_num_compaction_trigger=2",
-                    "bogus_option=1", "write_buffer_size=", ";;", "compression=kNoCompression", "max_open_files=-5"};
+                    "bogus_option=1", "write_buffer_size=", ";;", "compression=kNoCompression", "max_open_files=-5",
+                    "merge_operator=sortlist", "merge_operator=bogus", "merge_operator=uint64add", "merge_operator={id=x"};
                 String e = extra[c.rnd.nextInt(extra.length)];
                 o.rocksdbOptions(e);
                 d.append(" rocksdbOptions='").append(e).append('\'');
@@ -355,7 +368,17 @@ final class StoreOps {
         if (c.oneIn(4)) {
             boolean v = c.oneIn(2);
             o.fillCache(v);
-            d.append("fillCache=").append(v);
+            d.append("fillCache=").append(v).append(' ');
+        }
+        if (c.oneIn(4)) {
+            boolean v = c.oneIn(2);
+            o.verifyChecksums(v);
+            d.append("verifyChecksums=").append(v).append(' ');
+        }
+        if (c.oneIn(4)) {
+            boolean v = c.oneIn(2);
+            o.asyncIo(v);
+            d.append("asyncIo=").append(v);
         }
         d.append('}');
         if (c.oneIn(3)) {
@@ -717,15 +740,21 @@ final class StoreOps {
         if (wb == null) {
             return;
         }
-        int op = c.rnd.nextInt(6);
-        boolean withCf = op >= 3;
+        int op = c.rnd.nextInt(8);
+        boolean withCf = op >= 4;
         Object[] f = withCf && s != null ? family(c, s, false) : new Object[] {null, null};
         if (withCf && s == null) {
             c.nullArg("cf");
         }
         ColumnFamily cf = (ColumnFamily) f[0];
         byte[] k = c.key("key");
-        switch (op % 3) {
+        switch (op % 4) {
+            case 3: {
+                byte[] v = c.value("operand");
+                c.call(b + ".merge(" + (withCf ? f[1] + ", " : "") + Ctx.hex(k) + ", " + Ctx.hex(v) + ")",
+                        () -> { if (withCf) { wb.merge(cf, k, v); } else { wb.merge(k, v); } });
+                break;
+            }
             case 0: {
                 byte[] v = c.value("value");
                 c.call(b + ".put(" + (withCf ? f[1] + ", " : "") + Ctx.hex(k) + ", " + Ctx.hex(v) + ")",

@@ -55,6 +55,8 @@ public final class World {
     public final Pool<KeyRange> ranges = new Pool<>(24);
     /** Backup directories (open or closed), shared between threads. */
     public final Pool<dev.ferry.Backups> backups = new Pool<>(4);
+    /** SST file writers, shared between threads (they are thread-safe). */
+    public final Pool<dev.ferry.SstFileWriter> sstWriters = new Pool<>(4);
     /** Cursor options (shared, mutated). */
     public final Pool<CursorOptions> cursorOptions = new Pool<>(8);
 
@@ -203,6 +205,8 @@ public final class World {
         public final boolean threadBoundSnapshots;
         /** A store a scenario opened for itself. */
         final boolean privateStore;
+        /** Opened with a merge operator (RocksDB): merges work, and SST files with merge operands may be ingested. */
+        public boolean mergeOperator;
 
         StoreRef(int id, Store store, Path dir, boolean readOnly, boolean threadBoundSnapshots, boolean privateStore) {
             this.id = id;

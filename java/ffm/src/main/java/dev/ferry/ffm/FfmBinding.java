@@ -332,6 +332,15 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int merge(long store, int cf, long key, long klen, long operand, long olen, long err) {
+        try {
+            return (int) Merge.H.invokeExact(store, cf, key, klen, operand, olen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_merge", t);
+        }
+    }
+
+    @Override
     public int delete(long store, int cf, long key, long klen, long err) {
         try {
             return (int) Delete.H.invokeExact(store, cf, key, klen, err);
@@ -427,6 +436,69 @@ public final class FfmBinding implements NativeBinding {
             return (int) Checkpoint.H.invokeExact(store, dir, flags, err);
         } catch (Throwable t) {
             throw failure("ferry_checkpoint", t);
+        }
+    }
+
+    @Override
+    public int sstOpen(long path, long extra, long out, long err) {
+        try {
+            return (int) SstOpen.H.invokeExact(path, extra, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_open", t);
+        }
+    }
+
+    @Override
+    public int sstPut(long w, long key, long klen, long val, long vlen, long err) {
+        try {
+            return (int) SstPut.H.invokeExact(w, key, klen, val, vlen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_put", t);
+        }
+    }
+
+    @Override
+    public int sstMerge(long w, long key, long klen, long op, long olen, long err) {
+        try {
+            return (int) SstMerge.H.invokeExact(w, key, klen, op, olen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_merge", t);
+        }
+    }
+
+    @Override
+    public int sstDelete(long w, long key, long klen, long err) {
+        try {
+            return (int) SstDelete.H.invokeExact(w, key, klen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_delete", t);
+        }
+    }
+
+    @Override
+    public int sstFinish(long w, long sizeOut, long err) {
+        try {
+            return (int) SstFinish.H.invokeExact(w, sizeOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_finish", t);
+        }
+    }
+
+    @Override
+    public int sstClose(long w) {
+        try {
+            return (int) SstClose.H.invokeExact(w);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_close", t);
+        }
+    }
+
+    @Override
+    public int ingest(long store, int cf, long paths, long len, int n, int flags, long err) {
+        try {
+            return (int) Ingest.H.invokeExact(store, cf, paths, len, n, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_ingest", t);
         }
     }
 
@@ -653,6 +725,11 @@ public final class FfmBinding implements NativeBinding {
         PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG),
 
+        // int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
+        //                 size_t olen, ferry_error *err)
+        MERGE("ferry_merge", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+
         // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
         DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
@@ -699,6 +776,29 @@ public final class FfmBinding implements NativeBinding {
 
         // int ferry_backups_open(const char *dir, ferry_backups **out, ferry_error *err)
         BACKUPS_OPEN("ferry_backups_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)
+        SST_OPEN("ferry_sst_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
+        SST_PUT("ferry_sst_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand, size_t olen,
+        //                     ferry_error *err)
+        SST_MERGE("ferry_sst_merge", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err)
+        SST_DELETE("ferry_sst_delete", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
+        SST_FINISH("ferry_sst_finish", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_sst_close(ferry_sst_writer *w)
+        SST_CLOSE("ferry_sst_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
+        //                  ferry_error *err)
+        INGEST("ferry_ingest", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG),
 
         // int ferry_backups_close(ferry_backups *b)
         BACKUPS_CLOSE("ferry_backups_close", false, JAVA_INT, JAVA_LONG),
@@ -829,6 +929,9 @@ public final class FfmBinding implements NativeBinding {
     private static final class Put {
         static final MethodHandle H = bind(Fn.PUT);
     }
+    private static final class Merge {
+        static final MethodHandle H = bind(Fn.MERGE);
+    }
     private static final class Delete {
         static final MethodHandle H = bind(Fn.DELETE);
     }
@@ -861,6 +964,27 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class Checkpoint {
         static final MethodHandle H = bind(Fn.CHECKPOINT);
+    }
+    private static final class SstOpen {
+        static final MethodHandle H = bind(Fn.SST_OPEN);
+    }
+    private static final class SstPut {
+        static final MethodHandle H = bind(Fn.SST_PUT);
+    }
+    private static final class SstMerge {
+        static final MethodHandle H = bind(Fn.SST_MERGE);
+    }
+    private static final class SstDelete {
+        static final MethodHandle H = bind(Fn.SST_DELETE);
+    }
+    private static final class SstFinish {
+        static final MethodHandle H = bind(Fn.SST_FINISH);
+    }
+    private static final class SstClose {
+        static final MethodHandle H = bind(Fn.SST_CLOSE);
+    }
+    private static final class Ingest {
+        static final MethodHandle H = bind(Fn.INGEST);
     }
     private static final class BackupsOpen {
         static final MethodHandle H = bind(Fn.BACKUPS_OPEN);

@@ -1,0 +1,248 @@
+package dev.ferry;
+
+import dev.ferry.internal.Bindings;
+import dev.ferry.internal.Engines;
+import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.Once;
+import dev.ferry.internal.Scratch;
+import dev.ferry.spi.NativeBinding;
+import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Writes one sorted RocksDB table (SST) file, to be added to a store as a whole with
+ * {@link Store#ingest(ColumnFamily, java.util.List, boolean)}: a bulk load that skips the memtable
+ * and the write-ahead log. RocksDB's {@code SstFileWriter}.
+ *
+ * <pre>{@code
+ * try (SstFileWriter w = SstFileWriter.open(dir.resolve("batch-1.sst"))) {
+ *     for (...)                       // keys in strictly increasing unsigned byte order
+ *         w.put(key, value);
+ *     w.finish();
+ * }
+ * store.ingest(store.defaultColumnFamily(), List.of(dir.resolve("batch-1.sst")), true);
+ * }</pre>
+ *
+ * <p>Entries ({@link #put}, {@link #merge}, {@link #delete}) must come in strictly increasing
+ * unsigned byte order of their keys, each key once; a key that is not greater than the previous
+ * one throws {@link FerryException.InvalidArgument} (checked by Ferry before RocksDB sees it) and
+ * the writer stays usable. {@link #finish()} writes the file's index and closes it; a writer
+ * without entries cannot finish (RocksDB writes no empty table). The file is readable by RocksJava
+ * ({@code RocksDB.ingestExternalFile}) and RocksDB tools as any SST file. LMDB has no table files:
+ * ingesting into an LMDB store throws {@link FerryException.NotSupported}.
+ *
+ * <p>Closing releases the writer; an unfinished file is left on disk incomplete (delete it).
+ * Every call on a closed writer throws {@link IllegalStateException}. One left unclosed is
+ * released by a cleaner once unreachable.
+ *
+ * <p>Thread safety: thread-safe; calls run one at a time (entries from several threads still
+ * have to come in key order).
+ */
+public final class SstFileWriter implements AutoCloseable {
+    private final NativeBinding binding;
+    private final Path path;
+    private final long handle;
+    private final Cleaner.Cleanable cleanable;
+    private long entries;
+    private boolean finished;
+    private boolean closed;
+
+    private SstFileWriter(NativeBinding binding, Path path, long handle) {
+        this.binding = binding;
+        this.path = path;
+        this.handle = handle;
+        this.cleanable = Store.CLEANER.register(this, new Once(() -> binding.sstClose(handle)));
+    }
+
+    /**
+     * Creates a writer for a new SST file with RocksDB's default table options and the process's
+     * default binding. An existing file at the path is replaced.
+     *
+     * @param file the file to write
+     * @return the writer
+     * @throws FerryException.EngineLoad when RocksDB cannot be loaded
+     */
+    public static SstFileWriter open(Path file) {
+        return open(file, null, null);
+    }
+
+    /**
+     * Creates a writer for a new SST file. An existing file at the path is replaced.
+     *
+     * @param file the file to write
+     * @param rocksdbOptions a RocksDB options string for the table (e.g. {@code "compression=kLZ4Compression"}),
+     *        or null; refused as by {@link StoreOptions#rocksdbOptions(String)}
+     * @param binding {@code "jni"} or {@code "ffm"}, or null for the process default
+     * @return the writer
+     * @throws FerryException.InvalidArgument for an options string Ferry or RocksDB refuses
+     * @throws FerryException.EngineLoad when RocksDB cannot be loaded
+     */
+    public static SstFileWriter open(Path file, String rocksdbOptions, String binding) {
+        Objects.requireNonNull(file, "file");
+        NativeBinding b = binding == null ? Bindings.defaultBinding() : Bindings.byName(binding);
+        Engines.attach(b, Engine.ROCKSDB);
+        Path p = file.toAbsolutePath().normalize();
+        byte[] pb = p.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] eb = rocksdbOptions == null ? null : rocksdbOptions.getBytes(StandardCharsets.UTF_8);
+        for (byte[] x : new byte[][] {pb, eb}) {
+            if (x != null && indexOfNul(x) >= 0) {
+                throw new IllegalArgumentException("NUL character in " + (x == pb ? "file name" : "options string"));
+            }
+        }
+        Scratch s = Scratch.get(b);
+        // path then options string, each NUL-terminated
+        NativeBuffer m = s.ensure(Scratch.DATA + pb.length + 1L + (eb == null ? 0 : eb.length + 1L), 0);
+        int eoff = m.putCString(Scratch.DATA, pb);
+        if (eb != null) {
+            m.putCString(eoff, eb);
+        }
+        int rc = b.sstOpen(m.addr + Scratch.DATA, eb == null ? 0 : m.addr + eoff, s.out(0), s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        long h = s.outLong(0);
+        try {
+            return new SstFileWriter(b, p, h);
+        } catch (RuntimeException | Error e) {
+            b.sstClose(h);
+            throw e;
+        }
+    }
+
+    private static int indexOfNul(byte[] b) {
+        for (int i = 0; i < b.length; i++) {
+            if (b[i] == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** @return the file being written */
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * @return the entries added so far
+     * @throws IllegalStateException when closed
+     */
+    public synchronized long entries() {
+        check();
+        return entries;
+    }
+
+    /**
+     * Adds a key and value.
+     *
+     * @param key the key, greater than the previous entry's
+     * @param value the value
+     * @return this
+     * @throws FerryException.InvalidArgument when the key is not greater than the previous one, or
+     *         the writer is finished
+     * @throws IllegalStateException when closed
+     */
+    public synchronized SstFileWriter put(byte[] key, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        return add(0, key, value);
+    }
+
+    /**
+     * Adds a merge operand; the store that ingests the file needs a merge operator
+     * ({@link StoreOptions#mergeOperator(MergeOperator)}) to read the key.
+     *
+     * @param key the key, greater than the previous entry's
+     * @param operand the operand
+     * @return this
+     * @throws FerryException.InvalidArgument as {@link #put}
+     * @throws IllegalStateException when closed
+     */
+    public synchronized SstFileWriter merge(byte[] key, byte[] operand) {
+        Objects.requireNonNull(operand, "operand");
+        return add(1, key, operand);
+    }
+
+    /**
+     * Adds a deletion: once ingested, the key's older versions in the store are hidden.
+     *
+     * @param key the key, greater than the previous entry's
+     * @return this
+     * @throws FerryException.InvalidArgument as {@link #put}
+     * @throws IllegalStateException when closed
+     */
+    public synchronized SstFileWriter delete(byte[] key) {
+        return add(2, key, null);
+    }
+
+    private SstFileWriter add(int op, byte[] key, byte[] value) {
+        Objects.requireNonNull(key, "key");
+        check();
+        Scratch s = Scratch.get(binding);
+        int voff = s.putTwo(key, value);
+        NativeBuffer m = s.mem;
+        long k = m.addr + Scratch.DATA;
+        long v = m.addr + voff;
+        int vlen = value == null ? 0 : value.length;
+        int rc;
+        switch (op) {
+            case 0: rc = binding.sstPut(handle, k, key.length, v, vlen, s.err()); break;
+            case 1: rc = binding.sstMerge(handle, k, key.length, v, vlen, s.err()); break;
+            default: rc = binding.sstDelete(handle, k, key.length, s.err()); break;
+        }
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        entries++;
+        return this;
+    }
+
+    /**
+     * Finishes the file: writes its index and footer and closes it. The writer takes no entry after.
+     *
+     * @return the file's size in bytes
+     * @throws FerryException.InvalidArgument when already finished, or no entry was added
+     * @throws IllegalStateException when closed
+     */
+    public synchronized long finish() {
+        check();
+        Scratch s = Scratch.get(binding);
+        int rc = binding.sstFinish(handle, s.out(0), s.err());
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+        finished = true;
+        return s.outLong(0);
+    }
+
+    /** @return whether {@link #finish()} succeeded */
+    public synchronized boolean isFinished() {
+        return finished;
+    }
+
+    /** @return whether {@link #close()} was called */
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
+    /** Releases the writer (idempotent); an unfinished file stays on disk incomplete. */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            cleanable.clean();
+        }
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException("SST file writer for " + path + " is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SstFileWriter[" + path + "]";
+    }
+}
