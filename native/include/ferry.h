@@ -507,6 +507,16 @@ FERRY_EXPORT int ferry_txn_commit(ferry_txn *txn, ferry_error *err);
  * @return FERRY_OK, FERRY_EBADTXN (see the note).
  */
 FERRY_EXPORT int ferry_txn_close(ferry_txn *txn);
+
+/**
+ * @brief Say that the transaction will not be ended soon by the thread that began it (it was
+ *        closed on another thread, but its cursors are still out). LMDB: the store's writers that
+ *        wait for it, and later ones, fail with FERRY_EBUSY instead of waiting; the beginning
+ *        thread's own writes keep failing with FERRY_EBUSY until ferry_txn_close. The handle stays
+ *        valid: close it with ferry_txn_close. RocksDB: nothing to do. NULL is ignored.
+ * @return FERRY_OK
+ */
+FERRY_EXPORT int ferry_txn_abandon(ferry_txn *txn);
 /**@}*/
 
 /* ------------------------------------------------------------------ */

@@ -159,6 +159,7 @@ typedef struct lmdb_txn {
     ferry_txn base;
     MDB_txn *txn;
     int ended;          /* committed or failed in LMDB: txn is gone, wlock released */
+    atomic_int released; /* ferry_txn_close ran on another thread: its beginning thread may end it */
     int map_full;       /* a write hit MDB_MAP_FULL: grow when it ends (auto-grow) */
 } lmdb_txn;
 
@@ -398,7 +399,7 @@ static int txn_mine(lmdb_store *s)
 static int wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err)
 {
     if (txn_mine(s)) {
-        if (!atomic_load(&s->abandoned))
+        if (!atomic_load(&s->abandoned) || !atomic_load(&s->txn->released))
             return ferry_fail(err, FERRY_EBUSY, 0, "this thread holds an open write transaction on this LMDB store: "
                               "write through the transaction, or commit or close it first (LMDB has one writer; "
                               "waiting here would wait for itself)");
@@ -1652,6 +1653,12 @@ static int lmdb_txn_commit(ferry_txn *tb, ferry_error *err)
     return mrc ? lmdb_fail(err, mrc, "commit") : FERRY_OK;
 }
 
+static void lmdb_txn_abandon(ferry_txn *tb)
+{
+    lmdb_store *s = LS(tb->view.store);
+    if (s->txn == LTXN(tb) && !LTXN(tb)->ended) atomic_store(&s->abandoned, 1);
+}
+
 static int lmdb_txn_close(ferry_txn *tb)
 {
     lmdb_store *s = LS(tb->view.store);
@@ -1659,6 +1666,7 @@ static int lmdb_txn_close(ferry_txn *tb)
     if (!t->ended) {
         if (!pthread_equal(tb->owner, pthread_self())) {
             /* LMDB's write lock is the beginning thread's: only it can end the transaction */
+            atomic_store(&t->released, 1);
             atomic_store(&s->abandoned, 1);
             return FERRY_EBADTXN;
         }
@@ -1679,7 +1687,7 @@ static int lmdb_close(ferry_store *s)
         int abandoned = atomic_load(&ls->abandoned);
         /* on another thread LMDB cannot end it: mdb_env_close frees it with the environment */
         if (txn_mine(ls)) txn_end_locked(ls, t);
-        if (abandoned) {
+        if (abandoned && atomic_load(&t->released)) {
             pthread_mutex_destroy(&t->base.lock);
             free(t);
         }
@@ -1765,6 +1773,7 @@ static const ferry_engine_ops lmdb_ops = {
     .txn_cursor_kill = lmdb_txn_cursor_kill,
     .txn_commit = lmdb_txn_commit,
     .txn_close = lmdb_txn_close,
+    .txn_abandon = lmdb_txn_abandon,
 };
 
 /* mkdir -p path. */

@@ -657,3 +657,9 @@ int ferry_txn_close(ferry_txn *t)
     /* the engine frees t (and its lock) unless it can only abandon it */
     return t->view.store->ops->txn_close(t);
 }
+
+int ferry_txn_abandon(ferry_txn *t)
+{
+    if (t && t->view.store->ops->txn_abandon) t->view.store->ops->txn_abandon(t);
+    return FERRY_OK;
+}

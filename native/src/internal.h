@@ -134,6 +134,8 @@ struct ferry_engine_ops {
     /* roll back when not ended and free the engine part and t (cursors already killed). Without
      * t->lock held. Returns FERRY_EBADTXN when it could only abandon it (LMDB, another thread). */
     int (*txn_close)(ferry_txn *t);
+    /* see ferry_txn_abandon; any thread, without t->lock; NULL = nothing to do */
+    void (*txn_abandon)(ferry_txn *t);
 };
 
 /* ---- engine open functions (engine_rocksdb.c, engine_lmdb.c) ---- */

@@ -62,6 +62,11 @@ public enum ErrorCode {
     READ_ONLY(Abi.EREADONLY),
     /** A cursor was continued in the other direction. */
     DIRECTION(Abi.EDIRECTION),
+    /** A transaction lost a write conflict (RocksDB: another writer holds or changed the key; an
+     * optimistic commit found a newer write). Retry the transaction. */
+    CONFLICT(Abi.ECONFLICT),
+    /** RocksDB's deadlock detection chose this transaction. Retry the transaction. */
+    DEADLOCK(Abi.EDEADLOCK),
     /** Any other engine error. */
     ENGINE(Abi.EENGINE);
 

@@ -75,6 +75,10 @@ public final class Abi {
     public static final int EREADONLY = -1025;
     /** Cursor continued in the other direction. */
     public static final int EDIRECTION = -1026;
+    /** Transaction: write conflict. */
+    public static final int ECONFLICT = -1027;
+    /** Transaction: deadlock. */
+    public static final int EDEADLOCK = -1028;
     /** Other engine error. */
     public static final int EENGINE = -1099;
 
@@ -117,8 +121,20 @@ public final class Abi {
     public static final int OPT_LMDB_FLAGS = 12;
     /** LMDB auto-grow step. */
     public static final int OPT_AUTO_GROW = 13;
+    /** TXN_MODE_*: RocksDB transactions. */
+    public static final int OPT_TRANSACTIONS = 14;
+    /** RocksDB pessimistic lock timeout in ms. */
+    public static final int OPT_TXN_LOCK_TIMEOUT_MS = 15;
     /** Number of options. */
-    public static final int OPT_COUNT = 14;
+    public static final int OPT_COUNT = 16;
+
+    // ---- transaction modes (OPT_TRANSACTIONS)
+    /** No transactions. */
+    public static final int TXN_MODE_NONE = 0;
+    /** RocksDB TransactionDB. */
+    public static final int TXN_MODE_PESSIMISTIC = 1;
+    /** RocksDB OptimisticTransactionDB. */
+    public static final int TXN_MODE_OPTIMISTIC = 2;
 
     // ---- compression values
     /** None. */

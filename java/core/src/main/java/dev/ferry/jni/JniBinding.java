@@ -86,6 +86,14 @@ public final class JniBinding implements NativeBinding {
     }
     @Override public int backupsRestore(long backups, int id, long dbDir, long err) { return backupsRestore0(backups, id, dbDir, err); }
     @Override public int backupsPurge(long backups, int keep, long err) { return backupsPurge0(backups, keep, err); }
+    @Override public int txnBegin(long store, int flags, long timeoutMs, long out, long err) { return txnBegin0(store, flags, timeoutMs, out, err); }
+    @Override public int txnWrite(long txn, long ops, long len, int count, long err) { return txnWrite0(txn, ops, len, count, err); }
+    @Override public int txnGetForUpdate(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
+        return txnGetForUpdate0(txn, cf, key, klen, dst, cap, vlenOut, err);
+    }
+    @Override public int txnCommit(long txn, long err) { return txnCommit0(txn, err); }
+    @Override public int txnClose(long txn) { return txnClose0(txn); }
+    @Override public int txnAbandon(long txn) { return txnAbandon0(txn); }
     @Override public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         return rjCursorOpen0(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
     }
@@ -138,6 +146,12 @@ public final class JniBinding implements NativeBinding {
     private static native int backupsList0(long backups, long dst, long cap, long countOut, long err);
     private static native int backupsRestore0(long backups, int id, long dbDir, long err);
     private static native int backupsPurge0(long backups, int keep, long err);
+    private static native int txnBegin0(long store, int flags, long timeoutMs, long out, long err);
+    private static native int txnWrite0(long txn, long ops, long len, int count, long err);
+    private static native int txnGetForUpdate0(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
+    private static native int txnCommit0(long txn, long err);
+    private static native int txnClose0(long txn);
+    private static native int txnAbandon0(long txn);
     private static native int rjCursorOpen0(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err);
     private static native int rjCursorWrap0(long iterator, long out, long err);
     private static native int rjCursorForget0(long cursor);
