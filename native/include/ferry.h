@@ -115,7 +115,8 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_AUTO_GROW         13  /**< LMDB: grow the map on MAP_FULL, bytes per step (0 = off) */
 #define FERRY_OPT_TRANSACTIONS      14  /**< FERRY_TXN_MODE_*: RocksDB opens a TransactionDB (1) or an
                                              OptimisticTransactionDB (2); default 0, no transactions.
-                                             LMDB always has its write transaction and ignores it. */
+                                             LMDB always has its write transaction and ignores it, and
+                                             so does a read-only open (ferry_txn_begin: FERRY_EREADONLY). */
 #define FERRY_OPT_TXN_LOCK_TIMEOUT_MS 15 /**< RocksDB pessimistic: default lock wait of a transaction, and of a
                                              plain write, in ms (RocksDB's default: 1000); -1 engine default */
 #define FERRY_OPT_COUNT             16

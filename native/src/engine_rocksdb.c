@@ -403,10 +403,10 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
     if (txn_mode < FERRY_TXN_MODE_NONE || txn_mode > FERRY_TXN_MODE_OPTIMISTIC)
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown transaction mode %lld (FERRY_OPT_TRANSACTIONS)", (long long)txn_mode);
     if (lock_ms < -1) return ferry_fail(err, FERRY_EINVAL, 0, "lock timeout below -1 (FERRY_OPT_TXN_LOCK_TIMEOUT_MS)");
+    /* a read-only store writes nothing: it opens as a plain read-only database (ferry_txn_begin then
+     * fails with FERRY_EREADONLY) */
+    if (ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0) txn_mode = FERRY_TXN_MODE_NONE;
     if (txn_mode != FERRY_TXN_MODE_NONE) {
-        if (ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0)
-            return ferry_fail(err, FERRY_EINVAL, 0, "a RocksDB store opened read-only has no transactions "
-                              "(readOnly with transactions; FERRY_OPT_READ_ONLY with FERRY_OPT_TRANSACTIONS)");
         if (!rdb_has_txn())
             return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no transactions (rocksdb_transactiondb_* missing)", g_path);
     }

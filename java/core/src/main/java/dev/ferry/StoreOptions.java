@@ -319,7 +319,8 @@ public final class StoreOptions {
      * OptimisticTransactionDB ({@link TransactionMode#OPTIMISTIC}), so that
      * {@link Store#beginTransaction()} works (default {@link TransactionMode#NONE}). Every other call
      * works the same on such a store. LMDB always has its write transaction: the choice is ignored.
-     * A read-only RocksDB store cannot have transactions.
+     * A store opened read-only ignores it too ({@link Store#beginTransaction()} throws
+     * {@link FerryException.ReadOnly}).
      *
      * @param mode the transactions
      * @return this

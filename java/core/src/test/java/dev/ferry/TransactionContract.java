@@ -267,6 +267,18 @@ public abstract class TransactionContract {
     }
 
     @Test
+    void aReadOnlyStoreHasNoTransactions() {
+        store.put(b("k"), b("v"));
+        store.close();
+        try (Store ro = Store.open(dir.resolve("db"), options().readOnly(true))) {
+            assertThrows(FerryException.ReadOnly.class, ro::beginTransaction);
+            assertEquals("v", s(ro.get(b("k"))));
+        } finally {
+            store = Store.open(dir.resolve("db"), options());
+        }
+    }
+
+    @Test
     void lmdbHasOneWriter() throws Exception {
         if (!lmdb()) {
             return;
