@@ -438,7 +438,8 @@ FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, siz
  * positioned again (seek past the last key read): what a pointer page pointed to may have moved.
  * LMDB pointer pages point into the transaction's pages: valid until its next write or its end.
  * Cursors are closed before their transaction (ferry_txn_close releases the engine side of any
- * left open; such a cursor then only fails, and ferry_cursor_close frees it).
+ * left open; such a cursor then only fails, and ferry_cursor_close frees it), and transactions
+ * before their store, as snapshots (the Java bindings enforce both).
  *
  * A transaction ends with ferry_txn_commit or ferry_txn_close (without a commit: rollback); any
  * call after the commit fails with FERRY_EBADTXN (commit twice included), and ferry_txn_close

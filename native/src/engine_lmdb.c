@@ -1719,10 +1719,12 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
         return ferry_fail(err, FERRY_EIO, e, "cannot create checkpoint directory %s: %s", dir, strerror(e));
     }
     int compact = (flags & FERRY_CHECKPOINT_COMPACT) != 0;
-    if (compact) {
-        int wrc = wlock_acquire(ls, -1, err);
-        if (wrc) { rmdir(dir); return wrc; }
-    }
+    /* Both copies take LMDB's writer mutex (a plain one while it starts): wait for an open write
+     * transaction through wlock (refused on its own thread, which would wait for itself, and when
+     * it was abandoned); a plain copy lets writers in again at once. */
+    int wrc = wlock_acquire(ls, -1, err);
+    if (wrc) { rmdir(dir); return wrc; }
+    if (!compact) pthread_mutex_unlock(&ls->wlock);
     read_enter(ls);
     int mrc = mdb.mdb_env_copy2(ls->env, dir, compact ? MDB_CP_COMPACT : 0);
     if (mrc == MDB_READERS_FULL) { /* kept read transactions hold reader slots: free them */

@@ -1652,7 +1652,8 @@ static void test_txn(void)
     }
     CHECK(full, "never filled the map");
     EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
-    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "k", big), 1, &err), FERRY_OK);
+    uint8_t bigop[2100];
+    EQ(ferry_txn_write(t, bigop, txrec(bigop, FERRY_OP_PUT, 0, "k", big), 1, &err), FERRY_OK);
     EQ(ferry_txn_commit(t, &err), FERRY_OK);
     EQ(ferry_txn_close(t), FERRY_OK);
     ferry_store_close(s);

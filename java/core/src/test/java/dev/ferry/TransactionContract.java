@@ -289,6 +289,8 @@ public abstract class TransactionContract {
             assertThrows(FerryException.Busy.class, () -> store.put(b("p"), b("q")));
             assertThrows(FerryException.Busy.class, () -> store.createColumnFamily("fam"));
             assertThrows(FerryException.Busy.class, store::beginTransaction);
+            assertThrows(FerryException.Busy.class, () -> store.checkpoint(dir.resolve("cp")));
+            assertThrows(FerryException.Busy.class, () -> store.checkpoint(dir.resolve("cp2"), true));
             assertEquals("v", s(txn.get(b("k"))));
             // reads beside the transaction see the committed state
             assertNull(store.get(b("k")));
