@@ -118,6 +118,8 @@ public final class Transaction implements AutoCloseable {
         enter();
         try {
             return store.getImpl(handle, id, key, 0, key.length);
+        } catch (FerryException e) {
+            throw translate(e);
         } finally {
             guard.exit();
         }
@@ -137,6 +139,8 @@ public final class Transaction implements AutoCloseable {
         enter();
         try {
             return store.getIntoImpl(handle, id, key, into);
+        } catch (FerryException e) {
+            throw translate(e);
         } finally {
             guard.exit();
         }
@@ -154,6 +158,8 @@ public final class Transaction implements AutoCloseable {
         enter();
         try {
             return store.multiGetImpl(handle, id, keys);
+        } catch (FerryException e) {
+            throw translate(e);
         } finally {
             guard.exit();
         }
@@ -187,6 +193,8 @@ public final class Transaction implements AutoCloseable {
         try {
             return dev.ferry.internal.PointReads.get(binding,
                     (k, kl, d, c, vo, e) -> binding.txnGetForUpdate(handle, id, k, kl, d, c, vo, e), key, 0, key.length);
+        } catch (FerryException e) {
+            throw translate(e);
         } finally {
             guard.exit();
         }
@@ -235,6 +243,8 @@ public final class Transaction implements AutoCloseable {
         enter();
         try {
             return store.openCursor(handle, cursors, lifetime, cf, range, options, scanMode);
+        } catch (FerryException e) {
+            throw translate(e);
         } finally {
             guard.exit();
         }
@@ -323,7 +333,7 @@ public final class Transaction implements AutoCloseable {
             m.buf.put(Scratch.DATA, enc, 0, len);
             int rc = binding.txnWrite(handle, m.addr + Scratch.DATA, len, count, s.err());
             if (rc != 0) {
-                throw s.error(rc);
+                throw failure(s, rc);
             }
         } finally {
             guard.exit();
@@ -347,7 +357,7 @@ public final class Transaction implements AutoCloseable {
             buf.put(aoff + a.length, b);
             int rc = binding.txnWrite(handle, m.addr + Scratch.DATA, Abi.OP_HEADER + a.length + b.length, 1, s.err());
             if (rc != 0) {
-                throw s.error(rc);
+                throw failure(s, rc);
             }
         } finally {
             guard.exit();
@@ -378,7 +388,7 @@ public final class Transaction implements AutoCloseable {
             Scratch s = Scratch.get(binding);
             int rc = binding.txnCommit(handle, s.err());
             if (rc != 0) {
-                throw s.error(rc);
+                throw failure(s, rc);
             }
             if (failure != null) {
                 throw failure;
@@ -423,6 +433,21 @@ public final class Transaction implements AutoCloseable {
     @Override
     public String toString() {
         return "Transaction[" + store.engine() + (isClosed() ? ", closed" : ended ? ", committed" : "") + "]";
+    }
+
+    /**
+     * The exception for a failed native call: the engine's, or {@link IllegalStateException} when
+     * the transaction can no longer be used (an earlier failure ended it, see the class comment).
+     */
+    private static RuntimeException failure(Scratch s, int rc) {
+        return translate(s.error(rc));
+    }
+
+    private static RuntimeException translate(FerryException e) {
+        if (e.code() == ErrorCode.BAD_TRANSACTION) {
+            return new IllegalStateException("the transaction failed earlier and can only be closed: " + e.getMessage(), e);
+        }
+        return e;
     }
 
     private void enter() {

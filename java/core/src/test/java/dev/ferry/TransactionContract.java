@@ -318,6 +318,37 @@ public abstract class TransactionContract {
     }
 
     @Test
+    void lmdbMapFullFailsTheTransactionAndInTransactionRunsItAgain() {
+        if (!lmdb()) {
+            return;
+        }
+        StoreOptions small = StoreOptions.lmdb().binding(options().binding).mapSize(1L << 20).autoGrow(1L << 20);
+        try (Store s = Store.open(dir.resolve("small"), small)) {
+            byte[] v = bytes(1000);
+            try (Transaction txn = s.beginTransaction()) {
+                FerryException.MapFull full = assertThrows(FerryException.MapFull.class, () -> {
+                    for (int i = 0; i < 1500; i++) {
+                        txn.put(b(String.format("k%05d", i)), v);
+                    }
+                });
+                assertTrue(full.getMessage().contains("transaction"), full.getMessage());
+                assertThrows(IllegalStateException.class, () -> txn.get(b("k00000")));
+                assertThrows(IllegalStateException.class, () -> txn.put(b("x"), v));
+            }
+            int[] attempts = {0};
+            s.inTransaction(txn -> {
+                attempts[0]++;
+                for (int i = 0; i < 1500; i++) {
+                    txn.put(b(String.format("k%05d", i)), v);
+                }
+                return null;
+            });
+            assertTrue(attempts[0] >= 1);
+            assertEquals(1500, s.estimatedKeyCount());
+        }
+    }
+
+    @Test
     void pessimisticLocksTimeOutAndDeadlocksAreTyped() throws Exception {
         if (!pessimistic()) {
             return;
