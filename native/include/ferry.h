@@ -75,6 +75,9 @@ extern "C" {
 #define FERRY_EDIRECTION    (-1026) /**< cursor continued in the other direction */
 #define FERRY_EKEYEXIST     (-1030) /**< a write with FERRY_WRITE_NO_OVERWRITE / NO_DUP_DATA found the key
                                          (or key and value) already there; nothing was written */
+#define FERRY_ECONFLICT     (-1027) /**< transaction: write conflict (RocksDB: a pessimistic write or lock lost
+                                         to another writer, an optimistic commit that found a newer write) */
+#define FERRY_EDEADLOCK     (-1028) /**< transaction: RocksDB's deadlock detection chose this transaction */
 #define FERRY_EENGINE       (-1099) /**< other engine error (see engine_code/message) */
 /**@}*/
 
@@ -112,12 +115,25 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_MAX_READERS       11  /**< LMDB max readers */
 #define FERRY_OPT_LMDB_FLAGS        12  /**< FERRY_LMDB_* bit mask */
 #define FERRY_OPT_AUTO_GROW         13  /**< LMDB: grow the map on MAP_FULL, bytes per step (0 = off) */
+#define FERRY_OPT_TRANSACTIONS      14  /**< FERRY_TXN_MODE_*: RocksDB opens a TransactionDB (1) or an
+                                             OptimisticTransactionDB (2); default 0, no transactions.
+                                             LMDB always has its write transaction and ignores it, and
+                                             so does a read-only open (ferry_txn_begin: FERRY_EREADONLY). */
+#define FERRY_OPT_TXN_LOCK_TIMEOUT_MS 15 /**< RocksDB pessimistic: default lock wait of a transaction, and of a
+                                             plain write, in ms (RocksDB's default: 1000); -1 engine default */
 #define FERRY_OPT_STATISTICS        18 /**< RocksDB: bool, default 0. 1: collect statistics (tickers and histograms,
                                              read as the "rocksdb.options-statistics" property); LMDB: FERRY_EINVAL */
 #define FERRY_OPT_READAHEAD_BYTES   19 /**< RocksDB: readahead of every cursor's table reads in bytes
                                              (ReadOptions.readahead_size; default -1/0: RocksDB's own automatic
                                              readahead); LMDB: FERRY_EINVAL */
 #define FERRY_OPT_COUNT             20
+/**@}*/
+
+/** @name Values of FERRY_OPT_TRANSACTIONS */
+/**@{*/
+#define FERRY_TXN_MODE_NONE        0
+#define FERRY_TXN_MODE_PESSIMISTIC 1
+#define FERRY_TXN_MODE_OPTIMISTIC  2
 /**@}*/
 
 /** @name Compression values for FERRY_OPT_COMPRESSION */
@@ -502,6 +518,115 @@ FERRY_EXPORT int ferry_put2(ferry_store *s, uint32_t cf, const void *key, size_t
  */
 FERRY_EXPORT int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
                               ferry_error *err);
+/** @name Write transactions
+ * A write transaction with read-your-writes, on both engines:
+ * - LMDB: its one write transaction (MDB_txn without MDB_RDONLY). One writer at a time per store:
+ *   ferry_txn_begin waits for the write lock (timeout_ms), and every other write of the store
+ *   (ferry_put, ferry_write, family create/drop, a compacting checkpoint) waits while a
+ *   transaction is open. LMDB binds a write transaction to the thread that began it (its write
+ *   lock is a mutex): every ferry_txn_* call and every read or cursor through it on another thread
+ *   fails with FERRY_EBADTXN. A store write (ferry_put, ...) on the thread that holds the
+ *   transaction would wait for itself: it fails with FERRY_EBUSY instead (write through the
+ *   transaction). Reads see the transaction's writes; isolation is serializable (one writer).
+ * - RocksDB: a store opened with FERRY_OPT_TRANSACTIONS. Pessimistic (TransactionDB): writes and
+ *   ferry_txn_get_for_update lock their keys; a lock not granted within the timeout gives
+ *   FERRY_ETIMEDOUT, a deadlock FERRY_EDEADLOCK (deadlock detection is on). Optimistic
+ *   (OptimisticTransactionDB): nothing is locked; ferry_txn_commit fails with FERRY_ECONFLICT when
+ *   a key the transaction wrote or read for update was written by someone else after the
+ *   transaction first touched it. Reads see the latest committed state plus the transaction's own
+ *   writes (no snapshot is set). ferry_txn_begin on a store opened without transactions fails with
+ *   FERRY_ENOTSUP, and so does one on a RocksDB library without the transaction C API.
+ *   A ferry_txn may be used from any thread, one call at a time.
+ *
+ * Reads through a transaction: pass FERRY_TXN_VIEW(txn) as the snap argument of ferry_get,
+ * ferry_multi_get and ferry_cursor_open. A cursor of a transaction sees the writes the
+ * transaction made before each positioning call (RocksDB: the transaction's iterator over its
+ * write batch and the database; LMDB: a cursor of the write transaction). After a write through
+ * the transaction, FERRY_NEXT/FERRY_PREV on its cursors fail with FERRY_EINVAL until they are
+ * positioned again (seek past the last key read): what a pointer page pointed to may have moved.
+ * LMDB pointer pages point into the transaction's pages: valid until its next write or its end.
+ * Cursors are closed before their transaction (ferry_txn_close releases the engine side of any
+ * left open; such a cursor then only fails, and ferry_cursor_close frees it), and transactions
+ * before their store, as snapshots (the Java bindings enforce both).
+ *
+ * A transaction ends with ferry_txn_commit or ferry_txn_close (without a commit: rollback); any
+ * call after the commit fails with FERRY_EBADTXN (commit twice included), and ferry_txn_close
+ * always frees the handle. A write that fails leaves the transaction usable on RocksDB (a batch
+ * is undone as a whole through a savepoint); on LMDB an engine failure such as FERRY_EMAPFULL
+ * fails the transaction (then every call gives FERRY_EBADTXN: close it; with auto-grow the map
+ * grows when it closes, so running it again can succeed), and so does a failed batch of more than
+ * one record.
+ */
+/**@{*/
+typedef struct ferry_txn ferry_txn;
+
+/** The transaction as the snap argument of ferry_get, ferry_multi_get and ferry_cursor_open. */
+#define FERRY_TXN_VIEW(txn) ((ferry_snapshot *)(txn))
+
+/**
+ * @brief Begin a write transaction.
+ * @param[in] flags 0 (reserved).
+ * @param[in] timeout_ms LMDB: how long to wait for the store's write lock: -1 as long as it takes
+ *            (but a transaction abandoned on another thread, see ferry_txn_close, fails the wait
+ *            with FERRY_EBUSY), 0 do not wait (FERRY_EBUSY when it is held), > 0 at most that many
+ *            ms (then FERRY_ETIMEDOUT). RocksDB pessimistic: the transaction's lock timeout for each
+ *            key (-1: FERRY_OPT_TXN_LOCK_TIMEOUT_MS), optimistic: ignored.
+ * @param[out] out the transaction.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, FERRY_ENOTSUP (a RocksDB store opened without
+ *         FERRY_OPT_TRANSACTIONS), FERRY_EBUSY (LMDB: this thread already holds the store's
+ *         transaction; or timeout_ms 0 and another thread holds it), FERRY_ETIMEDOUT, engine codes.
+ */
+FERRY_EXPORT int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out,
+                                 ferry_error *err);
+
+/**
+ * @brief Apply batch records (FERRY_OP_*, validated as for ferry_write) inside the transaction.
+ * @note FERRY_OP_DELETE_RANGE: LMDB only (RocksDB transactions have no range delete: FERRY_ENOTSUP,
+ *       nothing applied).
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EBADTXN, FERRY_ENOTSUP, FERRY_ECFDROPPED, FERRY_ETIMEDOUT,
+ *         FERRY_EDEADLOCK, FERRY_ECONFLICT, engine codes.
+ */
+FERRY_EXPORT int ferry_txn_write(ferry_txn *txn, const void *ops, size_t len, uint32_t count, ferry_error *err);
+
+/**
+ * @brief Read a key for update (as ferry_get through the transaction). RocksDB pessimistic: locks
+ *        the key exclusively until the transaction ends; optimistic: the commit fails with
+ *        FERRY_ECONFLICT when another writer wrote the key after this read; LMDB: a plain read (the
+ *        write transaction already excludes every other writer).
+ * @return FERRY_OK, FERRY_NOTFOUND, FERRY_EBADTXN, FERRY_ETIMEDOUT, FERRY_EDEADLOCK, FERRY_ECONFLICT,
+ *         engine codes.
+ */
+FERRY_EXPORT int ferry_txn_get_for_update(ferry_txn *txn, uint32_t cf, const void *key, size_t klen, void *dst,
+                                          size_t cap, size_t *vlen_out, ferry_error *err);
+
+/**
+ * @brief Commit. The transaction is over whatever the result (on failure its writes are gone);
+ *        free it with ferry_txn_close.
+ * @return FERRY_OK, FERRY_EBADTXN (already committed, failed or on the wrong thread),
+ *         FERRY_ECONFLICT (optimistic), FERRY_ECFDROPPED (a family it wrote was dropped; nothing
+ *         committed), FERRY_EMAPFULL, engine codes.
+ */
+FERRY_EXPORT int ferry_txn_commit(ferry_txn *txn, ferry_error *err);
+
+/**
+ * @brief Roll back (unless committed) and free the transaction. NULL is ignored.
+ * @note LMDB on a thread other than the one that began it: LMDB cannot end the transaction there.
+ *       It is abandoned instead: the store's other writers fail with FERRY_EBUSY rather than wait
+ *       for it, the beginning thread's next write call on the store rolls it back, and
+ *       ferry_store_close frees it. Returns FERRY_EBADTXN then; the handle is gone either way.
+ * @return FERRY_OK, FERRY_EBADTXN (see the note).
+ */
+FERRY_EXPORT int ferry_txn_close(ferry_txn *txn);
+
+/**
+ * @brief Say that the transaction will not be ended soon by the thread that began it (it was
+ *        closed on another thread, but its cursors are still out). LMDB: the store's writers that
+ *        wait for it, and later ones, fail with FERRY_EBUSY instead of waiting; the beginning
+ *        thread's own writes keep failing with FERRY_EBUSY until ferry_txn_close. The handle stays
+ *        valid: close it with ferry_txn_close. RocksDB: nothing to do. NULL is ignored.
+ * @return FERRY_OK
+ */
+FERRY_EXPORT int ferry_txn_abandon(ferry_txn *txn);
 /**@}*/
 
 /* ------------------------------------------------------------------ */

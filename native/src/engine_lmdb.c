@@ -146,7 +146,22 @@ typedef struct lmdb_store {
     pthread_mutex_t pool_lock;    /* the shared pool, for transactions no stripe slot takes */
     int npool;
     MDB_txn *pool[LMDB_POOL_CAP]; /* reset read transactions */
+    /* The open user write transaction (ferry_txn_begin), which holds wlock from begin to end:
+     * txn_owner is the thread that began it (set before txn_active), txn its handle (owner only),
+     * abandoned set when it was closed on another thread (see ferry_txn_close). */
+    _Alignas(64) atomic_int txn_active;
+    _Atomic(pthread_t) txn_owner;
+    struct lmdb_txn *txn;
+    atomic_int abandoned;
 } lmdb_store;
+
+typedef struct lmdb_txn {
+    ferry_txn base;
+    MDB_txn *txn;
+    int ended;          /* committed or failed in LMDB: txn is gone, wlock released */
+    atomic_int released; /* ferry_txn_close ran on another thread: its beginning thread may end it */
+    int map_full;       /* a write hit MDB_MAP_FULL: grow when it ends (auto-grow) */
+} lmdb_txn;
 
 typedef struct lmdb_snapshot {
     ferry_snapshot base;
@@ -219,6 +234,8 @@ static inline int key_cmp(const void *a, size_t al, const void *b, size_t bl)
     return c ? c : (al > bl) - (al < bl);
 }
 
+static int txn_mine(lmdb_store *s);
+
 /* ------------------------------------------------------------------ read transactions */
 
 /* This thread's stripe (assigned round-robin on first use). */
@@ -247,8 +264,9 @@ static void read_enter(lmdb_store *s)
         atomic_fetch_add(&st->live, 1);
         if (!atomic_load(&s->growing)) return;
         atomic_fetch_sub(&st->live, 1);
-        pthread_mutex_lock(&s->wlock); /* the grower holds it until done */
-        pthread_mutex_unlock(&s->wlock);
+        /* wait for the grower (it holds wlock until done) without taking wlock: a write
+         * transaction may hold that for long after the grow */
+        while (atomic_load(&s->growing)) nanosleep(&(struct timespec){ 0, 100000 }, NULL);
     }
 }
 
@@ -311,7 +329,8 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
     }
     int rc;
     for (int attempt = 0;; attempt++) {
-        int locked = attempt >= LMDB_BEGIN_TRIES;
+        /* this thread's own write transaction holds wlock: no commit of this process can run */
+        int locked = attempt >= LMDB_BEGIN_TRIES && !txn_mine(s);
         if (locked) pthread_mutex_lock(&s->wlock);
         unsigned long long before = atomic_load_explicit(&s->commits, memory_order_acquire);
         rc = read_start(s, &txn);
@@ -359,6 +378,66 @@ static int read_txn(lmdb_store *s, ferry_snapshot *snap, MDB_txn **txn, MDB_txn 
     int rc = read_acquire(s, own, err);
     *txn = *own;
     return rc;
+}
+
+
+/* ------------------------------------------------------------------ the write lock */
+
+static int txn_end_locked(lmdb_store *s, lmdb_txn *t);
+
+/* Does this thread hold the store's open write transaction? */
+static int txn_mine(lmdb_store *s)
+{
+    return atomic_load_explicit(&s->txn_active, memory_order_acquire)
+           && pthread_equal(atomic_load_explicit(&s->txn_owner, memory_order_relaxed), pthread_self());
+}
+
+/* Take wlock for a write. A write transaction open on this thread would make it wait for itself:
+ * refused (FERRY_EBUSY), unless it was abandoned (closed on another thread), which is rolled back
+ * here, on its thread. timeout_ms: -1 waits as long as it takes, 0 tries, > 0 waits that long.
+ * While waiting, a transaction abandoned on another thread fails the wait (FERRY_EBUSY): only its
+ * own thread can end it. */
+static int wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err)
+{
+    if (txn_mine(s)) {
+        if (!atomic_load(&s->abandoned) || !atomic_load(&s->txn->released))
+            return ferry_fail(err, FERRY_EBUSY, 0, "this thread holds an open write transaction on this LMDB store: "
+                              "write through the transaction, or commit or close it first (LMDB has one writer; "
+                              "waiting here would wait for itself)");
+        lmdb_txn *t = s->txn;   /* abandoned: nobody else holds it; roll it back and free it here */
+        txn_end_locked(s, t);
+        pthread_mutex_destroy(&t->base.lock);
+        free(t);
+    }
+    if (timeout_ms == 0) {
+        if (pthread_mutex_trylock(&s->wlock) == 0) return FERRY_OK;
+        return ferry_fail(err, FERRY_EBUSY, 0, "the LMDB store's write lock is held (another write transaction or "
+                          "write is in progress)");
+    }
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50 * 1000000L;
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        int rc = pthread_mutex_timedlock(&s->wlock, &until);
+        if (rc == 0) return FERRY_OK;
+        if (rc != ETIMEDOUT) return ferry_fail(err, FERRY_EENGINE, rc, "write lock: %s", strerror(rc));
+        if (atomic_load(&s->abandoned))
+            return ferry_fail(err, FERRY_EBUSY, 0, "an LMDB write transaction of this store was closed (or dropped and "
+                              "cleaned) on a thread other than the one that began it: LMDB can end it only on that "
+                              "thread, which rolls it back at its next write call on this store; until then, or until "
+                              "the store closes, writes fail");
+        if (timeout_ms > 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            int64_t ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+            if (ms >= timeout_ms)
+                return ferry_fail(err, FERRY_ETIMEDOUT, 0, "the LMDB store's write lock was not free within %lld ms "
+                                  "(another write transaction is open)", (long long)timeout_ms);
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ write transactions */
@@ -409,8 +488,8 @@ static int grow_map(lmdb_store *s, int attempt, ferry_error *err)
  * slot so: every later write transaction sees it, see family_live). */
 static int with_write_txn_then(lmdb_store *s, write_fn fn, void *ctx, atomic_int *done, ferry_error *err)
 {
-    pthread_mutex_lock(&s->wlock);
-    int rc;
+    int rc = wlock_acquire(s, -1, err);
+    if (rc) return rc;
     for (int attempt = 0;; attempt++) {
         MDB_txn *txn;
         int mrc = mdb.mdb_txn_begin(s->env, NULL, 0, &txn);
@@ -857,6 +936,7 @@ static int lmdb_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error 
     int rc = read_acquire(LS(s), &snap->txn, err);
     if (rc) { free(snap); return rc; }
     snap->base.store = s;
+    snap->base.txn = NULL;
     *out = &snap->base;
     return FERRY_OK;
 }
@@ -1127,7 +1207,7 @@ static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
 static int lmdb_cursor_close(ferry_cursor *fc)
 {
     lmdb_cursor *c = (lmdb_cursor *)fc;
-    mdb.mdb_cursor_close(c->cur);
+    if (c->cur) mdb.mdb_cursor_close(c->cur);   /* NULL: killed with its transaction */
     if (c->own_txn) read_release(LS(fc->store), c->own_txn);
     free(c);
     return FERRY_OK;
@@ -1592,11 +1672,230 @@ static int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t kl
 #undef FILL
 }
 
+
+/* ------------------------------------------------------------------ user write transactions */
+
+#define LTXN(tb) ((lmdb_txn *)(tb))
+
+/* The transaction ended in LMDB (committed, aborted or failed): grow the map when a write found it
+ * full (auto-grow; nothing is open now, so the remap can run), then let other writers in. */
+static void txn_release(lmdb_store *s, lmdb_txn *t)
+{
+    if (t->map_full && s->grow_step > 0) {
+        ferry_error e;
+        grow_map(s, 0, &e);
+    }
+    s->txn = NULL;
+    atomic_store(&s->abandoned, 0);
+    atomic_store_explicit(&s->txn_active, 0, memory_order_release);
+    pthread_mutex_unlock(&s->wlock);
+}
+
+/* Roll back t unless it ended (on its own thread, its cursors closed). */
+static int txn_end_locked(lmdb_store *s, lmdb_txn *t)
+{
+    if (!t->ended) {
+        mdb.mdb_txn_abort(t->txn);
+        t->ended = 1;
+        txn_release(s, t);
+    }
+    return FERRY_OK;
+}
+
+static int lmdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err)
+{
+    lmdb_store *ls = LS(s);
+    lmdb_txn *t = calloc(1, sizeof *t);
+    if (!t) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    if (txn_mine(ls) && !atomic_load(&ls->abandoned)) {
+        free(t);
+        return ferry_fail(err, FERRY_EBUSY, 0, "this thread already holds an open write transaction on this LMDB store "
+                          "(LMDB has one writer: commit or close it first)");
+    }
+    int rc = wlock_acquire(ls, timeout_ms, err);
+    if (rc) { free(t); return rc; }
+    MDB_txn *txn = NULL;
+    int mrc = mdb.mdb_txn_begin(ls->env, NULL, 0, &txn);
+    if (mrc == MDB_MAP_RESIZED) { /* another process grew the map: adopt its size */
+        rc = remap(ls, 0, err);
+        mrc = rc ? MDB_SUCCESS : mdb.mdb_txn_begin(ls->env, NULL, 0, &txn);
+    }
+    if (rc || mrc) {
+        pthread_mutex_unlock(&ls->wlock);
+        free(t);
+        return rc ? rc : lmdb_fail(err, mrc, "begin write transaction");
+    }
+    t->txn = txn;
+    t->base.view.cf_limit = atomic_load_explicit(&s->cf_count, memory_order_acquire);
+    ls->txn = t;
+    atomic_store(&ls->abandoned, 0);
+    atomic_store_explicit(&ls->txn_owner, pthread_self(), memory_order_relaxed);
+    atomic_store_explicit(&ls->txn_active, 1, memory_order_release);
+    *out = &t->base;
+    return FERRY_OK;
+}
+
+static int lmdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap,
+                        size_t *vlen_out, int for_update, ferry_error *err)
+{
+    MDB_val v;
+    int mrc = get_one(LS(tb->view.store), LTXN(tb)->txn, DBI(cf), key, klen, &v);
+    if (mrc == MDB_NOTFOUND) return FERRY_NOTFOUND;
+    if (mrc) return lmdb_fail(err, mrc, "get");
+    *vlen_out = v.mv_size;
+    if (cap) memcpy(dst, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
+    return FERRY_OK;
+}
+
+/* Records in the write transaction. Failures before anything was applied that LMDB takes in its
+ * stride (a key LMDB cannot hold, a family's name as a key of the default family) leave the
+ * transaction usable; any other failure, or one after a record of this call was applied, fails it
+ * (LMDB cannot undo part of a transaction). */
+static int lmdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    lmdb_store *s = LS(tb->view.store);
+    lmdb_txn *t = LTXN(tb);
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
+        if (r.op == FERRY_OP_MERGE)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: merge is not supported by LMDB, which has no "
+                              "merge operators: read, combine and put instead", i);
+        if (r.op == FERRY_OP_DELETE_RANGE) continue;
+        if (r.alen == 0 || r.alen > s->max_key)
+            return ferry_fail(err, FERRY_EKEYSIZE, 0, "batch record %u: key of %u bytes: LMDB keys are 1 to %zu bytes",
+                              i, r.alen, s->max_key);
+    }
+    p = ops;
+    int rc = FERRY_OK;
+    uint32_t i;
+    for (i = 0; ferry_batch_next(&p, end, &r); i++) {
+        ferry_cf_slot *slot = ferry_slot(&s->base, r.cf);
+        if ((rc = family_live(slot, err)) != FERRY_OK) break;
+        MDB_dbi dbi = DBI(slot);
+        MDB_val k = { r.alen, (void *)r.a }, v = { r.blen, (void *)r.b };
+        int mrc = MDB_SUCCESS;
+        if (r.op == FERRY_OP_PUT) {
+            /* as a store put: DUPSORT value sizes and DUPFIXED's one size per key are checked */
+            char what[64];
+            snprintf(what, sizeof what, count > 1 ? "batch record %u" : "write", i);
+            if ((rc = put_one(s, t->txn, dbi, &k, &v, 0, what, err)) != FERRY_OK) {
+                if (rc == FERRY_EMAPFULL) t->map_full = 1;
+                break;
+            }
+        } else if (r.op == FERRY_OP_DELETE) {
+            mrc = mdb.mdb_del(t->txn, dbi, &k, NULL);
+        } else if (r.op == FERRY_OP_DELETE_VALUE) {
+            unsigned dbflags = 0;
+            if ((mrc = mdb.mdb_dbi_flags(t->txn, dbi, &dbflags)) == MDB_SUCCESS && !(dbflags & MDB_DUPSORT)) {
+                rc = ferry_fail(err, FERRY_EINVAL, 0, "batch record %u: deleting one value of a key needs a DUPSORT "
+                                "column family ('%s' is not one): delete the key", i, slot->name);
+                break;
+            }
+            /* a value over the size limit was never stored */
+            if (mrc == MDB_SUCCESS && r.blen <= s->max_key) mrc = mdb.mdb_del(t->txn, dbi, &k, &v);
+        } else if ((rc = range_delete(s, t->txn, dbi, r.a, r.alen, r.b, r.blen, err)) != FERRY_OK) {
+            break;
+        }
+        if (mrc && mrc != MDB_NOTFOUND) {
+            if (mrc == MDB_MAP_FULL) t->map_full = 1;
+            char what[64];
+            snprintf(what, sizeof what, count > 1 ? "batch record %u" : "write", i);
+            rc = family_key_fail(s, dbi, mrc, what, &k, err);
+            break;
+        }
+    }
+    if (rc != FERRY_OK && (i > 0 || (rc != FERRY_EINVAL && rc != FERRY_ECFDROPPED && rc != FERRY_EKEYSIZE)))
+        tb->state = FERRY_TXN_FAILED;
+    if (rc == FERRY_EMAPFULL)
+        ferry_fail(err, rc, MDB_MAP_FULL, "LMDB map full inside a write transaction: the transaction failed (close it)%s",
+                   s->grow_step > 0 ? "; the map grows when it closes, so running it again can succeed"
+                                    : "; raise StoreOptions.mapSize or enable StoreOptions.autoGrow");
+    return rc;
+}
+
+static int lmdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper,
+                                size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+{
+    lmdb_cursor *c = calloc(1, sizeof *c + llen + ulen);
+    if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int mrc = mdb.mdb_cursor_open(LTXN(tb)->txn, DBI(cf), &c->cur);
+    if (mrc) { free(c); return lmdb_fail(err, mrc, "open cursor"); }
+    uint8_t *mem = (uint8_t *)(c + 1);
+    if (llen) memcpy(mem, lower, llen);
+    if (ulen) memcpy(mem + llen, upper, ulen);
+    c->lower = mem;
+    c->llen = llen;
+    c->upper = mem + llen;
+    c->ulen = ulen;
+    c->empty = upper != NULL && ulen == 0;
+    c->pointers = (flags & FERRY_CURSOR_POINTERS) != 0;
+    c->walk = 0;   /* the transaction's dirty pages live outside the map: never walked */
+    c->rc = MDB_NOTFOUND;
+    c->base.store = tb->view.store;
+    *out = &c->base;
+    return FERRY_OK;
+}
+
+static void lmdb_txn_cursor_kill(ferry_cursor *fc)
+{
+    lmdb_cursor *c = (lmdb_cursor *)fc;
+    if (c->cur) mdb.mdb_cursor_close(c->cur);
+    c->cur = NULL;
+}
+
+static int lmdb_txn_commit(ferry_txn *tb, ferry_error *err)
+{
+    lmdb_store *s = LS(tb->view.store);
+    lmdb_txn *t = LTXN(tb);
+    atomic_fetch_add_explicit(&s->commits, 1, memory_order_seq_cst);
+    int mrc = mdb.mdb_txn_commit(t->txn);   /* ends the transaction, also when it fails */
+    atomic_fetch_add_explicit(&s->commits, 1, memory_order_release);
+    t->ended = 1;
+    if (mrc == MDB_MAP_FULL) t->map_full = 1;
+    txn_release(s, t);
+    return mrc ? lmdb_fail(err, mrc, "commit") : FERRY_OK;
+}
+
+static void lmdb_txn_abandon(ferry_txn *tb)
+{
+    lmdb_store *s = LS(tb->view.store);
+    if (s->txn == LTXN(tb) && !LTXN(tb)->ended) atomic_store(&s->abandoned, 1);
+}
+
+static int lmdb_txn_close(ferry_txn *tb)
+{
+    lmdb_store *s = LS(tb->view.store);
+    lmdb_txn *t = LTXN(tb);
+    if (!t->ended) {
+        if (!pthread_equal(tb->owner, pthread_self())) {
+            /* LMDB's write lock is the beginning thread's: only it can end the transaction */
+            atomic_store(&t->released, 1);
+            atomic_store(&s->abandoned, 1);
+            return FERRY_EBADTXN;
+        }
+        txn_end_locked(s, t);
+    }
+    pthread_mutex_destroy(&tb->lock);
+    free(t);
+    return FERRY_OK;
+}
+
 /* ------------------------------------------------------------------ open / close */
 
 static int lmdb_close(ferry_store *s)
 {
     lmdb_store *ls = LS(s);
+    lmdb_txn *t = ls->txn;
+    if (t && !t->ended) {
+        int abandoned = atomic_load(&ls->abandoned);
+        /* on another thread LMDB cannot end it: mdb_env_close frees it with the environment */
+        if (txn_mine(ls)) txn_end_locked(ls, t);
+        if (abandoned && atomic_load(&t->released)) {
+            pthread_mutex_destroy(&t->base.lock);
+            free(t);
+        }
+    }
     pool_drain(ls);
     mdb.mdb_env_close(ls->env);
     ferry_store_base_free(s);
@@ -1624,7 +1923,12 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
         return ferry_fail(err, FERRY_EIO, e, "cannot create checkpoint directory %s: %s", dir, strerror(e));
     }
     int compact = (flags & FERRY_CHECKPOINT_COMPACT) != 0;
-    if (compact) pthread_mutex_lock(&ls->wlock);
+    /* Both copies take LMDB's writer mutex (a plain one while it starts): wait for an open write
+     * transaction through wlock (refused on its own thread, which would wait for itself, and when
+     * it was abandoned); a plain copy lets writers in again at once. */
+    int wrc = wlock_acquire(ls, -1, err);
+    if (wrc) { rmdir(dir); return wrc; }
+    if (!compact) pthread_mutex_unlock(&ls->wlock);
     read_enter(ls);
     int mrc = mdb.mdb_env_copy2(ls->env, dir, compact ? MDB_CP_COMPACT : 0);
     if (mrc == MDB_READERS_FULL) { /* kept read transactions hold reader slots: free them */
@@ -1673,6 +1977,14 @@ static const ferry_engine_ops lmdb_ops = {
     .cursor_open = lmdb_cursor_open,
     .cursor_close = lmdb_cursor_close,
     .cursor_fill = lmdb_cursor_fill,
+    .txn_begin = lmdb_txn_begin,
+    .txn_get = lmdb_txn_get,
+    .txn_write = lmdb_txn_write,
+    .txn_cursor_open = lmdb_txn_cursor_open,
+    .txn_cursor_kill = lmdb_txn_cursor_kill,
+    .txn_commit = lmdb_txn_commit,
+    .txn_close = lmdb_txn_close,
+    .txn_abandon = lmdb_txn_abandon,
 };
 
 /* mkdir -p path. */

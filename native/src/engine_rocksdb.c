@@ -23,6 +23,14 @@ static rocksdb_readoptions_t *g_rj_ropts;   /* interop reads without a snapshot 
 static rocksdb_writeoptions_t *g_rj_wopts;  /* interop writes: WAL on, no sync */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Are the transaction functions all there? */
+static int rdb_has_txn(void)
+{
+#define RDB_PRESENT(name, ret, params) && R.name != NULL
+    return 1 RDB_API_TXN_FUNCS(RDB_PRESENT);
+#undef RDB_PRESENT
+}
+
 /* Find the one loaded object that itself defines RocksDB's C API. On FERRY_OK *h_out is a new
  * reference (the caller keeps or closes it) and *name_out a malloc'd path. */
 static int find_loaded(plat_lib **h_out, char **name_out, ferry_error *err)
@@ -220,7 +228,23 @@ typedef struct rdb_store {
     rocksdb_cache_t *cache;
     size_t readahead;                 /* cursors' readahead_size (0: RocksDB's automatic readahead) */
     int has_merge;                    /* the options string set one of the accepted merge operators */
+    /* Transactions (FERRY_OPT_TRANSACTIONS): the TransactionDB or OptimisticTransactionDB, and db
+     * then points at shell, a rocksdb_t around the same object (see rdb_txndb_shell) */
+    int txn_mode;                     /* FERRY_TXN_MODE_* */
+    void *txndb;
+    rdb_db_shell shell;
+    int64_t lock_timeout_ms;          /* FERRY_OPT_TXN_LOCK_TIMEOUT_MS, -1 = RocksDB's default */
+    rocksdb_t *base_db;               /* the database under txndb (range deletes), or NULL */
+    rocksdb_transactiondb_options_t *tdb_opts;
 } rdb_store;
+
+typedef struct rdb_txn {
+    ferry_txn base;
+    rocksdb_transaction_t *t;
+    rocksdb_readoptions_t *ropts;     /* reads through the transaction */
+    uint32_t *cfs;                    /* families written (commit checks none was dropped) */
+    uint32_t ncfs, capcfs;
+} rdb_txn;
 
 typedef struct rdb_snapshot {
     ferry_snapshot base;
@@ -233,6 +257,11 @@ typedef struct rdb_cursor {
     rocksdb_iterator_t *it;           /* owned, or &borrowed for a wrapped RocksJava iterator */
     rocksdb_readoptions_t *ropts;     /* owned: holds the bound slices (NULL when wrapped) */
     rdb_iter_shell borrowed;          /* wrapped cursors: RocksJava's Iterator*, never destroyed */
+    /* transaction cursors check the bounds themselves: a transaction's iterator merges the write
+     * batch, whose entries the read options' bounds may not cover */
+    int check_bounds;
+    const char *lower, *upper;        /* into bounds, NULL = none */
+    size_t llen, ulen;
     char bounds[];                    /* lower then upper bound bytes */
 } rdb_cursor;
 
@@ -251,7 +280,17 @@ static void store_free(rdb_store *s)
     uint32_t n = atomic_load(&s->base.cf_chunks[0]) ? atomic_load(&s->base.cf_count) : 0;
     for (uint32_t i = 0; i < n; i++)
         if (ferry_slot(&s->base, i)->handle) R.column_family_handle_destroy(ferry_slot(&s->base, i)->handle);
-    if (s->db) R.close(s->db);
+    if (s->base_db) {
+        if (s->txn_mode == FERRY_TXN_MODE_PESSIMISTIC) R.transactiondb_close_base_db(s->base_db);
+        else R.optimistictransactiondb_close_base_db(s->base_db);
+    }
+    if (s->txndb) {
+        if (s->txn_mode == FERRY_TXN_MODE_PESSIMISTIC) R.transactiondb_close(s->txndb);
+        else R.optimistictransactiondb_close(s->txndb);
+    } else if (s->db) {
+        R.close(s->db);
+    }
+    if (s->tdb_opts) R.transactiondb_options_destroy(s->tdb_opts);
     if (s->opts) R.options_destroy(s->opts);
     if (s->ropts) R.readoptions_destroy(s->ropts);
     if (s->wopts) R.writeoptions_destroy(s->wopts);
@@ -446,6 +485,28 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         return ferry_fail(err, FERRY_EINVAL, 0, "syncWrites needs the write-ahead log: RocksDB cannot sync a write it "
                           "does not log (wal(false) with syncWrites(true); FERRY_OPT_WAL 0 with FERRY_OPT_SYNC 1)");
 
+    int64_t txn_mode = ferry_opt(opts, FERRY_OPT_TRANSACTIONS, FERRY_TXN_MODE_NONE);
+    int64_t lock_ms = ferry_opt(opts, FERRY_OPT_TXN_LOCK_TIMEOUT_MS, -1);
+    if (txn_mode < FERRY_TXN_MODE_NONE || txn_mode > FERRY_TXN_MODE_OPTIMISTIC)
+        return ferry_fail(err, FERRY_EINVAL, 0, "unknown transaction mode %lld (FERRY_OPT_TRANSACTIONS)", (long long)txn_mode);
+    if (lock_ms < -1) return ferry_fail(err, FERRY_EINVAL, 0, "lock timeout below -1 (FERRY_OPT_TXN_LOCK_TIMEOUT_MS)");
+    /* a read-only store writes nothing: it opens as a plain read-only database (ferry_txn_begin then
+     * fails with FERRY_EREADONLY) */
+    if (ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0) txn_mode = FERRY_TXN_MODE_NONE;
+    if (txn_mode != FERRY_TXN_MODE_NONE) {
+        if (!rdb_has_txn())
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no transactions (rocksdb_transactiondb_* missing)", g_path);
+    }
+    s->txn_mode = (int)txn_mode;
+    s->lock_timeout_ms = lock_ms;
+    if (txn_mode == FERRY_TXN_MODE_PESSIMISTIC) {
+        s->tdb_opts = R.transactiondb_options_create();
+        if (lock_ms >= 0) {
+            R.transactiondb_options_set_transaction_lock_timeout(s->tdb_opts, lock_ms);
+            R.transactiondb_options_set_default_lock_timeout(s->tdb_opts, lock_ms);
+        }
+    }
+
     s->opts = R.options_create();
     R.options_set_create_if_missing(s->opts, ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0);
     R.options_set_error_if_exists(s->opts, ferry_opt(opts, FERRY_OPT_ERROR_IF_EXISTS, 0) != 0);
@@ -549,7 +610,7 @@ static int open_families(rdb_store *s, const char *path, int read_only, ferry_er
     }
     for (size_t i = 0; i < n; i++) cf_opts[i] = s->opts;
     char *e = NULL;
-    if (read_only && n == 1 && R.get_default_column_family_handle
+    if (read_only && !s->txn_mode && n == 1 && R.get_default_column_family_handle
             && (s->db = R.open_for_read_only(s->opts, path, 0, &e)) != NULL && !e) {
         /* Only the default family: the engine's own read-only open, which serves a fully
          * compacted database from its faster CompactedDBImpl (what rocksdb_open_for_read_only
@@ -569,10 +630,30 @@ static int open_families(rdb_store *s, const char *path, int read_only, ferry_er
         if (s->db) R.close(s->db);
         s->db = NULL;
     }
-    if (!s->db) s->db = read_only
+    if (s->txn_mode == FERRY_TXN_MODE_PESSIMISTIC) {
+        s->txndb = R.transactiondb_open_column_families(s->opts, s->tdb_opts, path, (int)n, names, cf_opts, handles, &e);
+    } else if (s->txn_mode == FERRY_TXN_MODE_OPTIMISTIC) {
+        s->txndb = R.optimistictransactiondb_open_column_families(s->opts, path, (int)n, names, cf_opts, handles, &e);
+    }
+    if (s->txndb) {
+        s->shell.rep = ((rdb_txndb_shell *)s->txndb)->rep;
+        s->db = (rocksdb_t *)&s->shell;
+        if (s->txn_mode == FERRY_TXN_MODE_PESSIMISTIC && R.transactiondb_get_base_db && R.transactiondb_close_base_db)
+            s->base_db = R.transactiondb_get_base_db(s->txndb);
+        else if (s->txn_mode == FERRY_TXN_MODE_OPTIMISTIC && R.optimistictransactiondb_get_base_db
+                 && R.optimistictransactiondb_close_base_db)
+            s->base_db = R.optimistictransactiondb_get_base_db(s->txndb);
+    }
+    if (!s->db && !s->txn_mode) s->db = read_only
         ? R.open_for_read_only_column_families(s->opts, path, (int)n, names, cf_opts, handles, 0, &e)
         : R.open_column_families(s->opts, path, (int)n, names, cf_opts, handles, &e);
     if (e || !s->db) {
+        if (s->txndb && e) { /* not expected: an open that failed returns NULL */
+            if (s->txn_mode == FERRY_TXN_MODE_PESSIMISTIC) R.transactiondb_close(s->txndb);
+            else R.optimistictransactiondb_close(s->txndb);
+            s->txndb = NULL;
+            s->db = NULL;
+        }
         rc = open_error(path, e, err);
         goto out;
     }
@@ -901,14 +982,29 @@ static int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t kl
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
+/* The database range deletes go to: the store's, or on a store with transactions the base database
+ * under it (TransactionDB and OptimisticTransactionDB refuse range deletes; applied to the base
+ * database they bypass the transactions' key locks, as documented). NULL (FERRY_ENOTSUP recorded)
+ * when the RocksDB library cannot reach the base database. */
+static rocksdb_t *range_db(rdb_store *s, ferry_error *err)
+{
+    if (!s->txn_mode) return s->db;
+    if (!s->base_db)
+        ferry_fail(err, FERRY_ENOTSUP, 0, "range deletes on a RocksDB store opened with transactions need "
+                   "rocksdb_transactiondb_get_base_db, which %s lacks (rocksdbjni 11.8.1 has it; 7.9.2 does not)", g_path);
+    return s->base_db;
+}
+
 /* Delete [begin, end); ferry.c has already turned an empty range into a no-op. */
 static int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
                             const void *end, size_t elen, ferry_error *err)
 {
+    rocksdb_t *db = range_db(STORE(s), err);
+    if (!db) return FERRY_ENOTSUP;
     int rc = write_enter(s, cf, err);
     if (rc) return rc;
     char *e = NULL;
-    R.delete_range_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), begin, blen, end, elen, &e);
+    R.delete_range_cf(db, STORE(s)->wopts, CFH(cf), begin, blen, end, elen, &e);
     write_exit(s);
     return e ? rdb_error(err, e) : FERRY_OK;
 }
@@ -985,7 +1081,18 @@ static int rdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t
             return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
         }
     }
-    int rc = write_core(STORE(s)->db, wo, ops, len, store_cf_of, s, err);
+    rocksdb_t *db = STORE(s)->db;
+    if (STORE(s)->txn_mode) {   /* a batch with a range delete goes to the base database (see range_db) */
+        int ranges = 0;
+        p = ops;
+        while (!ranges && ferry_batch_next(&p, end, &r)) ranges = r.op == FERRY_OP_DELETE_RANGE;
+        if (ranges && !(db = range_db(STORE(s), err))) {
+            pthread_rwlock_unlock(&STORE(s)->drop_lock);
+            wopts_release(s, wo);
+            return FERRY_ENOTSUP;
+        }
+    }
+    int rc = write_core(db, wo, ops, len, store_cf_of, s, err);
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
     wopts_release(s, wo);
     return rc;
@@ -1040,9 +1147,10 @@ static int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name,
 
 /* An iterator on db/cf with its own read options and cursor-owned copies of the bounds.
  * owner: the store, or the interop pseudo-store for cursors on RocksJava's objects. */
-static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_family_handle_t *cf,
-                         const rocksdb_snapshot_t *snap, const void *lower, size_t llen, const void *upper,
-                         size_t ulen, uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err)
+static int cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transaction_t *txn,
+                            rocksdb_column_family_handle_t *cf, const rocksdb_snapshot_t *snap, const void *lower,
+                            size_t llen, const void *upper, size_t ulen, uint32_t flags, size_t readahead,
+                            ferry_cursor **out, ferry_error *err)
 {
     if ((flags & FERRY_CURSOR_ASYNC_IO) && !R.readoptions_set_async_io)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no asynchronous reads (rocksdb_readoptions_set_async_io, "
@@ -1065,15 +1173,27 @@ static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_famil
     if (lower) {
         if (llen) memcpy(b, lower, llen);
         R.readoptions_set_iterate_lower_bound(c->ropts, b, llen);
+        c->lower = b;
+        c->llen = llen;
         b += llen;
     }
     if (upper) {
         if (ulen) memcpy(b, upper, ulen);
         R.readoptions_set_iterate_upper_bound(c->ropts, b, ulen);
+        c->upper = b;
+        c->ulen = ulen;
     }
-    c->it = R.create_iterator_cf(db, c->ropts, cf);
+    c->check_bounds = txn != NULL;
+    c->it = txn ? R.transaction_create_iterator_cf(txn, c->ropts, cf) : R.create_iterator_cf(db, c->ropts, cf);
     *out = &c->base;
     return FERRY_OK;
+}
+
+static int cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_family_handle_t *cf,
+                         const rocksdb_snapshot_t *snap, const void *lower, size_t llen, const void *upper,
+                         size_t ulen, uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err)
+{
+    return cursor_create_in(owner, db, NULL, cf, snap, lower, llen, upper, ulen, flags, readahead, out, err);
 }
 
 /* Store cursor. */
@@ -1090,11 +1210,12 @@ static int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *
 static int rdb_cursor_close(ferry_cursor *cb)
 {
     rdb_cursor *c = (rdb_cursor *)cb;
-    if (c->it != (rocksdb_iterator_t *)&c->borrowed) R.iter_destroy(c->it);
+    if (c->it && c->it != (rocksdb_iterator_t *)&c->borrowed) R.iter_destroy(c->it);
     if (c->ropts) R.readoptions_destroy(c->ropts);
     free(c);
     return FERRY_OK;
 }
+
 
 /* Is the iterator on exactly key? */
 static inline int at_key(rocksdb_iterator_t *it, const void *key, size_t klen)
@@ -1126,12 +1247,51 @@ static int position(rocksdb_iterator_t *it, int op, const void *key, size_t klen
     }
 }
 
+/* Unsigned byte order of two keys. */
+static inline int rdb_key_cmp(const void *a, size_t al, const void *b, size_t bl)
+{
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    return c ? c : (al > bl) - (al < bl);
+}
+
+/* Position a transaction cursor for op within its bounds (the write batch part of a transaction's
+ * iterator is not clamped by the read options everywhere): seeks below the lower bound start at it,
+ * reverse seeks at or past the upper bound start below it. Returns 1 forward, 0 reverse. */
+static int position_bounded(rdb_cursor *c, int op, const void *key, size_t klen)
+{
+    rocksdb_iterator_t *it = c->it;
+    switch (op) {
+    case FERRY_FIRST:
+        if (c->lower) R.iter_seek(it, c->lower, c->llen);
+        else R.iter_seek_to_first(it);
+        return 1;
+    case FERRY_SEEK_GE: case FERRY_SEEK_GT:
+        if (c->lower && rdb_key_cmp(key, klen, c->lower, c->llen) < 0) { R.iter_seek(it, c->lower, c->llen); return 1; }
+        break;
+    case FERRY_LAST:
+        if (!c->upper) { R.iter_seek_to_last(it); return 0; }
+        R.iter_seek_for_prev(it, c->upper, c->ulen);
+        if (at_key(it, c->upper, c->ulen)) R.iter_prev(it);
+        return 0;
+    case FERRY_SEEK_LE: case FERRY_SEEK_LT:
+        if (c->upper && rdb_key_cmp(key, klen, c->upper, c->ulen) >= 0) return position_bounded(c, FERRY_LAST, NULL, 0);
+        break;
+    default: break;
+    }
+    return position(it, op, key, klen);
+}
+
 /* Position, then copy entries into the page until it is full, max_entries or the range ends. */
 static int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint8_t *page,
                            size_t cap, uint32_t max_entries, ferry_error *err)
 {
-    rocksdb_iterator_t *it = ((rdb_cursor *)cb)->it;
-    void (*step)(rocksdb_iterator_t *) = position(it, op, key, klen) ? R.iter_next : R.iter_prev;
+    rdb_cursor *rc_ = (rdb_cursor *)cb;
+    rocksdb_iterator_t *it = rc_->it;
+    int fwd = rc_->check_bounds ? position_bounded(rc_, op, key, klen) : position(it, op, key, klen);
+    void (*step)(rocksdb_iterator_t *) = fwd ? R.iter_next : R.iter_prev;
+    const char *bound = rc_->check_bounds ? (fwd ? rc_->upper : rc_->lower) : NULL;
+    size_t blen = fwd ? rc_->ulen : rc_->llen;
     unsigned char (*valid)(const rocksdb_iterator_t *) = R.iter_valid;
     const char *(*get_key)(const rocksdb_iterator_t *, size_t *) = R.iter_key;
     const char *(*get_val)(const rocksdb_iterator_t *, size_t *) = R.iter_value;
@@ -1142,6 +1302,10 @@ static int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t kle
     while ((more = valid(it)) && count < max_entries) {
         size_t kl, vl;
         const char *k = get_key(it, &kl);
+        if (bound) {
+            int cmp = rdb_key_cmp(k, kl, bound, blen);
+            if (fwd ? cmp >= 0 : cmp < 0) { more = 0; break; }
+        }
         const char *v = get_val(it, &vl);
         if (kl > UINT32_MAX || vl > UINT32_MAX) {
             if (count) break;
@@ -1316,6 +1480,207 @@ static int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *path
     return e ? rdb_error(err, e) : FERRY_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Transactions                                                        */
+
+#define TXN(tb) ((rdb_txn *)(tb))
+
+/* A RocksDB error inside a transaction: Busy is a conflict (or, with the Deadlock subcode, a
+ * deadlock), TryAgain an optimistic commit that could not check for conflicts (retryable too);
+ * the rest as rdb_error (a lock wait over its timeout is TimedOut: FERRY_ETIMEDOUT). */
+static int txn_error(ferry_error *err, char *e)
+{
+    int conflict = e && strncmp(e, "Resource busy", 13) == 0;
+    int again = e && strncmp(e, "Operation failed. Try again", 27) == 0;
+    if (!conflict && !again) return rdb_error(err, e);
+    int code = conflict && strstr(e, "Deadlock") ? FERRY_EDEADLOCK : FERRY_ECONFLICT;
+    ferry_fail(err, code, conflict ? 11 : 13, "%s", e);
+    R.free(e);
+    return code;
+}
+
+static int rdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err)
+{
+    rdb_store *rs = STORE(s);
+    if (!rs->txn_mode)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "this RocksDB store was opened without transactions: open it with "
+                          "StoreOptions.transactions(PESSIMISTIC or OPTIMISTIC) (FERRY_OPT_TRANSACTIONS)");
+    rdb_txn *t = calloc(1, sizeof *t);
+    if (!t) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    t->ropts = R.readoptions_create();
+    if (rs->txn_mode == FERRY_TXN_MODE_PESSIMISTIC) {
+        rocksdb_transaction_options_t *to = R.transaction_options_create();
+        R.transaction_options_set_deadlock_detect(to, 1);
+        if (timeout_ms >= 0) R.transaction_options_set_lock_timeout(to, timeout_ms);
+        t->t = R.transaction_begin(rs->txndb, rs->wopts, to, NULL);
+        R.transaction_options_destroy(to);
+    } else {
+        rocksdb_optimistictransaction_options_t *to = R.optimistictransaction_options_create();
+        t->t = R.optimistictransaction_begin(rs->txndb, rs->wopts, to, NULL);
+        R.optimistictransaction_options_destroy(to);
+    }
+    if (!t->t) {
+        R.readoptions_destroy(t->ropts);
+        free(t);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "cannot begin a transaction");
+    }
+    t->base.view.cf_limit = UINT32_MAX;   /* families created later are read as they are now */
+    *out = &t->base;
+    return FERRY_OK;
+}
+
+static int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap,
+                       size_t *vlen_out, int for_update, ferry_error *err)
+{
+    rdb_txn *t = TXN(tb);
+    char *e = NULL;
+    if (!for_update) {
+        rocksdb_pinnableslice_t *v = R.transaction_get_pinned_cf(t->t, t->ropts, CFH(cf), key, klen, &e);
+        if (e) return txn_error(err, e);
+        if (!v) return FERRY_NOTFOUND;
+        size_t vlen;
+        const char *val = R.pinnableslice_value(v, &vlen);
+        if (cap) memcpy(dst, val, vlen < cap ? vlen : cap);
+        *vlen_out = vlen;
+        R.pinnableslice_destroy(v);
+        return FERRY_OK;
+    }
+    /* a lock in a family's lock map: the family must stay live meanwhile (see drop_lock) */
+    int rc = write_enter(tb->view.store, cf, err);
+    if (rc) return rc;
+    size_t vlen = 0;
+    char *v = R.transaction_get_for_update_cf(t->t, t->ropts, CFH(cf), key, klen, &vlen, 1, &e);
+    write_exit(tb->view.store);
+    if (e) return txn_error(err, e);
+    if (!v) return FERRY_NOTFOUND;
+    if (cap) memcpy(dst, v, vlen < cap ? vlen : cap);
+    *vlen_out = vlen;
+    R.free(v);
+    return FERRY_OK;
+}
+
+/* Remember that the transaction wrote family id (its commit checks the family is still live). */
+static int txn_touch(rdb_txn *t, uint32_t id)
+{
+    for (uint32_t i = 0; i < t->ncfs; i++)
+        if (t->cfs[i] == id) return FERRY_OK;
+    if (t->ncfs == t->capcfs) {
+        uint32_t cap = t->capcfs ? t->capcfs * 2 : 4;
+        uint32_t *n = realloc(t->cfs, cap * sizeof *n);
+        if (!n) return FERRY_ENOMEM;
+        t->cfs = n;
+        t->capcfs = cap;
+    }
+    t->cfs[t->ncfs++] = id;
+    return FERRY_OK;
+}
+
+static int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    rdb_txn *t = TXN(tb);
+    ferry_store *s = tb->view.store;
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
+        if (r.op == FERRY_OP_DELETE_RANGE)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: RocksDB transactions have no range delete "
+                              "(delete the keys one by one, or use Store.deleteRange outside the transaction)", i);
+        if (r.op == FERRY_OP_DELETE_VALUE)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: deleting one value of a key needs an LMDB "
+                              "DUPSORT column family: RocksDB keeps one value per key (delete the key)", i);
+        if (r.op == FERRY_OP_MERGE && !STORE(s)->has_merge) return no_merge_operator(err);
+        if (r.op == FERRY_OP_MERGE && !R.transaction_merge_cf)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: %s has no merge inside transactions "
+                              "(rocksdb_transaction_merge_cf)", i, g_path);
+    }
+    pthread_rwlock_rdlock(&STORE(s)->drop_lock);
+    int rc = FERRY_OK;
+    p = ops;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
+        ferry_cf_slot *slot = ferry_slot(s, r.cf);
+        if (atomic_load(&slot->dropped)) {
+            rc = ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
+            break;
+        }
+        if (txn_touch(t, r.cf)) { rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); break; }
+    }
+    if (rc) {
+        pthread_rwlock_unlock(&STORE(s)->drop_lock);
+        return rc;
+    }
+    if (count > 1) R.transaction_set_savepoint(t->t);
+    p = ops;
+    char *e = NULL;
+    while (!e && ferry_batch_next(&p, end, &r)) {
+        rocksdb_column_family_handle_t *cf = ferry_slot(s, r.cf)->handle;
+        if (r.op == FERRY_OP_PUT) R.transaction_put_cf(t->t, cf, (const char *)r.a, r.alen, (const char *)r.b, r.blen, &e);
+        else if (r.op == FERRY_OP_MERGE)
+            R.transaction_merge_cf(t->t, cf, (const char *)r.a, r.alen, (const char *)r.b, r.blen, &e);
+        else R.transaction_delete_cf(t->t, cf, (const char *)r.a, r.alen, &e);
+    }
+    if (e) {
+        rc = txn_error(err, e);
+        if (count > 1) {   /* undo the records this call applied: the batch is all or nothing */
+            char *e2 = NULL;
+            R.transaction_rollback_to_savepoint(t->t, &e2);
+            if (e2) {
+                R.free(e2);
+                tb->state = FERRY_TXN_FAILED;
+            }
+        }
+    }
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    return rc;
+}
+
+static int rdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper,
+                               size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+{
+    return cursor_create_in(tb->view.store, NULL, TXN(tb)->t, CFH(cf), NULL, lower, llen, upper, ulen, flags,
+                            STORE(tb->view.store)->readahead, out, err);
+}
+
+static void rdb_txn_cursor_kill(ferry_cursor *cb)
+{
+    rdb_cursor *c = (rdb_cursor *)cb;
+    if (c->it) R.iter_destroy(c->it);
+    c->it = NULL;
+}
+
+/* Commit under drop_lock, after checking no family the transaction wrote was dropped: RocksDB would
+ * fail that write after its WAL write and then refuse every later one (see drop_lock). */
+static int rdb_txn_commit(ferry_txn *tb, ferry_error *err)
+{
+    rdb_txn *t = TXN(tb);
+    ferry_store *s = tb->view.store;
+    char *e = NULL;
+    pthread_rwlock_rdlock(&STORE(s)->drop_lock);
+    for (uint32_t i = 0; i < t->ncfs; i++) {
+        ferry_cf_slot *slot = ferry_slot(s, t->cfs[i]);
+        if (atomic_load(&slot->dropped)) {
+            R.transaction_rollback(t->t, &e);
+            if (e) R.free(e);
+            pthread_rwlock_unlock(&STORE(s)->drop_lock);
+            return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped: the transaction wrote it, "
+                              "nothing was committed", slot->name);
+        }
+    }
+    R.transaction_commit(t->t, &e);
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    return e ? txn_error(err, e) : FERRY_OK;
+}
+
+static int rdb_txn_close(ferry_txn *tb)
+{
+    rdb_txn *t = TXN(tb);
+    R.transaction_destroy(t->t);   /* rolls back what was not committed */
+    R.readoptions_destroy(t->ropts);
+    free(t->cfs);
+    pthread_mutex_destroy(&tb->lock);
+    free(t);
+    return FERRY_OK;
+}
+
 static const ferry_engine_ops rdb_ops = {
     .ingest = rdb_ingest,
     .checkpoint = rdb_checkpoint,
@@ -1340,6 +1705,13 @@ static const ferry_engine_ops rdb_ops = {
     .cursor_open = rdb_cursor_open,
     .cursor_close = rdb_cursor_close,
     .cursor_fill = rdb_cursor_fill,
+    .txn_begin = rdb_txn_begin,
+    .txn_get = rdb_txn_get,
+    .txn_write = rdb_txn_write,
+    .txn_cursor_open = rdb_txn_cursor_open,
+    .txn_cursor_kill = rdb_txn_cursor_kill,
+    .txn_commit = rdb_txn_commit,
+    .txn_close = rdb_txn_close,
 };
 
 /* ------------------------------------------------------------------ */

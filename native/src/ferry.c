@@ -37,6 +37,8 @@ const char *ferry_strerror(int rc)
     case FERRY_ENOTSUP: return "not supported by this engine";
     case FERRY_EEXISTS: return "already exists";
     case FERRY_ECFDROPPED: return "column family dropped";
+    case FERRY_ECONFLICT: return "transaction conflict";
+    case FERRY_EDEADLOCK: return "transaction deadlock";
     case FERRY_ECORRUPTION: return "corruption";
     case FERRY_EIO: return "I/O error";
     case FERRY_EBUSY: return "busy";
@@ -261,6 +263,88 @@ int ferry_snapshot_close(ferry_snapshot *snap)
     return snap->store->ops->snapshot_close(snap);
 }
 
+/* ------------------------------------------------------------------ */
+/* Transactions: the read view and the checks every call makes         */
+
+/* Lock t and check it may be used now: active, and on LMDB the thread that began it. On failure
+ * the lock is not held. */
+static int txn_enter(ferry_txn *t, ferry_error *err)
+{
+    if (t->view.store->engine == FERRY_ENGINE_LMDB && !pthread_equal(t->owner, pthread_self()))
+        return ferry_fail(err, FERRY_EBADTXN, 0, "LMDB write transaction used from a thread other than the one that "
+                          "began it (LMDB binds a write transaction to its thread)");
+    pthread_mutex_lock(&t->lock);
+    if (t->state == FERRY_TXN_ACTIVE) return FERRY_OK;
+    int st = t->state;
+    pthread_mutex_unlock(&t->lock);
+    return ferry_fail(err, FERRY_EBADTXN, 0, st == FERRY_TXN_COMMITTED ? "transaction already committed"
+                      : "transaction failed or ended: close it (roll it back)");
+}
+
+static void txn_exit(ferry_txn *t)
+{
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* Release the engine side of every open cursor of t (caller holds t->lock). */
+static void txn_kill_cursors(ferry_txn *t, int detach)
+{
+    for (ferry_cursor *c = t->cursors, *n; c; c = n) {
+        n = c->tnext;
+        if (!c->dead) t->view.store->ops->txn_cursor_kill(c);
+        c->dead = 1;
+        if (detach) {
+            c->txn = NULL;
+            c->tnext = c->tprev = NULL;
+        }
+    }
+    if (detach) t->cursors = NULL;
+}
+
+/* Point read through a transaction (ferry_get with FERRY_TXN_VIEW). */
+static int txn_get(ferry_txn *t, ferry_cf_slot *slot, const void *key, size_t klen, void *dst, size_t cap,
+                   size_t *vlen_out, int for_update, ferry_error *err)
+{
+    int rc = txn_enter(t, err);
+    if (rc) return rc;
+    rc = t->view.store->ops->txn_get(t, slot, key, klen, dst, cap, vlen_out, for_update, err);
+    txn_exit(t);
+    return rc;
+}
+
+/* ferry_multi_get through a transaction: one txn_get per key, values packed as ferry_multi_get's. */
+static int txn_multi_get(ferry_txn *t, ferry_cf_slot *slot, uint32_t n, const void *keys, void *dst, size_t cap,
+                         int64_t *lens_out, ferry_error *err)
+{
+    int rc = txn_enter(t, err);
+    if (rc) return rc;
+    const uint8_t *p = keys;
+    uint8_t *out = dst;
+    size_t used = 0;
+    uint32_t i;
+    if (n > INT32_MAX) n = INT32_MAX;
+    for (i = 0; i < n; i++) {
+        uint32_t kl;
+        memcpy(&kl, p, 4);
+        size_t vlen = 0;
+        int g = t->view.store->ops->txn_get(t, slot, p + 4, kl, out ? out + used : NULL, cap - used, &vlen, 0, err);
+        p += 4 + (size_t)kl;
+        if (g == FERRY_NOTFOUND) { lens_out[i] = -1; continue; }
+        if (g) { rc = g; break; }
+        if (vlen > cap - used) {
+            if (i == 0) {
+                lens_out[0] = (int64_t)vlen;
+                rc = ferry_fail(err, FERRY_ETOOSMALL, 0, "value of %zu bytes does not fit in %zu", vlen, cap);
+            }
+            break;
+        }
+        used += vlen;
+        lens_out[i] = (int64_t)vlen;
+    }
+    txn_exit(t);
+    return rc ? rc : (int)i;
+}
+
 int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
@@ -269,6 +353,7 @@ int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key
     CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
+    if (snap && snap->txn) return txn_get(snap->txn, slot, key, klen, dst, cap, vlen_out, 0, err);
     return s->ops->get(s, snap, slot, key, klen, dst, cap, vlen_out, err);
 }
 
@@ -282,6 +367,7 @@ int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t 
     if (vrc) return vrc;
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
+    if (snap && snap->txn) return txn_multi_get(snap->txn, slot, n, keys, dst, cap, lens_out, err);
     return s->ops->multi_get(s, snap, slot, n, keys, keys_len, dst, cap, lens_out, err);
 }
 
@@ -451,13 +537,35 @@ int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     *out = NULL;
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
-    return s->ops->cursor_open(s, snap, slot, lower, llen, upper, ulen, flags, out, err);
+    if (!snap || !snap->txn) return s->ops->cursor_open(s, snap, slot, lower, llen, upper, ulen, flags, out, err);
+    ferry_txn *t = snap->txn;
+    int rc = txn_enter(t, err);
+    if (rc) return rc;
+    rc = s->ops->txn_cursor_open(t, slot, lower, llen, upper, ulen, flags, out, err);
+    if (rc == FERRY_OK) {
+        ferry_cursor *c = *out;
+        c->txn = t;
+        c->seen_writes = t->writes;
+        c->tnext = t->cursors;
+        if (t->cursors) t->cursors->tprev = c;
+        t->cursors = c;
+    }
+    txn_exit(t);
+    return rc;
 }
 
 int ferry_cursor_close(ferry_cursor *c)
 {
     if (!c) return FERRY_OK;
-    return c->store->ops->cursor_close(c);
+    ferry_txn *t = c->txn;
+    if (!t) return c->store->ops->cursor_close(c);   /* dead cursors of a closed transaction too */
+    pthread_mutex_lock(&t->lock);
+    if (c->tprev) c->tprev->tnext = c->tnext;
+    else t->cursors = c->tnext;
+    if (c->tnext) c->tnext->tprev = c->tprev;
+    int rc = c->store->ops->cursor_close(c);
+    pthread_mutex_unlock(&t->lock);
+    return rc;
 }
 
 int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, void *page, size_t cap,
@@ -482,7 +590,24 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
         return ferry_fail(err, FERRY_EDIRECTION, 0, c->dir == 0 ? "cursor is not positioned" : "cursor moves in reverse: seek to change direction");
     if (op == FERRY_PREV && c->dir != -1)
         return ferry_fail(err, FERRY_EDIRECTION, 0, c->dir == 0 ? "cursor is not positioned" : "cursor moves forward: seek to change direction");
+    ferry_txn *t = c->txn;
+    if (c->dead && !t) return ferry_fail(err, FERRY_EBADTXN, 0, "the cursor's transaction is closed");
+    if (t) {
+        int trc = txn_enter(t, err);
+        if (trc) return trc;
+        if (c->dead) {
+            txn_exit(t);
+            return ferry_fail(err, FERRY_EBADTXN, 0, "the cursor's transaction ended");
+        }
+        if ((op == FERRY_NEXT || op == FERRY_PREV) && c->seen_writes != t->writes) {
+            txn_exit(t);
+            return ferry_fail(err, FERRY_EINVAL, 0, "the transaction wrote since this cursor was positioned: position it "
+                              "again (seek past the last key read)");
+        }
+        if (op != FERRY_NEXT && op != FERRY_PREV) c->seen_writes = t->writes;
+    }
     int rc = c->store->ops->cursor_fill(c, op, key, klen, page, cap, max_entries, err);
+    if (t) txn_exit(t);
     /* a seek positions the engine even when the first entry did not fit the page */
     if (op != FERRY_NEXT && op != FERRY_PREV && (rc >= 0 || rc == FERRY_ETOOSMALL))
         c->dir = (op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_CURRENT_FWD
@@ -639,4 +764,84 @@ int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uin
     int rc = s->ops->ingest(s, slot, list, n, flags, err);
     free(list);
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Transactions                                                        */
+
+int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err)
+{
+    CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
+    *out = NULL;
+    CHECK_E(flags == 0, err, "unknown transaction flags");
+    CHECK_E(timeout_ms >= -1, err, "timeout_ms below -1");
+    WRITABLE(s, err);
+    ferry_txn *t = NULL;
+    int rc = s->ops->txn_begin(s, flags, timeout_ms, &t, err);
+    if (rc) return rc;
+    t->view.store = s;
+    t->view.txn = t;
+    pthread_mutex_init(&t->lock, NULL);
+    t->owner = pthread_self();
+    t->state = FERRY_TXN_ACTIVE;
+    t->writes = 0;
+    t->cursors = NULL;
+    *out = t;
+    return FERRY_OK;
+}
+
+int ferry_txn_write(ferry_txn *t, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    CHECK_E(t != NULL, err, "transaction is NULL");
+    CHECK_E(BYTES_OK(ops, len), err, "NULL batch with a length");
+    ferry_store *s = t->view.store;
+    int rc = ferry_batch_validate(ops, len, count, atomic_load_explicit(&s->cf_count, memory_order_acquire), s, err);
+    if (rc) return rc;
+    if (count == 0) return txn_enter(t, err) == FERRY_OK ? (txn_exit(t), FERRY_OK) : FERRY_EBADTXN;
+    rc = txn_enter(t, err);
+    if (rc) return rc;
+    t->writes++;   /* cursors re-position even after a failed write: it may have changed pages */
+    rc = s->ops->txn_write(t, ops, len, count, err);
+    txn_exit(t);
+    return rc;
+}
+
+int ferry_txn_get_for_update(ferry_txn *t, uint32_t cf, const void *key, size_t klen, void *dst, size_t cap,
+                             size_t *vlen_out, ferry_error *err)
+{
+    CHECK_E(t != NULL && vlen_out != NULL, err, "transaction or vlen_out is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(dst, cap), err, "NULL buffer with a length");
+    ferry_store *s = t->view.store;
+    SLOT(s, cf, err);
+    if (cf >= t->view.cf_limit)
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' was created after this transaction began", slot->name);
+    return txn_get(t, slot, key, klen, dst, cap, vlen_out, 1, err);
+}
+
+int ferry_txn_commit(ferry_txn *t, ferry_error *err)
+{
+    CHECK_E(t != NULL, err, "transaction is NULL");
+    int rc = txn_enter(t, err);
+    if (rc) return rc;
+    txn_kill_cursors(t, 0);
+    rc = t->view.store->ops->txn_commit(t, err);
+    t->state = rc == FERRY_OK ? FERRY_TXN_COMMITTED : FERRY_TXN_FAILED;
+    txn_exit(t);
+    return rc;
+}
+
+int ferry_txn_close(ferry_txn *t)
+{
+    if (!t) return FERRY_OK;
+    pthread_mutex_lock(&t->lock);
+    txn_kill_cursors(t, 1);
+    pthread_mutex_unlock(&t->lock);
+    /* the engine frees t (and its lock) unless it can only abandon it */
+    return t->view.store->ops->txn_close(t);
+}
+
+int ferry_txn_abandon(ferry_txn *t)
+{
+    if (t && t->view.store->ops->txn_abandon) t->view.store->ops->txn_abandon(t);
+    return FERRY_OK;
 }

@@ -46,6 +46,7 @@ struct ferry_store {
 
 struct ferry_snapshot {
     ferry_store *store;
+    ferry_txn *txn;     /* non-NULL: this "snapshot" is a transaction's read view (see ferry_txn) */
     uint32_t cf_limit;  /* cf_count before the engine's snapshot was taken: families with a
                            higher id were created after it (or concurrently) and are refused */
 };
@@ -53,6 +54,30 @@ struct ferry_snapshot {
 struct ferry_cursor {
     ferry_store *store;
     int dir; /* 0 = not positioned, 1 = forward, -1 = reverse */
+    /* cursors of a transaction (under txn->lock): the list of its open cursors, the transaction's
+     * write count at the last positioning fill, and dead once the transaction released the
+     * engine side (it ended, or closed with the cursor still open) */
+    ferry_txn *txn;
+    ferry_cursor *tnext, *tprev;
+    uint64_t seen_writes;
+    int dead;
+};
+
+/* Transaction states. */
+#define FERRY_TXN_ACTIVE    0
+#define FERRY_TXN_COMMITTED 1
+#define FERRY_TXN_FAILED    2   /* a failure ended it or left it unusable: only close remains */
+
+/* Base of every engine's transaction struct. view comes first: FERRY_TXN_VIEW(txn) is the read
+ * view (view.txn points back here). lock serialises every call on the transaction and its
+ * cursors (a cleaner may close a leaked cursor on another thread while the owner writes). */
+struct ferry_txn {
+    ferry_snapshot view;
+    pthread_mutex_t lock;
+    pthread_t owner;            /* the thread that began it (LMDB calls must come from it) */
+    int state;                  /* FERRY_TXN_* */
+    uint64_t writes;            /* write calls so far (cursors re-position after one) */
+    ferry_cursor *cursors;      /* open cursors */
 };
 
 /* Engine entry points. Arguments are already checked by ferry.c: handles non-NULL, cf a
@@ -110,6 +135,25 @@ struct ferry_engine_ops {
                      size_t vlen, uint32_t flags, ferry_error *err);
     int (*write_flags)(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
                        ferry_error *err);
+    /* Transactions: ferry.c holds t->lock around every call but txn_begin, checked the state
+     * (ACTIVE) and, for LMDB, the thread. txn_begin fills the engine part and view.store;
+     * ferry.c initialises the rest. */
+    int (*txn_begin)(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err);
+    int (*txn_get)(ferry_txn *t, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap,
+                   size_t *vlen_out, int for_update, ferry_error *err);
+    /* records validated; count >= 1 */
+    int (*txn_write)(ferry_txn *t, const void *ops, size_t len, uint32_t count, ferry_error *err);
+    int (*txn_cursor_open)(ferry_txn *t, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper,
+                           size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err);
+    /* release a cursor's engine side (iterator / MDB cursor) and keep the struct (dead cursor) */
+    void (*txn_cursor_kill)(ferry_cursor *c);
+    /* cursors already killed; sets nothing in t->state (ferry.c does) */
+    int (*txn_commit)(ferry_txn *t, ferry_error *err);
+    /* roll back when not ended and free the engine part and t (cursors already killed). Without
+     * t->lock held. Returns FERRY_EBADTXN when it could only abandon it (LMDB, another thread). */
+    int (*txn_close)(ferry_txn *t);
+    /* see ferry_txn_abandon; any thread, without t->lock; NULL = nothing to do */
+    void (*txn_abandon)(ferry_txn *t);
 };
 
 /* ---- engine open functions (engine_rocksdb.c, engine_lmdb.c) ---- */

@@ -29,6 +29,12 @@ typedef struct rocksdb_envoptions_t rocksdb_envoptions_t;
 typedef struct rocksdb_mergeoperator_t rocksdb_mergeoperator_t;
 typedef struct rocksdb_sstfilewriter_t rocksdb_sstfilewriter_t;
 typedef struct rocksdb_ingestexternalfileoptions_t rocksdb_ingestexternalfileoptions_t;
+typedef struct rocksdb_transactiondb_t rocksdb_transactiondb_t;
+typedef struct rocksdb_transactiondb_options_t rocksdb_transactiondb_options_t;
+typedef struct rocksdb_transaction_t rocksdb_transaction_t;
+typedef struct rocksdb_transaction_options_t rocksdb_transaction_options_t;
+typedef struct rocksdb_optimistictransactiondb_t rocksdb_optimistictransactiondb_t;
+typedef struct rocksdb_optimistictransaction_options_t rocksdb_optimistictransaction_options_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -39,6 +45,13 @@ typedef struct rdb_db_shell { void *rep; } rdb_db_shell;                        
 typedef struct rdb_cf_shell { void *rep; unsigned char immortal; } rdb_cf_shell; /* ..._column_family_handle_t */
 typedef struct rdb_snapshot_shell { const void *rep; } rdb_snapshot_shell;      /* rocksdb_snapshot_t */
 typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    /* rocksdb_iterator_t: Iterator* */
+/* rocksdb_transactiondb_t and rocksdb_optimistictransactiondb_t hold their TransactionDB* /
+ * OptimisticTransactionDB* first as well. Both classes derive from DB through StackableDB alone
+ * (single inheritance), so that pointer is also the DB*: a store opened with transactions reads,
+ * writes, snapshots, checkpoints, backs up and creates families through an rdb_db_shell around it,
+ * with the plain C API, and the TransactionDB's overrides (locking plain writes, lock maps for new
+ * families) take effect through the virtual calls. RocksJava relies on the same cast. */
+typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
 
 /* Compression type values of rocksdb_options_set_compression. */
 #define RDB_NO_COMPRESSION     0
@@ -155,7 +168,16 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
     X(readoptions_set_async_io, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     RDB_API_UTILITY_FUNCS(X) \
-    RDB_API_SST_FUNCS(X)
+    RDB_API_SST_FUNCS(X) \
+    RDB_API_TXN_FUNCS(X) \
+    /* the database under a transaction database, for range deletes (which TransactionDB and \
+     * OptimisticTransactionDB refuse); rocksdb_transactiondb_get_base_db is newer than 7.9.2 */ \
+    X(transactiondb_get_base_db, rocksdb_t *, (rocksdb_transactiondb_t *db)) \
+    X(transactiondb_close_base_db, void, (rocksdb_t *base)) \
+    X(optimistictransactiondb_get_base_db, rocksdb_t *, (rocksdb_optimistictransactiondb_t *db)) \
+    X(optimistictransactiondb_close_base_db, void, (rocksdb_t *base)) \
+    X(transaction_merge_cf, void, (rocksdb_transaction_t *t, rocksdb_column_family_handle_t *cf, const char *k, \
+        size_t klen, const char *v, size_t vlen, char **errptr))
 
 /* SST file writing and ingestion: in every rocksdbjni from 7.9.2 on, resolved as optional like the
  * utilities (ferry_sst_* and ferry_ingest fail with FERRY_ENOTSUP without them, see rdb_has_sst). */
@@ -177,6 +199,47 @@ typedef struct rdb_iter_shell { void *rep; } rdb_iter_shell;                    
     X(ingestexternalfileoptions_set_move_files, void, (rocksdb_ingestexternalfileoptions_t *o, unsigned char v)) \
     X(ingest_external_file_cf, void, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, const char *const *files, \
         size_t n, const rocksdb_ingestexternalfileoptions_t *o, char **errptr))
+
+/* Transactions (TransactionDB, OptimisticTransactionDB): in every rocksdbjni from 7.9.2 on, resolved
+ * as optional like the utilities: without them a store asks for transactions in vain (FERRY_ENOTSUP). */
+#define RDB_API_TXN_FUNCS(X) \
+    X(transactiondb_options_create, rocksdb_transactiondb_options_t *, (void)) \
+    X(transactiondb_options_destroy, void, (rocksdb_transactiondb_options_t *o)) \
+    X(transactiondb_options_set_transaction_lock_timeout, void, (rocksdb_transactiondb_options_t *o, int64_t ms)) \
+    X(transactiondb_options_set_default_lock_timeout, void, (rocksdb_transactiondb_options_t *o, int64_t ms)) \
+    X(transactiondb_open_column_families, rocksdb_transactiondb_t *, (const rocksdb_options_t *o, \
+        const rocksdb_transactiondb_options_t *to, const char *path, int n, const char *const *names, \
+        const rocksdb_options_t *const *cf_opts, rocksdb_column_family_handle_t **handles, char **errptr)) \
+    X(transactiondb_close, void, (rocksdb_transactiondb_t *db)) \
+    X(transaction_options_create, rocksdb_transaction_options_t *, (void)) \
+    X(transaction_options_destroy, void, (rocksdb_transaction_options_t *o)) \
+    X(transaction_options_set_lock_timeout, void, (rocksdb_transaction_options_t *o, int64_t ms)) \
+    X(transaction_options_set_deadlock_detect, void, (rocksdb_transaction_options_t *o, unsigned char v)) \
+    X(transaction_begin, rocksdb_transaction_t *, (rocksdb_transactiondb_t *db, const rocksdb_writeoptions_t *wo, \
+        const rocksdb_transaction_options_t *to, rocksdb_transaction_t *old)) \
+    X(optimistictransactiondb_open_column_families, rocksdb_optimistictransactiondb_t *, (const rocksdb_options_t *o, \
+        const char *path, int n, const char *const *names, const rocksdb_options_t *const *cf_opts, \
+        rocksdb_column_family_handle_t **handles, char **errptr)) \
+    X(optimistictransactiondb_close, void, (rocksdb_optimistictransactiondb_t *db)) \
+    X(optimistictransaction_options_create, rocksdb_optimistictransaction_options_t *, (void)) \
+    X(optimistictransaction_options_destroy, void, (rocksdb_optimistictransaction_options_t *o)) \
+    X(optimistictransaction_begin, rocksdb_transaction_t *, (rocksdb_optimistictransactiondb_t *db, \
+        const rocksdb_writeoptions_t *wo, const rocksdb_optimistictransaction_options_t *to, rocksdb_transaction_t *old)) \
+    X(transaction_get_pinned_cf, rocksdb_pinnableslice_t *, (rocksdb_transaction_t *t, const rocksdb_readoptions_t *o, \
+        rocksdb_column_family_handle_t *cf, const char *k, size_t klen, char **errptr)) \
+    X(transaction_get_for_update_cf, char *, (rocksdb_transaction_t *t, const rocksdb_readoptions_t *o, \
+        rocksdb_column_family_handle_t *cf, const char *k, size_t klen, size_t *vlen, unsigned char exclusive, char **errptr)) \
+    X(transaction_put_cf, void, (rocksdb_transaction_t *t, rocksdb_column_family_handle_t *cf, const char *k, size_t klen, \
+        const char *v, size_t vlen, char **errptr)) \
+    X(transaction_delete_cf, void, (rocksdb_transaction_t *t, rocksdb_column_family_handle_t *cf, const char *k, \
+        size_t klen, char **errptr)) \
+    X(transaction_set_savepoint, void, (rocksdb_transaction_t *t)) \
+    X(transaction_rollback_to_savepoint, void, (rocksdb_transaction_t *t, char **errptr)) \
+    X(transaction_commit, void, (rocksdb_transaction_t *t, char **errptr)) \
+    X(transaction_rollback, void, (rocksdb_transaction_t *t, char **errptr)) \
+    X(transaction_destroy, void, (rocksdb_transaction_t *t)) \
+    X(transaction_create_iterator_cf, rocksdb_iterator_t *, (rocksdb_transaction_t *t, const rocksdb_readoptions_t *o, \
+        rocksdb_column_family_handle_t *cf))
 
 /* Checkpoints and the backup engine: in every rocksdbjni from 7.9.2 on, but resolved as optional,
  * since a RocksDB built without its utilities (ROCKSDB_LITE) lacks them: ferry_checkpoint and

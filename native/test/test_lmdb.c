@@ -1792,6 +1792,156 @@ static void test_dupsort(void)
     EQ(ferry_store_close(s), FERRY_OK);
 }
 
+/* ------------------------------------------------------------------ write transactions */
+
+static size_t txrec(uint8_t *buf, uint32_t op, uint32_t cf, const char *a, const char *b)
+{
+    uint32_t al = (uint32_t)strlen(a), bl = b ? (uint32_t)strlen(b) : 0;
+    memcpy(buf, &op, 4); memcpy(buf + 4, &cf, 4); memcpy(buf + 8, &al, 4); memcpy(buf + 12, &bl, 4);
+    memcpy(buf + 16, a, al);
+    if (bl) memcpy(buf + 16 + al, b, bl);
+    return 16 + al + bl;
+}
+
+typedef struct txn_other {
+    ferry_store *s;
+    ferry_txn *t;
+    int rc_put, rc_begin, rc_use, rc_close;
+    int64_t timeout;
+} txn_other;
+
+/* Another thread: a put that must wait (timeout), a try-begin, use of the main thread's transaction. */
+static void *txn_other_thread(void *arg)
+{
+    txn_other *o = arg;
+    ferry_error e;
+    ferry_txn *t2 = NULL;
+    o->rc_begin = ferry_txn_begin(o->s, 0, o->timeout, &t2, &e);
+    if (t2) ferry_txn_close(t2);
+    uint8_t ops[64];
+    o->rc_use = ferry_txn_write(o->t, ops, txrec(ops, FERRY_OP_PUT, 0, "x", "y"), 1, &e);
+    return NULL;
+}
+
+static void *txn_close_thread(void *arg)
+{
+    txn_other *o = arg;
+    o->rc_close = ferry_txn_close(o->t);
+    ferry_error e;
+    o->rc_put = ferry_put(o->s, 0, "p", 1, "q", 1, &e);
+    return NULL;
+}
+
+static void test_txn(void)
+{
+    ferry_store *s = open_store("txn");
+    ferry_txn *t = NULL;
+    char buf[64];
+    uint8_t ops[512], page[4096];
+    EQ(put_s(s, 0, "a", "1"), FERRY_OK);
+    EQ(put_s(s, 0, "c", "3"), FERRY_OK);
+    EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+    ferry_txn *t2 = NULL;
+    EQ(ferry_txn_begin(s, 0, -1, &t2, &err), FERRY_EBUSY);
+    EQ(put_s(s, 0, "b", "x"), FERRY_EBUSY);       /* would wait for itself */
+    uint32_t cf;
+    EQ(ferry_cf_create(s, "fam", &cf, &err), FERRY_EBUSY);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "b", "2"), 1, &err), FERRY_OK);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_DELETE, 0, "c", NULL), 1, &err), FERRY_OK);
+    EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), 1);
+    EQ(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_NOTFOUND);   /* a read beside the open transaction */
+    EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "c", buf, sizeof buf), FERRY_NOTFOUND);
+    ferry_cursor *c = NULL;
+    EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, "c", 1, FERRY_CURSOR_POINTERS, &c, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_DELETE_RANGE, 0, "a", "b"), 1, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), FERRY_EINVAL);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 1);
+    size_t vlen;
+    EQ(ferry_txn_get_for_update(t, 0, "b", 1, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    txn_other o = { s, t, 0, 0, 0, 0, 100 };
+    pthread_t th;
+    pthread_create(&th, NULL, txn_other_thread, &o);
+    pthread_join(th, NULL);
+    EQ(o.rc_begin, FERRY_ETIMEDOUT);
+    EQ(o.rc_use, FERRY_EBADTXN);
+    o.timeout = 0;
+    pthread_create(&th, NULL, txn_other_thread, &o);
+    pthread_join(th, NULL);
+    EQ(o.rc_begin, FERRY_EBUSY);
+    EQ(ferry_txn_commit(t, &err), FERRY_OK);
+    EQ(ferry_txn_commit(t, &err), FERRY_EBADTXN);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), FERRY_EBADTXN);
+    EQ(ferry_cursor_close(c), FERRY_OK);
+    EQ(ferry_txn_close(t), FERRY_OK);
+    EQ(get_s(s, NULL, 0, "b", buf, sizeof buf), 1);
+    EQ(get_s(s, NULL, 0, "a", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(put_s(s, 0, "b", "x"), FERRY_OK);
+    /* rollback, with a cursor left open */
+    EQ(ferry_txn_begin(s, 0, 0, &t, &err), FERRY_OK);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "r", "r"), 1, &err), FERRY_OK);
+    EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    EQ(ferry_txn_close(t), FERRY_OK);
+    EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), FERRY_EBADTXN);
+    EQ(ferry_cursor_close(c), FERRY_OK);
+    EQ(get_s(s, NULL, 0, "r", buf, sizeof buf), FERRY_NOTFOUND);
+    /* closed on another thread: abandoned; that thread's writes fail fast; this thread's next write ends it */
+    EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+    o.t = t;
+    pthread_create(&th, NULL, txn_close_thread, &o);
+    pthread_join(th, NULL);
+    EQ(o.rc_close, FERRY_EBADTXN);
+    EQ(o.rc_put, FERRY_EBUSY);
+    EQ(put_s(s, 0, "after", "1"), FERRY_OK);
+    EQ(get_s(s, NULL, 0, "after", buf, sizeof buf), 1);
+    /* abandoned and left at store close */
+    EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+    o.t = t;
+    pthread_create(&th, NULL, txn_close_thread, &o);
+    pthread_join(th, NULL);
+    EQ(o.rc_close, FERRY_EBADTXN);
+    EQ(ferry_store_close(s), FERRY_OK);
+    s = open_store("txn");
+    EQ(get_s(s, NULL, 0, "after", buf, sizeof buf), 1);
+    EQ(put_s(s, 0, "again", "1"), FERRY_OK);
+    /* map full inside a transaction fails it; auto-grow grows the map at its close */
+    ferry_store_close(s);
+    int64_t o2[FERRY_OPT_COUNT];
+    opts_init(o2);
+    o2[FERRY_OPT_MAP_SIZE] = 1 << 20;
+    o2[FERRY_OPT_AUTO_GROW] = 1 << 20;
+    int rc;
+    s = open_with("txn-grow", o2, &rc);
+    EQ(rc, FERRY_OK);
+    char big[2000];
+    memset(big, 'v', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    int full = 0;
+    for (int attempt = 0; attempt < 3 && !full; attempt++) {
+        EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+        for (int i = 0; i < 2000 && !full; i++) {
+            char k[16];
+            snprintf(k, sizeof k, "k%05d", i);
+            rc = ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, k, "v"), 1, &err);
+            if (rc == FERRY_OK) {
+                uint8_t bigop[2100];
+                rc = ferry_txn_write(t, bigop, txrec(bigop, FERRY_OP_PUT, 0, k, big), 1, &err);
+            }
+            if (rc == FERRY_EMAPFULL) full = 1;
+            else EQ(rc, FERRY_OK);
+        }
+        if (full) EQ(ferry_txn_commit(t, &err), FERRY_EBADTXN);
+        EQ(ferry_txn_close(t), FERRY_OK);
+    }
+    CHECK(full, "never filled the map");
+    EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+    uint8_t bigop[2100];
+    EQ(ferry_txn_write(t, bigop, txrec(bigop, FERRY_OP_PUT, 0, "k", big), 1, &err), FERRY_OK);
+    EQ(ferry_txn_commit(t, &err), FERRY_OK);
+    EQ(ferry_txn_close(t), FERRY_OK);
+    ferry_store_close(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1822,6 +1972,7 @@ int main(int argc, char **argv)
     test_open_modes();
     test_checkpoint();
     test_dupsort();
+    test_txn();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

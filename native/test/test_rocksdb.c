@@ -50,9 +50,15 @@ static const char *dir(const char *name)
     return b;
 }
 
+/* FERRY_OPT_TRANSACTIONS of the stores open_store opens (the main tests run in every mode) */
+static int txn_mode;
+
 static int open_store(const char *name, ferry_store **s)
 {
-    return ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), NULL, 0, NULL, s, &err);
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_TRANSACTIONS] = txn_mode;
+    return ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), o, FERRY_OPT_COUNT, NULL, s, &err);
 }
 
 static int put_s(ferry_store *s, uint32_t cf, const char *k, const char *v)
@@ -1325,6 +1331,109 @@ static void test_lmdb_only_flags(void)
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
 
+/* Count the entries of a forward scan through cursor c from op (seek key k). */
+static int txn_scan(ferry_cursor *c, int op, const char *k, char *keys, size_t cap)
+{
+    uint8_t page[4096];
+    keys[0] = '\0';
+    int n = 0, rc = ferry_cursor_fill(c, op, k, k ? strlen(k) : 0, page, sizeof page, 1000, &err);
+    if (rc < 0) return rc;
+    hdr h = page_hdr(page);
+    size_t off = 16;
+    for (uint32_t i = 0; i < h.count; i++) {
+        const uint8_t *kk, *vv;
+        uint32_t kl, vl;
+        off = page_entry(page, off, &kk, &kl, &vv, &vl);
+        size_t len = strlen(keys);
+        if (len + kl + 2 < cap) { memcpy(keys + len, kk, kl); keys[len + kl] = ','; keys[len + kl + 1] = '\0'; }
+        n++;
+    }
+    return n;
+}
+
+/* One put record in buf; returns its length. */
+static size_t txrec(uint8_t *buf, uint32_t op, uint32_t cf, const char *a, const char *b)
+{
+    uint32_t al = (uint32_t)strlen(a), bl = b ? (uint32_t)strlen(b) : 0;
+    memcpy(buf, &op, 4); memcpy(buf + 4, &cf, 4); memcpy(buf + 8, &al, 4); memcpy(buf + 12, &bl, 4);
+    memcpy(buf + 16, a, al);
+    if (bl) memcpy(buf + 16 + al, b, bl);
+    return 16 + al + bl;
+}
+
+static void test_txn(void)
+{
+    ferry_store *s = NULL;
+    ferry_txn *t = NULL;
+    char buf[256];
+    uint8_t ops[512];
+    int saved = txn_mode;
+    txn_mode = 0;
+    CHECK_RC(open_store("txn-none", &s), FERRY_OK);
+    CHECK_RC(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_ENOTSUP);
+    ferry_store_close(s);
+    for (int mode = 1; mode <= 2; mode++) {
+        txn_mode = mode;
+        CHECK_RC(open_store(mode == 1 ? "txn-p" : "txn-o", &s), FERRY_OK);
+        if (!s) continue;
+        CHECK_RC(put_s(s, 0, "a", "1"), FERRY_OK);
+        CHECK_RC(put_s(s, 0, "c", "3"), FERRY_OK);
+        CHECK_RC(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "b", "2"), 1, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_DELETE, 0, "c", NULL), 1, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_DELETE_RANGE, 0, "a", "z"), 1, &err), FERRY_ENOTSUP);
+        CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), FERRY_OK);
+        CHECK_RC(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_NOTFOUND);
+        CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, "c", buf, sizeof buf), FERRY_NOTFOUND);
+        ferry_cursor *c = NULL;
+        CHECK_RC(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, "a", 1, "c", 1, 0, &c, &err), FERRY_OK);
+        char keys[256];
+        CHECK(txn_scan(c, FERRY_FIRST, NULL, keys, sizeof keys) == 2 && strcmp(keys, "a,b,") == 0, "txn scan: %s", keys);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "ab", "x"), 1, &err), FERRY_OK);
+        uint8_t page[4096];
+        CHECK_RC(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 10, &err), FERRY_EINVAL);
+        CHECK(txn_scan(c, FERRY_FIRST, NULL, keys, sizeof keys) == 3 && strcmp(keys, "a,ab,b,") == 0, "after write: %s", keys);
+        size_t vlen;
+        CHECK_RC(ferry_txn_get_for_update(t, 0, "a", 1, buf, sizeof buf, &vlen, &err), FERRY_OK);
+        if (mode == 1) {   /* a plain write of a locked key times out */
+            CHECK_RC(put_s(s, 0, "a", "other"), FERRY_ETIMEDOUT);
+        } else {           /* an optimistic commit after someone else wrote the key conflicts */
+            CHECK_RC(put_s(s, 0, "a", "other"), FERRY_OK);
+        }
+        CHECK_RC(ferry_txn_commit(t, &err), mode == 1 ? FERRY_OK : FERRY_ECONFLICT);
+        CHECK_RC(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 10, &err), FERRY_EBADTXN);
+        CHECK_RC(ferry_txn_commit(t, &err), FERRY_EBADTXN);
+        CHECK_RC(ferry_cursor_close(c), FERRY_OK);
+        CHECK_RC(ferry_txn_close(t), FERRY_OK);
+        CHECK_RC(get_s(s, NULL, 0, "b", buf, sizeof buf), mode == 1 ? FERRY_OK : FERRY_NOTFOUND);
+        /* a plain cursor, snapshot and checkpoint on a transactional store */
+        ferry_snapshot *sn = NULL;
+        CHECK_RC(ferry_snapshot_open(s, &sn, &err), FERRY_OK);
+        CHECK_RC(ferry_snapshot_close(sn), FERRY_OK);
+        uint32_t cf;
+        CHECK_RC(ferry_cf_create(s, "fam", &cf, &err), FERRY_OK);
+        /* a transaction that wrote a family dropped before its commit commits nothing */
+        CHECK_RC(ferry_txn_begin(s, 0, 0, &t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, cf, "k", "v"), 1, &err), FERRY_OK);
+        /* an open cursor left to ferry_txn_close */
+        CHECK_RC(ferry_cursor_open(s, FERRY_TXN_VIEW(t), cf, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+        if (mode == 2) {
+            CHECK_RC(ferry_cf_drop(s, cf, &err), FERRY_OK);
+            CHECK_RC(ferry_txn_commit(t, &err), FERRY_ECFDROPPED);
+        }
+        CHECK_RC(ferry_txn_close(t), FERRY_OK);
+        CHECK_RC(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 10, &err), FERRY_EBADTXN);
+        CHECK_RC(ferry_cursor_close(c), FERRY_OK);
+        CHECK_RC(ferry_checkpoint(s, dir(mode == 1 ? "txn-p-cp" : "txn-o-cp"), 0, &err), FERRY_OK);
+        /* left open at store close */
+        CHECK_RC(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "z", "z"), 1, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_close(t), FERRY_OK);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    txn_mode = saved;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1339,8 +1448,10 @@ int main(int argc, char **argv)
 
     test_discovery();
     test_attach();
+    test_txn();
+    for (txn_mode = 0; txn_mode <= 2; txn_mode++) {
     ferry_store *s = NULL;
-    CHECK_RC(open_store("main", &s), FERRY_OK);
+    CHECK_RC(open_store(txn_mode == 0 ? "main" : txn_mode == 1 ? "main-p" : "main-o", &s), FERRY_OK);
     if (!s) { printf("%d passed, %d failed\n", passed, failed + 1); return 1; }
     uint32_t cf_big, cf_many, cf_bin;
     CHECK_RC(ferry_cf_create(s, "big", &cf_big, &err), FERRY_OK);
@@ -1358,6 +1469,8 @@ int main(int argc, char **argv)
     CHECK_RC(ferry_flush(s, cf_many, &err), FERRY_OK);
     test_many(s, cf_many);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    txn_mode = 0;
     CHECK_RC(ferry_store_close(NULL), FERRY_OK);
     test_empty_ranges();
     test_refused_options();

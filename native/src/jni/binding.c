@@ -207,6 +207,34 @@ JNI_FN(backupsRestore0)(JNIEnv *env, jclass cls, jlong b, jint id, jlong db_dir,
     return ferry_backups_restore(P(b), (uint32_t)id, P(db_dir), P(err));
 }
 
+/* JniBinding.txnBegin0 */
+JNI_FN(txnBegin0)(JNIEnv *env, jclass cls, jlong s, jint flags, jlong timeout_ms, jlong out, jlong err)
+{
+    return ferry_txn_begin(P(s), (uint32_t)flags, (int64_t)timeout_ms, P(out), P(err));
+}
+
+/* JniBinding.txnWrite0 */
+JNI_FN(txnWrite0)(JNIEnv *env, jclass cls, jlong t, jlong ops, jlong len, jint count, jlong err)
+{
+    return ferry_txn_write(P(t), P(ops), (size_t)len, (uint32_t)count, P(err));
+}
+
+/* JniBinding.txnGetForUpdate0 */
+JNI_FN(txnGetForUpdate0)(JNIEnv *env, jclass cls, jlong t, jint cf, jlong k, jlong klen, jlong dst, jlong cap,
+                         jlong vlen_out, jlong err)
+{
+    return ferry_txn_get_for_update(P(t), (uint32_t)cf, P(k), (size_t)klen, P(dst), (size_t)cap, P(vlen_out), P(err));
+}
+
+/* JniBinding.txnCommit0 */
+JNI_FN(txnCommit0)(JNIEnv *env, jclass cls, jlong t, jlong err) { return ferry_txn_commit(P(t), P(err)); }
+
+/* JniBinding.txnClose0 */
+JNI_FN(txnClose0)(JNIEnv *env, jclass cls, jlong t) { return ferry_txn_close(P(t)); }
+
+/* JniBinding.txnAbandon0 */
+JNI_FN(txnAbandon0)(JNIEnv *env, jclass cls, jlong t) { return ferry_txn_abandon(P(t)); }
+
 /* JniBinding.backupsPurge0 */
 JNI_FN(backupsPurge0)(JNIEnv *env, jclass cls, jlong b, jint keep, jlong err)
 {

@@ -149,6 +149,8 @@ public final class Cursor implements AutoCloseable {
     private boolean armed;
     /** Never positioned: the first next()/prev() acts as first()/last(). */
     private boolean fresh = true;
+    /** A write of the cursor's transaction unpositioned it on this key: next()/prev() go on after/before it. */
+    private byte[] resumeKey;
     private final View key;
     private final View value;
     /**
@@ -308,6 +310,9 @@ public final class Cursor implements AutoCloseable {
         checkOpen();
         boolean fwd = d > 0;
         if (!positioned) {
+            if (resumeKey != null) {
+                return position(fwd ? SEEK_GT : SEEK_LT, resumeKey);
+            }
             return armed ? position(fwd ? CURRENT_FWD : CURRENT_REV, null)
                     : fresh ? position(fwd ? FIRST : LAST, null) : unpositionedMove();
         }
@@ -446,6 +451,7 @@ public final class Cursor implements AutoCloseable {
         checkOpen();
         armed = false;
         fresh = false;
+        resumeKey = null;
         if (emptyRange) {
             invalidate();
             exhausted = true;
@@ -555,6 +561,24 @@ public final class Cursor implements AutoCloseable {
         }
         arm();
         return true;
+    }
+
+    /**
+     * The transaction this cursor reads through is about to write, on the cursor's thread: what a
+     * page points to may change, and the engine position must be found again. Keeps the current
+     * key, unpositions the cursor (its views become invalid); the next {@link #next()} /
+     * {@link #prev()} seeks past that key.
+     */
+    void transactionWrote() {
+        if (guard.isClosed() || Thread.currentThread() != owner) {
+            return;
+        }
+        if (positioned) {
+            resumeKey = key.toByteArray();
+            invalidate();
+        } else if (!exhausted) {
+            invalidate();
+        }
     }
 
     /** @return the page index of the current entry */

@@ -68,6 +68,11 @@ public enum ErrorCode {
      * there; nothing was written.
      */
     KEY_EXISTS(Abi.EKEYEXIST),
+    /** A transaction lost a write conflict (RocksDB: another writer holds or changed the key; an
+     * optimistic commit found a newer write). Retry the transaction. */
+    CONFLICT(Abi.ECONFLICT),
+    /** RocksDB's deadlock detection chose this transaction. Retry the transaction. */
+    DEADLOCK(Abi.EDEADLOCK),
     /** Any other engine error. */
     ENGINE(Abi.EENGINE);
 

@@ -73,6 +73,9 @@ public class FerryException extends RuntimeException {
             case COLUMN_FAMILY_DROPPED: return new ColumnFamilyDropped(code, engineCode, message);
             case READ_ONLY: return new ReadOnly(code, engineCode, message);
             case KEY_EXISTS: return new KeyExists(code, engineCode, message);
+            case CONFLICT: return new Conflict(code, engineCode, message);
+            case DEADLOCK: return new Deadlock(code, engineCode, message);
+            case TIMED_OUT: return new TimedOut(code, engineCode, message);
             case ENGINE_NOT_LOADED:
             case DUPLICATE_ENGINE:
                 return new EngineLoad(code, engineCode, message);
@@ -164,5 +167,31 @@ public class FerryException extends RuntimeException {
     public static final class EngineLoad extends FerryException {
         private static final long serialVersionUID = 1L;
         EngineLoad(ErrorCode c, int e, String m) { super(c, e, m); }
+    }
+
+    /**
+     * A transaction lost a write conflict: on a pessimistic RocksDB store another transaction
+     * wrote the key first, on an optimistic one the commit found that a key the transaction wrote
+     * or read for update was written after the transaction first touched it. The transaction's
+     * writes are not committed; run it again ({@link Store#inTransaction} does).
+     */
+    public static final class Conflict extends FerryException {
+        private static final long serialVersionUID = 1L;
+        Conflict(ErrorCode c, int e, String m) { super(c, e, m); }
+    }
+
+    /** RocksDB's deadlock detection chose this (pessimistic) transaction; run it again. */
+    public static final class Deadlock extends FerryException {
+        private static final long serialVersionUID = 1L;
+        Deadlock(ErrorCode c, int e, String m) { super(c, e, m); }
+    }
+
+    /**
+     * A wait ran out: a RocksDB key lock (pessimistic transactions, and plain writes on such a
+     * store) or the LMDB write lock ({@link Store#beginTransaction(long)}) was not granted in time.
+     */
+    public static final class TimedOut extends FerryException {
+        private static final long serialVersionUID = 1L;
+        TimedOut(ErrorCode c, int e, String m) { super(c, e, m); }
     }
 }

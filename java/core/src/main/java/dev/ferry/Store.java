@@ -1191,6 +1191,154 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /** LMDB: how long one native wait for the write lock lasts before the store's state is checked again. */
+    private static final long LOCK_SLICE_MS = 50;
+
+    /**
+     * Begins a write transaction (see {@link Transaction}). LMDB: waits while another thread's
+     * transaction is open (only one writer at a time); RocksDB: needs a store opened with
+     * {@link StoreOptions#transactions(TransactionMode)}.
+     *
+     * @return the transaction; commit it, and close it (closing without a commit rolls it back)
+     * @throws FerryException.NotSupported on a RocksDB store opened without transactions
+     * @throws FerryException.Busy on LMDB when this thread already holds the store's transaction
+     *         (or one was abandoned on another thread, see {@link Transaction})
+     * @throws FerryException.ReadOnly on a store opened read-only
+     */
+    public Transaction beginTransaction() {
+        return beginTransaction(-1);
+    }
+
+    /**
+     * Begins a write transaction, waiting at most {@code timeoutMillis}.
+     *
+     * @param timeoutMillis LMDB: how long to wait for the write lock while another transaction is
+     *        open: -1 as long as it takes, 0 not at all ({@link FerryException.Busy} when it is held),
+     *        more: that many ms ({@link FerryException.TimedOut}). RocksDB pessimistic: this
+     *        transaction's lock timeout per key (-1: the store's {@link StoreOptions#lockTimeout});
+     *        optimistic: ignored.
+     * @return the transaction
+     * @throws FerryException.TimedOut when the LMDB write lock was not free in time
+     */
+    public Transaction beginTransaction(long timeoutMillis) {
+        if (timeoutMillis < -1) {
+            throw new IllegalArgumentException("timeoutMillis=" + timeoutMillis + " (-1 = no limit)");
+        }
+        long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+        for (;;) {
+            // LMDB waits in slices outside the store's guard, so that a close of the store is never
+            // held up by a wait for the write lock (the transaction that holds it may be the closer's)
+            long slice = timeoutMillis;
+            if (engine == Engine.LMDB && timeoutMillis != 0) {
+                long left = timeoutMillis < 0 ? LOCK_SLICE_MS : (deadline - System.nanoTime()) / 1_000_000L;
+                slice = Math.max(1, Math.min(LOCK_SLICE_MS, left));
+            }
+            guard.enter();
+            try {
+                Scratch s = Scratch.get(binding);
+                int rc = binding.txnBegin(handle, 0, slice, s.out(0), s.err());
+                if (rc == Abi.ETIMEDOUT && engine == Engine.LMDB
+                        && (timeoutMillis < 0 || System.nanoTime() - deadline < 0)) {
+                    continue; // the finally below leaves the guard first
+                }
+                if (rc != 0) {
+                    if (rc == Abi.ETIMEDOUT && engine == Engine.LMDB) {
+                        throw FerryException.of(ErrorCode.TIMED_OUT, 0, "the LMDB store's write lock was not free within "
+                                + timeoutMillis + " ms (another write transaction is open)");
+                    }
+                    throw s.error(rc);
+                }
+                long h = s.outLong(0);
+                lifetime.pin();
+                NativeBinding b = binding;
+                Lifetime storeLifetime = lifetime;
+                Once release = new Once(() -> { // captures no Store or Transaction: a cleaner runs it
+                    b.txnClose(h);
+                    storeLifetime.unpin();
+                });
+                Transaction t;
+                try {
+                    t = new Transaction(this, h, release);
+                } catch (RuntimeException | Error e) {
+                    release.run();
+                    throw e;
+                }
+                t.track(children);
+                return t;
+            } finally {
+                guard.exit();
+            }
+        }
+    }
+
+    /**
+     * Runs a read-modify-write body in a transaction and commits it, again (in a new transaction,
+     * after a short randomized pause) when it fails with a conflict that running it again can
+     * resolve: {@link FerryException.Conflict}, {@link FerryException.Deadlock},
+     * {@link FerryException.TimedOut}, and on LMDB with {@link StoreOptions#autoGrow}
+     * {@link FerryException.MapFull} (the map grows when the failed transaction closes). At most 10
+     * attempts; see {@link #inTransaction(int, java.util.function.Function)}.
+     *
+     * <pre>{@code
+     * long next = store.inTransaction(txn -> {
+     *     long n = decode(txn.getForUpdate(counter)) + 1;
+     *     txn.put(counter, encode(n));
+     *     return n;
+     * });
+     * }</pre>
+     *
+     * @param body reads and writes through the transaction and returns the result; it may run more
+     *        than once, so it should have no other side effects (it may commit itself)
+     * @param <T> the result type
+     * @return what the body returned in the attempt that committed
+     */
+    public <T> T inTransaction(java.util.function.Function<Transaction, T> body) {
+        return inTransaction(10, body);
+    }
+
+    /**
+     * {@link #inTransaction(java.util.function.Function)} with at most {@code maxAttempts} attempts.
+     *
+     * @param maxAttempts attempts, at least 1
+     * @param body the body
+     * @param <T> the result type
+     * @return what the body returned in the attempt that committed
+     * @throws FerryException the last attempt's failure once the attempts are used up, or the first
+     *         failure that is not a conflict; an exception of the body rolls back and is rethrown
+     */
+    public <T> T inTransaction(int maxAttempts, java.util.function.Function<Transaction, T> body) {
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts=" + maxAttempts);
+        }
+        Objects.requireNonNull(body, "body");
+        for (int attempt = 1;; attempt++) {
+            try (Transaction txn = beginTransaction()) {
+                T result = body.apply(txn);
+                if (!txn.isEnded()) {
+                    txn.commit();
+                }
+                return result;
+            } catch (FerryException e) {
+                if (attempt >= maxAttempts || !retryable(e)) {
+                    throw e;
+                }
+            }
+            backoff(attempt);
+        }
+    }
+
+    private boolean retryable(FerryException e) {
+        return e instanceof FerryException.Conflict || e instanceof FerryException.Deadlock
+                || e instanceof FerryException.TimedOut
+                || (e instanceof FerryException.MapFull && engine == Engine.LMDB && options.autoGrowStep > 0);
+    }
+
+    private static void backoff(int attempt) {
+        long maxMicros = Math.min(50_000L, 100L << Math.min(attempt, 9));
+        long micros = java.util.concurrent.ThreadLocalRandom.current().nextLong(maxMicros / 2, maxMicros + 1);
+        java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000L);
+    }
+
     /** @return a cursor over all keys of the default family */
     public Cursor cursor() {
         return cursor(defaultColumnFamily(), KeyRange.all(), null);
@@ -1267,16 +1415,46 @@ public final class Store implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (guard.isClosed()) {
+            return;
+        }
+        // Transactions first, before waiting for the calls in flight: an LMDB write waiting for the
+        // write lock may wait for a transaction of this very thread (then it ends here) or of
+        // another one (then it is abandoned, and the waiting writes fail instead of waiting).
+        RuntimeException txnFailure = closeTransactions();
         if (!guard.close()) {
             return;
         }
         // keep closing the others and the engine; report the first failure at the end
         RuntimeException failure = children.closeAll();
+        if (failure == null) {
+            failure = txnFailure;
+        }
         pages.clear();
         cleanable.clean(); // the owner's reference: the engine closes once no cursor or snapshot pins it
         if (failure != null) {
             throw failure;
         }
+    }
+
+    private RuntimeException closeTransactions() {
+        RuntimeException[] failure = new RuntimeException[1];
+        children.forEach(c -> {
+            if (c instanceof Transaction) {
+                try {
+                    c.close();
+                } catch (RuntimeException e) {
+                    if (failure[0] == null) {
+                        failure[0] = e;
+                    }
+                } catch (Exception e) {
+                    if (failure[0] == null) {
+                        failure[0] = new IllegalStateException(e);
+                    }
+                }
+            }
+        });
+        return failure[0];
     }
 
     @Override
@@ -1298,6 +1476,16 @@ public final class Store implements AutoCloseable {
     }
 
     Cursor openCursor(Snapshot snap, ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
+        return snap == null ? openCursor(0, children, lifetime, cf, range, options, scanMode)
+                : openCursor(snap.handle, snap.cursors, snap.lifetime, cf, range, options, scanMode);
+    }
+
+    /**
+     * Opens a cursor reading through {@code view} (a snapshot's or transaction's handle, or 0 for
+     * the latest state), tracked in {@code siblings} and pinning {@code parent}.
+     */
+    Cursor openCursor(long view, Children siblings, Lifetime parent, ColumnFamily cf, KeyRange range,
+                      CursorOptions options, boolean scanMode) {
         Objects.requireNonNull(range, "range");
         int id = cfId(cf);
         CursorOptions o = options == null ? CursorOptions.defaults() : options;
@@ -1310,7 +1498,7 @@ public final class Store implements AutoCloseable {
         int flags = (o.pointers ? Abi.CURSOR_POINTERS : 0) | (o.fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
                 | (o.pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS) | (o.verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)
                 | (o.asyncIo ? Abi.CURSOR_ASYNC_IO : 0);
-        long snapHandle = snap == null ? 0 : snap.handle;
+        long snapHandle = view;
         long loAddr = lo == null ? 0 : m.addr + Scratch.DATA;
         long hiAddr = hi == null ? 0 : m.addr + hiOff;
         int hiLen = hi == null ? 0 : hi.length;
@@ -1323,9 +1511,8 @@ public final class Store implements AutoCloseable {
             throw s.error(rc);
         }
         long h = s.outLong(0);
-        Lifetime parent = snap == null ? lifetime : snap.lifetime;
         parent.pin();
-        StoreCursorHost host = new StoreCursorHost(this, snap, parent);
+        StoreCursorHost host = new StoreCursorHost(this, siblings, parent);
         Once release = new Once(host.release(h));
         Cursor c;
         try {

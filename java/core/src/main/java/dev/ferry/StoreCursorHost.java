@@ -17,10 +17,10 @@ final class StoreCursorHost implements CursorHost {
     /** The cursor's token in {@link #siblings}, set once it is constructed. */
     private volatile Object token;
 
-    StoreCursorHost(Store store, Snapshot snapshot, Lifetime parent) {
+    StoreCursorHost(Store store, Children siblings, Lifetime parent) {
         this.store = store;
         this.parent = parent;
-        this.siblings = snapshot != null ? snapshot.cursors : store.children;
+        this.siblings = siblings;
     }
 
     /** Tracks the cursor (weakly), so closing the store or snapshot closes it. */

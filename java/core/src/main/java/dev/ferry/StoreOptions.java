@@ -45,6 +45,8 @@ public final class StoreOptions {
     EnumSet<LmdbFlag> lmdbFlags = EnumSet.noneOf(LmdbFlag.class);
     long autoGrowStep;
     int pageSize = DEFAULT_PAGE_SIZE;
+    TransactionMode transactions = TransactionMode.NONE;
+    long lockTimeoutMillis = -1;
 
     private StoreOptions(Engine engine) {
         this.engine = Objects.requireNonNull(engine, "engine");
@@ -384,6 +386,40 @@ public final class StoreOptions {
     }
 
     /**
+     * RocksDB: open the store as a TransactionDB ({@link TransactionMode#PESSIMISTIC}) or an
+     * OptimisticTransactionDB ({@link TransactionMode#OPTIMISTIC}), so that
+     * {@link Store#beginTransaction()} works (default {@link TransactionMode#NONE}). Every other call
+     * works the same on such a store. LMDB always has its write transaction: the choice is ignored.
+     * A store opened read-only ignores it too ({@link Store#beginTransaction()} throws
+     * {@link FerryException.ReadOnly}).
+     *
+     * @param mode the transactions
+     * @return this
+     */
+    public StoreOptions transactions(TransactionMode mode) {
+        this.transactions = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /**
+     * RocksDB pessimistic transactions: how long a transaction (and a plain write of the store)
+     * waits for a key lock before {@link FerryException.TimedOut} (RocksDB's default: 1000 ms; 0 =
+     * do not wait). {@link Store#beginTransaction(long)} sets it per transaction.
+     *
+     * @param millis the lock timeout in ms, at least 0
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options, or millis is negative
+     */
+    public StoreOptions lockTimeout(long millis) {
+        only(Engine.ROCKSDB, "lockTimeout");
+        if (millis < 0) {
+            throw new IllegalArgumentException("lockTimeout=" + millis);
+        }
+        this.lockTimeoutMillis = millis;
+        return this;
+    }
+
+    /**
      * Default page size for cursors (default 64 KiB, from 256 bytes to 1 GiB bytes). Entries larger than a
      * page still come through whole: the cursor grows its page for them.
      *
@@ -435,6 +471,10 @@ public final class StoreOptions {
         o[Abi.OPT_AUTO_GROW] = autoGrowStep;
         o[Abi.OPT_STATISTICS] = statistics ? 1 : -1;
         o[Abi.OPT_READAHEAD_BYTES] = readaheadSize;
+        o[Abi.OPT_TRANSACTIONS] = engine == Engine.LMDB ? Abi.TXN_MODE_NONE
+                : transactions == TransactionMode.PESSIMISTIC ? Abi.TXN_MODE_PESSIMISTIC
+                : transactions == TransactionMode.OPTIMISTIC ? Abi.TXN_MODE_OPTIMISTIC : Abi.TXN_MODE_NONE;
+        o[Abi.OPT_TXN_LOCK_TIMEOUT_MS] = lockTimeoutMillis;
         return o;
     }
 }

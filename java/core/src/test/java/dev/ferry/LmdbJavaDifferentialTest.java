@@ -138,6 +138,52 @@ public abstract class LmdbJavaDifferentialTest {
 
     // ---- lmdbjava side ----
 
+    // ---- write transactions: Ferry's and lmdbjava's ----
+
+    @Test
+    void writeTransactionsAgreeWithLmdbJava() throws Exception {
+        TxnWorkload w = new TxnWorkload(0x1D_7001L);
+        Path db = dir.resolve("txn");
+        for (int round = 0; round < 3; round++) {
+            try (Store store = Store.open(db, ferryOptions())) {
+                w.check(TxnWorkload.ferryEntries(store), "round " + round + ": Ferry reads");
+                w.apply(w.next(40), TxnWorkload.ferry(store), "Ferry/" + binding());
+            }
+            try (Env<byte[]> env = openEnv(db)) {
+                Dbi<byte[]> dbi = env.openDbi((String) null);
+                List<Map.Entry<byte[], byte[]>> seen = new ArrayList<>();
+                try (Txn<byte[]> txn = env.txnRead(); CursorIterable<byte[]> it = dbi.iterate(txn)) {
+                    for (CursorIterable.KeyVal<byte[]> kv : it) {
+                        seen.add(Map.entry(kv.key(), kv.val()));
+                    }
+                }
+                w.check(seen, "round " + round + ": Ferry/" + binding() + " committed, lmdbjava read");
+                w.apply(w.next(40), new TxnWorkload.Runner() {
+                    Txn<byte[]> t;
+
+                    @Override public void begin() { t = env.txnWrite(); }
+                    @Override public void put(byte[] k, byte[] v) { dbi.put(t, k, v); }
+                    @Override public void delete(byte[] k) { dbi.delete(t, k); }
+                    @Override public byte[] get(byte[] k) { return dbi.get(t, k); }
+
+                    @Override
+                    public void end(boolean commit) {
+                        try (Txn<byte[]> tt = t) {
+                            if (commit) {
+                                tt.commit();
+                            } else {
+                                tt.abort();
+                            }
+                        }
+                    }
+                }, "lmdbjava");
+            }
+        }
+        try (Store store = Store.open(db, ferryOptions())) {
+            w.check(TxnWorkload.ferryEntries(store), "final: lmdbjava committed, Ferry read");
+        }
+    }
+
     private static Env<byte[]> openEnv(Path db) throws IOException {
         Files.createDirectories(db);
         return Env.create(ByteArrayProxy.PROXY_BA).setMapSize(MAP_SIZE).setMaxDbs(MAX_DBS).open(db.toFile());

@@ -237,6 +237,56 @@ public abstract class RocksJavaDifferentialTest {
         t.deleteRange(cf, lo, hi);
     }
 
+    // ---- transactions: Ferry's TransactionDB store and RocksJava's TransactionDB ----
+
+    @Test
+    void transactionsAgreeWithRocksJavaTransactionDb() throws Exception {
+        TxnWorkload w = new TxnWorkload(0xF0_7001L);
+        Path db = dir.resolve("txn");
+        StoreOptions o = ferryOptions().transactions(TransactionMode.PESSIMISTIC);
+        for (int round = 0; round < 3; round++) {
+            try (Store store = Store.open(db, o)) {
+                w.check(TxnWorkload.ferryEntries(store), "round " + round + ": Ferry reads");
+                w.apply(w.next(40), TxnWorkload.ferry(store), "Ferry/" + binding());
+            }
+            try (Options opts = new Options().setCreateIfMissing(true);
+                 org.rocksdb.TransactionDBOptions to = new org.rocksdb.TransactionDBOptions();
+                 org.rocksdb.TransactionDB rdb = org.rocksdb.TransactionDB.open(opts, to, db.toString());
+                 WriteOptions wo = new WriteOptions();
+                 org.rocksdb.ReadOptions ro = new org.rocksdb.ReadOptions()) {
+                List<Map.Entry<byte[], byte[]>> seen = new ArrayList<>();
+                try (org.rocksdb.Transaction t = rdb.beginTransaction(wo); RocksIterator it = t.getIterator(ro)) {
+                    for (it.seekToFirst(); it.isValid(); it.next()) {
+                        seen.add(Map.entry(it.key(), it.value()));
+                    }
+                }
+                w.check(seen, "round " + round + ": Ferry/" + binding() + " committed, RocksJava read");
+                w.apply(w.next(40), new TxnWorkload.Runner() {
+                    org.rocksdb.Transaction t;
+
+                    @Override public void begin() { t = rdb.beginTransaction(wo); }
+                    @Override public void put(byte[] k, byte[] v) throws RocksDBException { t.put(k, v); }
+                    @Override public void delete(byte[] k) throws RocksDBException { t.delete(k); }
+                    @Override public byte[] get(byte[] k) throws RocksDBException { return t.get(ro, k); }
+
+                    @Override
+                    public void end(boolean commit) throws RocksDBException {
+                        try (org.rocksdb.Transaction tt = t) {
+                            if (commit) {
+                                tt.commit();
+                            } else {
+                                tt.rollback();
+                            }
+                        }
+                    }
+                }, "RocksJava");
+            }
+        }
+        try (Store store = Store.open(db, o)) {
+            w.check(TxnWorkload.ferryEntries(store), "final: RocksJava committed, Ferry read");
+        }
+    }
+
     // ---- RocksJava side ----
 
     private static void writeWithRocksJava(Path db, Workload w, List<Workload.Op> ops) throws Exception {

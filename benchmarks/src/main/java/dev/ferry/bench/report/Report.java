@@ -334,6 +334,10 @@ public final class Report {
         g("batch", "ferry-<binding>", "a reused Ferry `WriteBatch` of 1,000 puts committed by `Store.write`; time per put.");
         g("batch", "rocksjava", "a RocksJava `WriteBatch` of 1,000 puts and `RocksDB.write`; time per put.");
         g("batch", "lmdbjava", "1,000 lmdbjava puts in one write transaction; time per put.");
+        g("txn", "ferry-<binding>", "one Ferry transaction: `beginTransaction`, `getForUpdate`, `put`, `commit`, `close` (RocksDB: "
+                + "a pessimistic TransactionDB store; LMDB: its write transaction); time per transaction.");
+        g("txn", "rocksjava", "one RocksJava `TransactionDB` transaction: `beginTransaction`, `getForUpdate`, `put`, `commit`, `close`.");
+        g("txn", "lmdbjava", "one lmdbjava write transaction: `txnWrite`, `Dbi.get`, `Dbi.put`, `commit`, `close`.");
         g("call", "jni", "an empty C function (`ferry_noop`) called through JNI.");
         g("call", "ffm", "an empty C function (`ferry_noop`) called through an FFM downcall handle.");
         g("call", "ffm-critical", "an empty C function called through an FFM handle made with `Linker.Option.critical(true)` (no thread "
@@ -674,7 +678,7 @@ public final class Report {
 
     /** Every variant name the report prints, explained once. */
     static String glossary(List<Inter> inter, List<Row> rows) {
-        List<String> families = List.of("scan", "get", "seek", "put", "batch", "call");
+        List<String> families = List.of("scan", "get", "seek", "put", "batch", "txn", "call");
         Comparator<String> byFamily = Comparator.comparingInt(f -> families.indexOf(f) < 0 ? families.size() : families.indexOf(f));
         Map<String, Set<String>> names = new TreeMap<>(VARIANT_ORDER); // generic name -> families
         for (Inter i : inter) {
@@ -687,7 +691,8 @@ public final class Report {
                 .append("`<binding>` is `jni` or `ffm`: the Ferry binding the variant, or the JVM of an interleaved run, used. "
                         + "Workloads: `scan-forward`/`scan-reverse` (the whole store in key order, or reversed), `get-random` / `get` "
                         + "(100,000 random existing keys), `seek10` (a seek and 10 entries), `put-seq`/`put-random` and "
-                        + "`batch-seq`/`batch-random` (writes in key order or random order into a fresh store), `noop` (an empty call), "
+                        + "`batch-seq`/`batch-random` (writes in key order or random order into a fresh store), `txn` (a transaction "
+                        + "reading one of 10,000 keys for update and writing it back), `noop` (an empty call), "
                         + "`cursorStep`, `pageFill`.\n\n");
         for (Map.Entry<String, Set<String>> e : names.entrySet()) {
             Map<String, List<String>> byText = new LinkedHashMap<>();
@@ -734,7 +739,7 @@ public final class Report {
     static String jmhSections(List<Row> rows, Map<String, List<String>> charts) {
         StringBuilder sb = new StringBuilder();
         Map<String, List<Row>> fam = new LinkedHashMap<>();
-        for (String f : List.of("scan", "get", "put", "batch", "call")) {
+        for (String f : List.of("scan", "get", "put", "batch", "txn", "call")) {
             fam.put(f, new ArrayList<>());
         }
         for (Row r : rows) {
@@ -749,6 +754,7 @@ public final class Report {
                 case "get" -> "Random gets, JMH (ns per get)";
                 case "put" -> "Single puts, JMH (ns per put)";
                 case "batch" -> "Batched puts, JMH (ns per put)";
+                case "txn" -> "Transactions, JMH (ns per read-modify-write transaction, commit included)";
                 case "call" -> "Per call, JMH (ns per call)";
                 default -> e.getKey() + ", JMH";
             }).append("\n\n");

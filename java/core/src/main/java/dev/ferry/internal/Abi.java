@@ -77,6 +77,10 @@ public final class Abi {
     public static final int EDIRECTION = -1026;
     /** A no-overwrite / no-dup-data write found the key (or pair): nothing written. */
     public static final int EKEYEXIST = -1030;
+    /** Transaction: write conflict. */
+    public static final int ECONFLICT = -1027;
+    /** Transaction: deadlock. */
+    public static final int EDEADLOCK = -1028;
     /** Other engine error. */
     public static final int EENGINE = -1099;
 
@@ -119,12 +123,25 @@ public final class Abi {
     public static final int OPT_LMDB_FLAGS = 12;
     /** LMDB auto-grow step. */
     public static final int OPT_AUTO_GROW = 13;
+    /** TXN_MODE_*: RocksDB transactions. */
+    public static final int OPT_TRANSACTIONS = 14;
+    /** RocksDB pessimistic lock timeout in ms. */
+    public static final int OPT_TXN_LOCK_TIMEOUT_MS = 15;
+
     /** RocksDB statistics on (bool). */
     public static final int OPT_STATISTICS = 18;
     /** RocksDB cursors' readahead in bytes. */
     public static final int OPT_READAHEAD_BYTES = 19;
     /** Number of option slots. */
     public static final int OPT_COUNT = 20;
+
+    // ---- transaction modes (OPT_TRANSACTIONS)
+    /** No transactions. */
+    public static final int TXN_MODE_NONE = 0;
+    /** RocksDB TransactionDB. */
+    public static final int TXN_MODE_PESSIMISTIC = 1;
+    /** RocksDB OptimisticTransactionDB. */
+    public static final int TXN_MODE_OPTIMISTIC = 2;
 
     // ---- compression values
     /** None. */

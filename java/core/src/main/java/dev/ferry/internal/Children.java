@@ -75,6 +75,20 @@ public final class Children {
         return failure;
     }
 
+    /**
+     * Runs an action on every child still reachable.
+     *
+     * @param action the action
+     */
+    public void forEach(java.util.function.Consumer<AutoCloseable> action) {
+        for (Reference<? extends AutoCloseable> r : refs) {
+            AutoCloseable c = r.get();
+            if (c != null) {
+                action.accept(c);
+            }
+        }
+    }
+
     private void expunge() {
         for (Reference<?> r; (r = queue.poll()) != null;) {
             refs.remove(r);

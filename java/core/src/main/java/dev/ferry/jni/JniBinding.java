@@ -107,6 +107,14 @@ public final class JniBinding implements NativeBinding {
         return put20(store, cf, key, klen, val, vlen, flags, err);
     }
     @Override public int write2(long store, long ops, long len, int count, int flags, long err) { return write20(store, ops, len, count, flags, err); }
+    @Override public int txnBegin(long store, int flags, long timeoutMs, long out, long err) { return txnBegin0(store, flags, timeoutMs, out, err); }
+    @Override public int txnWrite(long txn, long ops, long len, int count, long err) { return txnWrite0(txn, ops, len, count, err); }
+    @Override public int txnGetForUpdate(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
+        return txnGetForUpdate0(txn, cf, key, klen, dst, cap, vlenOut, err);
+    }
+    @Override public int txnCommit(long txn, long err) { return txnCommit0(txn, err); }
+    @Override public int txnClose(long txn) { return txnClose0(txn); }
+    @Override public int txnAbandon(long txn) { return txnAbandon0(txn); }
     @Override public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         return rjCursorOpen0(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
     }
@@ -172,6 +180,12 @@ public final class JniBinding implements NativeBinding {
     private static native int valueCount0(long store, long snapshot, int cf, long key, long klen, long out, long err);
     private static native int put20(long store, int cf, long key, long klen, long val, long vlen, int flags, long err);
     private static native int write20(long store, long ops, long len, int count, int flags, long err);
+    private static native int txnBegin0(long store, int flags, long timeoutMs, long out, long err);
+    private static native int txnWrite0(long txn, long ops, long len, int count, long err);
+    private static native int txnGetForUpdate0(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
+    private static native int txnCommit0(long txn, long err);
+    private static native int txnClose0(long txn);
+    private static native int txnAbandon0(long txn);
     private static native int rjCursorOpen0(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err);
     private static native int rjCursorWrap0(long iterator, long out, long err);
     private static native int rjCursorForget0(long cursor);

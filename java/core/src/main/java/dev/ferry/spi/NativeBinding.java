@@ -268,6 +268,38 @@ public interface NativeBinding {
 
     /** @param store handle @param ops records @param len bytes @param count records @param flags FERRY_WRITE_* @param err error struct @return rc */
     int write2(long store, long ops, long len, int count, int flags, long err);
+    // ---- write transactions: a transaction handle is also the snapshot argument of get, multiGet
+    // and cursorOpen (FERRY_TXN_VIEW), which then read through the transaction ----
+
+    /** @param store handle @param flags 0 @param timeoutMs FERRY lock wait (-1, 0, ms) @param out handle slot @param err error struct @return rc */
+    int txnBegin(long store, int flags, long timeoutMs, long out, long err);
+
+    /** @param txn handle @param ops records @param len bytes @param count records @param err error struct @return rc */
+    int txnWrite(long txn, long ops, long len, int count, long err);
+
+    /**
+     * {@code ferry_txn_get_for_update}.
+     *
+     * @param txn handle
+     * @param cf family id
+     * @param key key address
+     * @param klen key length
+     * @param dst destination
+     * @param cap destination capacity
+     * @param vlenOut size_t slot
+     * @param err error struct
+     * @return rc
+     */
+    int txnGetForUpdate(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
+
+    /** @param txn handle @param err error struct @return rc */
+    int txnCommit(long txn, long err);
+
+    /** @param txn handle @return rc */
+    int txnClose(long txn);
+
+    /** @param txn handle @return rc */
+    int txnAbandon(long txn);
 
     // ---- RocksJava interop: handles are RocksJava's getNativeHandle() values ----
 

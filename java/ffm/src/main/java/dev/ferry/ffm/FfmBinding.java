@@ -566,11 +566,29 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int txnBegin(long store, int flags, long timeoutMs, long out, long err) {
+        try {
+            return (int) TxnBegin.H.invokeExact(store, flags, timeoutMs, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_begin", t);
+        }
+    }
+
+    @Override
     public int cfFlags(long store, int cf, long out, long err) {
         try {
             return (int) CfFlags.H.invokeExact(store, cf, out, err);
         } catch (Throwable t) {
             throw failure("ferry_cf_flags", t);
+        }
+    }
+
+    @Override
+    public int txnWrite(long txn, long ops, long len, int count, long err) {
+        try {
+            return (int) TxnWrite.H.invokeExact(txn, ops, len, count, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_write", t);
         }
     }
 
@@ -584,6 +602,15 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int txnGetForUpdate(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
+        try {
+            return (int) TxnGetForUpdate.H.invokeExact(txn, cf, key, klen, dst, cap, vlenOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_get_for_update", t);
+        }
+    }
+
+    @Override
     public int put2(long store, int cf, long key, long klen, long val, long vlen, int flags, long err) {
         try {
             return (int) Put2.H.invokeExact(store, cf, key, klen, val, vlen, flags, err);
@@ -593,11 +620,38 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int txnCommit(long txn, long err) {
+        try {
+            return (int) TxnCommit.H.invokeExact(txn, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_commit", t);
+        }
+    }
+
+    @Override
     public int write2(long store, long ops, long len, int count, int flags, long err) {
         try {
             return (int) Write2.H.invokeExact(store, ops, len, count, flags, err);
         } catch (Throwable t) {
             throw failure("ferry_write2", t);
+        }
+    }
+
+    @Override
+    public int txnClose(long txn) {
+        try {
+            return (int) TxnClose.H.invokeExact(txn);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_close", t);
+        }
+    }
+
+    @Override
+    public int txnAbandon(long txn) {
+        try {
+            return (int) TxnAbandon.H.invokeExact(txn);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_abandon", t);
         }
     }
 
@@ -834,6 +888,26 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err)
         WRITE2("ferry_write2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG),
 
+        // int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err)
+        TXN_BEGIN("ferry_txn_begin", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_txn_write(ferry_txn *txn, const void *ops, size_t len, uint32_t count, ferry_error *err)
+        TXN_WRITE("ferry_txn_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // int ferry_txn_get_for_update(ferry_txn *txn, uint32_t cf, const void *key, size_t klen, void *dst,
+        //                              size_t cap, size_t *vlen_out, ferry_error *err)
+        TXN_GET_FOR_UPDATE("ferry_txn_get_for_update", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_txn_commit(ferry_txn *txn, ferry_error *err)
+        TXN_COMMIT("ferry_txn_commit", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_txn_close(ferry_txn *txn)
+        TXN_CLOSE("ferry_txn_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_txn_abandon(ferry_txn *txn)
+        TXN_ABANDON("ferry_txn_abandon", false, JAVA_INT, JAVA_LONG),
+
         // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
         // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
         //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
@@ -985,6 +1059,24 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class Ingest {
         static final MethodHandle H = bind(Fn.INGEST);
+    }
+    private static final class TxnBegin {
+        static final MethodHandle H = bind(Fn.TXN_BEGIN);
+    }
+    private static final class TxnWrite {
+        static final MethodHandle H = bind(Fn.TXN_WRITE);
+    }
+    private static final class TxnGetForUpdate {
+        static final MethodHandle H = bind(Fn.TXN_GET_FOR_UPDATE);
+    }
+    private static final class TxnCommit {
+        static final MethodHandle H = bind(Fn.TXN_COMMIT);
+    }
+    private static final class TxnClose {
+        static final MethodHandle H = bind(Fn.TXN_CLOSE);
+    }
+    private static final class TxnAbandon {
+        static final MethodHandle H = bind(Fn.TXN_ABANDON);
     }
     private static final class BackupsOpen {
         static final MethodHandle H = bind(Fn.BACKUPS_OPEN);

@@ -1,0 +1,627 @@
+package dev.ferry;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Write transactions on every engine x binding (and both RocksDB transaction modes): read-your-writes
+ * through gets, multiGet and cursors, commit and rollback, the engines' conflicts as typed
+ * exceptions, the retry helper, and misuse (wrong thread, use after commit, close with a
+ * transaction open, a transaction left to the cleaner) that must throw, never hang or crash.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class TransactionContract {
+    @TempDir
+    Path dir;
+    Store store;
+
+    /** @return options choosing engine, binding and (RocksDB) the transaction mode */
+    protected abstract StoreOptions options();
+
+    boolean lmdb() {
+        return options().engine() == Engine.LMDB;
+    }
+
+    boolean pessimistic() {
+        return options().transactions == TransactionMode.PESSIMISTIC;
+    }
+
+    boolean optimistic() {
+        return options().transactions == TransactionMode.OPTIMISTIC;
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String s(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    static List<String> keys(Cursor c) {
+        List<String> r = new ArrayList<>();
+        for (boolean ok = c.first(); ok; ok = c.next()) {
+            r.add(s(c.keyBytes()));
+        }
+        return r;
+    }
+
+    @Test
+    void readsSeeOwnWritesAndOthersSeeThemAtCommit() {
+        store.put(b("a"), b("1"));
+        store.put(b("c"), b("3"));
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("b"), b("2"));
+            txn.delete(b("c"));
+            assertEquals("2", s(txn.get(b("b"))));
+            assertNull(txn.get(b("c")));
+            assertEquals("1", s(txn.get(b("a"))));
+            assertNull(store.get(b("b")));
+            assertEquals("3", s(store.get(b("c"))));
+            List<byte[]> many = txn.multiGet(store.defaultColumnFamily(), List.of(b("a"), b("b"), b("c")));
+            assertEquals("1", s(many.get(0)));
+            assertEquals("2", s(many.get(1)));
+            assertNull(many.get(2));
+            ByteBuffer into = ByteBuffer.allocate(8);
+            assertEquals(1, txn.get(store.defaultColumnFamily(), ByteBuffer.wrap(b("b")), into));
+            txn.commit();
+        }
+        assertEquals("2", s(store.get(b("b"))));
+        assertNull(store.get(b("c")));
+    }
+
+    @Test
+    void closeWithoutCommitRollsBack() {
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("k"), b("v"));
+        }
+        assertNull(store.get(b("k")));
+        // the store takes writes (and another transaction) again
+        store.put(b("k2"), b("v2"));
+        try (Transaction txn = store.beginTransaction()) {
+            assertEquals("v2", s(txn.get(b("k2"))));
+        }
+    }
+
+    @Test
+    void cursorSeesOwnWritesAndGoesOnAfterAWrite() {
+        for (String k : List.of("a", "c", "e")) {
+            store.put(b(k), b(k));
+        }
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("d"), b("d"));
+            txn.delete(b("e"));
+            try (Cursor c = txn.cursor(KeyRange.all())) {
+                assertEquals(List.of("a", "c", "d"), keys(c));
+                assertTrue(c.first());
+                assertEquals("a", s(c.keyBytes()));
+                txn.put(b("b"), b("b"));
+                assertThrows(IllegalStateException.class, c::key); // views are invalid after a write
+                assertTrue(c.next());
+                assertEquals("b", s(c.keyBytes()));
+                assertTrue(c.next());
+                assertEquals("c", s(c.keyBytes()));
+                txn.delete(b("d"));
+                assertFalse(c.next());
+                assertTrue(c.last());
+                assertEquals("c", s(c.keyBytes()));
+                txn.put(b("bb"), b("x"));
+                assertTrue(c.prev());
+                assertEquals("bb", s(c.keyBytes()));
+            }
+            try (Cursor c = txn.cursor(store.defaultColumnFamily(), KeyRange.closedOpen(b("b"), b("c")),
+                    CursorOptions.defaults().pointers(true))) {
+                assertEquals(List.of("b", "bb"), keys(c));
+                assertTrue(c.first());
+                View v = c.value();
+                assertEquals(1, v.length());
+                txn.put(b("b"), b("longer value"));
+                assertThrows(IllegalStateException.class, v::length);
+                assertTrue(c.first());
+                assertEquals("longer value", s(c.valueBytes()));
+            }
+            long[] n = {0};
+            txn.scan(store.defaultColumnFamily(), KeyRange.all(), (k, v) -> {
+                n[0]++;
+                return true;
+            });
+            assertEquals(4, n[0]);
+            txn.commit();
+        }
+        try (Cursor c = store.cursor()) {
+            assertEquals(List.of("a", "b", "bb", "c"), keys(c));
+        }
+    }
+
+    @Test
+    void familiesAndBatchesInATransaction() {
+        ColumnFamily cf = store.createColumnFamily("fam");
+        try (Transaction txn = store.beginTransaction(); WriteBatch wb = new WriteBatch()) {
+            wb.put(cf, b("x"), b("1")).put(b("y"), b("2")).delete(cf, b("none"));
+            txn.write(wb);
+            assertEquals("1", s(txn.get(cf, b("x"))));
+            assertEquals("2", s(txn.get(b("y"))));
+            try (Cursor c = txn.cursor(cf, KeyRange.all(), null)) {
+                assertEquals(List.of("x"), keys(c));
+            }
+            txn.commit();
+        }
+        assertEquals("1", s(store.get(cf, b("x"))));
+        assertEquals("2", s(store.get(b("y"))));
+    }
+
+    @Test
+    void deleteRangeInATransaction() {
+        for (String k : List.of("a", "b", "c")) {
+            store.put(b(k), b(k));
+        }
+        try (Transaction txn = store.beginTransaction()) {
+            if (lmdb()) {
+                txn.deleteRange(store.defaultColumnFamily(), b("a"), b("c"));
+                assertNull(txn.get(b("b")));
+                txn.commit();
+            } else {
+                assertThrows(FerryException.NotSupported.class,
+                        () -> txn.deleteRange(store.defaultColumnFamily(), b("a"), b("c")));
+                assertEquals("b", s(txn.get(b("b")))); // nothing applied, still usable
+            }
+        }
+        assertEquals(lmdb() ? null : "b", s(store.get(b("b"))));
+        // and the store's own range delete works on a store with transactions
+        store.deleteRange(b("a"), b("z"));
+        assertNull(store.get(b("c")));
+    }
+
+    @Test
+    void commitEndsTheTransaction() {
+        Transaction txn = store.beginTransaction();
+        txn.put(b("k"), b("v"));
+        Cursor c = txn.cursor(KeyRange.all());
+        assertTrue(c.first());
+        txn.commit();
+        assertTrue(txn.isEnded());
+        assertTrue(c.isClosed());
+        assertThrows(IllegalStateException.class, c::first);
+        assertThrows(IllegalStateException.class, txn::commit);
+        assertThrows(IllegalStateException.class, () -> txn.put(b("k"), b("w")));
+        assertThrows(IllegalStateException.class, () -> txn.get(b("k")));
+        assertThrows(IllegalStateException.class, () -> txn.cursor(KeyRange.all()));
+        txn.close();
+        txn.close();
+        assertThrows(IllegalStateException.class, () -> txn.get(b("k")));
+        assertEquals("v", s(store.get(b("k"))));
+    }
+
+    @Test
+    void otherThreadsCannotUseTheTransaction() throws Exception {
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("k"), b("v"));
+            Cursor c = txn.cursor(KeyRange.all());
+            AtomicReference<Throwable> t = new AtomicReference<>();
+            Thread th = new Thread(() -> {
+                try {
+                    txn.put(b("x"), b("y"));
+                    t.set(new AssertionError("put on another thread"));
+                } catch (IllegalStateException expected) {
+                    try {
+                        c.first();
+                        t.set(new AssertionError("cursor on another thread"));
+                    } catch (IllegalStateException expected2) {
+                        // ok
+                    }
+                }
+            });
+            th.start();
+            th.join();
+            if (t.get() != null) {
+                throw new AssertionError(t.get());
+            }
+            txn.commit();
+        }
+        assertEquals("v", s(store.get(b("k"))));
+        assertNull(store.get(b("x")));
+    }
+
+    @Test
+    void storeWithoutTransactionsSaysSo() {
+        if (lmdb()) {
+            return; // LMDB always has its write transaction
+        }
+        try (Store plain = Store.open(dir.resolve("plain"), StoreOptions.rocksdb().binding(options().binding))) {
+            FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, plain::beginTransaction);
+            assertTrue(e.getMessage().contains("transactions"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aReadOnlyStoreHasNoTransactions() {
+        store.put(b("k"), b("v"));
+        store.close();
+        try (Store ro = Store.open(dir.resolve("db"), options().readOnly(true))) {
+            assertThrows(FerryException.ReadOnly.class, ro::beginTransaction);
+            assertEquals("v", s(ro.get(b("k"))));
+        } finally {
+            store = Store.open(dir.resolve("db"), options());
+        }
+    }
+
+    @Test
+    void lmdbHasOneWriter() throws Exception {
+        if (!lmdb()) {
+            return;
+        }
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("k"), b("v"));
+            // this thread's own plain write would wait for itself
+            assertThrows(FerryException.Busy.class, () -> store.put(b("p"), b("q")));
+            assertThrows(FerryException.Busy.class, () -> store.createColumnFamily("fam"));
+            assertThrows(FerryException.Busy.class, store::beginTransaction);
+            assertThrows(FerryException.Busy.class, () -> store.checkpoint(dir.resolve("cp")));
+            assertThrows(FerryException.Busy.class, () -> store.checkpoint(dir.resolve("cp2"), true));
+            assertEquals("v", s(txn.get(b("k"))));
+            // reads beside the transaction see the committed state
+            assertNull(store.get(b("k")));
+            ExecutorService ex = Executors.newSingleThreadExecutor();
+            try {
+                assertThrows(FerryException.Busy.class, unwrap(ex.submit(() -> store.beginTransaction(0))));
+                assertThrows(FerryException.TimedOut.class, unwrap(ex.submit(() -> store.beginTransaction(100))));
+                // a plain write on another thread waits for the commit
+                CountDownLatch started = new CountDownLatch(1);
+                Future<?> put = ex.submit(() -> {
+                    started.countDown();
+                    store.put(b("other"), b("o"));
+                });
+                started.await();
+                Thread.sleep(100);
+                assertFalse(put.isDone());
+                txn.commit();
+                put.get(10, TimeUnit.SECONDS);
+            } finally {
+                ex.shutdownNow();
+            }
+        }
+        assertEquals("o", s(store.get(b("other"))));
+        assertEquals("v", s(store.get(b("k"))));
+    }
+
+    @Test
+    void lmdbMapFullFailsTheTransactionAndInTransactionRunsItAgain() {
+        if (!lmdb()) {
+            return;
+        }
+        StoreOptions small = StoreOptions.lmdb().binding(options().binding).mapSize(1L << 20).autoGrow(1L << 20);
+        try (Store s = Store.open(dir.resolve("small"), small)) {
+            byte[] v = bytes(1000);
+            try (Transaction txn = s.beginTransaction()) {
+                FerryException.MapFull full = assertThrows(FerryException.MapFull.class, () -> {
+                    for (int i = 0; i < 1500; i++) {
+                        txn.put(b(String.format("k%05d", i)), v);
+                    }
+                });
+                assertTrue(full.getMessage().contains("transaction"), full.getMessage());
+                assertThrows(IllegalStateException.class, () -> txn.get(b("k00000")));
+                assertThrows(IllegalStateException.class, () -> txn.put(b("x"), v));
+            }
+            int[] attempts = {0};
+            s.inTransaction(txn -> {
+                attempts[0]++;
+                for (int i = 0; i < 1500; i++) {
+                    txn.put(b(String.format("k%05d", i)), v);
+                }
+                return null;
+            });
+            assertTrue(attempts[0] >= 1);
+            assertEquals(1500, s.estimatedKeyCount());
+        }
+    }
+
+    @Test
+    void pessimisticLocksTimeOutAndDeadlocksAreTyped() throws Exception {
+        if (!pessimistic()) {
+            return;
+        }
+        store.put(b("a"), b("0"));
+        store.put(b("b"), b("0"));
+        ExecutorService ex = Executors.newSingleThreadExecutor();
+        try (Transaction txn = store.beginTransaction()) {
+            assertEquals("0", s(txn.getForUpdate(b("a"))));
+            // a plain write of the locked key and another transaction's both time out
+            assertThrows(FerryException.TimedOut.class, unwrap(ex.submit(() -> store.put(b("a"), b("x")))));
+            assertThrows(FerryException.TimedOut.class, unwrap(ex.submit(() -> {
+                try (Transaction other = store.beginTransaction(50)) {
+                    other.put(b("a"), b("x"));
+                }
+            })));
+            // deadlock: this one holds a and wants b, the other holds b and wants a
+            CountDownLatch holdsB = new CountDownLatch(1);
+            Future<?> other = ex.submit(() -> {
+                try (Transaction t2 = store.beginTransaction(5000)) {
+                    t2.put(b("b"), b("2"));
+                    holdsB.countDown();
+                    t2.put(b("a"), b("2"));
+                    t2.commit();
+                }
+                return null;
+            });
+            holdsB.await();
+            Thread.sleep(100);
+            FerryException mine = null;
+            try {
+                txn.put(b("b"), b("1"));
+            } catch (FerryException e) {
+                mine = e;
+            }
+            FerryException theirs = null;
+            if (mine == null) {
+                try {
+                    other.get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    theirs = (FerryException) e.getCause();
+                }
+            }
+            FerryException dead = mine != null ? mine : theirs;
+            if (dead == null) {
+                fail("no deadlock reported");
+            }
+            assertTrue(dead instanceof FerryException.Deadlock, dead.toString());
+            assertEquals(ErrorCode.DEADLOCK, dead.code());
+        } finally {
+            ex.shutdownNow();
+            ex.awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void optimisticCommitConflicts() {
+        if (!optimistic()) {
+            return;
+        }
+        store.put(b("a"), b("0"));
+        try (Transaction txn = store.beginTransaction()) {
+            assertEquals("0", s(txn.getForUpdate(b("a"))));
+            txn.put(b("a"), b("1"));
+            store.put(b("a"), b("other"));
+            FerryException.Conflict e = assertThrows(FerryException.Conflict.class, txn::commit);
+            assertEquals(ErrorCode.CONFLICT, e.code());
+            assertThrows(IllegalStateException.class, () -> txn.get(b("a")));
+        }
+        assertEquals("other", s(store.get(b("a"))));
+    }
+
+    @Test
+    void inTransactionRetriesConflicts() throws Exception {
+        store.put(b("n"), b("0"));
+        int threads = 4;
+        int each = 50;
+        ExecutorService ex = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                fs.add(ex.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        store.inTransaction(10_000, txn -> {
+                            long n = Long.parseLong(s(txn.getForUpdate(b("n"))));
+                            txn.put(b("n"), b(Long.toString(n + 1)));
+                            return n;
+                        });
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            ex.shutdownNow();
+        }
+        assertEquals(Integer.toString(threads * each), s(store.get(b("n"))));
+        // a body's own exception rolls back and is not retried
+        int[] runs = {0};
+        assertThrows(ArithmeticException.class, () -> store.inTransaction(txn -> {
+            runs[0]++;
+            txn.put(b("n"), b("x"));
+            return 1 / 0;
+        }));
+        assertEquals(1, runs[0]);
+        assertEquals(Integer.toString(threads * each), s(store.get(b("n"))));
+        // a body that commits itself
+        assertEquals("done", store.inTransaction(txn -> {
+            txn.put(b("self"), b("1"));
+            txn.commit();
+            return "done";
+        }));
+        assertEquals("1", s(store.get(b("self"))));
+    }
+
+    @Test
+    void storeCloseClosesAnOpenTransaction() {
+        Transaction txn = store.beginTransaction();
+        txn.put(b("k"), b("v"));
+        Cursor c = txn.cursor(KeyRange.all());
+        assertTrue(c.first());
+        store.close();
+        assertTrue(txn.isClosed());
+        assertThrows(IllegalStateException.class, () -> txn.get(b("k")));
+        assertThrows(IllegalStateException.class, c::first);
+        store = Store.open(dir.resolve("db"), options());
+        assertNull(store.get(b("k")));
+        store.put(b("k2"), b("v2"));
+    }
+
+    @Test
+    void storeCloseOnAnotherThreadWhileATransactionIsOpen() throws Exception {
+        CountDownLatch begun = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        AtomicReference<Throwable> after = new AtomicReference<>();
+        Thread owner = new Thread(() -> {
+            Transaction txn = store.beginTransaction();
+            txn.put(b("k"), b("v"));
+            Cursor c = txn.cursor(KeyRange.all());
+            c.first();
+            begun.countDown();
+            try {
+                closed.await();
+                txn.put(b("k2"), b("v2"));
+                after.set(new AssertionError("put after the store closed"));
+            } catch (IllegalStateException expected) {
+                try {
+                    c.next();
+                    after.set(new AssertionError("cursor after the store closed"));
+                } catch (IllegalStateException expected2) {
+                    // ok
+                }
+            } catch (Throwable e) {
+                after.set(e);
+            }
+        });
+        owner.start();
+        begun.await();
+        // another thread waiting to write (LMDB: for the write lock) must not hold the close up
+        Thread writer = new Thread(() -> {
+            try {
+                store.put(b("w"), b("w"));
+            } catch (RuntimeException expected) {
+                // Busy (LMDB: the transaction was abandoned) or closed
+            }
+        });
+        writer.start();
+        Thread.sleep(50);
+        store.close();
+        closed.countDown();
+        owner.join(30_000);
+        writer.join(30_000);
+        assertFalse(owner.isAlive());
+        assertFalse(writer.isAlive());
+        if (after.get() != null) {
+            throw new AssertionError(after.get());
+        }
+        store = Store.open(dir.resolve("db"), options());
+        assertNull(store.get(b("k")));
+        store.put(b("k3"), b("v3"));
+        try (Transaction txn = store.beginTransaction(5000)) {
+            txn.put(b("k4"), b("v4"));
+            txn.commit();
+        }
+        assertEquals("v4", s(store.get(b("k4"))));
+    }
+
+    @Test
+    void aTransactionLeftToTheCleanerIsRolledBack() throws Exception {
+        beginAndDrop();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        boolean done = false;
+        while (!done && System.nanoTime() < until) {
+            System.gc();
+            Thread.sleep(20);
+            try {
+                // LMDB: Busy until the cleaner abandoned it; then this (its) thread's write rolls it back
+                store.put(b("after"), b("1"));
+                done = true;
+            } catch (FerryException.Busy | FerryException.TimedOut e) {
+                // not cleaned yet
+            }
+        }
+        assertTrue(done, "the leaked transaction was never cleaned");
+        assertNull(store.get(b("leaked")));
+        try (Transaction txn = store.beginTransaction(5000)) {
+            txn.put(b("k"), b("v"));
+            txn.commit();
+        }
+        assertEquals("v", s(store.get(b("k"))));
+    }
+
+    private void beginAndDrop() {
+        Transaction txn = store.beginTransaction();
+        txn.put(b("leaked"), b("x"));
+        if (pessimistic()) {
+            txn.getForUpdate(b("after")); // holds the key lock the put above waits for
+        }
+    }
+
+    @Test
+    void plainCallsWorkOnAStoreWithTransactions() {
+        ColumnFamily cf = store.createColumnFamily("f");
+        store.put(cf, b("a"), b("1"));
+        try (Snapshot snap = store.snapshot()) {
+            store.put(cf, b("a"), b("2"));
+            assertEquals("1", s(snap.get(cf, b("a"))));
+        }
+        try (WriteBatch wb = new WriteBatch()) {
+            wb.put(cf, b("b"), b("2")).deleteRange(cf, b("a"), b("b"));
+            store.write(wb);
+        }
+        try (Cursor c = store.cursor(cf, KeyRange.all(), null)) {
+            assertEquals(List.of("b"), keys(c));
+        }
+        store.checkpoint(dir.resolve("cp"));
+        store.dropColumnFamily(cf);
+        store.flush();
+        try (Store cp = Store.open(dir.resolve("cp"), options())) {
+            assertArrayEquals(b("2"), cp.get(cp.columnFamily("f").orElseThrow(), b("b")));
+        }
+    }
+
+    @Test
+    void aDroppedFamilyFailsTheCommit() {
+        if (lmdb()) {
+            return; // an LMDB transaction excludes the drop (one writer)
+        }
+        ColumnFamily cf = store.createColumnFamily("f");
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(cf, b("k"), b("v"));
+            store.dropColumnFamily(cf);
+            assertThrows(RuntimeException.class, txn::commit);
+        }
+        store.put(b("still"), b("writable"));
+        assertEquals("writable", s(store.get(b("still"))));
+    }
+
+    private static org.junit.jupiter.api.function.Executable unwrap(Future<?> f) {
+        return () -> {
+            try {
+                f.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause();
+            }
+        };
+    }
+
+    static byte[] bytes(int n) {
+        byte[] a = new byte[n];
+        Arrays.fill(a, (byte) 'x');
+        return a;
+    }
+}
