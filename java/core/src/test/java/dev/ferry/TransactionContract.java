@@ -205,6 +205,75 @@ public abstract class TransactionContract {
         assertNull(store.get(b("c")));
     }
 
+    /** Merge records in a transaction batch: merged at commit with an operator, refused without one (and on LMDB). */
+    @Test
+    void mergeInATransaction() {
+        byte[] one = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(1).array();
+        try (Transaction t = store.beginTransaction()) {
+            t.put(b("keep"), b("v"));
+            FerryException e = assertThrows(FerryException.NotSupported.class, () -> t.write(new WriteBatch().put(b("x"), b("1"))
+                    .merge(b("n"), one)));
+            assertTrue(e.getMessage().contains(lmdb() ? "LMDB" : "merge operator"), e.getMessage());
+            assertNull(t.get(b("x")), "a refused batch applies nothing");
+            t.commit();
+        }
+        assertEquals("v", s(store.get(b("keep"))), "the transaction stays usable after the refused batch");
+        if (lmdb()) {
+            return;
+        }
+        store.close();
+        store = Store.open(dir.resolve("counter"), options().mergeOperator(MergeOperator.UINT64_ADD));
+        store.put(b("n"), one);
+        try (Transaction t = store.beginTransaction()) {
+            t.write(new WriteBatch().merge(b("n"), one).merge(b("n"), one));
+            t.commit();
+        }
+        assertEquals(3L, java.nio.ByteBuffer.wrap(store.get(b("n"))).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
+    }
+
+    /** LMDB duplicate-key families inside a transaction: the same checks and the same one-value deletes as store writes. */
+    @Test
+    void duplicateKeyFamiliesInATransaction() {
+        if (!lmdb()) {
+            ColumnFamily plain = store.createColumnFamily("plain");
+            try (Transaction t = store.beginTransaction()) {
+                assertThrows(FerryException.NotSupported.class, () -> t.write(new WriteBatch().delete(plain, b("k"), b("v"))));
+            }
+            return;
+        }
+        ColumnFamily dup = store.createColumnFamily("dup", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT));
+        ColumnFamily fixed = store.createColumnFamily("fixed", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT, ColumnFamilyFlag.DUPFIXED));
+        ColumnFamily plain = store.createColumnFamily("plain");
+        try (Transaction t = store.beginTransaction()) {
+            t.put(dup, b("k"), b("a"));
+            t.put(dup, b("k"), b("b"));
+            t.put(dup, b("k"), b("c"));
+            t.write(new WriteBatch().delete(dup, b("k"), b("b")));
+            t.put(fixed, b("k"), b("12"));
+            assertThrows(FerryException.InvalidArgument.class, () -> t.put(fixed, b("k"), b("123")),
+                    "a DUPFIXED key's values all have one size, in a transaction too");
+            assertThrows(FerryException.InvalidArgument.class, () -> t.put(dup, b("big"), new byte[4096]),
+                    "a DUPSORT value is limited to the key size, in a transaction too");
+            assertThrows(FerryException.InvalidArgument.class, () -> t.write(new WriteBatch().delete(plain, b("k"), b("v"))));
+            t.put(fixed, b("k"), b("34"));
+            t.commit();
+        }
+        List<String> pairs = new ArrayList<>();
+        try (Cursor c = store.cursor(dup, KeyRange.all(), null)) {
+            while (c.next()) {
+                pairs.add(s(c.keyBytes()) + "=" + s(c.valueBytes()));
+            }
+        }
+        assertEquals(List.of("k=a", "k=c"), pairs);
+        List<String> fixedValues = new ArrayList<>();
+        try (Cursor c = store.cursor(fixed, KeyRange.all(), null)) {
+            while (c.next()) {
+                fixedValues.add(s(c.valueBytes()));
+            }
+        }
+        assertEquals(List.of("12", "34"), fixedValues);
+    }
+
     @Test
     void commitEndsTheTransaction() {
         Transaction txn = store.beginTransaction();
