@@ -92,7 +92,7 @@ final class MariaDbPeer implements PeerStore {
         return n;
     }
 
-    /** @return InnoDB's data and index length of the table (its own estimate, in pages), read at close */
+    /** @return InnoDB's data and index length of the table (its own estimate, in pages, after ANALYZE TABLE), read at close */
     @Override
     public long storageBytes() {
         return storage;
@@ -102,19 +102,26 @@ final class MariaDbPeer implements PeerStore {
 
     @Override
     public void close() {
-        if (conn != null) {
-            try (Statement s = conn.createStatement();
-                    ResultSet r = s.executeQuery("SELECT data_length + index_length FROM information_schema.tables"
-                            + " WHERE table_schema = DATABASE() AND table_name = 'kv'")) {
+        if (conn == null) {
+            return;
+        }
+        try (Statement s = conn.createStatement()) {
+            s.execute("ANALYZE TABLE kv"); // brings InnoDB's size statistics up to date
+            try (ResultSet r = s.executeQuery("SELECT data_length + index_length FROM information_schema.tables"
+                    + " WHERE table_schema = DATABASE() AND table_name = 'kv'")) {
                 if (r.next()) {
                     storage = r.getLong(1);
                 }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            try {
                 conn.close();
             } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            } finally {
-                conn = null;
+                // the connection is gone either way
             }
+            conn = null;
         }
     }
 }
