@@ -148,9 +148,18 @@ public final class MillionReport {
         Files.writeString(dir.resolve("summary.csv"), csv.toString());
         Map<String, String> plan = keyValues(dir.resolve("plan.txt"));
         String title = String.format(Locale.ROOT, "One in a Million: microseconds per GET (%s entries, best of %s x %s random GETs; lower is better)",
-                plan.getOrDefault("entries", "?"), plan.getOrDefault("repeats", "3"), plan.getOrDefault("gets", "?"));
+                grouped(plan.getOrDefault("entries", "?")), plan.getOrDefault("repeats", "3"), grouped(plan.getOrDefault("gets", "?")));
         String chart = chart(dir.resolve("chart-million.png"), title, rows);
         Files.writeString(dir.resolve("report.md"), markdown(dir, rows, chart));
+    }
+
+    /** @return a count with thousands separators (1,000,000), or the text as it is when it is not a number */
+    static String grouped(String count) {
+        try {
+            return String.format(Locale.ROOT, "%,d", Long.parseLong(count));
+        } catch (NumberFormatException e) {
+            return count;
+        }
     }
 
     private static String q(String s) {
@@ -189,8 +198,8 @@ public final class MillionReport {
                 .append("big-endian bytes inserted in random order, value = key; then 100,000 random GETs, three times; the best average ")
                 .append("GET time counts. The post ran on an i7 laptop (Toshiba Z930, SSD, Ubuntu 12.04, Oracle JVM 1.7), each database ")
                 .append("with its default settings, in-process or as a server on localhost.\n\n");
-        md.append("Lower is better. Here every system ran ").append(plan.getOrDefault("entries", "?")).append(" entries and ")
-                .append(plan.getOrDefault("gets", "?")).append(" GETs x ").append(plan.getOrDefault("repeats", "3"))
+        md.append("Lower is better. Here every system ran ").append(grouped(plan.getOrDefault("entries", "?"))).append(" entries and ")
+                .append(grouped(plan.getOrDefault("gets", "?"))).append(" GETs x ").append(plan.getOrDefault("repeats", "3"))
                 .append(" repeats in its own JVM, loaded in batches of ").append(plan.getOrDefault("batch", "?"))
                 .append(" (the post does not say how it loaded), ").append(rounds).append(rounds == 1 ? " round" : " rounds, the order rotated")
                 .append(" (mode ").append(plan.getOrDefault("mode", "?")).append(").");
