@@ -1,0 +1,84 @@
+package dev.ferry.bench.peer;
+
+import dev.ferry.Cursor;
+import dev.ferry.Store;
+import dev.ferry.StoreOptions;
+import dev.ferry.WriteBatch;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Ferry through its public API only: {@code ferry-<engine>-<binding>}, engine {@code rocksdb} or
+ * {@code lmdb}, binding {@code jni} or {@code ffm} ({@code StoreOptions.binding}). Ferry's defaults
+ * ({@code syncWrites(false)}; LMDB with a 4 GiB map): a batch is one {@link WriteBatch}, a get {@code
+ * Store.get(byte[])}, a scan one {@link Cursor} over zero-copy views.
+ *
+ * <p>Thread safety: Store is thread-safe; one thread at a time here.
+ */
+final class FerryPeer implements PeerStore {
+    private final String name;
+    private final Path dir;
+    private Store store;
+
+    FerryPeer(String name, Path dir) {
+        this.name = name;
+        this.dir = dir;
+        String[] parts = name.split("-");
+        String engine = parts[1];
+        String binding = parts[2];
+        StoreOptions o = engine.equals("lmdb") ? StoreOptions.lmdb().mapSize(4L << 30) : StoreOptions.rocksdb();
+        store = Store.open(dir, o.binding(binding));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public boolean ordered() {
+        return true;
+    }
+
+    @Override
+    public void write(List<byte[]> keys, List<byte[]> values, int from, int to) {
+        try (WriteBatch b = new WriteBatch()) {
+            for (int i = from; i < to; i++) {
+                b.put(keys.get(i), values.get(i));
+            }
+            store.write(b);
+        }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        return store.get(key);
+    }
+
+    @Override
+    public long scan(Visitor visitor) {
+        long n = 0;
+        try (Cursor c = store.cursor()) {
+            for (boolean ok = c.first(); ok; ok = c.next()) {
+                n++;
+                if (!visitor.visit(c.key().asByteBuffer(), c.value().asByteBuffer())) {
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public long storageBytes() {
+        return PeerStore.allocatedBytes(dir);
+    }
+
+    @Override
+    public void close() {
+        if (store != null) {
+            store.close();
+            store = null;
+        }
+    }
+}

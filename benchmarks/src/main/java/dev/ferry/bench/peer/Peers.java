@@ -1,0 +1,61 @@
+package dev.ferry.bench.peer;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The peer stores by name: {@link #open} makes the adapter of one. Names: {@code treemap},
+ * {@code prevayler}, {@code je}, {@code je-tx}, {@code mariadb}, {@code rocksjava}, {@code lmdbjava},
+ * {@code ferry-rocksdb-jni}, {@code ferry-rocksdb-ffm}, {@code ferry-lmdb-jni}, {@code ferry-lmdb-ffm}.
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class Peers {
+    /** Every embedded store (in-process, nothing to start first), in the reports' order. */
+    public static final List<String> EMBEDDED = List.of("treemap", "prevayler", "je", "je-tx", "rocksjava", "lmdbjava",
+            "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm");
+
+    private Peers() {
+    }
+
+    /**
+     * Where a server store lives; null fields for a run without servers.
+     *
+     * @param mariadbUrl JDBC URL of a MariaDB database the run may fill (its table {@code kv} is
+     *     dropped and made anew), or null
+     * @param mariadbUser the user
+     * @param mariadbPassword the password
+     */
+    public record Servers(String mariadbUrl, String mariadbUser, String mariadbPassword) {
+        /** No servers. */
+        public static final Servers NONE = new Servers(null, null, null);
+    }
+
+    /**
+     * Opens a new, empty store.
+     *
+     * @param name one of the class comment's names
+     * @param dir an empty directory for the store's files (created when missing)
+     * @param servers where server stores live
+     * @return the open store
+     * @throws IllegalArgumentException for an unknown name, or a server store without its server
+     */
+    public static PeerStore open(String name, Path dir, Servers servers) {
+        return switch (name) {
+            case "treemap" -> new TreeMapPeer();
+            case "prevayler" -> new PrevaylerPeer(PeerStore.createDir(dir));
+            case "je" -> new JePeer(PeerStore.createDir(dir), false);
+            case "je-tx" -> new JePeer(PeerStore.createDir(dir), true);
+            case "rocksjava" -> new RocksJavaPeer(PeerStore.createDir(dir));
+            case "lmdbjava" -> new LmdbJavaPeer(PeerStore.createDir(dir));
+            case "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm" -> new FerryPeer(name, PeerStore.createDir(dir));
+            case "mariadb" -> {
+                if (servers.mariadbUrl() == null) {
+                    throw new IllegalArgumentException("mariadb needs a server: no JDBC URL given");
+                }
+                yield new MariaDbPeer(servers.mariadbUrl(), servers.mariadbUser(), servers.mariadbPassword());
+            }
+            default -> throw new IllegalArgumentException("unknown peer store " + name + " (" + EMBEDDED + ", mariadb)");
+        };
+    }
+}
