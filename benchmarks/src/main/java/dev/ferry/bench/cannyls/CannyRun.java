@@ -232,7 +232,7 @@ public final class CannyRun {
                             cmd.addAll(List.of("--journal-sync-interval", "1"));
                         }
                     }
-                    case "fs" -> cmd.addAll(List.of("builtin::fs", dir.toString()));
+                    case "fs" -> cmd.addAll(List.of("builtin-fs", dir.toString()));
                     case "rocksdb" -> cmd.addAll(List.of("rocksdb", dir.toString()));
                     default -> throw new AssertionError(backend);
                 }
