@@ -273,7 +273,10 @@ FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
 FERRY_EXPORT int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
                                   const char *extra, ferry_store **out, ferry_error *err);
 
-/** @brief Close a store and free everything it owns. NULL is ignored. @return FERRY_OK */
+/** @brief Close a store and free everything it owns. NULL is ignored.
+ * @return FERRY_OK; FERRY_EBUSY for an LMDB store whose write transaction is open on another
+ *         thread: only that thread can release LMDB's write lock, so the environment (and the
+ *         handle) stay open until the process exits; do not open the path again in this process. */
 FERRY_EXPORT int ferry_store_close(ferry_store *s);
 
 /** @brief Number of column-family ids handed out since the store opened (dropped ones included):

@@ -1888,13 +1888,16 @@ static int lmdb_close(ferry_store *s)
     lmdb_store *ls = LS(s);
     lmdb_txn *t = ls->txn;
     if (t && !t->ended) {
-        int abandoned = atomic_load(&ls->abandoned);
-        /* on another thread LMDB cannot end it: mdb_env_close frees it with the environment */
-        if (txn_mine(ls)) txn_end_locked(ls, t);
-        if (abandoned && atomic_load(&t->released)) {
-            pthread_mutex_destroy(&t->base.lock);
-            free(t);
+        if (!txn_mine(ls)) {
+            /* LMDB's write lock is a robust mutex in the lock file, on the list of mutexes the
+             * beginning thread holds; only that thread can release it. Closing the environment
+             * here would unmap it under that thread, whose next lock of any robust mutex then
+             * writes into the unmapped page (a crash found by the misuse fuzzer). The
+             * environment, its lock and this store stay as they are until the process exits:
+             * FERRY_EBUSY tells the caller the path is still open in this process. */
+            return FERRY_EBUSY;
         }
+        txn_end_locked(ls, t);
     }
     pool_drain(ls);
     mdb.mdb_env_close(ls->env);

@@ -170,8 +170,10 @@ public final class Store implements AutoCloseable {
         long h = s.outLong(0);
         Engine engine = options.engine;
         Once release = new Once(() -> {
-            b.storeClose(h);
-            if (engine == Engine.LMDB) {
+            int closed = b.storeClose(h);
+            // EBUSY: an LMDB write transaction of another thread kept the environment open (only
+            // that thread may end it), so the path stays open in this process
+            if (engine == Engine.LMDB && closed != Abi.EBUSY) {
                 OPEN_LMDB.remove(path);
             }
         });

@@ -34,7 +34,8 @@ class OptionsFileTest {
     Path tmp;
 
     /**
-     * The latest OPTIONS file of a database, without comments, version lines and db_bench's listener.
+     * The latest OPTIONS file of a database, without comments, version lines and db_bench's listener, and
+     * with Ferry's merge-refusing operator read as none.
      *
      * @param db the database
      * @return its lines
@@ -52,7 +53,10 @@ class OptionsFileTest {
                     || t.startsWith("listeners=")) {
                 continue;
             }
-            r.add(t);
+            // Ferry gives every RocksDB store without a merge operator one of its own that refuses
+            // merges (operands from elsewhere then fail reads instead of crashing RocksDB); no
+            // workload here merges, so it is never called: the configuration compared is the same
+            r.add(t.equals("merge_operator=ferry.NoMergeOperator") ? "merge_operator=nullptr" : t);
         }
         return r;
     }

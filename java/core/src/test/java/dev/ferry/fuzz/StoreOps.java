@@ -230,6 +230,12 @@ final class StoreOps {
                 d.append(" readahead=").append(n);
             }
             if (c.oneIn(3)) {
+                dev.ferry.TransactionMode t = dev.ferry.TransactionMode.values()[c.rnd.nextInt(dev.ferry.TransactionMode.values().length)];
+                // short lock waits: another fuzz thread's transaction may hold a key for the length of its op
+                o.transactions(t).lockTimeout(50);
+                d.append(" transactions=").append(t).append(" lockTimeout=50");
+            }
+            if (c.oneIn(3)) {
                 dev.ferry.MergeOperator m = dev.ferry.MergeOperator.values()[c.rnd.nextInt(dev.ferry.MergeOperator.values().length)];
                 o.mergeOperator(m);
                 d.append(" merge=").append(m);
