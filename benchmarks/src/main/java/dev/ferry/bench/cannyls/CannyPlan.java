@@ -11,7 +11,7 @@ import java.util.Locale;
  * <p>The CannyLS benchmark wrote 16-byte keys with values of 100 KB, 1 MB and 10 MB to a 1 TB store,
  * then updated, read and deleted a random 1% sample, and timed the store's start-up (LOAD). Here the
  * data is scaled to this machine's disk: {@code --full} writes about 10 GB per value size (30 GB per
- * backend, deleted before the next backend starts); {@code --quick} about 0.45 GB per backend. The sample
+ * backend, deleted before the next backend starts); {@code --quick} about 1.6 GB per backend. The sample
  * is 1% of the entries, but at least {@link #MIN_SAMPLE} (or all of them), so that a quick run's
  * percentiles rest on more than a handful of tasks.
  *
@@ -61,7 +61,7 @@ public record CannyPlan(String mode, List<Size> sizes, List<String> backends) {
      */
     public static CannyPlan of(String mode) {
         List<Size> sizes = switch (mode) {
-            case "quick" -> List.of(new Size("100KB", 100_000, 1_000), new Size("1MB", 1_000_000, 150), new Size("10MB", 10_000_000, 20));
+            case "quick" -> List.of(new Size("100KB", 100_000, 4_000), new Size("1MB", 1_000_000, 600), new Size("10MB", 10_000_000, 60));
             case "full" -> List.of(new Size("100KB", 100_000, 100_000), new Size("1MB", 1_000_000, 10_000),
                     new Size("10MB", 10_000_000, 1_000));
             default -> throw new IllegalArgumentException("unknown mode '" + mode + "' (quick or full)");

@@ -108,8 +108,9 @@ class EkvsbTest {
     void planSizesAndSamples() {
         CannyPlan q = CannyPlan.of("quick");
         assertEquals(List.of("100KB", "1MB", "10MB"), q.sizes().stream().map(CannyPlan.Size::label).toList());
-        assertEquals(50, q.sizes().get(0).sample(), "1% of 1,000 is 10: at least 50");
-        assertEquals(20, q.sizes().get(2).sample(), "all 20 when there are fewer than 50");
+        assertEquals(50, q.sizes().get(0).sample(), "1% of 4,000 is 40: at least 50");
+        assertEquals(50, q.sizes().get(2).sample(), "at least 50 of 60");
+        assertEquals(20, new CannyPlan.Size("10MB", 10_000_000, 20).sample(), "all 20 when there are fewer than 50");
         CannyPlan f = CannyPlan.of("full");
         assertEquals(1_000, f.sizes().get(0).sample(), "1% of 100,000");
         assertEquals(30_000_000_000L, f.bytesPerBackend());
