@@ -37,7 +37,7 @@ extern "C" {
 #define FERRY_EXPORT __attribute__((visibility("default")))
 
 /** ABI version: bumped when a signature or a layout below changes. */
-#define FERRY_ABI_VERSION 1
+#define FERRY_ABI_VERSION 2
 
 /** @name Engines */
 /**@{*/

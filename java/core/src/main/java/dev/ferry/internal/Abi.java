@@ -14,7 +14,7 @@ public final class Abi {
     }
 
     /** Bumped when a signature or a layout of the ABI changes. */
-    public static final int ABI_VERSION = 1;
+    public static final int ABI_VERSION = 2;
 
     // ---- engines
     /** RocksDB. */
