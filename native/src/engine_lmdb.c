@@ -1897,7 +1897,12 @@ static int lmdb_close(ferry_store *s)
              * FERRY_EBUSY tells the caller the path is still open in this process. */
             return FERRY_EBUSY;
         }
+        int released = atomic_load(&ls->abandoned) && atomic_load(&t->released);
         txn_end_locked(ls, t);
+        if (released) {   /* closed on another thread earlier: its handle is gone, free it here */
+            pthread_mutex_destroy(&t->base.lock);
+            free(t);
+        }
     }
     pool_drain(ls);
     mdb.mdb_env_close(ls->env);
