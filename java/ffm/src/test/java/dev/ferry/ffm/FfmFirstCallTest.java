@@ -61,7 +61,7 @@ class FfmFirstCallTest {
             check(FfmBinding.loadError().isEmpty(), "loadError " + FfmBinding.loadError());
             check(b.noop() == 0, "noop");
             check(FfmBinding.noopCritical() == 0, "noopCritical");
-            check(b.abiVersion() == 1, "abiVersion");
+            check(b.abiVersion() == dev.ferry.internal.Abi.ABI_VERSION, "abiVersion");
             for (Engine e : Engine.values()) {
                 Path path = Files.createDirectories(dir.resolve(e.name()));
                 try (Store s = Store.open(path, StoreOptions.of(e))) {
