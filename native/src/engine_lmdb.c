@@ -1155,6 +1155,24 @@ static int lmdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name
 
 /* ------------------------------------------------------------------ cursors */
 
+/* Copy a cursor's bounds into the memory allocated after it (calloc(sizeof *c + llen + ulen)) and
+ * set its range and pointer-mode fields; shared by store, snapshot and transaction cursors. */
+static void cursor_set_range(lmdb_cursor *c, const void *lower, size_t llen, const void *upper, size_t ulen,
+                             uint32_t flags)
+{
+    uint8_t *mem = (uint8_t *)(c + 1);
+    if (llen) memcpy(mem, lower, llen);
+    if (ulen) memcpy(mem + llen, upper, ulen);
+    c->lower = mem;
+    c->llen = llen;
+    c->upper = mem + llen;
+    c->ulen = ulen;
+    /* the empty key is the smallest: nothing lies below it (as on RocksDB); a zero length
+     * means "no bound" only for a NULL bound */
+    c->empty = upper != NULL && ulen == 0;
+    c->pointers = (flags & FERRY_CURSOR_POINTERS) != 0;
+}
+
 static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
                             size_t llen, const void *upper, size_t ulen, uint32_t flags,
                             ferry_cursor **out, ferry_error *err)
@@ -1175,17 +1193,7 @@ static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
         free(c);
         return drc ? drc : lmdb_fail(err, mrc, "open cursor");
     }
-    uint8_t *mem = (uint8_t *)(c + 1);
-    if (llen) memcpy(mem, lower, llen);
-    if (ulen) memcpy(mem + llen, upper, ulen);
-    c->lower = mem;
-    c->llen = llen;
-    c->upper = mem + llen;
-    c->ulen = ulen;
-    /* the empty key is the smallest: nothing lies below it (as on RocksDB); a zero length
-     * means "no bound" only for a NULL bound */
-    c->empty = upper != NULL && ulen == 0;
-    c->pointers = (flags & FERRY_CURSOR_POINTERS) != 0;
+    cursor_set_range(c, lower, llen, upper, ulen, flags);
     MDB_envinfo info;
     /* a leaf page found by masking an address lies in the OS page holding it, so reading its
      * header never leaves mapped memory */
@@ -1821,15 +1829,7 @@ static int lmdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lo
     if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     int mrc = mdb.mdb_cursor_open(LTXN(tb)->txn, DBI(cf), &c->cur);
     if (mrc) { free(c); return lmdb_fail(err, mrc, "open cursor"); }
-    uint8_t *mem = (uint8_t *)(c + 1);
-    if (llen) memcpy(mem, lower, llen);
-    if (ulen) memcpy(mem + llen, upper, ulen);
-    c->lower = mem;
-    c->llen = llen;
-    c->upper = mem + llen;
-    c->ulen = ulen;
-    c->empty = upper != NULL && ulen == 0;
-    c->pointers = (flags & FERRY_CURSOR_POINTERS) != 0;
+    cursor_set_range(c, lower, llen, upper, ulen, flags);
     c->walk = 0;   /* the transaction's dirty pages live outside the map: never walked */
     c->rc = MDB_NOTFOUND;
     c->base.store = tb->view.store;
