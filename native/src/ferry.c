@@ -771,8 +771,8 @@ int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uin
 
 int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err)
 {
+    if (out) *out = NULL;   /* as every open: no stale handle after a failure */
     CHECK_E(s != NULL && out != NULL, err, "store or out is NULL");
-    *out = NULL;
     CHECK_E(flags == 0, err, "unknown transaction flags");
     CHECK_E(timeout_ms >= -1, err, "timeout_ms below -1");
     WRITABLE(s, err);

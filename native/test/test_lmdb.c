@@ -1832,6 +1832,43 @@ static void *txn_close_thread(void *arg)
     return NULL;
 }
 
+/* The entry points added with transactions, duplicate keys, write flags, merge and SST files,
+ * called with NULL handles and out pointers, with and without an error struct: argument errors
+ * (or, where NULL is documented as ignored, FERRY_OK), never a crash. */
+static void test_null_handles(void)
+{
+    ferry_txn *t = (ferry_txn *)1;
+    ferry_sst_writer *w = (ferry_sst_writer *)1;
+    uint32_t u = 0;
+    uint64_t n = 0;
+    size_t len = 0;
+    char buf[8];
+    uint8_t rec[32] = {0};
+    EQ(ferry_txn_begin(NULL, 0, 0, &t, &err), FERRY_EINVAL);
+    EQ(t == NULL, 1);
+    EQ(ferry_txn_write(NULL, rec, sizeof rec, 1, &err), FERRY_EINVAL);
+    EQ(ferry_txn_get_for_update(NULL, 0, "k", 1, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_txn_commit(NULL, &err), FERRY_EINVAL);
+    EQ(ferry_txn_commit(NULL, NULL), FERRY_EINVAL);
+    EQ(ferry_txn_close(NULL), FERRY_OK);
+    EQ(ferry_txn_abandon(NULL), FERRY_OK);
+    EQ(ferry_cf_create2(NULL, "f", FERRY_CF_DUPSORT, &u, &err), FERRY_EINVAL);
+    EQ(ferry_cf_flags(NULL, 0, &u, &err), FERRY_EINVAL);
+    EQ(ferry_value_count(NULL, NULL, 0, "k", 1, &n, NULL), FERRY_EINVAL);
+    EQ(ferry_put2(NULL, 0, "k", 1, "v", 1, 0, &err), FERRY_EINVAL);
+    EQ(ferry_write2(NULL, rec, sizeof rec, 1, 0, &err), FERRY_EINVAL);
+    EQ(ferry_merge(NULL, 0, "k", 1, "v", 1, &err), FERRY_EINVAL);
+    EQ(ferry_ingest(NULL, 0, "x", 2, 1, 0, &err), FERRY_EINVAL);
+    EQ(ferry_sst_open(NULL, NULL, &w, &err), FERRY_EINVAL);
+    EQ(w == NULL, 1);
+    EQ(ferry_sst_open("x.sst", NULL, NULL, &err), FERRY_EINVAL);
+    EQ(ferry_sst_put(NULL, "k", 1, "v", 1, &err), FERRY_EINVAL);
+    EQ(ferry_sst_merge(NULL, "k", 1, "v", 1, &err), FERRY_EINVAL);
+    EQ(ferry_sst_delete(NULL, "k", 1, NULL), FERRY_EINVAL);
+    EQ(ferry_sst_finish(NULL, &n, &err), FERRY_EINVAL);
+    EQ(ferry_sst_close(NULL), FERRY_OK);
+}
+
 static void test_txn(void)
 {
     ferry_store *s = open_store("txn");
@@ -1973,6 +2010,7 @@ int main(int argc, char **argv)
     test_checkpoint();
     test_dupsort();
     test_txn();
+    test_null_handles();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
