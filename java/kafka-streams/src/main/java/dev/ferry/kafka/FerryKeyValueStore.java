@@ -309,7 +309,12 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         }
         try {
             dirty = false; // a write racing this flush marks the store again
-            s.flush();
+            // the entries first, then the offsets: a crash between the two keeps offsets no newer
+            // than the entries (Store.flush() alone would flush only the empty default family)
+            s.flush(data);
+            if (engine == Engine.ROCKSDB) { // LMDB's flush syncs the whole map at once
+                s.flush(offsets);
+            }
         } catch (RuntimeException e) {
             dirty = true;
             throw translate(e, "flush");
@@ -399,7 +404,8 @@ public class FerryKeyValueStore implements KeyValueStore<Bytes, byte[]>, AutoClo
         return "FerryKeyValueStore[" + name + ", " + engine + (open ? "" : ", closed") + "]";
     }
 
-    private Store checkOpen() {
+    /** The open Ferry store underneath (package-private: tests look at its families). */
+    Store checkOpen() {
         Store s = store;
         if (!open || s == null) {
             throw closed(null);

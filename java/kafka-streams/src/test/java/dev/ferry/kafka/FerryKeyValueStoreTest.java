@@ -263,6 +263,29 @@ class FerryKeyValueStoreTest {
         }
     }
 
+    /** flush() once flushed only RocksDB's empty default family, leaving entries and offsets in memtables. */
+    @org.junit.jupiter.api.Test
+    void rocksDbFlushWritesEntriesAndOffsetsToTableFiles() {
+        try (FerryKeyValueStore s = open(Engine.ROCKSDB)) {
+            fill(s, "a", "b", "c");
+            s.commit(Map.of(new TopicPartition("app-kv-changelog", 0), 7L));
+            dev.ferry.Store st = s.checkOpen();
+            for (String family : List.of(FerryKeyValueStore.DATA_FAMILY, FerryKeyValueStore.OFFSETS_FAMILY)) {
+                dev.ferry.ColumnFamily cf = st.columnFamily(family).orElseThrow();
+                assertTrue(st.propertyLong(cf, "rocksdb.num-entries-active-mem-table").orElseThrow() > 0, family);
+            }
+            s.flush();
+            for (String family : List.of(FerryKeyValueStore.DATA_FAMILY, FerryKeyValueStore.OFFSETS_FAMILY)) {
+                dev.ferry.ColumnFamily cf = st.columnFamily(family).orElseThrow();
+                assertEquals(0, st.propertyLong(cf, "rocksdb.num-entries-active-mem-table").orElseThrow(), family);
+                assertEquals(0, st.propertyLong(cf, "rocksdb.num-immutable-mem-table").orElseThrow(), family);
+                assertTrue(Integer.parseInt(st.property(cf, "rocksdb.num-files-at-level0").orElseThrow().trim()) >= 1, family);
+            }
+            assertEquals(List.of("a=A", "b=B", "c=C"), keys(s.all()));
+            assertEquals(7L, s.committedOffset(new TopicPartition("app-kv-changelog", 0)));
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Engine.class)
     void dataSurvivesCloseAndReopen(Engine engine) {
