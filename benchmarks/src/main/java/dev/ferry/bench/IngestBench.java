@@ -12,7 +12,21 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Bulk load of a new RocksDB store: the same sorted entries (16-byte keys, random values) loaded
@@ -22,15 +36,83 @@ import java.util.stream.Stream;
  *   <li>{@code batch-nowal}: the same with {@code wal(false)};</li>
  *   <li>{@code sst}: one {@link SstFileWriter} file, then {@link Store#ingest} with {@code move}.</li>
  * </ul>
- * The three run interleaved in every round (drift on a shared machine hits all alike); prints each
- * round and the medians in milliseconds and entries per second.
+ * As JMH benchmarks ({@code batch}, {@code batchNoWal}, {@code sst}; the report's "bulk load" rows):
+ * one load into a fresh store per invocation, store open and close included. <b>Unit: ms per
+ * load</b> (the report divides by the entries). As a program ({@link #main}): the three run
+ * interleaved in every round (drift on a shared machine hits all alike); prints each round and the
+ * medians in milliseconds and entries per second.
  *
  * <p>Usage: {@code IngestBench [entries=1000000] [valueBytes=100] [rounds=5] [binding=jni]}
  */
-public final class IngestBench {
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3)
+@Measurement(iterations = 5)
+@Fork(value = 2, jvmArgsAppend = {BenchData.NATIVE_ACCESS, BenchData.UNSAFE, BenchData.HEAP})
+public class IngestBench {
     private static final int BATCH = 10_000;
 
-    private IngestBench() {
+    @Param({"200000"})
+    public int entries;
+    @Param({"100"})
+    public int valueSize;
+    @Param({"jni", "ffm"})
+    public String binding;
+
+    private Path root;
+    private int loads;
+
+    /** Makes the scratch directory. */
+    @Setup(Level.Trial)
+    public void setup() {
+        root = BenchData.scratch(getClass().getSimpleName());
+    }
+
+    /** Deletes what the last load left. */
+    @TearDown(Level.Invocation)
+    public void clean() throws IOException {
+        delete(root.resolve("load-" + loads));
+        loads++;
+    }
+
+    /** Deletes the scratch directory. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        BenchData.deleteTree(root);
+    }
+
+    /**
+     * {@code WriteBatch}es of 10,000 entries with the write-ahead log, then {@code flush()}.
+     *
+     * @return the load's milliseconds as measured inside
+     * @throws IOException on file errors
+     */
+    @Benchmark
+    public double batch() throws IOException {
+        return load("batch", root.resolve("load-" + loads), entries, valueSize, binding);
+    }
+
+    /**
+     * The same without the write-ahead log.
+     *
+     * @return the load's milliseconds as measured inside
+     * @throws IOException on file errors
+     */
+    @Benchmark
+    public double batchNoWal() throws IOException {
+        return load("batch-nowal", root.resolve("load-" + loads), entries, valueSize, binding);
+    }
+
+    /**
+     * One {@code SstFileWriter} file, then {@code ingest} with move.
+     *
+     * @return the load's milliseconds as measured inside
+     * @throws IOException on file errors
+     */
+    @Benchmark
+    public double sst() throws IOException {
+        return load("sst", root.resolve("load-" + loads), entries, valueSize, binding);
     }
 
     /**

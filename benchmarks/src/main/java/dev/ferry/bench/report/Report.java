@@ -51,6 +51,9 @@ public final class Report {
         double allocErr = Double.NaN;
         double ratio = Double.NaN;
         double ratioErr = Double.NaN;
+        /** Kafka family: the built-in store's time over this row's (2.0 = twice as fast). */
+        double speedup = Double.NaN;
+        double speedupErr = Double.NaN;
         int samples;
     }
 
@@ -150,6 +153,14 @@ public final class Report {
                 case "call" -> row.workload = method.toLowerCase(Locale.ROOT).contains("noop") ? "noop" : method;
                 default -> row.workload = row.family;
             }
+            if (row.family.equals("ingest")) { // IngestBench: bulk loads of a new RocksDB store
+                row.engine = "rocksdb";
+                row.workload = "bulk-load";
+            }
+            if (row.family.equals("kafka")) { // KafkaBench (Ferry's stores), RocksJavaKafkaBench (Kafka's built-in store)
+                row.workload = method;
+                row.variant = fixedEngine != null ? "kafka-builtin" : "ferry-" + binding;
+            }
             boolean interop = cls.equals("InteropScanBench");
             if (interop) {
                 // RocksJava's own iterator loop vs the same iterator wrapped by Ferry, same JVM
@@ -166,6 +177,8 @@ public final class Report {
                     case "ffmNoopCritical" -> "ffm-critical";
                     default -> method;
                 };
+            } else if (row.family.equals("kafka")) {
+                // named above
             } else if (method.equals("floor") || fixedEngine != null || binding == null) {
                 row.variant = method;
             } else if (row.family.equals("call")) {
@@ -175,7 +188,8 @@ public final class Report {
             }
             Map<String, Object> pm = map(r.get("primaryMetric"));
             double div = 1;
-            if (row.family.equals("scan") && params.get("entries") != null) {
+            if (params.get("entries") != null && (row.family.equals("scan") || row.family.equals("ingest")
+                    || row.family.equals("kafka") && (method.equals("all") || method.equals("restore")))) {
                 div = num(params.get("entries"));
             }
             String unit = String.valueOf(pm.get("scoreUnit"));
@@ -200,6 +214,18 @@ public final class Report {
     }
 
     static void ratios(List<Row> rows) {
+        for (Row r : rows) { // Kafka stores: against Kafka's built-in store on the same workload and data
+            if (!r.family.equals("kafka")) {
+                continue;
+            }
+            for (Row b : rows) {
+                if (b.family.equals("kafka") && b.variant.equals("kafka-builtin") && b.workload.equals(r.workload)
+                        && b.valueSize.equals(r.valueSize)) {
+                    r.speedup = b.ns / r.ns;
+                    r.speedupErr = r == b ? Double.NaN : quotientErr(b.ns, b.nsErr, r.ns, r.nsErr);
+                }
+            }
+        }
         Map<String, double[]> floors = new TreeMap<>();
         for (Row r : rows) {
             if (r.variant.equals("floor")) {
@@ -261,7 +287,7 @@ public final class Report {
         if (variant.startsWith("rocksjava-interop-")) {
             return Kind.FERRY; // RocksJava's iterator, read through Ferry
         }
-        if (variant.startsWith("rocksjava") || variant.startsWith("lmdbjava")) {
+        if (variant.startsWith("rocksjava") || variant.startsWith("lmdbjava") || variant.equals("kafka-builtin")) {
             return Kind.PEER;
         }
         return Kind.FERRY;
@@ -338,6 +364,14 @@ public final class Report {
                 + "a pessimistic TransactionDB store; LMDB: its write transaction); time per transaction.");
         g("txn", "rocksjava", "one RocksJava `TransactionDB` transaction: `beginTransaction`, `getForUpdate`, `put`, `commit`, `close`.");
         g("txn", "lmdbjava", "one lmdbjava write transaction: `txnWrite`, `Dbi.get`, `Dbi.put`, `commit`, `close`.");
+        g("ingest", "batch-<binding>", "Ferry `WriteBatch`es of 10,000 sorted entries with the write-ahead log, then `Store.flush()`: "
+                + "a new store until its data is in table files; time per entry, store open and close included.");
+        g("ingest", "batchNoWal-<binding>", "the same with `StoreOptions.wal(false)`.");
+        g("ingest", "sst-<binding>", "Ferry's `SstFileWriter` writing the sorted entries to one file, then `Store.ingest(cf, files, move)` into the new store.");
+        g("kafka", "ferry-<binding>", "Ferry's Kafka Streams store (`FerryStores.persistentKeyValueStore` on RocksDB, "
+                + "`FerryStores.lmdbKeyValueStore` on LMDB, default configuration) through `KeyValueStore<Bytes, byte[]>`, on that binding.");
+        g("kafka", "kafka-builtin", "Kafka Streams' built-in RocksDB store (`Stores.persistentKeyValueStore`: RocksJava, Kafka's "
+                + "default RocksDB configuration) through the same interface, same data.");
         g("call", "jni", "an empty C function (`ferry_noop`) called through JNI.");
         g("call", "ffm", "an empty C function (`ferry_noop`) called through an FFM downcall handle.");
         g("call", "ffm-critical", "an empty C function called through an FFM handle made with `Linker.Option.critical(true)` (no thread "
@@ -520,6 +554,11 @@ public final class Report {
             }
         }
         for (Row r : rows) {
+            if (r.family.equals("kafka") && r.workload.equals("range100") && r.variant.startsWith("ferry-")) {
+                t.append("| Kafka Streams store on ").append(r.engine).append(", ").append(r.variant).append(", ").append(r.valueSize)
+                        .append(" B: range() of 100 >= 1.5x faster than Kafka's built-in RocksDB store (JMH) | ")
+                        .append(pm(r.speedup, r.speedupErr, 2)).append("x | ").append(verdict(r.speedup, r.speedupErr, 1.5, false)).append(" |\n");
+            }
             if (r.family.equals("scan") && r.variant.startsWith("ferry") && !Double.isNaN(r.alloc)) {
                 t.append("| ").append(r.engine).append(' ').append(r.valueSize).append(" B ").append(r.workload).append(", ").append(r.variant)
                         .append(": no allocation per entry (< 0.1 B/entry) | ").append(pm(r.alloc, r.allocErr, 4)).append(" B/entry | ")
@@ -678,7 +717,7 @@ public final class Report {
 
     /** Every variant name the report prints, explained once. */
     static String glossary(List<Inter> inter, List<Row> rows) {
-        List<String> families = List.of("scan", "get", "seek", "put", "batch", "txn", "call");
+        List<String> families = List.of("scan", "get", "seek", "put", "batch", "ingest", "txn", "kafka", "call");
         Comparator<String> byFamily = Comparator.comparingInt(f -> families.indexOf(f) < 0 ? families.size() : families.indexOf(f));
         Map<String, Set<String>> names = new TreeMap<>(VARIANT_ORDER); // generic name -> families
         for (Inter i : inter) {
@@ -691,8 +730,11 @@ public final class Report {
                 .append("`<binding>` is `jni` or `ffm`: the Ferry binding the variant, or the JVM of an interleaved run, used. "
                         + "Workloads: `scan-forward`/`scan-reverse` (the whole store in key order, or reversed), `get-random` / `get` "
                         + "(100,000 random existing keys), `seek10` (a seek and 10 entries), `put-seq`/`put-random` and "
-                        + "`batch-seq`/`batch-random` (writes in key order or random order into a fresh store), `txn` (a transaction "
-                        + "reading one of 10,000 keys for update and writing it back), `noop` (an empty call), "
+                        + "`batch-seq`/`batch-random` (writes in key order or random order into a fresh store), `bulk-load` (sorted "
+                        + "entries loaded into a new store until they are in table files), `txn` (a transaction "
+                        + "reading one of 10,000 keys for update and writing it back), `range100`/`all`/`get`/`restore` (a Kafka Streams store: "
+                        + "a `range()` of 100 keys from a random start, a full `all()` scan, a random `get`, restoring the data set from "
+                        + "changelog batches of 1,000 into a fresh store), `noop` (an empty call), "
                         + "`cursorStep`, `pageFill`.\n\n");
         for (Map.Entry<String, Set<String>> e : names.entrySet()) {
             Map<String, List<String>> byText = new LinkedHashMap<>();
@@ -739,7 +781,7 @@ public final class Report {
     static String jmhSections(List<Row> rows, Map<String, List<String>> charts) {
         StringBuilder sb = new StringBuilder();
         Map<String, List<Row>> fam = new LinkedHashMap<>();
-        for (String f : List.of("scan", "get", "put", "batch", "txn", "call")) {
+        for (String f : List.of("scan", "get", "put", "batch", "ingest", "txn", "kafka", "call")) {
             fam.put(f, new ArrayList<>());
         }
         for (Row r : rows) {
@@ -749,12 +791,17 @@ public final class Report {
             if (e.getValue().isEmpty()) {
                 continue;
             }
+            if (e.getKey().equals("kafka")) {
+                sb.append(kafkaSection(e.getValue(), charts.getOrDefault("jmh-kafka", List.of())));
+                continue;
+            }
             sb.append("## ").append(switch (e.getKey()) {
                 case "scan" -> "Scans, JMH (ns per entry)";
                 case "get" -> "Random gets, JMH (ns per get)";
                 case "put" -> "Single puts, JMH (ns per put)";
                 case "batch" -> "Batched puts, JMH (ns per put)";
                 case "txn" -> "Transactions, JMH (ns per read-modify-write transaction, commit included)";
+                case "ingest" -> "Bulk load of a new RocksDB store, JMH (ns per entry until the data is in table files)";
                 case "call" -> "Per call, JMH (ns per call)";
                 default -> e.getKey() + ", JMH";
             }).append("\n\n");
@@ -772,6 +819,33 @@ public final class Report {
             for (String c : charts.getOrDefault("jmh-" + e.getKey(), List.of())) {
                 sb.append("![").append(c).append("](").append(c).append(")\n\n");
             }
+        }
+        return sb.toString();
+    }
+
+    /** A bar's label: the variant, and for Ferry's Kafka stores (one chart for both engines) the engine too. */
+    static String chartLabel(Row r) {
+        return r.family.equals("kafka") && !r.variant.equals("kafka-builtin") ? r.variant + "-" + r.engine : r.variant;
+    }
+
+    /** Kafka Streams stores: each workload's time and its speed-up over Kafka's built-in store. */
+    static String kafkaSection(List<Row> rows, List<String> charts) {
+        StringBuilder sb = new StringBuilder("## Kafka Streams state stores, JMH\n\n")
+                .append("Through Kafka's `KeyValueStore<Bytes, byte[]>` interface, same data and JVM settings (16-byte keys, random values, "
+                        + "restored in shuffled order from changelog batches of 1,000 and flushed). ns per entry for `range100` and `all`, "
+                        + "per `get`, per restored record for `restore`. Speed-up: the built-in store's time over the row's (2.00 = twice "
+                        + "as fast); ± from JMH's errors of both. docs/kafka-streams.md says what each store is configured with.\n\n")
+                .append("| workload | value B | store | engine | ns | ± | speed-up vs built-in |\n|---|---:|---|---|---:|---:|---:|\n");
+        List<String> order = List.of("range100", "all", "get", "restore");
+        rows.stream().sorted(Comparator.comparingInt((Row r) -> order.indexOf(r.workload)).thenComparing(r -> r.valueSize)
+                        .thenComparing((Row r) -> r.variant.equals("kafka-builtin") ? 0 : 1).thenComparing(r -> r.engine, Comparator.reverseOrder())
+                        .thenComparing(r -> r.variant, VARIANT_ORDER))
+                .forEach(r -> sb.append("| ").append(r.workload).append(" | ").append(r.valueSize).append(" | ").append(r.variant)
+                        .append(" | ").append(r.engine).append(" | ").append(f(r.ns, r.ns < 100 ? 1 : 0)).append(" | ")
+                        .append(f(r.nsErr, r.ns < 100 ? 1 : 0)).append(" | ").append(pm(r.speedup, r.speedupErr, 2)).append(" |\n"));
+        sb.append('\n');
+        for (String c : charts) {
+            sb.append("![").append(c).append("](").append(c).append(")\n\n");
         }
         return sb.toString();
     }
@@ -825,7 +899,8 @@ public final class Report {
         for (Row r : rows) {
             // scans of one engine (both directions, every value size) share an axis; other workloads
             // (seq and random writes, each kind of call) differ by decades and get one each
-            String scaleKey = r.family + "|" + r.engine + (r.family.equals("scan") ? "" : "|" + r.workload);
+            // (Kafka stores: one chart per workload with every store, whatever its engine)
+            String scaleKey = r.family + "|" + (r.family.equals("kafka") ? "" : r.engine) + (r.family.equals("scan") ? "" : "|" + r.workload);
             groups.computeIfAbsent(scaleKey, k -> new ArrayList<>()).add(r);
         }
         for (List<Row> scale : groups.values()) {
@@ -840,23 +915,28 @@ public final class Report {
                     .forEach(r -> charts.computeIfAbsent(r.valueSize + "|" + r.workload, k -> new ArrayList<>()).add(r));
             for (List<Row> rs : charts.values()) {
                 Row r0 = rs.get(0);
-                List<String> xs = rs.stream().map(r -> r.variant).distinct().sorted(VARIANT_ORDER).toList();
+                List<String> xs = rs.stream().map(Report::chartLabel).distinct().sorted(VARIANT_ORDER).toList();
                 List<BarChart.Series> series = new ArrayList<>();
                 for (Kind k : Kind.values()) {
                     List<Double> ys = new ArrayList<>();
                     List<Double> es = new ArrayList<>();
                     for (String v : xs) {
-                        Row hit = kind(v) != k ? null : rs.stream().filter(r -> r.variant.equals(v)).findFirst().orElse(null);
+                        Row hit = kind(v) != k ? null : rs.stream().filter(r -> chartLabel(r).equals(v)).findFirst().orElse(null);
                         ys.add(hit == null ? Double.NaN : hit.ns / div);
                         es.add(hit == null || Double.isNaN(hit.nsErr) ? 0.0 : hit.nsErr / div);
                     }
                     series.add(new BarChart.Series(k.label, k.ordinal(), ys, es));
                 }
+                boolean kafka = r0.family.equals("kafka");
                 String unit = u + (r0.family.equals("scan") ? " per entry" : r0.family.equals("call") ? " per call"
-                        : r0.family.equals("get") ? " per get" : " per put");
-                String where = r0.engine.equals("-") ? "" : (r0.engine.equals("rocksdb") ? "RocksDB " : "LMDB ")
+                        : r0.family.equals("get") ? " per get" : r0.family.equals("txn") ? " per transaction"
+                        : r0.family.equals("ingest") ? " per entry"
+                        : !kafka ? " per put" : r0.workload.equals("get") ? " per get" : r0.workload.equals("restore") ? " per record"
+                        : " per entry");
+                String where = kafka ? "Kafka Streams store " + r0.valueSize + " B "
+                        : r0.engine.equals("-") ? "" : (r0.engine.equals("rocksdb") ? "RocksDB " : "LMDB ")
                         + (r0.valueSize.equals("-") ? "" : r0.valueSize + " B ");
-                String name = "chart-jmh-" + r0.family + "-" + (r0.engine.equals("-") ? "" : r0.engine + "-")
+                String name = "chart-jmh-" + r0.family + "-" + (r0.engine.equals("-") || kafka ? "" : r0.engine + "-")
                         + (r0.valueSize.equals("-") ? "" : r0.valueSize + "-") + r0.workload + ".png";
                 String title = (r0.workload.equals("noop") ? "empty downcall (ferry_noop)" : where + r0.workload) + ", JMH: " + unit
                         + " (lower is better)";

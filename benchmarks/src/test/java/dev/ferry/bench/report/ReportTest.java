@@ -77,6 +77,8 @@ class ReportTest {
             {"put", "floor"}, {"put", "ferry-jni"}, {"put", "rocksjava"}, {"put", "lmdbjava"},
             {"batch", "floor"}, {"batch", "ferry-ffm"}, {"batch", "rocksjava"}, {"batch", "lmdbjava"},
             {"call", "jni"}, {"call", "ffm"}, {"call", "ffm-critical"}, {"call", "ferry-jni"},
+            {"ingest", "batch-jni"}, {"ingest", "batchNoWal-ffm"}, {"ingest", "sst-jni"},
+            {"kafka", "ferry-jni"}, {"kafka", "ferry-ffm"}, {"kafka", "kafka-builtin"},
         };
         for (String[] n : names) {
             assertNotNull(Report.explain(n[0], n[1]), n[0] + " " + n[1]);
@@ -120,6 +122,52 @@ class ReportTest {
         assertTrue(md.contains("| empty FFM critical downcall <= 6 ns | 4.6 ± 0.4 ns | MET |"), md);
         assertTrue(Files.exists(dir.resolve("chart-interleaved-scan-rocksdb.png")));
         assertTrue(Files.exists(dir.resolve("chart-jmh-call-noop.png")));
+        assertFalse(md.contains("(not described"), md);
+    }
+
+    private static String jmh(String bench, String params, double score, double err, String unit) {
+        return "{\"benchmark\":\"" + bench + "\",\"mode\":\"avgt\",\"threads\":1,\"forks\":1,\"params\":{" + params + "},"
+                + "\"primaryMetric\":{\"score\":" + score + ",\"scoreError\":" + err + ",\"scoreUnit\":\"" + unit + "\","
+                + "\"rawData\":[[1,2]]},\"secondaryMetrics\":{}}";
+    }
+
+    @Test
+    void kafkaStoresAreComparedWithTheBuiltInStoreOnEachWorkload() throws IOException {
+        String ferry = "\"engine\":\"ROCKSDB\",\"binding\":\"jni\",\"entries\":\"1000\",\"valueSize\":\"100\"";
+        String lmdb = "\"engine\":\"LMDB\",\"binding\":\"ffm\",\"entries\":\"1000\",\"valueSize\":\"100\"";
+        String builtin = "\"entries\":\"1000\",\"valueSize\":\"100\"";
+        Files.writeString(dir.resolve("jmh-kafka.json"), "[" + String.join(",",
+                jmh("dev.ferry.bench.kafka.KafkaBench.range100", ferry, 300, 30, "ns/op"),
+                jmh("dev.ferry.bench.kafka.KafkaBench.range100", lmdb, 100, 10, "ns/op"),
+                jmh("dev.ferry.bench.kafka.RocksJavaKafkaBench.range100", builtin, 600, 30, "ns/op"),
+                jmh("dev.ferry.bench.kafka.KafkaBench.all", ferry, 200_000, 1000, "ns/op"), // 200 ns per entry
+                jmh("dev.ferry.bench.kafka.RocksJavaKafkaBench.all", builtin, 0.5, 0.01, "ms/op"), // 500 ns per entry
+                jmh("dev.ferry.bench.kafka.KafkaBench.restore", ferry, 2, 0.1, "ms/op"), // 2,000 ns per record
+                jmh("dev.ferry.bench.kafka.RocksJavaKafkaBench.restore", builtin, 1, 0.1, "ms/op")) + "]");
+        Report.main(new String[] {dir.toString()});
+        List<Report.Row> rows = Report.rows(Report.list(dev.ferry.bench.report.Json.parse(Files.readString(dir.resolve("jmh-kafka.json")))));
+        Report.ratios(rows);
+        Report.Row range = rows.get(0);
+        assertEquals("kafka", range.family);
+        assertEquals("range100", range.workload);
+        assertEquals("ferry-jni", range.variant);
+        assertEquals("rocksdb", range.engine);
+        assertEquals(2.0, range.speedup, 1e-9);
+        assertEquals("lmdb", rows.get(1).engine);
+        assertEquals(6.0, rows.get(1).speedup, 1e-9);
+        assertEquals("kafka-builtin", rows.get(2).variant);
+        assertEquals(200.0, rows.get(3).ns, 1e-9);
+        assertEquals(500.0, rows.get(4).ns, 1e-9);
+        assertEquals(2.5, rows.get(3).speedup, 1e-9);
+        assertEquals(2000.0, rows.get(5).ns, 1e-9);
+        assertEquals(0.5, rows.get(5).speedup, 1e-9);
+        String md = Files.readString(dir.resolve("report.md"));
+        assertTrue(md.contains("## Kafka Streams state stores, JMH"), md);
+        assertTrue(md.contains("| range100 | 100 | kafka-builtin | rocksdb | 600 | 30 | 1.00 |"), md);
+        assertTrue(md.contains("| Kafka Streams store on rocksdb, ferry-jni, 100 B: range() of 100 >= 1.5x faster than Kafka's "
+                + "built-in RocksDB store (JMH) | 2.00 ± 0.22x | MET |"), md);
+        assertTrue(md.contains("| Kafka Streams store on lmdb, ferry-ffm, 100 B: range() of 100"), md);
+        assertTrue(Files.exists(dir.resolve("chart-jmh-kafka-100-range100.png")), md);
         assertFalse(md.contains("(not described"), md);
     }
 }

@@ -1,0 +1,49 @@
+package dev.ferry.bench.kafka;
+
+import dev.ferry.StoreOptions;
+import dev.ferry.bench.BenchData;
+import dev.ferry.kafka.FerryStoreConfig;
+import dev.ferry.kafka.FerryStoreOptionsSetter;
+import dev.ferry.kafka.FerryStores;
+import java.util.Map;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Ferry's Kafka Streams stores ({@link FerryStores#persistentKeyValueStore} on RocksDB,
+ * {@link FerryStores#lmdbKeyValueStore} on LMDB) with their default configuration, through the
+ * binding the parameter names; workloads and units in {@link KafkaStoreBase}. The built-in store
+ * on the same data: {@link RocksJavaKafkaBench}.
+ */
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = {BenchData.NATIVE_ACCESS, BenchData.UNSAFE, BenchData.HEAP})
+public class KafkaBench extends KafkaStoreBase {
+    @Param({"ROCKSDB", "LMDB"})
+    public String engine;
+    @Param({"jni", "ffm"})
+    public String binding;
+
+    @Override
+    KeyValueBytesStoreSupplier supplier() {
+        return engine.equals("LMDB") ? FerryStores.lmdbKeyValueStore("bench") : FerryStores.persistentKeyValueStore("bench");
+    }
+
+    @Override
+    Map<String, Object> configs() {
+        return Map.of(FerryStoreConfig.OPTIONS_SETTER, BindingSetter.class, BindingSetter.BINDING, binding);
+    }
+
+    /** Opens the store on the benchmark's binding (an application leaves Ferry's run-time choice). */
+    public static final class BindingSetter implements FerryStoreOptionsSetter {
+        static final String BINDING = "ferry.bench.binding";
+
+        @Override
+        public void setOptions(String storeName, StoreOptions options, Map<String, Object> configs) {
+            options.binding(configs.get(BINDING).toString());
+        }
+    }
+}
