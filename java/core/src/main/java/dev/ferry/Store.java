@@ -162,8 +162,19 @@ public final class Store implements AutoCloseable {
         if (extra != null) {
             m.putCString(extraOff, extra);
         }
-        int rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
-                extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+        int rc;
+        if (options.familyOptions.isEmpty()) {
+            rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
+                    extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+        } else {
+            byte[] cfs = familyRecords(options);
+            int cfsOff = (extraOff + (extra == null ? 0 : extra.length + 1) + 7) & ~7;
+            m = s.ensure((long) cfsOff + cfs.length, cfsOff);
+            m.buf.put(cfsOff, cfs);
+            rc = b.storeOpen2(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
+                    extra == null ? 0 : m.addr + extraOff, m.addr + cfsOff, cfs.length, options.familyOptions.size(),
+                    s.out(0), s.err());
+        }
         if (rc != 0) {
             throw s.error(rc);
         }
@@ -191,6 +202,25 @@ public final class Store implements AutoCloseable {
             throw e;
         }
         return store;
+    }
+
+    /** @return ferry_store_open2's family records for the options' per-family entries */
+    private static byte[] familyRecords(StoreOptions options) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (java.util.Map.Entry<String, ColumnFamilyOptions> e : options.familyOptions.entrySet()) {
+            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
+            String x = e.getValue().nativeOptionsString();
+            byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer h = ByteBuffer.allocate(Abi.CFDESC_HEADER).order(java.nio.ByteOrder.nativeOrder());
+            h.putInt(name.length).putInt(extra.length);
+            for (long v : e.getValue().toNative()) {
+                h.putLong(v);
+            }
+            out.write(h.array(), 0, Abi.CFDESC_HEADER);
+            out.write(name, 0, name.length);
+            out.write(extra, 0, extra.length);
+        }
+        return out.toByteArray();
     }
 
     /** @return the engine */
@@ -275,8 +305,31 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.AlreadyExists when it exists
      */
     public synchronized ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags) {
+        return createColumnFamily(name, flags, ColumnFamilyOptions.of());
+    }
+
+    /**
+     * Creates a RocksDB column family with options of its own (compression, bloom filter, block
+     * size, prefix extractor, merge operator; unset ones are the store's). RocksDB needs them again
+     * at every open: give them with {@link StoreOptions#columnFamily(String, ColumnFamilyOptions)}
+     * (see {@link ColumnFamilyOptions}).
+     *
+     * @param name as for {@link #createColumnFamily(String)}
+     * @param options the family's options
+     * @return the new family
+     * @throws IllegalArgumentException for a name the engine cannot store
+     * @throws FerryException.NotSupported on LMDB for options with any setting (LMDB has none of them;
+     *         {@link ColumnFamilyOptions#of()} creates a plain family)
+     * @throws FerryException.AlreadyExists when it exists
+     */
+    public synchronized ColumnFamily createColumnFamily(String name, ColumnFamilyOptions options) {
+        return createColumnFamily(name, EnumSet.noneOf(ColumnFamilyFlag.class), options);
+    }
+
+    private ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags, ColumnFamilyOptions options) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(flags, "flags");
+        Objects.requireNonNull(options, "options");
         if (flags.contains(ColumnFamilyFlag.DUPFIXED) && !flags.contains(ColumnFamilyFlag.DUPSORT)) {
             throw new IllegalArgumentException("column family flag DUPFIXED needs DUPSORT");
         }
@@ -300,8 +353,27 @@ public final class Store implements AutoCloseable {
         guard.enter();
         try {
             Scratch s = Scratch.get(binding);
-            int rc = mask == 0 ? binding.cfCreate(handle, s.cString(n), s.out(0), s.err())
-                    : binding.cfCreate2(handle, s.cString(n), mask, s.out(0), s.err());
+            int rc;
+            if (options.isEmpty()) {
+                rc = mask == 0 ? binding.cfCreate(handle, s.cString(n), s.out(0), s.err())
+                        : binding.cfCreate2(handle, s.cString(n), mask, s.out(0), s.err());
+            } else {
+                long[] o = options.toNative();
+                String x = options.nativeOptionsString();
+                byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
+                int optsOff = (Scratch.DATA + n.length + 1 + 7) & ~7;
+                int extraOff = optsOff + 8 * o.length;
+                NativeBuffer m = s.ensure((long) extraOff + (extra == null ? 0 : extra.length + 1), 0);
+                m.putCString(Scratch.DATA, n);
+                for (int i = 0; i < o.length; i++) {
+                    m.buf.putLong(optsOff + 8 * i, o[i]);
+                }
+                if (extra != null) {
+                    m.putCString(extraOff, extra);
+                }
+                rc = binding.cfCreate3(handle, m.addr + Scratch.DATA, mask, m.addr + optsOff, o.length,
+                        extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+            }
             if (rc != 0) {
                 throw s.error(rc);
             }

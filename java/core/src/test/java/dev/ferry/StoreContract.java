@@ -2827,6 +2827,7 @@ public abstract class StoreContract {
             assertThrows(IllegalStateException.class, () -> store.write(wb.put(b("k"), b("v")), WriteOptions.DEFAULT.sync(true)));
         }
         assertThrows(NullPointerException.class, () -> store.put(cf, b("k"), b("v"), null));
-        assertThrows(NullPointerException.class, () -> store.createColumnFamily("x", null));
+        assertThrows(NullPointerException.class, () -> store.createColumnFamily("x", (java.util.Set<ColumnFamilyFlag>) null));
+        assertThrows(NullPointerException.class, () -> store.createColumnFamily("x", (ColumnFamilyOptions) null));
     }
 }

@@ -364,4 +364,38 @@ public interface NativeBinding {
 
     /** @param db rocksdb::DB* @param cfs array of ColumnFamilyHandle* @param ncfs its length @param ops records @param len bytes @param count records @param err error struct @return rc */
     int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err);
+
+    // ---- per-column-family options (ABI 3) ----
+
+    /**
+     * {@code ferry_cf_create3}.
+     *
+     * @param store handle
+     * @param name C string
+     * @param flags FERRY_CF_*
+     * @param opts int64 FERRY_CFOPT_* values or 0
+     * @param nopts number of options
+     * @param extra C string or 0
+     * @param idOut u32 slot
+     * @param err error struct
+     * @return rc
+     */
+    int cfCreate3(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err);
+
+    /**
+     * {@code ferry_store_open2}.
+     *
+     * @param engine engine id
+     * @param path C string
+     * @param opts int64 options
+     * @param nopts number of options
+     * @param extra C string or 0
+     * @param cfs family records or 0
+     * @param cfsLen their length in bytes
+     * @param ncfs number of records
+     * @param out receives the handle
+     * @param err error struct
+     * @return rc
+     */
+    int storeOpen2(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen, int ncfs, long out, long err);
 }
