@@ -223,11 +223,29 @@ int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_
     if (engine == FERRY_ENGINE_ROCKSDB) {
         rc = ferry_rocksdb_open(path, o, extra, d, ncfs, out, err);
     } else {
-        for (uint32_t i = 0; i < ncfs && rc == FERRY_OK; i++)
-            if (cfopts_set(d[i].opts, d[i].extra))
-                rc = ferry_fail(err, FERRY_ENOTSUP, 0, "column family '%s': per-family options (compression, bloom "
-                                "filter, block size, prefix extractor, merge operator) are RocksDB's; LMDB has none",
-                                d[i].name);
+        /* a missing store is FERRY_NOTFOUND (as without records) before the records are judged */
+        int create = o[FERRY_OPT_CREATE_IF_MISSING] == -1 || o[FERRY_OPT_CREATE_IF_MISSING] != 0;
+        int read_only = o[FERRY_OPT_READ_ONLY] != -1 && o[FERRY_OPT_READ_ONLY] != 0;
+        for (uint32_t i = 0; i < ncfs && rc == FERRY_OK; i++) {
+            if (!cfopts_set(d[i].opts, d[i].extra)) continue;
+            if (!create || read_only) {
+                size_t n = strlen(path) + 16;
+                char *data = malloc(n);
+                struct stat st;
+                if (!data) { rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); break; }
+                snprintf(data, n, "%s/data.mdb", path);
+                int missing = stat(data, &st) != 0 && errno == ENOENT;
+                free(data);
+                if (missing) {
+                    rc = ferry_fail(err, FERRY_NOTFOUND, ENOENT, "no LMDB store at %s: data.mdb missing%s", path,
+                                    read_only ? " (read-only open)" : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
+                    break;
+                }
+            }
+            rc = ferry_fail(err, FERRY_ENOTSUP, 0, "column family '%s': per-family options (compression, bloom "
+                            "filter, block size, prefix extractor, merge operator) are RocksDB's; LMDB has none",
+                            d[i].name);
+        }
         if (rc == FERRY_OK) rc = ferry_lmdb_open(path, o, extra, out, err);
     }
     cf_descs_free(d, ncfs);

@@ -1576,6 +1576,10 @@ static void test_cf_options(void)
     EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
                          &s, &err), FERRY_ENOTSUP);
     EQ(s == NULL, 1);
+    o[FERRY_OPT_CREATE_IF_MISSING] = 0;   /* a missing store is NOTFOUND before the records are judged */
+    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts-missing"), o, FERRY_OPT_COUNT, NULL, rec,
+                         FERRY_CFDESC_HEADER + 1, 1, &s, &err), FERRY_NOTFOUND);
+    o[FERRY_OPT_CREATE_IF_MISSING] = -1;
     memcpy(rec + 8, none, sizeof none);
     EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
                          &s, &err), FERRY_OK);

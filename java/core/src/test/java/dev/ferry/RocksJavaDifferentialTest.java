@@ -2,6 +2,7 @@ package dev.ferry;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -53,6 +54,162 @@ public abstract class RocksJavaDifferentialTest {
 
     private Workload workload(long seed) {
         return new Workload(seed, FAMILIES, 0, 64);
+    }
+
+    private static byte[] le64(long v) {
+        return java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(v).array();
+    }
+
+    private static long le64(byte[] b) {
+        return java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Every entry of a RocksJava family, keys and values as strings (values of "n*" keys as uint64). */
+    private static java.util.TreeMap<String, String> readAll(RocksDB db, ColumnFamilyHandle h) {
+        java.util.TreeMap<String, String> m = new java.util.TreeMap<>();
+        try (RocksIterator it = db.newIterator(h)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                String k = new String(it.key(), StandardCharsets.UTF_8);
+                m.put(k, k.startsWith("n") ? Long.toString(le64(it.value())) : new String(it.value(), StandardCharsets.UTF_8));
+            }
+        }
+        return m;
+    }
+
+    /** The same through Ferry. */
+    private static java.util.TreeMap<String, String> readAll(Store store, ColumnFamily cf) {
+        java.util.TreeMap<String, String> m = new java.util.TreeMap<>();
+        try (Cursor c = store.cursor(cf, KeyRange.all(), null)) {
+            while (c.next()) {
+                String k = new String(c.keyBytes(), StandardCharsets.UTF_8);
+                byte[] v = c.value().toByteArray();
+                m.put(k, k.startsWith("n") ? Long.toString(le64(v)) : new String(v, StandardCharsets.UTF_8));
+            }
+        }
+        return m;
+    }
+
+    /** Entries of a family with a 4-byte prefix extractor and counters merged with uint64add. */
+    private static java.util.TreeMap<String, String> familyModel() {
+        java.util.TreeMap<String, String> m = new java.util.TreeMap<>();
+        for (int i = 0; i < 500; i++) {
+            m.put(String.format("p%03d/%04d", i % 23, i), "value-" + i);
+        }
+        for (int i = 0; i < 20; i++) {
+            m.put("n" + i, Long.toString(i * (i + 1) / 2));
+        }
+        return m;
+    }
+
+    @Test
+    void familyOptionsGivenByFerryAreTheOnesRocksJavaLoadsFromTheOptionsFile() throws Exception {
+        Path db = dir.resolve("db");
+        dev.ferry.ColumnFamilyOptions events = dev.ferry.ColumnFamilyOptions.of().compression(Compression.LZ4)
+                .bloomBitsPerKey(10).blockSize(8192).fixedPrefixLength(4).mergeOperator(MergeOperator.UINT64_ADD);
+        dev.ferry.ColumnFamilyOptions raw = dev.ferry.ColumnFamilyOptions.of().compression(Compression.NONE);
+        java.util.TreeMap<String, String> model = familyModel();
+        try (Store store = Store.open(db, ferryOptions())) {
+            ColumnFamily e = store.createColumnFamily("events", events);
+            ColumnFamily r = store.createColumnFamily("raw", raw);
+            for (Map.Entry<String, String> x : model.entrySet()) {
+                if (x.getKey().startsWith("n")) {
+                    int n = Integer.parseInt(x.getKey().substring(1));
+                    for (int j = 1; j <= n; j++) {
+                        store.merge(e, utf8(x.getKey()), le64(j));
+                    }
+                } else {
+                    store.put(e, utf8(x.getKey()), utf8(x.getValue()));
+                    store.put(r, utf8(x.getKey()), utf8(x.getValue()));
+                }
+            }
+            store.flush(e);
+            store.flush(r);
+        }
+        List<ColumnFamilyDescriptor> descs = new ArrayList<>();
+        try (DBOptions dbo = new DBOptions(); org.rocksdb.ConfigOptions co = new org.rocksdb.ConfigOptions()) {
+            org.rocksdb.OptionsUtil.loadLatestOptions(co, db.toString(), dbo, descs);
+            Map<String, ColumnFamilyDescriptor> byName = new java.util.HashMap<>();
+            for (ColumnFamilyDescriptor d : descs) {
+                byName.put(new String(d.getName(), StandardCharsets.UTF_8), d);
+            }
+            assertEquals(org.rocksdb.CompressionType.LZ4_COMPRESSION, byName.get("events").getOptions().compressionType());
+            assertEquals(org.rocksdb.CompressionType.NO_COMPRESSION, byName.get("raw").getOptions().compressionType());
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            try (RocksDB rdb = RocksDB.open(dbo, db.toString(), descs, handles)) {
+                try {
+                    int e = descs.indexOf(byName.get("events"));
+                    int r = descs.indexOf(byName.get("raw"));
+                    assertEquals(model, readAll(rdb, handles.get(e)), "RocksJava read Ferry's family with its loaded options");
+                    java.util.TreeMap<String, String> plain = new java.util.TreeMap<>(model);
+                    plain.keySet().removeIf(k -> k.startsWith("n"));
+                    assertEquals(plain, readAll(rdb, handles.get(r)));
+                    // the loaded merge operator is uint64add: RocksJava's own merge adds
+                    rdb.merge(handles.get(e), utf8("n19"), le64(10));
+                    assertEquals(200, le64(rdb.get(handles.get(e), utf8("n19"))));
+                    // a prefix seek with the loaded prefix extractor finds the prefix's keys
+                    try (org.rocksdb.ReadOptions ro = new org.rocksdb.ReadOptions().setPrefixSameAsStart(true);
+                            RocksIterator it = rdb.newIterator(handles.get(e), ro)) {
+                        int n = 0;
+                        for (it.seek(utf8("p007")); it.isValid(); it.next()) {
+                            assertTrue(new String(it.key(), StandardCharsets.UTF_8).startsWith("p007"));
+                            n++;
+                        }
+                        assertEquals(model.subMap("p007", "p008").size(), n);
+                    }
+                } finally {
+                    for (ColumnFamilyHandle h : handles) {
+                        h.close();
+                    }
+                }
+            }
+        } finally {
+            for (ColumnFamilyDescriptor d : descs) {
+                d.getOptions().close();
+            }
+        }
+    }
+
+    @Test
+    void familyWithOptionsWrittenByRocksJavaIsReadAndMergedByFerry() throws Exception {
+        Path db = dir.resolve("db");
+        java.util.TreeMap<String, String> model = familyModel();
+        try (Options o = new Options().setCreateIfMissing(true);
+                ColumnFamilyOptions eo = new ColumnFamilyOptions().setCompressionType(org.rocksdb.CompressionType.LZ4_COMPRESSION)
+                        .useFixedLengthPrefixExtractor(4).setMergeOperatorName("uint64add");
+                RocksDB rdb = RocksDB.open(o, db.toString())) {
+            try (ColumnFamilyHandle e = rdb.createColumnFamily(new ColumnFamilyDescriptor(utf8("events"), eo))) {
+                for (Map.Entry<String, String> x : model.entrySet()) {
+                    if (x.getKey().startsWith("n")) {
+                        int n = Integer.parseInt(x.getKey().substring(1));
+                        for (int j = 1; j <= n; j++) {
+                            rdb.merge(e, utf8(x.getKey()), le64(j));
+                        }
+                    } else {
+                        rdb.put(e, utf8(x.getKey()), utf8(x.getValue()));
+                    }
+                }
+                try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                    rdb.flush(fo, e);
+                }
+            }
+        }
+        // the family holds merge operands: Ferry refuses to open it without an operator for it
+        FerryException.InvalidArgument bad = assertThrows(FerryException.InvalidArgument.class,
+                () -> Store.open(db, ferryOptions()));
+        assertTrue(bad.getMessage().contains("'events'"), bad.getMessage());
+        dev.ferry.ColumnFamilyOptions events = dev.ferry.ColumnFamilyOptions.of().compression(Compression.LZ4)
+                .fixedPrefixLength(4).mergeOperator(MergeOperator.UINT64_ADD);
+        try (Store store = Store.open(db, ferryOptions().columnFamily("events", events))) {
+            ColumnFamily e = store.columnFamily("events").orElseThrow();
+            assertEquals(model, readAll(store, e), "Ferry read RocksJava's family");
+            store.merge(e, utf8("n19"), le64(10));
+            assertEquals(200, le64(store.get(e, utf8("n19"))));
+            assertThrows(FerryException.NotSupported.class, () -> store.merge(utf8("n19"), le64(1)));
+        }
     }
 
     @Test
