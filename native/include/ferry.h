@@ -344,6 +344,22 @@ FERRY_EXPORT int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t 
                                  const void *keys, size_t keys_len, void *dst, size_t cap,
                                  int64_t *lens_out, ferry_error *err);
 
+/**
+ * @brief ferry_get with read options.
+ * @param[in] flags FERRY_CURSOR_NO_FILL_CACHE and FERRY_CURSOR_NO_VERIFY_CHECKSUMS (RocksDB: the blocks read
+ *            do not enter the block cache; their checksums are not verified); LMDB, which has neither a
+ *            block cache nor checksums, and reads through a transaction's view ignore them. Other bits:
+ *            FERRY_EINVAL.
+ * @return as ferry_get.
+ */
+FERRY_EXPORT int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+                            uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+
+/** @brief ferry_multi_get with read options (flags as ferry_get2). @return as ferry_multi_get. */
+FERRY_EXPORT int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n,
+                                  const void *keys, size_t keys_len, uint32_t flags, void *dst, size_t cap,
+                                  int64_t *lens_out, ferry_error *err);
+
 /** @brief Write one key. @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, engine codes. */
 FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen,
                            const void *val, size_t vlen, ferry_error *err);

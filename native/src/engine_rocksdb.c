@@ -1042,6 +1042,37 @@ static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf
     return multi_get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out, err);
 }
 
+/* Read options for one point read with FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS flags. */
+static rocksdb_readoptions_t *flag_read_opts(ferry_snapshot *snap, uint32_t flags)
+{
+    rocksdb_readoptions_t *ro = R.readoptions_create();
+    if (!ro) return NULL;
+    if (snap) R.readoptions_set_snapshot(ro, ((rdb_snapshot *)snap)->snap);
+    R.readoptions_set_fill_cache(ro, !(flags & FERRY_CURSOR_NO_FILL_CACHE));
+    R.readoptions_set_verify_checksums(ro, !(flags & FERRY_CURSOR_NO_VERIFY_CHECKSUMS));
+    return ro;
+}
+
+static int rdb_get_flags(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                         uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
+    if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int rc = get_core(STORE(s)->db, ro, CFH(cf), key, klen, dst, cap, vlen_out, err);
+    R.readoptions_destroy(ro);
+    return rc;
+}
+
+static int rdb_multi_get_flags(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
+                               uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
+    rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
+    if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int rc = multi_get_core(STORE(s)->db, ro, CFH(cf), n, keys, dst, cap, lens_out, err);
+    R.readoptions_destroy(ro);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Writes                                                              */
 
@@ -1850,6 +1881,8 @@ static const ferry_engine_ops rdb_ops = {
     .close = rdb_close,
     .cf_create = rdb_cf_create,
     .cf_create_opts = rdb_cf_create_opts,
+    .get_flags = rdb_get_flags,
+    .multi_get_flags = rdb_multi_get_flags,
     .cf_drop = rdb_cf_drop,
     .snapshot_open = rdb_snapshot_open,
     .snapshot_close = rdb_snapshot_close,

@@ -511,6 +511,38 @@ int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t 
     return s->ops->multi_get(s, snap, slot, n, keys, keys_len, dst, cap, lens_out, err);
 }
 
+#define READ_FLAGS ((uint32_t)(FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS))
+
+int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
+               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
+    if (!flags || !s || (snap && snap->txn) || !s->ops->get_flags)
+        return ferry_get(s, snap, cf, key, klen, dst, cap, vlen_out, err);
+    CHECK_E(vlen_out != NULL, err, "vlen_out is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(dst, cap), err, "NULL buffer with a length");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
+    return s->ops->get_flags(s, snap, slot, key, klen, flags, dst, cap, vlen_out, err);
+}
+
+int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
+                     size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
+    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
+    if (!flags || !s || (snap && snap->txn) || !s->ops->multi_get_flags)
+        return ferry_multi_get(s, snap, cf, n, keys, keys_len, dst, cap, lens_out, err);
+    CHECK_E(lens_out != NULL && n > 0, err, "lens_out is NULL, or n is 0");
+    CHECK_E(keys != NULL && BYTES_OK(dst, cap), err, "NULL buffer");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    int vrc = ferry_keys_validate(n, keys, keys_len, err);
+    if (vrc) return vrc;
+    SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
+    return s->ops->multi_get_flags(s, snap, slot, n, keys, flags, dst, cap, lens_out, err);
+}
+
 int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
               ferry_error *err)
 {

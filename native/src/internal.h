@@ -102,6 +102,12 @@ struct ferry_engine_ops {
     int (*multi_get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
                      const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
                      ferry_error *err);
+    /* get / multi_get with non-zero FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS flags; NULL: the
+     * flags mean nothing to the engine (get / multi_get) */
+    int (*get_flags)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                     uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+    int (*multi_get_flags)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
+                           uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
     int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
                size_t vlen, ferry_error *err);
     /* NULL: the engine has no merge operators (FERRY_ENOTSUP) */

@@ -1563,6 +1563,14 @@ static void test_cf_options(void)
     EQ(ferry_cf_create3(s, "a", FERRY_CF_DUPSORT, none, FERRY_CFOPT_COUNT, "", &cf, &err), FERRY_OK);
     EQ(ferry_cf_flags(s, cf, &flags, &err), FERRY_OK);
     EQ(flags, FERRY_CF_DUPSORT);
+    /* read flags mean nothing to LMDB: the reads answer as without them */
+    char v[8];
+    size_t vlen = 0;
+    EQ(put_s(s, cf, "k", "v"), FERRY_OK);
+    EQ(ferry_get2(s, NULL, cf, "k", 1, FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS, v, sizeof v, &vlen,
+                  &err), FERRY_OK);
+    EQ(vlen == 1 && v[0] == 'v', 1);
+    EQ(ferry_get2(s, NULL, cf, "k", 1, FERRY_CURSOR_POINTERS, v, sizeof v, &vlen, &err), FERRY_EINVAL);
     EQ(ferry_store_close(s), FERRY_OK);
     int64_t o[FERRY_OPT_COUNT];
     opts_init(o);
@@ -1891,6 +1899,8 @@ static void test_null_handles(void)
     EQ(ferry_txn_abandon(NULL), FERRY_OK);
     EQ(ferry_cf_create2(NULL, "f", FERRY_CF_DUPSORT, &u, &err), FERRY_EINVAL);
     EQ(ferry_cf_create3(NULL, "f", 0, NULL, 0, NULL, &u, &err), FERRY_EINVAL);
+    EQ(ferry_get2(NULL, NULL, 0, "k", 1, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_multi_get2(NULL, NULL, 0, 1, rec, 5, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, (int64_t *)&n, &err), FERRY_EINVAL);
     EQ(ferry_store_open2(FERRY_ENGINE_LMDB, NULL, NULL, 0, NULL, NULL, 0, 0, (ferry_store **)&t, &err), FERRY_EINVAL);
     EQ(ferry_cf_flags(NULL, 0, &u, &err), FERRY_EINVAL);
     EQ(ferry_value_count(NULL, NULL, 0, "k", 1, &n, NULL), FERRY_EINVAL);

@@ -1476,6 +1476,44 @@ static void test_cf_options(void)
     CHECK(got == 2, "uint64add gives %llu", (unsigned long long)got);
     CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
     CHECK_RC(ferry_merge(s, p, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+    /* point reads with read flags */
+    uint32_t rf = FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS;
+    got = 0;
+    CHECK_RC(ferry_get2(s, NULL, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK(got == 2, "get2 gives %llu", (unsigned long long)got);
+    CHECK_RC(ferry_get2(s, NULL, p, "k003-10", 7, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK(vlen == 7 && memcmp(buf, "k003-10", 7) == 0, "get2 value");
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, FERRY_CURSOR_POINTERS, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, 0xffffffffu, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(NULL, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, p, NULL, 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, rf, buf, sizeof buf, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, 999, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    ferry_snapshot *snap = NULL;
+    CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
+    CHECK_RC(ferry_get2(s, snap, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK(got == 2, "get2 at a snapshot gives %llu", (unsigned long long)got);
+    uint8_t keys[32];
+    uint32_t kl = 1;
+    memcpy(keys, &kl, 4); keys[4] = 'n';
+    memcpy(keys + 5, &kl, 4); keys[9] = 'x';
+    int64_t lens[2];
+    uint8_t vals[64];
+    CHECK_RC(ferry_multi_get2(s, snap, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
+    CHECK(lens[0] == 8 && lens[1] == -1, "multi_get2 lens %lld %lld", (long long)lens[0], (long long)lens[1]);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
+    memcpy(&got, vals, 8);
+    CHECK(got == 3, "multi_get2 gives %llu", (unsigned long long)got);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 9, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, 0x100, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(NULL, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, NULL, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 0, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
+    one = 1;
 
     /* bad values, NULLs and garbage */
     int64_t bad[][FERRY_CFOPT_COUNT] = {
@@ -1514,7 +1552,7 @@ static void test_cf_options(void)
     if (s) {
         CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
         CHECK_RC(ferry_get(s, NULL, m, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
-        CHECK(got == 3, "uint64add after reopen gives %llu", (unsigned long long)got);
+        CHECK(got == 4, "uint64add after reopen gives %llu", (unsigned long long)got);
         CHECK_RC(get_s(s, NULL, p, "k006-200", buf, sizeof buf), FERRY_NOTFOUND);
         CHECK_RC(get_s(s, NULL, p, "k006-6", buf, sizeof buf), FERRY_OK);
         CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);

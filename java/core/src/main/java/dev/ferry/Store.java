@@ -523,10 +523,43 @@ public final class Store implements AutoCloseable {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
+        return multiGet(cf, keys, ReadOptions.DEFAULT);
+    }
+
+    /**
+     * Reads a key with read options ({@link ReadOptions}: RocksDB's fillCache and verifyChecksums).
+     *
+     * @param cf the family
+     * @param key the key
+     * @param options the read options
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
+        requireKey(key);
+        Objects.requireNonNull(options, "options");
         int id = cfId(cf);
         guard.enter();
         try {
-            return multiGetImpl(0, id, keys);
+            return getImpl(0, id, key, 0, key.length, options);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Reads many keys with read options ({@link ReadOptions}).
+     *
+     * @param cf the family
+     * @param keys the keys
+     * @param options the read options
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
+        Objects.requireNonNull(options, "options");
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            return multiGetImpl(0, id, keys, options);
         } finally {
             guard.exit();
         }
@@ -1599,6 +1632,24 @@ public final class Store implements AutoCloseable {
         // from here the cursor's cleaner owns the release; tracking is weak
         host.track(c);
         return c;
+    }
+
+    byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen, ReadOptions options) {
+        int flags = options.flags();
+        if (flags == 0) {
+            return getImpl(snap, cf, key, koff, klen);
+        }
+        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get2(handle, snap, cf, k, kl, flags, d, c, vo, e),
+                key, koff, klen);
+    }
+
+    List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys, ReadOptions options) {
+        int flags = options.flags();
+        if (flags == 0) {
+            return multiGetImpl(snap, cf, keys);
+        }
+        return PointReads.multiGet(binding, readers,
+                (n, k, kl, d, c, lo, e) -> binding.multiGet2(handle, snap, cf, n, k, kl, flags, d, c, lo, e), keys);
     }
 
     byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {

@@ -99,7 +99,7 @@ public abstract class RocksJavaDifferentialTest {
         for (int i = 0; i < 500; i++) {
             m.put(String.format("p%03d/%04d", i % 23, i), "value-" + i);
         }
-        for (int i = 0; i < 20; i++) {
+        for (int i = 1; i < 20; i++) {
             m.put("n" + i, Long.toString(i * (i + 1) / 2));
         }
         return m;

@@ -2089,6 +2089,79 @@ public abstract class StoreContract {
         return ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
+    // ---- read options on point reads ----
+
+    @Test
+    void readOptionsOnGetsGiveTheSameResults() {
+        ColumnFamily cf = store.createColumnFamily("ro");
+        for (int i = 0; i < 300; i++) {
+            store.put(cf, b("k" + i), b("v" + i));
+        }
+        store.flush(cf);
+        List<ReadOptions> all = List.of(ReadOptions.DEFAULT, ReadOptions.DEFAULT.fillCache(false),
+                ReadOptions.DEFAULT.verifyChecksums(false), ReadOptions.DEFAULT.fillCache(false).verifyChecksums(false));
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 320; i += 3) {
+            keys.add(b("k" + i));
+        }
+        List<byte[]> want = store.multiGet(cf, keys);
+        try (Snapshot snap = store.snapshot()) {
+            store.put(cf, b("k1"), b("changed"));
+            for (ReadOptions o : all) {
+                assertEquals("changed", s(store.get(cf, b("k1"), o)), o.toString());
+                assertEquals("v1", s(snap.get(cf, b("k1"), o)), o.toString());
+                assertEquals("v299", s(store.get(cf, b("k299"), o)), o.toString());
+                assertNull(store.get(cf, b("k300"), o));
+                List<byte[]> got = store.multiGet(cf, keys, o);
+                List<byte[]> atSnap = snap.multiGet(cf, keys, o);
+                assertEquals(want.size(), got.size());
+                for (int i = 0; i < want.size(); i++) {
+                    assertArrayEquals(want.get(i), atSnap.get(i), o + " key " + s(keys.get(i)));
+                    assertArrayEquals(want.get(i), got.get(i), o + " key " + s(keys.get(i)));
+                }
+            }
+        }
+        ReadOptions o = ReadOptions.DEFAULT.fillCache(false).verifyChecksums(false);
+        assertFalse(o.fillCache());
+        assertFalse(o.verifyChecksums());
+        assertEquals(ReadOptions.DEFAULT, o.fillCache(true).verifyChecksums(true));
+        assertThrows(NullPointerException.class, () -> store.get(cf, b("k1"), (ReadOptions) null));
+        assertThrows(NullPointerException.class, () -> store.multiGet(cf, keys, null));
+        assertThrows(NullPointerException.class, () -> store.get(cf, null, o));
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.get(cf, b("k1"), o));
+        assertThrows(IllegalStateException.class, () -> store.multiGet(cf, keys, o));
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    @Test
+    void getWithoutFillCacheLeavesTheBlockCacheAlone() {
+        if (options().engine() != Engine.ROCKSDB) {
+            return; // LMDB has no block cache (the options have no effect: readOptionsOnGetsGiveTheSameResults)
+        }
+        store.close();
+        store = Store.open(dir.resolve("db"), options().statistics(true).blockCacheSize(8 << 20));
+        for (int i = 0; i < 2000; i++) {
+            store.put(b(String.format("key%05d", i)), b("value-".repeat(20) + i));
+        }
+        store.flush();
+        long before = store.statistics().ticker("rocksdb.block.cache.add");
+        for (int i = 0; i < 2000; i += 50) {
+            assertNotNull(store.get(store.defaultColumnFamily(), b(String.format("key%05d", i)), ReadOptions.DEFAULT.fillCache(false)));
+        }
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 2000; i += 97) {
+            keys.add(b(String.format("key%05d", i)));
+        }
+        store.multiGet(store.defaultColumnFamily(), keys, ReadOptions.DEFAULT.fillCache(false));
+        long untouched = store.statistics().ticker("rocksdb.block.cache.add");
+        assertEquals(before, untouched, "reads with fillCache(false) added blocks to the cache");
+        for (int i = 0; i < 2000; i += 50) {
+            assertNotNull(store.get(b(String.format("key%05d", i))));
+        }
+        assertTrue(store.statistics().ticker("rocksdb.block.cache.add") > untouched, "default reads fill the cache");
+    }
+
     // ---- per-column-family options (RocksDB) ----
 
     /**

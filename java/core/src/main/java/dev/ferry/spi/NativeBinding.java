@@ -398,4 +398,40 @@ public interface NativeBinding {
      * @return rc
      */
     int storeOpen2(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen, int ncfs, long out, long err);
+
+    /**
+     * {@code ferry_get2}: {@link #get} with read flags.
+     *
+     * @param store handle
+     * @param snapshot snapshot or 0
+     * @param cf family id
+     * @param key address
+     * @param klen length
+     * @param flags FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS
+     * @param dst destination
+     * @param cap capacity
+     * @param vlenOut size_t slot
+     * @param err error struct
+     * @return rc
+     */
+    int get2(long store, long snapshot, int cf, long key, long klen, int flags, long dst, long cap, long vlenOut, long err);
+
+    /**
+     * {@code ferry_multi_get2}: {@link #multiGet} with read flags.
+     *
+     * @param store handle
+     * @param snapshot snapshot or 0
+     * @param cf family id
+     * @param n key count
+     * @param keys packed keys
+     * @param keysLen their length
+     * @param flags FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS
+     * @param dst destination
+     * @param cap capacity
+     * @param lensOut int64 array
+     * @param err error struct
+     * @return keys answered or rc
+     */
+    int multiGet2(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags, long dst, long cap,
+            long lensOut, long err);
 }

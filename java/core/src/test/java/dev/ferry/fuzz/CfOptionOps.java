@@ -24,6 +24,7 @@ final class CfOptionOps {
 
     static void register(MisuseFuzz f, OpTable t) {
         t.add("cfOptionsFamily", 5, CfOptionOps::createFamily, true);
+        t.add("readOptionsGet", 15, CfOptionOps::readOptionsGet, true);
     }
 
     /** Random family options (possibly empty); null when a setter refused a value (judged). */
@@ -99,6 +100,33 @@ final class CfOptionOps {
                 c.world.familyMerge.add(out[0]);
             }
             c.world.families.add(c.rnd, new CfRef(id, out[0], s, before));
+        }
+    }
+
+    /** Point reads with random {@link dev.ferry.ReadOptions} (or null), on the store or a snapshot. */
+    private static void readOptionsGet(Ctx c) {
+        StoreRef s = StoreOps.anyStore(c);
+        if (s == null) {
+            return;
+        }
+        dev.ferry.ReadOptions o = c.oneIn(40) ? null
+                : dev.ferry.ReadOptions.DEFAULT.fillCache(c.oneIn(2)).verifyChecksums(c.oneIn(2));
+        StoreOps.closedStore(c, s);
+        Object[] f = StoreOps.family(c, s);
+        byte[] k = c.key("key");
+        if (o == null) {
+            c.nullArg("options");
+        }
+        if (c.oneIn(2)) {
+            c.call(s + ".get(" + f[1] + ", " + Ctx.hex(k) + ", " + o + ")", () -> s.store.get((ColumnFamily) f[0], k, o));
+        } else {
+            java.util.List<byte[]> keys = new java.util.ArrayList<>();
+            keys.add(k);
+            if (c.oneIn(2)) {
+                keys.add(c.anyKey());
+            }
+            c.call(s + ".multiGet(" + f[1] + ", " + keys.size() + " keys, " + o + ")",
+                    () -> s.store.multiGet((ColumnFamily) f[0], keys, o));
         }
     }
 
