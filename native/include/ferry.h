@@ -524,12 +524,16 @@ FERRY_EXPORT int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_
  */
 /**@{*/
 #define FERRY_CFOPT_COMPRESSION  0  /**< FERRY_COMPRESSION_* */
-#define FERRY_CFOPT_BLOOM_BITS   1  /**< bloom filter bits per key, 0..100, 0 = no filter */
-#define FERRY_CFOPT_BLOCK_SIZE   2  /**< table block size in bytes, 1..2^30 (RocksDB's default 4096) */
-#define FERRY_CFOPT_PREFIX_LEN   3  /**< fixed-length prefix extractor: prefix bytes 1..4096, 0 = none. Bloom
+#define FERRY_CFOPT_BLOOM_BITS   1  /**< bloom filter bits per key, 0..FERRY_CFOPT_MAX_BLOOM_BITS, 0 = no filter */
+#define FERRY_CFOPT_BLOCK_SIZE   2  /**< table block size in bytes, 1..FERRY_CFOPT_MAX_BLOCK_SIZE (RocksDB's default 4096) */
+#define FERRY_CFOPT_PREFIX_LEN   3  /**< fixed-length prefix extractor: prefix bytes 1..FERRY_CFOPT_MAX_PREFIX_LEN, 0 = none. Bloom
                                          filters then also hold the prefixes; cursors still seek in total
                                          order (Ferry's ranges are exact) */
 #define FERRY_CFOPT_COUNT        4
+
+#define FERRY_CFOPT_MAX_BLOOM_BITS 100        /**< largest FERRY_CFOPT_BLOOM_BITS */
+#define FERRY_CFOPT_MAX_BLOCK_SIZE 1073741824 /**< largest FERRY_CFOPT_BLOCK_SIZE (2^30) */
+#define FERRY_CFOPT_MAX_PREFIX_LEN 4096       /**< largest FERRY_CFOPT_PREFIX_LEN */
 
 /** Size of a family record's header for ferry_store_open2: uint32_t name length, uint32_t options
  *  string length, int64_t opts[FERRY_CFOPT_COUNT], all native-endian and unaligned, followed by the

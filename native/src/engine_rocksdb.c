@@ -594,15 +594,15 @@ static int check_family(rdb_store *s, const char *name, const int64_t *o, const 
     int64_t bs = o[FERRY_CFOPT_BLOCK_SIZE], pl = o[FERRY_CFOPT_PREFIX_LEN];
     if (comp != -1 && !compression_name(comp))
         return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': unknown compression %lld", name, (long long)comp);
-    if (bloom < -1 || bloom > 100)
-        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': bloom bits per key %lld outside 0..100", name,
-                          (long long)bloom);
-    if (bs != -1 && (bs < 1 || bs > (1 << 30)))
-        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': block size %lld outside 1..2^30", name,
-                          (long long)bs);
-    if (pl < -1 || pl > 4096)
-        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': prefix length %lld outside 0..4096", name,
-                          (long long)pl);
+    if (bloom < -1 || bloom > FERRY_CFOPT_MAX_BLOOM_BITS)
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': bloom bits per key %lld outside 0..%d", name,
+                          (long long)bloom, FERRY_CFOPT_MAX_BLOOM_BITS);
+    if (bs != -1 && (bs < 1 || bs > FERRY_CFOPT_MAX_BLOCK_SIZE))
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': block size %lld outside 1..%d", name,
+                          (long long)bs, FERRY_CFOPT_MAX_BLOCK_SIZE);
+    if (pl < -1 || pl > FERRY_CFOPT_MAX_PREFIX_LEN)
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': prefix length %lld outside 0..%d", name,
+                          (long long)pl, FERRY_CFOPT_MAX_PREFIX_LEN);
     int fam_merge = 0;
     if (extra && (check_extra(extra, err) || check_merge(extra, &fam_merge, err))) return FERRY_EINVAL;
     *has_merge = extra && mentions_merge(extra) ? fam_merge : s->has_merge;

@@ -1517,8 +1517,9 @@ static void test_cf_options(void)
 
     /* bad values, NULLs and garbage */
     int64_t bad[][FERRY_CFOPT_COUNT] = {
-        { 9, -1, -1, -1 }, { -2, -1, -1, -1 }, { -1, 101, -1, -1 }, { -1, -2, -1, -1 },
-        { -1, -1, 0, -1 }, { -1, -1, (int64_t)1 << 31, -1 }, { -1, -1, -1, 4097 }, { -1, -1, -1, -5 },
+        { 9, -1, -1, -1 }, { -2, -1, -1, -1 }, { -1, FERRY_CFOPT_MAX_BLOOM_BITS + 1, -1, -1 }, { -1, -2, -1, -1 },
+        { -1, -1, 0, -1 }, { -1, -1, (int64_t)FERRY_CFOPT_MAX_BLOCK_SIZE + 1, -1 },
+        { -1, -1, -1, FERRY_CFOPT_MAX_PREFIX_LEN + 1 }, { -1, -1, -1, -5 },
         { INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)

@@ -75,8 +75,8 @@ public final class ColumnFamilyOptions {
      * @throws IllegalArgumentException outside 0..100
      */
     public ColumnFamilyOptions bloomBitsPerKey(int bits) {
-        if (bits < 0 || bits > 100) {
-            throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0..100");
+        if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
+            throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
         }
         return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator);
     }
@@ -89,8 +89,8 @@ public final class ColumnFamilyOptions {
      * @throws IllegalArgumentException outside 1..2^30
      */
     public ColumnFamilyOptions blockSize(int bytes) {
-        if (bytes < 1 || bytes > (1 << 30)) {
-            throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1..2^30");
+        if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator);
     }
@@ -105,8 +105,8 @@ public final class ColumnFamilyOptions {
      * @throws IllegalArgumentException outside 0..4096
      */
     public ColumnFamilyOptions fixedPrefixLength(int bytes) {
-        if (bytes < 0 || bytes > 4096) {
-            throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0..4096");
+        if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
+            throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator);
     }

@@ -2343,11 +2343,14 @@ public abstract class StoreContract {
         ColumnFamilyOptions o = ColumnFamilyOptions.of();
         assertTrue(o.isEmpty());
         assertThrows(IllegalArgumentException.class, () -> o.bloomBitsPerKey(-1));
-        assertThrows(IllegalArgumentException.class, () -> o.bloomBitsPerKey(101));
+        assertThrows(IllegalArgumentException.class, () -> o.bloomBitsPerKey(dev.ferry.internal.Abi.CFOPT_MAX_BLOOM_BITS + 1));
+        o.bloomBitsPerKey(dev.ferry.internal.Abi.CFOPT_MAX_BLOOM_BITS);
         assertThrows(IllegalArgumentException.class, () -> o.blockSize(0));
-        assertThrows(IllegalArgumentException.class, () -> o.blockSize((1 << 30) + 1));
+        assertThrows(IllegalArgumentException.class, () -> o.blockSize(dev.ferry.internal.Abi.CFOPT_MAX_BLOCK_SIZE + 1));
+        o.blockSize(dev.ferry.internal.Abi.CFOPT_MAX_BLOCK_SIZE);
         assertThrows(IllegalArgumentException.class, () -> o.fixedPrefixLength(-1));
-        assertThrows(IllegalArgumentException.class, () -> o.fixedPrefixLength(4097));
+        assertThrows(IllegalArgumentException.class, () -> o.fixedPrefixLength(dev.ferry.internal.Abi.CFOPT_MAX_PREFIX_LEN + 1));
+        o.fixedPrefixLength(dev.ferry.internal.Abi.CFOPT_MAX_PREFIX_LEN);
         assertThrows(NullPointerException.class, () -> o.compression(null));
         assertThrows(NullPointerException.class, () -> o.mergeOperator(null));
         assertThrows(IllegalArgumentException.class, () -> options().columnFamily("", o));

@@ -250,6 +250,12 @@ public final class Abi {
     public static final int CFOPT_PREFIX_LEN = 3;
     /** Number of CFOPT_* entries. */
     public static final int CFOPT_COUNT = 4;
+    /** Largest CFOPT_BLOOM_BITS. */
+    public static final int CFOPT_MAX_BLOOM_BITS = 100;
+    /** Largest CFOPT_BLOCK_SIZE (2^30). */
+    public static final int CFOPT_MAX_BLOCK_SIZE = 1073741824;
+    /** Largest CFOPT_PREFIX_LEN. */
+    public static final int CFOPT_MAX_PREFIX_LEN = 4096;
     /** Header bytes of a ferry_store_open2 family record: u32 name length, u32 options length, CFOPT_COUNT int64. */
     public static final int CFDESC_HEADER = 40;
 

@@ -36,7 +36,8 @@ final class CfOptionOps {
         }
         int[] ints = new int[3];
         boolean[] bad = new boolean[3];
-        int[][] ranges = {{0, 100}, {1, 1 << 30}, {0, 4096}};
+        int[][] ranges = {{0, dev.ferry.internal.Abi.CFOPT_MAX_BLOOM_BITS}, {1, dev.ferry.internal.Abi.CFOPT_MAX_BLOCK_SIZE},
+            {0, dev.ferry.internal.Abi.CFOPT_MAX_PREFIX_LEN}};
         for (int i = 0; i < 3; i++) {
             ints[i] = -2;
             if (c.oneIn(2)) {
