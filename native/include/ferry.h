@@ -37,7 +37,7 @@ extern "C" {
 #define FERRY_EXPORT __attribute__((visibility("default")))
 
 /** ABI version: bumped when a signature or a layout below changes. */
-#define FERRY_ABI_VERSION 2
+#define FERRY_ABI_VERSION 3
 
 /** @name Engines */
 /**@{*/
@@ -344,6 +344,22 @@ FERRY_EXPORT int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t 
                                  const void *keys, size_t keys_len, void *dst, size_t cap,
                                  int64_t *lens_out, ferry_error *err);
 
+/**
+ * @brief ferry_get with read options.
+ * @param[in] flags FERRY_CURSOR_NO_FILL_CACHE and FERRY_CURSOR_NO_VERIFY_CHECKSUMS (RocksDB: the blocks read
+ *            do not enter the block cache; their checksums are not verified); LMDB, which has neither a
+ *            block cache nor checksums, and reads through a transaction's view ignore them. Other bits:
+ *            FERRY_EINVAL.
+ * @return as ferry_get.
+ */
+FERRY_EXPORT int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+                            uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+
+/** @brief ferry_multi_get with read options (flags as ferry_get2). @return as ferry_multi_get. */
+FERRY_EXPORT int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n,
+                                  const void *keys, size_t keys_len, uint32_t flags, void *dst, size_t cap,
+                                  int64_t *lens_out, ferry_error *err);
+
 /** @brief Write one key. @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, engine codes. */
 FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen,
                            const void *val, size_t vlen, ferry_error *err);
@@ -487,6 +503,67 @@ FERRY_EXPORT int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferr
  */
 FERRY_EXPORT int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
                                    uint64_t *out, ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Per-column-family options (RocksDB)
+ * A RocksDB family can have table and column-family options of its own: an int64_t array indexed
+ * by FERRY_CFOPT_* (-1 = the store's setting, as given at open) and an options string of the
+ * family's own ("merge_operator=uint64add"; checked like ferry_store_open's extra: a comparator, a
+ * table factory or a merge operator Ferry does not accept gives FERRY_EINVAL; applied after the
+ * array). A family without options of its own has the store's.
+ *
+ * RocksDB needs a family's options at every open: ferry_store_open2 takes them per family name
+ * (FERRY_CFDESC_* records). Ferry does not read them back from the OPTIONS-* file; a family opened
+ * without its options has the store's, except that an open which would leave a family without the
+ * merge operator its last open had fails with FERRY_EINVAL (its merge operands would be
+ * unreadable). Table files written with other compression, block size or filters stay readable.
+ *
+ * LMDB has none of these settings: any option set (not -1) or a non-empty options string gives
+ * FERRY_ENOTSUP; an array of -1 and an empty string are accepted.
+ */
+/**@{*/
+#define FERRY_CFOPT_COMPRESSION  0  /**< FERRY_COMPRESSION_* */
+#define FERRY_CFOPT_BLOOM_BITS   1  /**< bloom filter bits per key, 0..FERRY_CFOPT_MAX_BLOOM_BITS, 0 = no filter */
+#define FERRY_CFOPT_BLOCK_SIZE   2  /**< table block size in bytes, 1..FERRY_CFOPT_MAX_BLOCK_SIZE (RocksDB's default 4096) */
+#define FERRY_CFOPT_PREFIX_LEN   3  /**< fixed-length prefix extractor: prefix bytes 1..FERRY_CFOPT_MAX_PREFIX_LEN, 0 = none. Bloom
+                                         filters then also hold the prefixes; cursors still seek in total
+                                         order (Ferry's ranges are exact) */
+#define FERRY_CFOPT_COUNT        4
+
+#define FERRY_CFOPT_MAX_BLOOM_BITS 100        /**< largest FERRY_CFOPT_BLOOM_BITS */
+#define FERRY_CFOPT_MAX_BLOCK_SIZE 1073741824 /**< largest FERRY_CFOPT_BLOCK_SIZE (2^30) */
+#define FERRY_CFOPT_MAX_PREFIX_LEN 4096       /**< largest FERRY_CFOPT_PREFIX_LEN */
+
+/** Size of a family record's header for ferry_store_open2: uint32_t name length, uint32_t options
+ *  string length, int64_t opts[FERRY_CFOPT_COUNT], all native-endian and unaligned, followed by the
+ *  name's bytes and the options string's bytes (no NUL terminators). */
+#define FERRY_CFDESC_HEADER      40
+
+/**
+ * @brief Create a column family with FERRY_CF_* flags and per-family options.
+ * @param[in] opts int64 options indexed by FERRY_CFOPT_*; -1 = the store's. May be NULL (nopts 0).
+ * @param[in] nopts entries in opts, at most FERRY_CFOPT_COUNT.
+ * @param[in] extra the family's RocksDB options string, or NULL.
+ * @note The options are not remembered by Ferry: pass them again to ferry_store_open2.
+ * @return as ferry_cf_create2, and FERRY_EINVAL (an option out of range, nopts too large, a bad options
+ *         string), FERRY_ENOTSUP (LMDB with any option set).
+ */
+FERRY_EXPORT int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts,
+                                  uint32_t nopts, const char *extra, uint32_t *id_out, ferry_error *err);
+
+/**
+ * @brief Open a store as ferry_store_open does, giving families their own options.
+ * @param[in] cfs ncfs records (see FERRY_CFDESC_HEADER), back to back; NULL when ncfs is 0. A record
+ *            may name "default". Records naming families that do not exist are checked and otherwise
+ *            ignored (create those with ferry_cf_create3).
+ * @param[in] cfs_len bytes at cfs: exactly the records.
+ * @return as ferry_store_open, and FERRY_EINVAL (malformed records, a name given twice, an option out
+ *         of range), FERRY_ENOTSUP (LMDB with any option set).
+ */
+FERRY_EXPORT int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_t nopts,
+                                   const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs,
+                                   ferry_store **out, ferry_error *err);
 /**@}*/
 
 /* ------------------------------------------------------------------ */

@@ -552,6 +552,117 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
     return FERRY_OK;
 }
 
+/* Slot bits of a family with options of its own (ferry_cf_slot.bits); a slot without
+ * RDB_SLOT_OWN has the store's options. */
+#define RDB_SLOT_OWN   0x1
+#define RDB_SLOT_MERGE 0x2  /* with RDB_SLOT_OWN: the family has a merge operator */
+
+/* Whether merges into the family can work: it, or the store it inherits from, has an operator. */
+static int family_has_merge(ferry_store *s, ferry_cf_slot *slot)
+{
+    int bits = atomic_load_explicit(&slot->bits, memory_order_relaxed);
+    return bits & RDB_SLOT_OWN ? (bits & RDB_SLOT_MERGE) != 0 : STORE(s)->has_merge;
+}
+
+/* Whether an options string sets merge_operator at all (to an operator or to none). */
+static int mentions_merge(const char *extra)
+{
+    const char *k, *v;
+    size_t kn, vn;
+    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (key_is(k, kn, "merge_operator")) return 1;
+    return 0;
+}
+
+static const char *compression_name(int64_t v)
+{
+    switch (v) {
+    case FERRY_COMPRESSION_NONE: return "kNoCompression";
+    case FERRY_COMPRESSION_SNAPPY: return "kSnappyCompression";
+    case FERRY_COMPRESSION_LZ4: return "kLZ4Compression";
+    case FERRY_COMPRESSION_ZSTD: return "kZSTD";
+    default: return NULL;
+    }
+}
+
+/* Check a family's FERRY_CFOPT_* values and options string; *has_merge: whether the family will
+ * have a merge operator. */
+static int check_family(rdb_store *s, const char *name, const int64_t *o, const char *extra, int *has_merge,
+                        ferry_error *err)
+{
+    int64_t comp = o[FERRY_CFOPT_COMPRESSION], bloom = o[FERRY_CFOPT_BLOOM_BITS];
+    int64_t bs = o[FERRY_CFOPT_BLOCK_SIZE], pl = o[FERRY_CFOPT_PREFIX_LEN];
+    if (comp != -1 && !compression_name(comp))
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': unknown compression %lld", name, (long long)comp);
+    if (bloom < -1 || bloom > FERRY_CFOPT_MAX_BLOOM_BITS)
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': bloom bits per key %lld outside 0..%d", name,
+                          (long long)bloom, FERRY_CFOPT_MAX_BLOOM_BITS);
+    if (bs != -1 && (bs < 1 || bs > FERRY_CFOPT_MAX_BLOCK_SIZE))
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': block size %lld outside 1..%d", name,
+                          (long long)bs, FERRY_CFOPT_MAX_BLOCK_SIZE);
+    if (pl < -1 || pl > FERRY_CFOPT_MAX_PREFIX_LEN)
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': prefix length %lld outside 0..%d", name,
+                          (long long)pl, FERRY_CFOPT_MAX_PREFIX_LEN);
+    int fam_merge = 0;
+    if (extra && (check_extra(extra, err) || check_merge(extra, &fam_merge, err))) return FERRY_EINVAL;
+    *has_merge = extra && mentions_merge(extra) ? fam_merge : s->has_merge;
+    return FERRY_OK;
+}
+
+/* A family's options: the store's with the FERRY_CFOPT_* values and the options string applied
+ * (as a RocksDB options string, so a table override starts from the store's table options and
+ * keeps its block cache). Sets *out (free with options_destroy) and *bits. Arguments checked by
+ * check_family. */
+static int family_options(rdb_store *s, const char *name, const int64_t *o, const char *extra,
+                          rocksdb_options_t **out, int *bits, ferry_error *err)
+{
+    int has_merge;
+    *out = NULL;
+    *bits = 0;
+    if (check_family(s, name, o, extra, &has_merge, err)) return FERRY_EINVAL;
+    size_t cap = 512 + (extra ? strlen(extra) : 0);
+    char *str = malloc(cap);
+    if (!str) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    size_t n = 0;
+    int64_t comp = o[FERRY_CFOPT_COMPRESSION], bloom = o[FERRY_CFOPT_BLOOM_BITS];
+    int64_t bs = o[FERRY_CFOPT_BLOCK_SIZE], pl = o[FERRY_CFOPT_PREFIX_LEN];
+    str[0] = '\0';
+    if (comp != -1) n += (size_t)snprintf(str + n, cap - n, "compression=%s;", compression_name(comp));
+    if (bloom != -1 || bs != -1) {
+        n += (size_t)snprintf(str + n, cap - n, "block_based_table_factory={");
+        if (bs != -1) n += (size_t)snprintf(str + n, cap - n, "block_size=%lld;", (long long)bs);
+        if (bloom == 0) n += (size_t)snprintf(str + n, cap - n, "filter_policy=nullptr;");
+        else if (bloom > 0) n += (size_t)snprintf(str + n, cap - n, "filter_policy=bloomfilter:%lld:false;", (long long)bloom);
+        n += (size_t)snprintf(str + n, cap - n, "};");
+    }
+    if (pl == 0) n += (size_t)snprintf(str + n, cap - n, "prefix_extractor=nullptr;");
+    else if (pl > 0) n += (size_t)snprintf(str + n, cap - n, "prefix_extractor=rocksdb.FixedPrefix.%lld;", (long long)pl);
+    if (extra) snprintf(str + n, cap - n, "%s", extra);
+    rocksdb_options_t *f = R.options_create();
+    char *e = NULL;
+    R.get_options_from_string(s->opts, str, f, &e);
+    free(str);
+    if (e) {
+        R.options_destroy(f);
+        return rdb_error(err, e);
+    }
+    /* merge_operator= set to none: never leave the family without an operator (see refuse_full_merge) */
+    if (!has_merge && extra && mentions_merge(extra))
+        R.options_set_merge_operator(f, R.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
+                                                               refuse_partial_merge, refused_delete, refused_name));
+    *out = f;
+    *bits = RDB_SLOT_OWN | (has_merge ? RDB_SLOT_MERGE : 0);
+    return FERRY_OK;
+}
+
+/* The record for family name, or NULL. */
+static const ferry_cf_desc *find_desc(const ferry_cf_desc *cfs, uint32_t ncfs, const char *name)
+{
+    for (uint32_t i = 0; i < ncfs; i++)
+        if (strcmp(cfs[i].name, name) == 0) return &cfs[i];
+    return NULL;
+}
+
 /* The families to open: "default" first, then the others in on-disk order. Sets *list to the
  * engine's listing (free with list_column_families_destroy) or NULL when there is none yet. */
 static int family_names(rdb_store *s, const char *path, char ***list, size_t *nlist,
@@ -594,7 +705,8 @@ static int open_error(const char *path, char *e, ferry_error *err)
     return FERRY_EBUSY;
 }
 
-static int open_families(rdb_store *s, const char *path, int read_only, ferry_error *err)
+static int open_families(rdb_store *s, const char *path, int read_only, const ferry_cf_desc *cfs, uint32_t ncfs,
+                         ferry_error *err)
 {
     char **list;
     size_t nlist, n;
@@ -604,13 +716,22 @@ static int open_families(rdb_store *s, const char *path, int read_only, ferry_er
     int rc = FERRY_OK;
     rocksdb_column_family_handle_t **handles = calloc(n, sizeof *handles);
     const rocksdb_options_t **cf_opts = malloc(n * sizeof *cf_opts);
-    if (!handles || !cf_opts || n > INT_MAX) {
+    rocksdb_options_t **own = calloc(n, sizeof *own);   /* families with options of their own */
+    int *bits = calloc(n, sizeof *bits);
+    if (!handles || !cf_opts || !own || !bits || n > INT_MAX) {
         rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n; i++) cf_opts[i] = s->opts;
+    for (size_t i = 0; i < n; i++) {
+        const ferry_cf_desc *d = find_desc(cfs, ncfs, names[i]);
+        cf_opts[i] = s->opts;
+        if (!d) continue;
+        rc = family_options(s, names[i], d->opts, d->extra, &own[i], &bits[i], err);
+        if (rc) goto out;
+        cf_opts[i] = own[i];
+    }
     char *e = NULL;
-    if (read_only && !s->txn_mode && n == 1 && R.get_default_column_family_handle
+    if (read_only && !s->txn_mode && n == 1 && !own[0] && R.get_default_column_family_handle
             && (s->db = R.open_for_read_only(s->opts, path, 0, &e)) != NULL && !e) {
         /* Only the default family: the engine's own read-only open, which serves a fully
          * compacted database from its faster CompactedDBImpl (what rocksdb_open_for_read_only
@@ -658,7 +779,7 @@ static int open_families(rdb_store *s, const char *path, int read_only, ferry_er
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        int arc = ferry_store_add_cf(&s->base, names[i], handles[i], NULL);
+        int arc = ferry_store_add_cf2(&s->base, names[i], handles[i], bits[i], NULL);
         if (arc != FERRY_OK) {
             for (size_t j = i; j < n; j++) R.column_family_handle_destroy(handles[j]);
             rc = ferry_fail(err, arc, 0, "cannot record column family '%s'", names[i]);
@@ -670,6 +791,11 @@ out:
     free(names);
     free(handles);
     free(cf_opts);
+    if (own)
+        for (size_t i = 0; i < n; i++)
+            if (own[i]) R.options_destroy(own[i]);
+    free(own);
+    free(bits);
     return rc;
 }
 
@@ -696,7 +822,8 @@ static int check_exists(const char *path, int read_only, ferry_error *err)
 /* A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
  * an operator other than Ferry's refusing one) may hold merge operands that it cannot read:
  * FERRY_EINVAL naming the operator. Missing or unreadable files are left to RocksDB. */
-static int check_merge_history(const char *path, ferry_error *err)
+static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_desc *cfs, uint32_t ncfs,
+                               ferry_error *err)
 {
     DIR *d = opendir(path);
     if (!d) return FERRY_OK;
@@ -717,25 +844,40 @@ static int check_merge_history(const char *path, ferry_error *err)
     free(file);
     if (!f) return FERRY_OK;
     char line[1024];
+    char family[512] = "default";   /* the [CFOptions "name"] section being read */
     int rc = FERRY_OK;
     while (rc == FERRY_OK && fgets(line, sizeof line, f)) {
         const char *p = line;
         while (blank(*p)) p++;
+        if (strncmp(p, "[CFOptions \"", 12) == 0) {
+            p += 12;
+            size_t n = strcspn(p, "\"\r\n");
+            if (n >= sizeof family) n = sizeof family - 1;
+            memcpy(family, p, n);
+            family[n] = '\0';
+            continue;
+        }
         if (strncmp(p, "merge_operator=", 15) != 0) continue;
         p += 15;
         size_t n = strcspn(p, "\r\n");
         while (n > 0 && blank(p[n - 1])) n--;
         if (n == 0 || key_is(p, n, "nullptr") || key_is(p, n, "ferry.NoMergeOperator")) continue;
-        rc = ferry_fail(err, FERRY_EINVAL, 0, "the RocksDB store at %s was last opened with merge operator %.*s and may "
-                        "hold merge operands, which a store without a merge operator cannot read: open it with "
-                        "StoreOptions.mergeOperator(...) (options string: merge_operator=...)", path, (int)(n > 200 ? 200 : n), p);
+        const ferry_cf_desc *d = find_desc(cfs, ncfs, family);
+        int has = s->has_merge;
+        if (d && check_family(s, d->name, d->opts, d->extra, &has, err)) { rc = FERRY_EINVAL; break; }
+        if (has) continue;
+        rc = ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' of the RocksDB store at %s was last opened with merge "
+                        "operator %.*s and may hold merge operands, which a family without a merge operator cannot "
+                        "read: open it with its merge operator (StoreOptions.mergeOperator(...) for the store, "
+                        "StoreOptions.columnFamily(name, ColumnFamilyOptions) for one family)", family, path,
+                        (int)(n > 200 ? 200 : n), p);
     }
     fclose(f);
     return rc;
 }
 
-int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
-                       ferry_error *err)
+int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs,
+                       uint32_t ncfs, ferry_store **out, ferry_error *err)
 {
     if (!atomic_load_explicit(&g_ready, memory_order_acquire))
         return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
@@ -755,8 +897,12 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     int create = ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0;
     int rc = !create || read_only ? check_exists(path, read_only, err) : FERRY_OK;
     if (rc == FERRY_OK) rc = configure(s, opts, extra, err);
-    if (rc == FERRY_OK && !s->has_merge) rc = check_merge_history(path, err);
-    if (rc == FERRY_OK) rc = open_families(s, path, read_only, err);
+    for (uint32_t i = 0; rc == FERRY_OK && i < ncfs; i++) {  /* every record checked, named families or not */
+        int has;
+        rc = check_family(s, cfs[i].name, cfs[i].opts, cfs[i].extra, &has, err);
+    }
+    if (rc == FERRY_OK) rc = check_merge_history(s, path, cfs, ncfs, err);
+    if (rc == FERRY_OK) rc = open_families(s, path, read_only, cfs, ncfs, err);
     if (rc != FERRY_OK) {
         store_free(s);
         return rc;
@@ -774,6 +920,21 @@ static int rdb_cf_create(ferry_store *s, const char *name, void **handle_out, fe
 {
     char *e = NULL;
     rocksdb_column_family_handle_t *h = R.create_column_family(STORE(s)->db, STORE(s)->opts, name, &e);
+    if (e) return rdb_error(err, e);
+    *handle_out = h;
+    return FERRY_OK;
+}
+
+/* Create a family with options of its own. */
+static int rdb_cf_create_opts(ferry_store *s, const char *name, const int64_t *opts, const char *extra,
+                              void **handle_out, int *bits_out, ferry_error *err)
+{
+    rocksdb_options_t *f;
+    int rc = family_options(STORE(s), name, opts, extra, &f, bits_out, err);
+    if (rc) return rc;
+    char *e = NULL;
+    rocksdb_column_family_handle_t *h = R.create_column_family(STORE(s)->db, f, name, &e);
+    R.options_destroy(f);
     if (e) return rdb_error(err, e);
     *handle_out = h;
     return FERRY_OK;
@@ -881,6 +1042,37 @@ static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf
     return multi_get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out, err);
 }
 
+/* Read options for one point read with FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS flags. */
+static rocksdb_readoptions_t *flag_read_opts(ferry_snapshot *snap, uint32_t flags)
+{
+    rocksdb_readoptions_t *ro = R.readoptions_create();
+    if (!ro) return NULL;
+    if (snap) R.readoptions_set_snapshot(ro, ((rdb_snapshot *)snap)->snap);
+    R.readoptions_set_fill_cache(ro, !(flags & FERRY_CURSOR_NO_FILL_CACHE));
+    R.readoptions_set_verify_checksums(ro, !(flags & FERRY_CURSOR_NO_VERIFY_CHECKSUMS));
+    return ro;
+}
+
+static int rdb_get_flags(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                         uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
+    if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int rc = get_core(STORE(s)->db, ro, CFH(cf), key, klen, dst, cap, vlen_out, err);
+    R.readoptions_destroy(ro);
+    return rc;
+}
+
+static int rdb_multi_get_flags(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
+                               uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
+    rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
+    if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    int rc = multi_get_core(STORE(s)->db, ro, CFH(cf), n, keys, dst, cap, lens_out, err);
+    R.readoptions_destroy(ro);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Writes                                                              */
 
@@ -962,7 +1154,7 @@ static int no_merge_operator(ferry_error *err)
 static int rdb_merge(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand,
                      size_t olen, ferry_error *err)
 {
-    if (!STORE(s)->has_merge) return no_merge_operator(err);
+    if (!family_has_merge(s, cf)) return no_merge_operator(err);
     int rc = write_enter(s, cf, err);
     if (rc) return rc;
     char *e = NULL;
@@ -1070,7 +1262,7 @@ static int rdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t
     ferry_batch_rec r;
     for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++) {
         ferry_cf_slot *slot = ferry_slot(s, r.cf);
-        if (r.op == FERRY_OP_MERGE && !STORE(s)->has_merge) {
+        if (r.op == FERRY_OP_MERGE && !family_has_merge(s, slot)) {
             pthread_rwlock_unlock(&STORE(s)->drop_lock);
             wopts_release(s, wo);
             return no_merge_operator(err);
@@ -1588,7 +1780,7 @@ static int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t co
         if (r.op == FERRY_OP_DELETE_VALUE)
             return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: deleting one value of a key needs an LMDB "
                               "DUPSORT column family: RocksDB keeps one value per key (delete the key)", i);
-        if (r.op == FERRY_OP_MERGE && !STORE(s)->has_merge) return no_merge_operator(err);
+        if (r.op == FERRY_OP_MERGE && !family_has_merge(s, ferry_slot(s, r.cf))) return no_merge_operator(err);
         if (r.op == FERRY_OP_MERGE && !R.transaction_merge_cf)
             return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: %s has no merge inside transactions "
                               "(rocksdb_transaction_merge_cf)", i, g_path);
@@ -1688,6 +1880,9 @@ static const ferry_engine_ops rdb_ops = {
     .write_flags = rdb_write_flags,
     .close = rdb_close,
     .cf_create = rdb_cf_create,
+    .cf_create_opts = rdb_cf_create_opts,
+    .get_flags = rdb_get_flags,
+    .multi_get_flags = rdb_multi_get_flags,
     .cf_drop = rdb_cf_drop,
     .snapshot_open = rdb_snapshot_open,
     .snapshot_close = rdb_snapshot_close,

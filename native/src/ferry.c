@@ -113,8 +113,97 @@ static int check_foreign_store(int engine, const char *path, ferry_error *err)
                       engine == FERRY_ENGINE_LMDB ? "an LMDB" : "a RocksDB", other);
 }
 
+/* Any per-family setting given: an option not -1 or a non-empty options string. */
+static int cfopts_set(const int64_t *opts, const char *extra)
+{
+    for (int i = 0; i < FERRY_CFOPT_COUNT; i++)
+        if (opts[i] != -1) return 1;
+    return extra && extra[0];
+}
+
+static void cf_descs_free(ferry_cf_desc *d, uint32_t n)
+{
+    if (!d) return;
+    for (uint32_t i = 0; i < n; i++) {
+        free(d[i].name);
+        free(d[i].extra);
+    }
+    free(d);
+}
+
+/* Decode ferry_store_open2's family records into *out (free with cf_descs_free). */
+static int cf_descs_parse(const void *cfs, size_t len, uint32_t n, ferry_cf_desc **out, ferry_error *err)
+{
+    *out = NULL;
+    if (n == 0) {
+        if (len != 0) return ferry_fail(err, FERRY_EINVAL, 0, "column family records: %zu bytes for 0 records", len);
+        return FERRY_OK;
+    }
+    if (!cfs) return ferry_fail(err, FERRY_EINVAL, 0, "column family records are NULL");
+    if (n > len / FERRY_CFDESC_HEADER)
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family records: %u records cannot fit in %zu bytes", n, len);
+    ferry_cf_desc *d = calloc(n, sizeof *d);
+    if (!d) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    const uint8_t *p = cfs, *end = p + len;
+    int rc = FERRY_OK;
+    uint32_t i = 0;
+    for (; i < n && rc == FERRY_OK; i++) {
+        uint32_t nlen, elen;
+        if ((size_t)(end - p) < FERRY_CFDESC_HEADER) {
+            rc = ferry_fail(err, FERRY_EINVAL, 0, "column family record %u: truncated header", i);
+            break;
+        }
+        memcpy(&nlen, p, 4);
+        memcpy(&elen, p + 4, 4);
+        memcpy(d[i].opts, p + 8, sizeof d[i].opts);
+        p += FERRY_CFDESC_HEADER;
+        if (nlen == 0 || (size_t)(end - p) < nlen || (size_t)(end - p) - nlen < elen) {
+            rc = ferry_fail(err, FERRY_EINVAL, 0, "column family record %u: name of %u and options of %u bytes "
+                            "do not fit (or the name is empty)", i, nlen, elen);
+            break;
+        }
+        if (memchr(p, '\0', nlen) || (elen && memchr(p + nlen, '\0', elen))) {
+            rc = ferry_fail(err, FERRY_EINVAL, 0, "column family record %u: NUL inside the name or options", i);
+            break;
+        }
+        d[i].name = malloc((size_t)nlen + 1);
+        d[i].extra = elen ? malloc((size_t)elen + 1) : NULL;
+        if (!d[i].name || (elen && !d[i].extra)) {
+            i++;
+            rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            break;
+        }
+        memcpy(d[i].name, p, nlen);
+        d[i].name[nlen] = '\0';
+        if (elen) {
+            memcpy(d[i].extra, p + nlen, elen);
+            d[i].extra[elen] = '\0';
+        }
+        p += (size_t)nlen + elen;
+        for (uint32_t j = 0; j < i && rc == FERRY_OK; j++)
+            if (strcmp(d[j].name, d[i].name) == 0)
+                rc = ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' has two records", d[i].name);
+    }
+    if (rc == FERRY_OK && p != end)
+        rc = ferry_fail(err, FERRY_EINVAL, 0, "column family records: %zu bytes left after %u records",
+                        (size_t)(end - p), n);
+    if (rc != FERRY_OK) {
+        cf_descs_free(d, n);
+        return rc;
+    }
+    *out = d;
+    return FERRY_OK;
+}
+
 int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
                      const char *extra, ferry_store **out, ferry_error *err)
+{
+    return ferry_store_open2(engine, path, opts, nopts, extra, NULL, 0, 0, out, err);
+}
+
+int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_t nopts,
+                      const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs,
+                      ferry_store **out, ferry_error *err)
 {
     CHECK_E(path != NULL && path[0] != '\0', err, "path is empty");
     CHECK_E(out != NULL, err, "out is NULL");
@@ -126,11 +215,41 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
         int rc = check_foreign_store(engine, path, err);
         if (rc) return rc;
     }
-    switch (engine) {
-    case FERRY_ENGINE_ROCKSDB: return ferry_rocksdb_open(path, o, extra, out, err);
-    case FERRY_ENGINE_LMDB: return ferry_lmdb_open(path, o, extra, out, err);
-    default: return ferry_fail(err, FERRY_EINVAL, 0, "unknown engine %d", engine);
+    if (engine != FERRY_ENGINE_ROCKSDB && engine != FERRY_ENGINE_LMDB)
+        return ferry_fail(err, FERRY_EINVAL, 0, "unknown engine %d", engine);
+    ferry_cf_desc *d;
+    int rc = cf_descs_parse(cfs, cfs_len, ncfs, &d, err);
+    if (rc) return rc;
+    if (engine == FERRY_ENGINE_ROCKSDB) {
+        rc = ferry_rocksdb_open(path, o, extra, d, ncfs, out, err);
+    } else {
+        /* a missing store is FERRY_NOTFOUND (as without records) before the records are judged */
+        int create = o[FERRY_OPT_CREATE_IF_MISSING] == -1 || o[FERRY_OPT_CREATE_IF_MISSING] != 0;
+        int read_only = o[FERRY_OPT_READ_ONLY] != -1 && o[FERRY_OPT_READ_ONLY] != 0;
+        for (uint32_t i = 0; i < ncfs && rc == FERRY_OK; i++) {
+            if (!cfopts_set(d[i].opts, d[i].extra)) continue;
+            if (!create || read_only) {
+                size_t n = strlen(path) + 16;
+                char *data = malloc(n);
+                struct stat st;
+                if (!data) { rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); break; }
+                snprintf(data, n, "%s/data.mdb", path);
+                int missing = stat(data, &st) != 0 && errno == ENOENT;
+                free(data);
+                if (missing) {
+                    rc = ferry_fail(err, FERRY_NOTFOUND, ENOENT, "no LMDB store at %s: data.mdb missing%s", path,
+                                    read_only ? " (read-only open)" : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
+                    break;
+                }
+            }
+            rc = ferry_fail(err, FERRY_ENOTSUP, 0, "column family '%s': per-family options (compression, bloom "
+                            "filter, block size, prefix extractor, merge operator) are RocksDB's; LMDB has none",
+                            d[i].name);
+        }
+        if (rc == FERRY_OK) rc = ferry_lmdb_open(path, o, extra, out, err);
     }
+    cf_descs_free(d, ncfs);
+    return rc;
 }
 
 int ferry_store_close(ferry_store *s)
@@ -195,8 +314,27 @@ int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_er
 
 int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out, ferry_error *err)
 {
+    return ferry_cf_create3(s, name, flags, NULL, 0, NULL, id_out, err);
+}
+
+int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, uint32_t nopts,
+                     const char *extra, uint32_t *id_out, ferry_error *err)
+{
     CHECK_E(s != NULL && id_out != NULL, err, "store or id_out is NULL");
     CHECK_E(name != NULL && name[0] != '\0', err, "column family name is empty");
+    CHECK_E(opts != NULL || nopts == 0, err, "opts is NULL");
+    if (nopts > FERRY_CFOPT_COUNT)
+        return ferry_fail(err, FERRY_EINVAL, 0, "%u column family options, at most %d (FERRY_CFOPT_COUNT)", nopts,
+                          FERRY_CFOPT_COUNT);
+    int64_t o[FERRY_CFOPT_COUNT];
+    for (int i = 0; i < FERRY_CFOPT_COUNT; i++) o[i] = i < (int)nopts ? opts[i] : -1;
+    int own = cfopts_set(o, extra);
+    if (own && !s->ops->cf_create_opts)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "per-family options (compression, bloom filter, block size, prefix "
+                          "extractor, merge operator) are RocksDB's; LMDB has none (its families take flags)");
+    if (own && flags)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "column family flags and per-family options do not go together: "
+                          "flags are LMDB's, options RocksDB's");
     if (flags & ~(uint32_t)(FERRY_CF_DUPSORT | FERRY_CF_DUPFIXED))
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown column family flags 0x%x", flags);
     if ((flags & FERRY_CF_DUPFIXED) && !(flags & FERRY_CF_DUPSORT))
@@ -218,8 +356,10 @@ int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t 
                         "(reopen the store)", FERRY_CF_ID_LIMIT);
     } else {
         void *h = NULL;
-        rc = flags ? s->ops->cf_create_flags(s, name, flags, &h, err) : s->ops->cf_create(s, name, &h, err);
-        if (rc == FERRY_OK) rc = ferry_store_add_cf(s, name, h, id_out);
+        int bits = 0;
+        rc = own ? s->ops->cf_create_opts(s, name, o, extra, &h, &bits, err)
+           : flags ? s->ops->cf_create_flags(s, name, flags, &h, err) : s->ops->cf_create(s, name, &h, err);
+        if (rc == FERRY_OK) rc = ferry_store_add_cf2(s, name, h, bits, id_out);
         /* a failed add leaves the created family unrecorded until the store reopens */
         if (rc == FERRY_ENOMEM) ferry_fail(err, rc, 0, "out of memory recording column family '%s'", name);
     }
@@ -369,6 +509,38 @@ int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t 
     SNAP_SEES(snap, cf, err);
     if (snap && snap->txn) return txn_multi_get(snap->txn, slot, n, keys, dst, cap, lens_out, err);
     return s->ops->multi_get(s, snap, slot, n, keys, keys_len, dst, cap, lens_out, err);
+}
+
+#define READ_FLAGS ((uint32_t)(FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS))
+
+int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
+               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
+    if (!flags || !s || (snap && snap->txn) || !s->ops->get_flags)
+        return ferry_get(s, snap, cf, key, klen, dst, cap, vlen_out, err);
+    CHECK_E(vlen_out != NULL, err, "vlen_out is NULL");
+    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(dst, cap), err, "NULL buffer with a length");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
+    return s->ops->get_flags(s, snap, slot, key, klen, flags, dst, cap, vlen_out, err);
+}
+
+int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
+                     size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
+    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
+    if (!flags || !s || (snap && snap->txn) || !s->ops->multi_get_flags)
+        return ferry_multi_get(s, snap, cf, n, keys, keys_len, dst, cap, lens_out, err);
+    CHECK_E(lens_out != NULL && n > 0, err, "lens_out is NULL, or n is 0");
+    CHECK_E(keys != NULL && BYTES_OK(dst, cap), err, "NULL buffer");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    int vrc = ferry_keys_validate(n, keys, keys_len, err);
+    if (vrc) return vrc;
+    SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
+    return s->ops->multi_get_flags(s, snap, slot, n, keys, flags, dst, cap, lens_out, err);
 }
 
 int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,

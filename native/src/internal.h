@@ -20,7 +20,16 @@ typedef struct ferry_cf_slot {
     void *handle;
     char *name;
     atomic_int dropped;
+    atomic_int bits;     /* engine-private (RocksDB: RDB_SLOT_* of the family's own options) */
 } ferry_cf_slot;
+
+/* A family's options for ferry_store_open2 / ferry_cf_create3: opts holds FERRY_CFOPT_COUNT values
+ * (-1 = the store's), extra is NULL or the family's options string. */
+typedef struct ferry_cf_desc {
+    char *name;
+    int64_t opts[FERRY_CFOPT_COUNT];
+    char *extra;
+} ferry_cf_desc;
 
 /* The slot table: chunk i holds FERRY_CF_CHUNK0 << i slots and is allocated when the first id
  * in it is handed out. Chunks never move, so readers index slots without a lock while families
@@ -93,6 +102,12 @@ struct ferry_engine_ops {
     int (*multi_get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
                      const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
                      ferry_error *err);
+    /* get / multi_get with non-zero FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS flags; NULL: the
+     * flags mean nothing to the engine (get / multi_get) */
+    int (*get_flags)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                     uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+    int (*multi_get_flags)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
+                           uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
     int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
                size_t vlen, ferry_error *err);
     /* NULL: the engine has no merge operators (FERRY_ENOTSUP) */
@@ -127,6 +142,10 @@ struct ferry_engine_ops {
     int (*cf_create_flags)(ferry_store *s, const char *name, uint32_t flags, void **handle_out, ferry_error *err);
     /* the family's FERRY_CF_* flags; NULL: always 0 */
     int (*cf_flags)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+    /* create a family with options of its own (opts: FERRY_CFOPT_COUNT values, some not -1, or a
+     * non-empty extra); *bits_out becomes the slot's bits. NULL: the engine has none (FERRY_ENOTSUP) */
+    int (*cf_create_opts)(ferry_store *s, const char *name, const int64_t *opts, const char *extra,
+                          void **handle_out, int *bits_out, ferry_error *err);
     /* number of values of key; NULL: 0 or 1 through get */
     int (*value_count)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
                        uint64_t *out, ferry_error *err);
@@ -160,7 +179,7 @@ struct ferry_engine_ops {
 FERRY_HIDDEN int ferry_rocksdb_attach(const char *lib_path, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_path(char *dst, size_t cap);
 FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
-                                    ferry_store **out, ferry_error *err);
+                                    const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err);
 FERRY_HIDDEN int ferry_lmdb_attach(const char *lib_path, ferry_error *err);
 FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
 FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra,
@@ -197,6 +216,8 @@ FERRY_HIDDEN int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *o
 /* Append a slot (copies name). Caller holds cf_lock or is opening. Returns FERRY_OK, ENOMEM,
  * EDBSFULL when the ids are used up. Does not check cf_named_max (ferry_cf_create does). */
 FERRY_HIDDEN int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out);
+/* As ferry_store_add_cf, with the slot's bits set before the slot is published. */
+FERRY_HIDDEN int ferry_store_add_cf2(ferry_store *s, const char *name, void *handle, int bits, uint32_t *id_out);
 /* Free the slot names and the table. Engines free the handles first. */
 FERRY_HIDDEN void ferry_store_base_free(ferry_store *s);
 

@@ -35,6 +35,11 @@ int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engin
 
 int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out)
 {
+    return ferry_store_add_cf2(s, name, handle, 0, id_out);
+}
+
+int ferry_store_add_cf2(ferry_store *s, const char *name, void *handle, int bits, uint32_t *id_out)
+{
     uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_relaxed);
     if (n >= FERRY_CF_ID_LIMIT) return FERRY_EDBSFULL;
     uint32_t x = n + FERRY_CF_CHUNK0;
@@ -51,6 +56,7 @@ int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t 
     slot->handle = handle;
     slot->name = copy;
     atomic_init(&slot->dropped, 0);
+    atomic_init(&slot->bits, bits);
     if (n > 0) s->cf_named++;
     atomic_store_explicit(&s->cf_count, n + 1, memory_order_release);
     if (id_out) *id_out = n;

@@ -1549,6 +1549,51 @@ static char *dup_expected(int reverse)
     return t;
 }
 
+/* Per-family options are RocksDB's: any setting is FERRY_ENOTSUP, none at all a plain family. */
+static void test_cf_options(void)
+{
+    ferry_store *s = open_store("cfopts");
+    int64_t lz4[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, -1, -1, -1 };
+    int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1 };
+    uint32_t cf = 0, flags = 0;
+    EQ(ferry_cf_create3(s, "a", 0, lz4, FERRY_CFOPT_COUNT, NULL, &cf, &err), FERRY_ENOTSUP);
+    EQ(strstr(err.message, "RocksDB") != NULL, 1);
+    EQ(ferry_cf_create3(s, "a", 0, none, FERRY_CFOPT_COUNT, "merge_operator=uint64add", &cf, &err), FERRY_ENOTSUP);
+    EQ(ferry_cf_create3(s, "a", 0, lz4, FERRY_CFOPT_COUNT + 1, NULL, &cf, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create3(s, "a", FERRY_CF_DUPSORT, none, FERRY_CFOPT_COUNT, "", &cf, &err), FERRY_OK);
+    EQ(ferry_cf_flags(s, cf, &flags, &err), FERRY_OK);
+    EQ(flags, FERRY_CF_DUPSORT);
+    /* read flags mean nothing to LMDB: the reads answer as without them */
+    char v[8];
+    size_t vlen = 0;
+    EQ(put_s(s, cf, "k", "v"), FERRY_OK);
+    EQ(ferry_get2(s, NULL, cf, "k", 1, FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS, v, sizeof v, &vlen,
+                  &err), FERRY_OK);
+    EQ(vlen == 1 && v[0] == 'v', 1);
+    EQ(ferry_get2(s, NULL, cf, "k", 1, FERRY_CURSOR_POINTERS, v, sizeof v, &vlen, &err), FERRY_EINVAL);
+    EQ(ferry_store_close(s), FERRY_OK);
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    uint8_t rec[128];
+    uint32_t nl = 1, el = 0;
+    memcpy(rec, &nl, 4);
+    memcpy(rec + 4, &el, 4);
+    memcpy(rec + 8, lz4, sizeof lz4);
+    rec[FERRY_CFDESC_HEADER] = 'a';
+    s = NULL;
+    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
+                         &s, &err), FERRY_ENOTSUP);
+    EQ(s == NULL, 1);
+    o[FERRY_OPT_CREATE_IF_MISSING] = 0;   /* a missing store is NOTFOUND before the records are judged */
+    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts-missing"), o, FERRY_OPT_COUNT, NULL, rec,
+                         FERRY_CFDESC_HEADER + 1, 1, &s, &err), FERRY_NOTFOUND);
+    o[FERRY_OPT_CREATE_IF_MISSING] = -1;
+    memcpy(rec + 8, none, sizeof none);
+    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
+                         &s, &err), FERRY_OK);
+    EQ(ferry_store_close(s), FERRY_OK);
+}
+
 static void test_dupsort(void)
 {
     ferry_store *s = open_store("dupsort");
@@ -1853,6 +1898,10 @@ static void test_null_handles(void)
     EQ(ferry_txn_close(NULL), FERRY_OK);
     EQ(ferry_txn_abandon(NULL), FERRY_OK);
     EQ(ferry_cf_create2(NULL, "f", FERRY_CF_DUPSORT, &u, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create3(NULL, "f", 0, NULL, 0, NULL, &u, &err), FERRY_EINVAL);
+    EQ(ferry_get2(NULL, NULL, 0, "k", 1, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_multi_get2(NULL, NULL, 0, 1, rec, 5, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, (int64_t *)&n, &err), FERRY_EINVAL);
+    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, NULL, NULL, 0, NULL, NULL, 0, 0, (ferry_store **)&t, &err), FERRY_EINVAL);
     EQ(ferry_cf_flags(NULL, 0, &u, &err), FERRY_EINVAL);
     EQ(ferry_value_count(NULL, NULL, 0, "k", 1, &n, NULL), FERRY_EINVAL);
     EQ(ferry_put2(NULL, 0, "k", 1, "v", 1, 0, &err), FERRY_EINVAL);
@@ -2009,6 +2058,7 @@ int main(int argc, char **argv)
     test_open_modes();
     test_checkpoint();
     test_dupsort();
+    test_cf_options();
     test_txn();
     test_null_handles();
     printf("%d passed, %d failed\n", passed, failed);

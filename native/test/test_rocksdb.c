@@ -1434,6 +1434,163 @@ static void test_txn(void)
     txn_mode = saved;
 }
 
+/* Append a ferry_store_open2 record to b at *n. */
+static void cf_rec(uint8_t *b, size_t *n, const char *name, const int64_t *o, const char *extra)
+{
+    uint32_t nl = (uint32_t)strlen(name), el = extra ? (uint32_t)strlen(extra) : 0;
+    memcpy(b + *n, &nl, 4);
+    memcpy(b + *n + 4, &el, 4);
+    memcpy(b + *n + 8, o, 8 * FERRY_CFOPT_COUNT);
+    memcpy(b + *n + FERRY_CFDESC_HEADER, name, nl);
+    if (el) memcpy(b + *n + FERRY_CFDESC_HEADER + nl, extra, el);
+    *n += FERRY_CFDESC_HEADER + nl + el;
+}
+
+/* Per-family options: a family with a prefix extractor, bloom filter, block size and LZ4 reads
+ * back; a family with a merge operator merges while the default one refuses; bad values and
+ * malformed records are argument errors; the merge operator is needed again at reopen. */
+static void test_cf_options(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("cfopts", &s), FERRY_OK);
+    if (!s) return;
+    int64_t o[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, 10, 8192, 4 };
+    int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1 };
+    uint32_t p = 0, m = 0, u = 0;
+    CHECK_RC(ferry_cf_create3(s, "p", 0, o, FERRY_CFOPT_COUNT, NULL, &p, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create3(s, "m", 0, none, FERRY_CFOPT_COUNT, "merge_operator=uint64add", &m, &err), FERRY_OK);
+    char key[16], buf[64];
+    for (int i = 0; i < 200; i++) {
+        snprintf(key, sizeof key, "k%03d-%d", i % 7, i);
+        CHECK_RC(put_s(s, p, key, key), FERRY_OK);
+    }
+    CHECK_RC(ferry_flush(s, p, &err), FERRY_OK);
+    CHECK_RC(get_s(s, NULL, p, "k003-10", buf, sizeof buf), FERRY_OK);
+    CHECK(strcmp(buf, "k003-10") == 0, "got %s", buf);
+    CHECK_RC(get_s(s, NULL, p, "k009-1", buf, sizeof buf), FERRY_NOTFOUND);
+    uint64_t one = 1, got = 0;
+    size_t vlen = 0;
+    CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
+    CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, m, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK(got == 2, "uint64add gives %llu", (unsigned long long)got);
+    CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_merge(s, p, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+    /* point reads with read flags */
+    uint32_t rf = FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS;
+    got = 0;
+    CHECK_RC(ferry_get2(s, NULL, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK(got == 2, "get2 gives %llu", (unsigned long long)got);
+    CHECK_RC(ferry_get2(s, NULL, p, "k003-10", 7, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK(vlen == 7 && memcmp(buf, "k003-10", 7) == 0, "get2 value");
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, FERRY_CURSOR_POINTERS, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, 0xffffffffu, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(NULL, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, p, NULL, 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, rf, buf, sizeof buf, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get2(s, NULL, 999, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    ferry_snapshot *snap = NULL;
+    CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
+    CHECK_RC(ferry_get2(s, snap, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK(got == 2, "get2 at a snapshot gives %llu", (unsigned long long)got);
+    uint8_t keys[32];
+    uint32_t kl = 1;
+    memcpy(keys, &kl, 4); keys[4] = 'n';
+    memcpy(keys + 5, &kl, 4); keys[9] = 'x';
+    int64_t lens[2];
+    uint8_t vals[64];
+    CHECK_RC(ferry_multi_get2(s, snap, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
+    CHECK(lens[0] == 8 && lens[1] == -1, "multi_get2 lens %lld %lld", (long long)lens[0], (long long)lens[1]);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
+    memcpy(&got, vals, 8);
+    CHECK(got == 3, "multi_get2 gives %llu", (unsigned long long)got);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 9, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, 0x100, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(NULL, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, NULL, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get2(s, NULL, m, 0, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
+    one = 1;
+
+    /* bad values, NULLs and garbage */
+    int64_t bad[][FERRY_CFOPT_COUNT] = {
+        { 9, -1, -1, -1 }, { -2, -1, -1, -1 }, { -1, FERRY_CFOPT_MAX_BLOOM_BITS + 1, -1, -1 }, { -1, -2, -1, -1 },
+        { -1, -1, 0, -1 }, { -1, -1, (int64_t)FERRY_CFOPT_MAX_BLOCK_SIZE + 1, -1 },
+        { -1, -1, -1, FERRY_CFOPT_MAX_PREFIX_LEN + 1 }, { -1, -1, -1, -5 },
+        { INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_RC(ferry_cf_create3(s, "x", 0, bad[i], FERRY_CFOPT_COUNT, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, "x", 0, o, FERRY_CFOPT_COUNT + 1, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, "x", 0, NULL, 2, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, "x", 0, none, 4, "merge_operator=sortlist", &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, "x", 0, none, 4, "comparator=x", &u, &err), FERRY_EINVAL);
+    CHECK(ferry_cf_create3(s, "x", 0, none, 4, "no such option=1", &u, &err) != FERRY_OK, "garbage options string");
+    CHECK_RC(ferry_cf_create3(s, "x", FERRY_CF_DUPSORT, o, 4, NULL, &u, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_cf_create3(NULL, "x", 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, NULL, 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, "", 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, "x", 0, o, 4, NULL, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create3(s, "p", 0, o, 4, NULL, &u, NULL), FERRY_EEXISTS);
+    /* an empty set of options is a plain family */
+    CHECK_RC(ferry_cf_create3(s, "plain", 0, NULL, 0, NULL, &u, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create3(s, "plain2", 0, none, 4, "", &u, &err), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+
+    /* reopen: family m without its merge operator is refused; with it, its operands merge on */
+    s = NULL;
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, dir("cfopts"), NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "'m'") != NULL, "%s", err.message);
+    uint8_t rec[1024];
+    size_t n = 0;
+    cf_rec(rec, &n, "m", none, "merge_operator=uint64add");
+    cf_rec(rec, &n, "p", o, NULL);
+    cf_rec(rec, &n, "not-there", o, NULL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, dir("cfopts"), NULL, 0, NULL, rec, n, 3, &s, &err), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
+        CHECK_RC(ferry_get(s, NULL, m, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
+        CHECK(got == 4, "uint64add after reopen gives %llu", (unsigned long long)got);
+        CHECK_RC(get_s(s, NULL, p, "k006-200", buf, sizeof buf), FERRY_NOTFOUND);
+        CHECK_RC(get_s(s, NULL, p, "k006-6", buf, sizeof buf), FERRY_OK);
+        CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    /* malformed records */
+    s = (ferry_store *)1;
+    const char *d = dir("cfopts");
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, NULL, 0, 1, &s, &err), FERRY_EINVAL);
+    CHECK(s == NULL, "out not cleared");
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 2, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n - 1, 3, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 4, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, UINT32_MAX, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, 7, 0, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, SIZE_MAX, 1, &s, &err), FERRY_EINVAL);
+    uint8_t two[512];
+    size_t tn = 0;
+    cf_rec(two, &tn, "m", none, "merge_operator=uint64add");
+    cf_rec(two, &tn, "m", none, NULL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 2, &s, &err), FERRY_EINVAL);
+    tn = 0;
+    uint32_t big = UINT32_MAX;
+    cf_rec(two, &tn, "m", none, NULL);
+    memcpy(two, &big, 4);   /* name length beyond the buffer */
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
+    memcpy(two + 4, &big, 4);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
+    tn = 0;
+    cf_rec(two, &tn, "m", bad[2], "merge_operator=uint64add");
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, NULL, NULL, 0, NULL, rec, n, 3, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 3, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open2(77, d, NULL, 0, NULL, rec, n, 3, &s, NULL), FERRY_EINVAL);
+    CHECK(s == NULL, "out not cleared");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1483,6 +1640,7 @@ int main(int argc, char **argv)
     test_backups();
     test_lmdb_only_flags();
     test_merge();
+    test_cf_options();
     test_sst();
     test_rocksjava();
 

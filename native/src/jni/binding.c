@@ -247,6 +247,38 @@ JNI_FN(cfCreate20)(JNIEnv *env, jclass cls, jlong s, jlong name, jint flags, jlo
     return ferry_cf_create2(P(s), P(name), (uint32_t)flags, P(id_out), P(err));
 }
 
+/* JniBinding.get20 */
+JNI_FN(get20)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jint flags, jlong dst,
+              jlong cap, jlong vlen_out, jlong err)
+{
+    return ferry_get2(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, (uint32_t)flags, P(dst), (size_t)cap,
+                      P(vlen_out), P(err));
+}
+
+/* JniBinding.multiGet20 */
+JNI_FN(multiGet20)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jint n, jlong keys, jlong keys_len,
+                   jint flags, jlong dst, jlong cap, jlong lens_out, jlong err)
+{
+    return ferry_multi_get2(P(s), P(snap), (uint32_t)cf, (uint32_t)n, P(keys), (size_t)keys_len, (uint32_t)flags,
+                            P(dst), (size_t)cap, P(lens_out), P(err));
+}
+
+/* JniBinding.cfCreate30 */
+JNI_FN(cfCreate30)(JNIEnv *env, jclass cls, jlong s, jlong name, jint flags, jlong opts, jint nopts, jlong extra,
+                   jlong id_out, jlong err)
+{
+    return ferry_cf_create3(P(s), P(name), (uint32_t)flags, P(opts), (uint32_t)nopts, P(extra), P(id_out), P(err));
+}
+
+/* JniBinding.storeOpen20 */
+JNI_FN(storeOpen20)(JNIEnv *env, jclass cls, jint engine, jlong path, jlong opts, jint nopts, jlong extra, jlong cfs,
+                    jlong cfs_len, jint ncfs, jlong out, jlong err)
+{
+    if (cfs_len < 0) return FERRY_EINVAL;
+    return ferry_store_open2(engine, P(path), P(opts), (uint32_t)nopts, P(extra), P(cfs), (size_t)cfs_len,
+                             (uint32_t)ncfs, P(out), P(err));
+}
+
 /* JniBinding.cfFlags0 */
 JNI_FN(cfFlags0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong out, jlong err)
 {

@@ -131,9 +131,40 @@ public final class Snapshot implements AutoCloseable {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
+        return multiGet(cf, keys, ReadOptions.DEFAULT);
+    }
+
+    /**
+     * Reads many keys at this snapshot with read options ({@link ReadOptions}).
+     *
+     * @param cf the family
+     * @param keys the keys
+     * @param options the read options
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
+        java.util.Objects.requireNonNull(options, "options");
         enter();
         try {
-            return store.multiGetImpl(handle, familyId(cf), keys);
+            return store.multiGetImpl(handle, familyId(cf), keys, options);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Reads a key at this snapshot with read options ({@link ReadOptions}).
+     *
+     * @param cf the family
+     * @param key the key
+     * @param options the read options
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
+        java.util.Objects.requireNonNull(options, "options");
+        enter();
+        try {
+            return store.getImpl(handle, familyId(cf), Store.requireKey(key), 0, key.length, options);
         } finally {
             guard.exit();
         }

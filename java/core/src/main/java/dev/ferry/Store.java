@@ -162,8 +162,19 @@ public final class Store implements AutoCloseable {
         if (extra != null) {
             m.putCString(extraOff, extra);
         }
-        int rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
-                extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+        int rc;
+        if (options.familyOptions.isEmpty()) {
+            rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
+                    extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+        } else {
+            byte[] cfs = familyRecords(options);
+            int cfsOff = (extraOff + (extra == null ? 0 : extra.length + 1) + 7) & ~7;
+            m = s.ensure((long) cfsOff + cfs.length, cfsOff);
+            m.buf.put(cfsOff, cfs);
+            rc = b.storeOpen2(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
+                    extra == null ? 0 : m.addr + extraOff, m.addr + cfsOff, cfs.length, options.familyOptions.size(),
+                    s.out(0), s.err());
+        }
         if (rc != 0) {
             throw s.error(rc);
         }
@@ -191,6 +202,25 @@ public final class Store implements AutoCloseable {
             throw e;
         }
         return store;
+    }
+
+    /** @return ferry_store_open2's family records for the options' per-family entries */
+    private static byte[] familyRecords(StoreOptions options) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (java.util.Map.Entry<String, ColumnFamilyOptions> e : options.familyOptions.entrySet()) {
+            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
+            String x = e.getValue().nativeOptionsString();
+            byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer h = ByteBuffer.allocate(Abi.CFDESC_HEADER).order(java.nio.ByteOrder.nativeOrder());
+            h.putInt(name.length).putInt(extra.length);
+            for (long v : e.getValue().toNative()) {
+                h.putLong(v);
+            }
+            out.write(h.array(), 0, Abi.CFDESC_HEADER);
+            out.write(name, 0, name.length);
+            out.write(extra, 0, extra.length);
+        }
+        return out.toByteArray();
     }
 
     /** @return the engine */
@@ -275,8 +305,31 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.AlreadyExists when it exists
      */
     public synchronized ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags) {
+        return createColumnFamily(name, flags, ColumnFamilyOptions.of());
+    }
+
+    /**
+     * Creates a RocksDB column family with options of its own (compression, bloom filter, block
+     * size, prefix extractor, merge operator; unset ones are the store's). RocksDB needs them again
+     * at every open: give them with {@link StoreOptions#columnFamily(String, ColumnFamilyOptions)}
+     * (see {@link ColumnFamilyOptions}).
+     *
+     * @param name as for {@link #createColumnFamily(String)}
+     * @param options the family's options
+     * @return the new family
+     * @throws IllegalArgumentException for a name the engine cannot store
+     * @throws FerryException.NotSupported on LMDB for options with any setting (LMDB has none of them;
+     *         {@link ColumnFamilyOptions#of()} creates a plain family)
+     * @throws FerryException.AlreadyExists when it exists
+     */
+    public synchronized ColumnFamily createColumnFamily(String name, ColumnFamilyOptions options) {
+        return createColumnFamily(name, EnumSet.noneOf(ColumnFamilyFlag.class), options);
+    }
+
+    private ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags, ColumnFamilyOptions options) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(flags, "flags");
+        Objects.requireNonNull(options, "options");
         if (flags.contains(ColumnFamilyFlag.DUPFIXED) && !flags.contains(ColumnFamilyFlag.DUPSORT)) {
             throw new IllegalArgumentException("column family flag DUPFIXED needs DUPSORT");
         }
@@ -300,8 +353,27 @@ public final class Store implements AutoCloseable {
         guard.enter();
         try {
             Scratch s = Scratch.get(binding);
-            int rc = mask == 0 ? binding.cfCreate(handle, s.cString(n), s.out(0), s.err())
-                    : binding.cfCreate2(handle, s.cString(n), mask, s.out(0), s.err());
+            int rc;
+            if (options.isEmpty()) {
+                rc = mask == 0 ? binding.cfCreate(handle, s.cString(n), s.out(0), s.err())
+                        : binding.cfCreate2(handle, s.cString(n), mask, s.out(0), s.err());
+            } else {
+                long[] o = options.toNative();
+                String x = options.nativeOptionsString();
+                byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
+                int optsOff = (Scratch.DATA + n.length + 1 + 7) & ~7;
+                int extraOff = optsOff + 8 * o.length;
+                NativeBuffer m = s.ensure((long) extraOff + (extra == null ? 0 : extra.length + 1), 0);
+                m.putCString(Scratch.DATA, n);
+                for (int i = 0; i < o.length; i++) {
+                    m.buf.putLong(optsOff + 8 * i, o[i]);
+                }
+                if (extra != null) {
+                    m.putCString(extraOff, extra);
+                }
+                rc = binding.cfCreate3(handle, m.addr + Scratch.DATA, mask, m.addr + optsOff, o.length,
+                        extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+            }
             if (rc != 0) {
                 throw s.error(rc);
             }
@@ -451,10 +523,43 @@ public final class Store implements AutoCloseable {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
+        return multiGet(cf, keys, ReadOptions.DEFAULT);
+    }
+
+    /**
+     * Reads a key with read options ({@link ReadOptions}: RocksDB's fillCache and verifyChecksums).
+     *
+     * @param cf the family
+     * @param key the key
+     * @param options the read options
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
+        requireKey(key);
+        Objects.requireNonNull(options, "options");
         int id = cfId(cf);
         guard.enter();
         try {
-            return multiGetImpl(0, id, keys);
+            return getImpl(0, id, key, 0, key.length, options);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Reads many keys with read options ({@link ReadOptions}).
+     *
+     * @param cf the family
+     * @param keys the keys
+     * @param options the read options
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
+        Objects.requireNonNull(options, "options");
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            return multiGetImpl(0, id, keys, options);
         } finally {
             guard.exit();
         }
@@ -1527,6 +1632,24 @@ public final class Store implements AutoCloseable {
         // from here the cursor's cleaner owns the release; tracking is weak
         host.track(c);
         return c;
+    }
+
+    byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen, ReadOptions options) {
+        int flags = options.flags();
+        if (flags == 0) {
+            return getImpl(snap, cf, key, koff, klen);
+        }
+        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get2(handle, snap, cf, k, kl, flags, d, c, vo, e),
+                key, koff, klen);
+    }
+
+    List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys, ReadOptions options) {
+        int flags = options.flags();
+        if (flags == 0) {
+            return multiGetImpl(snap, cf, keys);
+        }
+        return PointReads.multiGet(binding, readers,
+                (n, k, kl, d, c, lo, e) -> binding.multiGet2(handle, snap, cf, n, k, kl, flags, d, c, lo, e), keys);
     }
 
     byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {

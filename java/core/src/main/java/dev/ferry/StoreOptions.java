@@ -47,6 +47,7 @@ public final class StoreOptions {
     int pageSize = DEFAULT_PAGE_SIZE;
     TransactionMode transactions = TransactionMode.NONE;
     long lockTimeoutMillis = -1;
+    final java.util.LinkedHashMap<String, ColumnFamilyOptions> familyOptions = new java.util.LinkedHashMap<>();
 
     private StoreOptions(Engine engine) {
         this.engine = Objects.requireNonNull(engine, "engine");
@@ -283,6 +284,37 @@ public final class StoreOptions {
         }
         this.readaheadSize = bytes;
         return this;
+    }
+
+    /**
+     * RocksDB: the options of one column family at this open ({@link ColumnFamilyOptions}). RocksDB
+     * needs a family's options at every open and Ferry does not read them back from the store's
+     * files: give each family the options it was created with. A family without an entry here has
+     * the store's options; an entry for a family that does not exist is checked and otherwise ignored
+     * (create that family with {@link Store#createColumnFamily(String, ColumnFamilyOptions)}). The
+     * name {@code "default"} gives the default family options of its own. Giving a name again
+     * replaces its entry. On LMDB, options with any setting make the open throw
+     * {@link FerryException.NotSupported}; {@link ColumnFamilyOptions#of()} is accepted and changes
+     * nothing.
+     *
+     * @param name the family's name (non-empty, no NUL)
+     * @param options its options
+     * @return this
+     * @throws IllegalArgumentException for an empty name or one holding NUL
+     */
+    public StoreOptions columnFamily(String name, ColumnFamilyOptions options) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
+        if (name.isEmpty() || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("column family name must be non-empty and free of NUL characters");
+        }
+        familyOptions.put(name, options);
+        return this;
+    }
+
+    /** @return the per-family options given with {@link #columnFamily(String, ColumnFamilyOptions)}, by name */
+    public java.util.Map<String, ColumnFamilyOptions> columnFamilyOptions() {
+        return java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(familyOptions));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.ferry;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -53,6 +54,391 @@ public abstract class RocksJavaDifferentialTest {
 
     private Workload workload(long seed) {
         return new Workload(seed, FAMILIES, 0, 64);
+    }
+
+    private static byte[] le64(long v) {
+        return java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(v).array();
+    }
+
+    private static long le64(byte[] b) {
+        return java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Every entry of a RocksJava family, keys and values as strings (values of "n*" keys as uint64). */
+    private static java.util.TreeMap<String, String> readAll(RocksDB db, ColumnFamilyHandle h) {
+        java.util.TreeMap<String, String> m = new java.util.TreeMap<>();
+        try (RocksIterator it = db.newIterator(h)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                String k = new String(it.key(), StandardCharsets.UTF_8);
+                m.put(k, k.startsWith("n") ? Long.toString(le64(it.value())) : new String(it.value(), StandardCharsets.UTF_8));
+            }
+        }
+        return m;
+    }
+
+    /** The same through Ferry. */
+    private static java.util.TreeMap<String, String> readAll(Store store, ColumnFamily cf) {
+        java.util.TreeMap<String, String> m = new java.util.TreeMap<>();
+        try (Cursor c = store.cursor(cf, KeyRange.all(), null)) {
+            while (c.next()) {
+                String k = new String(c.keyBytes(), StandardCharsets.UTF_8);
+                byte[] v = c.value().toByteArray();
+                m.put(k, k.startsWith("n") ? Long.toString(le64(v)) : new String(v, StandardCharsets.UTF_8));
+            }
+        }
+        return m;
+    }
+
+    /** Entries of a family with a 4-byte prefix extractor and counters merged with uint64add. */
+    private static java.util.TreeMap<String, String> familyModel() {
+        java.util.TreeMap<String, String> m = new java.util.TreeMap<>();
+        for (int i = 0; i < 500; i++) {
+            m.put(String.format("p%03d/%04d", i % 23, i), "value-" + i);
+        }
+        for (int i = 1; i < 20; i++) {
+            m.put("n" + i, Long.toString(i * (i + 1) / 2));
+        }
+        return m;
+    }
+
+    @Test
+    void familyOptionsGivenByFerryAreTheOnesRocksJavaLoadsFromTheOptionsFile() throws Exception {
+        Path db = dir.resolve("db");
+        dev.ferry.ColumnFamilyOptions events = dev.ferry.ColumnFamilyOptions.of().compression(Compression.LZ4)
+                .bloomBitsPerKey(10).blockSize(8192).fixedPrefixLength(4).mergeOperator(MergeOperator.UINT64_ADD);
+        dev.ferry.ColumnFamilyOptions raw = dev.ferry.ColumnFamilyOptions.of().compression(Compression.NONE);
+        java.util.TreeMap<String, String> model = familyModel();
+        try (Store store = Store.open(db, ferryOptions())) {
+            ColumnFamily e = store.createColumnFamily("events", events);
+            ColumnFamily r = store.createColumnFamily("raw", raw);
+            for (Map.Entry<String, String> x : model.entrySet()) {
+                if (x.getKey().startsWith("n")) {
+                    int n = Integer.parseInt(x.getKey().substring(1));
+                    for (int j = 1; j <= n; j++) {
+                        store.merge(e, utf8(x.getKey()), le64(j));
+                    }
+                } else {
+                    store.put(e, utf8(x.getKey()), utf8(x.getValue()));
+                    store.put(r, utf8(x.getKey()), utf8(x.getValue()));
+                }
+            }
+            store.flush(e);
+            store.flush(r);
+        }
+        List<ColumnFamilyDescriptor> descs = new ArrayList<>();
+        try (DBOptions dbo = new DBOptions(); org.rocksdb.ConfigOptions co = new org.rocksdb.ConfigOptions()) {
+            org.rocksdb.OptionsUtil.loadLatestOptions(co, db.toString(), dbo, descs);
+            Map<String, ColumnFamilyDescriptor> byName = new java.util.HashMap<>();
+            for (ColumnFamilyDescriptor d : descs) {
+                byName.put(new String(d.getName(), StandardCharsets.UTF_8), d);
+            }
+            assertEquals(org.rocksdb.CompressionType.LZ4_COMPRESSION, byName.get("events").getOptions().compressionType());
+            assertEquals(org.rocksdb.CompressionType.NO_COMPRESSION, byName.get("raw").getOptions().compressionType());
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            try (RocksDB rdb = RocksDB.open(dbo, db.toString(), descs, handles)) {
+                try {
+                    int e = descs.indexOf(byName.get("events"));
+                    int r = descs.indexOf(byName.get("raw"));
+                    assertEquals(model, readAll(rdb, handles.get(e)), "RocksJava read Ferry's family with its loaded options");
+                    java.util.TreeMap<String, String> plain = new java.util.TreeMap<>(model);
+                    plain.keySet().removeIf(k -> k.startsWith("n"));
+                    assertEquals(plain, readAll(rdb, handles.get(r)));
+                    // the loaded merge operator is uint64add: RocksJava's own merge adds
+                    rdb.merge(handles.get(e), utf8("n19"), le64(10));
+                    assertEquals(200, le64(rdb.get(handles.get(e), utf8("n19"))));
+                    // a prefix seek with the loaded prefix extractor finds the prefix's keys
+                    try (org.rocksdb.ReadOptions ro = new org.rocksdb.ReadOptions().setPrefixSameAsStart(true);
+                            RocksIterator it = rdb.newIterator(handles.get(e), ro)) {
+                        int n = 0;
+                        for (it.seek(utf8("p007")); it.isValid(); it.next()) {
+                            assertTrue(new String(it.key(), StandardCharsets.UTF_8).startsWith("p007"));
+                            n++;
+                        }
+                        assertEquals(model.subMap("p007", "p008").size(), n);
+                    }
+                } finally {
+                    for (ColumnFamilyHandle h : handles) {
+                        h.close();
+                    }
+                }
+            }
+        } finally {
+            for (ColumnFamilyDescriptor d : descs) {
+                d.getOptions().close();
+            }
+        }
+    }
+
+    @Test
+    void familyWithOptionsWrittenByRocksJavaIsReadAndMergedByFerry() throws Exception {
+        Path db = dir.resolve("db");
+        java.util.TreeMap<String, String> model = familyModel();
+        try (Options o = new Options().setCreateIfMissing(true);
+                ColumnFamilyOptions eo = new ColumnFamilyOptions().setCompressionType(org.rocksdb.CompressionType.LZ4_COMPRESSION)
+                        .useFixedLengthPrefixExtractor(4).setMergeOperatorName("uint64add");
+                RocksDB rdb = RocksDB.open(o, db.toString())) {
+            try (ColumnFamilyHandle e = rdb.createColumnFamily(new ColumnFamilyDescriptor(utf8("events"), eo))) {
+                for (Map.Entry<String, String> x : model.entrySet()) {
+                    if (x.getKey().startsWith("n")) {
+                        int n = Integer.parseInt(x.getKey().substring(1));
+                        for (int j = 1; j <= n; j++) {
+                            rdb.merge(e, utf8(x.getKey()), le64(j));
+                        }
+                    } else {
+                        rdb.put(e, utf8(x.getKey()), utf8(x.getValue()));
+                    }
+                }
+                try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                    rdb.flush(fo, e);
+                }
+            }
+        }
+        // the family holds merge operands: Ferry refuses to open it without an operator for it
+        FerryException.InvalidArgument bad = assertThrows(FerryException.InvalidArgument.class,
+                () -> Store.open(db, ferryOptions()));
+        assertTrue(bad.getMessage().contains("'events'"), bad.getMessage());
+        dev.ferry.ColumnFamilyOptions events = dev.ferry.ColumnFamilyOptions.of().compression(Compression.LZ4)
+                .fixedPrefixLength(4).mergeOperator(MergeOperator.UINT64_ADD);
+        try (Store store = Store.open(db, ferryOptions().columnFamily("events", events))) {
+            ColumnFamily e = store.columnFamily("events").orElseThrow();
+            assertEquals(model, readAll(store, e), "Ferry read RocksJava's family");
+            store.merge(e, utf8("n19"), le64(10));
+            assertEquals(200, le64(store.get(e, utf8("n19"))));
+            assertThrows(FerryException.NotSupported.class, () -> store.merge(utf8("n19"), le64(1)));
+        }
+    }
+
+    // ---- checkpoints and merge operators, both ways ----
+
+    @Test
+    void checkpointMadeByFerryIsReadFullyByRocksJava() throws Exception {
+        Workload w = workload(0xF0_0010L);
+        Path db = dir.resolve("db");
+        Path ckpt = dir.resolve("ckpt");
+        try (Store store = Store.open(db, ferryOptions())) {
+            Workload.apply(w.next(2500, 600), FerryWorkloads.target(store, FerryWorkloads.families(store, w, true)));
+            store.checkpoint(ckpt);
+            // writes after the checkpoint stay out of it
+            for (ColumnFamily cf : store.columnFamilies()) {
+                store.put(cf, utf8("written-after-the-checkpoint"), utf8("x"));
+            }
+        }
+        FerryWorkloads.assertSubstantial(w, 100);
+        verifyWithRocksJava(ckpt, w, "Ferry/" + binding() + " checkpoint, RocksJava read");
+    }
+
+    @Test
+    void checkpointMadeByRocksJavaIsReadFullyByFerry() throws Exception {
+        Workload w = workload(0xF0_0011L);
+        Path db = dir.resolve("db");
+        Path ckpt = dir.resolve("ckpt");
+        try (RocksOpen ro = RocksOpen.open(db, true)) {
+            Workload.apply(w.next(2500, 600), ro.target());
+            try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(ro.db)) {
+                cp.createCheckpoint(ckpt.toString());
+            }
+            for (ColumnFamilyHandle h : ro.handles) {
+                ro.db.put(h, utf8("written-after-the-checkpoint"), utf8("x"));
+            }
+        }
+        FerryWorkloads.assertSubstantial(w, 100);
+        try (Store store = Store.open(ckpt, ferryOptions().createIfMissing(false))) {
+            FerryWorkloads.verify(store, w, "RocksJava checkpoint, Ferry/" + binding() + " read");
+        }
+    }
+
+    /** The values merge operands combine to: counts (uint64add) and lists (stringappend), per key. */
+    private static final class MergeModel {
+        final java.util.TreeMap<String, Long> counts = new java.util.TreeMap<>();
+        final java.util.TreeMap<String, String> lists = new java.util.TreeMap<>();
+
+        /** Operands of round r: key i gets i + r added and "r.i" appended; some keys get a put first. */
+        void round(int r, MergeWriter out) throws Exception {
+            java.util.Random rnd = new java.util.Random(r);
+            for (int i = 0; i < 200; i++) {
+                String k = String.format("key%04d", rnd.nextInt(120));
+                if (rnd.nextInt(10) == 0) {
+                    out.putCount(k, 1000);
+                    counts.put(k, 1000L);
+                    out.putList(k, "base");
+                    lists.put(k, "base");
+                }
+                out.add(k, i + r);
+                counts.merge(k, (long) (i + r), Long::sum);
+                String item = r + "." + i;
+                out.append(k, item);
+                lists.merge(k, item, (a, b) -> a + "," + b);
+            }
+        }
+    }
+
+    /** Where MergeModel's operands go. */
+    private interface MergeWriter {
+        void putCount(String k, long v) throws Exception;
+
+        void putList(String k, String v) throws Exception;
+
+        void add(String k, long v) throws Exception;
+
+        void append(String k, String item) throws Exception;
+    }
+
+    private static final dev.ferry.ColumnFamilyOptions COUNTS =
+            dev.ferry.ColumnFamilyOptions.of().mergeOperator(MergeOperator.UINT64_ADD);
+    private static final dev.ferry.ColumnFamilyOptions LISTS =
+            dev.ferry.ColumnFamilyOptions.of().mergeOperator(MergeOperator.STRING_APPEND);
+
+    private StoreOptions mergeOptions() {
+        return ferryOptions().columnFamily("counts", COUNTS).columnFamily("lists", LISTS);
+    }
+
+    private static void mergeWithFerry(Store store, MergeModel m, int round) throws Exception {
+        ColumnFamily counts = store.columnFamily("counts").orElseGet(() -> store.createColumnFamily("counts", COUNTS));
+        ColumnFamily lists = store.columnFamily("lists").orElseGet(() -> store.createColumnFamily("lists", LISTS));
+        m.round(round, new MergeWriter() {
+            @Override public void putCount(String k, long v) {
+                store.put(counts, utf8(k), le64(v));
+            }
+
+            @Override public void putList(String k, String v) {
+                store.put(lists, utf8(k), utf8(v));
+            }
+
+            @Override public void add(String k, long v) {
+                store.merge(counts, utf8(k), le64(v));
+            }
+
+            @Override public void append(String k, String item) {
+                try (dev.ferry.WriteBatch b = new dev.ferry.WriteBatch()) {
+                    store.write(b.merge(lists, utf8(k), utf8(item)));
+                }
+            }
+        });
+    }
+
+    private static void verifyWithFerry(Store store, MergeModel m, String ctx) {
+        ColumnFamily counts = store.columnFamily("counts").orElseThrow();
+        ColumnFamily lists = store.columnFamily("lists").orElseThrow();
+        java.util.TreeMap<String, Long> gotCounts = new java.util.TreeMap<>();
+        try (Cursor c = store.cursor(counts, KeyRange.all(), null)) {
+            while (c.next()) {
+                gotCounts.put(new String(c.keyBytes(), StandardCharsets.UTF_8), le64(c.value().toByteArray()));
+            }
+        }
+        assertEquals(m.counts, gotCounts, ctx + ": uint64add counts");
+        java.util.TreeMap<String, String> gotLists = new java.util.TreeMap<>();
+        for (String k : m.lists.keySet()) {
+            gotLists.put(k, new String(store.get(lists, utf8(k)), StandardCharsets.UTF_8));
+        }
+        assertEquals(m.lists, gotLists, ctx + ": stringappend lists");
+    }
+
+    /** A RocksJava database with the families counts (uint64add) and lists (stringappend). */
+    private static void withRocksJavaMerging(Path db, RocksMergeBody body) throws Exception {
+        try (DBOptions o = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+                ColumnFamilyOptions plain = new ColumnFamilyOptions();
+                ColumnFamilyOptions add = new ColumnFamilyOptions().setMergeOperatorName("uint64add");
+                ColumnFamilyOptions append = new ColumnFamilyOptions().setMergeOperatorName("stringappend")) {
+            List<ColumnFamilyDescriptor> ds = List.of(new ColumnFamilyDescriptor(utf8("default"), plain),
+                    new ColumnFamilyDescriptor(utf8("counts"), add), new ColumnFamilyDescriptor(utf8("lists"), append));
+            List<ColumnFamilyHandle> hs = new ArrayList<>();
+            try (RocksDB rdb = RocksDB.open(o, db.toString(), ds, hs)) {
+                try {
+                    body.run(rdb, hs.get(1), hs.get(2));
+                    try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                        rdb.flush(fo, hs.get(1)); // some operands in table files, some in the log
+                    }
+                } finally {
+                    for (ColumnFamilyHandle h : hs) {
+                        h.close();
+                    }
+                }
+            }
+        }
+    }
+
+    private interface RocksMergeBody {
+        void run(RocksDB db, ColumnFamilyHandle counts, ColumnFamilyHandle lists) throws Exception;
+    }
+
+    private static void mergeWithRocksJava(RocksDB db, ColumnFamilyHandle counts, ColumnFamilyHandle lists, MergeModel m,
+            int round) throws Exception {
+        m.round(round, new MergeWriter() {
+            @Override public void putCount(String k, long v) throws RocksDBException {
+                db.put(counts, utf8(k), le64(v));
+            }
+
+            @Override public void putList(String k, String v) throws RocksDBException {
+                db.put(lists, utf8(k), utf8(v));
+            }
+
+            @Override public void add(String k, long v) throws RocksDBException {
+                db.merge(counts, utf8(k), le64(v));
+            }
+
+            @Override public void append(String k, String item) throws RocksDBException {
+                db.merge(lists, utf8(k), utf8(item));
+            }
+        });
+    }
+
+    private static void verifyWithRocksJava(RocksDB db, ColumnFamilyHandle counts, ColumnFamilyHandle lists, MergeModel m,
+            String ctx) throws RocksDBException {
+        java.util.TreeMap<String, Long> gotCounts = new java.util.TreeMap<>();
+        try (RocksIterator it = db.newIterator(counts)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                gotCounts.put(new String(it.key(), StandardCharsets.UTF_8), le64(it.value()));
+            }
+        }
+        assertEquals(m.counts, gotCounts, ctx + ": uint64add counts");
+        java.util.TreeMap<String, String> gotLists = new java.util.TreeMap<>();
+        for (String k : m.lists.keySet()) {
+            gotLists.put(k, new String(db.get(lists, utf8(k)), StandardCharsets.UTF_8));
+        }
+        assertEquals(m.lists, gotLists, ctx + ": stringappend lists");
+    }
+
+    @Test
+    void mergesByFerryAreReadByRocksJavaWithTheSameOperatorsAndTheReverse() throws Exception {
+        Path db = dir.resolve("db");
+        MergeModel m = new MergeModel();
+        try (Store store = Store.open(db, mergeOptions())) {
+            mergeWithFerry(store, m, 1);
+            store.flush(store.columnFamily("lists").orElseThrow());
+            mergeWithFerry(store, m, 2); // these stay in the log
+        }
+        withRocksJavaMerging(db, (rdb, counts, lists) -> {
+            verifyWithRocksJava(rdb, counts, lists, m, "Ferry/" + binding() + " merged, RocksJava read");
+            mergeWithRocksJava(rdb, counts, lists, m, 3);
+        });
+        try (Store store = Store.open(db, mergeOptions())) {
+            verifyWithFerry(store, m, "RocksJava merged on, Ferry/" + binding() + " read");
+            mergeWithFerry(store, m, 4);
+            store.compactRange(store.columnFamily("counts").orElseThrow(), null, null);
+            verifyWithFerry(store, m, "Ferry merged and compacted");
+        }
+    }
+
+    @Test
+    void mergesByRocksJavaAreReadByFerryWithTheSameOperatorsAndTheReverse() throws Exception {
+        Path db = dir.resolve("db");
+        MergeModel m = new MergeModel();
+        withRocksJavaMerging(db, (rdb, counts, lists) -> mergeWithRocksJava(rdb, counts, lists, m, 1));
+        try (Store store = Store.open(db, mergeOptions())) {
+            verifyWithFerry(store, m, "RocksJava merged, Ferry/" + binding() + " read");
+            mergeWithFerry(store, m, 2);
+        }
+        withRocksJavaMerging(db, (rdb, counts, lists) ->
+                verifyWithRocksJava(rdb, counts, lists, m, "Ferry/" + binding() + " merged on, RocksJava read"));
+        // the store-wide operator serves a family too: counts read with StoreOptions.mergeOperator
+        try (Store store = Store.open(db, ferryOptions().mergeOperator(MergeOperator.UINT64_ADD)
+                .columnFamily("lists", LISTS))) {
+            verifyWithFerry(store, m, "store-wide uint64add");
+        }
     }
 
     @Test

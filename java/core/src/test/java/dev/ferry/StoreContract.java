@@ -2089,6 +2089,292 @@ public abstract class StoreContract {
         return ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
+    // ---- read options on point reads ----
+
+    @Test
+    void readOptionsOnGetsGiveTheSameResults() {
+        ColumnFamily cf = store.createColumnFamily("ro");
+        for (int i = 0; i < 300; i++) {
+            store.put(cf, b("k" + i), b("v" + i));
+        }
+        store.flush(cf);
+        List<ReadOptions> all = List.of(ReadOptions.DEFAULT, ReadOptions.DEFAULT.fillCache(false),
+                ReadOptions.DEFAULT.verifyChecksums(false), ReadOptions.DEFAULT.fillCache(false).verifyChecksums(false));
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 320; i += 3) {
+            keys.add(b("k" + i));
+        }
+        List<byte[]> want = store.multiGet(cf, keys);
+        try (Snapshot snap = store.snapshot()) {
+            store.put(cf, b("k1"), b("changed"));
+            for (ReadOptions o : all) {
+                assertEquals("changed", s(store.get(cf, b("k1"), o)), o.toString());
+                assertEquals("v1", s(snap.get(cf, b("k1"), o)), o.toString());
+                assertEquals("v299", s(store.get(cf, b("k299"), o)), o.toString());
+                assertNull(store.get(cf, b("k300"), o));
+                List<byte[]> got = store.multiGet(cf, keys, o);
+                List<byte[]> atSnap = snap.multiGet(cf, keys, o);
+                assertEquals(want.size(), got.size());
+                for (int i = 0; i < want.size(); i++) {
+                    assertArrayEquals(want.get(i), atSnap.get(i), o + " key " + s(keys.get(i)));
+                    assertArrayEquals(want.get(i), got.get(i), o + " key " + s(keys.get(i)));
+                }
+            }
+        }
+        ReadOptions o = ReadOptions.DEFAULT.fillCache(false).verifyChecksums(false);
+        assertFalse(o.fillCache());
+        assertFalse(o.verifyChecksums());
+        assertEquals(ReadOptions.DEFAULT, o.fillCache(true).verifyChecksums(true));
+        assertThrows(NullPointerException.class, () -> store.get(cf, b("k1"), (ReadOptions) null));
+        assertThrows(NullPointerException.class, () -> store.multiGet(cf, keys, null));
+        assertThrows(NullPointerException.class, () -> store.get(cf, null, o));
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.get(cf, b("k1"), o));
+        assertThrows(IllegalStateException.class, () -> store.multiGet(cf, keys, o));
+        store = Store.open(dir.resolve("db"), options());
+    }
+
+    @Test
+    void getWithoutFillCacheLeavesTheBlockCacheAlone() {
+        if (options().engine() != Engine.ROCKSDB) {
+            return; // LMDB has no block cache (the options have no effect: readOptionsOnGetsGiveTheSameResults)
+        }
+        store.close();
+        store = Store.open(dir.resolve("db"), options().statistics(true).blockCacheSize(8 << 20));
+        for (int i = 0; i < 2000; i++) {
+            store.put(b(String.format("key%05d", i)), b("value-".repeat(20) + i));
+        }
+        store.flush();
+        long before = store.statistics().ticker("rocksdb.block.cache.add");
+        for (int i = 0; i < 2000; i += 50) {
+            assertNotNull(store.get(store.defaultColumnFamily(), b(String.format("key%05d", i)), ReadOptions.DEFAULT.fillCache(false)));
+        }
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 2000; i += 97) {
+            keys.add(b(String.format("key%05d", i)));
+        }
+        store.multiGet(store.defaultColumnFamily(), keys, ReadOptions.DEFAULT.fillCache(false));
+        long untouched = store.statistics().ticker("rocksdb.block.cache.add");
+        assertEquals(before, untouched, "reads with fillCache(false) added blocks to the cache");
+        for (int i = 0; i < 2000; i += 50) {
+            assertNotNull(store.get(b(String.format("key%05d", i))));
+        }
+        assertTrue(store.statistics().ticker("rocksdb.block.cache.add") > untouched, "default reads fill the cache");
+    }
+
+    // ---- per-column-family options (RocksDB) ----
+
+    /**
+     * The newest OPTIONS-* file's sections for a family ({@code [CFOptions "name"]} up to the next
+     * family's), where RocksDB writes the options a family is open with.
+     */
+    static String optionsFileSection(Path db, String family) {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(db)) {
+            Path newest = files.filter(f -> f.getFileName().toString().matches("OPTIONS-\\d+"))
+                    .max(java.util.Comparator.comparingLong(f -> Long.parseLong(f.getFileName().toString().substring(8))))
+                    .orElseThrow(() -> new AssertionError("no OPTIONS file in " + db));
+            String text = java.nio.file.Files.readString(newest);
+            int from = text.indexOf("[CFOptions \"" + family + "\"]");
+            assertTrue(from >= 0, "no section for " + family + " in " + newest);
+            int to = text.indexOf("[CFOptions \"", from + 1);
+            return text.substring(from, to < 0 ? text.length() : to);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private StoreOptions withFamilies(Map<String, ColumnFamilyOptions> families) {
+        StoreOptions o = options();
+        families.forEach(o::columnFamily);
+        return o;
+    }
+
+    @Test
+    void familyWithPrefixExtractorAndBloomAnswersPrefixRangesAndGets() {
+        ColumnFamilyOptions o = ColumnFamilyOptions.of().fixedPrefixLength(4).bloomBitsPerKey(10).blockSize(1024)
+                .compression(Compression.LZ4);
+        if (options().engine() == Engine.LMDB) {
+            FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class,
+                    () -> store.createColumnFamily("events", o));
+            assertTrue(e.getMessage().contains("RocksDB"), e.getMessage());
+            assertTrue(store.columnFamily("events").isEmpty());
+            return;
+        }
+        ColumnFamily cf = store.createColumnFamily("events", o);
+        TreeMap<String, String> model = new TreeMap<>();
+        for (int i = 0; i < 600; i++) {
+            String k = String.format("u%03d/%05d", i % 37, i);
+            model.put(k, "v" + i);
+            store.put(cf, b(k), b("v" + i));
+        }
+        store.put(cf, b("u"), b("short")); // shorter than the prefix: no prefix, still a key
+        model.put("u", "short");
+        store.flush(cf);
+        for (int p = 0; p < 40; p++) {
+            String prefix = String.format("u%03d", p);
+            List<String> want = new ArrayList<>(model.subMap(prefix, prefix + "\uffff").keySet());
+            List<String> got = new ArrayList<>();
+            try (Cursor c = store.cursor(cf, KeyRange.prefix(b(prefix)), null)) {
+                while (c.next()) {
+                    got.add(s(c.keyBytes()));
+                }
+            }
+            assertEquals(want, got, prefix);
+        }
+        // a range across prefixes is exact too (cursors seek in total order)
+        try (Cursor c = store.cursor(cf, KeyRange.closed(b("u005/00999"), b("u007")), null)) {
+            List<String> got = new ArrayList<>();
+            while (c.next()) {
+                got.add(s(c.keyBytes()));
+            }
+            assertEquals(new ArrayList<>(model.subMap("u005/00999", true, "u007", true).keySet()), got);
+        }
+        for (Map.Entry<String, String> e : model.entrySet()) {
+            assertEquals(e.getValue(), s(store.get(cf, b(e.getKey()))), e.getKey());
+        }
+        assertNull(store.get(cf, b("u099/00001"))); // a prefix with no keys
+        assertNull(store.get(cf, b("u001/99999")));
+        String section = optionsFileSection(store.path(), "events");
+        assertTrue(section.contains("prefix_extractor=rocksdb.FixedPrefix.4"), section);
+        assertTrue(section.contains("compression=kLZ4Compression"), section);
+        assertTrue(section.contains("block_size=1024"), section);
+        assertTrue(section.toLowerCase(java.util.Locale.ROOT).contains("bloom"), section);
+        // the default family keeps the store's options
+        String dflt = optionsFileSection(store.path(), "default");
+        assertTrue(dflt.contains("prefix_extractor=nullptr"), dflt);
+        assertFalse(dflt.contains("block_size=1024"), dflt);
+    }
+
+    @Test
+    void familiesWithNoCompressionAndLz4BothRoundTripAndKeepTheirSettingsAtReopen() {
+        ColumnFamilyOptions none = ColumnFamilyOptions.of().compression(Compression.NONE);
+        ColumnFamilyOptions lz4 = ColumnFamilyOptions.of().compression(Compression.LZ4).blockSize(16384);
+        if (options().engine() == Engine.LMDB) {
+            assertThrows(FerryException.NotSupported.class, () -> store.createColumnFamily("plain", none));
+            store.close();
+            FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class,
+                    () -> Store.open(dir.resolve("db"), options().columnFamily("plain", lz4)));
+            assertTrue(e.getMessage().contains("plain"), e.getMessage());
+            // nothing set: accepted, a plain family
+            store = Store.open(dir.resolve("db"), options().columnFamily("plain", ColumnFamilyOptions.of()));
+            ColumnFamily cf = store.createColumnFamily("plain", ColumnFamilyOptions.of());
+            store.put(cf, b("k"), b("v"));
+            assertEquals("v", s(store.get(cf, b("k"))));
+            return;
+        }
+        ColumnFamily a = store.createColumnFamily("plain", none);
+        ColumnFamily z = store.createColumnFamily("packed", lz4);
+        byte[] value = b("abcdefgh".repeat(64));
+        for (int i = 0; i < 300; i++) {
+            store.put(a, b("k" + i), value);
+            store.put(z, b("k" + i), value);
+        }
+        store.flush(a);
+        store.flush(z);
+        for (int i = 0; i < 300; i += 7) {
+            assertArrayEquals(value, store.get(a, b("k" + i)));
+            assertArrayEquals(value, store.get(z, b("k" + i)));
+        }
+        long plainBytes = store.propertyLong(a, "rocksdb.total-sst-files-size").orElseThrow();
+        long packedBytes = store.propertyLong(z, "rocksdb.total-sst-files-size").orElseThrow();
+        assertTrue(packedBytes < plainBytes, "lz4 " + packedBytes + " bytes, none " + plainBytes);
+        store.close();
+        store = Store.open(dir.resolve("db"), withFamilies(Map.of("plain", none, "packed", lz4)));
+        ColumnFamily a2 = store.columnFamily("plain").orElseThrow();
+        ColumnFamily z2 = store.columnFamily("packed").orElseThrow();
+        assertTrue(optionsFileSection(store.path(), "plain").contains("compression=kNoCompression"));
+        String packed = optionsFileSection(store.path(), "packed");
+        assertTrue(packed.contains("compression=kLZ4Compression") && packed.contains("block_size=16384"), packed);
+        assertArrayEquals(value, store.get(a2, b("k299")));
+        assertArrayEquals(value, store.get(z2, b("k0")));
+        // opened without them, the families have the store's options and their files stay readable
+        store.close();
+        store = Store.open(dir.resolve("db"), options().compression(Compression.SNAPPY));
+        assertTrue(optionsFileSection(store.path(), "packed").contains("compression=kSnappyCompression"));
+        assertArrayEquals(value, store.get(store.columnFamily("packed").orElseThrow(), b("k5")));
+    }
+
+    @Test
+    void familyWithMergeOperatorMergesWhileDefaultRefusesAndNeedsItAgainAtReopen() {
+        ColumnFamilyOptions counts = ColumnFamilyOptions.of().mergeOperator(MergeOperator.UINT64_ADD);
+        if (options().engine() == Engine.LMDB) {
+            assertThrows(FerryException.NotSupported.class, () -> store.createColumnFamily("counts", counts));
+            return;
+        }
+        ColumnFamily c = store.createColumnFamily("counts", counts);
+        ColumnFamily plain = store.createColumnFamily("plain");
+        for (int i = 1; i <= 10; i++) {
+            store.merge(c, b("hits"), le64(i));
+        }
+        try (WriteBatch w = new WriteBatch()) {
+            w.merge(c, b("hits"), le64(45));
+            store.write(w);
+        }
+        assertEquals(100, le64(store.get(c, b("hits"))));
+        FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, () -> store.merge(b("hits"), le64(1)));
+        assertTrue(e.getMessage().contains("merge operator"), e.getMessage());
+        assertThrows(FerryException.NotSupported.class, () -> store.merge(plain, b("hits"), le64(1)));
+        try (WriteBatch w = new WriteBatch()) {
+            w.put(c, b("before"), b("1")).merge(plain, b("k"), le64(1));
+            assertThrows(FerryException.NotSupported.class, () -> store.write(w));
+        }
+        assertNull(store.get(c, b("before")));
+        assertTrue(optionsFileSection(store.path(), "counts").contains("merge_operator="));
+        store.flush(c);
+        store.close();
+        // without the family's operator the open fails, naming the family; with it, the counts go on
+        FerryException.InvalidArgument bad = assertThrows(FerryException.InvalidArgument.class,
+                () -> Store.open(dir.resolve("db"), options()));
+        assertTrue(bad.getMessage().contains("'counts'"), bad.getMessage());
+        store = Store.open(dir.resolve("db"), options().columnFamily("counts", counts));
+        ColumnFamily c2 = store.columnFamily("counts").orElseThrow();
+        store.merge(c2, b("hits"), le64(-1));
+        assertEquals(99, le64(store.get(c2, b("hits"))));
+        assertThrows(FerryException.NotSupported.class, () -> store.merge(b("hits"), le64(1)));
+        // a store-wide operator serves the family as well
+        store.close();
+        store = Store.open(dir.resolve("db"), options().mergeOperator(MergeOperator.UINT64_ADD));
+        store.merge(store.columnFamily("counts").orElseThrow(), b("hits"), le64(1));
+        assertEquals(100, le64(store.get(store.columnFamily("counts").orElseThrow(), b("hits"))));
+    }
+
+    @Test
+    void columnFamilyOptionsRefuseValuesOutOfRange() {
+        ColumnFamilyOptions o = ColumnFamilyOptions.of();
+        assertTrue(o.isEmpty());
+        assertThrows(IllegalArgumentException.class, () -> o.bloomBitsPerKey(-1));
+        assertThrows(IllegalArgumentException.class, () -> o.bloomBitsPerKey(dev.ferry.internal.Abi.CFOPT_MAX_BLOOM_BITS + 1));
+        o.bloomBitsPerKey(dev.ferry.internal.Abi.CFOPT_MAX_BLOOM_BITS);
+        assertThrows(IllegalArgumentException.class, () -> o.blockSize(0));
+        assertThrows(IllegalArgumentException.class, () -> o.blockSize(dev.ferry.internal.Abi.CFOPT_MAX_BLOCK_SIZE + 1));
+        o.blockSize(dev.ferry.internal.Abi.CFOPT_MAX_BLOCK_SIZE);
+        assertThrows(IllegalArgumentException.class, () -> o.fixedPrefixLength(-1));
+        assertThrows(IllegalArgumentException.class, () -> o.fixedPrefixLength(dev.ferry.internal.Abi.CFOPT_MAX_PREFIX_LEN + 1));
+        o.fixedPrefixLength(dev.ferry.internal.Abi.CFOPT_MAX_PREFIX_LEN);
+        assertThrows(NullPointerException.class, () -> o.compression(null));
+        assertThrows(NullPointerException.class, () -> o.mergeOperator(null));
+        assertThrows(IllegalArgumentException.class, () -> options().columnFamily("", o));
+        assertThrows(IllegalArgumentException.class, () -> options().columnFamily("a\0b", o));
+        assertThrows(NullPointerException.class, () -> options().columnFamily("a", null));
+        ColumnFamilyOptions set = o.blockSize(4096).fixedPrefixLength(0).bloomBitsPerKey(0);
+        assertFalse(set.isEmpty());
+        assertEquals(set, ColumnFamilyOptions.of().bloomBitsPerKey(0).fixedPrefixLength(0).blockSize(4096));
+        assertEquals(4096, set.blockSize().getAsInt());
+        assertTrue(o.isEmpty(), "setters return copies");
+        // bloom 0 and prefix 0 turn them off even when set store-wide; valid on RocksDB
+        if (options().engine() == Engine.ROCKSDB) {
+            ColumnFamily cf = store.createColumnFamily("off", set);
+            store.put(cf, b("k"), b("v"));
+            assertEquals("v", s(store.get(cf, b("k"))));
+            assertThrows(FerryException.AlreadyExists.class, () -> store.createColumnFamily("off", set));
+        } else {
+            assertThrows(FerryException.NotSupported.class, () -> store.createColumnFamily("off", set));
+        }
+        store.close();
+        assertThrows(IllegalStateException.class, () -> store.createColumnFamily("late", set));
+        store = Store.open(dir.resolve("db"), options());
+    }
+
     /** Reopens the store with a merge operator (RocksDB); null on LMDB, which has none. */
     private Store reopenWithMerge(MergeOperator op) {
         if (options().engine() != Engine.ROCKSDB) {
@@ -2827,6 +3113,7 @@ public abstract class StoreContract {
             assertThrows(IllegalStateException.class, () -> store.write(wb.put(b("k"), b("v")), WriteOptions.DEFAULT.sync(true)));
         }
         assertThrows(NullPointerException.class, () -> store.put(cf, b("k"), b("v"), null));
-        assertThrows(NullPointerException.class, () -> store.createColumnFamily("x", null));
+        assertThrows(NullPointerException.class, () -> store.createColumnFamily("x", (java.util.Set<ColumnFamilyFlag>) null));
+        assertThrows(NullPointerException.class, () -> store.createColumnFamily("x", (ColumnFamilyOptions) null));
     }
 }

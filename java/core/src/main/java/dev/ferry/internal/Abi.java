@@ -14,7 +14,7 @@ public final class Abi {
     }
 
     /** Bumped when a signature or a layout of the ABI changes. */
-    public static final int ABI_VERSION = 2;
+    public static final int ABI_VERSION = 3;
 
     // ---- engines
     /** RocksDB. */
@@ -238,6 +238,26 @@ public final class Abi {
     public static final int CF_DUPSORT = 0x1;
     /** LMDB MDB_DUPFIXED (with DUPSORT). */
     public static final int CF_DUPFIXED = 0x2;
+
+    // ---- per-column-family options (RocksDB): an int64 array for ferry_cf_create3 / ferry_store_open2
+    /** COMPRESSION_*. */
+    public static final int CFOPT_COMPRESSION = 0;
+    /** Bloom filter bits per key, 0..100, 0 = none. */
+    public static final int CFOPT_BLOOM_BITS = 1;
+    /** Table block size in bytes. */
+    public static final int CFOPT_BLOCK_SIZE = 2;
+    /** Fixed prefix extractor length, 0 = none. */
+    public static final int CFOPT_PREFIX_LEN = 3;
+    /** Number of CFOPT_* entries. */
+    public static final int CFOPT_COUNT = 4;
+    /** Largest CFOPT_BLOOM_BITS. */
+    public static final int CFOPT_MAX_BLOOM_BITS = 100;
+    /** Largest CFOPT_BLOCK_SIZE (2^30). */
+    public static final int CFOPT_MAX_BLOCK_SIZE = 1073741824;
+    /** Largest CFOPT_PREFIX_LEN. */
+    public static final int CFOPT_MAX_PREFIX_LEN = 4096;
+    /** Header bytes of a ferry_store_open2 family record: u32 name length, u32 options length, CFOPT_COUNT int64. */
+    public static final int CFDESC_HEADER = 40;
 
     // ---- per-write flags (ferry_put2, ferry_write2)
     /** Sync before returning. */

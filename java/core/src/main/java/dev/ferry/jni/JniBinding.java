@@ -99,6 +99,20 @@ public final class JniBinding implements NativeBinding {
     @Override public int backupsRestore(long backups, int id, long dbDir, long err) { return backupsRestore0(backups, id, dbDir, err); }
     @Override public int backupsPurge(long backups, int keep, long err) { return backupsPurge0(backups, keep, err); }
     @Override public int cfCreate2(long store, long name, int flags, long idOut, long err) { return cfCreate20(store, name, flags, idOut, err); }
+    @Override public int get2(long store, long snapshot, int cf, long key, long klen, int flags, long dst, long cap, long vlenOut, long err) {
+        return get20(store, snapshot, cf, key, klen, flags, dst, cap, vlenOut, err);
+    }
+    @Override public int multiGet2(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags, long dst, long cap,
+            long lensOut, long err) {
+        return multiGet20(store, snapshot, cf, n, keys, keysLen, flags, dst, cap, lensOut, err);
+    }
+    @Override public int cfCreate3(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err) {
+        return cfCreate30(store, name, flags, opts, nopts, extra, idOut, err);
+    }
+    @Override public int storeOpen2(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen, int ncfs,
+            long out, long err) {
+        return storeOpen20(engine, path, opts, nopts, extra, cfs, cfsLen, ncfs, out, err);
+    }
     @Override public int cfFlags(long store, int cf, long out, long err) { return cfFlags0(store, cf, out, err); }
     @Override public int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err) {
         return valueCount0(store, snapshot, cf, key, klen, out, err);
@@ -176,6 +190,13 @@ public final class JniBinding implements NativeBinding {
     private static native int backupsRestore0(long backups, int id, long dbDir, long err);
     private static native int backupsPurge0(long backups, int keep, long err);
     private static native int cfCreate20(long store, long name, int flags, long idOut, long err);
+    private static native int get20(long store, long snapshot, int cf, long key, long klen, int flags, long dst, long cap,
+            long vlenOut, long err);
+    private static native int multiGet20(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags, long dst,
+            long cap, long lensOut, long err);
+    private static native int cfCreate30(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err);
+    private static native int storeOpen20(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen,
+            int ncfs, long out, long err);
     private static native int cfFlags0(long store, int cf, long out, long err);
     private static native int valueCount0(long store, long snapshot, int cf, long key, long klen, long out, long err);
     private static native int put20(long store, int cf, long key, long klen, long val, long vlen, int flags, long err);

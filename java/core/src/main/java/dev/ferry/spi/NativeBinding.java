@@ -364,4 +364,74 @@ public interface NativeBinding {
 
     /** @param db rocksdb::DB* @param cfs array of ColumnFamilyHandle* @param ncfs its length @param ops records @param len bytes @param count records @param err error struct @return rc */
     int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err);
+
+    // ---- per-column-family options (ABI 3) ----
+
+    /**
+     * {@code ferry_cf_create3}.
+     *
+     * @param store handle
+     * @param name C string
+     * @param flags FERRY_CF_*
+     * @param opts int64 FERRY_CFOPT_* values or 0
+     * @param nopts number of options
+     * @param extra C string or 0
+     * @param idOut u32 slot
+     * @param err error struct
+     * @return rc
+     */
+    int cfCreate3(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err);
+
+    /**
+     * {@code ferry_store_open2}.
+     *
+     * @param engine engine id
+     * @param path C string
+     * @param opts int64 options
+     * @param nopts number of options
+     * @param extra C string or 0
+     * @param cfs family records or 0
+     * @param cfsLen their length in bytes
+     * @param ncfs number of records
+     * @param out receives the handle
+     * @param err error struct
+     * @return rc
+     */
+    int storeOpen2(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen, int ncfs, long out, long err);
+
+    /**
+     * {@code ferry_get2}: {@link #get} with read flags.
+     *
+     * @param store handle
+     * @param snapshot snapshot or 0
+     * @param cf family id
+     * @param key address
+     * @param klen length
+     * @param flags FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS
+     * @param dst destination
+     * @param cap capacity
+     * @param vlenOut size_t slot
+     * @param err error struct
+     * @return rc
+     */
+    int get2(long store, long snapshot, int cf, long key, long klen, int flags, long dst, long cap, long vlenOut, long err);
+
+    /**
+     * {@code ferry_multi_get2}: {@link #multiGet} with read flags.
+     *
+     * @param store handle
+     * @param snapshot snapshot or 0
+     * @param cf family id
+     * @param n key count
+     * @param keys packed keys
+     * @param keysLen their length
+     * @param flags FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS
+     * @param dst destination
+     * @param cap capacity
+     * @param lensOut int64 array
+     * @param err error struct
+     * @return keys answered or rc
+     */
+    int multiGet2(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags, long dst, long cap,
+            long lensOut, long err);
 }

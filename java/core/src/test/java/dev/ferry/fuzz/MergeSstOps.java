@@ -41,7 +41,7 @@ final class MergeSstOps {
         byte[] v = c.value("operand");
         if (c.world.engine == Engine.LMDB) {
             c.mustThrow("a merge on LMDB");
-        } else if (!s.mergeOperator) {
+        } else if (!s.mergeOperator && (f[0] == null || !c.world.familyMerge.contains(f[0]))) {
             c.mustThrow("a merge on a RocksDB store without a merge operator");
         } else if (Ctx.validKey(k) && v != null && !s.readOnly) {
             c.validWrite((ColumnFamily) f[0]);

@@ -86,6 +86,7 @@ public final class MisuseFuzz {
         BackupOps.register(this, table);
         DupOps.register(this, table);
         MergeSstOps.register(this, table);
+        CfOptionOps.register(this, table);
         TxnOps.register(this, table);
         CursorOps.register(this, table);
         Scenarios.register(this, table);

@@ -115,6 +115,8 @@ final class StoreOps {
     static StoreRef open(Ctx c, Path dir, boolean privateStore, boolean odd) {
         StringBuilder d = new StringBuilder();
         StoreOptions o = options(c, d, odd);
+        java.util.Set<String> merging = c.world.engine == Engine.ROCKSDB || c.oneIn(4)
+                ? CfOptionOps.addFamilyOptions(c, o, d) : java.util.Set.of();
         boolean readOnly = d.indexOf("readOnly") >= 0;
         boolean bound = c.world.engine == Engine.LMDB && d.indexOf("NOTLS") < 0;
         Store[] out = new Store[1];
@@ -143,6 +145,9 @@ final class StoreOps {
         c.call(s + ".columnFamilies()", () -> fams.addAll(s.store.columnFamilies()));
         for (ColumnFamily cf : fams) {
             c.world.families.add(c.rnd, new CfRef(c.world.nextId(), cf, s, 0));
+            if (merging.contains(cf.name())) {
+                c.world.familyMerge.add(cf);
+            }
         }
         return s;
     }

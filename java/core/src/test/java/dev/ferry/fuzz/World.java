@@ -41,6 +41,8 @@ public final class World {
     public final Pool<StoreRef> stores = new Pool<>(16);
     /** Column families of every store (live, dropped, of closed stores). */
     public final Pool<CfRef> families = new Pool<>(48);
+    /** Families open with a merge operator of their own (ColumnFamilyOptions.mergeOperator). */
+    public final java.util.Set<dev.ferry.ColumnFamily> familyMerge = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Snapshots (open or closed). */
     public final Pool<SnapRef> snapshots = new Pool<>(24);
     /** Cursors of every thread (open or closed). */

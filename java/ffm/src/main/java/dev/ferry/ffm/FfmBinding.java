@@ -557,6 +557,47 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int get2(long store, long snapshot, int cf, long key, long klen, int flags, long dst, long cap, long vlenOut, long err) {
+        try {
+            return (int) Get2.H.invokeExact(store, snapshot, cf, key, klen, flags, dst, cap, vlenOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_get2", t);
+        }
+    }
+
+    @Override
+    public int multiGet2(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags, long dst, long cap,
+            long lensOut, long err) {
+        try {
+            return (int) MultiGet2.H.invokeExact(store, snapshot, cf, n, keys, keysLen, flags, dst, cap, lensOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_multi_get2", t);
+        }
+    }
+
+    @Override
+    public int cfCreate3(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err) {
+        try {
+            return (int) CfCreate3.H.invokeExact(store, name, flags, opts, nopts, extra, idOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_create3", t);
+        }
+    }
+
+    @Override
+    public int storeOpen2(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen, int ncfs,
+            long out, long err) {
+        if (cfsLen < 0) {
+            return Abi.EINVAL;
+        }
+        try {
+            return (int) StoreOpen2.H.invokeExact(engine, path, opts, nopts, extra, cfs, cfsLen, ncfs, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_store_open2", t);
+        }
+    }
+
+    @Override
     public int cfCreate2(long store, long name, int flags, long idOut, long err) {
         try {
             return (int) CfCreate2.H.invokeExact(store, name, flags, idOut, err);
@@ -872,6 +913,26 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out, ferry_error *err)
         CF_CREATE2("ferry_cf_create2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
+        // int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
+        //                void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+        GET2("ferry_get2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
+        //                      size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+        MULTI_GET2("ferry_multi_get2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, uint32_t nopts,
+        //                      const char *extra, uint32_t *id_out, ferry_error *err)
+        CF_CREATE3("ferry_cf_create3", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
+
+        // int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_t nopts, const char *extra,
+        //                       const void *cfs, size_t cfs_len, uint32_t ncfs, ferry_store **out, ferry_error *err)
+        STORE_OPEN2("ferry_store_open2", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
         // int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
         CF_FLAGS("ferry_cf_flags", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
@@ -1098,6 +1159,18 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class CfCreate2 {
         static final MethodHandle H = bind(Fn.CF_CREATE2);
+    }
+    private static final class Get2 {
+        static final MethodHandle H = bind(Fn.GET2);
+    }
+    private static final class MultiGet2 {
+        static final MethodHandle H = bind(Fn.MULTI_GET2);
+    }
+    private static final class CfCreate3 {
+        static final MethodHandle H = bind(Fn.CF_CREATE3);
+    }
+    private static final class StoreOpen2 {
+        static final MethodHandle H = bind(Fn.STORE_OPEN2);
     }
     private static final class CfFlags {
         static final MethodHandle H = bind(Fn.CF_FLAGS);

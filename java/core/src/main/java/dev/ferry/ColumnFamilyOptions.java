@@ -1,0 +1,212 @@
+package dev.ferry;
+
+import dev.ferry.internal.Abi;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * RocksDB options of one column family, overriding the store's: block compression, bloom filter
+ * bits per key, table block size, a fixed-length prefix extractor and the merge operator. A setting
+ * left unset is the store's ({@link StoreOptions}).
+ *
+ * <pre>{@code
+ * ColumnFamilyOptions events = ColumnFamilyOptions.of().compression(Compression.LZ4)
+ *         .bloomBitsPerKey(10).fixedPrefixLength(8).mergeOperator(MergeOperator.UINT64_ADD);
+ * ColumnFamily cf = store.createColumnFamily("events", events);
+ * // at every later open of the store:
+ * Store.open(path, StoreOptions.rocksdb().columnFamily("events", events));
+ * }</pre>
+ *
+ * <p>RocksDB does not take a family's options from its files: an application gives them again at
+ * every open ({@link StoreOptions#columnFamily(String, ColumnFamilyOptions)}), as a RocksJava one
+ * gives its {@code ColumnFamilyDescriptor}s. A family opened without them has the store's options;
+ * table files written with another compression, block size or filter stay readable, but an open that
+ * would leave a family without the merge operator its last open had fails with
+ * {@link FerryException.InvalidArgument} (its merge operands would be unreadable).
+ *
+ * <p>LMDB has none of these settings: creating or opening a family with any of them set throws
+ * {@link FerryException.NotSupported}; options with nothing set ({@link #of()}) are accepted and
+ * change nothing. LMDB families take {@link ColumnFamilyFlag}s instead.
+ *
+ * <p>Thread safety: immutable; every setter returns a new instance.
+ */
+public final class ColumnFamilyOptions {
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null);
+
+    private final Compression compression;
+    private final int bloomBitsPerKey;
+    private final int blockSize;
+    private final int prefixLength;
+    private final MergeOperator mergeOperator;
+
+    private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
+            MergeOperator mergeOperator) {
+        this.compression = compression;
+        this.bloomBitsPerKey = bloomBitsPerKey;
+        this.blockSize = blockSize;
+        this.prefixLength = prefixLength;
+        this.mergeOperator = mergeOperator;
+    }
+
+    /** @return options with nothing set: the family has the store's options */
+    public static ColumnFamilyOptions of() {
+        return EMPTY;
+    }
+
+    /**
+     * Block compression of the family's table files.
+     *
+     * @param c the compression
+     * @return a copy with it set
+     */
+    public ColumnFamilyOptions compression(Compression c) {
+        Objects.requireNonNull(c, "compression");
+        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator);
+    }
+
+    /**
+     * Bloom filter bits per key (0: no filter, even when the store has one). With a
+     * {@link #fixedPrefixLength(int) prefix extractor} the filter also holds the prefixes.
+     *
+     * @param bits 0 to 100
+     * @return a copy with it set
+     * @throws IllegalArgumentException outside 0..100
+     */
+    public ColumnFamilyOptions bloomBitsPerKey(int bits) {
+        if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
+            throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
+        }
+        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator);
+    }
+
+    /**
+     * Size of the family's table blocks before compression (RocksDB's default 4096 bytes).
+     *
+     * @param bytes 1 to 2^30
+     * @return a copy with it set
+     * @throws IllegalArgumentException outside 1..2^30
+     */
+    public ColumnFamilyOptions blockSize(int bytes) {
+        if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
+        }
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator);
+    }
+
+    /**
+     * A fixed-length prefix extractor ({@code rocksdb.FixedPrefix.n}): the first {@code bytes} bytes
+     * of a key are its prefix (shorter keys have none), so bloom filters answer prefix lookups.
+     * Ferry's cursors still seek in total order, so ranges stay exact with it.
+     *
+     * @param bytes 1 to 4096, or 0 for no prefix extractor (even when the store's options string sets one)
+     * @return a copy with it set
+     * @throws IllegalArgumentException outside 0..4096
+     */
+    public ColumnFamilyOptions fixedPrefixLength(int bytes) {
+        if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
+            throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
+        }
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator);
+    }
+
+    /**
+     * The family's merge operator, which {@link Store#merge(ColumnFamily, byte[], byte[])} into it needs
+     * when the store has none (or another one).
+     *
+     * @param op the operator
+     * @return a copy with it set
+     */
+    public ColumnFamilyOptions mergeOperator(MergeOperator op) {
+        Objects.requireNonNull(op, "mergeOperator");
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op);
+    }
+
+    /** @return the compression, if set */
+    public Optional<Compression> compression() {
+        return Optional.ofNullable(compression);
+    }
+
+    /** @return the bloom filter bits per key, if set */
+    public OptionalInt bloomBitsPerKey() {
+        return bloomBitsPerKey < 0 ? OptionalInt.empty() : OptionalInt.of(bloomBitsPerKey);
+    }
+
+    /** @return the block size, if set */
+    public OptionalInt blockSize() {
+        return blockSize < 0 ? OptionalInt.empty() : OptionalInt.of(blockSize);
+    }
+
+    /** @return the fixed prefix length (0: none), if set */
+    public OptionalInt fixedPrefixLength() {
+        return prefixLength < 0 ? OptionalInt.empty() : OptionalInt.of(prefixLength);
+    }
+
+    /** @return the merge operator, if set */
+    public Optional<MergeOperator> mergeOperator() {
+        return Optional.ofNullable(mergeOperator);
+    }
+
+    /** @return whether nothing is set (the family has the store's options) */
+    public boolean isEmpty() {
+        return equals(EMPTY);
+    }
+
+    /** @return the FERRY_CFOPT_* array (-1 = unset) */
+    long[] toNative() {
+        long[] o = new long[Abi.CFOPT_COUNT];
+        Arrays.fill(o, -1);
+        o[Abi.CFOPT_COMPRESSION] = compression == null ? -1 : compression.value();
+        o[Abi.CFOPT_BLOOM_BITS] = bloomBitsPerKey;
+        o[Abi.CFOPT_BLOCK_SIZE] = blockSize;
+        o[Abi.CFOPT_PREFIX_LEN] = prefixLength;
+        return o;
+    }
+
+    /** @return the family's options string for the shim, or null */
+    String nativeOptionsString() {
+        return mergeOperator == null ? null : "merge_operator=" + mergeOperator.engineName();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof ColumnFamilyOptions)) {
+            return false;
+        }
+        ColumnFamilyOptions x = (ColumnFamilyOptions) o;
+        return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
+                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("ColumnFamilyOptions{");
+        String sep = "";
+        if (compression != null) {
+            b.append("compression=").append(compression);
+            sep = ", ";
+        }
+        if (bloomBitsPerKey >= 0) {
+            b.append(sep).append("bloomBitsPerKey=").append(bloomBitsPerKey);
+            sep = ", ";
+        }
+        if (blockSize >= 0) {
+            b.append(sep).append("blockSize=").append(blockSize);
+            sep = ", ";
+        }
+        if (prefixLength >= 0) {
+            b.append(sep).append("fixedPrefixLength=").append(prefixLength);
+            sep = ", ";
+        }
+        if (mergeOperator != null) {
+            b.append(sep).append("mergeOperator=").append(mergeOperator);
+        }
+        return b.append('}').toString();
+    }
+}
