@@ -162,6 +162,10 @@ typedef struct ferry_cursor ferry_cursor;
                                                    (LMDB keeps no checksums: no effect) */
 #define FERRY_CURSOR_ASYNC_IO      0x40 /**< RocksDB: prefetch table blocks asynchronously (ReadOptions.async_io);
                                              FERRY_ENOTSUP on a RocksDB without it (7.9.2). LMDB: no effect */
+#define FERRY_CURSOR_AUTO_PREFIX   0x80 /**< RocksDB: ReadOptions.auto_prefix_mode: seeks use the family's prefix
+                                             bloom filters wherever that cannot change the total-order answer
+                                             (same-prefix seeks below the upper bound); FERRY_ENOTSUP on a RocksDB
+                                             without rocksdb_readoptions_set_auto_prefix_mode. LMDB: no effect */
 /**@}*/
 
 /** @name Cursor fill ops: where to go before filling */

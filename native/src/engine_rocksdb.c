@@ -1347,6 +1347,9 @@ static int cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transacti
     if ((flags & FERRY_CURSOR_ASYNC_IO) && !R.readoptions_set_async_io)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no asynchronous reads (rocksdb_readoptions_set_async_io, "
                           "RocksDB 8 and later): open the cursor without asyncIo", g_path);
+    if ((flags & FERRY_CURSOR_AUTO_PREFIX) && !R.readoptions_set_auto_prefix_mode)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no automatic prefix mode (rocksdb_readoptions_set_auto_prefix_mode): "
+                          "open the cursor without autoPrefixMode", g_path);
     size_t blen = (lower ? llen : 0) + (upper ? ulen : 0);
     if (blen < llen) return ferry_fail(err, FERRY_EINVAL, 0, "bounds too long");
     rdb_cursor *c = calloc(1, sizeof *c + blen);
@@ -1354,8 +1357,10 @@ static int cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transacti
     c->base.store = owner;
     c->ropts = R.readoptions_create();
     /* Ferry's ranges are exact: with a prefix_extractor (set through the options string, or by a
-     * RocksJava application) a prefix seek may skip keys of other prefixes. */
-    R.readoptions_set_total_order_seek(c->ropts, 1);
+     * RocksJava application) a prefix seek may skip keys of other prefixes. Automatic prefix mode
+     * keeps total-order answers: RocksDB takes the prefix path only where it cannot change them. */
+    if (flags & FERRY_CURSOR_AUTO_PREFIX) R.readoptions_set_auto_prefix_mode(c->ropts, 1);
+    else R.readoptions_set_total_order_seek(c->ropts, 1);
     if (snap) R.readoptions_set_snapshot(c->ropts, snap);
     if (flags & FERRY_CURSOR_NO_FILL_CACHE) R.readoptions_set_fill_cache(c->ropts, 0);
     if (flags & FERRY_CURSOR_NO_VERIFY_CHECKSUMS) R.readoptions_set_verify_checksums(c->ropts, 0);

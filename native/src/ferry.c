@@ -705,7 +705,8 @@ int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     CHECK_E(BYTES_OK(lower, llen) && BYTES_OK(upper, ulen), err, "NULL bound with a length");
     CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
     CHECK_E((flags & ~(uint32_t)(FERRY_CURSOR_POINTERS | FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_ENGINE_STEPS
-                                 | FERRY_CURSOR_NO_VERIFY_CHECKSUMS | FERRY_CURSOR_ASYNC_IO)) == 0, err, "unknown cursor flags");
+                                 | FERRY_CURSOR_NO_VERIFY_CHECKSUMS | FERRY_CURSOR_ASYNC_IO
+                                 | FERRY_CURSOR_AUTO_PREFIX)) == 0, err, "unknown cursor flags");
     *out = NULL;
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);

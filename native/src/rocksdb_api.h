@@ -167,6 +167,7 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
 #define RDB_API_OPTIONAL_FUNCS(X) \
     X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
     X(readoptions_set_async_io, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    X(readoptions_set_auto_prefix_mode, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     RDB_API_UTILITY_FUNCS(X) \
     RDB_API_SST_FUNCS(X) \
     RDB_API_TXN_FUNCS(X) \

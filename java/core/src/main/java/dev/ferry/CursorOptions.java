@@ -13,6 +13,7 @@ public final class CursorOptions {
     boolean pageWalk = true;
     boolean verifyChecksums = true;
     boolean asyncIo;
+    boolean autoPrefixMode;
 
     /** @return new default options */
     public static CursorOptions defaults() {
@@ -70,6 +71,24 @@ public final class CursorOptions {
      */
     public CursorOptions asyncIo(boolean v) {
         this.asyncIo = v;
+        return this;
+    }
+
+    /**
+     * RocksDB: let seeks use the family's prefix bloom filters ({@code ReadOptions.auto_prefix_mode},
+     * default false) on a family with a prefix extractor ({@link ColumnFamilyOptions#prefixLength}).
+     * The answers stay those of a total-order scan: RocksDB takes the prefix path only for seeks whose
+     * range cannot leave the seek key's prefix (a {@link KeyRange#prefix} range at least as long as the
+     * extractor's prefix, or bounds of the same prefix), and there a filter that rules the prefix out
+     * skips the table file. Without it (the default), every seek reads in total order and filters serve
+     * point gets only. A RocksDB whose C API lacks the option (rocksdbjni 10.1.3 does; 11.8.1 has it) makes the cursor's open throw
+     * {@link FerryException.NotSupported}. LMDB: no effect.
+     *
+     * @param v the flag
+     * @return this
+     */
+    public CursorOptions autoPrefixMode(boolean v) {
+        this.autoPrefixMode = v;
         return this;
     }
 

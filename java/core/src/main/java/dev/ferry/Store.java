@@ -1604,7 +1604,7 @@ public final class Store implements AutoCloseable {
         NativeBuffer m = s.mem;
         int flags = (o.pointers ? Abi.CURSOR_POINTERS : 0) | (o.fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
                 | (o.pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS) | (o.verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)
-                | (o.asyncIo ? Abi.CURSOR_ASYNC_IO : 0);
+                | (o.asyncIo ? Abi.CURSOR_ASYNC_IO : 0) | (o.autoPrefixMode ? Abi.CURSOR_AUTO_PREFIX : 0);
         long snapHandle = view;
         long loAddr = lo == null ? 0 : m.addr + Scratch.DATA;
         long hiAddr = hi == null ? 0 : m.addr + hiOff;

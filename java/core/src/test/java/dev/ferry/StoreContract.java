@@ -2189,6 +2189,83 @@ public abstract class StoreContract {
         return o;
     }
 
+    private static List<String> keysOf(Cursor c, boolean forward) {
+        List<String> got = new ArrayList<>();
+        try (c) {
+            for (boolean ok = forward ? c.first() : c.last(); ok; ok = forward ? c.next() : c.prev()) {
+                got.add(s(c.keyBytes()));
+            }
+        }
+        return got;
+    }
+
+    @Test
+    void autoPrefixModeCursorsGiveTotalOrderAnswersAndUseThePrefixFilter() {
+        CursorOptions auto = CursorOptions.defaults().autoPrefixMode(true);
+        TreeMap<String, String> model = new TreeMap<>();
+        ColumnFamily cf;
+        if (options().engine() == Engine.LMDB) { // no prefix extractor: the option has no effect
+            cf = store.defaultColumnFamily();
+        } else {
+            store.close();
+            store = Store.open(dir.resolve("db"), options().statistics(true));
+            cf = store.createColumnFamily("events", ColumnFamilyOptions.of().fixedPrefixLength(4).bloomBitsPerKey(10));
+        }
+        for (int file = 0; file < 4; file++) { // four table files, each with its own prefixes
+            for (int i = 0; i < 300; i++) {
+                String k = String.format("u%03d/%05d", file * 10 + i % 10, i);
+                model.put(k, "v" + i);
+                store.put(cf, b(k), b("v" + i));
+            }
+            store.flush(cf);
+        }
+        store.put(cf, b("u"), b("short")); // shorter than the prefix
+        model.put("u", "short");
+        long checked = options().engine() == Engine.ROCKSDB ? seekFilterChecks() : 0;
+        for (int p = 0; p < 45; p++) {
+            String prefix = String.format("u%03d", p);
+            List<String> want = new ArrayList<>(model.subMap(prefix, prefix + "\uffff").keySet());
+            Cursor c;
+            try {
+                c = store.cursor(cf, KeyRange.prefix(b(prefix)), auto);
+            } catch (FerryException.NotSupported e) { // a RocksDB whose C API lacks auto_prefix_mode
+                assertTrue(e.getMessage().contains("autoPrefixMode"), e.getMessage());
+                return;
+            }
+            assertEquals(want, keysOf(c, true), prefix);
+            List<String> reversed = new ArrayList<>(want);
+            java.util.Collections.reverse(reversed);
+            assertEquals(reversed, keysOf(store.cursor(cf, KeyRange.prefix(b(prefix)), auto), false), prefix);
+        }
+        // ranges across prefixes, and a seek inside a prefix: the total-order answers
+        assertEquals(new ArrayList<>(model.subMap("u005/00299", true, "u027", true).keySet()),
+                keysOf(store.cursor(cf, KeyRange.closed(b("u005/00299"), b("u027")), auto), true));
+        assertEquals(new ArrayList<>(model.keySet()), keysOf(store.cursor(cf, KeyRange.all(), auto), true));
+        try (Cursor c = store.cursor(cf, KeyRange.prefix(b("u013")), auto)) {
+            assertTrue(c.seek(b("u013/00150")));
+            assertEquals(model.ceilingKey("u013/00150"), s(c.keyBytes()));
+        }
+        if (options().engine() == Engine.ROCKSDB) {
+            long after = seekFilterChecks();
+            assertTrue(after > checked, "prefix seeks in automatic prefix mode checked no prefix filter");
+            for (int p = 0; p < 45; p++) { // total order (the default) leaves the prefix filters alone
+                keysOf(store.cursor(cf, KeyRange.prefix(b(String.format("u%03d", p))), null), true);
+            }
+            assertEquals(after, seekFilterChecks());
+        }
+    }
+
+    /** RocksDB's count of table files whose prefix filter a seek consulted (ruled out or matched). */
+    private long seekFilterChecks() {
+        Statistics st = store.statistics();
+        long n = 0;
+        for (String t : List.of("rocksdb.last.level.seek.filtered", "rocksdb.last.level.seek.filter.match",
+                "rocksdb.non.last.level.seek.filtered", "rocksdb.non.last.level.seek.filter.match")) {
+            n += st.ticker(t);
+        }
+        return n;
+    }
+
     @Test
     void familyWithPrefixExtractorAndBloomAnswersPrefixRangesAndGets() {
         ColumnFamilyOptions o = ColumnFamilyOptions.of().fixedPrefixLength(4).bloomBitsPerKey(10).blockSize(1024)

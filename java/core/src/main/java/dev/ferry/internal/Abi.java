@@ -176,6 +176,7 @@ public final class Abi {
     public static final int CURSOR_NO_VERIFY_CHECKSUMS = 0x20;
     /** RocksDB: asynchronous prefetch (async_io). */
     public static final int CURSOR_ASYNC_IO = 0x40;
+    public static final int CURSOR_AUTO_PREFIX = 0x80;
 
     // ---- cursor fill ops
     /** First entry, forward. */

@@ -389,7 +389,12 @@ final class StoreOps {
         if (c.oneIn(4)) {
             boolean v = c.oneIn(2);
             o.asyncIo(v);
-            d.append("asyncIo=").append(v);
+            d.append("asyncIo=").append(v).append(' ');
+        }
+        if (c.oneIn(4)) {
+            boolean v = c.oneIn(2);
+            o.autoPrefixMode(v);
+            d.append("autoPrefixMode=").append(v);
         }
         d.append('}');
         if (c.oneIn(3)) {
