@@ -112,12 +112,17 @@ final class LmdbJavaPeer implements PeerStore {
     @Override
     public long scan(Visitor visitor) {
         long n = 0;
-        try (Txn<ByteBuffer> txn = env.txnRead(); Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
+        Txn<ByteBuffer> txn = reads != null ? reads : env.txnRead(); // one read txn per thread: use the held one
+        try (Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
             for (boolean ok = c.first(); ok; ok = c.next()) {
                 n++;
                 if (!visitor.visit(c.key().asReadOnlyBuffer(), c.val().asReadOnlyBuffer())) {
                     break;
                 }
+            }
+        } finally {
+            if (txn != reads) {
+                txn.close();
             }
         }
         return n;
@@ -126,12 +131,17 @@ final class LmdbJavaPeer implements PeerStore {
     @Override
     public long scanReverse(Visitor visitor) {
         long n = 0;
-        try (Txn<ByteBuffer> txn = env.txnRead(); Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
+        Txn<ByteBuffer> txn = reads != null ? reads : env.txnRead();
+        try (Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
             for (boolean ok = c.last(); ok; ok = c.prev()) {
                 n++;
                 if (!visitor.visit(c.key().asReadOnlyBuffer(), c.val().asReadOnlyBuffer())) {
                     break;
                 }
+            }
+        } finally {
+            if (txn != reads) {
+                txn.close();
             }
         }
         return n;

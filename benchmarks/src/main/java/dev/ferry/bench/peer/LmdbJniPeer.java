@@ -102,7 +102,8 @@ final class LmdbJniPeer implements PeerStore {
 
     private long walk(Visitor visitor, boolean reverse) {
         long n = 0;
-        try (Transaction tx = env.createReadTransaction(); BufferCursor c = db.bufferCursor(tx)) {
+        Transaction tx = reads != null ? reads : env.createReadTransaction(); // one read txn per thread: use the held one
+        try (BufferCursor c = db.bufferCursor(tx)) {
             for (boolean ok = reverse ? c.last() : c.first(); ok; ok = reverse ? c.prev() : c.next()) {
                 n++;
                 int kl = c.keyLength();
@@ -116,6 +117,10 @@ final class LmdbJniPeer implements PeerStore {
                         ByteBuffer.wrap(valScratch, 0, vl).slice().asReadOnlyBuffer())) {
                     break;
                 }
+            }
+        } finally {
+            if (tx != reads) {
+                tx.abort();
             }
         }
         return n;

@@ -165,7 +165,7 @@ final class LwjglLmdbPeer implements PeerStore {
 
     private long walk(Visitor visitor, int start, int step) {
         long n = 0;
-        long txn = begin(MDB_RDONLY);
+        long txn = reads != 0 ? reads : begin(MDB_RDONLY); // one read txn per thread: use the held one
         try {
             check(mdb_cursor_open(txn, dbi, pp), "mdb_cursor_open");
             long c = pp.get(0);
@@ -188,7 +188,9 @@ final class LwjglLmdbPeer implements PeerStore {
                 mdb_cursor_close(c);
             }
         } finally {
-            mdb_txn_abort(txn);
+            if (txn != reads) {
+                mdb_txn_abort(txn);
+            }
         }
         return n;
     }

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.FieldSource;
  * Every store of the LmdbJava suite ({@link Peers#SUITE}), with the settings the suite runs it with,
  * stores the same small data set and gives back the same entries for the gets, in the same order for the
  * forward scan and in reverse order for the reverse scan (Chronicle Map, a hash map: every key's value and no
- * scans); a held read run ({@code readsBegin}) gives the same values.
+ * scans); a held read run ({@code readsBegin}) gives the same values and scans.
  */
 class SuitePeerTest {
     static final List<String> SUITE = Peers.SUITE;
@@ -45,6 +45,8 @@ class SuitePeerTest {
             for (int i = 0; i < d.keys.size(); i += 7) {
                 assertArrayEquals(d.values.get(i), s.get(d.keys.get(i)), name + ": get in a read run");
             }
+            d.checkScan(s); // scans inside a read run (LMDB: one read transaction per thread)
+            d.checkScanReverse(s);
             s.readsEnd();
             s.readsEnd(); // idempotent
             byte[] k = d.keys.get(0);
