@@ -101,12 +101,14 @@ public final class LmdbReport {
     }
 
     private static void failures(StringBuilder md, List<Row> rows) {
-        Set<String> seen = new LinkedHashSet<>();
+        Map<String, List<String>> byCase = new LinkedHashMap<>();
         for (Row r : rows) {
             if (!r.ok()) {
-                seen.add("- " + r.group + " " + r.store + " " + r.workload + ": " + r.status);
+                byCase.computeIfAbsent(r.group + " " + r.store + ": " + r.status, k -> new ArrayList<>()).add(r.workload);
             }
         }
+        List<String> seen = new ArrayList<>();
+        byCase.forEach((k, ws) -> seen.add("- " + k.replaceFirst(": ", " (" + String.join(", ", ws) + "): ")));
         if (!seen.isEmpty()) {
             md.append("## Stores that failed here\n\n").append(String.join("\n", seen)).append("\n\n");
         }
