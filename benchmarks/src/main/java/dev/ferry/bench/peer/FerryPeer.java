@@ -1,16 +1,22 @@
 package dev.ferry.bench.peer;
 
+import dev.ferry.Compression;
 import dev.ferry.Cursor;
+import dev.ferry.LmdbFlag;
+import dev.ferry.Snapshot;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
 
 /**
  * Ferry through its public API only: {@code ferry-<engine>-<binding>}, engine {@code rocksdb} or
  * {@code lmdb}, binding {@code jni} or {@code ffm} ({@code StoreOptions.binding}). Ferry's defaults
- * ({@code syncWrites(false)}; LMDB with a 4 GiB map): a batch is one {@link WriteBatch}, a get {@code
+ * ({@code syncWrites(false)}; LMDB with a 4 GiB map), changed by the {@link Settings}: LMDB {@code
+ * writemap} ({@link LmdbFlag#WRITEMAP}), {@code sync} ({@code syncWrites(true)}), {@code map=BYTES};
+ * RocksDB {@code nocompression} ({@link Compression#NONE}). A batch is one {@link WriteBatch}, a get {@code
  * Store.get(byte[])}, a scan one {@link Cursor} over zero-copy views.
  *
  * <p>Thread safety: Store is thread-safe; one thread at a time here.
@@ -19,14 +25,26 @@ final class FerryPeer implements PeerStore {
     private final String name;
     private final Path dir;
     private Store store;
+    private Snapshot reads;
 
-    FerryPeer(String name, Path dir) {
+    FerryPeer(String name, Path dir, Settings set) {
         this.name = name;
         this.dir = dir;
         String[] parts = name.split("-");
         String engine = parts[1];
         String binding = parts[2];
-        StoreOptions o = engine.equals("lmdb") ? StoreOptions.lmdb().mapSize(4L << 30) : StoreOptions.rocksdb();
+        StoreOptions o;
+        if (engine.equals("lmdb")) {
+            o = StoreOptions.lmdb().mapSize(set.number("map", 4L << 30)).syncWrites(set.flag("sync"));
+            if (set.flag("writemap")) {
+                o.lmdbFlags(EnumSet.of(LmdbFlag.WRITEMAP));
+            }
+        } else {
+            o = StoreOptions.rocksdb();
+            if (set.flag("nocompression")) {
+                o.compression(Compression.NONE);
+            }
+        }
         store = Store.open(dir, o.binding(binding));
     }
 
@@ -52,7 +70,21 @@ final class FerryPeer implements PeerStore {
 
     @Override
     public byte[] get(byte[] key) {
-        return store.get(key);
+        return reads != null ? reads.get(key) : store.get(key);
+    }
+
+    @Override
+    public void readsBegin() {
+        readsEnd();
+        reads = store.snapshot();
+    }
+
+    @Override
+    public void readsEnd() {
+        if (reads != null) {
+            reads.close();
+            reads = null;
+        }
     }
 
     @Override
@@ -70,6 +102,20 @@ final class FerryPeer implements PeerStore {
     }
 
     @Override
+    public long scanReverse(Visitor visitor) {
+        long n = 0;
+        try (Cursor c = store.cursor()) {
+            for (boolean ok = c.last(); ok; ok = c.prev()) {
+                n++;
+                if (!visitor.visit(c.key().asByteBuffer(), c.value().asByteBuffer())) {
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
+    @Override
     public long storageBytes() {
         return PeerStore.allocatedBytes(dir);
     }
@@ -77,6 +123,7 @@ final class FerryPeer implements PeerStore {
     @Override
     public void close() {
         if (store != null) {
+            readsEnd();
             store.close();
             store = null;
         }

@@ -2,15 +2,20 @@ package dev.ferry.bench.peer;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.lmdbjava.Cursor;
 import org.lmdbjava.Dbi;
 import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
+import org.lmdbjava.EnvFlags;
+import org.lmdbjava.PutFlags;
 import org.lmdbjava.Txn;
 
 /**
- * lmdbjava with its default ByteBuffer proxy and LMDB's defaults (synced commits), a 4 GiB map:
+ * lmdbjava with its default ByteBuffer proxy and LMDB's defaults (synced commits), a 4 GiB map, changed by
+ * the {@link Settings} {@code nosync} (MDB_NOSYNC), {@code writemap} (MDB_WRITEMAP), {@code map=BYTES} and
+ * {@code append} (MDB_APPEND puts, for batches in ascending key order):
  * a batch is one write transaction, a get one read transaction ({@code Dbi.get}, value copied out),
  * a scan one read transaction with a cursor. Needs {@code --add-opens java.base/java.nio=ALL-UNNAMED
  * --add-opens java.base/sun.nio.ch=ALL-UNNAMED}.
@@ -20,12 +25,22 @@ import org.lmdbjava.Txn;
 final class LmdbJavaPeer implements PeerStore {
     private final Path dir;
     private final ByteBuffer keyBuf = ByteBuffer.allocateDirect(511);
+    private final boolean append;
     private Env<ByteBuffer> env;
+    private Txn<ByteBuffer> reads;
     private Dbi<ByteBuffer> dbi;
 
-    LmdbJavaPeer(Path dir) {
+    LmdbJavaPeer(Path dir, Settings set) {
         this.dir = dir;
-        env = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(dir.toFile());
+        List<EnvFlags> flags = new ArrayList<>();
+        if (set.flag("nosync")) {
+            flags.add(EnvFlags.MDB_NOSYNC);
+        }
+        if (set.flag("writemap")) {
+            flags.add(EnvFlags.MDB_WRITEMAP);
+        }
+        append = set.flag("append");
+        env = Env.create().setMapSize(set.number("map", 4L << 30)).setMaxDbs(1).open(dir.toFile(), flags.toArray(new EnvFlags[0]));
         dbi = env.openDbi((byte[]) null, DbiFlags.MDB_CREATE);
     }
 
@@ -50,7 +65,11 @@ final class LmdbJavaPeer implements PeerStore {
             for (int i = from; i < to; i++) {
                 keyBuf.clear().put(keys.get(i)).flip();
                 v.clear().put(values.get(i)).flip();
-                dbi.put(txn, keyBuf, v);
+                if (append) {
+                    dbi.put(txn, keyBuf, v, PutFlags.MDB_APPEND);
+                } else {
+                    dbi.put(txn, keyBuf, v);
+                }
             }
             txn.commit();
         }
@@ -59,26 +78,70 @@ final class LmdbJavaPeer implements PeerStore {
     @Override
     public byte[] get(byte[] key) {
         keyBuf.clear().put(key).flip();
+        if (reads != null) {
+            return copy(dbi.get(reads, keyBuf));
+        }
         try (Txn<ByteBuffer> txn = env.txnRead()) {
-            ByteBuffer v = dbi.get(txn, keyBuf);
-            if (v == null) {
-                return null;
-            }
-            byte[] out = new byte[v.remaining()];
-            v.get(out);
-            return out;
+            return copy(dbi.get(txn, keyBuf));
+        }
+    }
+
+    private static byte[] copy(ByteBuffer v) {
+        if (v == null) {
+            return null;
+        }
+        byte[] out = new byte[v.remaining()];
+        v.get(out);
+        return out;
+    }
+
+    @Override
+    public void readsBegin() {
+        readsEnd();
+        reads = env.txnRead();
+    }
+
+    @Override
+    public void readsEnd() {
+        if (reads != null) {
+            reads.close();
+            reads = null;
         }
     }
 
     @Override
     public long scan(Visitor visitor) {
         long n = 0;
-        try (Txn<ByteBuffer> txn = env.txnRead(); Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
+        Txn<ByteBuffer> txn = reads != null ? reads : env.txnRead(); // one read txn per thread: use the held one
+        try (Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
             for (boolean ok = c.first(); ok; ok = c.next()) {
                 n++;
                 if (!visitor.visit(c.key().asReadOnlyBuffer(), c.val().asReadOnlyBuffer())) {
                     break;
                 }
+            }
+        } finally {
+            if (txn != reads) {
+                txn.close();
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public long scanReverse(Visitor visitor) {
+        long n = 0;
+        Txn<ByteBuffer> txn = reads != null ? reads : env.txnRead();
+        try (Cursor<ByteBuffer> c = dbi.openCursor(txn)) {
+            for (boolean ok = c.last(); ok; ok = c.prev()) {
+                n++;
+                if (!visitor.visit(c.key().asReadOnlyBuffer(), c.val().asReadOnlyBuffer())) {
+                    break;
+                }
+            }
+        } finally {
+            if (txn != reads) {
+                txn.close();
             }
         }
         return n;
@@ -92,6 +155,7 @@ final class LmdbJavaPeer implements PeerStore {
     @Override
     public void close() {
         if (env != null) {
+            readsEnd();
             dbi.close();
             env.close();
             env = null;

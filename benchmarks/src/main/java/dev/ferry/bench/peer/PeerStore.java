@@ -72,6 +72,29 @@ public interface PeerStore extends AutoCloseable {
     long scan(Visitor visitor);
 
     /**
+     * Says a run of reads follows and no write comes before {@link #readsEnd()} (the LmdbJava suite's
+     * read workloads). Adapters of transactional stores may hold one read transaction over the run,
+     * as the published suite did; the default does nothing.
+     */
+    default void readsBegin() {
+    }
+
+    /** Ends the run of reads {@link #readsBegin()} began (idempotent); the default does nothing. */
+    default void readsEnd() {
+    }
+
+    /**
+     * Visits every entry in reverse key order, from the largest key (the LmdbJava suite's readRev).
+     *
+     * @param visitor receives the entries
+     * @return the number of entries visited
+     * @throws UnsupportedOperationException when the store is not {@link #ordered()} or its adapter has no reverse scan
+     */
+    default long scanReverse(Visitor visitor) {
+        throw new UnsupportedOperationException(name() + " has no reverse scan");
+    }
+
+    /**
      * Bytes of storage the store uses: after {@link #close()} for stores that keep files (POSIX
      * allocated bytes of their directory, not the apparent size), or the server's own figure.
      *

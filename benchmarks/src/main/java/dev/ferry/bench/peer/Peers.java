@@ -6,7 +6,11 @@ import java.util.List;
 /**
  * The peer stores by name: {@link #open} makes the adapter of one. Names: {@code treemap},
  * {@code prevayler}, {@code je}, {@code je-tx}, {@code mariadb}, {@code rocksjava}, {@code lmdbjava},
- * {@code ferry-rocksdb-jni}, {@code ferry-rocksdb-ffm}, {@code ferry-lmdb-jni}, {@code ferry-lmdb-ffm}.
+ * {@code ferry-rocksdb-jni}, {@code ferry-rocksdb-ffm}, {@code ferry-lmdb-jni}, {@code ferry-lmdb-ffm}, and the
+ * LmdbJava suite's others: {@code lmdbjni}, {@code lwjgl-lmdb}, {@code leveldbjni}, {@code mapdb}, {@code mvstore},
+ * {@code xodus}, {@code chronicle}.
+ *
+ * <p>A name may carry settings after a colon ({@link Settings}): {@code lmdbjava:nosync,writemap,map=1073741824}.
  *
  * <p>Thread safety: stateless.
  */
@@ -14,6 +18,10 @@ public final class Peers {
     /** Every embedded store (in-process, nothing to start first), in the reports' order. */
     public static final List<String> EMBEDDED = List.of("treemap", "prevayler", "je", "je-tx", "rocksjava", "lmdbjava",
             "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm");
+
+    /** The LmdbJava suite's stores (docs/reproductions.md section A), in the reports' order. */
+    public static final List<String> SUITE = List.of("lmdbjava", "lmdbjni", "lwjgl-lmdb", "leveldbjni", "rocksjava", "mapdb", "mvstore",
+            "xodus", "chronicle", "ferry-lmdb-jni", "ferry-lmdb-ffm", "ferry-rocksdb-jni", "ferry-rocksdb-ffm");
 
     private Peers() {
     }
@@ -41,21 +49,31 @@ public final class Peers {
      * @throws IllegalArgumentException for an unknown name, or a server store without its server
      */
     public static PeerStore open(String name, Path dir, Servers servers) {
+        int colon = name.indexOf(':');
+        Settings set = Settings.parse(colon < 0 ? "" : name.substring(colon + 1));
+        name = colon < 0 ? name : name.substring(0, colon);
         return switch (name) {
             case "treemap" -> new TreeMapPeer();
             case "prevayler" -> new PrevaylerPeer(PeerStore.createDir(dir));
             case "je" -> new JePeer(PeerStore.createDir(dir), false);
             case "je-tx" -> new JePeer(PeerStore.createDir(dir), true);
-            case "rocksjava" -> new RocksJavaPeer(PeerStore.createDir(dir));
-            case "lmdbjava" -> new LmdbJavaPeer(PeerStore.createDir(dir));
-            case "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm" -> new FerryPeer(name, PeerStore.createDir(dir));
+            case "rocksjava" -> new RocksJavaPeer(PeerStore.createDir(dir), set);
+            case "lmdbjava" -> new LmdbJavaPeer(PeerStore.createDir(dir), set);
+            case "lmdbjni" -> new LmdbJniPeer(PeerStore.createDir(dir), set);
+            case "lwjgl-lmdb" -> new LwjglLmdbPeer(PeerStore.createDir(dir), set);
+            case "leveldbjni" -> new LevelDbJniPeer(PeerStore.createDir(dir));
+            case "mapdb" -> new MapDbPeer(PeerStore.createDir(dir), set);
+            case "mvstore" -> new MvStorePeer(PeerStore.createDir(dir));
+            case "xodus" -> new XodusPeer(PeerStore.createDir(dir));
+            case "chronicle" -> new ChroniclePeer(PeerStore.createDir(dir), set);
+            case "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm" -> new FerryPeer(name, PeerStore.createDir(dir), set);
             case "mariadb" -> {
                 if (servers.mariadbUrl() == null) {
                     throw new IllegalArgumentException("mariadb needs a server: no JDBC URL given");
                 }
                 yield new MariaDbPeer(servers.mariadbUrl(), servers.mariadbUser(), servers.mariadbPassword());
             }
-            default -> throw new IllegalArgumentException("unknown peer store " + name + " (" + EMBEDDED + ", mariadb)");
+            default -> throw new IllegalArgumentException("unknown peer store " + name + " (" + EMBEDDED + ", " + SUITE + ", mariadb)");
         };
     }
 }

@@ -3,6 +3,7 @@ package dev.ferry.bench.peer;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import org.rocksdb.CompressionType;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -11,7 +12,8 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * RocksJava (rocksdbjni) with RocksDB's default options ({@code createIfMissing} set): {@code
+ * RocksJava (rocksdbjni) with RocksDB's default options ({@code createIfMissing} set; with the setting
+ * {@code nocompression} also {@code NO_COMPRESSION}, as the LmdbJava suite): {@code
  * RocksDB.get(byte[])}, a {@link WriteBatch} per batch, an iterator for the scan.
  *
  * <p>Thread safety: RocksDB's handles are thread-safe; one thread at a time here.
@@ -26,9 +28,12 @@ final class RocksJavaPeer implements PeerStore {
     private WriteOptions writeOptions;
     private RocksDB db;
 
-    RocksJavaPeer(Path dir) {
+    RocksJavaPeer(Path dir, Settings set) {
         this.dir = dir;
         options = new Options().setCreateIfMissing(true);
+        if (set.flag("nocompression")) {
+            options.setCompressionType(CompressionType.NO_COMPRESSION);
+        }
         writeOptions = new WriteOptions();
         try {
             db = RocksDB.open(options, dir.toString());
@@ -74,6 +79,20 @@ final class RocksJavaPeer implements PeerStore {
         long n = 0;
         try (RocksIterator it = db.newIterator()) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
+                n++;
+                if (!visitor.visit(ByteBuffer.wrap(it.key()).asReadOnlyBuffer(), ByteBuffer.wrap(it.value()).asReadOnlyBuffer())) {
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public long scanReverse(Visitor visitor) {
+        long n = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seekToLast(); it.isValid(); it.prev()) {
                 n++;
                 if (!visitor.visit(ByteBuffer.wrap(it.key()).asReadOnlyBuffer(), ByteBuffer.wrap(it.value()).asReadOnlyBuffer())) {
                     break;

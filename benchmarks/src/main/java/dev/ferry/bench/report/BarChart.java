@@ -53,23 +53,28 @@ public final class BarChart {
         c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         c.getStyler().setXAxisLabelRotation(30);
         c.getStyler().setToolTipsEnabled(false);
-        final double floor = min / 2;
+        // log axis: an absent bar must not be 0; it sits at the axis's minimum, so it has no height
+        final double floor = Math.pow(10, Math.floor(Math.log10(min / 2)));
+        int drawn = 0;
         for (Map.Entry<String, List<Double>> e : series.entrySet()) {
             List<Double> ys = new ArrayList<>();
             boolean any = false;
             for (double y : e.getValue()) {
                 boolean absent = Double.isNaN(y) || y <= 0;
                 any |= !absent;
-                // log axis: an absent bar must not be 0
                 ys.add(absent ? (log ? floor : 0.0) : y);
             }
+            drawn += any ? 1 : 0;
             if (any) {
                 c.addSeries(e.getKey(), new ArrayList<>(xs), ys);
             }
         }
         if (log) {
             c.getStyler().setYAxisLogarithmic(true);
-            c.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(floor))));
+            c.getStyler().setYAxisMin(floor);
+        }
+        if (drawn > MANY.length / 2) { // XChart's default palette repeats after a few series: one colour per series
+            c.getStyler().setSeriesColors(MANY);
         }
         try {
             BitmapEncoder.saveBitmap(c, file.toString(), BitmapEncoder.BitmapFormat.PNG);
@@ -78,6 +83,13 @@ public final class BarChart {
             return e.toString();
         }
     }
+
+    /** Distinct colours for charts of many series (the LmdbJava suite's 13 stores). */
+    private static final Color[] MANY = {
+        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd), new Color(0x8c564b),
+        new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf), new Color(0x0b2e66), new Color(0x6aa0e0),
+        new Color(0x000000), new Color(0xf6c28b), new Color(0x4d9221), new Color(0xc51b7d),
+    };
 
     /**
      * One series of {@link #saveKinds}: its name, whose code it measures (0 Ferry, 1 peers, 2 the

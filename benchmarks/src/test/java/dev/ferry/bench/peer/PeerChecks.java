@@ -94,6 +94,29 @@ final class PeerChecks {
         assertEquals(10, visits[0]);
     }
 
+    /** The reverse scan gives exactly the model's entries in reverse order, and stops when told. */
+    void checkScanReverse(PeerStore s) {
+        if (!s.ordered()) {
+            assertThrows(UnsupportedOperationException.class, () -> s.scanReverse((k, v) -> true));
+            return;
+        }
+        List<Map.Entry<byte[], byte[]>> expected = new ArrayList<>(model.descendingMap().entrySet());
+        List<byte[][]> seen = new ArrayList<>();
+        long n = s.scanReverse((k, v) -> {
+            seen.add(new byte[][] {bytes(k), bytes(v)});
+            return true;
+        });
+        assertEquals(expected.size(), n, s.name() + ": reverse scan count");
+        assertEquals(expected.size(), seen.size(), s.name() + ": entries scanned in reverse");
+        for (int i = 0; i < expected.size(); i++) {
+            int at = i;
+            assertArrayEquals(expected.get(i).getKey(), seen.get(i)[0], () -> s.name() + ": reverse key at " + at);
+            assertArrayEquals(expected.get(i).getValue(), seen.get(i)[1], () -> s.name() + ": reverse value at " + at);
+        }
+        int[] visits = {0};
+        assertEquals(7, s.scanReverse((k, v) -> ++visits[0] < 7), s.name() + ": a reverse scan stops when told");
+    }
+
     /** Storage is reported after close: files for stores that keep them, -1 for in-memory ones. */
     static void checkStorage(PeerStore s, boolean onDisk) {
         long b = s.storageBytes();
