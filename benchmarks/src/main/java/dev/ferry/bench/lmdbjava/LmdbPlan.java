@@ -129,9 +129,8 @@ public final class LmdbPlan {
         long data = (long) d.size() * (d.keySize() + d.valSize());
         long map = Math.max(64L << 20, data * 32 / 10 + (16L << 20));
         return switch (store) {
-            case "lmdbjava", "lmdbjni", "lwjgl-lmdb" -> store + ":" + (lmdb.sync() ? "sync" : "nosync") + (lmdb.writeMap() ? ",writemap" : "")
-                    + (sequential ? ",append" : "") + ",map=" + map;
-            case "ferry-lmdb-jni", "ferry-lmdb-ffm" -> store + ":" + (lmdb.sync() ? "sync" : "nosync") + (lmdb.writeMap() ? ",writemap" : "") + ",map=" + map;
+            case "lmdbjava", "lmdbjni", "lwjgl-lmdb", "ferry-lmdb-jni", "ferry-lmdb-ffm" -> store + ":" + (lmdb.sync() ? "sync" : "nosync")
+                    + (lmdb.writeMap() ? ",writemap" : "") + (sequential ? ",append" : "") + ",map=" + map;
             case "rocksjava", "ferry-rocksdb-jni", "ferry-rocksdb-ffm" -> store + ":nocompression";
             case "mapdb" -> store + ":size=" + Math.max(1L << 20, (long) d.size() * d.valSize());
             case "chronicle" -> store + ":entries=" + Math.max(1000, d.size()) + ",key=" + d.keySize() + ",value=" + d.valSize();

@@ -7,6 +7,7 @@ import dev.ferry.Snapshot;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
+import dev.ferry.WriteOptions;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.List;
  * Ferry through its public API only: {@code ferry-<engine>-<binding>}, engine {@code rocksdb} or
  * {@code lmdb}, binding {@code jni} or {@code ffm} ({@code StoreOptions.binding}). Ferry's defaults
  * ({@code syncWrites(false)}; LMDB with a 4 GiB map), changed by the {@link Settings}: LMDB {@code
- * writemap} ({@link LmdbFlag#WRITEMAP}), {@code sync} ({@code syncWrites(true)}), {@code map=BYTES};
+ * writemap} ({@link LmdbFlag#WRITEMAP}), {@code sync} ({@code syncWrites(true)}), {@code map=BYTES},
+ * {@code append} ({@link WriteOptions#append}: batches in ascending key order past the last key);
  * RocksDB {@code nocompression} ({@link Compression#NONE}). A batch is one {@link WriteBatch}, a get {@code
  * Store.get(byte[])}, a scan one {@link Cursor} over zero-copy views.
  *
@@ -26,6 +28,7 @@ final class FerryPeer implements PeerStore {
     private final Path dir;
     private Store store;
     private Snapshot reads;
+    private final WriteOptions writeOptions;
 
     FerryPeer(String name, Path dir, Settings set) {
         this.name = name;
@@ -45,6 +48,7 @@ final class FerryPeer implements PeerStore {
                 o.compression(Compression.NONE);
             }
         }
+        writeOptions = WriteOptions.DEFAULT.append(engine.equals("lmdb") && set.flag("append"));
         store = Store.open(dir, o.binding(binding));
     }
 
@@ -64,7 +68,7 @@ final class FerryPeer implements PeerStore {
             for (int i = from; i < to; i++) {
                 b.put(keys.get(i), values.get(i));
             }
-            store.write(b);
+            store.write(b, writeOptions);
         }
     }
 
