@@ -1,6 +1,7 @@
 package dev.ferry.bench.kafka;
 
 import dev.ferry.bench.BenchData;
+import dev.ferry.kafka.TestContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -114,7 +115,8 @@ public abstract class KafkaStoreBase {
 
     /** Opens a fresh store in its own state directory and restores every record into it. */
     KeyValueStore<Bytes, byte[]> openAndRestore() {
-        BenchContext ctx = new BenchContext(dir.resolve("state-" + fresh++).toFile(), configs());
+        TestContext ctx = new TestContext(dir.resolve("state-" + fresh++).toFile());
+        ctx.configs.putAll(configs());
         KeyValueStore<Bytes, byte[]> s = supplier().get();
         s.init(ctx, s);
         if (ctx.restoreCallback instanceof RecordBatchingStateRestoreCallback rb) { // Kafka's built-in store

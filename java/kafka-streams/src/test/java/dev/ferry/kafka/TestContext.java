@@ -8,6 +8,7 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetrics;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 import org.apache.kafka.streams.processor.CommitCallback;
@@ -17,14 +18,21 @@ import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
-/** A bare StateStoreContext for opening a store outside a topology; keeps the restore callback. */
-final class TestContext implements StateStoreContext {
+/**
+ * A bare StateStoreContext for opening a store outside a topology; keeps the restore callback. Also
+ * used by the benchmarks' KafkaBench (through this module's test jar).
+ */
+public final class TestContext implements StateStoreContext {
     final File stateDir;
-    final Map<String, Object> configs = new HashMap<>();
-    StateRestoreCallback restoreCallback;
+    /** The application's configuration the store sees (Kafka's default metrics recording level preset). */
+    public final Map<String, Object> configs = new HashMap<>();
+    /** The callback the store registered. */
+    public StateRestoreCallback restoreCallback;
 
-    TestContext(File stateDir) {
+    /** @param stateDir the task's state directory */
+    public TestContext(File stateDir) {
         this.stateDir = stateDir;
+        configs.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO"); // what Kafka's built-in RocksDB store reads
     }
 
     @Override
@@ -61,7 +69,7 @@ final class TestContext implements StateStoreContext {
 
     @Override
     public synchronized StreamsMetrics metrics() {
-        if (metrics == null) { // what Kafka's built-in RocksDB store needs to open (the benchmark uses it)
+        if (metrics == null) { // what Kafka's built-in RocksDB store needs to open
             metrics = new StreamsMetricsImpl(new Metrics(), "ferry-test", Time.SYSTEM);
         }
         return metrics;
