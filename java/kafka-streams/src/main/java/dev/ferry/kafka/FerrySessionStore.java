@@ -130,6 +130,9 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
     private KeyValueIterator<Windowed<Bytes>, byte[]> findKey(Bytes key, long earliestEnd, long latestStart, boolean forward) {
         Objects.requireNonNull(key, "key cannot be null");
         checkOpen();
+        if (latestStart < 0) { // as the built-in store, whose search bound is a session window starting there
+            throw new IllegalArgumentException("Window startMs time cannot be negative.");
+        }
         long from = actualFrom(earliestEnd);
         byte[] k = key.get();
         byte[] lower = storeKey(k, 0, Math.max(0, from));
