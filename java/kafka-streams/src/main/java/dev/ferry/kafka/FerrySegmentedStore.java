@@ -15,8 +15,14 @@ import java.util.List;
 import java.util.NavigableSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.function.Predicate;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
+import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
 /**
@@ -33,6 +39,9 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * record that made it expire. The ids of the segments present are kept in memory (read from the
  * family when the store opens).
  *
+ * <p>A record put into an expired segment is dropped and counted in the task's {@code dropped-records}
+ * metric, as the built-in store counts it.
+ *
  * <p>Like the built-in store, the observed stream time (the largest timestamp written or restored)
  * lives in memory only: after a restart it starts unknown, and records of a live segment that are
  * older than the retention period stay readable until a write advances it again.
@@ -43,6 +52,9 @@ abstract class FerrySegmentedStore extends FerryStateStore {
     private final long segmentInterval;
     private final NavigableSet<Long> segments = new ConcurrentSkipListSet<>();
     private volatile long observedStreamTime = -1; // ConsumerRecord.NO_TIMESTAMP, as the built-in store
+    /** The task's dropped-records sensor, which counts records of expired segments (as the built-in store); null outside Kafka Streams. */
+    private Sensor droppedRecords;
+    private StateStoreContext context;
 
     FerrySegmentedStore(String name, Engine engine, long retentionPeriod, long segmentInterval) {
         super(name, engine);
@@ -89,6 +101,26 @@ abstract class FerrySegmentedStore extends FerryStateStore {
 
     static byte[] prefixed(long segmentId, byte[] storeKey) {
         return ByteBuffer.allocate(PREFIX + storeKey.length).putLong(segmentId ^ Long.MIN_VALUE).put(storeKey).array();
+    }
+
+    @Override
+    public synchronized void init(StateStoreContext context, StateStore root) {
+        super.init(context, root);
+        this.context = context;
+        droppedRecords = null;
+        if (context.metrics() instanceof StreamsMetricsImpl) {
+            droppedRecords = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(), context.taskId().toString(),
+                    (StreamsMetricsImpl) context.metrics());
+        }
+    }
+
+    private void recordDropped() {
+        Sensor sensor = droppedRecords;
+        if (sensor != null) {
+            long now = context instanceof InternalProcessorContext
+                    ? ((InternalProcessorContext<?, ?>) context).currentSystemTimeMs() : System.currentTimeMillis();
+            sensor.record(1.0d, now);
+        }
     }
 
     @Override
@@ -156,6 +188,8 @@ abstract class FerrySegmentedStore extends FerryStateStore {
         }
         if (live) {
             updatePosition();
+        } else {
+            recordDropped();
         }
     }
 

@@ -30,6 +30,7 @@ import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.WindowKeyQuery;
+import org.apache.kafka.streams.query.WindowRangeQuery;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.junit.jupiter.api.io.TempDir;
@@ -207,7 +208,7 @@ class FerryWindowStoreTest {
 
     @ParameterizedTest
     @EnumSource(Engine.class)
-    void interactiveWindowKeyQueryAnswers(Engine engine) {
+    void interactiveWindowQueriesAnswer(Engine engine) {
         try (FerryWindowStore s = window(engine)) {
             s.put(b("k"), v("1"), MINUTE);
             s.put(b("k"), v("2"), 2 * MINUTE);
@@ -218,6 +219,17 @@ class FerryWindowStoreTest {
                     PositionBound.unbounded(), new QueryConfig(false));
             assertTrue(r.isSuccess(), r.toString());
             assertEquals(List.of("60000=1"), values(r.getResult()));
+            QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> all = s.query(WindowRangeQuery.withWindowStartRange(at, at),
+                    PositionBound.unbounded(), new QueryConfig(false));
+            assertTrue(all.isSuccess(), all.toString());
+            assertEquals(List.of("k@60000-120000=1"), windows(all.getResult()));
+        }
+        try (FerrySessionStore s = session(engine, new TestContext(tmp.resolve("s").toFile()))) {
+            s.put(new Windowed<>(b("k"), new SessionWindow(0, MINUTE)), v("s1"));
+            QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> r = s.query(WindowRangeQuery.withKey(b("k")),
+                    PositionBound.unbounded(), new QueryConfig(false));
+            assertTrue(r.isSuccess(), r.toString());
+            assertEquals(List.of("k@0-60000=s1"), windows(r.getResult()));
         }
     }
 
