@@ -244,6 +244,66 @@ class WindowedTopologyComparisonTest {
         }
     }
 
+    /** The Ferry store under the metered, logging and caching layers. */
+    static FerryStateStore inner(org.apache.kafka.streams.processor.StateStore s) {
+        while (s instanceof org.apache.kafka.streams.state.internals.WrappedStateStore) {
+            s = ((org.apache.kafka.streams.state.internals.WrappedStateStore<?, ?, ?>) s).wrapped();
+        }
+        return (FerryStateStore) s;
+    }
+
+    static List<String> bytes(KeyValueIterator<Windowed<org.apache.kafka.common.utils.Bytes>, byte[]> it) {
+        List<String> out = new ArrayList<>();
+        try (it) {
+            it.forEachRemaining(kv -> out.add(kv.key.key() + "@" + kv.key.window().start() + "-" + kv.key.window().end()
+                    + "=" + java.util.Arrays.toString(kv.value)));
+        }
+        return out;
+    }
+
+    /**
+     * A Ferry store restored from the changelog records Kafka Streams wrote for another one (keys in
+     * Kafka's window or session schema, as ChangeLoggingWindowBytesStore and ChangeLoggingSessionBytesStore
+     * write them, timestamped values joined as Kafka Streams' restore does) holds the same windows.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb-timestamped", "lmdb-timestamped", "session-rocksdb", "session-lmdb"})
+    void aStoreRestoredFromTheChangelogHoldsTheSameWindows(String kind) {
+        boolean session = kind.startsWith("session-");
+        String engine = session ? kind.substring("session-".length()) : kind;
+        Topology t = session ? sessionCount(sessions(engine))
+                : windowedCount(windows(engine, SIZE), TimeWindows.ofSizeAndGrace(SIZE, GRACE).advanceBy(ADVANCE));
+        List<String> live;
+        List<KeyValue<byte[], byte[]>> changelog = new ArrayList<>();
+        try (TopologyTestDriver d = new TopologyTestDriver(t, props("live", false))) {
+            TestInputTopic<String, String> in = d.createInputTopic("clicks", Serdes.String().serializer(), Serdes.String().serializer());
+            for (KeyValue<String, Long> click : clicks(24, 1_200)) {
+                in.pipeInput(click.key, "click", Instant.ofEpochMilli(click.value));
+            }
+            // a timestamped store's changelog carries the plain value and the timestamp in the record:
+            // Kafka Streams joins the two before it hands records to a timestamped store's restore callback
+            d.createOutputTopic("ferry-windowed-compare-counts-changelog", Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer())
+                    .readRecordsToList().forEach(r -> changelog.add(KeyValue.pair(r.key(), session || r.value() == null ? r.value()
+                            : java.nio.ByteBuffer.allocate(8 + r.value().length).putLong(r.timestamp()).put(r.value()).array())));
+            FerryStateStore store = inner(d.getAllStateStores().get("counts"));
+            live = session ? bytes(((FerrySessionStore) store).fetch(null, null)) : bytes(((FerryWindowStore) store).all());
+        }
+        assertTrue(changelog.size() > 1_000, "changelog records: " + changelog.size());
+        assertFalse(live.isEmpty());
+        TestContext ctx = new TestContext(tmp.resolve("restored").toFile());
+        FerryStateStore restored = session ? (FerryStateStore) sessions(engine).get() : (FerryStateStore) windows(engine, SIZE).get();
+        try (restored) {
+            restored.init(ctx, restored);
+            org.apache.kafka.streams.processor.BatchingStateRestoreCallback cb =
+                    (org.apache.kafka.streams.processor.BatchingStateRestoreCallback) ctx.restoreCallback;
+            for (int i = 0; i < changelog.size(); i += 100) { // in batches, as the restore consumer hands them over
+                cb.restoreAll(changelog.subList(i, Math.min(changelog.size(), i + 100)));
+            }
+            List<String> got = session ? bytes(((FerrySessionStore) restored).fetch(null, null)) : bytes(((FerryWindowStore) restored).all());
+            assertEquals(live, got);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "lmdb"})
     void theSuppliersStoresAreFerrys(String kind) {
