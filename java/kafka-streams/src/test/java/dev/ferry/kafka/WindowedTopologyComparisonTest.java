@@ -304,6 +304,48 @@ class WindowedTopologyComparisonTest {
         }
     }
 
+    /** A word-count, a windowed count and a session count, Materialized by name only: the DSL picks the stores. */
+    static Topology namedStores(Properties props) {
+        StreamsBuilder b = new StreamsBuilder(new org.apache.kafka.streams.TopologyConfig(new StreamsConfig(props)));
+        var grouped = b.stream("clicks", Consumed.with(Serdes.String(), Serdes.String())).groupByKey();
+        grouped.count(Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("totals")
+                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                .toStream().to("counts", Produced.with(Serdes.String(), Serdes.Long()));
+        grouped.windowedBy(TimeWindows.ofSizeAndGrace(SIZE, GRACE))
+                .count(Materialized.<String, Long, WindowStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("per-minute")
+                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()).withRetention(RETENTION))
+                .toStream((w, c) -> window(w)).to("counts", Produced.with(Serdes.String(), Serdes.Long()));
+        grouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(GAP, GRACE))
+                .count(Materialized.<String, Long, SessionStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("sessions")
+                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()).withRetention(RETENTION))
+                .toStream((w, c) -> window(w)).to("counts", Produced.with(Serdes.String(), Serdes.Long()));
+        return b.build();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rocksdb", "lmdb"})
+    void dslStoreSuppliersPutEveryDslStoreOnFerry(String engine) {
+        List<KeyValue<String, Long>> input = clicks(25, 800);
+        Properties builtInProps = props("b", false);
+        Properties ferryProps = props("f", false);
+        ferryProps.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, FerryDslStoreSuppliers.class);
+        ferryProps.put(FerryStoreConfig.DSL_ENGINE, engine);
+        Run builtIn = run(namedStores(builtInProps), "b", false, input, d -> List.of(), d -> List.of());
+        List<String> ferryDirs = new ArrayList<>();
+        Run ferry = run(namedStores(ferryProps), "f", false, input, d -> {
+            for (String store : List.of("totals", "per-minute", "sessions")) {
+                if (Files.isDirectory(tmp.resolve("f/ferry-windowed-compare/0_0/ferry/" + store))) {
+                    ferryDirs.add(store);
+                }
+                assertInstanceOf(FerryStateStore.class, inner(d.getAllStateStores().get(store)), store);
+            }
+            return List.of();
+        }, d -> List.of());
+        assertEquals(List.of("totals", "per-minute", "sessions"), ferryDirs);
+        assertTrue(builtIn.output.size() > 1_000);
+        assertEquals(builtIn.output, ferry.output);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"rocksdb", "lmdb"})
     void theSuppliersStoresAreFerrys(String kind) {
