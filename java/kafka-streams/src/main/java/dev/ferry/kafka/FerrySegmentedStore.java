@@ -166,6 +166,9 @@ abstract class FerrySegmentedStore extends FerryStateStore {
         long id = segmentId(ts);
         long minLive = segmentId(observed - retentionPeriod);
         boolean live = id >= minLive;
+        if (live) { // before the write: a concurrent reader may then search a segment still empty, never miss one
+            segments.add(id);
+        }
         try (WriteBatch batch = new WriteBatch()) {
             if (live) {
                 if (value == null) {
@@ -178,9 +181,6 @@ abstract class FerrySegmentedStore extends FerryStateStore {
             if (batch.count() > 0) {
                 markDirty();
                 s.write(batch);
-            }
-            if (live) {
-                segments.add(id);
             }
             segments.removeAll(expired);
         } catch (RuntimeException e) {
@@ -271,7 +271,9 @@ abstract class FerrySegmentedStore extends FerryStateStore {
                 if (id < minLive) {
                     continue;
                 }
-                added.add(id);
+                if (segments.add(id)) {
+                    added.add(id);
+                }
                 if (r.value == null) {
                     batch.delete(data(), prefixed(id, r.key));
                 } else {
@@ -283,9 +285,9 @@ abstract class FerrySegmentedStore extends FerryStateStore {
                 markDirty();
                 s.write(batch);
             }
-            segments.addAll(added);
             segments.removeAll(expired);
         } catch (RuntimeException e) {
+            segments.removeAll(added); // nothing of the batch was written
             throw translate(e, "restoring");
         }
     }
