@@ -3,6 +3,7 @@ package dev.ferry.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -344,6 +345,26 @@ class WindowedTopologyComparisonTest {
         assertEquals(List.of("totals", "per-minute", "sessions"), ferryDirs);
         assertTrue(builtIn.output.size() > 1_000);
         assertEquals(builtIn.output, ferry.output);
+    }
+
+    @org.junit.jupiter.api.Test
+    void dslStoreSuppliersLeaveWhatFerryLacksToKafkaAndRejectUnknownEngines() {
+        FerryDslStoreSuppliers s = new FerryDslStoreSuppliers();
+        s.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB"));
+        var plain = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate(), false, true));
+        assertInstanceOf(FerryTimestampedWindowStore.class, plain.get());
+        assertEquals(dev.ferry.Engine.LMDB, ((FerryWindowStore) plain.get()).engine());
+        var onClose = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true));
+        assertFalse(onClose.get() instanceof FerryStateStore, "emit-on-window-close keeps Kafka's time-ordered store");
+        var sessionOnClose = s.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose()));
+        assertFalse(sessionOnClose.get() instanceof FerryStateStore);
+        assertInstanceOf(FerrySessionStore.class, s.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate())).get());
+        assertThrows(org.apache.kafka.common.config.ConfigException.class,
+                () -> new FerryDslStoreSuppliers().configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "leveldb")));
     }
 
     @ParameterizedTest
