@@ -13,7 +13,8 @@ import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * Suppliers of Ferry state stores for Kafka Streams, the counterparts of
- * {@code Stores.persistentKeyValueStore(name)}:
+ * {@code Stores.persistentKeyValueStore(name)}, {@code Stores.persistentWindowStore(...)} and
+ * {@code Stores.persistentSessionStore(...)}:
  *
  * <pre>{@code
  * // Processor API
