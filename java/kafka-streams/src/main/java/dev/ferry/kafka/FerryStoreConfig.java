@@ -35,6 +35,8 @@ public final class FerryStoreConfig {
     public static final String LMDB_MAP_SIZE_BYTES = "ferry.lmdb.map.size.bytes";
     /** LMDB: growth step in bytes when the map is full, 0 to fail with MapFull instead (default 1 GiB). */
     public static final String LMDB_AUTO_GROW_BYTES = "ferry.lmdb.auto.grow.bytes";
+    /** The engine of the DSL's stores under {@link FerryDslStoreSuppliers}: {@code rocksdb} (default) or {@code lmdb}. */
+    public static final String DSL_ENGINE = "ferry.dsl.engine";
 
     static final long DEFAULT_BLOCK_CACHE = 50L << 20;
     static final int DEFAULT_BLOOM_BITS = 10;

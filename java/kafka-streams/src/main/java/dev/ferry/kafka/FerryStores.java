@@ -1,14 +1,20 @@
 package dev.ferry.kafka;
 
 import dev.ferry.Engine;
+import java.time.Duration;
 import java.util.Objects;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * Suppliers of Ferry state stores for Kafka Streams, the counterparts of
- * {@code Stores.persistentKeyValueStore(name)}:
+ * {@code Stores.persistentKeyValueStore(name)}, {@code Stores.persistentWindowStore(...)} and
+ * {@code Stores.persistentSessionStore(...)}:
  *
  * <pre>{@code
  * // Processor API
@@ -16,6 +22,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *         Serdes.String(), Serdes.Long()));
  * // DSL
  * stream.groupByKey().count(Materialized.as(FerryStores.persistentTimestampedKeyValueStore("counts")));
+ * // windowed and session-windowed aggregations
+ * stream.groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(size, grace))
+ *         .count(Materialized.as(FerryStores.persistentTimestampedWindowStore("per-minute", retention, size, false)));
+ * stream.groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(gap, grace))
+ *         .count(Materialized.as(FerryStores.persistentSessionStore("sessions", retention)));
  * }</pre>
  *
  * <p>Each supplier's {@code get()} returns a new, unopened store for one partition; the store
@@ -65,6 +76,238 @@ public final class FerryStores {
      */
     public static KeyValueBytesStoreSupplier lmdbTimestampedKeyValueStore(String name) {
         return new Supplier(name, Engine.LMDB, true);
+    }
+
+    /**
+     * A persistent window store on Ferry-RocksDB, the counterpart of
+     * {@code Stores.persistentWindowStore}: same arguments, same checks, same segment interval
+     * ({@code max(retention / 2, 60 s)}).
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long windows are kept (at least the window size plus the grace period)
+     * @param windowSize the size of the windows
+     * @param retainDuplicates whether every put is kept instead of overwriting (stream-stream joins)
+     * @return the supplier
+     * @throws IllegalArgumentException on a negative or unrepresentable duration, or a retention period
+     *         smaller than the window size
+     */
+    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                                 boolean retainDuplicates) {
+        return window(name, Engine.ROCKSDB, retentionPeriod, windowSize, retainDuplicates, false);
+    }
+
+    /**
+     * A persistent window store on Ferry-RocksDB that keeps values with their timestamps, for
+     * {@code Stores.timestampedWindowStoreBuilder} and the DSL (the counterpart of
+     * {@code Stores.persistentTimestampedWindowStore}).
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long windows are kept
+     * @param windowSize the size of the windows
+     * @param retainDuplicates whether every put is kept instead of overwriting
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                                            boolean retainDuplicates) {
+        return window(name, Engine.ROCKSDB, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    /**
+     * A persistent window store on Ferry-LMDB.
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long windows are kept
+     * @param windowSize the size of the windows
+     * @param retainDuplicates whether every put is kept instead of overwriting
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier lmdbWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                           boolean retainDuplicates) {
+        return window(name, Engine.LMDB, retentionPeriod, windowSize, retainDuplicates, false);
+    }
+
+    /**
+     * A persistent window store on Ferry-LMDB that keeps values with their timestamps.
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long windows are kept
+     * @param windowSize the size of the windows
+     * @param retainDuplicates whether every put is kept instead of overwriting
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier lmdbTimestampedWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                                      boolean retainDuplicates) {
+        return window(name, Engine.LMDB, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    /**
+     * A persistent session store on Ferry-RocksDB, the counterpart of
+     * {@code Stores.persistentSessionStore}: same checks, same segment interval
+     * ({@code max(retention / 2, 60 s)}).
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long sessions are kept after they end (at least the inactivity gap plus the grace period)
+     * @return the supplier
+     * @throws IllegalArgumentException on a negative or unrepresentable duration
+     */
+    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod) {
+        return new SessionSupplier(name, Engine.ROCKSDB, millis(retentionPeriod, "retentionPeriod"));
+    }
+
+    /**
+     * A persistent session store on Ferry-LMDB.
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long sessions are kept after they end
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentSessionStore}
+     */
+    public static SessionBytesStoreSupplier lmdbSessionStore(String name, Duration retentionPeriod) {
+        return new SessionSupplier(name, Engine.LMDB, millis(retentionPeriod, "retentionPeriod"));
+    }
+
+    private static WindowBytesStoreSupplier window(String name, Engine engine, Duration retentionPeriod, Duration windowSize,
+                                                   boolean retainDuplicates, boolean timestamped) {
+        Objects.requireNonNull(name, "name cannot be null");
+        long retention = millis(retentionPeriod, "retentionPeriod");
+        long size = millis(windowSize, "windowSize");
+        if (size > retention) {
+            throw new IllegalArgumentException("The retention period of the window store " + name
+                    + " must be no smaller than its window size. Got size=[" + size + "], retention=[" + retention + "]");
+        }
+        return new WindowSupplier(name, engine, retention, segmentInterval(retention), size, retainDuplicates, timestamped);
+    }
+
+    private static long millis(Duration d, String what) {
+        Objects.requireNonNull(d, what + " cannot be null");
+        long ms;
+        try {
+            ms = d.toMillis();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " cannot be represented as long milliseconds: " + d, e);
+        }
+        if (ms < 0) {
+            throw new IllegalArgumentException(what + " cannot be negative");
+        }
+        return ms;
+    }
+
+    /** The built-in stores' default segment interval: half the retention period, at least a minute. */
+    static long segmentInterval(long retention) {
+        return Math.max(retention / 2, 60_000L);
+    }
+
+    private static String scope(Engine engine, String kind) {
+        return (engine == Engine.ROCKSDB ? "ferry-rocksdb" : "ferry-lmdb") + kind;
+    }
+
+    private static final class WindowSupplier implements WindowBytesStoreSupplier {
+        private final String name;
+        private final Engine engine;
+        private final long retention;
+        private final long segmentInterval;
+        private final long windowSize;
+        private final boolean retainDuplicates;
+        private final boolean timestamped;
+
+        WindowSupplier(String name, Engine engine, long retention, long segmentInterval, long windowSize, boolean retainDuplicates,
+                       boolean timestamped) {
+            this.name = name;
+            this.engine = engine;
+            this.retention = retention;
+            this.segmentInterval = segmentInterval;
+            this.windowSize = windowSize;
+            this.retainDuplicates = retainDuplicates;
+            this.timestamped = timestamped;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public WindowStore<Bytes, byte[]> get() {
+            return timestamped
+                    ? new FerryTimestampedWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates)
+                    : new FerryWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates);
+        }
+
+        @Override
+        public String metricsScope() {
+            return scope(engine, "-window");
+        }
+
+        @Override
+        public long segmentIntervalMs() {
+            return segmentInterval;
+        }
+
+        @Override
+        public long windowSize() {
+            return windowSize;
+        }
+
+        @Override
+        public boolean retainDuplicates() {
+            return retainDuplicates;
+        }
+
+        @Override
+        public long retentionPeriod() {
+            return retention;
+        }
+
+        @Override
+        public String toString() {
+            return "FerryStores[" + name + ", " + engine + ", window " + windowSize + " ms, retention " + retention + " ms"
+                    + (retainDuplicates ? ", duplicates" : "") + (timestamped ? ", timestamped" : "") + "]";
+        }
+    }
+
+    private static final class SessionSupplier implements SessionBytesStoreSupplier {
+        private final String name;
+        private final Engine engine;
+        private final long retention;
+
+        SessionSupplier(String name, Engine engine, long retention) {
+            this.name = Objects.requireNonNull(name, "name cannot be null");
+            this.engine = engine;
+            this.retention = retention;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public SessionStore<Bytes, byte[]> get() {
+            return new FerrySessionStore(name, engine, retention, segmentIntervalMs());
+        }
+
+        @Override
+        public String metricsScope() {
+            return scope(engine, "-session");
+        }
+
+        @Override
+        public long segmentIntervalMs() {
+            return segmentInterval(retention);
+        }
+
+        @Override
+        public long retentionPeriod() {
+            return retention;
+        }
+
+        @Override
+        public String toString() {
+            return "FerryStores[" + name + ", " + engine + ", session, retention " + retention + " ms]";
+        }
     }
 
     private static final class Supplier implements KeyValueBytesStoreSupplier {

@@ -1,0 +1,102 @@
+package dev.ferry.kafka;
+
+import dev.ferry.Engine;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.DslStoreFormat;
+import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
+import org.apache.kafka.streams.state.DslKeyValueParams;
+import org.apache.kafka.streams.state.DslSessionParams;
+import org.apache.kafka.streams.state.DslStoreSuppliers;
+import org.apache.kafka.streams.state.DslWindowParams;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
+
+/**
+ * Puts every DSL store of an application on Ferry at once, without a supplier per operator: set
+ * {@code dsl.store.suppliers.class} ({@code StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG}) to this
+ * class, and optionally {@link FerryStoreConfig#DSL_ENGINE} to {@code lmdb} (default {@code rocksdb}).
+ * Key-value, window and session stores come from {@link FerryStores} in the format the DSL asks for
+ * (plain or timestamped). What Ferry does not provide stays Kafka's built-in RocksDB store: the
+ * time-ordered stores of emit-on-window-close aggregations and the header-carrying stores
+ * ({@code dsl.store.format=HEADERS}).
+ *
+ * <p>Thread safety: configured once, then read only.
+ */
+public class FerryDslStoreSuppliers implements DslStoreSuppliers {
+    private final DslStoreSuppliers builtIn = new BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers();
+    private Engine engine = Engine.ROCKSDB;
+
+    /** Makes the suppliers; Kafka Streams instantiates the class by name and calls {@link #configure}. */
+    public FerryDslStoreSuppliers() {
+    }
+
+    /**
+     * Reads {@link FerryStoreConfig#DSL_ENGINE}.
+     *
+     * @param configs the application's configuration
+     * @throws ConfigException on an engine name other than {@code rocksdb} or {@code lmdb}
+     */
+    @Override
+    public void configure(Map<String, ?> configs) {
+        builtIn.configure(configs);
+        Object e = configs.get(FerryStoreConfig.DSL_ENGINE);
+        if (e == null) {
+            engine = Engine.ROCKSDB;
+            return;
+        }
+        switch (e.toString().trim().toLowerCase(Locale.ROOT)) {
+            case "rocksdb": engine = Engine.ROCKSDB; break;
+            case "lmdb": engine = Engine.LMDB; break;
+            default: throw new ConfigException(FerryStoreConfig.DSL_ENGINE, e, "expected rocksdb or lmdb");
+        }
+    }
+
+    @Override
+    public KeyValueBytesStoreSupplier keyValueStore(DslKeyValueParams params) {
+        DslStoreFormat format = params.dslStoreFormat();
+        if (format == DslStoreFormat.TIMESTAMPED) {
+            return engine == Engine.ROCKSDB ? FerryStores.persistentTimestampedKeyValueStore(params.name())
+                    : FerryStores.lmdbTimestampedKeyValueStore(params.name());
+        }
+        if (format == DslStoreFormat.PLAIN) {
+            return engine == Engine.ROCKSDB ? FerryStores.persistentKeyValueStore(params.name()) : FerryStores.lmdbKeyValueStore(params.name());
+        }
+        return builtIn.keyValueStore(params);
+    }
+
+    @Override
+    public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
+        DslStoreFormat format = params.dslStoreFormat();
+        if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE
+                || (format != DslStoreFormat.TIMESTAMPED && format != DslStoreFormat.PLAIN)) {
+            return builtIn.windowStore(params);
+        }
+        boolean timestamped = format == DslStoreFormat.TIMESTAMPED;
+        if (engine == Engine.ROCKSDB) {
+            return timestamped
+                    ? FerryStores.persistentTimestampedWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates())
+                    : FerryStores.persistentWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates());
+        }
+        return timestamped
+                ? FerryStores.lmdbTimestampedWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates())
+                : FerryStores.lmdbWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates());
+    }
+
+    @Override
+    public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
+        if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE || params.storeFormat() == DslStoreFormat.HEADERS) {
+            return builtIn.sessionStore(params);
+        }
+        return engine == Engine.ROCKSDB ? FerryStores.persistentSessionStore(params.name(), params.retentionPeriod())
+                : FerryStores.lmdbSessionStore(params.name(), params.retentionPeriod());
+    }
+
+    @Override
+    public String toString() {
+        return "FerryDslStoreSuppliers[" + engine + "]";
+    }
+}

@@ -1,0 +1,447 @@
+package dev.ferry.kafka;
+
+import dev.ferry.ColumnFamily;
+import dev.ferry.Cursor;
+import dev.ferry.Engine;
+import dev.ferry.FerryException;
+import dev.ferry.KeyRange;
+import dev.ferry.Store;
+import dev.ferry.StoreOptions;
+import dev.ferry.WriteBatch;
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+
+/**
+ * What every Ferry state store shares: one Ferry {@link Store} per partition, in
+ * {@code <state.dir>/<task>/ferry/<name>}, with a {@code data} column family for the entries and an
+ * {@code offsets} family for the changelog offsets the store commits itself
+ * ({@link #managesOffsets()}); restoration through a {@link BatchingStateRestoreCallback}; iterators
+ * over Ferry cursors that close with the store; the translation of failures to Kafka Streams'
+ * exceptions. {@link FerryKeyValueStore}, {@link FerryWindowStore} and {@link FerrySessionStore}
+ * add their own key layouts on top.
+ *
+ * <p>Thread safety: writes, and reads from interactive queries, may come from any thread; an
+ * iterator is confined to the thread that opened it. After {@link #close()} (or before
+ * {@link #init}) every method but {@code name()}, {@code persistent()}, {@code isOpen()} and
+ * {@code close()} throws {@link InvalidStateStoreException}; engine errors become
+ * {@link ProcessorStateException}.
+ */
+public abstract class FerryStateStore implements StateStore, AutoCloseable {
+    /** The column family that holds the store's entries. */
+    static final String DATA_FAMILY = "data";
+    /** The column family that holds the committed changelog offsets ({@link #managesOffsets()}). */
+    static final String OFFSETS_FAMILY = "offsets";
+    private final String name;
+    private final Engine engine;
+    private final Set<FerryIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private volatile Store store;
+    private ColumnFamily data;
+    private ColumnFamily offsets;
+    private volatile boolean open;
+    /** Written to since the last flush: a flush of a clean store returns at once. */
+    private volatile boolean dirty;
+    private StateStoreContext context;
+    private Position position = Position.emptyPosition();
+
+    FerryStateStore(String name, Engine engine) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.engine = Objects.requireNonNull(engine, "engine");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** @return the engine this store runs on */
+    public Engine engine() {
+        return engine;
+    }
+
+    @Override
+    public synchronized void init(StateStoreContext context, StateStore root) {
+        if (open) {
+            throw new IllegalStateException("store " + name + " is already initialized");
+        }
+        StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
+        Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
+        try {
+            Files.createDirectories(dir.getParent());
+            Store s = Store.open(dir, options);
+            try {
+                data = family(s, DATA_FAMILY);
+                offsets = family(s, OFFSETS_FAMILY);
+                opened(s, data);
+            } catch (RuntimeException e) {
+                s.close();
+                throw e;
+            }
+            store = s;
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
+        }
+        this.context = context;
+        this.position = Position.emptyPosition();
+        open = true;
+        context.register(root, (BatchingStateRestoreCallback) this::restoreAll);
+    }
+
+    /**
+     * Called in {@link #init} once the Ferry store and its families are open, before the store
+     * counts as open: subclasses read what they keep in memory about the entries.
+     *
+     * @param s the Ferry store
+     * @param data the data family
+     */
+    void opened(Store s, ColumnFamily data) {
+    }
+
+    private static ColumnFamily family(Store s, String name) {
+        return s.columnFamily(name).orElseGet(() -> s.createColumnFamily(name));
+    }
+
+    /**
+     * Writes a batch of changelog records (null value = delete) in one Ferry write.
+     *
+     * @param records the records, keys and values as the changelog holds them
+     */
+    abstract void restoreAll(Collection<KeyValue<byte[], byte[]>> records);
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    /** @return the data family (valid while the store is open) */
+    ColumnFamily data() {
+        return data;
+    }
+
+    /** Marks the store written to, so the next {@link #flush()} flushes. */
+    void markDirty() {
+        dirty = true;
+    }
+
+    /** Advances the store's {@link Position} by the record being processed, as Kafka's stores do. */
+    void updatePosition() {
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    /**
+     * Makes every write so far durable against an operating-system crash too: RocksDB writes its
+     * memtables to synced table files, LMDB syncs its map. Kafka Streams does not need it (it calls
+     * {@link #commit(Map)}); a store with no write since the last flush returns at once.
+     */
+    @Override
+    public void flush() {
+        Store s = checkOpen();
+        if (!dirty) {
+            return;
+        }
+        try {
+            dirty = false; // a write racing this flush marks the store again
+            // the entries first, then the offsets: a crash between the two keeps offsets no newer
+            // than the entries (Store.flush() alone would flush only the empty default family)
+            s.flush(data);
+            if (engine == Engine.ROCKSDB) { // LMDB's flush syncs the whole map at once
+                s.flush(offsets);
+            }
+        } catch (RuntimeException e) {
+            dirty = true;
+            throw translate(e, "flush");
+        }
+    }
+
+    /**
+     * The store keeps its changelog offsets itself, beside its entries, so Kafka Streams writes no
+     * {@code .checkpoint} file for it and a commit costs one small write instead of a flush: entries
+     * and offsets reach the engine in write order (RocksDB's write-ahead log, LMDB's commits), so
+     * whatever a crash keeps of the store, the offsets kept match the entries kept, and restoration
+     * starts from there.
+     *
+     * @return true
+     */
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        Objects.requireNonNull(changelogOffsets, "changelogOffsets");
+        Store s = checkOpen();
+        try (WriteBatch batch = new WriteBatch()) {
+            for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+                byte[] k = e.getKey().toString().getBytes(StandardCharsets.UTF_8);
+                if (e.getValue() == null) {
+                    batch.delete(offsets, k);
+                } else {
+                    batch.put(offsets, k, ByteBuffer.allocate(Long.BYTES).putLong(e.getValue()).array());
+                }
+            }
+            if (batch.count() > 0) {
+                s.write(batch);
+            }
+        } catch (RuntimeException e) {
+            throw translate(e, "commit");
+        }
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        Objects.requireNonNull(partition, "partition");
+        Store s = checkOpen();
+        byte[] v;
+        try {
+            v = s.get(offsets, partition.toString().getBytes(StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            throw translate(e, "committedOffset");
+        }
+        return v == null || v.length != Long.BYTES ? null : ByteBuffer.wrap(v).getLong();
+    }
+
+    /**
+     * Answers interactive queries through Kafka's {@code StoreQueryUtils}: the standard queries of
+     * the store's kind ({@code KeyQuery}, {@code RangeQuery}, {@code WindowKeyQuery},
+     * {@code WindowRangeQuery}) where Kafka's handlers take them.
+     */
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+    }
+
+    @Override
+    public Position getPosition() {
+        return position;
+    }
+
+    /** @return the number of iterators opened and not yet closed (for tests and monitoring) */
+    public int openIterators() {
+        return openIterators.size();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        for (FerryIterator it : new ArrayList<>(openIterators)) {
+            it.close();
+        }
+        Store s = store;
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + name + ", " + engine + (open ? "" : ", closed") + "]";
+    }
+
+    /** The open Ferry store underneath (package-private: tests look at its families). */
+    Store checkOpen() {
+        Store s = store;
+        if (!open || s == null) {
+            throw closed(null);
+        }
+        return s;
+    }
+
+    private InvalidStateStoreException closed(Throwable cause) {
+        return new InvalidStateStoreException("Store " + name + " is currently closed", cause);
+    }
+
+    /** A failure of a Ferry call: a closed store (a race with close) or an engine error. */
+    RuntimeException translate(RuntimeException e, String what) {
+        if (e instanceof InvalidStateStoreException || e instanceof NullPointerException) {
+            return e;
+        }
+        Store s = store;
+        if (!open || s == null || s.isClosed()) {
+            return closed(e);
+        }
+        if (e instanceof FerryException) {
+            return new ProcessorStateException("Error in " + what + " on Ferry store " + name + ": " + e.getMessage(), e);
+        }
+        return e;
+    }
+
+    /**
+     * An iterator over one range of the data family; its cursor opens now and reads the state of
+     * this moment.
+     *
+     * @param range the keys
+     * @param forward ascending or descending
+     * @return the iterator, registered to close with the store
+     */
+    KeyValueIterator<Bytes, byte[]> iterator(KeyRange range, boolean forward) {
+        return iterator(List.of(range).iterator(), forward, 0, null);
+    }
+
+    /**
+     * An iterator over a sequence of ranges of the data family, walked one after the other: the
+     * first range's cursor opens now, each further one when the previous range is exhausted (as
+     * Kafka's segmented stores open one segment's iterator after the other).
+     *
+     * @param ranges the ranges, in the order to walk them
+     * @param forward ascending or descending within each range
+     * @param strip how many leading bytes of each key to drop before filtering and handing it out
+     * @param keep which (stripped) keys to hand out, or null for all
+     * @return the iterator, registered to close with the store
+     */
+    KeyValueIterator<Bytes, byte[]> iterator(Iterator<KeyRange> ranges, boolean forward, int strip, Predicate<byte[]> keep) {
+        checkOpen();
+        FerryIterator it = new FerryIterator(ranges, forward, strip, keep);
+        openIterators.add(it);
+        if (!open) { // raced with close(), which may not have seen this one
+            it.close();
+            throw closed(null);
+        }
+        try {
+            it.advanceRange();
+        } catch (RuntimeException e) {
+            it.close();
+            throw e;
+        }
+        return it;
+    }
+
+    /** An iterator over Ferry cursors; entries are copied out as Kafka's API hands out arrays. */
+    private final class FerryIterator implements KeyValueIterator<Bytes, byte[]> {
+        private final Iterator<KeyRange> ranges;
+        private final boolean forward;
+        private final int strip;
+        private final Predicate<byte[]> keep;
+        private Cursor cursor;
+        private KeyValue<Bytes, byte[]> next;
+        private boolean done;
+        private volatile boolean closed;
+
+        FerryIterator(Iterator<KeyRange> ranges, boolean forward, int strip, Predicate<byte[]> keep) {
+            this.ranges = ranges;
+            this.forward = forward;
+            this.strip = strip;
+            this.keep = keep;
+        }
+
+        /** Closes the current cursor and opens the next range's; false when no range is left. */
+        boolean advanceRange() {
+            if (cursor != null) {
+                cursor.close();
+                cursor = null;
+            }
+            if (!ranges.hasNext()) {
+                done = true;
+                return false;
+            }
+            Store s = checkOpen();
+            try {
+                cursor = s.cursor(data, ranges.next(), null);
+            } catch (RuntimeException e) {
+                throw translate(e, "opening an iterator");
+            }
+            if (closed) { // closed by the store's close() meanwhile
+                cursor.close();
+                throw closed(null);
+            }
+            return true;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (closed) {
+                throw new InvalidStateStoreException("Ferry iterator for store " + name + " has closed");
+            }
+            if (next != null) {
+                return true;
+            }
+            try {
+                while (!done) {
+                    boolean ok = forward ? cursor.next() : cursor.prev();
+                    if (!ok) {
+                        advanceRange();
+                        continue;
+                    }
+                    byte[] k = cursor.keyBytes();
+                    if (strip > 0) {
+                        k = Arrays.copyOfRange(k, strip, k.length);
+                    }
+                    if (keep == null || keep.test(k)) {
+                        next = KeyValue.pair(Bytes.wrap(k), cursor.valueBytes());
+                        return true;
+                    }
+                }
+                return false;
+            } catch (RuntimeException e) {
+                if (closed) {
+                    throw new InvalidStateStoreException("Ferry iterator for store " + name + " has closed", e);
+                }
+                throw translate(e, "iterating");
+            }
+        }
+
+        @Override
+        public KeyValue<Bytes, byte[]> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            KeyValue<Bytes, byte[]> kv = next;
+            next = null;
+            return kv;
+        }
+
+        @Override
+        public Bytes peekNextKey() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return next.key;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            openIterators.remove(this);
+            Cursor c = cursor;
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+}
