@@ -64,24 +64,39 @@ class BrokerEndToEndTest {
     @TempDir
     Path tmp;
 
-    @Test
-    @Timeout(value = 170, unit = TimeUnit.SECONDS)
-    void survivorRestoresThePartitionsOfAClosedInstanceAndEveryCountIsRight() throws Exception {
+    /**
+     * A one-node KRaft cluster (broker and controller combined, listening on localhost), formatted,
+     * started and ready; closed by the caller.
+     */
+    static KafkaClusterTestKit startCluster(Path dir) throws Exception {
         TestKitNodes nodes = new TestKitNodes.Builder()
                 .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1)
-                .setBaseDirectory(tmp.resolve("kafka")).build();
-        try (KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(nodes)
+                .setBaseDirectory(dir).build();
+        KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(nodes)
                 .setConfigProp("offsets.topic.replication.factor", "1")
                 .setConfigProp("offsets.topic.num.partitions", "1")
                 .setConfigProp("transaction.state.log.replication.factor", "1")
                 .setConfigProp("transaction.state.log.min.isr", "1")
                 .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build()) {
+                .build();
+        try {
             cluster.format();
             cluster.startup();
             cluster.waitForReadyBrokers();
             String bootstrap = cluster.bootstrapServers();
             assertTrue(bootstrap.contains("localhost") || bootstrap.contains("127.0.0.1"), bootstrap);
+            return cluster;
+        } catch (Exception | AssertionError e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    @Test
+    @Timeout(value = 170, unit = TimeUnit.SECONDS)
+    void survivorRestoresThePartitionsOfAClosedInstanceAndEveryCountIsRight() throws Exception {
+        try (KafkaClusterTestKit cluster = startCluster(tmp.resolve("kafka"))) {
+            String bootstrap = cluster.bootstrapServers();
             try (Admin admin = cluster.admin()) {
                 admin.createTopics(List.of(new NewTopic(IN, PARTITIONS, (short) 1), new NewTopic(OUT, PARTITIONS, (short) 1)))
                         .all().get(60, TimeUnit.SECONDS);

@@ -27,7 +27,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -77,21 +76,8 @@ class WindowBrokerEndToEndTest {
     @Test
     @Timeout(value = 200, unit = TimeUnit.SECONDS)
     void windowAndSessionStoresRestoreFromTheirChangelogsAndEveryCountIsRight() throws Exception {
-        TestKitNodes nodes = new TestKitNodes.Builder()
-                .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1)
-                .setBaseDirectory(tmp.resolve("kafka")).build();
-        try (KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(nodes)
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("offsets.topic.num.partitions", "1")
-                .setConfigProp("transaction.state.log.replication.factor", "1")
-                .setConfigProp("transaction.state.log.min.isr", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build()) {
-            cluster.format();
-            cluster.startup();
-            cluster.waitForReadyBrokers();
+        try (KafkaClusterTestKit cluster = BrokerEndToEndTest.startCluster(tmp.resolve("kafka"))) {
             String bootstrap = cluster.bootstrapServers();
-            assertTrue(bootstrap.contains("localhost") || bootstrap.contains("127.0.0.1"), bootstrap);
             try (Admin admin = cluster.admin()) {
                 admin.createTopics(List.of(new NewTopic(IN, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
             }
