@@ -14,6 +14,9 @@ _Static_assert(offsetof(ferry_error, code) == 0, "ferry_error.code at 0");
 _Static_assert(offsetof(ferry_error, engine_code) == 4, "ferry_error.engine_code at 4");
 _Static_assert(offsetof(ferry_error, message) == 8, "ferry_error.message at 8");
 _Static_assert(sizeof(ferry_error) == 1024, "ferry_error is 1024 bytes");
+/* A family record of ferry_store_open2: name length, options-string length, then the FERRY_CFOPT_* values. */
+_Static_assert(FERRY_CFDESC_HEADER == 4 + 4 + FERRY_CFOPT_COUNT * sizeof(int64_t),
+               "FERRY_CFDESC_HEADER is two uint32 lengths and FERRY_CFOPT_COUNT int64 options");
 
 #define CHECK(cond) do { if (!(cond)) return FERRY_EINVAL; } while (0)
 #define CHECK_E(cond, err, msg) do { if (!(cond)) return ferry_fail((err), FERRY_EINVAL, 0, "%s", (msg)); } while (0)
