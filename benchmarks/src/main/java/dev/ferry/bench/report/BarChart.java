@@ -13,8 +13,9 @@ import org.knowm.xchart.style.Styler;
 /**
  * The reports' bar charts (XChart, PNG). {@link #saveKinds} (used by {@link Report}): bars with
  * error bars on a linear axis given by the caller, coloured by whose code they measure (Ferry in
- * blues, peers in oranges, the C floor in greys). {@link #save} (used by {@link FlashReport}):
- * categories on the x axis, one bar series per key, a log y axis when the values span more than 20x.
+ * blues, peers in oranges, the C floor in greys). {@link #save} (used by {@link FlashReport} and the
+ * other reproductions): categories on the x axis, one bar series per key, optional error bars, a
+ * log y axis (then without error bars) when the values span more than 20x.
  *
  * <p>Thread safety: stateless.
  */
@@ -34,6 +35,26 @@ public final class BarChart {
      * @return null when saved, else why not
      */
     public static String save(Path file, String title, String xTitle, String yTitle, List<String> xs, Map<String, List<Double>> series) {
+        return save(file, title, xTitle, yTitle, xs, series, Map.of());
+    }
+
+    /**
+     * Draws and saves one chart, with error bars where {@code errors} gives them. XChart draws no
+     * error bars on a logarithmic axis: a chart whose values span more than 20x is drawn on a log
+     * axis without them, and its title says so.
+     *
+     * @param file the PNG to write
+     * @param title the chart's title
+     * @param xTitle the x axis's title
+     * @param yTitle the y axis's title ("(log)" is appended when the axis is logarithmic)
+     * @param xs the categories
+     * @param series values per series, one per category; NaN or 0 = no bar; a series without any bar is left out
+     * @param errors per series (same keys), the error bar's half-height per category; NaN or 0 = none;
+     *     a series missing here has no error bars
+     * @return null when saved, else why not
+     */
+    public static String save(Path file, String title, String xTitle, String yTitle, List<String> xs, Map<String, List<Double>> series,
+            Map<String, List<Double>> errors) {
         double min = Double.MAX_VALUE;
         double max = 0;
         for (List<Double> ys : series.values()) {
@@ -48,7 +69,9 @@ public final class BarChart {
             return "no values";
         }
         boolean log = max / min > 20;
-        CategoryChart c = new CategoryChartBuilder().width(1000).height(520).title(title).xAxisTitle(xTitle)
+        boolean withErrors = errors.values().stream().anyMatch(es -> es.stream().anyMatch(e -> e != null && !Double.isNaN(e) && e > 0));
+        String shown = log && withErrors ? title + " (log axis: no error bars)" : title;
+        CategoryChart c = new CategoryChartBuilder().width(1000).height(520).title(shown).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle + (log ? " (log)" : "")).build();
         c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         c.getStyler().setXAxisLabelRotation(30);
@@ -65,9 +88,25 @@ public final class BarChart {
                 ys.add(absent ? (log ? floor : 0.0) : y);
             }
             drawn += any ? 1 : 0;
-            if (any) {
+            List<Double> given = errors.get(e.getKey());
+            List<Double> es = new ArrayList<>();
+            boolean anyError = false;
+            for (int i = 0; i < ys.size(); i++) {
+                double err = given == null || i >= given.size() || given.get(i) == null ? 0.0 : given.get(i);
+                double y = e.getValue().get(i);
+                boolean none = Double.isNaN(err) || err <= 0 || Double.isNaN(y) || y <= 0;
+                es.add(none ? 0.0 : err);
+                anyError |= !none;
+            }
+            if (any && anyError && !log) {
+                c.addSeries(e.getKey(), new ArrayList<>(xs), ys, es);
+            } else if (any) {
                 c.addSeries(e.getKey(), new ArrayList<>(xs), ys);
             }
+        }
+        if (withErrors && !log) {
+            c.getStyler().setErrorBarsColorSeriesColor(false);
+            c.getStyler().setErrorBarsColor(Color.BLACK);
         }
         if (log) {
             c.getStyler().setYAxisLogarithmic(true);

@@ -587,12 +587,17 @@ public final class FlashReport {
             List<String> apis = APIS.stream().filter(a -> wr.stream().anyMatch(r -> r.api().equals(a))).toList();
             List<String> xs = ts.stream().map(t -> t + (t == 1 ? " thread" : " threads")).toList();
             Map<String, List<Double>> thr = new LinkedHashMap<>();
+            Map<String, List<Double>> halfRanges = new LinkedHashMap<>();
+            boolean repeated = false;
             for (String a : apis) {
-                thr.put(label(a), ts.stream().map(t -> ops(wr, a, w, t).median()).toList());
+                List<Spread> ss = ts.stream().map(t -> ops(wr, a, w, t)).toList();
+                thr.put(label(a), ss.stream().map(Spread::median).toList());
+                halfRanges.put(label(a), ss.stream().map(s -> s.n() > 1 ? (s.max() - s.min()) / 2 : Double.NaN).toList());
+                repeated |= ss.stream().anyMatch(s -> s.n() > 1);
             }
             String name = "chart-flash-" + w + "-throughput.png";
             String failed = BarChart.save(dir.resolve(name), w + ": throughput per thread count (ops/s, higher is better)", "threads",
-                    "ops/s", xs, thr);
+                    repeated ? "ops/s (median of the repeats, error bar: half their range)" : "ops/s", xs, thr, halfRanges);
             if (failed == null) {
                 out.add(name);
             } else {
