@@ -29,6 +29,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 /**
  * An open key-value store: a RocksDB database or an LMDB environment on disk, reached through
@@ -1277,24 +1279,38 @@ public final class Store implements AutoCloseable {
                 throw s.error(rc);
             }
             long h = s.outLong(0);
-            lifetime.pin();
-            NativeBinding b = binding;
-            Lifetime storeLifetime = lifetime;
-            Once release = new Once(() -> { // captures no Store or Snapshot: a cleaner runs it
-                b.snapshotClose(h);
-                storeLifetime.unpin();
-            });
-            Snapshot snap;
-            try {
-                snap = new Snapshot(this, h, familyLimit, lmdbThreadBound, release);
-            } catch (RuntimeException | Error e) {
-                release.run();
-                throw e;
-            }
+            Snapshot snap = adopt(h, binding::snapshotClose, release -> new Snapshot(this, h, familyLimit, lmdbThreadBound, release));
             snap.track(children);
             return snap;
         } finally {
             guard.exit();
+        }
+    }
+
+    /**
+     * Wraps a native child just opened (a snapshot, a transaction): pins the store's lifetime and
+     * builds the child around a release that closes the handle and unpins. The release captures
+     * no Store and no child (a cleaner runs it when a child is dropped unclosed); a child that
+     * fails to construct is released here.
+     *
+     * @param h the native handle
+     * @param closeNative closes the handle (a method of the binding)
+     * @param make builds the child around its release
+     * @param <T> the child's type
+     * @return the child
+     */
+    private <T> T adopt(long h, LongConsumer closeNative, Function<Once, T> make) {
+        lifetime.pin();
+        Lifetime storeLifetime = lifetime;
+        Once release = new Once(() -> {
+            closeNative.accept(h);
+            storeLifetime.unpin();
+        });
+        try {
+            return make.apply(release);
+        } catch (RuntimeException | Error e) {
+            release.run();
+            throw e;
         }
     }
 
@@ -1356,20 +1372,7 @@ public final class Store implements AutoCloseable {
                     throw s.error(rc);
                 }
                 long h = s.outLong(0);
-                lifetime.pin();
-                NativeBinding b = binding;
-                Lifetime storeLifetime = lifetime;
-                Once release = new Once(() -> { // captures no Store or Transaction: a cleaner runs it
-                    b.txnClose(h);
-                    storeLifetime.unpin();
-                });
-                Transaction t;
-                try {
-                    t = new Transaction(this, h, release);
-                } catch (RuntimeException | Error e) {
-                    release.run();
-                    throw e;
-                }
+                Transaction t = adopt(h, binding::txnClose, release -> new Transaction(this, h, release));
                 t.track(children);
                 return t;
             } finally {

@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Operations on {@link Store}, {@link Snapshot}, {@link WriteBatch}, {@link KeyRange},
@@ -366,41 +367,27 @@ final class StoreOps {
             o.pageSize(p);
             d.append("page=").append(p).append(' ');
         }
-        if (c.oneIn(3)) {
-            boolean v = c.oneIn(2);
-            o.pointers(v);
-            d.append("pointers=").append(v).append(' ');
-        }
-        if (c.oneIn(3)) {
-            boolean v = c.oneIn(2);
-            o.pageWalk(v);
-            d.append("pageWalk=").append(v).append(' ');
-        }
-        if (c.oneIn(4)) {
-            boolean v = c.oneIn(2);
-            o.fillCache(v);
-            d.append("fillCache=").append(v).append(' ');
-        }
-        if (c.oneIn(4)) {
-            boolean v = c.oneIn(2);
-            o.verifyChecksums(v);
-            d.append("verifyChecksums=").append(v).append(' ');
-        }
-        if (c.oneIn(4)) {
-            boolean v = c.oneIn(2);
-            o.asyncIo(v);
-            d.append("asyncIo=").append(v).append(' ');
-        }
-        if (c.oneIn(4)) {
-            boolean v = c.oneIn(2);
-            o.autoPrefixMode(v);
-            d.append("autoPrefixMode=").append(v);
-        }
+        // the draws in this order: a seed replays the same options
+        flag(c, d, 3, "pointers", o::pointers);
+        flag(c, d, 3, "pageWalk", o::pageWalk);
+        flag(c, d, 4, "fillCache", o::fillCache);
+        flag(c, d, 4, "verifyChecksums", o::verifyChecksums);
+        flag(c, d, 4, "asyncIo", o::asyncIo);
+        flag(c, d, 4, "autoPrefixMode", o::autoPrefixMode);
         d.append('}');
         if (c.oneIn(3)) {
             c.world.cursorOptions.add(c.rnd, o);
         }
         return o;
+    }
+
+    /** One in {@code oneIn} calls: sets a random boolean option and describes it. */
+    private static void flag(Ctx c, StringBuilder d, int oneIn, String name, Consumer<Boolean> set) {
+        if (c.oneIn(oneIn)) {
+            boolean v = c.oneIn(2);
+            set.accept(v);
+            d.append(name).append('=').append(v).append(' ');
+        }
     }
 
     /** @return a buffer whose position..limit holds {@code b}: heap, direct, read-only, sliced or offset */
