@@ -18,12 +18,15 @@ import java.util.List;
  * ({@code syncWrites(false)}; LMDB with a 4 GiB map), changed by the {@link Settings}: LMDB {@code
  * writemap} ({@link LmdbFlag#WRITEMAP}), {@code sync} ({@code syncWrites(true)}), {@code map=BYTES},
  * {@code append} ({@link WriteOptions#append}: batches in ascending key order past the last key);
- * RocksDB {@code nocompression} ({@link Compression#NONE}). A batch is one {@link WriteBatch}, a get {@code
+ * RocksDB {@code nocompression} ({@link Compression#NONE}). A batch is one {@link WriteBatch} (consecutive ones
+ * of at most {@link #BATCH_BYTES} for a larger batch), a get {@code
  * Store.get(byte[])}, a scan one {@link Cursor} over zero-copy views.
  *
  * <p>Thread safety: Store is thread-safe; one thread at a time here.
  */
 final class FerryPeer implements PeerStore {
+    /** The most entry bytes one {@link WriteBatch} of {@link #write} takes (a batch holds less than 2 GiB). */
+    static final long BATCH_BYTES = 256L << 20;
     private final String name;
     private final Path dir;
     private Store store;
@@ -64,11 +67,21 @@ final class FerryPeer implements PeerStore {
 
     @Override
     public void write(List<byte[]> keys, List<byte[]> values, int from, int to) {
-        try (WriteBatch b = new WriteBatch()) {
-            for (int i = from; i < to; i++) {
-                b.put(keys.get(i), values.get(i));
+        int i = from;
+        while (i < to) {
+            // a WriteBatch holds less than 2 GiB: the suite's one batch of every entry (2 GB in test 5)
+            // is written as consecutive batches of at most BATCH_BYTES each
+            try (WriteBatch b = new WriteBatch()) {
+                long bytes = 0;
+                do {
+                    byte[] k = keys.get(i);
+                    byte[] v = values.get(i);
+                    b.put(k, v);
+                    bytes += k.length + v.length + 16L;
+                    i++;
+                } while (i < to && bytes + keys.get(i).length + values.get(i).length + 16L <= BATCH_BYTES);
+                store.write(b, writeOptions);
             }
-            store.write(b, writeOptions);
         }
     }
 
