@@ -1,5 +1,6 @@
 package dev.ferry.bench.lmdbjava;
 
+import dev.ferry.View;
 import dev.ferry.bench.peer.PeerStore;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -44,8 +45,8 @@ public final class Workloads {
                 yield d.size();
             }
             case "readKey" -> readKey(s, d);
-            case "readSeq" -> s.scan(Workloads::touch) + touched(true);
-            case "readRev" -> s.scanReverse(Workloads::touch) + touched(true);
+            case "readSeq" -> readSeq(s, false);
+            case "readRev" -> readSeq(s, true);
             case "readCrc" -> readCrc(s);
             case "readXxh64" -> readXxh64(s);
             default -> throw new IllegalArgumentException("unknown workload " + name + " " + ALL);
@@ -65,37 +66,89 @@ public final class Workloads {
         return sum;
     }
 
-    private static long sink;
-
-    private static boolean touch(ByteBuffer k, ByteBuffer v) {
-        sink += k.remaining() + v.remaining() + (v.remaining() > 0 ? v.get(0) : 0);
-        return true;
+    private static long readSeq(PeerStore s, boolean reverse) {
+        Touch t = new Touch();
+        long n = reverse ? s.scanReverse(t) : s.scan(t);
+        return n + t.sum;
     }
 
-    private static long touched(boolean reset) {
-        long t = sink;
-        if (reset) {
-            sink = 0;
+    /** readSeq/readRev's per-entry work: key and value lengths plus the value's first byte. */
+    private static final class Touch implements PeerStore.Visitor {
+        long sum;
+
+        @Override
+        public boolean visit(ByteBuffer k, ByteBuffer v) {
+            sum += k.remaining() + v.remaining() + (v.remaining() > 0 ? v.get(0) : 0);
+            return true;
         }
-        return t;
+
+        @Override
+        public boolean visit(View k, View v) {
+            int vl = v.length();
+            sum += k.length() + vl + (vl > 0 ? v.getByte(0) : 0);
+            return true;
+        }
     }
 
     private static long readCrc(PeerStore s) {
         CRC32 crc = new CRC32();
-        s.scan((k, v) -> {
-            crc.update(k);
-            crc.update(v);
-            return true;
+        s.scan(new Bytes() {
+            @Override
+            public boolean visit(ByteBuffer k, ByteBuffer v) {
+                crc.update(k);
+                crc.update(v);
+                return true;
+            }
+
+            @Override
+            void accept(byte[] b, int len) {
+                crc.update(b, 0, len);
+            }
         });
         return crc.getValue();
     }
 
     private static long readXxh64(PeerStore s) {
         long[] sum = {0};
-        s.scan((k, v) -> {
-            sum[0] += XX.hashBytes(k) + XX.hashBytes(v);
-            return true;
+        s.scan(new Bytes() {
+            @Override
+            public boolean visit(ByteBuffer k, ByteBuffer v) {
+                sum[0] += XX.hashBytes(k) + XX.hashBytes(v);
+                return true;
+            }
+
+            @Override
+            void accept(byte[] b, int len) {
+                sum[0] += XX.hashBytes(b, 0, len);
+            }
         });
         return sum[0];
+    }
+
+    /**
+     * A visitor of every key and value byte. Over Ferry's views it copies each key, then each value,
+     * into one reused array ({@link View#getBytes}, one bulk copy) and hands that on: Ferry's public
+     * API gives no raw direct buffer over engine memory, and a scoped one per entry costs more than the copy.
+     */
+    private abstract static class Bytes implements PeerStore.Visitor {
+        private byte[] buf = new byte[256];
+
+        abstract void accept(byte[] b, int len);
+
+        @Override
+        public boolean visit(View k, View v) {
+            copy(k);
+            copy(v);
+            return true;
+        }
+
+        private void copy(View x) {
+            int len = x.length();
+            if (len > buf.length) {
+                buf = new byte[Math.max(len, buf.length * 2)];
+            }
+            x.getBytes(0, buf, 0, len);
+            accept(buf, len);
+        }
     }
 }

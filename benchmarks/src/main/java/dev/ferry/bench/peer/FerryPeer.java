@@ -18,9 +18,10 @@ import java.util.List;
  * ({@code syncWrites(false)}; LMDB with a 4 GiB map), changed by the {@link Settings}: LMDB {@code
  * writemap} ({@link LmdbFlag#WRITEMAP}), {@code sync} ({@code syncWrites(true)}), {@code map=BYTES},
  * {@code append} ({@link WriteOptions#append}: batches in ascending key order past the last key);
- * RocksDB {@code nocompression} ({@link Compression#NONE}). A batch is one {@link WriteBatch} (consecutive ones
- * of at most {@link #BATCH_BYTES} for a larger batch), a get {@code
- * Store.get(byte[])}, a scan one {@link Cursor} over zero-copy views.
+ * RocksDB {@code nocompression} ({@link Compression#NONE}); either engine {@code batch=BYTES} (the split
+ * below; default {@link #BATCH_BYTES}). A batch is one {@link WriteBatch} (consecutive ones of at most
+ * {@code batch} bytes for a larger batch), a get {@code Store.get(byte[])}, a scan one {@link Cursor}
+ * whose zero-copy views go to {@link Visitor#visit(dev.ferry.View, dev.ferry.View)}.
  *
  * <p>Thread safety: Store is thread-safe; one thread at a time here.
  */
@@ -32,6 +33,7 @@ final class FerryPeer implements PeerStore {
     private Store store;
     private Snapshot reads;
     private final WriteOptions writeOptions;
+    private final long batchBytes;
 
     FerryPeer(String name, Path dir, Settings set) {
         this.name = name;
@@ -51,6 +53,7 @@ final class FerryPeer implements PeerStore {
                 o.compression(Compression.NONE);
             }
         }
+        batchBytes = set.number("batch", BATCH_BYTES);
         writeOptions = WriteOptions.DEFAULT.append(engine.equals("lmdb") && set.flag("append"));
         store = Store.open(dir, o.binding(binding));
     }
@@ -70,7 +73,7 @@ final class FerryPeer implements PeerStore {
         int i = from;
         while (i < to) {
             // a WriteBatch holds less than 2 GiB: the suite's one batch of every entry (2 GB in test 5)
-            // is written as consecutive batches of at most BATCH_BYTES each
+            // is written as consecutive batches of at most batchBytes each (at least one entry each)
             try (WriteBatch b = new WriteBatch()) {
                 long bytes = 0;
                 do {
@@ -79,7 +82,7 @@ final class FerryPeer implements PeerStore {
                     b.put(k, v);
                     bytes += k.length + v.length + 16L;
                     i++;
-                } while (i < to && bytes + keys.get(i).length + values.get(i).length + 16L <= BATCH_BYTES);
+                } while (i < to && bytes + keys.get(i).length + values.get(i).length + 16L <= batchBytes);
                 store.write(b, writeOptions);
             }
         }
@@ -110,7 +113,7 @@ final class FerryPeer implements PeerStore {
         try (Cursor c = store.cursor()) {
             for (boolean ok = c.first(); ok; ok = c.next()) {
                 n++;
-                if (!visitor.visit(c.key().asByteBuffer(), c.value().asByteBuffer())) {
+                if (!visitor.visit(c.key(), c.value())) {
                     break;
                 }
             }
@@ -124,7 +127,7 @@ final class FerryPeer implements PeerStore {
         try (Cursor c = store.cursor()) {
             for (boolean ok = c.last(); ok; ok = c.prev()) {
                 n++;
-                if (!visitor.visit(c.key().asByteBuffer(), c.value().asByteBuffer())) {
+                if (!visitor.visit(c.key(), c.value())) {
                     break;
                 }
             }

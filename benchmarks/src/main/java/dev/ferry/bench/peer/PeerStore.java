@@ -1,5 +1,6 @@
 package dev.ferry.bench.peer;
 
+import dev.ferry.View;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -35,6 +36,20 @@ public interface PeerStore extends AutoCloseable {
          * @return true to go on, false to stop the scan
          */
         boolean visit(ByteBuffer key, ByteBuffer value);
+
+        /**
+         * Receives one entry as Ferry's zero-copy views (valid only during this call), for the Ferry
+         * adapters: a visitor that reads the views through their own accessors does not make a
+         * scoped {@link ByteBuffer} per entry ({@link View#asByteBuffer()}, several allocations). The
+         * default hands {@code asByteBuffer()}s to {@link #visit(ByteBuffer, ByteBuffer)}.
+         *
+         * @param key the entry's key
+         * @param value the entry's value
+         * @return true to go on, false to stop the scan
+         */
+        default boolean visit(View key, View value) {
+            return visit(key.asByteBuffer(), value.asByteBuffer());
+        }
     }
 
     /** @return the store's name in reports, as {@link Peers#open} takes it */

@@ -74,4 +74,25 @@ class SuitePeerTest {
             d.checkScan(s);
         }
     }
+
+    /** A batch larger than the adapter's WriteBatch limit goes in as consecutive batches: every entry, once. */
+    @ParameterizedTest
+    @FieldSource("FERRY")
+    void ferryWritesABatchOverItsLimitAsConsecutiveBatches(String name, @TempDir Path dir) {
+        PeerChecks d = new PeerChecks(20);
+        List<byte[]> keys = new java.util.ArrayList<>(d.model.keySet());
+        List<byte[]> values = new java.util.ArrayList<>(d.model.values());
+        // a limit of about three entries, and of less than one entry: batches of 2-3 entries, then of 1
+        for (long limit : new long[] {3 * (keys.get(0).length + values.get(0).length + 16L), 1}) {
+            String spec = spec(name) + (spec(name).contains(":") ? "," : ":") + "batch=" + limit;
+            try (PeerStore s = Peers.open(spec, dir.resolve("store-" + limit), Peers.Servers.NONE)) {
+                s.write(keys, values, 0, keys.size());
+                d.checkGets(s);
+                d.checkScan(s);
+                d.checkScanReverse(s);
+            }
+        }
+    }
+
+    static final List<String> FERRY = List.of("ferry-lmdb-jni", "ferry-lmdb-ffm", "ferry-rocksdb-jni", "ferry-rocksdb-ffm");
 }
