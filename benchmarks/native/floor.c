@@ -396,6 +396,47 @@ int64_t floor_gets(floor_db *d, const uint8_t *keys, int n, int klen, int64_t *m
     return sum;
 }
 
+/* Copies v[0, vl) into dst (at most cap bytes) and returns what floor_gets adds for the value. */
+static int64_t copy_sum(uint8_t *dst, int cap, const uint8_t *v, size_t vl)
+{
+    size_t c = vl < (size_t)cap ? vl : (size_t)cap;
+    memcpy(dst, v, c);
+    return (int64_t)vl + (c ? dst[0] + dst[c - 1] : 0);
+}
+
+int64_t floor_gets_copy(floor_db *d, const uint8_t *keys, int n, int klen, int fresh, uint8_t *dst, int cap,
+                        int64_t *missing)
+{
+    if (!d || !keys || !dst || cap < 1) return -1;
+    int64_t sum = 0, miss = 0;
+    if (d->engine == FLOOR_ROCKSDB) {
+        for (int i = 0; i < n; i++) {
+            char *err = NULL;
+            rocksdb_pinnableslice_t *p = R.get_pinned(d->db, d->ro, (const char *)keys + (size_t)i * klen, klen, &err);
+            if (err) { R.free(err); miss++; continue; }
+            if (!p) { miss++; continue; }
+            size_t vl;
+            const uint8_t *v = (const uint8_t *)R.pinnableslice_value(p, &vl);
+            sum += copy_sum(dst, cap, v, vl);
+            R.pinnableslice_destroy(p);
+        }
+    } else {
+        MDB_txn *txn;
+        if (M.txn_begin(d->env, NULL, MDB_RDONLY, &txn) != 0) return -1;
+        if (fresh) M.txn_reset(txn);
+        for (int i = 0; i < n; i++) {
+            if (fresh && M.txn_renew(txn) != 0) { M.txn_abort(txn); return -1; }
+            MDB_val k = { (size_t)klen, (void *)(keys + (size_t)i * klen) }, v;
+            if (M.get(txn, d->dbi, &k, &v) != 0) miss++;
+            else sum += copy_sum(dst, cap, v.mv_data, v.mv_size);
+            if (fresh) M.txn_reset(txn);
+        }
+        M.txn_abort(txn);
+    }
+    if (missing) *missing = miss;
+    return sum;
+}
+
 int floor_puts(floor_db *d, const uint8_t *keys, int n, int klen, const uint8_t *val, int vlen, int batch)
 {
     if (batch < 1) batch = 1;

@@ -38,6 +38,13 @@ int64_t floor_gets(floor_db *db, const uint8_t *keys, int n, int klen, int64_t *
  * resets it after (what reading the latest state costs); RocksDB: as floor_gets. */
 int64_t floor_gets_fresh(floor_db *db, const uint8_t *keys, int n, int klen, int64_t *missing);
 
+/* floor_gets (fresh = 0) or floor_gets_fresh (fresh = 1) that also copies every found value into
+ * dst (its first cap bytes; a longer value is cut there) and sums length, first and last byte of the
+ * copy: what a get that must deliver the whole value (Store.get's array) costs at least, without
+ * allocating. Returns -1 on a failed read transaction or a NULL db, dst or keys. */
+int64_t floor_gets_copy(floor_db *db, const uint8_t *keys, int n, int klen, int fresh, uint8_t *dst, int cap,
+                        int64_t *missing);
+
 /* n seeks, each on a fresh iterator (RocksDB) or a fresh cursor in a renewed read transaction
  * (LMDB), as db_bench's seekrandom does: seek to the key, then read nexts entries from there
  * (fewer at the end); returns the scan checksum of the entries read, *count their number. */

@@ -54,6 +54,13 @@ JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_getsFresh0(JNIEnv *env,
     return floor_gets_fresh(P(db), P(keys), n, klen, P(missing));
 }
 
+/* NativeFloor.getsCopy0(long db, long keys, int n, int klen, int fresh, long dst, int cap, long missingOut) */
+JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_getsCopy0(JNIEnv *env, jclass cls, jlong db, jlong keys, jint n,
+                                                                jint klen, jint fresh, jlong dst, jint cap, jlong missing)
+{
+    return floor_gets_copy(P(db), P(keys), n, klen, fresh, P(dst), cap, P(missing));
+}
+
 /* NativeFloor.puts0(long db, long keys, int n, int klen, long val, int vlen, int batch) */
 JNIEXPORT jint JNICALL Java_dev_ferry_bench_NativeFloor_puts0(JNIEnv *env, jclass cls, jlong db, jlong keys, jint n,
                                                                jint klen, jlong val, jint vlen, jint batch)

@@ -26,6 +26,9 @@ import org.lmdbjava.Txn;
  *   <li>{@code floor}: the C loop (rocksdb_get_pinned; LMDB: mdb_get, all in one read transaction);
  *   <li>{@code floor-fresh} (LMDB): the C loop with a read transaction renewed and reset around
  *       every get, what reading the latest state costs (RocksDB gets always do);
+ *   <li>{@code floor-copy}, {@code floor-fresh-copy}: the same C loops copying every value into one
+ *       reused buffer (memcpy of the whole value, no allocation): the floors read only a value's first
+ *       and last byte, while {@code Store.get} must deliver every byte;
  *   <li>{@code ferry-<b>}: {@code Store.get(byte[])}, the latest state, a new array per value;
  *   <li>{@code ferry-<b>-into}: {@code Store.get(cf, ByteBuffer, ByteBuffer)} into a reused direct buffer;
  *   <li>{@code ferry-<b>-snapshot}: {@code Snapshot.get(byte[])}, one snapshot per pass (LMDB: one read
@@ -77,9 +80,11 @@ public final class InterleavedGets {
             System.exit(0);
         }
         Map<String, Variant> vars = new LinkedHashMap<>();
-        vars.put("floor", floor(engine, d, rk, false));
+        vars.put("floor", floor(engine, d, rk, false, false));
+        vars.put("floor-copy", floor(engine, d, rk, false, true));
         if (engine == Engine.LMDB) {
-            vars.put("floor-fresh", floor(engine, d, rk, true));
+            vars.put("floor-fresh", floor(engine, d, rk, true, false));
+            vars.put("floor-fresh-copy", floor(engine, d, rk, true, true));
         }
         Ferry f = new Ferry(engine, binding, d, rk);
         vars.put("ferry-" + binding, f.variant(f::get));
@@ -224,8 +229,9 @@ public final class InterleavedGets {
         return rb;
     }
 
-    private static Variant floor(Engine engine, BenchData.Dataset d, GetBench.RandomKeys rk, boolean fresh) {
+    private static Variant floor(Engine engine, BenchData.Dataset d, GetBench.RandomKeys rk, boolean fresh, boolean copy) {
         NativeFloor.Db[] db = new NativeFloor.Db[1];
+        ByteBuffer dst = copy ? ByteBuffer.allocateDirect(1 << 20) : null; // larger than any value here
         return new Variant() {
             public AutoCloseable open() {
                 db[0] = NativeFloor.open(engine, d.dir, true, 0);
@@ -233,6 +239,9 @@ public final class InterleavedGets {
             }
 
             public long pass() {
+                if (copy) {
+                    return db[0].getsCopy(rk.packedAddr, KEYS, BenchData.KEY_SIZE, fresh, dst);
+                }
                 return fresh ? db[0].getsFresh(rk.packedAddr, KEYS, BenchData.KEY_SIZE) : db[0].gets(rk.packedAddr, KEYS, BenchData.KEY_SIZE);
             }
         };

@@ -54,6 +54,7 @@ public final class NativeFloor {
     private static native long gets0(long db, long keys, int n, int klen, long missingOut);
     private static native long seeks0(long db, long keys, int n, int klen, int nexts, long countOut);
     private static native long getsFresh0(long db, long keys, int n, int klen, long missingOut);
+    private static native long getsCopy0(long db, long keys, int n, int klen, int fresh, long dst, int cap, long missingOut);
 
     private static native int puts0(long db, long keys, int n, int klen, long val, int vlen, int batch);
 
@@ -177,6 +178,35 @@ public final class NativeFloor {
          */
         public long getsFresh(long keys, int n, int klen) {
             return getsFresh0(handle, keys, n, klen, outAddr + 8);
+        }
+
+        /**
+         * {@link #gets} ({@code fresh} false) or {@link #getsFresh} that also copies every found value
+         * into {@code dst} (its first {@code dst.capacity()} bytes) and sums length, first and last
+         * byte of the copy: the least a get delivering the whole value costs.
+         *
+         * @param keys address of the packed keys
+         * @param n how many
+         * @param klen bytes per key
+         * @param fresh LMDB: a read transaction renewed and reset around every get
+         * @param dst a direct buffer of at least one byte, reused for every value
+         * @return checksum of the found values
+         * @throws IllegalStateException when closed or the read fails
+         * @throws IllegalArgumentException when {@code dst} is not direct or empty
+         */
+        public long getsCopy(long keys, int n, int klen, boolean fresh, ByteBuffer dst) {
+            if (handle == 0) {
+                throw new IllegalStateException("floor store closed");
+            }
+            if (!dst.isDirect() || dst.capacity() < 1) {
+                throw new IllegalArgumentException("dst must be a direct buffer of at least one byte");
+            }
+            long sum = getsCopy0(handle, keys, n, klen, fresh ? 1 : 0, ADDR.address(dst), dst.capacity(), outAddr + 8);
+            Reference.reachabilityFence(dst);
+            if (sum < 0) {
+                throw new IllegalStateException("floor gets failed");
+            }
+            return sum;
         }
 
         /** @return the number of keys missing in the last {@link #gets} */

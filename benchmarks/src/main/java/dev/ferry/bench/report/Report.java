@@ -306,7 +306,7 @@ public final class Report {
     private static final List<String> ORDER = List.of("ferry-<binding>", "ferryScan-<binding>", "ferryInto-<binding>",
             "ferry-<binding>-into", "ferry-<binding>-snapshot", "ferry-<binding>-multiget", "ferry-<binding>-steps",
             "ferry-<binding>-page<bytes>", "rocksjava-interop-<binding>", "jni", "ffm", "ffm-critical", "rocksjavaBytes",
-            "rocksjavaReuse", "rocksjavaDirect", "rocksjavaBytes@interop-<binding>", "rocksjava", "lmdbjava", "floor", "floor-fresh");
+            "rocksjavaReuse", "rocksjavaDirect", "rocksjavaBytes@interop-<binding>", "rocksjava", "lmdbjava", "floor", "floor-copy", "floor-fresh", "floor-fresh-copy");
 
     /** Ferry first, then the peers, then the floor; a fixed order within each, never alphabetical alone. */
     static final Comparator<String> VARIANT_ORDER = Comparator.<String>comparingInt(v -> kind(v).ordinal())
@@ -329,6 +329,9 @@ public final class Report {
                 + "\"x floor\" divides by.");
         g("get", "floor-fresh", "LMDB only: the C floor with its read transaction renewed and reset around every get, what reading "
                 + "the latest state costs (`floor` reads every key inside one read transaction, as a snapshot does).");
+        g("get", "floor-copy", "the C floor copying every value it reads into one reused buffer (`floor` reads only a value's first "
+                + "and last byte; `Store.get` must deliver every byte): the least a get that returns the whole value costs.");
+        g("get", "floor-fresh-copy", "LMDB only: `floor-fresh` copying every value, as `floor-copy`.");
         g("scan", "ferry-<binding>", "Ferry's `Cursor` loop (`first()`/`next()`, or `last()`/`prev()` in reverse) through the JNI or "
                 + "FFM binding: one native call fills a page of entries, Java reads key and value views over it.");
         g("scan", "ferryScan-<binding>", "Ferry's `Store.scan(range, visitor)`: a forward scan calling back once per entry, over the same pages.");

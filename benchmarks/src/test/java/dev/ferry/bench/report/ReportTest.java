@@ -71,7 +71,7 @@ class ReportTest {
             {"scan", "floor"}, {"scan", "ferry-jni"}, {"scan", "ferry-ffm"}, {"scan", "ferryScan-jni"}, {"scan", "ferry-ffm-page4096"},
             {"scan", "ferry-jni-steps"}, {"scan", "rocksjava-interop-jni"}, {"scan", "rocksjavaBytes"}, {"scan", "rocksjavaReuse"},
             {"scan", "rocksjavaDirect"}, {"scan", "rocksjavaBytes@interop-ffm"}, {"scan", "lmdbjava"},
-            {"get", "floor"}, {"get", "floor-fresh"}, {"get", "ferry-jni"}, {"get", "ferryInto-ffm"}, {"get", "ferry-jni-into"},
+            {"get", "floor"}, {"get", "floor-fresh"}, {"get", "floor-copy"}, {"get", "floor-fresh-copy"}, {"get", "ferry-jni"}, {"get", "ferryInto-ffm"}, {"get", "ferry-jni-into"},
             {"get", "ferry-ffm-snapshot"}, {"get", "ferry-jni-multiget"}, {"get", "rocksjava"}, {"get", "lmdbjava"},
             {"seek", "floor"}, {"seek", "ferry-jni"}, {"seek", "rocksjava"}, {"seek", "lmdbjava"},
             {"put", "floor"}, {"put", "ferry-jni"}, {"put", "rocksjava"}, {"put", "lmdbjava"},
