@@ -19,7 +19,9 @@ if [[ "${1:-}" == --path ]]; then
 fi
 if [[ -x "$BIN" ]]; then echo "$BIN"; exit 0; fi
 command -v cargo >/dev/null || { echo "ekvsb: cargo is needed (https://rustup.rs)" >&2; exit 1; }
-if ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 && ! ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
+# libclang itself (libclang.so.N or libclang-N.so.N), not libclang-cpp, which other packages bring and bindgen cannot use
+if ! compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null && ! compgen -G '/usr/lib/*-linux-gnu/libclang-[0-9]*.so*' >/dev/null \
+    && ! compgen -G '/usr/lib/*-linux-gnu/libclang.so*' >/dev/null; then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
         echo "ekvsb: installing libclang-dev (bindgen needs libclang)" >&2
         apt-get install -y -q libclang-dev >&2 || { apt-get update -q >&2 && apt-get install -y -q libclang-dev >&2; }
