@@ -236,6 +236,9 @@ typedef struct rdb_store {
     int64_t lock_timeout_ms;          /* FERRY_OPT_TXN_LOCK_TIMEOUT_MS, -1 = RocksDB's default */
     rocksdb_t *base_db;               /* the database under txndb (range deletes), or NULL */
     rocksdb_transactiondb_options_t *tdb_opts;
+    /* A read-only store that RocksDB serves in its compacted-DB mode (see open_default_read_only;
+     * property "ferry.compacted-read-only") */
+    int compacted;
 } rdb_store;
 
 typedef struct rdb_txn {
@@ -705,6 +708,70 @@ static int open_error(const char *path, char *e, ferry_error *err)
     return FERRY_EBUSY;
 }
 
+/* Whether a database opened without a merge operator holds no merge operand, so that no read can
+ * reach RocksDB's NULL operator (see refuse_full_merge): nothing in the memtables (a read-only open
+ * replays the log into them) and no operand in any table file (each counts its operands in its
+ * properties). Anything not known counts as holding some. */
+static int no_merge_operands(rocksdb_t *db, rocksdb_column_family_handle_t *h)
+{
+    static const char key[] = "# merge operands=";
+    uint64_t mem = 1, imm = 1;
+    if (R.property_int_cf(db, h, "rocksdb.num-entries-active-mem-table", &mem) != 0 || mem != 0) return 0;
+    if (R.property_int_cf(db, h, "rocksdb.num-entries-imm-mem-tables", &imm) != 0 || imm != 0) return 0;
+    char *props = R.property_value_cf(db, h, "rocksdb.aggregated-table-properties");
+    if (!props) return 0;
+    const char *m = strstr(props, key);
+    int none = 0;
+    if (m) {
+        const char *d = m + sizeof key - 1;
+        char *end = NULL;
+        errno = 0;
+        unsigned long long count = strtoull(d, &end, 10);
+        none = end != d && errno == 0 && count == 0;
+    }
+    R.free(props);
+    return none;
+}
+
+/* A read-only store of the default family alone opens the engine's way (rocksdb_open_for_read_only),
+ * which serves a fully compacted database from RocksDB's faster CompactedDBImpl, as a C program and
+ * RocksJava's openReadOnly get. CompactedDBImpl refuses any merge operator, and a store without one
+ * of its own gets the refusing operator (see refuse_full_merge), which would always send it to the
+ * slower read-only implementation: so the database is first opened without any operator, and kept
+ * so only when it holds no merge operand (no_merge_operands: a read-only store gains none); else it
+ * is opened again with the refusing operator. Sets *e as the open does. */
+static rocksdb_t *open_default_read_only(rdb_store *s, const char *path, char **e)
+{
+    if (!s->has_merge && R.options_create_copy) {
+        rocksdb_options_t *plain = R.options_create_copy(s->opts);
+        if (plain) {
+            R.options_set_merge_operator(plain, NULL);
+            rocksdb_t *db = R.open_for_read_only(plain, path, 0, e);
+            R.options_destroy(plain); /* the database keeps its own copy */
+            if (db && !*e) {
+                rocksdb_column_family_handle_t *h = R.get_default_column_family_handle(db);
+                int none = h && no_merge_operands(db, h), compacted = 0;
+                if (none) {
+                    /* only the compacted-DB mode words its refusal of a flush this way */
+                    char *fe = NULL;
+                    R.flush_cf(db, s->fopts, h, &fe);
+                    compacted = fe && strstr(fe, "compacted db mode") != NULL;
+                    if (fe) R.free(fe);
+                }
+                if (h) R.column_family_handle_destroy(h);
+                if (none) {
+                    s->compacted = compacted;
+                    return db;
+                }
+            }
+            if (*e) R.free(*e);
+            *e = NULL;
+            if (db) R.close(db);
+        }
+    }
+    return R.open_for_read_only(s->opts, path, 0, e);
+}
+
 static int open_families(rdb_store *s, const char *path, int read_only, const ferry_cf_desc *cfs, uint32_t ncfs,
                          ferry_error *err)
 {
@@ -732,12 +799,10 @@ static int open_families(rdb_store *s, const char *path, int read_only, const fe
     }
     char *e = NULL;
     if (read_only && !s->txn_mode && n == 1 && !own[0] && R.get_default_column_family_handle
-            && (s->db = R.open_for_read_only(s->opts, path, 0, &e)) != NULL && !e) {
-        /* Only the default family: the engine's own read-only open, which serves a fully
-         * compacted database from its faster CompactedDBImpl (what rocksdb_open_for_read_only
-         * gives a C program and RocksDB.openReadOnly(path) a RocksJava one); the default
-         * family's handle is the engine's immortal one (destroying it frees only the wrapper).
-         * Engines without rocksdb_get_default_column_family_handle take the open below. */
+            && (s->db = open_default_read_only(s, path, &e)) != NULL && !e) {
+        /* Only the default family: the engine's own read-only open (open_default_read_only); the
+         * default family's handle is the engine's immortal one (destroying it frees only the
+         * wrapper). Engines without rocksdb_get_default_column_family_handle take the open below. */
         handles[0] = R.get_default_column_family_handle(s->db);
         if (!handles[0]) {
             R.close(s->db);
@@ -1328,6 +1393,10 @@ static int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, cha
 static int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
                             ferry_error *err)
 {
+    if (strcmp(name, "ferry.compacted-read-only") == 0) {
+        *out = (uint64_t)STORE(s)->compacted;
+        return FERRY_OK;
+    }
     const char *rname = strcmp(name, "ferry.estimate-num-keys") == 0 ? "rocksdb.estimate-num-keys" : name;
     if (R.property_int_cf(STORE(s)->db, CFH(cf), rname, out) != 0)
         return ferry_fail(err, FERRY_NOTFOUND, 0, "no integer property '%s'", name);

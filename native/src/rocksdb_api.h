@@ -166,6 +166,9 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
  * in RocksJava 9.x; without it a read-only open goes through the column-family variant. */
 #define RDB_API_OPTIONAL_FUNCS(X) \
     X(get_default_column_family_handle, rocksdb_column_family_handle_t *, (rocksdb_t *db)) \
+    /* a copy of a store's options without the refusing merge operator, for read-only opens that \
+     * RocksDB can serve from its CompactedDBImpl (see open_default_read_only) */ \
+    X(options_create_copy, rocksdb_options_t *, (rocksdb_options_t *o)) \
     X(readoptions_set_async_io, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     X(readoptions_set_auto_prefix_mode, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     RDB_API_UTILITY_FUNCS(X) \

@@ -1147,6 +1147,101 @@ static void test_merge(void)
     CHECK_RC(ferry_rj_write((void *)8, &fake_cf, 1, b, 25, 1, &err), FERRY_EINVAL);
 }
 
+/* Read-only stores of the default family alone: a fully compacted database without merge operands
+ * is served in RocksDB's compacted-DB mode (opened without the refusing merge operator, which that
+ * mode refuses); one holding operands (an ingested file) or log entries is opened with the refusing
+ * operator, and its reads of operands fail without killing the process. */
+static void test_read_only_compacted(void)
+{
+    int64_t ro[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) ro[i] = -1;
+    ro[FERRY_OPT_READ_ONLY] = 1;
+    ferry_store *s = NULL;
+    char buf[64];
+    uint64_t mode = 99;
+    CHECK_RC(open_store("ro-compacted", &s), FERRY_OK);
+    if (!s) return;
+    for (int i = 0; i < 500; i++) {
+        char k[16], v[16];
+        snprintf(k, sizeof k, "k%04d", i);
+        snprintf(v, sizeof v, "v%d", i);
+        CHECK_RC(put_s(s, 0, k, v), FERRY_OK);
+    }
+    CHECK_RC(ferry_flush(s, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_compact_range(s, 0, NULL, 0, NULL, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
+    CHECK(mode == 0, "a writable store is not in compacted mode (%llu)", (unsigned long long)mode);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-compacted"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
+        CHECK(mode == 1, "a compacted database without operands is served in compacted mode (%llu)", (unsigned long long)mode);
+        CHECK_RC(get_s(s, NULL, 0, "k0123", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "v123") == 0, "k0123 = '%s'", buf);
+        CHECK_RC(get_s(s, NULL, 0, "k9999", buf, sizeof buf), FERRY_NOTFOUND);
+        CHECK_RC(ferry_merge(s, 0, "n", 1, "x", 1, &err), FERRY_EREADONLY);
+        ferry_cursor *c = NULL;
+        uint8_t page[1 << 16];
+        CHECK_RC(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+        if (c) {
+            int n = ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 1000, &err);
+            CHECK(n == 500, "a scan of the compacted store reads 500 entries, not %d", n);
+            ferry_cursor_close(c);
+        }
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+
+    /* an ingested file of merge operands: not compacted mode; reads of the operand fail, the process lives */
+    uint64_t one = 1;
+    ferry_sst_writer *w = NULL;
+    CHECK_RC(ferry_sst_open(dir("ro-merges.sst"), NULL, &w, &err), FERRY_OK);
+    if (w) {
+        CHECK_RC(ferry_sst_merge(w, "n", 1, &one, 8, &err), FERRY_OK);
+        CHECK_RC(ferry_sst_finish(w, NULL, &err), FERRY_OK);
+        ferry_sst_close(w);
+    }
+    CHECK_RC(open_store("ro-merged", &s), FERRY_OK);
+    if (!s) return;
+    char p[4200];
+    int pl = snprintf(p, sizeof p, "%s", dir("ro-merges.sst")) + 1;
+    CHECK_RC(ferry_ingest(s, 0, p, (size_t)pl, 1, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_compact_range(s, 0, NULL, 0, NULL, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-merged"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
+        CHECK(mode == 0, "a database holding merge operands keeps the refusing operator (%llu)", (unsigned long long)mode);
+        uint64_t v;
+        size_t vl;
+        CHECK(ferry_get(s, NULL, 0, "n", 1, &v, 8, &vl, &err) < 0, "get of an operand without an operator fails");
+        ferry_cursor *c = NULL;
+        uint8_t page[4096];
+        CHECK_RC(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+        if (c) {
+            CHECK(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 16, &err) < 0, "forward scan fails");
+            CHECK(ferry_cursor_fill(c, FERRY_LAST, NULL, 0, page, sizeof page, 16, &err) < 0, "reverse scan fails");
+            ferry_cursor_close(c);
+        }
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+
+    /* writes still in the log (replayed into the memtable): not compacted mode, every write read */
+    CHECK_RC(open_store("ro-logged", &s), FERRY_OK);
+    if (!s) return;
+    CHECK_RC(put_s(s, 0, "a", "1"), FERRY_OK);
+    CHECK_RC(ferry_flush(s, 0, &err), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "b", "2"), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-logged"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
+        CHECK(mode == 0, "a database with logged writes is not in compacted mode (%llu)", (unsigned long long)mode);
+        CHECK_RC(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "2") == 0, "b = '%s'", buf);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+}
+
 /* SST files: written in order (out of order refused by the shim), finished, ingested into a
  * family, with a delete hiding an older value; misuse gives codes. */
 static void test_sst(void)
@@ -1640,6 +1735,7 @@ int main(int argc, char **argv)
     test_backups();
     test_lmdb_only_flags();
     test_merge();
+    test_read_only_compacted();
     test_cf_options();
     test_sst();
     test_rocksjava();

@@ -1097,8 +1097,9 @@ public abstract class StoreContract {
     @Test
     void readOnlyStoreOfACompactedDatabaseServesEveryRead() {
         // RocksDB serves a fully compacted database opened read-only with only the default family
-        // from its CompactedDBImpl (Ferry opens it that way; a read-only open writes no LOG to
-        // show it, the InterleavedGets benchmark shows its speed); every read must work on it
+        // from its CompactedDBImpl, which refuses any merge operator: Ferry opens it without its
+        // refusing operator when the database holds no merge operand, and says so in the property
+        // "ferry.compacted-read-only"; every read must work on it
         TreeMap<byte[], byte[]> model = new TreeMap<>(UNSIGNED);
         for (int i = 0; i < 3000; i++) {
             byte[] k = b(String.format("r%05d", i * 7 % 3001));
@@ -1110,6 +1111,9 @@ public abstract class StoreContract {
         store.compactRange();
         store.close();
         store = Store.open(dir.resolve("db"), options().readOnly(true));
+        if (options().engine() == Engine.ROCKSDB) {
+            assertEquals(1, store.propertyLong(store.defaultColumnFamily(), "ferry.compacted-read-only").orElse(-1));
+        }
         for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
             assertEquals(s(e.getValue()), s(store.get(e.getKey())));
         }
