@@ -197,8 +197,9 @@ public final class InterleavedGets {
     }
 
     /**
-     * Runs the variants in turn, round after round (open, three passes, close), each pass checked
-     * against {@code expected} (null: the first pass's sum, the floor's, which runs first). With
+     * Runs the variants in turn, round after round (open, three passes, close), round r starting at
+     * the r-th variant, each pass checked against {@code expected} (null: the first pass's sum, the
+     * floor's, which runs first in round 0). With
      * {@code -Dferry.bench.only=<regex>} only the floor and the matching variants run.
      *
      * @return the best pass of each variant in each round, in nanoseconds
@@ -209,9 +210,15 @@ public final class InterleavedGets {
             vars.keySet().removeIf(n -> !n.equals("floor") && !n.matches(only));
         }
         RoundBests rb = new RoundBests();
+        for (String name : vars.keySet()) {
+            rb.add(name, 0, Long.MAX_VALUE); // the report's order stays the variants' order
+        }
         Long want = expected;
+        List<Map.Entry<String, Variant>> order = new ArrayList<>(vars.entrySet());
         for (int r = 0; r < rounds; r++) {
-            for (Map.Entry<String, Variant> v : vars.entrySet()) {
+            // round r starts at variant r: no variant always runs first, or right after the same one
+            for (int i = 0; i < order.size(); i++) {
+                Map.Entry<String, Variant> v = order.get((i + r) % order.size());
                 try (AutoCloseable c = v.getValue().open()) {
                     for (int k = 0; k < 3; k++) {
                         long t = System.nanoTime();
