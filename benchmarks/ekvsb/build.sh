@@ -5,8 +5,8 @@
 #   benchmarks/ekvsb/build.sh          build (if not cached) and print the binary's path
 #   benchmarks/ekvsb/build.sh --path   print the cached binary's path, or fail if it is not built
 #
-# ekvsb 0.0.13 compiles RocksDB 6.x from source through the rocksdb crate: about 20-30 minutes on 2
-# cores. It needs libclang (Debian libclang-dev: installed here with apt-get when missing and running as
+# ekvsb 0.0.13 compiles RocksDB 6.x from source through the rocksdb crate: 8 minutes measured on 2
+# cores (up to 30 on a busy machine). It needs libclang (Debian libclang-dev: installed here with apt-get when missing and running as
 # root) and, for bindgen, the compiler's own include directory in C_INCLUDE_PATH.
 # Cache: ${FERRY_CACHE:-${XDG_CACHE_HOME:-~/.cache}/ferry}/ekvsb-0.0.13/bin/ekvsb
 set -euo pipefail
@@ -30,7 +30,7 @@ if ! compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null && ! compgen -G '/
     fi
 fi
 INC="$(${CC:-gcc} -print-file-name=include)"
-echo "ekvsb: cargo install ekvsb $VERSION into $CACHE (about 20-30 minutes: it compiles RocksDB)" >&2
+echo "ekvsb: cargo install ekvsb $VERSION into $CACHE (8-30 minutes: it compiles RocksDB)" >&2
 mkdir -p "$CACHE"
 C_INCLUDE_PATH="$INC${C_INCLUDE_PATH:+:$C_INCLUDE_PATH}" cargo install ekvsb --version "$VERSION" --locked --root "$CACHE" >&2
 [[ -x "$BIN" ]] || { echo "ekvsb: the build did not produce $BIN" >&2; exit 1; }
