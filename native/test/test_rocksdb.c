@@ -1051,6 +1051,27 @@ static void test_checkpoint(void)
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
 
+/* A new store (open_store) with one merge operand of key "n" that came in an ingested SST file: the
+ * way operands reach a store without a merge operator. Returns it open, or NULL after a failed check. */
+static ferry_store *store_with_ingested_operand(const char *store, const char *sst)
+{
+    uint64_t one = 1;
+    ferry_sst_writer *w = NULL;
+    CHECK_RC(ferry_sst_open(dir(sst), NULL, &w, &err), FERRY_OK);
+    if (w) {
+        CHECK_RC(ferry_sst_merge(w, "n", 1, &one, 8, &err), FERRY_OK);
+        CHECK_RC(ferry_sst_finish(w, NULL, &err), FERRY_OK);
+        ferry_sst_close(w);
+    }
+    ferry_store *s = NULL;
+    CHECK_RC(open_store(store, &s), FERRY_OK);
+    if (!s) return NULL;
+    char p[4200];
+    int pl = snprintf(p, sizeof p, "%s", dir(sst)) + 1;
+    CHECK_RC(ferry_ingest(s, 0, p, (size_t)pl, 1, 0, &err), FERRY_OK);
+    return s;
+}
+
 /* Merge: uint64add and stringappend through the options string, single merges and batch records
  * in a named family; a store without an operator refuses both before RocksDB sees them (a batch
  * left intact), unknown and unsafe operator names fail the open, interop batches refuse merges. */
@@ -1105,18 +1126,8 @@ static void test_merge(void)
           err.message);
     /* operands that reach a store without an operator anyway (an ingested file): reads and scans
      * fail, the process lives (RocksDB's iterators would call through a NULL operator) */
-    ferry_sst_writer *w = NULL;
-    CHECK_RC(ferry_sst_open(dir("merges.sst"), NULL, &w, &err), FERRY_OK);
-    if (w) {
-        CHECK_RC(ferry_sst_merge(w, "n", 1, &one, 8, &err), FERRY_OK);
-        CHECK_RC(ferry_sst_finish(w, NULL, &err), FERRY_OK);
-        ferry_sst_close(w);
-    }
-    CHECK_RC(open_store("merge-ingested", &s), FERRY_OK);
+    s = store_with_ingested_operand("merge-ingested", "merges.sst");
     if (s) {
-        char p[4200];
-        int pl = snprintf(p, sizeof p, "%s", dir("merges.sst")) + 1;
-        CHECK_RC(ferry_ingest(s, 0, p, (size_t)pl, 1, 0, &err), FERRY_OK);
         uint64_t v;
         size_t vl;
         CHECK(ferry_get(s, NULL, 0, "n", 1, &v, 8, &vl, &err) < 0, "get of merge operands without an operator fails");
@@ -1192,19 +1203,8 @@ static void test_read_only_compacted(void)
     }
 
     /* an ingested file of merge operands: not compacted mode; reads of the operand fail, the process lives */
-    uint64_t one = 1;
-    ferry_sst_writer *w = NULL;
-    CHECK_RC(ferry_sst_open(dir("ro-merges.sst"), NULL, &w, &err), FERRY_OK);
-    if (w) {
-        CHECK_RC(ferry_sst_merge(w, "n", 1, &one, 8, &err), FERRY_OK);
-        CHECK_RC(ferry_sst_finish(w, NULL, &err), FERRY_OK);
-        ferry_sst_close(w);
-    }
-    CHECK_RC(open_store("ro-merged", &s), FERRY_OK);
+    s = store_with_ingested_operand("ro-merged", "ro-merges.sst");
     if (!s) return;
-    char p[4200];
-    int pl = snprintf(p, sizeof p, "%s", dir("ro-merges.sst")) + 1;
-    CHECK_RC(ferry_ingest(s, 0, p, (size_t)pl, 1, 0, &err), FERRY_OK);
     CHECK_RC(ferry_compact_range(s, 0, NULL, 0, NULL, 0, &err), FERRY_OK);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-merged"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
