@@ -37,7 +37,7 @@ extern "C" {
 #define FERRY_EXPORT __attribute__((visibility("default")))
 
 /** ABI version: bumped when a signature or a layout below changes. */
-#define FERRY_ABI_VERSION 3
+#define FERRY_ABI_VERSION 4
 
 /** @name Engines */
 /**@{*/
@@ -307,6 +307,37 @@ FERRY_EXPORT int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t ca
  *         FERRY_EREADONLY, engine codes.
  */
 FERRY_EXPORT int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err);
+
+/**
+ * LMDB keeps its named databases (Ferry's column families) as records of the main database, which
+ * is Ferry's default family, so finding them all means reading every key of the default family. An
+ * LMDB store whose default family holds at most this many records lists its families at open; a
+ * larger one gives a slot at open to the default family alone, and to the others when they are
+ * asked for: by name (ferry_cf_find) or all at once (ferry_cf_list_all). A snapshot, transaction
+ * or cursor reads only families that had a slot when it began (as for families created later).
+ * The store property "lmdb.families-listed" is 1 once every family has one. RocksDB stores list
+ * their families at open from their MANIFEST, whatever their size.
+ */
+#define FERRY_LMDB_FAMILY_SCAN_MAX 10000
+
+/**
+ * @brief Find an existing column family by name, giving it a slot when it has none yet (an LMDB
+ *        family not listed at open, see FERRY_LMDB_FAMILY_SCAN_MAX).
+ * @param[in] name non-empty, NUL-terminated.
+ * @param[out] id_out the family's id.
+ * @note Ids are handed out in the order families get their slots; families created by another
+ *       process after the store opened are found too (LMDB).
+ * @return FERRY_OK, FERRY_NOTFOUND (no live family of that name), FERRY_EINVAL, FERRY_EDBSFULL (the
+ *         live-family limit, FERRY_OPT_MAX_DBS, is reached), engine codes.
+ */
+FERRY_EXPORT int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err);
+
+/**
+ * @brief Give every existing column family a slot (LMDB: reads the default family's keys once, when
+ *        open did not); ferry_cf_count and ferry_cf_name then enumerate them all.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EDBSFULL (more families than FERRY_OPT_MAX_DBS allows), engine codes.
+ */
+FERRY_EXPORT int ferry_cf_list_all(ferry_store *s, ferry_error *err);
 
 /** @brief Drop a column family (not the default one). @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes. */
 FERRY_EXPORT int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err);

@@ -137,6 +137,7 @@ typedef struct lmdb_store {
     atomic_int growing;           /* set while the map is being remapped */
     atomic_ullong walked;         /* leaf pages cursor fills have read directly ("lmdb.walked-pages") */
     atomic_int dropping;          /* a family drop is waiting for the stripes' named-family readers, or closing a handle */
+    int families_listed;          /* every family on disk has a slot (see list_families; under cf_lock) */
     /* Commit steps: +1 before each mdb_txn_commit, +1 after it (odd while one runs). A read
      * transaction begun while two steps passed may hold a meta page LMDB had not published
      * (see read_acquire); such a begin is retried. */
@@ -829,11 +830,23 @@ typedef struct cf_ctx {
     unsigned dbflags; /* create: MDB_DUPSORT / MDB_DUPFIXED */
 } cf_ctx;
 
+static int lmdb_cf_listed(lmdb_store *s);
+
 
 /* Write fn: create (or open) a named database. */
 static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     cf_ctx *c = ctx;
+    if (!lmdb_cf_listed(s)) {
+        /* families not listed at open (see list_families) may exist without a slot: creating one
+         * would open it with its data */
+        MDB_dbi probe;
+        int prc = mdb.mdb_dbi_open(txn, c->name, 0, &probe);
+        if (prc == MDB_SUCCESS)
+            return ferry_fail(err, FERRY_EEXISTS, 0, "column family '%s' already exists", c->name);
+        if (prc != MDB_NOTFOUND && prc != MDB_INCOMPATIBLE && prc != MDB_DBS_FULL)
+            return lmdb_fail(err, prc, "create column family");
+    }
     int rc = mdb.mdb_dbi_open(txn, c->name, MDB_CREATE | c->dbflags, &c->dbi);
     if (rc == MDB_DBS_FULL) /* ferry_cf_create counts live families first: not expected */
         return ferry_fail(err, FERRY_EDBSFULL, rc, "cannot create '%s': LMDB has no free database handle "
@@ -1138,6 +1151,12 @@ static int lmdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name
         return FERRY_OK;
     }
     if (strcmp(name, "lmdb.max-key-size") == 0) { *out = LS(s)->max_key; return FERRY_OK; }
+    if (strcmp(name, "lmdb.families-listed") == 0) {
+        pthread_mutex_lock(&s->cf_lock);
+        *out = (uint64_t)LS(s)->families_listed;
+        pthread_mutex_unlock(&s->cf_lock);
+        return FERRY_OK;
+    }
     if (strcmp(name, "lmdb.walked-pages") == 0) {
         *out = atomic_load_explicit(&LS(s)->walked, memory_order_relaxed);
         return FERRY_OK;
@@ -1960,6 +1979,9 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
     return ferry_fail(err, map_rc(mrc), mrc, "checkpoint %s: %s", dir, mdb.mdb_strerror(mrc));
 }
 
+static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, ferry_error *err);
+static int lmdb_cf_list_all(ferry_store *fs, ferry_error *err);
+
 static const ferry_engine_ops lmdb_ops = {
     .checkpoint = lmdb_checkpoint,
     .close = lmdb_close,
@@ -1974,6 +1996,8 @@ static const ferry_engine_ops lmdb_ops = {
     .write_flags = lmdb_write_flags,
     .cf_create_flags = lmdb_cf_create_flags,
     .cf_flags = lmdb_cf_flags,
+    .cf_find = lmdb_cf_find,
+    .cf_list_all = lmdb_cf_list_all,
     .value_count = lmdb_value_count,
     .del = lmdb_del,
     .delete_range = lmdb_delete_range,
@@ -2040,53 +2064,151 @@ static int prepare_dir(const char *path, int create, int error_if_exists, int re
     return FERRY_OK;
 }
 
-/* Add the default family and every named database found as a key of the main database. */
-static int list_families(lmdb_store *s, ferry_error *err)
+/* Add a slot for every named database found as a record of the main database (Ferry's default
+ * family) that has none yet: the whole default family is read, key by key. */
+static int scan_families(lmdb_store *s, MDB_txn *txn, MDB_dbi main_dbi, ferry_error *err)
 {
-    MDB_txn *txn;
-    int rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
-    if (rc) return lmdb_fail(err, rc, "begin read transaction");
-    MDB_dbi main_dbi;
     MDB_cursor *cur = NULL;
     char name[512];
-    if ((rc = mdb.mdb_dbi_open(txn, NULL, 0, &main_dbi)) != MDB_SUCCESS) goto fail;
-    if (ferry_store_add_cf(&s->base, "default", (void *)(uintptr_t)main_dbi, NULL) != FERRY_OK) goto oom;
-    if ((rc = mdb.mdb_cursor_open(txn, main_dbi, &cur)) != MDB_SUCCESS) goto fail;
+    int rc = mdb.mdb_cursor_open(txn, main_dbi, &cur);
+    if (rc) return lmdb_fail(err, rc, "list column families");
     MDB_val k, v;
     for (rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == MDB_SUCCESS;
          rc = mdb.mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         /* a sub-database record holds an MDB_db (u32 pad, u16 flags, u16 depth, 5 size_t):
-         * skip other values cheaply so a large default family opens fast */
+         * skip other values cheaply */
         if (v.mv_size != 8 + 5 * sizeof(size_t)) continue;
         if (k.mv_size >= sizeof name || memchr(k.mv_data, 0, k.mv_size)) continue;
         memcpy(name, k.mv_data, k.mv_size);
         name[k.mv_size] = '\0';
+        if (ferry_store_find_cf(&s->base, name) >= 0) continue; /* looked up already */
         MDB_dbi dbi;
         int orc = mdb.mdb_dbi_open(txn, name, 0, &dbi);
         if (orc == MDB_NOTFOUND || orc == MDB_INCOMPATIBLE) continue; /* a plain record */
         if (orc == MDB_SUCCESS && s->base.cf_named >= s->base.cf_named_max) orc = MDB_DBS_FULL;
         if (orc == MDB_DBS_FULL) {
             mdb.mdb_cursor_close(cur);
-            mdb.mdb_txn_abort(txn);
             return ferry_fail(err, FERRY_EDBSFULL, orc,
                               "the store holds more column families than maxColumnFamilies (%u): raise it "
                               "(FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
         }
-        if (orc) { rc = orc; goto fail; }
-        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, NULL) != FERRY_OK) goto oom;
+        if (orc) break;
+        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, NULL) != FERRY_OK) {
+            mdb.mdb_cursor_close(cur);
+            return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        }
     }
-    if (rc != MDB_NOTFOUND) goto fail;
     mdb.mdb_cursor_close(cur);
+    return rc == MDB_NOTFOUND ? FERRY_OK : lmdb_fail(err, rc, "list column families");
+}
+
+/* At open: add the default family and, when the default family holds at most
+ * FERRY_LMDB_FAMILY_SCAN_MAX records, every named database (LMDB keeps them as records of the main
+ * database, so finding them all means reading every key of the default family: a store that keeps
+ * its data in the default family would pay that at every open, in time and, with a cold page
+ * cache, in reads of every leaf page). Otherwise the named families are found when asked for:
+ * by name (lmdb_cf_find) or all at once (lmdb_cf_list_all). */
+static int list_families(lmdb_store *s, ferry_error *err)
+{
+    MDB_txn *txn;
+    int rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc) return lmdb_fail(err, rc, "begin read transaction");
+    MDB_dbi main_dbi;
+    MDB_stat st;
+    if ((rc = mdb.mdb_dbi_open(txn, NULL, 0, &main_dbi)) != MDB_SUCCESS
+        || (rc = mdb.mdb_stat(txn, main_dbi, &st)) != MDB_SUCCESS) {
+        mdb.mdb_txn_abort(txn);
+        return lmdb_fail(err, rc, "list column families");
+    }
+    if (ferry_store_add_cf(&s->base, "default", (void *)(uintptr_t)main_dbi, NULL) != FERRY_OK) {
+        mdb.mdb_txn_abort(txn);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
+    if (st.ms_entries <= FERRY_LMDB_FAMILY_SCAN_MAX) {
+        int frc = scan_families(s, txn, main_dbi, err);
+        if (frc) {
+            mdb.mdb_txn_abort(txn);
+            return frc;
+        }
+        s->families_listed = 1;
+    }
     if ((rc = mdb.mdb_txn_commit(txn)) != MDB_SUCCESS) return lmdb_fail(err, rc, "list column families");
     return FERRY_OK;
-fail:
-    if (cur) mdb.mdb_cursor_close(cur);
-    mdb.mdb_txn_abort(txn);
-    return lmdb_fail(err, rc, "list column families");
-oom:
-    if (cur) mdb.mdb_cursor_close(cur);
-    mdb.mdb_txn_abort(txn);
-    return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+}
+
+static int lmdb_cf_listed(lmdb_store *s)
+{
+    return s->families_listed;
+}
+
+/* A read transaction of its own for the family lookups after open (mdb_dbi_open in it, then a
+ * commit, which keeps the handles for every later transaction), counted as live so that a grow
+ * waits for it (see read_enter); lookup_end ends it either way. */
+static int lookup_begin(lmdb_store *s, MDB_txn **txn, ferry_error *err)
+{
+    read_enter(s);
+    int rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
+    if (rc == MDB_READERS_FULL) { /* pooled transactions hold reader slots: free them */
+        pool_drain(s);
+        rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
+    }
+    if (rc) {
+        atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
+        return lmdb_fail(err, rc, "look up column families: begin read transaction");
+    }
+    return FERRY_OK;
+}
+
+static int lookup_end(lmdb_store *s, MDB_txn *txn, int commit, ferry_error *err)
+{
+    int rc = commit ? mdb.mdb_txn_commit(txn) : (mdb.mdb_txn_abort(txn), MDB_SUCCESS);
+    atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
+    return rc ? lmdb_fail(err, rc, "look up column families") : FERRY_OK;
+}
+
+/* cf_find (under cf_lock, the name has no live slot): open the named database if there is one. */
+static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, ferry_error *err)
+{
+    lmdb_store *s = LS(fs);
+    if (s->families_listed || strlen(name) > s->max_key)
+        return ferry_fail(err, FERRY_NOTFOUND, 0, "no column family '%s'", name);
+    MDB_txn *txn;
+    int rc = lookup_begin(s, &txn, err);
+    if (rc) return rc;
+    MDB_dbi dbi;
+    int mrc = mdb.mdb_dbi_open(txn, name, 0, &dbi);
+    if (mrc == MDB_NOTFOUND || mrc == MDB_INCOMPATIBLE) {
+        lookup_end(s, txn, 0, err);
+        return ferry_fail(err, FERRY_NOTFOUND, 0, "no column family '%s'", name);
+    }
+    if (mrc == MDB_DBS_FULL) {
+        lookup_end(s, txn, 0, err);
+        return ferry_fail(err, FERRY_EDBSFULL, mrc, "cannot look up column family '%s': LMDB has no free database "
+                          "handle (maxColumnFamilies, FERRY_OPT_MAX_DBS)", name);
+    }
+    if (mrc) {
+        lookup_end(s, txn, 0, err);
+        return lmdb_fail(err, mrc, "look up column family");
+    }
+    rc = lookup_end(s, txn, 1, err);
+    if (rc) return rc;
+    *handle_out = (void *)(uintptr_t)dbi;
+    return FERRY_OK;
+}
+
+/* cf_list_all (under cf_lock): a slot for every family on disk, once. */
+static int lmdb_cf_list_all(ferry_store *fs, ferry_error *err)
+{
+    lmdb_store *s = LS(fs);
+    if (s->families_listed) return FERRY_OK;
+    MDB_txn *txn;
+    int rc = lookup_begin(s, &txn, err);
+    if (rc) return rc;
+    rc = scan_families(s, txn, DBI(ferry_slot(&s->base, 0)), err);
+    int erc = lookup_end(s, txn, rc == FERRY_OK, err);
+    if (rc == FERRY_OK) rc = erc;
+    if (rc == FERRY_OK) s->families_listed = 1;
+    return rc;
 }
 
 /* Environment flags from the options. FERRY_OPT_SYNC means what it means on RocksDB:

@@ -283,7 +283,8 @@ static int cf_slot(ferry_store *s, uint32_t cf, ferry_cf_slot **slot, ferry_erro
 #define SNAP_SEES(snap, cf, err) \
     do { \
         if ((snap) && (cf) >= (snap)->cf_limit) \
-            return ferry_fail((err), FERRY_EINVAL, 0, "column family '%s' was created after this snapshot", slot->name); \
+            return ferry_fail((err), FERRY_EINVAL, 0, "column family '%s' was created after this snapshot (or, on LMDB, first " \
+                              "looked up after it: see FERRY_LMDB_FAMILY_SCAN_MAX)", slot->name); \
     } while (0)
 
 #define WRITABLE(s, err) \
@@ -308,6 +309,50 @@ int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *le
     memcpy(dst, name, c);
     dst[c] = '\0';
     return atomic_load(&ferry_slot(s, cf)->dropped) ? FERRY_ECFDROPPED : FERRY_OK;
+}
+
+int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
+{
+    CHECK_E(s != NULL && id_out != NULL, err, "store or id_out is NULL");
+    CHECK_E(name != NULL && name[0] != '\0', err, "column family name is empty");
+    pthread_mutex_lock(&s->cf_lock);
+    int rc;
+    int id = ferry_store_find_cf(s, name);
+    if (id >= 0) {
+        *id_out = (uint32_t)id;
+        rc = FERRY_OK;
+    } else if (!s->ops->cf_find) {
+        rc = ferry_fail(err, FERRY_NOTFOUND, 0, "no column family '%s'", name);
+    } else {
+        void *h = NULL;
+        rc = s->ops->cf_find(s, name, &h, err);
+        /* the engine keeps a handle it opened for a family refused here (LMDB: the next lookup of
+         * the name gets the same handle back) */
+        if (rc == FERRY_OK && s->cf_named >= s->cf_named_max)
+            rc = ferry_fail(err, FERRY_EDBSFULL, 0,
+                            "column family '%s' exists, but %u families are live: maxColumnFamilies is %u "
+                            "(FERRY_OPT_MAX_DBS in the C ABI)", name, s->cf_named, s->cf_named_max);
+        if (rc == FERRY_OK) {
+            rc = ferry_store_add_cf(s, name, h, id_out);
+            if (rc == FERRY_EDBSFULL)
+                ferry_fail(err, rc, 0, "column family ids used up: %u families given ids since the store opened "
+                           "(reopen the store)", FERRY_CF_ID_LIMIT);
+            else if (rc == FERRY_ENOMEM)
+                ferry_fail(err, rc, 0, "out of memory");
+        }
+    }
+    pthread_mutex_unlock(&s->cf_lock);
+    return rc;
+}
+
+int ferry_cf_list_all(ferry_store *s, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    if (!s->ops->cf_list_all) return FERRY_OK;
+    pthread_mutex_lock(&s->cf_lock);
+    int rc = s->ops->cf_list_all(s, err);
+    pthread_mutex_unlock(&s->cf_lock);
+    return rc;
 }
 
 int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
@@ -990,7 +1035,8 @@ int ferry_txn_get_for_update(ferry_txn *t, uint32_t cf, const void *key, size_t 
     ferry_store *s = t->view.store;
     SLOT(s, cf, err);
     if (cf >= t->view.cf_limit)
-        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' was created after this transaction began", slot->name);
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' was created after this transaction began (or, on LMDB, "
+                          "first looked up after it: see FERRY_LMDB_FAMILY_SCAN_MAX)", slot->name);
     return txn_get(t, slot, key, klen, dst, cap, vlen_out, 1, err);
 }
 

@@ -142,6 +142,12 @@ struct ferry_engine_ops {
     int (*cf_create_flags)(ferry_store *s, const char *name, uint32_t flags, void **handle_out, ferry_error *err);
     /* the family's FERRY_CF_* flags; NULL: always 0 */
     int (*cf_flags)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+    /* Families not given a slot at open (LMDB, see FERRY_LMDB_FAMILY_SCAN_MAX), under cf_lock.
+     * cf_find: the handle of an existing family that has no live slot (FERRY_NOTFOUND when there
+     * is none); cf_list_all: a slot for every family that has none. NULL: every family got its
+     * slot at open. */
+    int (*cf_find)(ferry_store *s, const char *name, void **handle_out, ferry_error *err);
+    int (*cf_list_all)(ferry_store *s, ferry_error *err);
     /* create a family with options of its own (opts: FERRY_CFOPT_COUNT values, some not -1, or a
      * non-empty extra); *bits_out becomes the slot's bits. NULL: the engine has none (FERRY_ENOTSUP) */
     int (*cf_create_opts)(ferry_store *s, const char *name, const int64_t *opts, const char *extra,

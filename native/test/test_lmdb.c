@@ -1039,6 +1039,95 @@ static void test_snapshots(void)
  * number to the next one, so the snapshot's read transaction would read the dropped family
  * through the new family's id. Every snapshot read of such a family fails with FERRY_EINVAL;
  * one of a family dropped since fails with FERRY_ECFDROPPED. */
+/* A store whose default family holds more than FERRY_LMDB_FAMILY_SCAN_MAX records gives its other
+ * families slots when they are asked for, by name or all at once, not at open; views begun before a
+ * family got its slot do not read it; creating a family that exists unlisted is refused. */
+static void test_lazy_families(void)
+{
+    ferry_store *s = open_store("lazy-families");
+    uint32_t a, b, id, n;
+    char buf[64];
+    EQ(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
+    EQ(ferry_cf_create2(s, "b", FERRY_CF_DUPSORT, &b, &err), FERRY_OK);
+    EQ(put_s(s, a, "k", "in-a"), FERRY_OK);
+    int bad = 0;
+    for (int i = 0; i <= FERRY_LMDB_FAMILY_SCAN_MAX; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "key%06d", i);
+        bad += put_s(s, 0, k, "v") != FERRY_OK;
+    }
+    EQ(bad, 0);
+    EQ(ferry_store_close(s), FERRY_OK);
+
+    s = open_store("lazy-families");
+    uint64_t listed = 9;
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 1);
+    EQ(ferry_property_int(s, 0, "lmdb.families-listed", &listed, &err), FERRY_OK);
+    EQ(listed, 0);
+    EQ(get_s(s, NULL, 0, "key000007", buf, sizeof buf), 1);
+    ferry_snapshot *snap = NULL;
+    EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    EQ(ferry_cf_find(s, "a", &id, &err), FERRY_OK);
+    EQ(id, 1);
+    EQ(get_s(s, NULL, id, "k", buf, sizeof buf), 4);
+    CHECK(strcmp(buf, "in-a") == 0, "a/k = '%s'", buf);
+    EQ(get_s(s, snap, id, "k", buf, sizeof buf), FERRY_EINVAL);
+    CHECK(strstr(err.message, "first looked up after it") != NULL, "%s", err.message);
+    EQ(ferry_snapshot_close(snap), FERRY_OK);
+    uint32_t again = 99;
+    EQ(ferry_cf_find(s, "a", &again, &err), FERRY_OK);
+    EQ(again, id);
+    EQ(ferry_cf_find(s, "nope", &again, &err), FERRY_NOTFOUND);
+    EQ(ferry_cf_find(s, "key000007", &again, &err), FERRY_NOTFOUND); /* a record, not a family */
+    EQ(ferry_cf_find(s, "", &again, &err), FERRY_EINVAL);
+    EQ(ferry_cf_find(NULL, "a", &again, &err), FERRY_EINVAL);
+    EQ(ferry_cf_find(s, NULL, &again, &err), FERRY_EINVAL);
+    EQ(ferry_cf_find(s, "a", NULL, &err), FERRY_EINVAL);
+    uint32_t dup;
+    EQ(ferry_cf_create(s, "b", &dup, &err), FERRY_EEXISTS);   /* exists, not listed yet */
+    EQ(ferry_cf_create(s, "key000007", &dup, &err), FERRY_EEXISTS); /* a record of that name */
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 2);
+    EQ(ferry_cf_list_all(s, &err), FERRY_OK);
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 3);
+    size_t len = 0;
+    EQ(ferry_cf_name(s, 2, buf, sizeof buf, &len), FERRY_OK);
+    CHECK(strcmp(buf, "b") == 0, "family 2 is '%s'", buf);
+    uint32_t flags = 0;
+    EQ(ferry_cf_flags(s, 2, &flags, &err), FERRY_OK);
+    EQ(flags, FERRY_CF_DUPSORT);
+    EQ(ferry_property_int(s, 0, "lmdb.families-listed", &listed, &err), FERRY_OK);
+    EQ(listed, 1);
+    EQ(ferry_cf_list_all(s, &err), FERRY_OK);
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 3);
+    EQ(ferry_cf_list_all(NULL, &err), FERRY_EINVAL);
+    EQ(ferry_cf_find(s, "b", &again, &err), FERRY_OK);
+    EQ(again, 2);
+    EQ(ferry_cf_drop(s, 1, &err), FERRY_OK);
+    EQ(ferry_cf_find(s, "a", &again, &err), FERRY_NOTFOUND);
+    EQ(ferry_store_close(s), FERRY_OK);
+
+    /* room for one named family: the open works, the second family found is one too many */
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    o[FERRY_OPT_MAX_DBS] = 1;
+    s = open_store("lazy-families");
+    uint32_t c;
+    EQ(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
+    EQ(ferry_store_close(s), FERRY_OK);
+    int rc;
+    s = open_with("lazy-families", o, &rc);
+    EQ(rc, FERRY_OK);
+    if (!s) return;
+    EQ(ferry_cf_find(s, "b", &id, &err), FERRY_OK);
+    EQ(ferry_cf_find(s, "c", &id, &err), FERRY_EDBSFULL);
+    EQ(ferry_cf_list_all(s, &err), FERRY_EDBSFULL);
+    EQ(ferry_store_close(s), FERRY_OK);
+}
+
 static void test_snapshot_families(void)
 {
     ferry_store *s = open_store("snap-families");
@@ -2054,6 +2143,7 @@ int main(int argc, char **argv)
     test_families();
     test_snapshots();
     test_snapshot_families();
+    test_lazy_families();
     test_map_full();
     test_open_modes();
     test_checkpoint();

@@ -688,6 +688,17 @@ static void test_snapshot_families(void)
     char buf[64];
     CHECK_RC(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
     CHECK_RC(put_s(s, a, "k", "in-a"), FERRY_OK);
+    /* RocksDB lists its families at open: a lookup by name finds the slot, listing adds nothing */
+    uint32_t found = 99, count = 0;
+    CHECK_RC(ferry_cf_find(s, "a", &found, &err), FERRY_OK);
+    CHECK(found == a, "found id %u, created %u", found, a);
+    CHECK_RC(ferry_cf_find(s, "nope", &found, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_cf_find(s, "", &found, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_find(NULL, "a", &found, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_list_all(s, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_list_all(NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_count(s, &count), FERRY_OK);
+    CHECK(count == 2, "%u ids after listing", count);
     ferry_snapshot *snap;
     CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
     CHECK_RC(get_s(s, snap, a, "k", buf, sizeof buf), FERRY_OK);

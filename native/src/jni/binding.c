@@ -69,6 +69,15 @@ JNI_FN(cfCreate0)(JNIEnv *env, jclass cls, jlong s, jlong name, jlong id_out, jl
     return ferry_cf_create(P(s), P(name), P(id_out), P(err));
 }
 
+/* JniBinding.cfFind0 */
+JNI_FN(cfFind0)(JNIEnv *env, jclass cls, jlong s, jlong name, jlong id_out, jlong err)
+{
+    return ferry_cf_find(P(s), P(name), P(id_out), P(err));
+}
+
+/* JniBinding.cfListAll0 */
+JNI_FN(cfListAll0)(JNIEnv *env, jclass cls, jlong s, jlong err) { return ferry_cf_list_all(P(s), P(err)); }
+
 /* JniBinding.cfDrop0 */
 JNI_FN(cfDrop0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong err) { return ferry_cf_drop(P(s), (uint32_t)cf, P(err)); }
 

@@ -241,7 +241,8 @@ public final class Snapshot implements AutoCloseable {
     private int familyId(ColumnFamily cf) {
         int id = store.cfId(cf);
         if (id >= familyLimit) {
-            throw new IllegalArgumentException("column family '" + cf.name() + "' was created after this snapshot");
+            throw new IllegalArgumentException("column family '" + cf.name() + "' was created after this snapshot"
+                    + " (or, on LMDB, first looked up after it: see Store.columnFamily)");
         }
         return id;
     }

@@ -76,6 +76,8 @@ public final class Store implements AutoCloseable {
     private final boolean statisticsOn; // as opened (options may be changed later)
     private final boolean lmdbThreadBound;
     private final List<ColumnFamily> families = new CopyOnWriteArrayList<>();
+    /** Every family of the store has its ColumnFamily (see {@link #listAllFamilies()}). */
+    private volatile boolean familiesListed;
     /** Open cursors (on the latest state) and snapshots, held weakly. */
     final Children children = new Children();
     /** The first page size after a cursor's positioning call, learnt from earlier cursors. */
@@ -247,9 +249,18 @@ public final class Store implements AutoCloseable {
         return families.get(0);
     }
 
-    /** @return the live (not dropped) column families, the default one first */
+    /**
+     * Lists the live (not dropped) column families, the default one first. On an LMDB store whose
+     * default family held more than 10,000 records at open
+     * ({@code FERRY_LMDB_FAMILY_SCAN_MAX} of the C ABI), the first call reads every key of the default family to find the others (LMDB keeps
+     * them as its records), which the open skipped; {@link #columnFamily(String)} finds one by name
+     * without that.
+     *
+     * @return the families
+     */
     public List<ColumnFamily> columnFamilies() {
         guard.check();
+        listAllFamilies();
         List<ColumnFamily> r = new ArrayList<>();
         for (ColumnFamily cf : families) {
             if (!cf.dropped) {
@@ -260,19 +271,78 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Finds a column family by name.
+     * Finds a column family by name. An LMDB family that the open did not list (see {@link
+     * #columnFamilies()}) is looked up in the store and gets its id now: a snapshot, transaction
+     * or cursor begun before reads it as it reads families created after it began, not at all.
      *
      * @param name the name
      * @return the family, or empty when none has that name
+     * @throws FerryException with {@link ErrorCode#TOO_MANY_COLUMN_FAMILIES} when the family exists
+     *         but {@link StoreOptions#maxColumnFamilies(int)} families are live already
      */
     public Optional<ColumnFamily> columnFamily(String name) {
         Objects.requireNonNull(name, "name");
-        for (ColumnFamily cf : columnFamilies()) {
-            if (cf.name().equals(name)) {
+        guard.check();
+        Optional<ColumnFamily> known = liveFamily(name);
+        if (known.isPresent() || familiesListed || name.isEmpty() || name.indexOf('\0') >= 0) {
+            return known;
+        }
+        synchronized (this) {
+            known = liveFamily(name);
+            if (known.isPresent()) {
+                return known;
+            }
+            guard.enter();
+            try {
+                Scratch s = Scratch.get(binding);
+                int rc = binding.cfFind(handle, s.cString(name.getBytes(StandardCharsets.UTF_8)), s.out(0), s.err());
+                if (rc == Abi.NOTFOUND) {
+                    return Optional.empty();
+                }
+                if (rc != 0) {
+                    throw s.error(rc);
+                }
+                int id = (int) (s.outLong(0) & 0xFFFFFFFFL);
+                loadFamilies();
+                ColumnFamily cf = families.get(id);
+                return cf.dropped ? Optional.empty() : Optional.of(cf);
+            } finally {
+                guard.exit();
+            }
+        }
+    }
+
+    private Optional<ColumnFamily> liveFamily(String name) {
+        for (ColumnFamily cf : families) {
+            if (!cf.dropped && cf.name().equals(name)) {
                 return Optional.of(cf);
             }
         }
         return Optional.empty();
+    }
+
+    /** Gives every family in the store an id (LMDB: once, see {@link #columnFamilies()}). */
+    private void listAllFamilies() {
+        if (familiesListed) {
+            return;
+        }
+        synchronized (this) {
+            if (familiesListed) {
+                return;
+            }
+            guard.enter();
+            try {
+                Scratch s = Scratch.get(binding);
+                int rc = binding.cfListAll(handle, s.err());
+                if (rc != 0) {
+                    throw s.error(rc);
+                }
+                loadFamilies();
+                familiesListed = true;
+            } finally {
+                guard.exit();
+            }
+        }
     }
 
     /**
@@ -380,6 +450,10 @@ public final class Store implements AutoCloseable {
                 throw s.error(rc);
             }
             int id = (int) (s.outLong(0) & 0xFFFFFFFFL);
+            if (id != families.size()) { // not expected: every slot is made under this store's lock
+                loadFamilies();
+                return families.get(id);
+            }
             ColumnFamily cf = new ColumnFamily(this, id, name, mask);
             families.add(cf);
             return cf;
@@ -1727,6 +1801,7 @@ public final class Store implements AutoCloseable {
         return (v + 7) & ~7;
     }
 
+    /** Adds a {@link ColumnFamily} for every native slot it has none for (ids are dense, in order). */
     private void loadFamilies() {
         Scratch s = Scratch.get(binding);
         int rc = binding.cfCount(handle, s.out(0));
@@ -1735,7 +1810,7 @@ public final class Store implements AutoCloseable {
         }
         int n = (int) (s.outLong(0) & 0xFFFFFFFFL);
         int cap = 4096;
-        for (int i = 0; i < n; i++) {
+        for (int i = families.size(); i < n; i++) {
             NativeBuffer m = s.ensure(Scratch.DATA + (long) cap, 0);
             rc = binding.cfName(handle, i, m.addr + Scratch.DATA, cap, s.out(1));
             if (rc != 0 && rc != Abi.ECFDROPPED) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ferry.internal.Abi;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -823,6 +824,63 @@ public abstract class StoreContract {
         ColumnFamily a2 = store.columnFamily("a").orElseThrow();
         assertEquals("1", s(store.get(a2, b("x"))));
         assertThrows(IllegalArgumentException.class, () -> store.get(a, b("x")), "family of the closed store");
+    }
+
+    /**
+     * LMDB lists the families of a store whose default family is large only when asked (reading
+     * every key of the default family at each open would make opening cost the store's size):
+     * they are found by name, listed on request, and read only by views begun after. RocksDB lists
+     * them at open; the same calls give the same families.
+     */
+    @Test
+    void familiesOfAStoreWithALargeDefaultFamilyAreFoundByNameAndListedWhenAsked() {
+        ColumnFamily a = store.createColumnFamily("a");
+        store.createColumnFamily("b");
+        store.put(a, b("k"), b("in-a"));
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int i = 0; i <= Abi.LMDB_FAMILY_SCAN_MAX; i++) {
+                batch.put(b(String.format("key%06d", i)), b("v"));
+            }
+            store.write(batch);
+        }
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        boolean lmdb = options().engine() == Engine.LMDB;
+        if (lmdb) {
+            assertEquals(0, store.propertyLong(store.defaultColumnFamily(), "lmdb.families-listed").orElse(-1));
+        }
+        Snapshot early = store.snapshot();
+        try {
+            ColumnFamily a2 = store.columnFamily("a").orElseThrow();
+            assertEquals("in-a", s(store.get(a2, b("k"))));
+            assertSame(a2, store.columnFamily("a").orElseThrow());
+            if (lmdb) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> early.get(a2, b("k")));
+                assertTrue(e.getMessage().contains("first looked up after it"), e.getMessage());
+            } else {
+                assertEquals("in-a", s(early.get(a2, b("k"))));
+            }
+        } finally {
+            early.close();
+        }
+        assertTrue(store.columnFamily("nope").isEmpty());
+        assertTrue(store.columnFamily("key000007").isEmpty(), "a key of the default family is no family");
+        assertEquals("v", s(store.get(b("key000007"))));
+        assertThrows(FerryException.AlreadyExists.class, () -> store.createColumnFamily("b"));
+        assertEquals(List.of("default", "a", "b"), store.columnFamilies().stream().map(ColumnFamily::name).toList());
+        if (lmdb) {
+            assertEquals(1, store.propertyLong(store.defaultColumnFamily(), "lmdb.families-listed").orElse(-1));
+        }
+        ColumnFamily c = store.createColumnFamily("c");
+        store.put(c, b("k"), b("in-c"));
+        store.dropColumnFamily(store.columnFamily("a").orElseThrow());
+        assertTrue(store.columnFamily("a").isEmpty());
+        store.close();
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals("in-c", s(store.get(store.columnFamily("c").orElseThrow(), b("k"))));
+        assertTrue(store.columnFamily("a").isEmpty());
+        assertEquals(List.of("b", "c"), store.columnFamilies().stream().map(ColumnFamily::name).filter(n -> !n.equals("default"))
+                .sorted().toList());
     }
 
     @Test

@@ -14,7 +14,7 @@ public final class Abi {
     }
 
     /** Bumped when a signature or a layout of the ABI changes. */
-    public static final int ABI_VERSION = 3;
+    public static final int ABI_VERSION = 4;
 
     // ---- engines
     /** RocksDB. */
@@ -164,6 +164,8 @@ public final class Abi {
     public static final int LMDB_NORDAHEAD = 0x8;
     /** MDB_NOTLS. */
     public static final int LMDB_NOTLS = 0x10;
+    /** An LMDB store whose default family holds more records than this lists its other families when asked. */
+    public static final int LMDB_FAMILY_SCAN_MAX = 10000;
 
     // ---- cursor open flags
     /** Pointer pages where the engine pins data. */

@@ -45,6 +45,8 @@ public final class JniBinding implements NativeBinding {
     @Override public int cfCount(long store, long out) { return cfCount0(store, out); }
     @Override public int cfName(long store, int cf, long dst, long cap, long lenOut) { return cfName0(store, cf, dst, cap, lenOut); }
     @Override public int cfCreate(long store, long name, long idOut, long err) { return cfCreate0(store, name, idOut, err); }
+    @Override public int cfFind(long store, long name, long idOut, long err) { return cfFind0(store, name, idOut, err); }
+    @Override public int cfListAll(long store, long err) { return cfListAll0(store, err); }
     @Override public int cfDrop(long store, int cf, long err) { return cfDrop0(store, cf, err); }
     @Override public int snapshotOpen(long store, long out, long err) { return snapshotOpen0(store, out, err); }
     @Override public int snapshotClose(long snapshot) { return snapshotClose0(snapshot); }
@@ -158,6 +160,8 @@ public final class JniBinding implements NativeBinding {
     private static native int cfCount0(long store, long out);
     private static native int cfName0(long store, int cf, long dst, long cap, long lenOut);
     private static native int cfCreate0(long store, long name, long idOut, long err);
+    private static native int cfFind0(long store, long name, long idOut, long err);
+    private static native int cfListAll0(long store, long err);
     private static native int cfDrop0(long store, int cf, long err);
     private static native int snapshotOpen0(long store, long out, long err);
     private static native int snapshotClose0(long snapshot);

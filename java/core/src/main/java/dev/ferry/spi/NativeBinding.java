@@ -78,6 +78,26 @@ public interface NativeBinding {
     /** @param store handle @param name C string @param idOut u32 slot @param err error struct @return rc */
     int cfCreate(long store, long name, long idOut, long err);
 
+    /**
+     * {@code ferry_cf_find} (ABI 4).
+     *
+     * @param store handle
+     * @param name C string
+     * @param idOut u32 slot
+     * @param err error struct
+     * @return rc ({@code NOTFOUND} when there is no such family)
+     */
+    int cfFind(long store, long name, long idOut, long err);
+
+    /**
+     * {@code ferry_cf_list_all} (ABI 4).
+     *
+     * @param store handle
+     * @param err error struct
+     * @return rc
+     */
+    int cfListAll(long store, long err);
+
     /** @param store handle @param cf id @param err error struct @return rc */
     int cfDrop(long store, int cf, long err);
 

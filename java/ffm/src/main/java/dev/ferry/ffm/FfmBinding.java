@@ -278,6 +278,24 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int cfFind(long store, long name, long idOut, long err) {
+        try {
+            return (int) CfFind.H.invokeExact(store, name, idOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_find", t);
+        }
+    }
+
+    @Override
+    public int cfListAll(long store, long err) {
+        try {
+            return (int) CfListAll.H.invokeExact(store, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_list_all", t);
+        }
+    }
+
+    @Override
     public int cfDrop(long store, int cf, long err) {
         try {
             return (int) CfDrop.H.invokeExact(store, cf, err);
@@ -796,6 +814,12 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
         CF_CREATE("ferry_cf_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
+        // int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
+        CF_FIND("ferry_cf_find", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_cf_list_all(ferry_store *s, ferry_error *err)
+        CF_LIST_ALL("ferry_cf_list_all", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
         // int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err)
         CF_DROP("ferry_cf_drop", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
@@ -1045,6 +1069,12 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class CfCreate {
         static final MethodHandle H = bind(Fn.CF_CREATE);
+    }
+    private static final class CfFind {
+        static final MethodHandle H = bind(Fn.CF_FIND);
+    }
+    private static final class CfListAll {
+        static final MethodHandle H = bind(Fn.CF_LIST_ALL);
     }
     private static final class CfDrop {
         static final MethodHandle H = bind(Fn.CF_DROP);
