@@ -318,7 +318,7 @@ FERRY_EXPORT int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_
  * The store property "lmdb.families-listed" is 1 once every family has one. RocksDB stores list
  * their families at open from their MANIFEST, whatever their size.
  */
-#define FERRY_LMDB_FAMILY_SCAN_MAX 10000
+#define FERRY_LMDB_FAMILY_SCAN_MAX 1000
 
 /**
  * @brief Find an existing column family by name, giving it a slot when it has none yet (an LMDB

@@ -251,8 +251,8 @@ public final class Store implements AutoCloseable {
 
     /**
      * Lists the live (not dropped) column families, the default one first. On an LMDB store whose
-     * default family held more than 10,000 records at open
-     * ({@code FERRY_LMDB_FAMILY_SCAN_MAX} of the C ABI), the first call reads every key of the default family to find the others (LMDB keeps
+     * default family held more than 1,000 records at open ({@code FERRY_LMDB_FAMILY_SCAN_MAX} of the
+     * C ABI), the first call reads every key of the default family to find the others (LMDB keeps
      * them as its records), which the open skipped; {@link #columnFamily(String)} finds one by name
      * without that.
      *

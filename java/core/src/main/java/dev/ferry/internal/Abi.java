@@ -165,7 +165,7 @@ public final class Abi {
     /** MDB_NOTLS. */
     public static final int LMDB_NOTLS = 0x10;
     /** An LMDB store whose default family holds more records than this lists its other families when asked. */
-    public static final int LMDB_FAMILY_SCAN_MAX = 10000;
+    public static final int LMDB_FAMILY_SCAN_MAX = 1000;
 
     // ---- cursor open flags
     /** Pointer pages where the engine pins data. */
