@@ -26,6 +26,11 @@ public final class WriteBatch implements AutoCloseable {
     static final int DELETE_VALUE = Abi.OP_DELETE_VALUE;
     static final int MERGE = Abi.OP_MERGE;
     private static final int HEADER = Abi.OP_HEADER;
+    /**
+     * The most bytes a batch's records take (the largest array a JVM allocates): each put, merge or
+     * delete takes its key's and value's length plus a 16-byte record header.
+     */
+    public static final int MAX_BYTES = Integer.MAX_VALUE - 16;
 
     private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
     private int count;
@@ -205,12 +210,15 @@ public final class WriteBatch implements AutoCloseable {
         if (cf != null) {
             familiesOf = cf.store;
         }
-        int need = HEADER + a.length + b.length;
+        long need = (long) HEADER + a.length + b.length;
         if (buf.remaining() < need) {
-            long cap = Math.max((long) buf.capacity() * 2, (long) buf.position() + need);
-            if (cap > Integer.MAX_VALUE - 16) {
-                throw new IllegalStateException("write batch exceeds 2 GiB");
+            long needed = buf.position() + need;
+            if (needed > MAX_BYTES) {
+                throw new IllegalStateException("write batch exceeds 2 GiB: " + count + " records take " + buf.position()
+                        + " bytes and this one " + need + " more; write the batch and start another");
             }
+            // doubling, but never past the most a batch holds (a batch of 1.5 GiB is fine)
+            long cap = Math.min(MAX_BYTES, Math.max((long) buf.capacity() * 2, needed));
             ByteBuffer n = ByteBuffer.allocate((int) cap).order(ByteOrder.nativeOrder());
             buf.flip();
             n.put(buf);

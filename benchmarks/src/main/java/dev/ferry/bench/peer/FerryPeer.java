@@ -26,8 +26,8 @@ import java.util.List;
  * <p>Thread safety: Store is thread-safe; one thread at a time here.
  */
 final class FerryPeer implements PeerStore {
-    /** The most entry bytes one {@link WriteBatch} of {@link #write} takes (a batch holds less than 2 GiB). */
-    static final long BATCH_BYTES = 256L << 20;
+    /** The most entry bytes one {@link WriteBatch} of {@link #write} takes: all a batch holds (2 GiB - 16). */
+    static final long BATCH_BYTES = WriteBatch.MAX_BYTES;
     private final String name;
     private final Path dir;
     private Store store;
@@ -72,8 +72,9 @@ final class FerryPeer implements PeerStore {
     public void write(List<byte[]> keys, List<byte[]> values, int from, int to) {
         int i = from;
         while (i < to) {
-            // a WriteBatch holds less than 2 GiB: the suite's one batch of every entry (2 GB in test 5)
-            // is written as consecutive batches of at most batchBytes each (at least one entry each)
+            // a WriteBatch holds less than 2 GiB (its records with their 16-byte headers): the suite's one
+            // batch of every entry is one WriteBatch up to that (2.05 GB in test 5 fits), else consecutive
+            // batches of at most batchBytes each (at least one entry each)
             try (WriteBatch b = new WriteBatch()) {
                 long bytes = 0;
                 do {
