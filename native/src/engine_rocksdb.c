@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* ------------------------------------------------------------------ */
 /* Engine table and attach                                             */
@@ -941,6 +942,21 @@ static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_de
     return rc;
 }
 
+/* A read-only open reads the MANIFEST and lists the write-ahead logs, then opens the files they name. A
+ * writer of the same database (a store of this process whose close waits for a cursor of another
+ * thread, or another process) may delete one of them in between, as its flushes and compactions do:
+ * RocksDB then fails the open with "No such file or directory" (an IOError, or a Corruption status
+ * saying the MANIFEST "may be corrupted"). The database is sound; the open is tried again, reading
+ * the MANIFEST anew, up to RO_OPEN_ATTEMPTS more times (about a quarter of a second in all); a file
+ * still missing after that is reported as RocksDB reports it. */
+#define RO_OPEN_ATTEMPTS 30
+
+static int file_vanished(const ferry_error *err)
+{
+    return (err->code == FERRY_EIO || err->code == FERRY_ECORRUPTION)
+        && strstr(err->message, "No such file or directory") != NULL;
+}
+
 int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs,
                        uint32_t ncfs, ferry_store **out, ferry_error *err)
 {
@@ -968,6 +984,11 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     }
     if (rc == FERRY_OK) rc = check_merge_history(s, path, cfs, ncfs, err);
     if (rc == FERRY_OK) rc = open_families(s, path, read_only, cfs, ncfs, err);
+    for (int attempt = 1; rc != FERRY_OK && read_only && attempt <= RO_OPEN_ATTEMPTS && file_vanished(err); attempt++) {
+        struct timespec pause = { 0, (attempt < 10 ? attempt : 10) * 1000000L };
+        nanosleep(&pause, NULL);
+        rc = open_families(s, path, read_only, cfs, ncfs, err);
+    }
     if (rc != FERRY_OK) {
         store_free(s);
         return rc;

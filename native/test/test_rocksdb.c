@@ -1173,6 +1173,89 @@ static void test_merge(void)
  * is served in RocksDB's compacted-DB mode (opened without the refusing merge operator, which that
  * mode refuses); one holding operands (an ingested file) or log entries is opened with the refusing
  * operator, and its reads of operands fail without killing the process. */
+typedef struct live_writer {
+    ferry_store *s[2];
+    volatile int stop;
+    long rounds;
+    int rc;
+    char message[FERRY_ERRMSG_CAP];
+} live_writer;
+
+/* Write, flush and compact both stores until told to stop: every round deletes table files. */
+static void *write_flush_compact(void *p)
+{
+    live_writer *w = p;
+    ferry_error e;
+    char k[32];
+    for (w->rounds = 0; !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE); w->rounds++) {
+        ferry_store *s = w->s[w->rounds & 1];
+        for (int i = 0; i < 20 && w->rc == FERRY_OK; i++) {
+            snprintf(k, sizeof k, "k%03ld", (w->rounds * 20 + i) % 400);
+            w->rc = ferry_put(s, 0, k, strlen(k), "value", 5, &e);
+        }
+        if (w->rc == FERRY_OK) w->rc = ferry_flush(s, 0, &e);
+        if (w->rc == FERRY_OK && w->rounds % 3 == 0) w->rc = ferry_compact_range(s, 0, NULL, 0, NULL, 0, &e);
+        if (w->rc != FERRY_OK) {
+            snprintf(w->message, sizeof w->message, "%s", e.message);
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Read-only opens of a store that a writer of this process (or another) is flushing and compacting:
+ * RocksDB's read-only open reads the MANIFEST and then opens the table files it names, which the
+ * writer may delete in between ("IO error: No such file or directory ... MANIFEST may be corrupted",
+ * a Corruption status). Every open succeeds and reads what the writer wrote before it (the shim
+ * opens again on a file that vanished), for the default family alone (the compacted-mode path) and
+ * with a second family. */
+static void test_read_only_beside_writer(void)
+{
+    int64_t ro[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) ro[i] = -1;
+    ro[FERRY_OPT_READ_ONLY] = 1;
+    live_writer w = { { NULL, NULL }, 0, 0, FERRY_OK, "" };
+    CHECK_RC(open_store("ro-live-a", &w.s[0]), FERRY_OK);
+    CHECK_RC(open_store("ro-live-b", &w.s[1]), FERRY_OK);
+    if (!w.s[0] || !w.s[1]) return;
+    uint32_t cf;
+    CHECK_RC(ferry_cf_create(w.s[1], "other", &cf, &err), FERRY_OK);
+    CHECK_RC(put_s(w.s[0], 0, "first", "1"), FERRY_OK);
+    CHECK_RC(put_s(w.s[1], 0, "first", "1"), FERRY_OK);
+    CHECK_RC(ferry_flush(w.s[0], 0, &err), FERRY_OK);
+    CHECK_RC(ferry_flush(w.s[1], 0, &err), FERRY_OK);
+    pthread_t t;
+    pthread_create(&t, NULL, write_flush_compact, &w);
+    int bad = 0;
+    for (int i = 0; i < 300 && bad < 3; i++) {
+        ferry_store *r = NULL;
+        int rc = ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(i & 1 ? "ro-live-b" : "ro-live-a"), ro, FERRY_OPT_COUNT,
+                                  NULL, &r, &err);
+        if (rc != FERRY_OK) bad++;
+        CHECK(rc == FERRY_OK, "read-only open %d beside a writer: %d %s", i, rc, err.message);
+        if (!r) continue;
+        char buf[16];
+        rc = get_s(r, NULL, 0, "first", buf, sizeof buf);
+        CHECK(rc == FERRY_OK && strcmp(buf, "1") == 0, "read-only open %d reads the flushed key: %d", i, rc);
+        CHECK_RC(ferry_store_close(r), FERRY_OK);
+    }
+    __atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    CHECK(w.rc == FERRY_OK, "the writer kept writing: %d %s", w.rc, w.message);
+    CHECK(w.rounds > 10, "the writer wrote beside the opens (%ld rounds)", w.rounds);
+    CHECK_RC(ferry_store_close(w.s[0]), FERRY_OK);
+    CHECK_RC(ferry_store_close(w.s[1]), FERRY_OK);
+
+    /* a table file really gone (no writer): the read-only open still fails, as RocksDB reports it */
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "rm -f \"$(ls -1 '%s'/*.sst | head -1)\"", dir("ro-live-a"));
+    run(cmd);
+    ferry_store *r = NULL;
+    int rc = ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-live-a"), ro, FERRY_OPT_COUNT, NULL, &r, &err);
+    CHECK(rc == FERRY_ECORRUPTION || rc == FERRY_EIO, "a store missing a table file opens read-only: %d %s", rc, err.message);
+    if (r) ferry_store_close(r);
+}
+
 static void test_read_only_compacted(void)
 {
     int64_t ro[FERRY_OPT_COUNT];
@@ -1747,6 +1830,7 @@ int main(int argc, char **argv)
     test_lmdb_only_flags();
     test_merge();
     test_read_only_compacted();
+    test_read_only_beside_writer();
     test_cf_options();
     test_sst();
     test_rocksjava();
