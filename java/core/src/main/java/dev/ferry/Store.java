@@ -64,6 +64,11 @@ public final class Store implements AutoCloseable {
 
     private static final int MAX_POOLED_PAGES = 8;
     private static final ConcurrentHashMap<Path, Boolean> OPEN_LMDB = new ConcurrentHashMap<>();
+    /**
+     * Stores closed while a cursor of another thread still pinned their engine (see {@link #close()}), by
+     * path: only to say so when a new open of the path is refused as busy. Pruned as engines go.
+     */
+    private static final ConcurrentHashMap<Path, List<Lifetime>> HELD_AFTER_CLOSE = new ConcurrentHashMap<>();
     /** Releases cursors, snapshots and stores that became unreachable without being closed. */
     static final Cleaner CLEANER = Cleaner.create();
 
@@ -134,20 +139,49 @@ public final class Store implements AutoCloseable {
                 throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + key.getParent() + ": " + e);
             }
         }
-        if (options.engine == Engine.LMDB) {
-            // LMDB forbids opening one environment twice in a process (it breaks its locks)
-            if (OPEN_LMDB.putIfAbsent(key, Boolean.TRUE) != null) {
-                throw FerryException.of(ErrorCode.BUSY, 0, "LMDB store " + key
-                        + " is already open in this process: share that Store instead (BUSY)");
+        try {
+            if (options.engine == Engine.LMDB) {
+                // LMDB forbids opening one environment twice in a process (it breaks its locks)
+                if (OPEN_LMDB.putIfAbsent(key, Boolean.TRUE) != null) {
+                    throw FerryException.of(ErrorCode.BUSY, 0, "LMDB store " + key
+                            + " is already open in this process: share that Store instead (BUSY)");
+                }
+                try {
+                    return openNative(b, key, options);
+                } catch (RuntimeException | Error e) {
+                    OPEN_LMDB.remove(key);
+                    throw e;
+                }
             }
-            try {
-                return openNative(b, key, options);
-            } catch (RuntimeException | Error e) {
-                OPEN_LMDB.remove(key);
+            return openNative(b, key, options);
+        } catch (FerryException.Busy e) {
+            if (!heldAfterClose(key)) {
                 throw e;
             }
+            throw FerryException.of(ErrorCode.BUSY, e.engineCode(), e.getMessage() + "; that Store was closed, but a"
+                    + " cursor that another thread owns still holds its engine open: the engine closes when that thread"
+                    + " next uses the cursor (which throws IllegalStateException) or lets it go");
         }
-        return openNative(b, key, options);
+    }
+
+    /** Records a store closed while its engine stays open for a cursor of another thread; prunes released ones. */
+    private static void noteHeldAfterClose(Path path, Lifetime lifetime) {
+        for (Path p : HELD_AFTER_CLOSE.keySet()) {
+            HELD_AFTER_CLOSE.computeIfPresent(p, (k, v) -> {
+                List<Lifetime> live = v.stream().filter(l -> !l.released()).toList();
+                return live.isEmpty() ? null : live;
+            });
+        }
+        HELD_AFTER_CLOSE.compute(path, (k, v) -> {
+            List<Lifetime> l = new ArrayList<>(v == null ? List.of() : v);
+            l.add(lifetime);
+            return List.copyOf(l);
+        });
+    }
+
+    private static boolean heldAfterClose(Path path) {
+        List<Lifetime> l = HELD_AFTER_CLOSE.get(path);
+        return l != null && l.stream().anyMatch(x -> !x.released());
     }
 
     private static Store openNative(NativeBinding b, Path path, StoreOptions options) {
@@ -1595,7 +1629,8 @@ public final class Store implements AutoCloseable {
      * Closes the store: refuses new calls, waits for calls in flight, closes its cursors and
      * snapshots, then the engine. A cursor that another thread still owns keeps the engine open
      * until that thread next touches it (and gets an {@link IllegalStateException}) or drops
-     * it, so a reader racing the close never reads freed memory. Idempotent.
+     * it, so a reader racing the close never reads freed memory; until then {@link #open} of the same
+     * directory (for writing; on LMDB, at all) throws {@link FerryException.Busy} saying so. Idempotent.
      */
     @Override
     public void close() {
@@ -1616,6 +1651,9 @@ public final class Store implements AutoCloseable {
         }
         pages.clear();
         cleanable.clean(); // the owner's reference: the engine closes once no cursor or snapshot pins it
+        if (!lifetime.released()) {
+            noteHeldAfterClose(path, lifetime);
+        }
         if (failure != null) {
             throw failure;
         }

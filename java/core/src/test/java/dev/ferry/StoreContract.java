@@ -1215,6 +1215,50 @@ public abstract class StoreContract {
         store = Store.open(dir.resolve("db"), options());
     }
 
+    /**
+     * A store closed while another thread owns a cursor keeps its engine open until that thread next
+     * uses the cursor: an open of the same directory meanwhile is refused as busy and says why, and
+     * succeeds once the owner has let the cursor go.
+     */
+    @Test
+    void reopenWhileACursorOfAnotherThreadHoldsTheEngineSaysWhy() throws Exception {
+        store.put(b("held"), b("v"));
+        java.util.concurrent.CountDownLatch opened = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Throwable> unexpected = new AtomicReference<>();
+        Store st = store;
+        Thread owner = new Thread(() -> {
+            try {
+                Cursor c = st.cursor();
+                c.first();
+                opened.countDown();
+                closed.await();
+                c.next();
+                unexpected.set(new AssertionError("a cursor of a closed store moved"));
+            } catch (IllegalStateException expected) {
+                // the store was closed: this use lets the engine go
+            } catch (Throwable t) {
+                unexpected.set(t);
+            }
+        });
+        owner.start();
+        assertTrue(opened.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        store.close();
+        FerryException e = assertThrows(FerryException.Busy.class, () -> Store.open(dir.resolve("db"), options()));
+        assertTrue(e.getMessage().contains("that Store was closed, but a cursor that another thread owns still holds its engine open"),
+                e.getMessage());
+        closed.countDown();
+        owner.join();
+        if (unexpected.get() != null) {
+            throw new AssertionError(unexpected.get());
+        }
+        store = Store.open(dir.resolve("db"), options());
+        assertArrayEquals(b("v"), store.get(b("held")));
+        // a store busy for another reason says nothing of a close
+        FerryException again = assertThrows(FerryException.Busy.class, () -> Store.open(dir.resolve("db"), options()));
+        assertFalse(again.getMessage().contains("was closed"), again.getMessage());
+    }
+
     @Test
     void missingStoreWithoutCreateThrowsNotFound() {
         Path missing = dir.resolve("nothing-here");

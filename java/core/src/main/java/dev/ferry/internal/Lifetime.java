@@ -30,6 +30,11 @@ public final class Lifetime {
         }
     }
 
+    /** @return true once the last reference has gone (the native object was released or is being released) */
+    public boolean released() {
+        return refs.get() <= 0;
+    }
+
     /** Drops a reference, releasing the native object when it was the last. */
     public void unpin() {
         if (refs.decrementAndGet() == 0) {
