@@ -983,11 +983,13 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
         rc = check_family(s, cfs[i].name, cfs[i].opts, cfs[i].extra, &has, err);
     }
     if (rc == FERRY_OK) rc = check_merge_history(s, path, cfs, ncfs, err);
-    if (rc == FERRY_OK) rc = open_families(s, path, read_only, cfs, ncfs, err);
-    for (int attempt = 1; rc != FERRY_OK && read_only && attempt <= RO_OPEN_ATTEMPTS && file_vanished(err); attempt++) {
-        struct timespec pause = { 0, (attempt < 10 ? attempt : 10) * 1000000L };
-        nanosleep(&pause, NULL);
+    if (rc == FERRY_OK) {
         rc = open_families(s, path, read_only, cfs, ncfs, err);
+        for (int attempt = 1; rc != FERRY_OK && read_only && attempt <= RO_OPEN_ATTEMPTS && file_vanished(err); attempt++) {
+            struct timespec pause = { 0, (attempt < 10 ? attempt : 10) * 1000000L };
+            nanosleep(&pause, NULL);
+            rc = open_families(s, path, read_only, cfs, ncfs, err);
+        }
     }
     if (rc != FERRY_OK) {
         store_free(s);

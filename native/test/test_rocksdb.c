@@ -1169,10 +1169,6 @@ static void test_merge(void)
     CHECK_RC(ferry_rj_write((void *)8, &fake_cf, 1, b, 25, 1, &err), FERRY_EINVAL);
 }
 
-/* Read-only stores of the default family alone: a fully compacted database without merge operands
- * is served in RocksDB's compacted-DB mode (opened without the refusing merge operator, which that
- * mode refuses); one holding operands (an ingested file) or log entries is opened with the refusing
- * operator, and its reads of operands fail without killing the process. */
 typedef struct live_writer {
     ferry_store *s[2];
     volatile int stop;
@@ -1256,6 +1252,10 @@ static void test_read_only_beside_writer(void)
     if (r) ferry_store_close(r);
 }
 
+/* Read-only stores of the default family alone: a fully compacted database without merge operands
+ * is served in RocksDB's compacted-DB mode (opened without the refusing merge operator, which that
+ * mode refuses); one holding operands (an ingested file) or log entries is opened with the refusing
+ * operator, and its reads of operands fail without killing the process. */
 static void test_read_only_compacted(void)
 {
     int64_t ro[FERRY_OPT_COUNT];
