@@ -271,6 +271,12 @@ static void read_enter(lmdb_store *s)
     }
 }
 
+/* The read transaction read_enter counted has ended (or never began). */
+static void read_exit(lmdb_store *s)
+{
+    atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
+}
+
 /* Abort every kept (reset) transaction: the stripes' and the shared pool's. */
 static void pool_drain(lmdb_store *s)
 {
@@ -342,7 +348,7 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
         mdb.mdb_txn_reset(txn); /* renewed on the next attempt */
     }
     if (rc != MDB_SUCCESS) {
-        atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
+        read_exit(s);
         if (rc == MDB_READERS_FULL)
             return ferry_fail(err, FERRY_EREADERSFULL, rc,
                               "begin read transaction: LMDB's reader table is full: every open snapshot and cursor "
@@ -830,14 +836,11 @@ typedef struct cf_ctx {
     unsigned dbflags; /* create: MDB_DUPSORT / MDB_DUPFIXED */
 } cf_ctx;
 
-static int lmdb_cf_listed(lmdb_store *s);
-
-
 /* Write fn: create (or open) a named database. */
 static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 {
     cf_ctx *c = ctx;
-    if (!lmdb_cf_listed(s)) {
+    if (!s->families_listed) {
         /* families not listed at open (see list_families) may exist without a slot: creating one
          * would open it with its data */
         MDB_dbi probe;
@@ -1962,7 +1965,7 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
         pool_drain(ls);
         mrc = mdb.mdb_env_copy2(ls->env, dir, compact ? MDB_CP_COMPACT : 0);
     }
-    atomic_fetch_sub(&ls->stripes[my_stripe()].live, 1);
+    read_exit(ls);
     if (compact) pthread_mutex_unlock(&ls->wlock);
     if (mrc == MDB_SUCCESS) return FERRY_OK;
     size_t n = strlen(dir);
@@ -2136,11 +2139,6 @@ static int list_families(lmdb_store *s, ferry_error *err)
     return FERRY_OK;
 }
 
-static int lmdb_cf_listed(lmdb_store *s)
-{
-    return s->families_listed;
-}
-
 /* A read transaction of its own for the family lookups after open (mdb_dbi_open in it, then a
  * commit, which keeps the handles for every later transaction), counted as live so that a grow
  * waits for it (see read_enter); lookup_end ends it either way. */
@@ -2153,7 +2151,7 @@ static int lookup_begin(lmdb_store *s, MDB_txn **txn, ferry_error *err)
         rc = mdb.mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
     }
     if (rc) {
-        atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
+        read_exit(s);
         return lmdb_fail(err, rc, "look up column families: begin read transaction");
     }
     return FERRY_OK;
@@ -2162,7 +2160,7 @@ static int lookup_begin(lmdb_store *s, MDB_txn **txn, ferry_error *err)
 static int lookup_end(lmdb_store *s, MDB_txn *txn, int commit, ferry_error *err)
 {
     int rc = commit ? mdb.mdb_txn_commit(txn) : (mdb.mdb_txn_abort(txn), MDB_SUCCESS);
-    atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
+    read_exit(s);
     return rc ? lmdb_fail(err, rc, "look up column families") : FERRY_OK;
 }
 
