@@ -1328,7 +1328,7 @@ public abstract class StoreContract {
             () -> store.compactRange(), () -> store.property("x"), () -> store.estimatedKeyCount(),
             () -> store.snapshot(), () -> store.cursor(), () -> store.scan(KeyRange.all(), (k, v) -> true),
             () -> store.multiGet(List.of(b("k"))), () -> store.createColumnFamily("x"), () -> store.columnFamilies(),
-            () -> store.get(cf, ByteBuffer.wrap(b("k")), ByteBuffer.allocate(4)));
+            () -> store.columnFamily("x"), () -> store.get(cf, ByteBuffer.wrap(b("k")), ByteBuffer.allocate(4)));
         for (Runnable r : calls) {
             assertThrows(IllegalStateException.class, r::run);
         }
