@@ -43,8 +43,17 @@ public final class NativeLibrary {
     /** System property naming an LMDB library to use instead of org.lmdbjava:native's. */
     public static final String LMDB_PROPERTY = "ferry.lmdb.lib";
 
-    /** The platforms the jar has a libferry for, named as {@link #platform()} names them. */
-    public static final List<String> SUPPORTED_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
+    /**
+     * The platforms the jar has a libferry for, named as {@link #platform()} names them: Linux on the five
+     * architectures rocksdbjni ships, with glibc and with musl ({@code -musl}), macOS on both
+     * architectures, Windows on x86_64. (A jar built without the cross toolchains holds fewer; README,
+     * "Platforms".)
+     */
+    public static final List<String> SUPPORTED_PLATFORMS = List.of(
+            "linux-x86_64", "linux-aarch64", "linux-ppc64le", "linux-s390x", "linux-riscv64",
+            "linux-x86_64-musl", "linux-aarch64-musl", "linux-ppc64le-musl", "linux-s390x-musl", "linux-riscv64-musl",
+            "macos-x86_64", "macos-aarch64",
+            "windows-x86_64");
 
     private static volatile Path ferryPath;
     private static volatile Path lmdbPath;
@@ -62,21 +71,24 @@ public final class NativeLibrary {
      *     the supported ones
      */
     public static String platform() {
-        return platform(System.getProperty("os.name"), System.getProperty("os.arch"));
+        String os = System.getProperty("os.name");
+        return platform(os, System.getProperty("os.arch"), isLinux(os) && muslProcess());
     }
 
     /**
-     * Returns the platform of the given {@code os.name} and {@code os.arch} as used in resource
-     * paths, e.g. {@code linux-aarch64} for {@code ("Linux", "aarch64")}.
+     * Returns the platform of the given {@code os.name}, {@code os.arch} and C library as used in
+     * resource paths, e.g. {@code linux-aarch64} for {@code ("Linux", "aarch64", false)} and
+     * {@code linux-x86_64-musl} for {@code ("Linux", "amd64", true)}.
      *
      * @param osName the value of {@code os.name}
      * @param osArch the value of {@code os.arch}
+     * @param musl whether the process runs on musl rather than glibc (ignored but on Linux)
      * @return one of the {@link #SUPPORTED_PLATFORMS}
      * @throws FerryException ({@link ErrorCode#NOT_SUPPORTED}) for another platform, naming it and
      *     the supported ones
      */
-    public static String platform(String osName, String osArch) {
-        String p = name(osName, osArch);
+    public static String platform(String osName, String osArch, boolean musl) {
+        String p = name(osName, osArch, musl);
         if (!SUPPORTED_PLATFORMS.contains(p)) {
             throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "Ferry has no native library for " + osName + " on "
                     + osArch + " (" + p + "); supported platforms: " + String.join(", ", SUPPORTED_PLATFORMS)
@@ -85,13 +97,74 @@ public final class NativeLibrary {
         return p;
     }
 
-    /** {@code <os>-<arch>} for any platform, supported or not (LMDB's jar has more than Ferry's). */
-    private static String name(String osName, String osArch) {
+    /**
+     * Returns the file name of libferry on a platform: {@code libferry.so} on Linux,
+     * {@code libferry.dylib} on macOS, {@code ferry.dll} on Windows.
+     *
+     * @param platform one of the {@link #SUPPORTED_PLATFORMS}
+     * @return the file name inside {@code /dev/ferry/native/<platform>/}
+     */
+    public static String libraryFile(String platform) {
+        return platform.startsWith("windows-") ? "ferry.dll" : platform.startsWith("macos-") ? "libferry.dylib" : "libferry.so";
+    }
+
+    /**
+     * Returns the name of the LMDB library that org.lmdbjava:native carries for a platform, or
+     * null when it carries none (Linux on ppc64le, s390x and riscv64: LMDB is not available there).
+     *
+     * @param platform one of the {@link #SUPPORTED_PLATFORMS}
+     * @return the resource name, e.g. {@code /org/lmdbjava/native/x86_64-linux-musl.so}, or null
+     */
+    public static String lmdbResource(String platform) {
+        switch (platform) {
+            case "linux-x86_64": return "/org/lmdbjava/native/x86_64-linux-gnu.so";
+            case "linux-aarch64": return "/org/lmdbjava/native/aarch64-linux-gnu.so";
+            case "linux-x86_64-musl": return "/org/lmdbjava/native/x86_64-linux-musl.so";
+            case "linux-aarch64-musl": return "/org/lmdbjava/native/aarch64-linux-musl.so";
+            case "macos-x86_64": return "/org/lmdbjava/native/x86_64-macos-none.so";
+            case "macos-aarch64": return "/org/lmdbjava/native/aarch64-macos-none.so";
+            case "windows-x86_64": return "/org/lmdbjava/native/x86_64-windows-gnu.dll";
+            default: return null;
+        }
+    }
+
+    /** {@code <os>-<arch>[-musl]} for any platform, supported or not. */
+    private static String name(String osName, String osArch, boolean musl) {
         String os = osName.toLowerCase(Locale.ROOT);
         String arch = osArch.toLowerCase(Locale.ROOT);
-        String o = os.contains("linux") ? "linux" : os.contains("mac") ? "macos" : os.contains("win") ? "windows" : os;
+        String o = isLinux(osName) ? "linux" : os.startsWith("mac") || os.startsWith("darwin") ? "macos"
+                : os.startsWith("windows") ? "windows" : os.replace(' ', '_');
         String a = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : arch;
-        return o + "-" + a;
+        return o + "-" + a + (musl && o.equals("linux") ? "-musl" : "");
+    }
+
+    private static boolean isLinux(String osName) {
+        return osName.toLowerCase(Locale.ROOT).startsWith("linux");
+    }
+
+    /**
+     * Does this process run on musl? Its memory map names the C library actually loaded
+     * ({@code ld-musl-<arch>.so.1} on Alpine and other musl systems), which a file on disk would not:
+     * a glibc system may have musl installed beside it.
+     */
+    private static boolean muslProcess() {
+        try (java.util.stream.Stream<String> maps = Files.lines(Paths.get("/proc/self/maps"))) {
+            return maps.anyMatch(NativeLibrary::isMuslMapping);
+        } catch (IOException | UncheckedIOException | SecurityException e) {
+            return false; // no /proc: assume glibc, the common case; -Dferry.native.lib covers the rest
+        }
+    }
+
+    /**
+     * Whether a line of {@code /proc/self/maps} maps musl's C library.
+     *
+     * @param line a line of the map
+     * @return true for musl's loader/C library ({@code ld-musl-*.so.1}, {@code libc.musl-*.so.1})
+     */
+    static boolean isMuslMapping(String line) {
+        int slash = line.lastIndexOf('/');
+        String file = slash < 0 ? line : line.substring(slash + 1);
+        return file.startsWith("ld-musl-") || file.startsWith("libc.musl-");
     }
 
     /**
@@ -116,8 +189,10 @@ public final class NativeLibrary {
                             throw new UnsatisfiedLinkError("-D" + LIB_PROPERTY + "=" + override + ": no such file");
                         }
                     } else {
-                        String resource = "/dev/ferry/native/" + platform() + "/libferry.so";
-                        p = extract(resource, "libferry", ".so");
+                        String platform = platform();
+                        String file = libraryFile(platform);
+                        int dot = file.lastIndexOf('.');
+                        p = extract("/dev/ferry/native/" + platform + "/" + file, file.substring(0, dot), file.substring(dot));
                     }
                     ferryPath = p;
                 }
@@ -130,7 +205,9 @@ public final class NativeLibrary {
      * Returns the path of the LMDB library from org.lmdbjava:native, extracting it on first use.
      *
      * @return an absolute path
-     * @throws UnsatisfiedLinkError when the jar has no library for this platform
+     * @throws FerryException ({@link ErrorCode#NOT_SUPPORTED}) on a platform org.lmdbjava:native has
+     *     no library for ({@link #lmdbResource}), unless {@code -Dferry.lmdb.lib} is set
+     * @throws UnsatisfiedLinkError when the jar (org.lmdbjava:native) is not on the class path
      */
     public static Path lmdbPath() {
         Path p = lmdbPath;
@@ -142,10 +219,14 @@ public final class NativeLibrary {
                     if (override != null && !override.isEmpty()) {
                         p = Paths.get(override).toAbsolutePath();
                     } else {
-                        String[] pa = name(System.getProperty("os.name"), System.getProperty("os.arch")).split("-");
-                        String abi = pa[0].equals("linux") ? "gnu" : pa[0].equals("windows") ? "gnu" : "none";
-                        String ext = pa[0].equals("windows") ? ".dll" : ".so";
-                        String resource = "/org/lmdbjava/native/" + pa[1] + "-" + pa[0] + "-" + abi + ext;
+                        String platform = platform();
+                        String resource = lmdbResource(platform);
+                        if (resource == null) {
+                            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "LMDB is not available on " + platform
+                                    + ": org.lmdbjava:native ships no LMDB library for it (RocksDB is; or set -D" + LMDB_PROPERTY
+                                    + "=<path> to an liblmdb built for this platform)");
+                        }
+                        String ext = resource.substring(resource.lastIndexOf('.'));
                         p = extract(resource, "liblmdb", ext);
                     }
                     lmdbPath = p;
@@ -168,7 +249,7 @@ public final class NativeLibrary {
         try (InputStream in = openResource(resource)) {
             if (in == null) {
                 throw new UnsatisfiedLinkError("no native library " + resource + " on the class path for platform "
-                        + name(System.getProperty("os.name"), System.getProperty("os.arch")) + " (set -D" + (prefix.equals("libferry") ? LIB_PROPERTY : LMDB_PROPERTY) + "=<path>)");
+                        + platform() + " (set -D" + (prefix.equals("libferry") ? LIB_PROPERTY : LMDB_PROPERTY) + "=<path>)");
             }
             bytes = in.readAllBytes();
         } catch (IOException e) {
