@@ -966,8 +966,10 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     pthread_rwlockattr_t attr;
     pthread_rwlockattr_init(&attr);
-    /* a drop must not wait behind an endless stream of writes */
+    /* a drop must not wait behind an endless stream of writes (a glibc extension; musl has none) */
+#ifdef __GLIBC__
     pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
     pthread_rwlock_init(&s->drop_lock, &attr);
     pthread_rwlockattr_destroy(&attr);
     if (ferry_store_base_init(&s->base, &rdb_ops, FERRY_ENGINE_ROCKSDB, UINT32_MAX) != FERRY_OK) {

@@ -1,7 +1,8 @@
 /* The shipped library itself, loaded the way a JVM loads it (dlopen, symbols by name):
  * test_libferry <libferry.so> <librocksdbjni.so> <liblmdb.so> <scratch dir>. The other native tests
  * link the shim statically; this one checks that libferry.so of the build (also the cross-compiled
- * one, under qemu-user) loads, exports the ABI and works on both engines. */
+ * one, under qemu-user) loads, exports the ABI and works on both engines. <liblmdb.so> "-": a
+ * platform org.lmdbjava:native ships no library for, RocksDB only. */
 #include "ferry.h"
 
 #include <dlfcn.h>
@@ -69,8 +70,12 @@ int main(int argc, char **argv)
     CHECK(dlsym(lib, "ferry_fail") == NULL, "an internal function is exported");
     snprintf(dir, sizeof dir, "%s/rocksdb", argv[4]);
     round_trip(FERRY_ENGINE_ROCKSDB, argv[2], dir);
-    snprintf(dir, sizeof dir, "%s/lmdb", argv[4]);
-    round_trip(FERRY_ENGINE_LMDB, argv[3], dir);
+    if (strcmp(argv[3], "-") != 0) {
+        snprintf(dir, sizeof dir, "%s/lmdb", argv[4]);
+        round_trip(FERRY_ENGINE_LMDB, argv[3], dir);
+    } else {
+        printf("no LMDB library for this platform: RocksDB only\n");
+    }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
