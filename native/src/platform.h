@@ -52,4 +52,10 @@ FERRY_HIDDEN const char *plat_global_sym_path(const char *name);
 /* Are paths a and b the same file (both exist)? */
 FERRY_HIDDEN int plat_same_file(const char *a, const char *b);
 
+/* Make the entries of directory path durable (fsync of the directory on POSIX), so that files
+ * created, renamed or removed in it stay so after an OS crash or power cut: a file's own fsync
+ * does not promise its name. 0, or the errno value of a failed sync; a directory that cannot be
+ * opened or synced at all (no permission, a file system without directory fsync) gives 0. */
+FERRY_HIDDEN int plat_sync_dir(const char *path);
+
 #endif

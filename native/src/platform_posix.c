@@ -1,13 +1,17 @@
 /* The platform layer (platform.h) for Linux with glibc: dlopen and friends, dl_iterate_phdr for
- * the list of loaded objects, link maps to tell objects apart, stat for file identity. */
+ * the list of loaded objects, link maps to tell objects apart, stat for file identity, fsync of a
+ * directory. */
 #define _GNU_SOURCE /* dladdr, dladdr1, dlinfo, RTLD_DEFAULT, dl_iterate_phdr */
 #include "platform.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 plat_lib *plat_lib_open(const char *path)
 {
@@ -114,4 +118,13 @@ int plat_same_file(const char *a, const char *b)
     struct stat sa, sb;
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int plat_sync_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    int rc = fsync(fd) == 0 ? 0 : errno;
+    close(fd);
+    return rc == EINVAL || rc == EBADF || rc == ENOTSUP ? 0 : rc;
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 
@@ -232,5 +233,44 @@ public final class CrashWriter {
             return "record " + b.getInt(9) + " of batch op " + b.getLong(1);
         }
         return Arrays.equals(k, LAST) ? "key L" : "unknown key " + Arrays.toString(k);
+    }
+
+    /** @return whether two stores (or models) hold the same entries */
+    static boolean sameEntries(TreeMap<byte[], byte[]> a, TreeMap<byte[], byte[]> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        var ia = a.entrySet().iterator();
+        var ib = b.entrySet().iterator();
+        while (ia.hasNext()) {
+            Map.Entry<byte[], byte[]> ea = ia.next();
+            Map.Entry<byte[], byte[]> eb = ib.next();
+            if (!Arrays.equals(ea.getKey(), eb.getKey()) || !Arrays.equals(ea.getValue(), eb.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Describes how the store differs from the model: missing, extra and changed keys (first few of each). */
+    static String firstDifference(TreeMap<byte[], byte[]> want, TreeMap<byte[], byte[]> got) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<byte[], byte[]> e : want.entrySet()) {
+            byte[] g = got.get(e.getKey());
+            if (g == null) {
+                out.add("missing: " + describeKey(e.getKey()));
+            } else if (!Arrays.equals(g, e.getValue())) {
+                out.add("wrong value (" + g.length + " bytes, expected " + e.getValue().length + "): " + describeKey(e.getKey()));
+            }
+            if (out.size() > 12) {
+                break;
+            }
+        }
+        for (byte[] k : got.keySet()) {
+            if (!want.containsKey(k) && out.size() < 25) {
+                out.add("extra: " + describeKey(k));
+            }
+        }
+        return "model " + want.size() + " entries, store " + got.size() + ": " + String.join("; ", out);
     }
 }
