@@ -58,4 +58,7 @@ FERRY_HIDDEN int plat_same_file(const char *a, const char *b);
  * opened or synced at all (no permission, a file system without directory fsync) gives 0. */
 FERRY_HIDDEN int plat_sync_dir(const char *path);
 
+/* Make the data and size of the file at path durable (fsync). 0, or the errno value of a failure. */
+FERRY_HIDDEN int plat_sync_file(const char *path);
+
 #endif

@@ -128,3 +128,12 @@ int plat_sync_dir(const char *path)
     close(fd);
     return rc == EINVAL || rc == EBADF || rc == ENOTSUP ? 0 : rc;
 }
+
+int plat_sync_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    int rc = fsync(fd) == 0 ? 0 : errno;
+    close(fd);
+    return rc;
+}

@@ -27,11 +27,15 @@ final class CrashChild {
     /** Every line taken, the last few kept for messages. */
     final ArrayDeque<String> seen = new ArrayDeque<>();
     final List<String> unexpected = new ArrayList<>();
+    /** Checkpoints the child reported done: of the state after op {@code id}, in the sibling {@code name}. */
+    final List<Checkpoint> checkpoints = new ArrayList<>();
     final Thread reader;
     long lastAck = Long.MIN_VALUE;
     long acks;
     boolean ready;
     boolean done;
+    /** Whether the end of the child's stdout was read. */
+    boolean eof;
     int exitCode;
 
     private CrashChild(Process process, Path errFile) {
@@ -92,9 +96,14 @@ final class CrashChild {
             acks++;
         } else if (l.startsWith("READY ")) {
             ready = true;
+        } else if (l.startsWith("C ")) {
+            String[] f = l.split(" ");
+            checkpoints.add(new Checkpoint(Long.parseLong(f[1]), f[2]));
         } else if (l.equals("DONE")) {
             done = true;
-        } else if (!l.equals("EOF") && unexpected.size() < 20) {
+        } else if (l.equals("EOF")) {
+            eof = true;
+        } else if (unexpected.size() < 20) {
             unexpected.add(l);
         }
         return l;
@@ -132,7 +141,8 @@ final class CrashChild {
             // already gone
         }
         // read every acknowledgement the child wrote before it died
-        for (String l = take(what); !l.equals("EOF"); l = take(what)) {
+        // (unless the end was read already: a child that exited by itself before the kill)
+        for (String l = eof ? "EOF" : take(what); !l.equals("EOF"); l = take(what)) {
             // counted in take()
         }
     }
@@ -155,5 +165,9 @@ final class CrashChild {
         } catch (IOException e) {
             return "(stderr unreadable: " + e + ")";
         }
+    }
+
+    /** A checkpoint the child made of the state after op {@code id}, in directory {@code name} beside the store. */
+    record Checkpoint(long id, String name) {
     }
 }

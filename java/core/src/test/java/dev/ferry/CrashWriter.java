@@ -34,6 +34,8 @@ import java.util.TreeMap;
 public final class CrashWriter {
     /** Key of the value every batch overwrites with its id. */
     static final byte[] LAST = {'L'};
+    /** With a variant holding "cp", a checkpoint follows every op whose id + 1 is a multiple of this. */
+    static final int CHECKPOINT_EVERY = 100;
 
     private CrashWriter() {
     }
@@ -45,6 +47,17 @@ public final class CrashWriter {
      * @throws Exception on any failure (the parent reports the exit and stderr)
      */
     public static void main(String[] args) throws Exception {
+        try {
+            run(args);
+        } catch (Throwable t) {
+            // exit now: a thread the store started must not keep a failed writer alive
+            t.printStackTrace();
+            System.err.flush();
+            Runtime.getRuntime().halt(5);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         Engine engine = Engine.valueOf(args[0]);
         Path dir = Paths.get(args[1]);
         long first = Long.parseLong(args[2]);
@@ -66,10 +79,19 @@ public final class CrashWriter {
         try (Store store = Store.open(dir, options(engine, variant))) {
             out.println("READY " + first + " " + store.binding());
             out.flush();
+            boolean txn = variant.contains("txn");
+            boolean cp = variant.contains("cp");
             for (long id = first; id < first + max; id++) {
-                apply(store, id);
+                apply(store, id, txn);
                 out.println("A " + id);
                 out.flush();
+                if (cp && (id + 1) % CHECKPOINT_EVERY == 0) {
+                    // a checkpoint of the state after op id, in a directory of its own beside the store
+                    String name = "cp-" + id + "-" + System.nanoTime();
+                    store.checkpoint(dir.resolveSibling(name));
+                    out.println("C " + id + " " + name);
+                    out.flush();
+                }
                 if (out.checkError()) {
                     // PrintStream swallows write errors: an ack that did not reach the pipe must stop the writer
                     System.err.println("acknowledgement of op " + id + " could not be written to stdout");
@@ -87,20 +109,30 @@ public final class CrashWriter {
      * memtables often, LMDB "writemap" writes through a writable map.
      *
      * @param engine the engine
-     * @param variant "plain", "smallmem" or "writemap", each optionally with "-nosync"
+     * @param variant "plain", "smallmem" (RocksDB), "writemap" or "grow" (LMDB: a 4 MiB map grown by
+     *     4 MiB steps), optionally with "+txn" (batches as transactions), "+cp" (checkpoints, see
+     *     {@link #CHECKPOINT_EVERY}) and a final "-nosync"
      * @return the options (the process-default binding)
      */
     static StoreOptions options(Engine engine, String variant) {
         boolean sync = !variant.endsWith("-nosync");
-        String base = variant.replace("-nosync", "");
         StoreOptions o = StoreOptions.of(engine).syncWrites(sync);
         if (engine == Engine.LMDB) {
-            o.mapSize(1L << 30);
-            if (base.equals("writemap")) {
+            if (variant.contains("grow")) {
+                o.mapSize(4L << 20).autoGrow(4L << 20); // remaps while the writer runs
+            } else {
+                o.mapSize(1L << 30);
+            }
+            if (variant.contains("writemap")) {
                 o.lmdbFlags(EnumSet.of(LmdbFlag.WRITEMAP));
             }
-        } else if (base.equals("smallmem")) {
-            o.rocksdbOptions("write_buffer_size=262144");
+        } else {
+            if (variant.contains("smallmem")) {
+                o.rocksdbOptions("write_buffer_size=262144"); // flushes, and compactions of their files
+            }
+            if (variant.contains("txn")) {
+                o.transactions(TransactionMode.PESSIMISTIC);
+            }
         }
         return o;
     }
@@ -190,9 +222,36 @@ public final class CrashWriter {
      * @param id the op id
      */
     static void apply(Store store, long id) {
+        apply(store, id, false);
+    }
+
+    /**
+     * Applies operation {@code id} to a store: one put, or all its records in one write batch or,
+     * with {@code txn}, one transaction committed by {@link Store#inTransaction}.
+     *
+     * @param store the store
+     * @param id the op id
+     * @param txn whether a batch goes through {@link Store#beginTransaction()}
+     */
+    static void apply(Store store, long id, boolean txn) {
         List<byte[][]> recs = records(id);
         if (!isBatch(id)) {
             store.put(recs.get(0)[0], recs.get(0)[1]);
+            return;
+        }
+        if (txn) {
+            // inTransaction runs the body again after a MapFull (LMDB grows the map when the failed
+            // transaction closes) or a conflict
+            store.inTransaction(t -> {
+                for (byte[][] kv : recs) {
+                    if (kv[1] == null) {
+                        t.delete(kv[0]);
+                    } else {
+                        t.put(kv[0], kv[1]);
+                    }
+                }
+                return null;
+            });
             return;
         }
         try (WriteBatch wb = new WriteBatch()) {
