@@ -110,7 +110,8 @@ public final class CrashWriter {
      *
      * @param engine the engine
      * @param variant "plain", "smallmem" (RocksDB), "writemap" or "grow" (LMDB: a 4 MiB map grown by
-     *     4 MiB steps), optionally with "+txn" (batches as transactions), "+cp" (checkpoints, see
+     *     4 MiB steps), optionally with "+txn" (batches as transactions;
+     *     RocksDB: a pessimistic TransactionDB, "+otxn" an optimistic one), "+cp" (checkpoints, see
      *     {@link #CHECKPOINT_EVERY}) and a final "-nosync"
      * @return the options (the process-default binding)
      */
@@ -130,7 +131,9 @@ public final class CrashWriter {
             if (variant.contains("smallmem")) {
                 o.rocksdbOptions("write_buffer_size=262144"); // flushes, and compactions of their files
             }
-            if (variant.contains("txn")) {
+            if (variant.contains("otxn")) {
+                o.transactions(TransactionMode.OPTIMISTIC);
+            } else if (variant.contains("txn")) {
                 o.transactions(TransactionMode.PESSIMISTIC);
             }
         }
