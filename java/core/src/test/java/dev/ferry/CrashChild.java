@@ -29,6 +29,8 @@ final class CrashChild {
     final List<String> unexpected = new ArrayList<>();
     /** Checkpoints the child reported done: of the state after op {@code id}, in the sibling {@code name}. */
     final List<Checkpoint> checkpoints = new ArrayList<>();
+    /** Backups the child reported done: of the state after op {@code id}, with backup id {@code name}. */
+    final List<Checkpoint> backups = new ArrayList<>();
     final Thread reader;
     long lastAck = Long.MIN_VALUE;
     long acks;
@@ -96,9 +98,9 @@ final class CrashChild {
             acks++;
         } else if (l.startsWith("READY ")) {
             ready = true;
-        } else if (l.startsWith("C ")) {
+        } else if (l.startsWith("C ") || l.startsWith("K ")) {
             String[] f = l.split(" ");
-            checkpoints.add(new Checkpoint(Long.parseLong(f[1]), f[2]));
+            (l.startsWith("C ") ? checkpoints : backups).add(new Checkpoint(Long.parseLong(f[1]), f[2]));
         } else if (l.equals("DONE")) {
             done = true;
         } else if (l.equals("EOF")) {

@@ -81,6 +81,8 @@ public final class CrashWriter {
             out.flush();
             boolean txn = variant.contains("txn");
             boolean cp = variant.contains("cp");
+            // RocksDB: backups (BackupEngine) in a directory beside the store
+            Backups backups = variant.contains("bk") ? Backups.open(dir.resolveSibling("backups")) : null;
             for (long id = first; id < first + max; id++) {
                 apply(store, id, txn);
                 out.println("A " + id);
@@ -90,6 +92,11 @@ public final class CrashWriter {
                     String name = "cp-" + id + "-" + System.nanoTime();
                     store.checkpoint(dir.resolveSibling(name));
                     out.println("C " + id + " " + name);
+                    out.flush();
+                }
+                if (backups != null && (id + 1) % CHECKPOINT_EVERY == CHECKPOINT_EVERY / 2) {
+                    int backupId = backups.create(store);
+                    out.println("K " + id + " " + backupId);
                     out.flush();
                 }
                 if (out.checkError()) {
@@ -112,7 +119,7 @@ public final class CrashWriter {
      * @param variant "plain", "smallmem" (RocksDB), "writemap" or "grow" (LMDB: a 4 MiB map grown by
      *     4 MiB steps), optionally with "+txn" (batches as transactions;
      *     RocksDB: a pessimistic TransactionDB, "+otxn" an optimistic one), "+cp" (checkpoints, see
-     *     {@link #CHECKPOINT_EVERY}) and a final "-nosync"
+     *     {@link #CHECKPOINT_EVERY}), "+bk" (RocksDB: a backup every {@link #CHECKPOINT_EVERY} ops too) and a final "-nosync"
      * @return the options (the process-default binding)
      */
     static StoreOptions options(Engine engine, String variant) {
