@@ -2155,6 +2155,7 @@ int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t l
 struct ferry_backups {
     rocksdb_backup_engine_t *be;
     pthread_mutex_t lock;             /* one call at a time on the engine */
+    char *dir;                        /* the backup directory, synced after each change */
 };
 
 /* Are the backup engine's functions all there? */
@@ -2181,6 +2182,14 @@ int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error
         free(b);
         return e ? rdb_error(err, e) : ferry_fail(err, FERRY_EENGINE, 0, "cannot open backup directory %s", dir);
     }
+    b->dir = strdup(dir);
+    int rc = b->dir ? ferry_sync_tree(dir, err) : ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    if (rc) {
+        R.backup_engine_close(b->be);
+        free(b->dir);
+        free(b);
+        return rc;
+    }
     pthread_mutex_init(&b->lock, NULL);
     *out = b;
     return FERRY_OK;
@@ -2190,6 +2199,7 @@ int ferry_rocksdb_backups_close(ferry_backups *b)
 {
     R.backup_engine_close(b->be);
     pthread_mutex_destroy(&b->lock);
+    free(b->dir);
     free(b);
     return FERRY_OK;
 }
@@ -2216,6 +2226,7 @@ int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_
     R.backup_engine_create_new_backup_flush(b->be, STORE(s)->db, 1, &e);
     int rc = e ? rdb_error(err, e) : FERRY_OK;
     if (rc == FERRY_OK) *id_out = latest_id(b);
+    if (rc == FERRY_OK) rc = ferry_sync_tree(b->dir, err); /* the new backup's names */
     pthread_mutex_unlock(&b->lock);
     return rc;
 }
@@ -2257,6 +2268,7 @@ int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_
         else R.backup_engine_restore_db_from_backup(b->be, db_dir, db_dir, o, id, &e);
         R.restore_options_destroy(o);
         if (e) rc = rdb_error(err, e);
+        else rc = ferry_sync_tree(db_dir, err); /* the restored store's files and names */
     }
     pthread_mutex_unlock(&b->lock);
     return rc;

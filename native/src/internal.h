@@ -206,6 +206,9 @@ FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const ch
                                  ferry_store **out, ferry_error *err);
 
 /* ---- RocksDB backup engine (engine_rocksdb.c; argument checks in ferry.c) ---- */
+/* Make a directory tree durable: fsync every file and directory under dir, dir itself and every
+ * directory above it (ferry.c). For checkpoints, backups and restores. */
+FERRY_HIDDEN int ferry_sync_tree(const char *dir, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_backups_close(ferry_backups *b);
 FERRY_HIDDEN int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);

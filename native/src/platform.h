@@ -121,4 +121,13 @@ FERRY_HIDDEN int plat_mutex_lock_ms(pthread_mutex_t *m, uint32_t ms);
  * offers the choice (glibc); elsewhere the system's default (macOS prefers writers already). */
 FERRY_HIDDEN int plat_rwlock_init_writer_first(pthread_rwlock_t *l);
 
+/* Make the entries of directory path durable (fsync of the directory on POSIX), so that files
+ * created, renamed or removed in it stay so after an OS crash or power cut: a file's own fsync
+ * does not promise its name. 0, or the errno value of a failed sync; a directory that cannot be
+ * opened or synced at all (no permission, a file system without directory fsync) gives 0. */
+FERRY_HIDDEN int plat_sync_dir(const char *path);
+
+/* Make the data and size of the file at path durable (fsync). 0, or the errno value of a failure. */
+FERRY_HIDDEN int plat_sync_file(const char *path);
+
 #endif

@@ -3,23 +3,13 @@ package dev.ferry;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,8 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code random}). A failure names the seed and round and the command to replay it.
  */
 public abstract class CrashDurabilityContract {
-    private static final long HANG_SECONDS = 120;
-
     @TempDir
     Path dir;
 
@@ -77,7 +65,7 @@ public abstract class CrashDurabilityContract {
             String what = "seed " + seed + ", round " + round + ", " + engine() + "/" + binding() + " variant " + variant + ", kill "
                     + (mode == 0 ? "after " + ackTarget + " acks" : mode == 1 ? delayMs + " ms after READY" : delayMs + " ms after start")
                     + ", first op " + next + "\n  replay: " + replay;
-            Child c = Child.start(engine(), binding(), db, next, variant, dir.resolve("child-" + round + ".err"));
+            CrashChild c = CrashChild.start(engine(), binding(), db, next, variant, dir.resolve("child-" + round + ".err"));
             try {
                 if (mode == 0) {
                     c.awaitAcks(ackTarget, what);
@@ -100,11 +88,11 @@ public abstract class CrashDurabilityContract {
             TreeMap<byte[], byte[]> withInFlight = new TreeMap<>(model);
             CrashWriter.applyToModel(withInFlight, last + 1);
             TreeMap<byte[], byte[]> found = readStore(db, variant);
-            boolean atLast = sameEntries(model, found);
-            boolean atInFlight = !atLast && sameEntries(withInFlight, found);
+            boolean atLast = CrashWriter.sameEntries(model, found);
+            boolean atInFlight = !atLast && CrashWriter.sameEntries(withInFlight, found);
             if (!atLast && !atInFlight) {
                 fail(what + "\n  after the kill the store matches neither the state after the last acknowledged op " + last
-                        + " nor after op " + (last + 1) + ":\n  " + firstDifference(model, found) + "\n" + c.stderr());
+                        + " nor after op " + (last + 1) + ":\n  " + CrashWriter.firstDifference(model, found) + "\n" + c.stderr());
             }
             if (atInFlight) {
                 model = withInFlight;
@@ -133,180 +121,4 @@ public abstract class CrashDurabilityContract {
         return m;
     }
 
-    private static boolean sameEntries(TreeMap<byte[], byte[]> a, TreeMap<byte[], byte[]> b) {
-        if (a.size() != b.size()) {
-            return false;
-        }
-        var ia = a.entrySet().iterator();
-        var ib = b.entrySet().iterator();
-        while (ia.hasNext()) {
-            Map.Entry<byte[], byte[]> ea = ia.next();
-            Map.Entry<byte[], byte[]> eb = ib.next();
-            if (!Arrays.equals(ea.getKey(), eb.getKey()) || !Arrays.equals(ea.getValue(), eb.getValue())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Describes how the store differs from the model: missing, extra and changed keys (first few of each). */
-    private static String firstDifference(TreeMap<byte[], byte[]> want, TreeMap<byte[], byte[]> got) {
-        List<String> out = new ArrayList<>();
-        for (Map.Entry<byte[], byte[]> e : want.entrySet()) {
-            byte[] g = got.get(e.getKey());
-            if (g == null) {
-                out.add("missing: " + CrashWriter.describeKey(e.getKey()));
-            } else if (!Arrays.equals(g, e.getValue())) {
-                out.add("wrong value (" + g.length + " bytes, expected " + e.getValue().length + "): " + CrashWriter.describeKey(e.getKey()));
-            }
-            if (out.size() > 12) {
-                break;
-            }
-        }
-        for (byte[] k : got.keySet()) {
-            if (!want.containsKey(k) && out.size() < 25) {
-                out.add("extra: " + CrashWriter.describeKey(k));
-            }
-        }
-        return "model " + want.size() + " entries, store " + got.size() + ": " + String.join("; ", out);
-    }
-
-    /** A running child JVM and the acknowledgements read from it. */
-    private static final class Child {
-        final Process process;
-        final Path errFile;
-        final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        /** Every line taken, the last few kept for messages. */
-        final java.util.ArrayDeque<String> seen = new java.util.ArrayDeque<>();
-        final List<String> unexpected = new ArrayList<>();
-        final Thread reader;
-        long lastAck = Long.MIN_VALUE;
-        long acks;
-        boolean ready;
-        boolean done;
-        int exitCode;
-
-        private Child(Process process, Path errFile) {
-            this.process = process;
-            this.errFile = errFile;
-            this.reader = new Thread(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String l; (l = in.readLine()) != null;) {
-                        lines.add(l);
-                    }
-                } catch (IOException ignored) {
-                    // the pipe closes when the child dies
-                }
-                lines.add("EOF");
-            }, "crash-child-reader");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        static Child start(Engine engine, String binding, Path db, long first, String variant, Path errFile) throws IOException {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-            if (Runtime.version().feature() >= 22) {
-                cmd.add("--enable-native-access=ALL-UNNAMED");
-            }
-            cmd.add("-Xmx256m");
-            cmd.add("-Dferry.binding=" + binding);
-            for (String p : System.getProperties().stringPropertyNames()) {
-                if (p.startsWith("ferry.") && !p.equals("ferry.binding")) {
-                    cmd.add("-D" + p + "=" + System.getProperty(p));
-                }
-            }
-            cmd.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
-            cmd.add("-cp");
-            cmd.add(System.getProperty("java.class.path"));
-            cmd.add(CrashWriter.class.getName());
-            cmd.add(engine.name());
-            cmd.add(db.toString());
-            cmd.add(Long.toString(first));
-            cmd.add(variant);
-            cmd.add("100000");
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(errFile.toFile());
-            return new Child(pb.start(), errFile);
-        }
-
-        /** Takes one line, failing the test if none comes in {@link #HANG_SECONDS}. */
-        private String take(String what) throws InterruptedException {
-            String l = lines.poll(HANG_SECONDS, TimeUnit.SECONDS);
-            if (l == null) {
-                throw new AssertionError(what + ": the child printed nothing for " + HANG_SECONDS + " s (hang?)\n" + stderr());
-            }
-            seen.addLast(l);
-            if (seen.size() > 6) {
-                seen.removeFirst();
-            }
-            if (l.matches("A -?[0-9]+")) {
-                lastAck = Long.parseLong(l.substring(2));
-                acks++;
-            } else if (l.startsWith("READY ")) {
-                ready = true;
-            } else if (l.equals("DONE")) {
-                done = true;
-            } else if (!l.equals("EOF") && unexpected.size() < 20) {
-                unexpected.add(l);
-            }
-            return l;
-        }
-
-        void awaitAcks(long n, String what) throws InterruptedException {
-            while (acks < n) {
-                String l = take(what);
-                if (l.equals("EOF") || l.equals("DONE")) {
-                    return;
-                }
-            }
-        }
-
-        void awaitReady(String what) throws InterruptedException {
-            while (!ready) {
-                String l = take(what);
-                if (l.equals("EOF")) {
-                    return;
-                }
-            }
-        }
-
-        void kill(String what) throws InterruptedException {
-            // SIGKILL through the handle: Process.destroyForcibly() would also close our end of the
-            // child's stdout and throw away the acknowledgements still in the pipe
-            process.toHandle().destroyForcibly();
-            if (!process.waitFor(HANG_SECONDS, TimeUnit.SECONDS)) {
-                throw new AssertionError(what + ": the child did not die within " + HANG_SECONDS + " s of SIGKILL");
-            }
-            exitCode = process.exitValue();
-            try {
-                process.getOutputStream().close();
-            } catch (IOException ignored) {
-                // already gone
-            }
-            // read every acknowledgement the child wrote before it died
-            for (String l = take(what); !l.equals("EOF"); l = take(what)) {
-                // counted in take()
-            }
-        }
-
-        /** A child killed by a signal exits with 128 + the signal number. */
-        boolean exitedBySignal() {
-            return exitCode == 128 + 9;
-        }
-
-        long lastAck(long first) {
-            return lastAck == Long.MIN_VALUE ? first - 1 : lastAck;
-        }
-
-        /** @return the last lines read from stdout, unexpected stdout lines, and stderr */
-        String stderr() {
-            try {
-                String s = "  last stdout lines: " + seen + (unexpected.isEmpty() ? "" : "\n  unexpected stdout lines: " + unexpected)
-                        + "\n  exit code " + exitCode + ", stderr:\n" + (Files.exists(errFile) ? Files.readString(errFile) : "");
-                return s.length() > 4000 ? s.substring(0, 4000) + "..." : s;
-            } catch (IOException e) {
-                return "(stderr unreadable: " + e + ")";
-            }
-        }
-    }
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 
@@ -33,6 +34,8 @@ import java.util.TreeMap;
 public final class CrashWriter {
     /** Key of the value every batch overwrites with its id. */
     static final byte[] LAST = {'L'};
+    /** With a variant holding "cp", a checkpoint follows every op whose id + 1 is a multiple of this. */
+    static final int CHECKPOINT_EVERY = 100;
 
     private CrashWriter() {
     }
@@ -44,6 +47,17 @@ public final class CrashWriter {
      * @throws Exception on any failure (the parent reports the exit and stderr)
      */
     public static void main(String[] args) throws Exception {
+        try {
+            run(args);
+        } catch (Throwable t) {
+            // exit now: a thread the store started must not keep a failed writer alive
+            t.printStackTrace();
+            System.err.flush();
+            Runtime.getRuntime().halt(5);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         Engine engine = Engine.valueOf(args[0]);
         Path dir = Paths.get(args[1]);
         long first = Long.parseLong(args[2]);
@@ -65,10 +79,26 @@ public final class CrashWriter {
         try (Store store = Store.open(dir, options(engine, variant))) {
             out.println("READY " + first + " " + store.binding());
             out.flush();
+            boolean txn = variant.contains("txn");
+            boolean cp = variant.contains("cp");
+            // RocksDB: backups (BackupEngine) in a directory beside the store
+            Backups backups = variant.contains("bk") ? Backups.open(dir.resolveSibling("backups")) : null;
             for (long id = first; id < first + max; id++) {
-                apply(store, id);
+                apply(store, id, txn);
                 out.println("A " + id);
                 out.flush();
+                if (cp && (id + 1) % CHECKPOINT_EVERY == 0) {
+                    // a checkpoint of the state after op id, in a directory of its own beside the store
+                    String name = "cp-" + id + "-" + System.nanoTime();
+                    store.checkpoint(dir.resolveSibling(name));
+                    out.println("C " + id + " " + name);
+                    out.flush();
+                }
+                if (backups != null && (id + 1) % CHECKPOINT_EVERY == CHECKPOINT_EVERY / 2) {
+                    int backupId = backups.create(store);
+                    out.println("K " + id + " " + backupId);
+                    out.flush();
+                }
                 if (out.checkError()) {
                     // PrintStream swallows write errors: an ack that did not reach the pipe must stop the writer
                     System.err.println("acknowledgement of op " + id + " could not be written to stdout");
@@ -86,20 +116,33 @@ public final class CrashWriter {
      * memtables often, LMDB "writemap" writes through a writable map.
      *
      * @param engine the engine
-     * @param variant "plain", "smallmem" or "writemap", each optionally with "-nosync"
+     * @param variant "plain", "smallmem" (RocksDB), "writemap" or "grow" (LMDB: a 4 MiB map grown by
+     *     4 MiB steps), optionally with "+txn" (batches as transactions;
+     *     RocksDB: a pessimistic TransactionDB, "+otxn" an optimistic one), "+cp" (checkpoints, see
+     *     {@link #CHECKPOINT_EVERY}), "+bk" (RocksDB: a backup every {@link #CHECKPOINT_EVERY} ops too) and a final "-nosync"
      * @return the options (the process-default binding)
      */
     static StoreOptions options(Engine engine, String variant) {
         boolean sync = !variant.endsWith("-nosync");
-        String base = variant.replace("-nosync", "");
         StoreOptions o = StoreOptions.of(engine).syncWrites(sync);
         if (engine == Engine.LMDB) {
-            o.mapSize(1L << 30);
-            if (base.equals("writemap")) {
+            if (variant.contains("grow")) {
+                o.mapSize(4L << 20).autoGrow(4L << 20); // remaps while the writer runs
+            } else {
+                o.mapSize(1L << 30);
+            }
+            if (variant.contains("writemap")) {
                 o.lmdbFlags(EnumSet.of(LmdbFlag.WRITEMAP));
             }
-        } else if (base.equals("smallmem")) {
-            o.rocksdbOptions("write_buffer_size=262144");
+        } else {
+            if (variant.contains("smallmem")) {
+                o.rocksdbOptions("write_buffer_size=262144"); // flushes, and compactions of their files
+            }
+            if (variant.contains("otxn")) {
+                o.transactions(TransactionMode.OPTIMISTIC);
+            } else if (variant.contains("txn")) {
+                o.transactions(TransactionMode.PESSIMISTIC);
+            }
         }
         return o;
     }
@@ -189,9 +232,36 @@ public final class CrashWriter {
      * @param id the op id
      */
     static void apply(Store store, long id) {
+        apply(store, id, false);
+    }
+
+    /**
+     * Applies operation {@code id} to a store: one put, or all its records in one write batch or,
+     * with {@code txn}, one transaction committed by {@link Store#inTransaction}.
+     *
+     * @param store the store
+     * @param id the op id
+     * @param txn whether a batch goes through {@link Store#beginTransaction()}
+     */
+    static void apply(Store store, long id, boolean txn) {
         List<byte[][]> recs = records(id);
         if (!isBatch(id)) {
             store.put(recs.get(0)[0], recs.get(0)[1]);
+            return;
+        }
+        if (txn) {
+            // inTransaction runs the body again after a MapFull (LMDB grows the map when the failed
+            // transaction closes) or a conflict
+            store.inTransaction(t -> {
+                for (byte[][] kv : recs) {
+                    if (kv[1] == null) {
+                        t.delete(kv[0]);
+                    } else {
+                        t.put(kv[0], kv[1]);
+                    }
+                }
+                return null;
+            });
             return;
         }
         try (WriteBatch wb = new WriteBatch()) {
@@ -232,5 +302,44 @@ public final class CrashWriter {
             return "record " + b.getInt(9) + " of batch op " + b.getLong(1);
         }
         return Arrays.equals(k, LAST) ? "key L" : "unknown key " + Arrays.toString(k);
+    }
+
+    /** @return whether two stores (or models) hold the same entries */
+    static boolean sameEntries(TreeMap<byte[], byte[]> a, TreeMap<byte[], byte[]> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        var ia = a.entrySet().iterator();
+        var ib = b.entrySet().iterator();
+        while (ia.hasNext()) {
+            Map.Entry<byte[], byte[]> ea = ia.next();
+            Map.Entry<byte[], byte[]> eb = ib.next();
+            if (!Arrays.equals(ea.getKey(), eb.getKey()) || !Arrays.equals(ea.getValue(), eb.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Describes how the store differs from the model: missing, extra and changed keys (first few of each). */
+    static String firstDifference(TreeMap<byte[], byte[]> want, TreeMap<byte[], byte[]> got) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<byte[], byte[]> e : want.entrySet()) {
+            byte[] g = got.get(e.getKey());
+            if (g == null) {
+                out.add("missing: " + describeKey(e.getKey()));
+            } else if (!Arrays.equals(g, e.getValue())) {
+                out.add("wrong value (" + g.length + " bytes, expected " + e.getValue().length + "): " + describeKey(e.getKey()));
+            }
+            if (out.size() > 12) {
+                break;
+            }
+        }
+        for (byte[] k : got.keySet()) {
+            if (!want.containsKey(k) && out.size() < 25) {
+                out.add("extra: " + describeKey(k));
+            }
+        }
+        return "model " + want.size() + " entries, store " + got.size() + ": " + String.join("; ", out);
     }
 }
