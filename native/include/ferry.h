@@ -34,7 +34,12 @@
 extern "C" {
 #endif
 
+/* Exported from libferry (libferry.so, libferry.dylib, ferry.dll); everything else is hidden. */
+#ifdef _WIN32
+#define FERRY_EXPORT __declspec(dllexport)
+#else
 #define FERRY_EXPORT __attribute__((visibility("default")))
+#endif
 
 /** ABI version: bumped when a signature or a layout below changes. */
 #define FERRY_ABI_VERSION 4

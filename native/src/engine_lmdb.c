@@ -14,7 +14,6 @@
  *   length 0 (the empty key) makes an empty cursor, as on RocksDB. Range deletes take keys:
  *   [begin, "") is empty (see ferry_range_empty).
  */
-#define _GNU_SOURCE
 #include "internal.h"
 #include "lmdb_api.h"
 #include "platform.h"
@@ -22,11 +21,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <limits.h>
-#include <sched.h>
-#include <unistd.h>
 
 #define LMDB_DEFAULT_MAP_SIZE   ((int64_t)1 << 30)
 #define LMDB_DEFAULT_MAX_DBS    64
@@ -192,10 +187,11 @@ typedef struct lmdb_cursor {
 
 /* ------------------------------------------------------------------ errors */
 
-/* Map an LMDB / errno return code to a FERRY_* code. */
+/* Map an LMDB / system return code to a FERRY_* code. LMDB's own codes are negative; a positive
+ * one is the system's (errno, or on Windows mostly a Win32 error code: plat_sys_errno). */
 static int map_rc(int rc)
 {
-    switch (rc) {
+    switch (rc > 0 ? plat_sys_errno(rc) : rc) {
     case MDB_NOTFOUND: return FERRY_NOTFOUND;
     case MDB_MAP_FULL: return FERRY_EMAPFULL;
     case MDB_READERS_FULL: return FERRY_EREADERSFULL;
@@ -213,10 +209,16 @@ static int map_rc(int rc)
     }
 }
 
+/* The text of an LMDB return code (LMDB's mdb_strerror cannot be trusted with a Win32 code). */
+static const char *lmdb_strerror(int rc)
+{
+    return rc > 0 ? plat_sys_error_text(rc) : mdb.mdb_strerror(rc);
+}
+
 /* Record an LMDB failure: mapped code, rc as engine_code, "context: lmdb message". */
 static int lmdb_fail(ferry_error *err, int rc, const char *what)
 {
-    return ferry_fail(err, map_rc(rc), rc, "%s: %s", what, mdb.mdb_strerror(rc));
+    return ferry_fail(err, map_rc(rc), rc, "%s: %s", what, lmdb_strerror(rc));
 }
 
 /* Keys LMDB accepts: 1..max_key bytes. */
@@ -267,7 +269,7 @@ static void read_enter(lmdb_store *s)
         atomic_fetch_sub(&st->live, 1);
         /* wait for the grower (it holds wlock until done) without taking wlock: a write
          * transaction may hold that for long after the grow */
-        while (atomic_load(&s->growing)) nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+        while (atomic_load(&s->growing)) plat_sleep_us(100);
     }
 }
 
@@ -421,14 +423,9 @@ static int wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err)
         return ferry_fail(err, FERRY_EBUSY, 0, "the LMDB store's write lock is held (another write transaction or "
                           "write is in progress)");
     }
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    int64_t start = plat_now_ms();
     for (;;) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 50 * 1000000L;
-        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-        int rc = pthread_mutex_timedlock(&s->wlock, &until);
+        int rc = plat_mutex_lock_ms(&s->wlock, 50);
         if (rc == 0) return FERRY_OK;
         if (rc != ETIMEDOUT) return ferry_fail(err, FERRY_EENGINE, rc, "write lock: %s", strerror(rc));
         if (atomic_load(&s->abandoned))
@@ -437,10 +434,7 @@ static int wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err)
                               "thread, which rolls it back at its next write call on this store; until then, or until "
                               "the store closes, writes fail");
         if (timeout_ms > 0) {
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            int64_t ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-            if (ms >= timeout_ms)
+            if (plat_now_ms() - start >= timeout_ms)
                 return ferry_fail(err, FERRY_ETIMEDOUT, 0, "the LMDB store's write lock was not free within %lld ms "
                                   "(another write transaction is open)", (long long)timeout_ms);
         }
@@ -458,8 +452,8 @@ static int remap(lmdb_store *s, size_t new_size, ferry_error *err)
 {
     atomic_store(&s->growing, 1);
     int live = live_total(s);
-    for (int i = 0; live != 0 && i < LMDB_DRAIN_MS * 4; i++) {
-        nanosleep(&(struct timespec){ 0, 250000 }, NULL);
+    for (int64_t start = plat_now_ms(); live != 0 && plat_now_ms() - start < LMDB_DRAIN_MS;) {
+        plat_sleep_us(250);
         live = live_total(s);
     }
     if (live != 0) {
@@ -805,7 +799,7 @@ static lmdb_stripe *names_enter(lmdb_store *s, ferry_cf_slot *cf)
         atomic_fetch_add(&st->n, 1);
         if (!atomic_load(&s->dropping)) return st;
         atomic_fetch_sub(&st->n, 1);
-        while (atomic_load(&s->dropping)) sched_yield();
+        while (atomic_load(&s->dropping)) plat_yield();
     }
 }
 
@@ -821,7 +815,7 @@ static void names_block(lmdb_store *s)
 {
     atomic_store(&s->dropping, 1);
     for (int i = 0; i < LMDB_STRIPES; i++)
-        while (atomic_load(&s->stripes[i].n) != 0) sched_yield();
+        while (atomic_load(&s->stripes[i].n) != 0) plat_yield();
 }
 
 static void names_allow(lmdb_store *s)
@@ -1219,12 +1213,12 @@ static int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
     MDB_envinfo info;
     /* a leaf page found by masking an address lies in the OS page holding it, so reading its
      * header never leaves mapped memory */
-    long os_page = sysconf(_SC_PAGESIZE);
+    size_t os_page = plat_page_size();
     unsigned dbflags = 0;
     if (mdb.mdb_dbi_flags(txn, DBI(cf), &dbflags) == MDB_SUCCESS) c->dups = (dbflags & MDB_DUPSORT) != 0;
     /* a DUPSORT family's values live in sub-pages and sub-trees the walk does not read: LMDB steps */
     c->walk = !(flags & FERRY_CURSOR_ENGINE_STEPS) && !c->dups && LS(s)->psize && os_page > 0
-              && LS(s)->psize <= (uintptr_t)os_page && mdb.mdb_env_info(LS(s)->env, &info) == 0;
+              && LS(s)->psize <= os_page && mdb.mdb_env_info(LS(s)->env, &info) == 0;
     if (c->walk) c->last_pgno = info.me_last_pgno;
     c->rc = MDB_NOTFOUND;
     c->base.store = s;
@@ -1931,7 +1925,7 @@ static int lmdb_close(ferry_store *s)
     ferry_store_base_free(s);
     pthread_mutex_destroy(&ls->wlock);
     pthread_mutex_destroy(&ls->pool_lock);
-    free(ls);
+    plat_aligned_free(ls);
     return FERRY_OK;
 }
 
@@ -1945,8 +1939,8 @@ static int lmdb_close(ferry_store *s)
 static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
 {
     lmdb_store *ls = LS(s);
-    if (mkdir(dir, 0755) != 0) {
-        int e = errno;
+    int e = plat_mkdir(dir);
+    if (e != 0) {
         if (e == EEXIST)
             return ferry_fail(err, FERRY_EEXISTS, e, "checkpoint directory %s exists: a checkpoint is written into a "
                               "new directory", dir);
@@ -1957,7 +1951,7 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
      * transaction through wlock (refused on its own thread, which would wait for itself, and when
      * it was abandoned); a plain copy lets writers in again at once. */
     int wrc = wlock_acquire(ls, -1, err);
-    if (wrc) { rmdir(dir); return wrc; }
+    if (wrc) { plat_rmdir(dir); return wrc; }
     if (!compact) pthread_mutex_unlock(&ls->wlock);
     read_enter(ls);
     int mrc = mdb.mdb_env_copy2(ls->env, dir, compact ? MDB_CP_COMPACT : 0);
@@ -1972,14 +1966,14 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
     char *data = malloc(n + 16);
     if (data) {
         snprintf(data, n + 16, "%s/data.mdb", dir);
-        unlink(data);
+        plat_unlink(data);
         free(data);
     }
-    rmdir(dir);
+    plat_rmdir(dir);
     if (mrc == MDB_READERS_FULL)
         return ferry_fail(err, FERRY_EREADERSFULL, mrc, "checkpoint %s: LMDB's reader table is full (a copy needs a "
                           "reader slot: close snapshots and cursors, or raise StoreOptions.maxReaders)", dir);
-    return ferry_fail(err, map_rc(mrc), mrc, "checkpoint %s: %s", dir, mdb.mdb_strerror(mrc));
+    return ferry_fail(err, map_rc(mrc), mrc, "checkpoint %s: %s", dir, lmdb_strerror(mrc));
 }
 
 static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, ferry_error *err);
@@ -2022,17 +2016,21 @@ static const ferry_engine_ops lmdb_ops = {
     .txn_abandon = lmdb_txn_abandon,
 };
 
-/* mkdir -p path. */
+/* mkdir -p path: each prefix ending before a separator, and path itself, that is not a directory
+ * yet (a Windows drive "C:" or a root is one already). */
 static int make_dirs(const char *path)
 {
     char *p = strdup(path);
     if (!p) return ENOMEM;
     int rc = 0;
     for (char *q = p + 1;; q++) {
-        if (*q != '/' && *q != '\0') continue;
+        if (!plat_is_sep(*q) && *q != '\0') continue;
         char c = *q;
         *q = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) { rc = errno; break; }
+        if (!plat_is_sep(q[-1]) && plat_stat(p, NULL) != PLAT_DIR) {
+            int e = plat_mkdir(p);
+            if (e != 0 && e != EEXIST) { rc = e; break; }
+        }
         *q = c;
         if (c == '\0') break;
     }
@@ -2043,8 +2041,8 @@ static int make_dirs(const char *path)
 /* Check the directory and data.mdb against create_if_missing / error_if_exists / read_only. */
 static int prepare_dir(const char *path, int create, int error_if_exists, int read_only, ferry_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
+    int kind = plat_stat(path, NULL);
+    if (!kind) {
         if (!create || read_only)
             return ferry_fail(err, FERRY_NOTFOUND, ENOENT, "no LMDB store at %s: directory does not exist%s", path,
                               read_only ? " (read-only open)"
@@ -2053,12 +2051,12 @@ static int prepare_dir(const char *path, int create, int error_if_exists, int re
         if (rc) return ferry_fail(err, FERRY_EIO, rc, "cannot create directory %s: %s", path, strerror(rc));
         return FERRY_OK;
     }
-    if (!S_ISDIR(st.st_mode)) return ferry_fail(err, FERRY_EIO, ENOTDIR, "%s is not a directory", path);
+    if (kind != PLAT_DIR) return ferry_fail(err, FERRY_EIO, ENOTDIR, "%s is not a directory", path);
     size_t n = strlen(path);
     char *data = malloc(n + 16);
     if (!data) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     snprintf(data, n + 16, "%s/data.mdb", path);
-    int exists = stat(data, &st) == 0;
+    int exists = plat_stat(data, NULL) != 0;
     free(data);
     if (exists && error_if_exists) return ferry_fail(err, FERRY_EEXISTS, 0, "LMDB store %s already exists", path);
     if (!exists && (!create || read_only))
@@ -2271,11 +2269,11 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
 
     /* the stripes are cache-line aligned: so is the store */
     size_t bytes = (sizeof(lmdb_store) + 63) & ~(size_t)63;
-    lmdb_store *s = aligned_alloc(64, bytes);
+    lmdb_store *s = plat_aligned_alloc(64, bytes);
     if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     memset(s, 0, bytes);
     if (ferry_store_base_init(&s->base, &lmdb_ops, FERRY_ENGINE_LMDB, (uint32_t)max_dbs) != FERRY_OK) {
-        free(s);
+        plat_aligned_free(s);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     }
     s->base.read_only = read_only;
@@ -2296,14 +2294,14 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
         step = "open environment";
         mrc = mdb.mdb_env_open(s->env, path, env_flags(lflags, ferry_opt(opts, FERRY_OPT_SYNC, -1), read_only), 0644);
     }
-    if (mrc == ENOMEM && strcmp(step, "open environment") == 0) {
+    if (mrc > 0 && plat_sys_errno(mrc) == ENOMEM && strcmp(step, "open environment") == 0) {
         /* the map is reserved as address space at open: a size the process cannot map */
         rc = ferry_fail(err, FERRY_EINVAL, mrc,
                         "cannot map %s: the map size of %lld bytes (mapSize, FERRY_OPT_MAP_SIZE) does not fit "
                         "in this process's address space (%s): choose a smaller map size", path,
-                        (long long)map_size, mdb.mdb_strerror(mrc));
+                        (long long)map_size, lmdb_strerror(mrc));
     } else if (mrc) {
-        rc = ferry_fail(err, map_rc(mrc), mrc, "%s %s: %s", step, path, mdb.mdb_strerror(mrc));
+        rc = ferry_fail(err, map_rc(mrc), mrc, "%s %s: %s", step, path, lmdb_strerror(mrc));
     }
     if (mrc) {
         if (s->env) mdb.mdb_env_close(s->env);
@@ -2311,7 +2309,7 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
         ferry_store_base_free(&s->base);
         pthread_mutex_destroy(&s->wlock);
         pthread_mutex_destroy(&s->pool_lock);
-        free(s);
+        plat_aligned_free(s);
         return rc;
     }
     s->max_key = (size_t)mdb.mdb_env_get_maxkeysize(s->env);

@@ -1,17 +1,13 @@
 /* RocksDB engine: drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a
  * function table resolved at attach time. See rocksdb_api.h for the functions used. */
-#define _GNU_SOURCE
 #include "internal.h"
 #include "platform.h"
 #include "rocksdb_api.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <time.h>
 
 /* ------------------------------------------------------------------ */
 /* Engine table and attach                                             */
@@ -30,6 +26,17 @@ static int rdb_has_txn(void)
 #define RDB_PRESENT(name, ret, params) && R.name != NULL
     return 1 RDB_API_TXN_FUNCS(RDB_PRESENT);
 #undef RDB_PRESENT
+}
+
+/* A function every RocksJava library exports: it tells RocksJava's library among the loaded ones. */
+#define RJ_MARKER "Java_org_rocksdb_RocksDB_closeDatabase"
+
+/* RocksJava's library at path has no C API (rocksdbjni's Windows library is built without it). */
+static int no_c_api(const char *path, ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "the rocksdbjni library %s exports no RocksDB C API (no rocksdb_* "
+                      "functions, only RocksJava's Java_* functions; rocksdbjni's Windows library is built that way), "
+                      "so Ferry's RocksDB engine is not available with it: on Windows use LMDB (Engine.LMDB)", path);
 }
 
 /* Find the one loaded object that itself defines RocksDB's C API. On FERRY_OK *h_out is a new
@@ -55,6 +62,12 @@ static int find_loaded(plat_lib **h_out, char **name_out, ferry_error *err)
         }
         found = h;
         found_i = i;
+    }
+    for (size_t i = 0; i < n && rc == FERRY_OK && !found; i++) {  /* RocksJava's library without the C API? */
+        plat_lib *h = plat_lib_find(names[i]);
+        if (!h) continue;
+        if (plat_lib_defines(h, RJ_MARKER)) rc = no_c_api(names[i], err);
+        plat_lib_close(h);
     }
     if (rc == FERRY_OK && !found)
         rc = ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not loaded: call RocksDB.loadLibrary() first");
@@ -141,6 +154,10 @@ static int attach_path(const char *lib_path, ferry_error *err)
     }
     h = plat_lib_open(lib_path);
     if (!h) return ferry_fail(err, FERRY_ENOENGINE, 0, "cannot load %s: %s", lib_path, plat_lib_error());
+    if (!plat_lib_sym(h, "rocksdb_open") && plat_lib_defines(h, RJ_MARKER)) {
+        plat_lib_close(h);
+        return no_c_api(lib_path, err);
+    }
     return bind_engine(h, lib_path, err);
 }
 
@@ -365,6 +382,15 @@ static int key_is(const char *k, size_t kn, const char *name)
     return kn == strlen(name) && memcmp(k, name, kn) == 0;
 }
 
+/* Does the n bytes at s contain word (memmem, which is not standard C)? */
+static int contains(const char *s, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (memcmp(s + i, word, w) == 0) return 1;
+    return 0;
+}
+
 /* Options a Ferry store cannot honour, in every pair of the string (RocksDB applies the last of
  * repeated keys): a comparator other than the bytewise one (Ferry orders keys as unsigned bytes
  * everywhere: ranges, range deletes, the Java side), and a table format without range deletes
@@ -380,7 +406,7 @@ static int check_extra(const char *extra, ferry_error *err)
         if (key_is(k, kn, "comparator") && !key_is(v, vn, "leveldb.BytewiseComparator"))
             return ferry_fail(err, FERRY_EINVAL, 0, "options string sets comparator=%.*s: Ferry orders keys as unsigned "
                               "bytes (leveldb.BytewiseComparator) and supports no other comparator", shown, v);
-        if (key_is(k, kn, "table_factory") && !memmem(v, vn, "BlockBasedTable", 15))
+        if (key_is(k, kn, "table_factory") && !contains(v, vn, "BlockBasedTable"))
             return ferry_fail(err, FERRY_EINVAL, 0, "options string sets table_factory=%.*s: Ferry needs range deletes, "
                               "which only BlockBasedTable supports", shown, v);
     }
@@ -877,8 +903,8 @@ static int check_exists(const char *path, int read_only, ferry_error *err)
     char *current = malloc(n + 16);
     if (!current) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     snprintf(current, n + 16, "%s/CURRENT", path);
-    struct stat st;
-    int missing = stat(current, &st) != 0 && errno == ENOENT;
+    int e = 0;
+    int missing = !plat_stat(current, &e) && e == ENOENT;
     free(current);
     if (!missing) return FERRY_OK;
     return ferry_fail(err, FERRY_NOTFOUND, 0, "no RocksDB store at %s: CURRENT missing%s", path,
@@ -891,22 +917,22 @@ static int check_exists(const char *path, int read_only, ferry_error *err)
 static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_desc *cfs, uint32_t ncfs,
                                ferry_error *err)
 {
-    DIR *d = opendir(path);
+    plat_dir *d = plat_dir_open(path, NULL);
     if (!d) return FERRY_OK;
-    unsigned long best = 0;
+    unsigned long long best = 0;
     int found = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        unsigned long n;
+    for (const char *name; (name = plat_dir_next(d)) != NULL;) {
+        unsigned long long n;
         char tail;
-        if (sscanf(e->d_name, "OPTIONS-%lu%c", &n, &tail) == 1 && (!found || n > best)) { best = n; found = 1; }
+        if (sscanf(name, "OPTIONS-%llu%c", &n, &tail) == 1 && (!found || n > best)) { best = n; found = 1; }
     }
-    closedir(d);
+    plat_dir_close(d);
     if (!found) return FERRY_OK;
     size_t plen = strlen(path) + 40;
     char *file = malloc(plen);
     if (!file) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    snprintf(file, plen, "%s/OPTIONS-%06lu", path, best);
-    FILE *f = fopen(file, "r");
+    snprintf(file, plen, "%s/OPTIONS-%06llu", path, best);
+    FILE *f = plat_fopen(file, "r");
     free(file);
     if (!f) return FERRY_OK;
     char line[1024];
@@ -964,12 +990,8 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
         return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
     rdb_store *s = calloc(1, sizeof *s);
     if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    pthread_rwlockattr_t attr;
-    pthread_rwlockattr_init(&attr);
     /* a drop must not wait behind an endless stream of writes */
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&s->drop_lock, &attr);
-    pthread_rwlockattr_destroy(&attr);
+    plat_rwlock_init_writer_first(&s->drop_lock);
     if (ferry_store_base_init(&s->base, &rdb_ops, FERRY_ENGINE_ROCKSDB, UINT32_MAX) != FERRY_OK) {
         store_free(s);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
@@ -986,8 +1008,7 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     if (rc == FERRY_OK) {
         rc = open_families(s, path, read_only, cfs, ncfs, err);
         for (int attempt = 1; rc != FERRY_OK && read_only && attempt <= RO_OPEN_ATTEMPTS && file_vanished(err); attempt++) {
-            struct timespec pause = { 0, (attempt < 10 ? attempt : 10) * 1000000L };
-            nanosleep(&pause, NULL);
+            plat_sleep_us((uint32_t)(attempt < 10 ? attempt : 10) * 1000);
             rc = open_families(s, path, read_only, cfs, ncfs, err);
         }
     }

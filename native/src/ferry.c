@@ -1,13 +1,12 @@
 /* Public entry points: argument checks, then dispatch to the store's engine. */
 #include "internal.h"
+#include "platform.h"
 
-#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The layout ferry.h documents and the Java bindings read (dev.ferry.internal.Abi.ERROR_*). */
 _Static_assert(offsetof(ferry_error, code) == 0, "ferry_error.code at 0");
@@ -89,12 +88,11 @@ int ferry_engine_path(int engine, char *dst, size_t cap)
  * A missing or unreadable directory is left to the engine's own open. */
 static int check_foreign_store(int engine, const char *path, ferry_error *err)
 {
-    DIR *d = opendir(path);
+    plat_dir *d = plat_dir_open(path, NULL);
     if (!d) return FERRY_OK;
     const char *found = NULL, *other = NULL;
     char name[256];
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        const char *n = e->d_name;
+    for (const char *n; (n = plat_dir_next(d)) != NULL;) {
         if (engine == FERRY_ENGINE_LMDB
             && (strcmp(n, "CURRENT") == 0 || strcmp(n, "IDENTITY") == 0 || strncmp(n, "MANIFEST-", 9) == 0
                 || strncmp(n, "OPTIONS-", 8) == 0)) {
@@ -108,7 +106,7 @@ static int check_foreign_store(int engine, const char *path, ferry_error *err)
         found = name;
         break;
     }
-    closedir(d);
+    plat_dir_close(d);
     if (!found) return FERRY_OK;
     return ferry_fail(err, FERRY_EINVAL, 0,
                       "%s holds %s store (%s found), not %s one: open it with the %s engine, or choose "
@@ -234,10 +232,10 @@ int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_
             if (!create || read_only) {
                 size_t n = strlen(path) + 16;
                 char *data = malloc(n);
-                struct stat st;
+                int e = 0;
                 if (!data) { rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); break; }
                 snprintf(data, n, "%s/data.mdb", path);
-                int missing = stat(data, &st) != 0 && errno == ENOENT;
+                int missing = !plat_stat(data, &e) && e == ENOENT;
                 free(data);
                 if (missing) {
                     rc = ferry_fail(err, FERRY_NOTFOUND, ENOENT, "no LMDB store at %s: data.mdb missing%s", path,
@@ -845,24 +843,25 @@ int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_erro
     CHECK_E(dir != NULL && dir[0] != '\0', err, "checkpoint directory is empty");
     if (flags & ~(uint32_t)FERRY_CHECKPOINT_COMPACT)
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown checkpoint flags 0x%x", flags);
-    struct stat st;
-    if (stat(dir, &st) == 0)
+    int e = 0;
+    if (plat_stat(dir, &e))
         return ferry_fail(err, FERRY_EEXISTS, 0, "checkpoint directory %s exists: a checkpoint is written into a new "
                           "directory", dir);
-    if (errno != ENOENT)
-        return ferry_fail(err, FERRY_EIO, errno, "checkpoint directory %s: %s", dir, strerror(errno));
+    if (e != ENOENT)
+        return ferry_fail(err, FERRY_EIO, e, "checkpoint directory %s: %s", dir, strerror(e));
     return s->ops->checkpoint(s, dir, flags, err);
 }
 
 /* Does dir exist with entries other than . and ..? */
 static int dir_has_files(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) return errno != ENOENT;   /* a file, or unreadable: not a place to restore into */
+    int e = 0;
+    plat_dir *d = plat_dir_open(dir, &e);
+    if (!d) return e != ENOENT;   /* a file, or unreadable: not a place to restore into */
     int found = 0;
-    for (struct dirent *e; !found && (e = readdir(d)) != NULL;)
-        found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
+    for (const char *n; !found && (n = plat_dir_next(d)) != NULL;)
+        found = strcmp(n, ".") != 0 && strcmp(n, "..") != 0;
+    plat_dir_close(d);
     return found;
 }
 

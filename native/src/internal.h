@@ -9,7 +9,21 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* Not exported from libferry. A Windows DLL exports only what is marked dllexport (FERRY_EXPORT),
+ * so there the attribute is not needed (and GCC would warn that it is ignored). */
+#ifdef _WIN32
+#define FERRY_HIDDEN
+#else
 #define FERRY_HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+/* printf-style checking; with mingw-w64 the shim uses its C99 printf (__USE_MINGW_ANSI_STDIO, set
+ * in native/CMakeLists.txt: %zu, %lld), which GCC checks as gnu_printf. */
+#ifdef __MINGW32__
+#define FERRY_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define FERRY_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
 
 /* One column-family slot. Slots are never freed or moved before the store closes, so an id
  * stays a valid index for the store's lifetime and is never given to another family: a dropped
@@ -213,7 +227,7 @@ FERRY_HIDDEN int ferry_rocksdb_sst_close(ferry_sst_writer *w);
 /* Record an error: sets err->code/engine_code/message (printf-style) when err != NULL.
  * Returns code, so callers can `return ferry_fail(err, FERRY_EINVAL, 0, "...")`. */
 FERRY_HIDDEN int ferry_fail(ferry_error *err, int code, int engine_code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    FERRY_PRINTF(4, 5);
 
 /* Initialise the base store fields and the first chunk of slots; named_max limits the live
  * families besides the default one (UINT32_MAX: no limit). Returns FERRY_OK/ENOMEM. */

@@ -11,6 +11,12 @@ typedef struct MDB_env MDB_env;       /* opaque */
 typedef struct MDB_txn MDB_txn;       /* opaque */
 typedef struct MDB_cursor MDB_cursor; /* opaque */
 typedef unsigned int MDB_dbi;
+/* mdb_env_open's file mode: mode_t, but int on Windows (lmdb.h's mdb_mode_t) */
+#ifdef _WIN32
+typedef int ferry_mdb_mode;
+#else
+typedef mode_t ferry_mdb_mode;
+#endif
 
 /* A key or value: length and address. */
 typedef struct MDB_val {
@@ -99,7 +105,7 @@ typedef struct MDB_envinfo {
 #define FERRY_MDB_FUNCS(X)                                                                        \
     X(char *, mdb_strerror, (int err))                                                            \
     X(int, mdb_env_create, (MDB_env **env))                                                       \
-    X(int, mdb_env_open, (MDB_env *env, const char *path, unsigned int flags, mode_t mode))       \
+    X(int, mdb_env_open, (MDB_env *env, const char *path, unsigned int flags, ferry_mdb_mode mode))     \
     X(void, mdb_env_close, (MDB_env *env))                                                        \
     X(int, mdb_env_set_mapsize, (MDB_env *env, size_t size))                                      \
     X(int, mdb_env_set_maxdbs, (MDB_env *env, MDB_dbi dbs))                                       \

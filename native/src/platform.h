@@ -1,7 +1,11 @@
 /* The platform layer: loading shared libraries, finding the ones already loaded in the process,
- * comparing files. This is all the shim does that differs between operating systems; the engines
- * call only these functions for it. platform_posix.c implements them for Linux (glibc); a macOS or
- * Windows port is another platform_<os>.c chosen in native/CMakeLists.txt.
+ * comparing files, and the few file, time and lock calls that differ between operating systems.
+ * This is all the shim does that differs between them; the engines call only these functions for
+ * it. native/CMakeLists.txt picks the sources per system:
+ *   Linux    platform_posix.c (loader: dlopen, dl_iterate_phdr, link maps) + platform_unix.c
+ *   Darwin   platform_darwin.c (loader: dlopen, dyld's image list) + platform_unix.c
+ *   Windows  platform_win32.c (everything: LoadLibraryExW, module list, UTF-16 paths)
+ * Paths are UTF-8 everywhere (Java passes UTF-8); the Windows layer converts them to UTF-16.
  *
  * Threading: every function may be called from any thread. plat_lib_error() reports the calling
  * thread's last failure. */
@@ -11,6 +15,8 @@
 #include "internal.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 /* A counted reference to a loaded library (a dlopen handle on POSIX). */
 typedef struct plat_lib plat_lib;
@@ -46,10 +52,73 @@ FERRY_HIDDEN int plat_loaded_names(char ***names_out, size_t *n_out);
 FERRY_HIDDEN void plat_free_names(char **names, size_t n);
 
 /* The file name of the loaded object that provides symbol name to the process's global scope, or
- * NULL when none does. Owned by the loader: valid while that object stays loaded. */
+ * NULL when none does. Owned by the loader: valid while that object stays loaded (Windows, which
+ * has no global scope: the first module in load order that exports it; the name is a copy owned
+ * by the calling thread, valid until its next call). */
 FERRY_HIDDEN const char *plat_global_sym_path(const char *name);
 
 /* Are paths a and b the same file (both exist)? */
 FERRY_HIDDEN int plat_same_file(const char *a, const char *b);
+
+/* ---- files: UTF-8 paths; errors are errno values (ENOENT, EEXIST, ENOTDIR, EACCES, ...) ---- */
+
+/* Create the directory path (not its parents, mode 0755 where modes exist): 0 or an errno value,
+ * EEXIST when something is already there. */
+FERRY_HIDDEN int plat_mkdir(const char *path);
+
+/* Remove an empty directory / a file: 0 or an errno value. */
+FERRY_HIDDEN int plat_rmdir(const char *path);
+FERRY_HIDDEN int plat_unlink(const char *path);
+
+/* What path names (links followed): PLAT_DIR, PLAT_FILE (anything else that exists), or 0 when
+ * it cannot be told, with the errno value in *err_out (ENOENT when nothing is there). */
+#define PLAT_FILE 1
+#define PLAT_DIR  2
+FERRY_HIDDEN int plat_stat(const char *path, int *err_out);
+
+/* fopen of a UTF-8 path. */
+FERRY_HIDDEN FILE *plat_fopen(const char *path, const char *mode);
+
+/* Is c a directory separator ('/', and '\' on Windows)? */
+FERRY_HIDDEN int plat_is_sep(char c);
+
+/* A directory listing: the names in it ("." and ".." may appear), each valid until the next call. */
+typedef struct plat_dir plat_dir;
+FERRY_HIDDEN plat_dir *plat_dir_open(const char *path, int *err_out);  /* NULL: *err_out says why */
+FERRY_HIDDEN const char *plat_dir_next(plat_dir *d);                   /* NULL at the end */
+FERRY_HIDDEN void plat_dir_close(plat_dir *d);
+
+/* A system error code that an engine returned (LMDB returns errno values on Unix; on Windows mostly
+ * Win32 error codes, and a few C runtime errno values of its own: ENOENT EIO ENOMEM EACCES EBUSY
+ * EINVAL ENOSPC): the errno value that fits it (0 when none does), and its text (in a buffer of
+ * the calling thread, valid until its next call). */
+FERRY_HIDDEN int plat_sys_errno(int code);
+FERRY_HIDDEN const char *plat_sys_error_text(int code);
+
+/* ---- time, threads, memory ---- */
+
+/* Sleep about us microseconds (at least a millisecond where the system has no finer sleep). */
+FERRY_HIDDEN void plat_sleep_us(uint32_t us);
+
+/* Let another thread run. */
+FERRY_HIDDEN void plat_yield(void);
+
+/* A monotonic clock in milliseconds (from an arbitrary start). */
+FERRY_HIDDEN int64_t plat_now_ms(void);
+
+/* aligned_alloc (align a power of two, size a multiple of it), freed with plat_aligned_free only
+ * (Windows has no aligned_alloc: _aligned_malloc's blocks need _aligned_free). */
+FERRY_HIDDEN void *plat_aligned_alloc(size_t align, size_t size);
+FERRY_HIDDEN void plat_aligned_free(void *p);
+
+/* The size of a virtual-memory page (0 if unknown). */
+FERRY_HIDDEN size_t plat_page_size(void);
+
+/* Lock m, waiting at most ms milliseconds: 0, ETIMEDOUT, or another errno value. */
+FERRY_HIDDEN int plat_mutex_lock_ms(pthread_mutex_t *m, uint32_t ms);
+
+/* Initialise a read-write lock that lets a waiting writer in before new readers where the system
+ * offers the choice (glibc); elsewhere the system's default (macOS prefers writers already). */
+FERRY_HIDDEN int plat_rwlock_init_writer_first(pthread_rwlock_t *l);
 
 #endif

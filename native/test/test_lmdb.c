@@ -1,16 +1,13 @@
 /* Native tests of the LMDB engine: test_lmdb <liblmdb.so> <scratch dir>. */
 #include "ferry.h"
 #include "lmdb_api.h"
+#include "test_files.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static int passed, failed;
 static ferry_error err;
@@ -185,10 +182,9 @@ static void test_attach(const char *lib)
     EQ(ferry_engine_path(FERRY_ENGINE_LMDB, path, sizeof path), strlen(lib));
     CHECK(strcmp(path, lib) == 0);
     /* a second copy of the library is refused */
-    char copy[1200], cmd[2600];
+    char copy[1200];
     snprintf(copy, sizeof copy, "%s/copy-liblmdb.so", scratch);
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", lib, copy);
-    if (system(cmd) == 0) EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, copy, &err), FERRY_EDUPENGINE);
+    if (test_copy_file(lib, copy) == 0) EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, copy, &err), FERRY_EDUPENGINE);
 }
 
 static void test_page_edges(void)
@@ -702,7 +698,7 @@ static void test_drop_while_writing(void)
         race_arg a = { s, fresh, 0, 0 };
         pthread_t t;
         pthread_create(&t, NULL, put_until_dropped, &a);
-        while (__atomic_load_n(&a.puts, __ATOMIC_RELAXED) < 1 + round % 5) sched_yield();
+        while (__atomic_load_n(&a.puts, __ATOMIC_RELAXED) < 1 + round % 5) plat_yield();
         EQ(ferry_cf_drop(s, a.cf, &err), FERRY_OK);
         snprintf(name, sizeof name, "fresh%d", round);
         EQ(ferry_cf_create(s, name, &fresh, &err), FERRY_OK);
@@ -787,7 +783,7 @@ static void test_drop_while_reading(void)
     for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, read_until_stopped, &a);
     int rounds = 300, ok = 1;
     for (int r = 0; r < rounds && ok; r++) {
-        while (__atomic_load_n(&a.reads, __ATOMIC_RELAXED) < r * 4) sched_yield();
+        while (__atomic_load_n(&a.reads, __ATOMIC_RELAXED) < r * 4) plat_yield();
         ok = ferry_cf_drop(s, cf, &err) == FERRY_OK && ferry_cf_create(s, "churn", &cf, &err) == FERRY_OK
              && put_s(s, cf, "k", "v") == FERRY_OK;
         __atomic_store_n(&a.cf, cf, __ATOMIC_RELEASE);
@@ -1250,7 +1246,7 @@ static void test_open_modes(void)
     ferry_store_close(s);
     char data[1200];
     snprintf(data, sizeof data, "%s/data.mdb", dir_of("modes-empty-dir"));
-    unlink(data);
+    plat_unlink(data);
     s = open_with("modes-empty-dir", o, &rc);
     EQ(rc, FERRY_NOTFOUND);
     CHECK(s == NULL && strstr(err.message, "data.mdb") != NULL, "%s", err.message);
@@ -1327,7 +1323,7 @@ static void test_open_modes(void)
     /* a directory holding a RocksDB store is refused, naming it, and left as it was */
     char path[4096];
     snprintf(path, sizeof path, "%s", dir_of("rocks"));
-    mkdir(path, 0755);
+    plat_mkdir(path);
     char current[4200];
     snprintf(current, sizeof current, "%s/CURRENT", path);
     FILE *f = fopen(current, "w");
@@ -1340,8 +1336,7 @@ static void test_open_modes(void)
           "%s", err.message);
     char mdb_file[4200];
     snprintf(mdb_file, sizeof mdb_file, "%s/data.mdb", path);
-    struct stat st;
-    CHECK(stat(mdb_file, &st) != 0, "data.mdb created beside a RocksDB store");
+    CHECK(!plat_stat(mdb_file, NULL), "data.mdb created beside a RocksDB store");
 }
 
 /* A pointer page ends once the data it points to reaches FERRY_PTR_SPAN; the scan goes on
@@ -1400,24 +1395,25 @@ static void test_pointer_span(void)
  * page it needs (beyond what Java allocates); entries on either side still come through. */
 static void test_huge_value(const char *lib)
 {
-    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
-    CHECK(h != NULL, "liblmdb loaded: %s", dlerror());
+    plat_lib *h = plat_lib_find(lib);
+    CHECK(h != NULL, "liblmdb loaded");
     if (!h) return;
-    int (*env_create)(MDB_env **) = (int (*)(MDB_env **))dlsym(h, "mdb_env_create");
-    int (*set_mapsize)(MDB_env *, size_t) = (int (*)(MDB_env *, size_t))dlsym(h, "mdb_env_set_mapsize");
-    int (*env_open)(MDB_env *, const char *, unsigned, mode_t) =
-        (int (*)(MDB_env *, const char *, unsigned, mode_t))dlsym(h, "mdb_env_open");
-    void (*env_close)(MDB_env *) = (void (*)(MDB_env *))dlsym(h, "mdb_env_close");
+    int (*env_create)(MDB_env **) = (int (*)(MDB_env **))plat_lib_sym(h, "mdb_env_create");
+    int (*set_mapsize)(MDB_env *, size_t) = (int (*)(MDB_env *, size_t))plat_lib_sym(h, "mdb_env_set_mapsize");
+    int (*env_open)(MDB_env *, const char *, unsigned, ferry_mdb_mode) =
+        (int (*)(MDB_env *, const char *, unsigned, ferry_mdb_mode))plat_lib_sym(h, "mdb_env_open");
+    void (*env_close)(MDB_env *) = (void (*)(MDB_env *))plat_lib_sym(h, "mdb_env_close");
     int (*txn_begin)(MDB_env *, MDB_txn *, unsigned, MDB_txn **) =
-        (int (*)(MDB_env *, MDB_txn *, unsigned, MDB_txn **))dlsym(h, "mdb_txn_begin");
-    int (*txn_commit)(MDB_txn *) = (int (*)(MDB_txn *))dlsym(h, "mdb_txn_commit");
+        (int (*)(MDB_env *, MDB_txn *, unsigned, MDB_txn **))plat_lib_sym(h, "mdb_txn_begin");
+    int (*txn_commit)(MDB_txn *) = (int (*)(MDB_txn *))plat_lib_sym(h, "mdb_txn_commit");
     int (*dbi_open)(MDB_txn *, const char *, unsigned, MDB_dbi *) =
-        (int (*)(MDB_txn *, const char *, unsigned, MDB_dbi *))dlsym(h, "mdb_dbi_open");
+        (int (*)(MDB_txn *, const char *, unsigned, MDB_dbi *))plat_lib_sym(h, "mdb_dbi_open");
     int (*put)(MDB_txn *, MDB_dbi, MDB_val *, MDB_val *, unsigned) =
-        (int (*)(MDB_txn *, MDB_dbi, MDB_val *, MDB_val *, unsigned))dlsym(h, "mdb_put");
+        (int (*)(MDB_txn *, MDB_dbi, MDB_val *, MDB_val *, unsigned))plat_lib_sym(h, "mdb_put");
+    plat_lib_close(h);   /* the engine holds its own reference */
     const size_t HUGE = (size_t)FERRY_ENTRY_MAX + 9;
     const char *dir = dir_of("huge");
-    CHECK(mkdir(dir, 0755) == 0);
+    CHECK(plat_mkdir(dir) == 0);
     MDB_env *env;
     MDB_txn *txn;
     MDB_dbi dbi;
@@ -1478,7 +1474,7 @@ static void test_huge_value(const char *lib)
     ferry_store_close(s);
     char path[1100];
     snprintf(path, sizeof path, "%s/data.mdb", dir);
-    CHECK(unlink(path) == 0, "remove the 2 GiB sparse file");
+    CHECK(plat_unlink(path) == 0, "remove the 2 GiB sparse file");
 }
 
 /* The direct leaf-page walk (engine_lmdb.c) against LMDB's own steps (FERRY_CURSOR_ENGINE_STEPS):
@@ -1574,8 +1570,7 @@ static void test_checkpoint(void)
     FILE *f = fopen(dir_of("a-file"), "w");
     if (f) fclose(f);
     EQ(ferry_checkpoint(s, dir_of("a-file/ckpt"), 0, &err), FERRY_EIO); /* ENOTDIR: not "exists" */
-    struct stat st;
-    CHECK(stat(dir_of("no-parent"), &st) != 0, "a failed checkpoint left a directory");
+    CHECK(!plat_stat(dir_of("no-parent"), NULL), "a failed checkpoint left a directory");
     EQ(put_s(s, 0, "a", "later"), FERRY_OK);
     EQ(put_s(s, cf, "c", "later"), FERRY_OK);
     const char *copies[] = {"ckpt-plain", "ckpt-compact"};
@@ -2124,9 +2119,7 @@ int main(int argc, char **argv)
         return 2;
     }
     scratch = argv[2];
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", scratch, scratch);
-    if (system(cmd) != 0) { fprintf(stderr, "cannot recreate %s\n", scratch); return 2; }
+    if (test_fresh_dir(scratch) != 0) { fprintf(stderr, "cannot recreate %s\n", scratch); return 2; }
     test_attach(argv[1]);
     if (failed) { printf("%d passed, %d failed\n", passed, failed); return 1; }
     test_page_edges();
