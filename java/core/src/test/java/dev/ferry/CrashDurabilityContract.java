@@ -21,6 +21,7 @@ import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -184,6 +185,7 @@ public abstract class CrashDurabilityContract {
         long acks;
         boolean ready;
         boolean done;
+        boolean aliveAtKill;
         int exitCode;
 
         private Child(Process process, Path errFile) {
@@ -273,6 +275,7 @@ public abstract class CrashDurabilityContract {
         void kill(String what) throws InterruptedException {
             // SIGKILL through the handle: Process.destroyForcibly() would also close our end of the
             // child's stdout and throw away the acknowledgements still in the pipe
+            aliveAtKill = process.isAlive();
             process.toHandle().destroyForcibly();
             if (!process.waitFor(HANG_SECONDS, TimeUnit.SECONDS)) {
                 throw new AssertionError(what + ": the child did not die within " + HANG_SECONDS + " s of SIGKILL");
@@ -291,7 +294,8 @@ public abstract class CrashDurabilityContract {
 
         /** A child killed by a signal exits with 128 + the signal number. */
         boolean exitedBySignal() {
-            return exitCode == 128 + 9;
+            // Windows has no signals: destroyForcibly is TerminateProcess, which ends the child with exit code 1
+            return OS.WINDOWS.isCurrentOs() ? aliveAtKill && exitCode == 1 : exitCode == 128 + 9;
         }
 
         long lastAck(long first) {
