@@ -2017,25 +2017,27 @@ static const ferry_engine_ops lmdb_ops = {
 };
 
 /* mkdir -p path: each prefix ending before a separator, and path itself, that is not a directory
- * yet (a Windows drive "C:" or a root is one already). */
+ * yet (a Windows drive "C:" or a root is one already). A prefix that can be neither seen nor made
+ * (a Windows \\server of a UNC path) is passed over; when path is no directory in the end, the
+ * first failure says why. */
 static int make_dirs(const char *path)
 {
     char *p = strdup(path);
     if (!p) return ENOMEM;
-    int rc = 0;
+    int first = 0;
     for (char *q = p + 1;; q++) {
         if (!plat_is_sep(*q) && *q != '\0') continue;
         char c = *q;
         *q = '\0';
         if (!plat_is_sep(q[-1]) && plat_stat(p, NULL) != PLAT_DIR) {
             int e = plat_mkdir(p);
-            if (e != 0 && e != EEXIST) { rc = e; break; }
+            if (e != 0 && e != EEXIST && !first) first = e;
         }
         *q = c;
         if (c == '\0') break;
     }
     free(p);
-    return rc;
+    return plat_stat(path, NULL) == PLAT_DIR ? 0 : first ? first : ENOTDIR;
 }
 
 /* Check the directory and data.mdb against create_if_missing / error_if_exists / read_only. */

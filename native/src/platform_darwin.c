@@ -16,13 +16,21 @@ struct plat_lib {
     const void *header;         /* the image's Mach-O header, or NULL when not found */
 };
 
-/* The header of the loaded image that is the file at path, or NULL (no such image, or one that
- * is not a file, such as a library of the shared cache). */
+/* The header of the loaded image at path: the image of that name (as plat_loaded_names gives it),
+ * else the one that is the same file; NULL when there is none (or it is no file, such as a library
+ * of the shared cache known by another name). */
 static const void *image_header(const char *path)
 {
+    uint32_t n = _dyld_image_count();
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = _dyld_get_image_name(i);
+        if (name && strcmp(name, path) == 0) {
+            const void *h = _dyld_get_image_header(i);
+            if (h) return h;
+        }
+    }
     struct stat want, st;
     if (stat(path, &want) != 0) return NULL;
-    uint32_t n = _dyld_image_count();
     for (uint32_t i = 0; i < n; i++) {
         const char *name = _dyld_get_image_name(i);
         if (name && stat(name, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino) {

@@ -83,6 +83,18 @@ static int errno_of(DWORD e)
     }
 }
 
+/* The system's text for Win32 error e, in English when the system has it, else in its own
+ * language, without the trailing period and line end; its length (0: none). */
+static DWORD win_message(DWORD e, char *buf, DWORD cap)
+{
+    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e,
+                             MAKELANGID(LANG_ENGLISH, SUBLANG_DEFAULT), buf, cap, NULL);
+    if (n == 0) n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0, buf, cap, NULL);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == '.' || buf[n - 1] == ' ')) buf[--n] = '\0';
+    if (n == 0 && cap > 0) buf[0] = '\0';
+    return n;
+}
+
 /* ------------------------------------------------------------------ libraries */
 
 /* The calling thread's last loader failure, for plat_lib_error. */
@@ -92,10 +104,8 @@ static _Thread_local char lib_error[512];
 static void set_lib_error(const char *what, const char *path)
 {
     DWORD e = GetLastError();
-    char text[300] = "";
-    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e,
-                             MAKELANGID(LANG_ENGLISH, SUBLANG_DEFAULT), text, sizeof text, NULL);
-    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == '.')) text[--n] = '\0';
+    char text[300];
+    DWORD n = win_message(e, text, sizeof text);
     snprintf(lib_error, sizeof lib_error, "%s %s: error %lu%s%s", what, path, (unsigned long)e, n ? ": " : "", text);
 }
 
@@ -412,10 +422,7 @@ const char *plat_sys_error_text(int code)
 {
     static _Thread_local char text[300];
     if (lmdb_crt_code(code)) return strerror(code);
-    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, (DWORD)code,
-                             MAKELANGID(LANG_ENGLISH, SUBLANG_DEFAULT), text, sizeof text, NULL);
-    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == '.')) text[--n] = '\0';
-    if (n == 0) snprintf(text, sizeof text, "Windows error %d", code);
+    if (win_message((DWORD)code, text, sizeof text) == 0) snprintf(text, sizeof text, "Windows error %d", code);
     return text;
 }
 

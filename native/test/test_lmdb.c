@@ -1554,6 +1554,45 @@ static void test_page_walk(void)
     ferry_store_close(s);
 }
 
+/* Paths are UTF-8 (as Java passes them), on every platform: a store in a directory whose name is not
+ * ASCII (created with its parents), reopened, checkpointed into another such directory, and the
+ * names as the file system lists them are the UTF-8 bytes given (on Windows each goes through
+ * UTF-16: a conversion through the ANSI code page would change them). */
+static void test_utf8_paths(void)
+{
+    const char *name = "utf8-\xc3\xbc\xc3\xa9-\xe6\x97\xa5\xe6\x9c\xac";   /* utf8-üé-日本 */
+    char sub[256], ckpt[1200];
+    snprintf(sub, sizeof sub, "%s/deeper-\xce\xb1", name);                      /* .../deeper-α */
+    ferry_store *s = open_store(sub);
+    EQ(put_s(s, 0, "k", "v"), FERRY_OK);
+    snprintf(ckpt, sizeof ckpt, "%s/ckpt-\xe2\x82\xac", dir_of(name));          /* .../ckpt-€ */
+    EQ(ferry_checkpoint(s, ckpt, 0, &err), FERRY_OK);
+    EQ(ferry_checkpoint(s, ckpt, 0, &err), FERRY_EEXISTS);
+    ferry_store_close(s);
+    char v[8];
+    s = open_store(sub);
+    EQ(get_s(s, NULL, 0, "k", v, sizeof v), 1);
+    ferry_store_close(s);
+    ferry_store *c = NULL;
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, ckpt, NULL, 0, NULL, &c, &err), FERRY_OK);
+    if (c) {
+        EQ(get_s(c, NULL, 0, "k", v, sizeof v), 1);
+        ferry_store_close(c);
+    }
+    int seen = 0;
+    plat_dir *d = plat_dir_open(scratch, NULL);
+    CHECK(d != NULL, "list %s", scratch);
+    for (const char *n; d && (n = plat_dir_next(d)) != NULL;) seen += strcmp(n, name) == 0;
+    plat_dir_close(d);
+    EQ(seen, 1);
+    seen = 0;
+    d = plat_dir_open(dir_of(name), NULL);
+    for (const char *n; d && (n = plat_dir_next(d)) != NULL;)
+        seen += strcmp(n, "deeper-\xce\xb1") == 0 || strcmp(n, "ckpt-\xe2\x82\xac") == 0;
+    plat_dir_close(d);
+    EQ(seen, 2);
+}
+
 /* A checkpoint (plain and compacting) holds the state when it was taken, in every family, and
  * opens as a store; an existing directory is refused; backups are not LMDB's. */
 static void test_checkpoint(void)
@@ -2140,6 +2179,7 @@ int main(int argc, char **argv)
     test_map_full();
     test_open_modes();
     test_checkpoint();
+    test_utf8_paths();
     test_dupsort();
     test_cf_options();
     test_txn();

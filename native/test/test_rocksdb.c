@@ -1,4 +1,5 @@
-/* Native test of the RocksDB engine: test_rocksdb <librocksdbjni.so> <scratch dir> */
+/* Native test of the RocksDB engine: test_rocksdb <librocksdbjni.so> <scratch dir> [<fake RocksJava library>]
+ * (the last: a library with RocksJava's functions but no C API, see fake_rocksjava.c) */
 #include "ferry.h"
 
 #include <stdio.h>
@@ -168,6 +169,22 @@ static void test_discovery(void)
     int status = -1;
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "discovery child status %d", status);
+}
+
+/* A RocksJava library without RocksDB's C API (rocksdbjni's Windows library is built so) is refused
+ * as not supported, saying why, by path and when it is loaded; nothing is attached. */
+static void test_no_c_api(const char *fake)
+{
+    CHECK_RC(ferry_engine_attach(FERRY_ENGINE_ROCKSDB, fake, &err), FERRY_ENOTSUP);
+    CHECK(strstr(err.message, "exports no RocksDB C API") && strstr(err.message, "on Windows use LMDB")
+          && strstr(err.message, fake), "%s", err.message);
+    void *h = dlopen(fake, RTLD_NOW | RTLD_LOCAL);
+    CHECK(h != NULL, "dlopen %s: %s", fake, dlerror());
+    CHECK_RC(ferry_engine_attach(FERRY_ENGINE_ROCKSDB, NULL, &err), FERRY_ENOTSUP);
+    CHECK(strstr(err.message, "exports no RocksDB C API") != NULL, "%s", err.message);
+    if (h) dlclose(h);
+    char path[64];
+    CHECK_RC(ferry_engine_path(FERRY_ENGINE_ROCKSDB, path, sizeof path), FERRY_ENOENGINE);
 }
 
 static void test_attach(void)
@@ -1782,8 +1799,8 @@ static void test_cf_options(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s <librocksdbjni.so> <scratch dir>\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s <librocksdbjni.so> <scratch dir> [<fake RocksJava library>]\n", argv[0]);
         return 2;
     }
     libpath = argv[1];
@@ -1793,6 +1810,7 @@ int main(int argc, char **argv)
     run(cmd);
 
     test_discovery();
+    if (argc == 4) test_no_c_api(argv[3]);
     test_attach();
     test_txn();
     for (txn_mode = 0; txn_mode <= 2; txn_mode++) {

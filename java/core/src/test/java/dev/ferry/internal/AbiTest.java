@@ -119,6 +119,48 @@ class AbiTest {
         assertTrue(e.getMessage().contains("version " + Abi.ABI_VERSION), e.getMessage());
     }
 
+    /**
+     * C types whose size differs between the 64-bit ABIs Ferry ships (LP64 on Linux and macOS, LLP64 on
+     * Windows, where {@code long} is 32 bits) or that Windows lacks. In a prototype or struct of ferry.h one
+     * would silently break the FFM descriptors (java/ffm), which give every parameter one Java layout.
+     */
+    private static final Pattern UNPORTABLE_TYPE = Pattern.compile("\\b(long|wchar_t|ssize_t|off_t|time_t)\\b");
+
+    /** @return "line N: text" for every declaration line of header text (comments and preprocessor lines aside) using an unportable type */
+    static List<String> unportableTypes(String header) {
+        String code = Pattern.compile("(?s)/\\*.*?\\*/").matcher(header)
+                .replaceAll(m -> m.group().replaceAll("[^\\n]", " "))   // keeps the line numbers
+                .replaceAll("//[^\\n]*", "");
+        List<String> found = new ArrayList<>();
+        String[] lines = code.split("\\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (!line.startsWith("#") && UNPORTABLE_TYPE.matcher(line).find()) {
+                found.add("line " + (i + 1) + ": " + line);
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void theCAbiUsesFixedWidthTypesOnly() throws Exception {
+        List<String> found = unportableTypes(Files.readString(header()));
+        assertTrue(found.isEmpty(), "ferry.h declares with a type whose size differs between Linux/macOS and Windows "
+                + "(use int64_t, uint64_t, int32_t, size_t...): " + found);
+    }
+
+    @Test
+    void theFixedWidthCheckFindsLongOutsideComments() {
+        String header = "/* as long as it takes */\n"
+                + "FERRY_EXPORT int ferry_a(int64_t n); // long\n"
+                + "#define FERRY_LONG_THING 1\n"
+                + "FERRY_EXPORT int ferry_b(unsigned long n,\n"
+                + "                         long long *out);\n"
+                + "typedef struct x { time_t t; } x;\n";
+        assertEquals(List.of("line 4: FERRY_EXPORT int ferry_b(unsigned long n,", "line 5: long long *out);",
+                "line 6: typedef struct x { time_t t; } x;"), unportableTypes(header));
+    }
+
     @Test
     void theExpressionParserReadsTheHeadersForms() {
         assertEquals(-1001, new Expr("(-1001)").parse());
