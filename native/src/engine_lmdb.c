@@ -1396,7 +1396,8 @@ prefetch_next_leaf(uintptr_t *leaf, uintptr_t key, uintptr_t psize, const int fw
  * format (version 1, the format of every LMDB 0.9 release; mdb.c documents it):
  *   page:  u64 page number, u16 pad, u16 flags, u16 lower, u16 upper, u16 ptrs[(lower - 16) / 2];
  *          ptrs[i] is the offset of node i within the page, nodes in key order;
- *   node:  u16 size low, u16 size high, u16 flags, u16 key size, key bytes, value bytes;
+ *   node:  u16 size low, u16 size high (the other way round on a big-endian machine: together the
+ *          value size as one native u32), u16 flags, u16 key size, key bytes, value bytes;
  *   page 0 of the map is a meta page: header, then u32 magic 0xBEEFC0DE, u32 version 1.
  * Only plain nodes are read (flags 0: no overflow value, sub-database or duplicates); LMDB steps
  * over anything else. A page is read only when the entry LMDB returned is the node this code finds
@@ -1439,7 +1440,9 @@ static inline int leaf_node(const uint8_t *pg, unsigned j, unsigned upper, uintp
     unsigned off = rd16(pg + LMDB_PAGE_HDR + 2 * j);
     if (off < upper || off > psize - LMDB_NODE_HDR) return 0;
     const uint8_t *n = pg + off;
-    size_t vsize = rd16(n) | ((size_t)rd16(n + 2) << 16);
+    uint32_t dsz; /* LMDB's mn_lo, mn_hi: in that order on little-endian machines only */
+    memcpy(&dsz, n, 4);
+    size_t vsize = dsz;
     unsigned nflags = rd16(n + 4), ksize = rd16(n + 6);
     if (nflags || off + LMDB_NODE_HDR + ksize + vsize > psize) return 0;
     k->mv_data = (void *)(n + LMDB_NODE_HDR);

@@ -1,6 +1,7 @@
-/* The platform layer (platform.h) for Linux with glibc: dlopen and friends, dl_iterate_phdr for
- * the list of loaded objects, link maps to tell objects apart, stat for file identity. */
-#define _GNU_SOURCE /* dladdr, dladdr1, dlinfo, RTLD_DEFAULT, dl_iterate_phdr */
+/* The platform layer (platform.h) for Linux, glibc and musl: dlopen and friends, dl_iterate_phdr
+ * for the list of loaded objects, link maps to tell objects apart, stat for file identity. Only
+ * functions both C libraries have (dlinfo with RTLD_DI_LINKMAP included; not glibc's dladdr1). */
+#define _GNU_SOURCE /* dladdr, dlinfo, RTLD_DEFAULT, dl_iterate_phdr */
 #include "platform.h"
 
 #include <dlfcn.h>
@@ -51,11 +52,13 @@ int plat_lib_same(plat_lib *a, plat_lib *b)
 int plat_lib_defines(plat_lib *lib, const char *name)
 {
     void *sym = dlsym(lib, name);
-    if (!sym) return 0;
-    Dl_info info;
-    struct link_map *def = NULL;
-    if (!dladdr1(sym, &info, (void **)&def, RTLD_DL_LINKMAP) || !def) return 0;
-    return def == handle_map(lib);
+    struct link_map *lm = handle_map(lib);
+    if (!sym || !lm || !lm->l_ld) return 0;
+    /* The object sym lies in is lib's own when it is the one holding lib's dynamic section: dladdr
+     * names each by its base address. */
+    Dl_info at_sym, at_lib;
+    if (!dladdr(sym, &at_sym) || !dladdr(lm->l_ld, &at_lib)) return 0;
+    return at_sym.dli_fbase != NULL && at_sym.dli_fbase == at_lib.dli_fbase;
 }
 
 /* Names of the loaded objects, collected first so no dlopen runs inside dl_iterate_phdr. */

@@ -737,7 +737,9 @@ static void *read_until_stopped(void *p)
             rc = ferry_get(a->s, NULL, cf, "k", 1, buf, sizeof buf, &vlen, &e);
             break;
         case 1: {
-            uint8_t keys[8] = { 1, 0, 0, 0, 'k' };
+            uint8_t keys[8] = { 0, 0, 0, 0, 'k' };
+            uint32_t one = 1; /* the key record's u32 length: native order */
+            memcpy(keys, &one, 4);
             int64_t lens[1];
             rc = ferry_multi_get(a->s, NULL, cf, 1, keys, 5, buf, sizeof buf, lens, &e);
             if (rc == 1) rc = FERRY_OK;
@@ -1141,9 +1143,12 @@ static void test_snapshot_families(void)
     EQ(get_s(s, snap, b, "k", buf, sizeof buf), FERRY_EINVAL);
     CHECK(strstr(err.message, "column family 'b' was created after this snapshot") != NULL, "%s", err.message);
     EQ(get_s(s, snap, c, "k", buf, sizeof buf), FERRY_EINVAL);
-    uint8_t keys[8] = {1, 0, 0, 0, 'k'};
+    uint8_t keys[8] = {0, 0, 0, 0, 'k'};
+    uint32_t one = 1; /* the key record's u32 length: native order */
+    memcpy(keys, &one, 4);
     int64_t lens[1];
     EQ(ferry_multi_get(s, snap, b, 1, keys, 5, buf, sizeof buf, lens, &err), FERRY_EINVAL);
+    CHECK(strstr(err.message, "created after this snapshot") != NULL, "%s", err.message);
     ferry_cursor *cur = NULL;
     EQ(ferry_cursor_open(s, snap, b, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_EINVAL);
     CHECK(cur == NULL && strstr(err.message, "created after this snapshot") != NULL, "%s", err.message);
