@@ -3,6 +3,9 @@ package dev.ferry;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,12 +70,25 @@ final class ChildJvm {
         cmd.add(main.getName());
         cmd.addAll(List.of(args));
         Path out = work.resolve("child-" + System.nanoTime() + ".out");
-        Process p = new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        // The output comes through a pipe and this process writes the file: a child holding the file
+        // itself may keep it open for a moment after waitFor under wine (which signals a process's
+        // exit before it has closed that process's handles), and Windows cannot delete an open file.
+        Process p = new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        Thread copier = new Thread(() -> {
+            try (InputStream in = p.getInputStream(); OutputStream o = Files.newOutputStream(out)) {
+                in.transferTo(o);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, "child-output");
+        copier.start();
         boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
         if (!done) {
             p.destroyForcibly();
             p.waitFor();
         }
+        copier.join(TimeUnit.SECONDS.toMillis(60));
         List<Path> hsErr;
         try (Stream<Path> s = Files.list(work)) {
             hsErr = s.filter(f -> f.getFileName().toString().startsWith("hs_err")).toList();

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.condition.OS;
 
 /**
  * A running {@link CrashWriter} child JVM and the acknowledgements read from it: started by the crash
@@ -39,6 +40,7 @@ final class CrashChild {
     /** Whether the end of the child's stdout was read. */
     boolean eof;
     int exitCode;
+    boolean aliveAtKill;
 
     private CrashChild(Process process, Path errFile) {
         this.process = process;
@@ -132,6 +134,7 @@ final class CrashChild {
     void kill(String what) throws InterruptedException {
         // SIGKILL through the handle: Process.destroyForcibly() would also close our end of the
         // child's stdout and throw away the acknowledgements still in the pipe
+        aliveAtKill = process.isAlive();
         process.toHandle().destroyForcibly();
         if (!process.waitFor(HANG_SECONDS, TimeUnit.SECONDS)) {
             throw new AssertionError(what + ": the child did not die within " + HANG_SECONDS + " s of SIGKILL");
@@ -151,7 +154,8 @@ final class CrashChild {
 
     /** A child killed by a signal exits with 128 + the signal number. */
     boolean exitedBySignal() {
-        return exitCode == 128 + 9;
+        // Windows has no signals: destroyForcibly is TerminateProcess, which ends the child with exit code 1
+        return OS.WINDOWS.isCurrentOs() ? aliveAtKill && exitCode == 1 : exitCode == 128 + 9;
     }
 
     long lastAck(long first) {

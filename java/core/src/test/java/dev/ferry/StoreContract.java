@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
  * and keys over 511 bytes; RocksDB compacts) the hooks below say so explicitly.
  */
 public abstract class StoreContract {
+    /**
+     * Why tests that need RocksDB next to the engine under test (a RocksDB store as the other
+     * engine, the SST writer, the backup engine) do not run on Windows, where the LMDB suites run
+     * (tests/wine/run): Ferry cannot bind RocksDB there. RocksDbOnWindowsTest checks that refusal.
+     */
+    static final String NEEDS_ROCKSDB = "needs RocksDB, which Ferry cannot bind on Windows: rocksdbjni's Windows library exports"
+            + " no RocksDB C API (RocksDbOnWindowsTest checks the refusal)";
+
     @TempDir
     Path dir;
     Store store;
@@ -684,6 +694,7 @@ public abstract class StoreContract {
      * directory, and nothing is created in it.
      */
     @Test
+    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
     void openingADirectoryOfTheOtherEngineIsRefusedNamingIt() throws Exception {
         Engine mine = options().engine();
         Engine other = mine == Engine.ROCKSDB ? Engine.LMDB : Engine.ROCKSDB;
@@ -2109,6 +2120,7 @@ public abstract class StoreContract {
     }
 
     @Test
+    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
     void backupsRestoreEveryFamilyAndPurgeKeepsTheNewest() throws Exception {
         try (Backups backups = Backups.open(dir.resolve("backups"), options().binding)) {
             if (options().engine() != Engine.ROCKSDB) {
@@ -2164,6 +2176,7 @@ public abstract class StoreContract {
     }
 
     @Test
+    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
     void backupsMisuseThrows() throws Exception {
         Backups backups = Backups.open(dir.resolve("backups"), options().binding);
         assertThrows(NullPointerException.class, () -> backups.create(null));
@@ -2822,6 +2835,7 @@ public abstract class StoreContract {
     }
 
     @Test
+    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
     void sstFileIsIngestedIntoAFamilyAndItsDeletesHideOlderValues() throws Exception {
         Path f = dir.resolve("load.sst");
         try (SstFileWriter w = sst("load.sst")) {
@@ -2869,6 +2883,7 @@ public abstract class StoreContract {
     }
 
     @Test
+    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
     void sstKeysOutOfOrderThrowAndTheWriterStaysUsable() {
         try (SstFileWriter w = sst("o.sst")) {
             w.put(b("b"), b("1"));
@@ -2888,6 +2903,7 @@ public abstract class StoreContract {
     }
 
     @Test
+    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
     void sstWriterMisuseThrows() throws Exception {
         SstFileWriter w = sst("m.sst");
         assertThrows(FerryException.InvalidArgument.class, w::finish); // no entries

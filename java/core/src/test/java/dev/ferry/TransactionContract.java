@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -623,9 +626,19 @@ public abstract class TransactionContract {
      * misuse fuzzer found). The environment stays open in the process instead: the path is Busy.
      */
     @Test
-    void lmdbStoreClosedUnderAnotherThreadsTransactionStaysOpenInTheProcess() throws Exception {
+    void lmdbStoreClosedUnderAnotherThreadsTransactionStaysOpenInTheProcess(@TempDir(cleanup = CleanupMode.NEVER) Path kept) throws Exception {
         if (!lmdb()) {
+            Files.delete(kept);
             return;
+        }
+        // The environment stays open until the process exits, and Windows cannot delete open files:
+        // on Windows it lives in a directory that JUnit does not try to delete.
+        Path dir = OS.WINDOWS.isCurrentOs() ? kept : this.dir;
+        if (dir == kept) {
+            store.close();
+            store = Store.open(dir.resolve("db"), options());
+        } else {
+            Files.delete(kept);
         }
         CountDownLatch begun = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
