@@ -320,7 +320,11 @@ public final class NativeLibrary {
     static Path privateDirectory(Path dir) {
         try {
             if (!dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.createDirectories(dir); // no POSIX owners here (Windows: the temp directory is per user)
+                // no POSIX owners here (Windows: the temp directory is per user); still no link or file in its place
+                if (Files.isSymbolicLink(dir) || Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                    throw refuse(dir, "is " + (Files.isSymbolicLink(dir) ? "a symbolic link" : "not a directory"));
+                }
+                Files.createDirectories(dir);
                 return dir;
             }
             Files.createDirectories(dir.getParent());
