@@ -103,18 +103,3 @@ int plat_loaded_names(char ***names_out, size_t *n_out)
     *n_out = l.n;
     return FERRY_OK;
 }
-
-const char *plat_global_sym_path(const char *name)
-{
-    void *sym = dlsym(RTLD_DEFAULT, name);
-    Dl_info info;
-    if (!sym || !dladdr(sym, &info) || !info.dli_fname) return NULL;
-    return info.dli_fname;
-}
-
-int plat_same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}

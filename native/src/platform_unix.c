@@ -1,10 +1,11 @@
 /* The file, time and lock part of the platform layer (platform.h) for the Unix systems (Linux with
  * glibc or musl, macOS): POSIX calls, with the two differences between them kept here. The loader
  * part is platform_posix.c (Linux) or platform_darwin.c (macOS). */
-#define _GNU_SOURCE /* pthread_rwlockattr_setkind_np (glibc) */
+#define _GNU_SOURCE /* pthread_rwlockattr_setkind_np (glibc); dladdr, RTLD_DEFAULT */
 #include "platform.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -178,4 +179,21 @@ int plat_sync_file(const char *path)
     int rc = fsync(fd) == 0 ? 0 : errno;
     close(fd);
     return rc;
+}
+
+/* The object that gives name to the process (dladdr of what dlsym(RTLD_DEFAULT) finds), and file identity: the same on
+ * Linux and macOS. */
+const char *plat_global_sym_path(const char *name)
+{
+    void *sym = dlsym(RTLD_DEFAULT, name);
+    Dl_info info;
+    if (!sym || !dladdr(sym, &info) || !info.dli_fname) return NULL;
+    return info.dli_fname;
+}
+
+int plat_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

@@ -131,6 +131,29 @@ final class CrashChild {
         }
     }
 
+    /**
+     * Lets the child run until the round's kill moment, then kills it (also when waiting fails).
+     *
+     * @param mode 0: after {@code ackTarget} acknowledgements; 1: {@code delayMs} after READY; 2: {@code delayMs} after the start
+     * @param ackTarget acknowledgements to wait for (mode 0)
+     * @param delayMs the delay (modes 1 and 2)
+     * @param what the round, for messages
+     */
+    void runAndKill(int mode, int ackTarget, long delayMs, String what) throws InterruptedException {
+        try {
+            if (mode == 0) {
+                awaitAcks(ackTarget, what);
+            } else if (mode == 1) {
+                awaitReady(what);
+                Thread.sleep(delayMs);
+            } else {
+                Thread.sleep(delayMs);
+            }
+        } finally {
+            kill(what);
+        }
+    }
+
     void kill(String what) throws InterruptedException {
         // SIGKILL through the handle: Process.destroyForcibly() would also close our end of the
         // child's stdout and throw away the acknowledgements still in the pipe

@@ -66,18 +66,7 @@ public abstract class CrashDurabilityContract {
                     + (mode == 0 ? "after " + ackTarget + " acks" : mode == 1 ? delayMs + " ms after READY" : delayMs + " ms after start")
                     + ", first op " + next + "\n  replay: " + replay;
             CrashChild c = CrashChild.start(engine(), binding(), db, next, variant, dir.resolve("child-" + round + ".err"));
-            try {
-                if (mode == 0) {
-                    c.awaitAcks(ackTarget, what);
-                } else if (mode == 1) {
-                    c.awaitReady(what);
-                    Thread.sleep(delayMs);
-                } else {
-                    Thread.sleep(delayMs);
-                }
-            } finally {
-                c.kill(what);
-            }
+            c.runAndKill(mode, ackTarget, delayMs, what);
             long last = c.lastAck(next); // next - 1 when nothing was acknowledged
             assertTrue(c.exitedBySignal() || c.done, what + ": the child exited by itself with " + c.exitCode + "\n" + c.stderr());
             assertTrue(c.acks == last - next + 1, what + ": acknowledgements out of order: " + c.acks + " acks, last " + last);

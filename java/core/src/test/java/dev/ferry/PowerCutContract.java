@@ -118,18 +118,7 @@ public abstract class PowerCutContract {
             String cut;
             try (PowerCutFs fs = PowerCutFs.mount(disk, mnt, torn ? tornSeed : null, dir.resolve("cutfs-" + round + ".err"))) {
                 c = CrashChild.start(engine(), binding(), mnt.resolve("db"), next, variant, dir.resolve("child-" + round + ".err"));
-                try {
-                    if (mode == 0) {
-                        c.awaitAcks(ackTarget, what);
-                    } else if (mode == 1) {
-                        c.awaitReady(what);
-                        Thread.sleep(delayMs);
-                    } else {
-                        Thread.sleep(delayMs);
-                    }
-                } finally {
-                    c.kill(what);
-                }
+                c.runAndKill(mode, ackTarget, delayMs, what);
                 cut = fs.cut();
             }
             long last = c.lastAck(next); // next - 1 when nothing was acknowledged
