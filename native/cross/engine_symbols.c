@@ -1,7 +1,7 @@
 /* Prints every engine symbol the shim looks up by name, from the same X-macro tables the engines
  * resolve (src/rocksdb_api.h, src/lmdb_api.h), one a line: "<engine> <required|optional> <symbol>".
- * Built and run on the build machine by native/cross/macos check, which then checks that the
- * engine libraries of each platform export them. */
+ * Built and run on the build machine by native/cross/macos check and native/cross/linux check,
+ * which then check that the engine libraries of each platform export them. */
 #include "lmdb_api.h"
 #include "rocksdb_api.h"
 
