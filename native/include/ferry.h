@@ -4,8 +4,9 @@
  *
  * Ferry is a small shim over RocksDB's C API and LMDB, both taken from the binaries that
  * ship in the official Java artifacts (rocksdbjni, lmdbjava's native jar). The shim is
- * compiled against this header and engine.h only; engine functions are resolved at run
- * time into function-pointer tables.
+ * compiled against this header and its own declarations of the engine functions it uses
+ * (src/rocksdb_api.h, src/lmdb_api.h), with no engine header; those functions are resolved at
+ * run time into function-pointer tables.
  *
  * Conventions (in the manner of lmdb.h):
  * - Handles are opaque. Every function returns an int: 0 (FERRY_OK) or a non-negative
@@ -18,6 +19,11 @@
  * - Column families are small integers: 0 is the default family. The id stays valid for
  *   the store's lifetime and is never given to another family; after a drop it fails with
  *   FERRY_ECFDROPPED.
+ *
+ * - One function per operation: its flags and options are parameters (0 / NULL for none),
+ *   never a numbered twin. Functions are grouped by the handle they act on: library, store,
+ *   column family, reads and writes of a store, snapshot, transaction, cursor, backups, SST
+ *   writer, RocksJava interop.
  *
  * Threading: a store and its snapshots may be used from many threads at once (LMDB
  * snapshots are bound to the opening thread unless the store was opened with NOTLS).
@@ -41,8 +47,10 @@ extern "C" {
 #define FERRY_EXPORT __attribute__((visibility("default")))
 #endif
 
-/** ABI version: bumped when a signature or a layout below changes. */
-#define FERRY_ABI_VERSION 4
+/** ABI version: bumped when a signature or a layout below changes. 5: each operation one function
+ *  (ferry_store_open, ferry_cf_create, ferry_get, ferry_multi_get, ferry_put and ferry_write took the
+ *  parameters of their numbered twins, which are gone). */
+#define FERRY_ABI_VERSION 5
 
 /** @name Engines */
 /**@{*/
@@ -230,7 +238,8 @@ typedef struct ferry_cursor ferry_cursor;
 /**@}*/
 
 /* ------------------------------------------------------------------ */
-
+/** @name Library: version, messages, engines (no handle) */
+/**@{*/
 /** @brief Return FERRY_ABI_VERSION of the loaded library. */
 FERRY_EXPORT int ferry_abi_version(void);
 
@@ -259,6 +268,11 @@ FERRY_EXPORT int ferry_engine_attach(int engine, const char *lib_path, ferry_err
  */
 FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
 
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Stores (ferry_store): open, close, maintenance, properties */
+/**@{*/
 /**
  * @brief Open (or create) a store.
  * @param[in] engine FERRY_ENGINE_*; must be attached.
@@ -268,6 +282,12 @@ FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
  * @param[in] extra RocksDB options string applied last ("k=v;k=v"), or NULL. A comparator other
  *            than leveldb.BytewiseComparator and a table_factory other than BlockBasedTable are
  *            refused with FERRY_EINVAL (Ferry orders keys as unsigned bytes and needs range deletes).
+ * @param[in] cfs the families' own options: ncfs records (see FERRY_CFDESC_HEADER and "Column
+ *            families"), back to back; NULL when ncfs is 0. A record may name "default". Records
+ *            naming families that do not exist are checked and otherwise ignored (create those with
+ *            ferry_cf_create).
+ * @param[in] cfs_len bytes at cfs: exactly the records.
+ * @param[in] ncfs number of records; 0: every family has the store's options.
  * @param[out] out the store.
  * @note RocksDB: every existing column family is opened; ids follow the on-disk order
  *       with "default" as 0.
@@ -275,18 +295,123 @@ FERRY_EXPORT int ferry_engine_path(int engine, char *dst, size_t cap);
  *       OPTIONS-*; LMDB: data.mdb, lock.mdb) is refused with FERRY_EINVAL naming the engine found:
  *       opening it would create a second store beside the first.
  * @return FERRY_OK, FERRY_EINVAL (bad options, an LMDB map size that cannot be mapped, the other
- *         engine's store at path), FERRY_EBUSY (RocksDB or LMDB store already open and locked),
- *         FERRY_NOTFOUND (no store at path and FERRY_OPT_CREATE_IF_MISSING off, or read-only:
- *         the same on both engines), FERRY_EEXISTS, engine codes.
+ *         engine's store at path; malformed family records, a name given twice, a family option
+ *         out of range), FERRY_ENOTSUP (LMDB with a family option set), FERRY_EBUSY (RocksDB or LMDB
+ *         store already open and locked), FERRY_NOTFOUND (no store at path and
+ *         FERRY_OPT_CREATE_IF_MISSING off, or read-only: the same on both engines), FERRY_EEXISTS,
+ *         engine codes.
  */
 FERRY_EXPORT int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
-                                  const char *extra, ferry_store **out, ferry_error *err);
+                                  const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs,
+                                  ferry_store **out, ferry_error *err);
 
 /** @brief Close a store and free everything it owns. NULL is ignored.
  * @return FERRY_OK; FERRY_EBUSY for an LMDB store whose write transaction is open on another
  *         thread: only that thread can release LMDB's write lock, so the environment (and the
  *         handle) stay open until the process exits; do not open the path again in this process. */
 FERRY_EXPORT int ferry_store_close(ferry_store *s);
+
+/** @brief Flush memtables to synced table files (RocksDB) / sync the map to disk (LMDB): writes
+ *  acknowledged before it returns survive an OS crash or power loss, whatever FERRY_OPT_SYNC. */
+FERRY_EXPORT int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err);
+
+/** @brief Compact [begin, end); NULL bounds are open. LMDB: FERRY_OK, nothing to do. */
+FERRY_EXPORT int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen,
+                                     const void *end, size_t elen, ferry_error *err);
+
+/**
+ * @brief A store property as text (e.g. "rocksdb.stats", "lmdb.stat").
+ * @param[out] dst NUL-terminated value truncated to cap; @param[out] len_out full length.
+ * @return FERRY_OK, FERRY_NOTFOUND (unknown property).
+ */
+FERRY_EXPORT int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap,
+                                size_t *len_out, ferry_error *err);
+
+/**
+ * @brief A numeric store property. "ferry.estimate-num-keys" works on every engine.
+ * @return FERRY_OK, FERRY_NOTFOUND.
+ */
+FERRY_EXPORT int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out,
+                                    ferry_error *err);
+
+/* Checkpoints: a checkpoint is a consistent point-in-time copy of a store in a new directory, which
+ * opens as a store of the same engine with every column family. */
+#define FERRY_CHECKPOINT_COMPACT 0x1 /**< LMDB: copy with MDB_CP_COMPACT (free pages left out, pages
+                                          renumbered); RocksDB refuses it with FERRY_EINVAL */
+
+/**
+ * @brief Write a consistent point-in-time copy of the store into a new directory.
+ * @param[in] dir the directory to create, NUL-terminated UTF-8; it must not exist (its parent must).
+ * @param[in] flags 0 or FERRY_CHECKPOINT_COMPACT (LMDB only).
+ * @note RocksDB: rocksdb_checkpoint_create after a flush of every family: table files are hard
+ *       links where dir is on the same file system (else copies), the WAL and MANIFEST are copied.
+ *       The state is that of one point in time across all families while the write-ahead log is on
+ *       (with it off, each family holds what its flush captured). LMDB: mdb_env_copy2 into
+ *       dir/data.mdb, a copy of one read transaction; with FERRY_CHECKPOINT_COMPACT writers of this
+ *       store wait until the copy is done.
+ * @note Thread-safe; reads and writes go on meanwhile.
+ * @return FERRY_OK, FERRY_EINVAL (empty dir, unknown flags, COMPACT on RocksDB), FERRY_EEXISTS (dir
+ *         exists), FERRY_ENOTSUP (a RocksDB store opened read-only: RocksDB would copy it without
+ *         the writes still in its log; or a RocksDB library without checkpoints), FERRY_EREADERSFULL,
+ *         engine codes (e.g. FERRY_EIO: the parent directory is missing or not searchable). A failed
+ *         LMDB copy removes what it created.
+ */
+FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Column families (a ferry_store and a family id)
+ * Families are small integers: 0 is the default family (see the conventions above).
+ *
+ * Flags and duplicate keys (LMDB):
+ * An LMDB family created with FERRY_CF_DUPSORT keeps several values per key, sorted as unsigned
+ * bytes: a put adds a value (putting a (key, value) pair that exists changes nothing), a delete of
+ * the key removes all its values, FERRY_OP_DELETE_VALUE one of them, a get returns the smallest.
+ * Cursor fills yield every (key, value) pair, key then value order (reverse: both reversed); the
+ * seek ops work on keys: SEEK_GE/SEEK_GT land on the first value of a key, SEEK_LE/SEEK_LT on the
+ * last value of a key (SEEK_GT skips every value of an equal key). Values of a DUPSORT family are
+ * limited to the engine's key size (511 bytes by default): a larger one fails with FERRY_EKEYSIZE.
+ * Flags are stored with the family: a store opened again uses the stored ones
+ * (ferry_cf_flags). RocksDB has no duplicate keys: any flag gives FERRY_ENOTSUP.
+ *
+ * Per-family options (RocksDB):
+ * A RocksDB family can have table and column-family options of its own: an int64_t array indexed
+ * by FERRY_CFOPT_* (-1 = the store's setting, as given at open) and an options string of the
+ * family's own ("merge_operator=uint64add"; checked like ferry_store_open's extra: a comparator, a
+ * table factory or a merge operator Ferry does not accept gives FERRY_EINVAL; applied after the
+ * array). A family without options of its own has the store's.
+ *
+ * RocksDB needs a family's options at every open: ferry_store_open takes them per family name
+ * (FERRY_CFDESC_* records). Ferry does not read them back from the OPTIONS-* file; a family opened
+ * without its options has the store's, except that an open which would leave a family without the
+ * merge operator its last open had fails with FERRY_EINVAL (its merge operands would be
+ * unreadable). Table files written with other compression, block size or filters stay readable.
+ *
+ * LMDB has none of these settings: any option set (not -1) or a non-empty options string gives
+ * FERRY_ENOTSUP; an array of -1 and an empty string are accepted.
+ */
+/**@{*/
+#define FERRY_CF_DUPSORT  0x1 /**< LMDB MDB_DUPSORT: several sorted values per key */
+#define FERRY_CF_DUPFIXED 0x2 /**< LMDB MDB_DUPFIXED (with DUPSORT only): a key's values all have one size
+                                   (a value of another size fails with FERRY_EKEYSIZE) */
+/* A cursor changing direction inside a key's values seeks with FERRY_SEEK_PAIR_GT / FERRY_SEEK_PAIR_LT. */
+
+#define FERRY_CFOPT_COMPRESSION  0  /**< FERRY_COMPRESSION_* */
+#define FERRY_CFOPT_BLOOM_BITS   1  /**< bloom filter bits per key, 0..FERRY_CFOPT_MAX_BLOOM_BITS, 0 = no filter */
+#define FERRY_CFOPT_BLOCK_SIZE   2  /**< table block size in bytes, 1..FERRY_CFOPT_MAX_BLOCK_SIZE (RocksDB's default 4096) */
+#define FERRY_CFOPT_PREFIX_LEN   3  /**< fixed-length prefix extractor: prefix bytes 1..FERRY_CFOPT_MAX_PREFIX_LEN, 0 = none. Bloom
+                                         filters then also hold the prefixes; cursors still seek in total
+                                         order (Ferry's ranges are exact) */
+#define FERRY_CFOPT_COUNT        4
+
+#define FERRY_CFOPT_MAX_BLOOM_BITS 100        /**< largest FERRY_CFOPT_BLOOM_BITS */
+#define FERRY_CFOPT_MAX_BLOCK_SIZE 1073741824 /**< largest FERRY_CFOPT_BLOCK_SIZE (2^30) */
+#define FERRY_CFOPT_MAX_PREFIX_LEN 4096       /**< largest FERRY_CFOPT_PREFIX_LEN */
+
+/** Size of a family record's header for ferry_store_open: uint32_t name length, uint32_t options
+ *  string length, int64_t opts[FERRY_CFOPT_COUNT], all native-endian and unaligned, followed by the
+ *  name's bytes and the options string's bytes (no NUL terminators). */
+#define FERRY_CFDESC_HEADER      40
 
 /** @brief Number of column-family ids handed out since the store opened (dropped ones included):
  *  the ids are 0..*out-1. */
@@ -301,17 +426,25 @@ FERRY_EXPORT int ferry_cf_count(ferry_store *s, uint32_t *out);
 FERRY_EXPORT int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out);
 
 /**
- * @brief Create a column family.
+ * @brief Create a column family, with FERRY_CF_* flags (LMDB) or options of its own (RocksDB).
  * @param[in] name non-empty, NUL-terminated; LMDB: at most the engine's key size (511 bytes),
  *            since LMDB keeps family names as keys of the default family.
+ * @param[in] flags 0 or FERRY_CF_* bits (LMDB only).
+ * @param[in] opts int64 options indexed by FERRY_CFOPT_*; -1 = the store's. May be NULL (nopts 0).
+ * @param[in] nopts entries in opts, at most FERRY_CFOPT_COUNT.
+ * @param[in] extra the family's RocksDB options string, or NULL.
  * @param[out] id_out its id: ids are handed out in creation order and never reused while the
  *             store is open (a dropped family's id keeps failing with FERRY_ECFDROPPED).
  * @note Only live families count toward a limit: LMDB allows FERRY_OPT_MAX_DBS besides the
  *       default one; RocksDB has none.
- * @return FERRY_OK, FERRY_EINVAL (bad name), FERRY_EEXISTS, FERRY_EDBSFULL (live-family limit),
- *         FERRY_EREADONLY, engine codes.
+ * @note The options are not remembered by Ferry: pass them again to ferry_store_open.
+ * @return FERRY_OK, FERRY_EINVAL (bad name, unknown flags, DUPFIXED without DUPSORT, an option out
+ *         of range, nopts too large, a bad options string), FERRY_EEXISTS, FERRY_EDBSFULL
+ *         (live-family limit), FERRY_EREADONLY, FERRY_ENOTSUP (any flag on RocksDB, any option set on
+ *         LMDB, flags with options), engine codes.
  */
-FERRY_EXPORT int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err);
+FERRY_EXPORT int ferry_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts,
+                                 uint32_t nopts, const char *extra, uint32_t *id_out, ferry_error *err);
 
 /**
  * LMDB keeps its named databases (Ferry's column families) as records of the main database, which
@@ -348,32 +481,37 @@ FERRY_EXPORT int ferry_cf_list_all(ferry_store *s, ferry_error *err);
 FERRY_EXPORT int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err);
 
 /**
- * @brief Open a consistent read view (RocksDB snapshot, LMDB read transaction).
- * @note The view covers the families that exist when it is taken. Reads and cursors through it
- *       on a family created later (or concurrently) fail with FERRY_EINVAL ("column family 'b'
- *       was created after this snapshot"): LMDB gives a dropped database's handle number to the
- *       next one, so the old read transaction would read another family's data. A family
- *       dropped since fails with FERRY_ECFDROPPED.
+ * @brief The FERRY_CF_* flags a family was created with (0 on RocksDB and for the default family).
+ * @return FERRY_OK, FERRY_EINVAL (bad id), FERRY_ECFDROPPED.
  */
-FERRY_EXPORT int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err);
+FERRY_EXPORT int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err);
 
-/** @brief Release a snapshot. Cursors opened on it must be closed first. NULL is ignored. */
-FERRY_EXPORT int ferry_snapshot_close(ferry_snapshot *snap);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Reads (a ferry_store, and a view: NULL for the latest state, a snapshot, or FERRY_TXN_VIEW(txn)) */
+/**@{*/
+/* Read flags of ferry_get and ferry_multi_get: FERRY_CURSOR_NO_FILL_CACHE and
+ * FERRY_CURSOR_NO_VERIFY_CHECKSUMS (RocksDB: the blocks read do not enter the block cache; their
+ * checksums are not verified). LMDB, which has neither a block cache nor checksums, and reads
+ * through a transaction's view ignore them. Other bits: FERRY_EINVAL. */
 
 /**
  * @brief Point read, copying the value into the caller's buffer.
- * @param[in] snap snapshot or NULL for the latest state.
+ * @param[in] snap snapshot, FERRY_TXN_VIEW(txn), or NULL for the latest state.
+ * @param[in] flags 0 or read flags (see above).
  * @param[out] dst receives min(vlen, cap) bytes of the value.
  * @param[out] vlen_out the value's full length: if > cap the value was truncated.
- * @return FERRY_OK, FERRY_NOTFOUND, FERRY_EINVAL (also: a family created after snap),
+ * @return FERRY_OK, FERRY_NOTFOUND, FERRY_EINVAL (also: a family created after snap; unknown flags),
  *         FERRY_ECFDROPPED (also: dropped during the call), engine codes.
  */
 FERRY_EXPORT int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-                           void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+                           uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
 
 /**
  * @brief Read many keys in one call.
  * @param[in] keys n records "u32 klen; key bytes" packed back to back, keys_len bytes in all.
+ * @param[in] flags 0 or read flags, as for ferry_get.
  * @param[out] dst values of found keys, packed back to back in key order.
  * @param[out] lens_out per key: value length, or -1 when not found.
  * @return the number k of keys answered (1..n); values of keys k..n-1 did not fit and
@@ -381,28 +519,62 @@ FERRY_EXPORT int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, co
  *         lens_out[0] then holds its length.
  */
 FERRY_EXPORT int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n,
-                                 const void *keys, size_t keys_len, void *dst, size_t cap,
+                                 const void *keys, size_t keys_len, uint32_t flags, void *dst, size_t cap,
                                  int64_t *lens_out, ferry_error *err);
 
 /**
- * @brief ferry_get with read options.
- * @param[in] flags FERRY_CURSOR_NO_FILL_CACHE and FERRY_CURSOR_NO_VERIFY_CHECKSUMS (RocksDB: the blocks read
- *            do not enter the block cache; their checksums are not verified); LMDB, which has neither a
- *            block cache nor checksums, and reads through a transaction's view ignore them. Other bits:
- *            FERRY_EINVAL.
- * @return as ferry_get.
+ * @brief Number of values of a key: its duplicates in a DUPSORT family, else 1 when present.
+ * @param[in] snap snapshot or NULL for the latest state.
+ * @param[out] out 0 when the key is absent.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes.
  */
-FERRY_EXPORT int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-                            uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+FERRY_EXPORT int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+                                   uint64_t *out, ferry_error *err);
 
-/** @brief ferry_multi_get with read options (flags as ferry_get2). @return as ferry_multi_get. */
-FERRY_EXPORT int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n,
-                                  const void *keys, size_t keys_len, uint32_t flags, void *dst, size_t cap,
-                                  int64_t *lens_out, ferry_error *err);
+/**@}*/
 
-/** @brief Write one key. @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, engine codes. */
-FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen,
-                           const void *val, size_t vlen, ferry_error *err);
+/* ------------------------------------------------------------------ */
+/** @name Writes (a ferry_store) */
+/**@{*/
+/* Per-write flags of ferry_put and ferry_write: */
+#define FERRY_WRITE_SYNC         0x1  /**< sync before returning, whatever FERRY_OPT_SYNC (RocksDB WriteOptions.sync;
+                                           LMDB: the commit is followed by mdb_env_sync) */
+#define FERRY_WRITE_NO_WAL       0x2  /**< RocksDB: skip the write-ahead log for this write (lost on a crash
+                                           until flushed); LMDB has no log: ignored */
+#define FERRY_WRITE_NO_OVERWRITE 0x4  /**< LMDB MDB_NOOVERWRITE: the key must be absent (DUPSORT: have no
+                                           value at all), else FERRY_EKEYEXIST; RocksDB: FERRY_ENOTSUP */
+#define FERRY_WRITE_NO_DUP_DATA  0x8  /**< LMDB MDB_NODUPDATA, DUPSORT families only (else FERRY_EINVAL): the
+                                           (key, value) pair must be absent, else FERRY_EKEYEXIST; RocksDB:
+                                           FERRY_ENOTSUP */
+#define FERRY_WRITE_APPEND       0x10 /**< LMDB MDB_APPEND: every key sorts after the family's last key
+                                           (DUPSORT: MDB_APPENDDUP, every value after its key's last value);
+                                           one that does not fails with FERRY_EINVAL (nothing written);
+                                           RocksDB: FERRY_ENOTSUP */
+
+/**
+ * @brief Write one key.
+ * @param[in] flags 0 or FERRY_WRITE_* bits.
+ * @return FERRY_OK, FERRY_EKEYEXIST (NO_OVERWRITE / NO_DUP_DATA: not written), FERRY_EINVAL (unknown
+ *         flags, NO_DUP_DATA on a family without DUPSORT, APPEND out of order, SYNC with NO_WAL on
+ *         RocksDB), FERRY_EREADONLY, FERRY_ENOTSUP (an LMDB-only flag on RocksDB), engine codes.
+ */
+FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val,
+                           size_t vlen, uint32_t flags, ferry_error *err);
+
+/**
+ * @brief Merge an operand into a key with the store's merge operator (RocksDB).
+ * @param[in] operand the operand, olen bytes; its format is the operator's (uint64add: 8 bytes,
+ *            little-endian; stringappend: any bytes, joined with the delimiter, ',' by default).
+ * @note The merge operator is set at open through the options string ("merge_operator=uint64add").
+ *       Ferry accepts RocksDB's built-in operators put, uint64add, max, bytesxor and stringappend
+ *       (by name or as {id=stringappend;delimiter=X}); other names fail the open with FERRY_EINVAL
+ *       (RocksDB would ignore an unknown name silently, and its sortlist operator aborts the process
+ *       on an operand that is not a list of integers).
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB, which has
+ *         no merge operators; a RocksDB store opened without a merge operator), engine codes.
+ */
+FERRY_EXPORT int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
+                             size_t olen, ferry_error *err);
 
 /** @brief Delete one key (a missing key is not an error). */
 FERRY_EXPORT int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err);
@@ -422,222 +594,37 @@ FERRY_EXPORT int ferry_delete_range(ferry_store *s, uint32_t cf, const void *beg
 /**
  * @brief Apply a batch of records (see FERRY_OP_*) atomically.
  * @param[in] ops the packed records, len bytes, count records.
+ * @param[in] flags 0 or FERRY_WRITE_* bits, applying to every PUT record.
  * @note A family dropped by another thread meanwhile fails the whole batch with FERRY_ECFDROPPED;
  *       a write never lands in a family created after the drop.
- * @return FERRY_OK, FERRY_EINVAL (malformed records; nothing applied), FERRY_ECFDROPPED, engine codes.
+ * @return FERRY_OK, FERRY_EINVAL (malformed records; nothing applied), FERRY_ECFDROPPED, and as
+ *         ferry_put for the flags; on FERRY_EKEYEXIST nothing of the batch was applied and the
+ *         message names the record. Engine codes.
  */
-FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
+FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                             ferry_error *err);
 
-/**
- * @brief Merge an operand into a key with the store's merge operator (RocksDB).
- * @param[in] operand the operand, olen bytes; its format is the operator's (uint64add: 8 bytes,
- *            little-endian; stringappend: any bytes, joined with the delimiter, ',' by default).
- * @note The merge operator is set at open through the options string ("merge_operator=uint64add").
- *       Ferry accepts RocksDB's built-in operators put, uint64add, max, bytesxor and stringappend
- *       (by name or as {id=stringappend;delimiter=X}); other names fail the open with FERRY_EINVAL
- *       (RocksDB would ignore an unknown name silently, and its sortlist operator aborts the process
- *       on an operand that is not a list of integers).
- * @return FERRY_OK, FERRY_EINVAL, FERRY_EREADONLY, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB, which has
- *         no merge operators; a RocksDB store opened without a merge operator), engine codes.
- */
-FERRY_EXPORT int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
-                             size_t olen, ferry_error *err);
-
-/** @brief Flush memtables to synced table files (RocksDB) / sync the map to disk (LMDB): writes
- *  acknowledged before it returns survive an OS crash or power loss, whatever FERRY_OPT_SYNC. */
-FERRY_EXPORT int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err);
-
-/** @brief Compact [begin, end); NULL bounds are open. LMDB: FERRY_OK, nothing to do. */
-FERRY_EXPORT int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen,
-                                     const void *end, size_t elen, ferry_error *err);
-
-/**
- * @brief A store property as text (e.g. "rocksdb.stats", "lmdb.stat").
- * @param[out] dst NUL-terminated value truncated to cap; @param[out] len_out full length.
- * @return FERRY_OK, FERRY_NOTFOUND (unknown property).
- */
-FERRY_EXPORT int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap,
-                                size_t *len_out, ferry_error *err);
-
-/**
- * @brief A numeric store property. "ferry.estimate-num-keys" works on every engine.
- * @return FERRY_OK, FERRY_NOTFOUND.
- */
-FERRY_EXPORT int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out,
-                                    ferry_error *err);
-
-/**
- * @brief Open a cursor over [lower, upper) of one family.
- * @param[in] snap snapshot or NULL (the cursor then reads an implicit snapshot taken now).
- * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
- *            The bounds are copied. A non-NULL bound of length 0 is the empty key (the smallest):
- *            an upper bound of "" gives an empty cursor on every engine.
- * @param[in] flags FERRY_CURSOR_*.
- * @note One thread at a time.
- */
-FERRY_EXPORT int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf,
-                                   const void *lower, size_t llen, const void *upper, size_t ulen,
-                                   uint32_t flags, ferry_cursor **out, ferry_error *err);
-
-/** @brief Close a cursor. NULL is ignored. */
-FERRY_EXPORT int ferry_cursor_close(ferry_cursor *c);
-
-/**
- * @brief Position the cursor (op) and write entries into a caller-owned page until it is
- *        full, max_entries were written, or the range ends.
- * @param[in] op FERRY_FIRST..FERRY_CURRENT_REV; key/klen used by the SEEK ops only.
- *            FERRY_CURRENT_FWD/REV: RocksDB cursors only (FERRY_ENOTSUP on LMDB).
- * @param[out] page page memory (see "Page layout"), cap bytes, at least FERRY_PAGE_MIN.
- * @param[in] max_entries upper bound on entries (>= 1).
- * @note A pointer page also ends once the keys and values it points to add up to
- *       FERRY_PTR_SPAN bytes, so the data is still in the CPU's cache when the caller
- *       reads it (count > 0, FERRY_PAGE_END clear: fill again to continue).
- * @note After a fill the engine stands on the next entry to emit, so FERRY_NEXT/PREV
- *       continue without skipping; continuing in the other direction gives
- *       FERRY_EDIRECTION (seek with the current key instead).
- * @return count written (>= 0; 0 with FERRY_PAGE_END when the range is exhausted),
- *         FERRY_ETOOSMALL when the next entry alone does not fit (header.used = size
- *         needed; the position is kept: retry FERRY_NEXT/PREV with a bigger page),
- *         FERRY_EINVAL, engine codes.
- */
-FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen,
-                                   void *page, size_t cap, uint32_t max_entries, ferry_error *err);
-
-/* ------------------------------------------------------------------ */
-/** @name Column-family flags and duplicate keys (LMDB)
- * An LMDB family created with FERRY_CF_DUPSORT keeps several values per key, sorted as unsigned
- * bytes: a put adds a value (putting a (key, value) pair that exists changes nothing), a delete of
- * the key removes all its values, FERRY_OP_DELETE_VALUE one of them, a get returns the smallest.
- * Cursor fills yield every (key, value) pair, key then value order (reverse: both reversed); the
- * seek ops work on keys: SEEK_GE/SEEK_GT land on the first value of a key, SEEK_LE/SEEK_LT on the
- * last value of a key (SEEK_GT skips every value of an equal key). Values of a DUPSORT family are
- * limited to the engine's key size (511 bytes by default): a larger one fails with FERRY_EKEYSIZE.
- * Flags are stored with the family: a store opened again uses the stored ones
- * (ferry_cf_flags). RocksDB has no duplicate keys: any flag gives FERRY_ENOTSUP.
- */
-/**@{*/
-#define FERRY_CF_DUPSORT  0x1 /**< LMDB MDB_DUPSORT: several sorted values per key */
-#define FERRY_CF_DUPFIXED 0x2 /**< LMDB MDB_DUPFIXED (with DUPSORT only): a key's values all have one size
-                                   (a value of another size fails with FERRY_EKEYSIZE) */
-/* A cursor changing direction inside a key's values seeks with FERRY_SEEK_PAIR_GT / FERRY_SEEK_PAIR_LT. */
-
-/**
- * @brief Create a column family with FERRY_CF_* flags (ferry_cf_create is flags 0).
- * @return as ferry_cf_create, and FERRY_EINVAL (unknown flags, DUPFIXED without DUPSORT),
- *         FERRY_ENOTSUP (any flag on RocksDB).
- */
-FERRY_EXPORT int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out,
-                                  ferry_error *err);
-
-/**
- * @brief The FERRY_CF_* flags a family was created with (0 on RocksDB and for the default family).
- * @return FERRY_OK, FERRY_EINVAL (bad id), FERRY_ECFDROPPED.
- */
-FERRY_EXPORT int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err);
-
-/**
- * @brief Number of values of a key: its duplicates in a DUPSORT family, else 1 when present.
- * @param[in] snap snapshot or NULL for the latest state.
- * @param[out] out 0 when the key is absent.
- * @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes.
- */
-FERRY_EXPORT int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-                                   uint64_t *out, ferry_error *err);
 /**@}*/
 
 /* ------------------------------------------------------------------ */
-/** @name Per-column-family options (RocksDB)
- * A RocksDB family can have table and column-family options of its own: an int64_t array indexed
- * by FERRY_CFOPT_* (-1 = the store's setting, as given at open) and an options string of the
- * family's own ("merge_operator=uint64add"; checked like ferry_store_open's extra: a comparator, a
- * table factory or a merge operator Ferry does not accept gives FERRY_EINVAL; applied after the
- * array). A family without options of its own has the store's.
- *
- * RocksDB needs a family's options at every open: ferry_store_open2 takes them per family name
- * (FERRY_CFDESC_* records). Ferry does not read them back from the OPTIONS-* file; a family opened
- * without its options has the store's, except that an open which would leave a family without the
- * merge operator its last open had fails with FERRY_EINVAL (its merge operands would be
- * unreadable). Table files written with other compression, block size or filters stay readable.
- *
- * LMDB has none of these settings: any option set (not -1) or a non-empty options string gives
- * FERRY_ENOTSUP; an array of -1 and an empty string are accepted.
- */
+/** @name Snapshots (ferry_snapshot) */
 /**@{*/
-#define FERRY_CFOPT_COMPRESSION  0  /**< FERRY_COMPRESSION_* */
-#define FERRY_CFOPT_BLOOM_BITS   1  /**< bloom filter bits per key, 0..FERRY_CFOPT_MAX_BLOOM_BITS, 0 = no filter */
-#define FERRY_CFOPT_BLOCK_SIZE   2  /**< table block size in bytes, 1..FERRY_CFOPT_MAX_BLOCK_SIZE (RocksDB's default 4096) */
-#define FERRY_CFOPT_PREFIX_LEN   3  /**< fixed-length prefix extractor: prefix bytes 1..FERRY_CFOPT_MAX_PREFIX_LEN, 0 = none. Bloom
-                                         filters then also hold the prefixes; cursors still seek in total
-                                         order (Ferry's ranges are exact) */
-#define FERRY_CFOPT_COUNT        4
-
-#define FERRY_CFOPT_MAX_BLOOM_BITS 100        /**< largest FERRY_CFOPT_BLOOM_BITS */
-#define FERRY_CFOPT_MAX_BLOCK_SIZE 1073741824 /**< largest FERRY_CFOPT_BLOCK_SIZE (2^30) */
-#define FERRY_CFOPT_MAX_PREFIX_LEN 4096       /**< largest FERRY_CFOPT_PREFIX_LEN */
-
-/** Size of a family record's header for ferry_store_open2: uint32_t name length, uint32_t options
- *  string length, int64_t opts[FERRY_CFOPT_COUNT], all native-endian and unaligned, followed by the
- *  name's bytes and the options string's bytes (no NUL terminators). */
-#define FERRY_CFDESC_HEADER      40
-
 /**
- * @brief Create a column family with FERRY_CF_* flags and per-family options.
- * @param[in] opts int64 options indexed by FERRY_CFOPT_*; -1 = the store's. May be NULL (nopts 0).
- * @param[in] nopts entries in opts, at most FERRY_CFOPT_COUNT.
- * @param[in] extra the family's RocksDB options string, or NULL.
- * @note The options are not remembered by Ferry: pass them again to ferry_store_open2.
- * @return as ferry_cf_create2, and FERRY_EINVAL (an option out of range, nopts too large, a bad options
- *         string), FERRY_ENOTSUP (LMDB with any option set).
+ * @brief Open a consistent read view (RocksDB snapshot, LMDB read transaction).
+ * @note The view covers the families that exist when it is taken. Reads and cursors through it
+ *       on a family created later (or concurrently) fail with FERRY_EINVAL ("column family 'b'
+ *       was created after this snapshot"): LMDB gives a dropped database's handle number to the
+ *       next one, so the old read transaction would read another family's data. A family
+ *       dropped since fails with FERRY_ECFDROPPED.
  */
-FERRY_EXPORT int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts,
-                                  uint32_t nopts, const char *extra, uint32_t *id_out, ferry_error *err);
+FERRY_EXPORT int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err);
 
-/**
- * @brief Open a store as ferry_store_open does, giving families their own options.
- * @param[in] cfs ncfs records (see FERRY_CFDESC_HEADER), back to back; NULL when ncfs is 0. A record
- *            may name "default". Records naming families that do not exist are checked and otherwise
- *            ignored (create those with ferry_cf_create3).
- * @param[in] cfs_len bytes at cfs: exactly the records.
- * @return as ferry_store_open, and FERRY_EINVAL (malformed records, a name given twice, an option out
- *         of range), FERRY_ENOTSUP (LMDB with any option set).
- */
-FERRY_EXPORT int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_t nopts,
-                                   const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs,
-                                   ferry_store **out, ferry_error *err);
+/** @brief Release a snapshot. Cursors opened on it must be closed first. NULL is ignored. */
+FERRY_EXPORT int ferry_snapshot_close(ferry_snapshot *snap);
+
 /**@}*/
 
 /* ------------------------------------------------------------------ */
-/** @name Per-write options: flags for ferry_put2 and ferry_write2 */
-/**@{*/
-#define FERRY_WRITE_SYNC         0x1  /**< sync before returning, whatever FERRY_OPT_SYNC (RocksDB WriteOptions.sync;
-                                           LMDB: the commit is followed by mdb_env_sync) */
-#define FERRY_WRITE_NO_WAL       0x2  /**< RocksDB: skip the write-ahead log for this write (lost on a crash
-                                           until flushed); LMDB has no log: ignored */
-#define FERRY_WRITE_NO_OVERWRITE 0x4  /**< LMDB MDB_NOOVERWRITE: the key must be absent (DUPSORT: have no
-                                           value at all), else FERRY_EKEYEXIST; RocksDB: FERRY_ENOTSUP */
-#define FERRY_WRITE_NO_DUP_DATA  0x8  /**< LMDB MDB_NODUPDATA, DUPSORT families only (else FERRY_EINVAL): the
-                                           (key, value) pair must be absent, else FERRY_EKEYEXIST; RocksDB:
-                                           FERRY_ENOTSUP */
-#define FERRY_WRITE_APPEND       0x10 /**< LMDB MDB_APPEND: every key sorts after the family's last key
-                                           (DUPSORT: MDB_APPENDDUP, every value after its key's last value);
-                                           one that does not fails with FERRY_EINVAL (nothing written);
-                                           RocksDB: FERRY_ENOTSUP */
-
-/**
- * @brief ferry_put with FERRY_WRITE_* flags (ferry_put is flags 0).
- * @return FERRY_OK, FERRY_EKEYEXIST (NO_OVERWRITE / NO_DUP_DATA: not written), FERRY_EINVAL (unknown
- *         flags, NO_DUP_DATA on a family without DUPSORT, APPEND out of order), FERRY_ENOTSUP, and as ferry_put.
- */
-FERRY_EXPORT int ferry_put2(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val,
-                            size_t vlen, uint32_t flags, ferry_error *err);
-
-/**
- * @brief ferry_write with FERRY_WRITE_* flags applying to every PUT record (ferry_write is flags 0).
- * @return as ferry_write and ferry_put2; on FERRY_EKEYEXIST nothing of the batch was applied and the
- *         message names the record.
- */
-FERRY_EXPORT int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
-                              ferry_error *err);
 /** @name Write transactions
  * A write transaction with read-your-writes, on both engines:
  * - LMDB: its one write transaction (MDB_txn without MDB_RDONLY). One writer at a time per store:
@@ -750,32 +737,45 @@ FERRY_EXPORT int ferry_txn_abandon(ferry_txn *txn);
 /**@}*/
 
 /* ------------------------------------------------------------------ */
-/** @name Checkpoints
- * A checkpoint is a consistent point-in-time copy of a store in a new directory, which opens as
- * a store of the same engine with every column family.
- */
+/** @name Cursors (ferry_cursor): ranges filled page by page; flags, ops and page layout above */
 /**@{*/
-#define FERRY_CHECKPOINT_COMPACT 0x1 /**< LMDB: copy with MDB_CP_COMPACT (free pages left out, pages
-                                          renumbered); RocksDB refuses it with FERRY_EINVAL */
+/**
+ * @brief Open a cursor over [lower, upper) of one family.
+ * @param[in] snap snapshot or NULL (the cursor then reads an implicit snapshot taken now).
+ * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
+ *            The bounds are copied. A non-NULL bound of length 0 is the empty key (the smallest):
+ *            an upper bound of "" gives an empty cursor on every engine.
+ * @param[in] flags FERRY_CURSOR_*.
+ * @note One thread at a time.
+ */
+FERRY_EXPORT int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf,
+                                   const void *lower, size_t llen, const void *upper, size_t ulen,
+                                   uint32_t flags, ferry_cursor **out, ferry_error *err);
+
+/** @brief Close a cursor. NULL is ignored. */
+FERRY_EXPORT int ferry_cursor_close(ferry_cursor *c);
 
 /**
- * @brief Write a consistent point-in-time copy of the store into a new directory.
- * @param[in] dir the directory to create, NUL-terminated UTF-8; it must not exist (its parent must).
- * @param[in] flags 0 or FERRY_CHECKPOINT_COMPACT (LMDB only).
- * @note RocksDB: rocksdb_checkpoint_create after a flush of every family: table files are hard
- *       links where dir is on the same file system (else copies), the WAL and MANIFEST are copied.
- *       The state is that of one point in time across all families while the write-ahead log is on
- *       (with it off, each family holds what its flush captured). LMDB: mdb_env_copy2 into
- *       dir/data.mdb, a copy of one read transaction; with FERRY_CHECKPOINT_COMPACT writers of this
- *       store wait until the copy is done.
- * @note Thread-safe; reads and writes go on meanwhile.
- * @return FERRY_OK, FERRY_EINVAL (empty dir, unknown flags, COMPACT on RocksDB), FERRY_EEXISTS (dir
- *         exists), FERRY_ENOTSUP (a RocksDB store opened read-only: RocksDB would copy it without
- *         the writes still in its log; or a RocksDB library without checkpoints), FERRY_EREADERSFULL,
- *         engine codes (e.g. FERRY_EIO: the parent directory is missing or not searchable). A failed
- *         LMDB copy removes what it created.
+ * @brief Position the cursor (op) and write entries into a caller-owned page until it is
+ *        full, max_entries were written, or the range ends.
+ * @param[in] op FERRY_FIRST..FERRY_CURRENT_REV; key/klen used by the SEEK ops only.
+ *            FERRY_CURRENT_FWD/REV: RocksDB cursors only (FERRY_ENOTSUP on LMDB).
+ * @param[out] page page memory (see "Page layout"), cap bytes, at least FERRY_PAGE_MIN.
+ * @param[in] max_entries upper bound on entries (>= 1).
+ * @note A pointer page also ends once the keys and values it points to add up to
+ *       FERRY_PTR_SPAN bytes, so the data is still in the CPU's cache when the caller
+ *       reads it (count > 0, FERRY_PAGE_END clear: fill again to continue).
+ * @note After a fill the engine stands on the next entry to emit, so FERRY_NEXT/PREV
+ *       continue without skipping; continuing in the other direction gives
+ *       FERRY_EDIRECTION (seek with the current key instead).
+ * @return count written (>= 0; 0 with FERRY_PAGE_END when the range is exhausted),
+ *         FERRY_ETOOSMALL when the next entry alone does not fit (header.used = size
+ *         needed; the position is kept: retry FERRY_NEXT/PREV with a bigger page),
+ *         FERRY_EINVAL, engine codes.
  */
-FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
+FERRY_EXPORT int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen,
+                                   void *page, size_t cap, uint32_t max_entries, ferry_error *err);
+
 /**@}*/
 
 /* ------------------------------------------------------------------ */

@@ -675,19 +675,13 @@ static int sync_after(lmdb_store *s, int rc, uint32_t flags, ferry_error *err)
 }
 
 /* put with FERRY_WRITE_* flags: key checked here, then one write transaction. */
-static int lmdb_put_flags(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
-                          size_t vlen, uint32_t flags, ferry_error *err)
+static int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                    size_t vlen, uint32_t flags, ferry_error *err)
 {
     int rc = check_key(LS(s), klen, err);
     if (rc) return rc;
     put_ctx p = { cf, key, val, klen, vlen, flags };
     return sync_after(LS(s), with_write_txn(LS(s), put_fn, &p, err), flags, err);
-}
-
-static int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
-                    size_t vlen, ferry_error *err)
-{
-    return lmdb_put_flags(s, cf, key, klen, val, vlen, 0, err);
 }
 
 /* delete: a missing key is not an error. */
@@ -754,8 +748,8 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
 }
 
 /* write with FERRY_WRITE_* flags: key sizes checked up front, then every record in one transaction. */
-static int lmdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
-                            ferry_error *err)
+static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                      ferry_error *err)
 {
     (void)count;
     /* check every key first: a bad record must not start the transaction */
@@ -774,11 +768,6 @@ static int lmdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_
     }
     batch_ctx b = { ops, end, flags };
     return sync_after(LS(s), with_write_txn(LS(s), batch_fn, &b, err), flags, err);
-}
-
-static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
-{
-    return lmdb_write_flags(s, ops, len, count, 0, err);
 }
 
 /* ------------------------------------------------------------------ families */
@@ -880,8 +869,10 @@ static int cf_reopen_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err
  * the main database, so it must fit LMDB's key size. */
 static int dropped_since(ferry_cf_slot *cf, ferry_error *err);
 
-static int lmdb_cf_create_flags(ferry_store *s, const char *name, uint32_t flags, void **handle_out, ferry_error *err)
+static int lmdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, const char *extra,
+                          void **handle_out, int *bits_out, ferry_error *err)
 {
+    (void)opts, (void)extra, (void)bits_out;   /* ferry.c refused options: they are RocksDB's */
     size_t n = strlen(name);
     if (n > LS(s)->max_key)
         return ferry_fail(err, FERRY_EINVAL, 0,
@@ -893,11 +884,6 @@ static int lmdb_cf_create_flags(ferry_store *s, const char *name, uint32_t flags
     int rc = with_write_txn(LS(s), cf_create_fn, &c, err);
     if (rc == FERRY_OK) *handle_out = (void *)(uintptr_t)c.dbi;
     return rc;
-}
-
-static int lmdb_cf_create(ferry_store *s, const char *name, void **handle_out, ferry_error *err)
-{
-    return lmdb_cf_create_flags(s, name, 0, handle_out, err);
 }
 
 /* cf_flags: the flags LMDB keeps with the database, read in a read transaction. */
@@ -981,8 +967,9 @@ static inline int get_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *
 
 /* get: copies min(vlen, cap) bytes, reports the full length. */
 static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
-                    void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+                    uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
+    (void)flags;   /* no block cache, no checksums */
     MDB_txn *txn, *own;
     int rc = read_txn(LS(s), snap, &txn, &own, err);
     if (rc) return rc;
@@ -1035,10 +1022,10 @@ static int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
     return drc ? drc : rc;
 }
 
-static int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
-                          const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
-                          ferry_error *err)
+static int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
+                          uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
 {
+    (void)flags;   /* as lmdb_get */
     MDB_txn *txn, *own;
     int rc = read_txn(LS(s), snap, &txn, &own, err);
     if (rc) return rc;
@@ -1983,29 +1970,26 @@ static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, fe
 static int lmdb_cf_list_all(ferry_store *fs, ferry_error *err);
 
 static const ferry_engine_ops lmdb_ops = {
-    .checkpoint = lmdb_checkpoint,
     .close = lmdb_close,
-    .cf_create = lmdb_cf_create,
-    .cf_drop = lmdb_cf_drop,
-    .snapshot_open = lmdb_snapshot_open,
-    .snapshot_close = lmdb_snapshot_close,
-    .get = lmdb_get,
-    .multi_get = lmdb_multi_get,
-    .put = lmdb_put,
-    .put_flags = lmdb_put_flags,
-    .write_flags = lmdb_write_flags,
-    .cf_create_flags = lmdb_cf_create_flags,
-    .cf_flags = lmdb_cf_flags,
-    .cf_find = lmdb_cf_find,
-    .cf_list_all = lmdb_cf_list_all,
-    .value_count = lmdb_value_count,
-    .del = lmdb_del,
-    .delete_range = lmdb_delete_range,
-    .write = lmdb_write,
     .flush = lmdb_flush,
     .compact_range = lmdb_compact_range,
     .property = lmdb_property,
     .property_int = lmdb_property_int,
+    .checkpoint = lmdb_checkpoint,
+    .cf_create = lmdb_cf_create,
+    .cf_drop = lmdb_cf_drop,
+    .cf_flags = lmdb_cf_flags,
+    .cf_find = lmdb_cf_find,
+    .cf_list_all = lmdb_cf_list_all,
+    .get = lmdb_get,
+    .multi_get = lmdb_multi_get,
+    .value_count = lmdb_value_count,
+    .put = lmdb_put,
+    .del = lmdb_del,
+    .delete_range = lmdb_delete_range,
+    .write = lmdb_write,
+    .snapshot_open = lmdb_snapshot_open,
+    .snapshot_close = lmdb_snapshot_close,
     .cursor_open = lmdb_cursor_open,
     .cursor_close = lmdb_cursor_close,
     .cursor_fill = lmdb_cursor_fill,
@@ -2099,7 +2083,7 @@ static int scan_families(lmdb_store *s, MDB_txn *txn, MDB_dbi main_dbi, ferry_er
                               "(FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
         }
         if (orc) break;
-        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, NULL) != FERRY_OK) {
+        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, 0, NULL) != FERRY_OK) {
             mdb.mdb_cursor_close(cur);
             return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
         }
@@ -2126,7 +2110,7 @@ static int list_families(lmdb_store *s, ferry_error *err)
         mdb.mdb_txn_abort(txn);
         return lmdb_fail(err, rc, "list column families");
     }
-    if (ferry_store_add_cf(&s->base, "default", (void *)(uintptr_t)main_dbi, NULL) != FERRY_OK) {
+    if (ferry_store_add_cf(&s->base, "default", (void *)(uintptr_t)main_dbi, 0, NULL) != FERRY_OK) {
         mdb.mdb_txn_abort(txn);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     }

@@ -871,7 +871,7 @@ static int open_families(rdb_store *s, const char *path, int read_only, const fe
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        int arc = ferry_store_add_cf2(&s->base, names[i], handles[i], bits[i], NULL);
+        int arc = ferry_store_add_cf(&s->base, names[i], handles[i], bits[i], NULL);
         if (arc != FERRY_OK) {
             for (size_t j = i; j < n; j++) R.column_family_handle_destroy(handles[j]);
             rc = ferry_fail(err, arc, 0, "cannot record column family '%s'", names[i]);
@@ -1024,26 +1024,20 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
 /* ------------------------------------------------------------------ */
 /* Column families and snapshots                                       */
 
-/* Create a family with the store's options. */
-static int rdb_cf_create(ferry_store *s, const char *name, void **handle_out, ferry_error *err)
+/* Create a family: with the store's options, or (opts non-NULL) with options of its own. ferry.c
+ * refused flags (LMDB's). */
+static int rdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, const char *extra,
+                         void **handle_out, int *bits_out, ferry_error *err)
 {
-    char *e = NULL;
-    rocksdb_column_family_handle_t *h = R.create_column_family(STORE(s)->db, STORE(s)->opts, name, &e);
-    if (e) return rdb_error(err, e);
-    *handle_out = h;
-    return FERRY_OK;
-}
-
-/* Create a family with options of its own. */
-static int rdb_cf_create_opts(ferry_store *s, const char *name, const int64_t *opts, const char *extra,
-                              void **handle_out, int *bits_out, ferry_error *err)
-{
-    rocksdb_options_t *f;
-    int rc = family_options(STORE(s), name, opts, extra, &f, bits_out, err);
-    if (rc) return rc;
+    (void)flags;
+    rocksdb_options_t *f = STORE(s)->opts;
+    if (opts) {
+        int rc = family_options(STORE(s), name, opts, extra, &f, bits_out, err);
+        if (rc) return rc;
+    }
     char *e = NULL;
     rocksdb_column_family_handle_t *h = R.create_column_family(STORE(s)->db, f, name, &e);
-    R.options_destroy(f);
+    if (f != STORE(s)->opts) R.options_destroy(f);
     if (e) return rdb_error(err, e);
     *handle_out = h;
     return FERRY_OK;
@@ -1103,12 +1097,6 @@ static int get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_colu
     return FERRY_OK;
 }
 
-/* Store read. */
-static int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
-                   void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
-{
-    return get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), key, klen, dst, cap, vlen_out, err);
-}
 
 /* Point reads in key order, packing values into dst until the next one does not fit. */
 static int multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
@@ -1143,14 +1131,6 @@ static int multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksd
     return (int)n;
 }
 
-/* Store multi-read. */
-static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
-                         const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
-                         ferry_error *err)
-{
-    return multi_get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out, err);
-}
-
 /* Read options for one point read with FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS flags. */
 static rocksdb_readoptions_t *flag_read_opts(ferry_snapshot *snap, uint32_t flags)
 {
@@ -1162,9 +1142,11 @@ static rocksdb_readoptions_t *flag_read_opts(ferry_snapshot *snap, uint32_t flag
     return ro;
 }
 
-static int rdb_get_flags(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
-                         uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+/* Store read: the store's or the snapshot's read options, or with flags options made for this call. */
+static int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+                   uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
+    if (!flags) return get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), key, klen, dst, cap, vlen_out, err);
     rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
     if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     int rc = get_core(STORE(s)->db, ro, CFH(cf), key, klen, dst, cap, vlen_out, err);
@@ -1172,9 +1154,11 @@ static int rdb_get_flags(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf
     return rc;
 }
 
-static int rdb_multi_get_flags(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
-                               uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+/* Store multi-read, read options as for rdb_get. */
+static int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
+                         uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
 {
+    if (!flags) return multi_get_core(STORE(s)->db, read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out, err);
     rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
     if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     int rc = multi_get_core(STORE(s)->db, ro, CFH(cf), n, keys, dst, cap, lens_out, err);
@@ -1208,17 +1192,6 @@ static void write_exit(ferry_store *s)
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
 }
 
-/* Store put. */
-static int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
-                   size_t vlen, ferry_error *err)
-{
-    int rc = write_enter(s, cf, err);
-    if (rc) return rc;
-    rc = put_core(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, err);
-    write_exit(s);
-    return rc;
-}
-
 /* Write options for FERRY_WRITE_SYNC / NO_WAL (ferry.c refused the LMDB-only flags): the store's
  * own when neither is set, else a copy made for this call (release with wopts_release). */
 static rocksdb_writeoptions_t *wopts_for(ferry_store *s, uint32_t flags)
@@ -1236,10 +1209,17 @@ static void wopts_release(ferry_store *s, rocksdb_writeoptions_t *wo)
     if (wo && wo != STORE(s)->wopts) R.writeoptions_destroy(wo);
 }
 
-/* Store put with FERRY_WRITE_SYNC / NO_WAL. */
-static int rdb_put_flags(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
-                         size_t vlen, uint32_t flags, ferry_error *err)
+/* Store put: the store's write options, or with FERRY_WRITE_SYNC / NO_WAL options made for this call. */
+static int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                   size_t vlen, uint32_t flags, ferry_error *err)
 {
+    if (!flags) {
+        int rc = write_enter(s, cf, err);
+        if (rc) return rc;
+        rc = put_core(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, err);
+        write_exit(s);
+        return rc;
+    }
     rocksdb_writeoptions_t *wo = wopts_for(s, flags);
     if (!wo) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     int rc = write_enter(s, cf, err);
@@ -1349,19 +1329,9 @@ static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id)
     return ferry_slot(ctx, id)->handle;
 }
 
-static int rdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
-                           ferry_error *err);
-
-/* Store batch write. */
-static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
-{
-    return rdb_write_flags(s, ops, len, count, 0, err);
-}
-
-/* Store batch write with FERRY_WRITE_SYNC / NO_WAL: every family it names must still be live
- * under drop_lock. */
-static int rdb_write_flags(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
-                           ferry_error *err)
+/* Store batch write, write options as for rdb_put: every family it names must still be live under
+ * drop_lock. */
+static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err)
 {
     (void)count;
     rocksdb_writeoptions_t *wo = wopts_for(s, flags);
@@ -1992,18 +1962,15 @@ static int rdb_txn_close(ferry_txn *tb)
 }
 
 static const ferry_engine_ops rdb_ops = {
-    .ingest = rdb_ingest,
-    .checkpoint = rdb_checkpoint,
-    .put_flags = rdb_put_flags,
-    .write_flags = rdb_write_flags,
     .close = rdb_close,
+    .flush = rdb_flush,
+    .compact_range = rdb_compact_range,
+    .property = rdb_property,
+    .property_int = rdb_property_int,
+    .checkpoint = rdb_checkpoint,
+    .ingest = rdb_ingest,
     .cf_create = rdb_cf_create,
-    .cf_create_opts = rdb_cf_create_opts,
-    .get_flags = rdb_get_flags,
-    .multi_get_flags = rdb_multi_get_flags,
     .cf_drop = rdb_cf_drop,
-    .snapshot_open = rdb_snapshot_open,
-    .snapshot_close = rdb_snapshot_close,
     .get = rdb_get,
     .multi_get = rdb_multi_get,
     .put = rdb_put,
@@ -2011,10 +1978,8 @@ static const ferry_engine_ops rdb_ops = {
     .del = rdb_del,
     .delete_range = rdb_delete_range,
     .write = rdb_write,
-    .flush = rdb_flush,
-    .compact_range = rdb_compact_range,
-    .property = rdb_property,
-    .property_int = rdb_property_int,
+    .snapshot_open = rdb_snapshot_open,
+    .snapshot_close = rdb_snapshot_close,
     .cursor_open = rdb_cursor_open,
     .cursor_close = rdb_cursor_close,
     .cursor_fill = rdb_cursor_fill,

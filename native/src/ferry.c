@@ -13,7 +13,7 @@ _Static_assert(offsetof(ferry_error, code) == 0, "ferry_error.code at 0");
 _Static_assert(offsetof(ferry_error, engine_code) == 4, "ferry_error.engine_code at 4");
 _Static_assert(offsetof(ferry_error, message) == 8, "ferry_error.message at 8");
 _Static_assert(sizeof(ferry_error) == 1024, "ferry_error is 1024 bytes");
-/* A family record of ferry_store_open2: name length, options-string length, then the FERRY_CFOPT_* values. */
+/* A family record of ferry_store_open: name length, options-string length, then the FERRY_CFOPT_* values. */
 _Static_assert(FERRY_CFDESC_HEADER == 4 + 4 + FERRY_CFOPT_COUNT * sizeof(int64_t),
                "FERRY_CFDESC_HEADER is two uint32 lengths and FERRY_CFOPT_COUNT int64 options");
 
@@ -132,7 +132,7 @@ static void cf_descs_free(ferry_cf_desc *d, uint32_t n)
     free(d);
 }
 
-/* Decode ferry_store_open2's family records into *out (free with cf_descs_free). */
+/* Decode ferry_store_open's family records into *out (free with cf_descs_free). */
 static int cf_descs_parse(const void *cfs, size_t len, uint32_t n, ferry_cf_desc **out, ferry_error *err)
 {
     *out = NULL;
@@ -236,14 +236,8 @@ static int sync_store_dirs(const char *path, ferry_error *err)
 }
 
 int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
-                     const char *extra, ferry_store **out, ferry_error *err)
-{
-    return ferry_store_open2(engine, path, opts, nopts, extra, NULL, 0, 0, out, err);
-}
-
-int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_t nopts,
-                      const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs,
-                      ferry_store **out, ferry_error *err)
+                     const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs,
+                     ferry_store **out, ferry_error *err)
 {
     CHECK_E(path != NULL && path[0] != '\0', err, "path is empty");
     CHECK_E(out != NULL, err, "out is NULL");
@@ -374,7 +368,7 @@ int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_erro
                             "column family '%s' exists, but %u families are live: maxColumnFamilies is %u "
                             "(FERRY_OPT_MAX_DBS in the C ABI)", name, s->cf_named, s->cf_named_max);
         if (rc == FERRY_OK) {
-            rc = ferry_store_add_cf(s, name, h, id_out);
+            rc = ferry_store_add_cf(s, name, h, 0, id_out);
             if (rc == FERRY_EDBSFULL)
                 ferry_fail(err, rc, 0, "column family ids used up: %u families given ids since the store opened "
                            "(reopen the store)", FERRY_CF_ID_LIMIT);
@@ -396,18 +390,8 @@ int ferry_cf_list_all(ferry_store *s, ferry_error *err)
     return rc;
 }
 
-int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
-{
-    return ferry_cf_create2(s, name, 0, id_out, err);
-}
-
-int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out, ferry_error *err)
-{
-    return ferry_cf_create3(s, name, flags, NULL, 0, NULL, id_out, err);
-}
-
-int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, uint32_t nopts,
-                     const char *extra, uint32_t *id_out, ferry_error *err)
+int ferry_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, uint32_t nopts,
+                    const char *extra, uint32_t *id_out, ferry_error *err)
 {
     CHECK_E(s != NULL && id_out != NULL, err, "store or id_out is NULL");
     CHECK_E(name != NULL && name[0] != '\0', err, "column family name is empty");
@@ -418,7 +402,7 @@ int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int
     int64_t o[FERRY_CFOPT_COUNT];
     for (int i = 0; i < FERRY_CFOPT_COUNT; i++) o[i] = i < (int)nopts ? opts[i] : -1;
     int own = cfopts_set(o, extra);
-    if (own && !s->ops->cf_create_opts)
+    if (own && s->engine != FERRY_ENGINE_ROCKSDB)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "per-family options (compression, bloom filter, block size, prefix "
                           "extractor, merge operator) are RocksDB's; LMDB has none (its families take flags)");
     if (own && flags)
@@ -428,7 +412,7 @@ int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown column family flags 0x%x", flags);
     if ((flags & FERRY_CF_DUPFIXED) && !(flags & FERRY_CF_DUPSORT))
         return ferry_fail(err, FERRY_EINVAL, 0, "column family flag DUPFIXED needs DUPSORT");
-    if (flags && !s->ops->cf_create_flags)
+    if (flags && s->engine != FERRY_ENGINE_LMDB)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "column family flags (DUPSORT, DUPFIXED) are LMDB's: this engine "
                           "keeps one value per key");
     WRITABLE(s, err);
@@ -446,9 +430,8 @@ int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int
     } else {
         void *h = NULL;
         int bits = 0;
-        rc = own ? s->ops->cf_create_opts(s, name, o, extra, &h, &bits, err)
-           : flags ? s->ops->cf_create_flags(s, name, flags, &h, err) : s->ops->cf_create(s, name, &h, err);
-        if (rc == FERRY_OK) rc = ferry_store_add_cf2(s, name, h, bits, id_out);
+        rc = s->ops->cf_create(s, name, flags, own ? o : NULL, own ? extra : NULL, &h, &bits, err);
+        if (rc == FERRY_OK) rc = ferry_store_add_cf(s, name, h, bits, id_out);
         /* a failed add leaves the created family unrecorded until the store reopens */
         if (rc == FERRY_ENOMEM) ferry_fail(err, rc, 0, "out of memory recording column family '%s'", name);
     }
@@ -574,21 +557,26 @@ static int txn_multi_get(ferry_txn *t, ferry_cf_slot *slot, uint32_t n, const vo
     return rc ? rc : (int)i;
 }
 
-int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+#define READ_FLAGS ((uint32_t)(FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS))
+
+int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
+    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
     CHECK_E(s != NULL && vlen_out != NULL, err, "store or vlen_out is NULL");
     CHECK_E(BYTES_OK(key, klen) && BYTES_OK(dst, cap), err, "NULL buffer with a length");
     CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
+    /* a transaction's view reads through the transaction, which has no read flags */
     if (snap && snap->txn) return txn_get(snap->txn, slot, key, klen, dst, cap, vlen_out, 0, err);
-    return s->ops->get(s, snap, slot, key, klen, dst, cap, vlen_out, err);
+    return s->ops->get(s, snap, slot, key, klen, flags, dst, cap, vlen_out, err);
 }
 
 int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
-                    size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+                    size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
 {
+    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
     CHECK_E(s != NULL && lens_out != NULL && n > 0, err, "store or lens_out is NULL, or n is 0");
     CHECK_E(keys != NULL && BYTES_OK(dst, cap), err, "NULL buffer");
     CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
@@ -597,49 +585,7 @@ int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t 
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
     if (snap && snap->txn) return txn_multi_get(snap->txn, slot, n, keys, dst, cap, lens_out, err);
-    return s->ops->multi_get(s, snap, slot, n, keys, keys_len, dst, cap, lens_out, err);
-}
-
-#define READ_FLAGS ((uint32_t)(FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS))
-
-int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
-               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
-{
-    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
-    if (!flags || !s || (snap && snap->txn) || !s->ops->get_flags)
-        return ferry_get(s, snap, cf, key, klen, dst, cap, vlen_out, err);
-    CHECK_E(vlen_out != NULL, err, "vlen_out is NULL");
-    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(dst, cap), err, "NULL buffer with a length");
-    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
-    SLOT(s, cf, err);
-    SNAP_SEES(snap, cf, err);
-    return s->ops->get_flags(s, snap, slot, key, klen, flags, dst, cap, vlen_out, err);
-}
-
-int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
-                     size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-{
-    if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
-    if (!flags || !s || (snap && snap->txn) || !s->ops->multi_get_flags)
-        return ferry_multi_get(s, snap, cf, n, keys, keys_len, dst, cap, lens_out, err);
-    CHECK_E(lens_out != NULL && n > 0, err, "lens_out is NULL, or n is 0");
-    CHECK_E(keys != NULL && BYTES_OK(dst, cap), err, "NULL buffer");
-    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
-    int vrc = ferry_keys_validate(n, keys, keys_len, err);
-    if (vrc) return vrc;
-    SLOT(s, cf, err);
-    SNAP_SEES(snap, cf, err);
-    return s->ops->multi_get_flags(s, snap, slot, n, keys, flags, dst, cap, lens_out, err);
-}
-
-int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
-              ferry_error *err)
-{
-    CHECK_E(s != NULL, err, "store is NULL");
-    CHECK_E(BYTES_OK(key, klen) && BYTES_OK(val, vlen), err, "NULL buffer with a length");
-    WRITABLE(s, err);
-    SLOT(s, cf, err);
-    return s->ops->put(s, slot, key, klen, val, vlen, err);
+    return s->ops->multi_get(s, snap, slot, n, keys, flags, dst, cap, lens_out, err);
 }
 
 /* Check FERRY_WRITE_* flags against the engine: those beyond sync and WAL are LMDB's. */
@@ -663,29 +609,33 @@ static int write_flags_ok(ferry_store *s, uint32_t flags, ferry_error *err)
     return FERRY_OK;
 }
 
-int ferry_put2(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
-               uint32_t flags, ferry_error *err)
+int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
+              uint32_t flags, ferry_error *err)
 {
     CHECK_E(s != NULL, err, "store is NULL");
     CHECK_E(BYTES_OK(key, klen) && BYTES_OK(val, vlen), err, "NULL buffer with a length");
-    int frc = write_flags_ok(s, flags, err);
-    if (frc) return frc;
+    if (flags) {
+        int frc = write_flags_ok(s, flags, err);
+        if (frc) return frc;
+    }
     WRITABLE(s, err);
     SLOT(s, cf, err);
-    return s->ops->put_flags(s, slot, key, klen, val, vlen, flags, err);
+    return s->ops->put(s, slot, key, klen, val, vlen, flags, err);
 }
 
-int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err)
+int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err)
 {
     CHECK_E(s != NULL, err, "store is NULL");
     CHECK_E(BYTES_OK(ops, len), err, "NULL batch with a length");
-    int frc = write_flags_ok(s, flags, err);
-    if (frc) return frc;
+    if (flags) {
+        int frc = write_flags_ok(s, flags, err);
+        if (frc) return frc;
+    }
     WRITABLE(s, err);
     int vrc = ferry_batch_validate(ops, len, count, atomic_load_explicit(&s->cf_count, memory_order_acquire), s, err);
     if (vrc) return vrc;
     if (count == 0) return FERRY_OK;
-    return s->ops->write_flags(s, ops, len, count, flags, err);
+    return s->ops->write(s, ops, len, count, flags, err);
 }
 
 int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
@@ -707,7 +657,7 @@ int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     *out = 0;
     if (s->ops->value_count) return s->ops->value_count(s, snap, slot, key, klen, out, err);
     size_t vlen;
-    int rc = s->ops->get(s, snap, slot, key, klen, NULL, 0, &vlen, err);
+    int rc = s->ops->get(s, snap, slot, key, klen, 0, NULL, 0, &vlen, err);
     if (rc == FERRY_OK) *out = 1;
     return rc == FERRY_NOTFOUND ? FERRY_OK : rc;
 }
@@ -743,17 +693,6 @@ int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t bl
     SLOT(s, cf, err);
     if (ferry_range_empty(begin, blen, end, elen)) return FERRY_OK;
     return s->ops->delete_range(s, slot, begin, blen, end, elen, err);
-}
-
-int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
-{
-    CHECK_E(s != NULL, err, "store is NULL");
-    CHECK_E(BYTES_OK(ops, len), err, "NULL batch with a length");
-    WRITABLE(s, err);
-    int vrc = ferry_batch_validate(ops, len, count, atomic_load_explicit(&s->cf_count, memory_order_acquire), s, err);
-    if (vrc) return vrc;
-    if (count == 0) return FERRY_OK;
-    return s->ops->write(s, ops, len, count, err);
 }
 
 int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err)

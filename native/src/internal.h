@@ -37,7 +37,7 @@ typedef struct ferry_cf_slot {
     atomic_int bits;     /* engine-private (RocksDB: RDB_SLOT_* of the family's own options) */
 } ferry_cf_slot;
 
-/* A family's options for ferry_store_open2 / ferry_cf_create3: opts holds FERRY_CFOPT_COUNT values
+/* A family's options for ferry_store_open / ferry_cf_create: opts holds FERRY_CFOPT_COUNT values
  * (-1 = the store's), extra is NULL or the family's options string. */
 typedef struct ferry_cf_desc {
     char *name;
@@ -103,35 +103,12 @@ struct ferry_txn {
     ferry_cursor *cursors;      /* open cursors */
 };
 
-/* Engine entry points. Arguments are already checked by ferry.c: handles non-NULL, cf a
- * live slot, pointers non-NULL where a length is non-zero, page large enough. */
+/* Engine entry points, one per operation (its flags and options are parameters, as in ferry.h).
+ * Arguments are already checked by ferry.c: handles non-NULL, cf a live slot, pointers non-NULL
+ * where a length is non-zero, page large enough, flags known and meant for this engine. */
 struct ferry_engine_ops {
+    /* ---- store */
     int (*close)(ferry_store *s);
-    int (*cf_create)(ferry_store *s, const char *name, void **handle_out, ferry_error *err);
-    int (*cf_drop)(ferry_store *s, ferry_cf_slot *slot, ferry_error *err);
-    int (*snapshot_open)(ferry_store *s, ferry_snapshot **out, ferry_error *err);
-    int (*snapshot_close)(ferry_snapshot *snap);
-    int (*get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
-               void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
-    int (*multi_get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
-                     const void *keys, size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
-                     ferry_error *err);
-    /* get / multi_get with non-zero FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS flags; NULL: the
-     * flags mean nothing to the engine (get / multi_get) */
-    int (*get_flags)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
-                     uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
-    int (*multi_get_flags)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
-                           uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
-    int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
-               size_t vlen, ferry_error *err);
-    /* NULL: the engine has no merge operators (FERRY_ENOTSUP) */
-    int (*merge)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand,
-                 size_t olen, ferry_error *err);
-    int (*del)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
-    int (*delete_range)(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
-                        const void *end, size_t elen, ferry_error *err);
-    /* ops already validated by ferry_batch_validate */
-    int (*write)(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err);
     int (*flush)(ferry_store *s, ferry_cf_slot *cf, ferry_error *err);
     int (*compact_range)(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
                          const void *end, size_t elen, ferry_error *err);
@@ -139,21 +116,18 @@ struct ferry_engine_ops {
                     size_t *len_out, ferry_error *err);
     int (*property_int)(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
                         ferry_error *err);
-    int (*cursor_open)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
-                       size_t llen, const void *upper, size_t ulen, uint32_t flags,
-                       ferry_cursor **out, ferry_error *err);
-    int (*cursor_close)(ferry_cursor *c);
-    /* op and direction already checked against c->dir; page cap >= FERRY_PAGE_MIN;
-     * FERRY_CURRENT_* reach RocksDB cursors only */
-    int (*cursor_fill)(ferry_cursor *c, int op, const void *key, size_t klen, uint8_t *page,
-                       size_t cap, uint32_t max_entries, ferry_error *err);
+    /* dir non-empty and not existing when checked; flags are known FERRY_CHECKPOINT_* bits */
+    int (*checkpoint)(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
     /* NULL: no ingestion (FERRY_ENOTSUP); paths already split, flags known */
     int (*ingest)(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n, uint32_t flags,
                   ferry_error *err);
-    /* dir non-empty and not existing when checked; flags are known FERRY_CHECKPOINT_* bits */
-    int (*checkpoint)(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
-    /* FERRY_CF_* flags (checked, non-zero); NULL: the engine has none (FERRY_ENOTSUP) */
-    int (*cf_create_flags)(ferry_store *s, const char *name, uint32_t flags, void **handle_out, ferry_error *err);
+    /* ---- column families */
+    /* flags: FERRY_CF_* (LMDB only); opts: NULL when the family has no options of its own, else
+     * FERRY_CFOPT_COUNT values (some not -1) or a non-empty extra (RocksDB only). *bits_out becomes
+     * the slot's bits (left 0 when there is nothing to record). */
+    int (*cf_create)(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, const char *extra,
+                     void **handle_out, int *bits_out, ferry_error *err);
+    int (*cf_drop)(ferry_store *s, ferry_cf_slot *slot, ferry_error *err);
     /* the family's FERRY_CF_* flags; NULL: always 0 */
     int (*cf_flags)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
     /* Families not given a slot at open (LMDB, see FERRY_LMDB_FAMILY_SCAN_MAX), under cf_lock.
@@ -162,18 +136,42 @@ struct ferry_engine_ops {
      * slot at open. */
     int (*cf_find)(ferry_store *s, const char *name, void **handle_out, ferry_error *err);
     int (*cf_list_all)(ferry_store *s, ferry_error *err);
-    /* create a family with options of its own (opts: FERRY_CFOPT_COUNT values, some not -1, or a
-     * non-empty extra); *bits_out becomes the slot's bits. NULL: the engine has none (FERRY_ENOTSUP) */
-    int (*cf_create_opts)(ferry_store *s, const char *name, const int64_t *opts, const char *extra,
-                          void **handle_out, int *bits_out, ferry_error *err);
+    /* ---- reads */
+    /* snap is NULL or a snapshot (never a transaction's view: ferry.c reads those through txn_get);
+     * flags: FERRY_CURSOR_NO_FILL_CACHE / NO_VERIFY_CHECKSUMS, which an engine may ignore */
+    int (*get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
+               uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+    /* keys already validated (n records) */
+    int (*multi_get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
+                     uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
     /* number of values of key; NULL: 0 or 1 through get */
     int (*value_count)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
                        uint64_t *out, ferry_error *err);
-    /* put / write with FERRY_WRITE_* flags, checked against the engine by ferry.c */
-    int (*put_flags)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
-                     size_t vlen, uint32_t flags, ferry_error *err);
-    int (*write_flags)(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
-                       ferry_error *err);
+    /* ---- writes */
+    /* flags: FERRY_WRITE_*, checked against the engine by ferry.c */
+    int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+               size_t vlen, uint32_t flags, ferry_error *err);
+    /* NULL: the engine has no merge operators (FERRY_ENOTSUP) */
+    int (*merge)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand,
+                 size_t olen, ferry_error *err);
+    int (*del)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
+    int (*delete_range)(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                        const void *end, size_t elen, ferry_error *err);
+    /* ops already validated by ferry_batch_validate, count >= 1; flags as for put */
+    int (*write)(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err);
+    /* ---- snapshots */
+    int (*snapshot_open)(ferry_store *s, ferry_snapshot **out, ferry_error *err);
+    int (*snapshot_close)(ferry_snapshot *snap);
+    /* ---- cursors */
+    int (*cursor_open)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                       size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                       ferry_cursor **out, ferry_error *err);
+    int (*cursor_close)(ferry_cursor *c);
+    /* op and direction already checked against c->dir; page cap >= FERRY_PAGE_MIN;
+     * FERRY_CURRENT_* reach RocksDB cursors only */
+    int (*cursor_fill)(ferry_cursor *c, int op, const void *key, size_t klen, uint8_t *page,
+                       size_t cap, uint32_t max_entries, ferry_error *err);
+    /* ---- transactions */
     /* Transactions: ferry.c holds t->lock around every call but txn_begin, checked the state
      * (ACTIVE) and, for LMDB, the thread. txn_begin fills the engine part and view.store;
      * ferry.c initialises the rest. */
@@ -236,11 +234,10 @@ FERRY_HIDDEN int ferry_fail(ferry_error *err, int code, int engine_code, const c
  * families besides the default one (UINT32_MAX: no limit). Returns FERRY_OK/ENOMEM. */
 FERRY_HIDDEN int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engine,
                                        uint32_t named_max);
-/* Append a slot (copies name). Caller holds cf_lock or is opening. Returns FERRY_OK, ENOMEM,
- * EDBSFULL when the ids are used up. Does not check cf_named_max (ferry_cf_create does). */
-FERRY_HIDDEN int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out);
-/* As ferry_store_add_cf, with the slot's bits set before the slot is published. */
-FERRY_HIDDEN int ferry_store_add_cf2(ferry_store *s, const char *name, void *handle, int bits, uint32_t *id_out);
+/* Append a slot (copies name) with its engine bits, set before the slot is published; id_out may
+ * be NULL. Caller holds cf_lock or is opening. Returns FERRY_OK, ENOMEM, EDBSFULL when the ids are
+ * used up. Does not check cf_named_max (ferry_cf_create does). */
+FERRY_HIDDEN int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, int bits, uint32_t *id_out);
 /* Free the slot names and the table. Engines free the handles first. */
 FERRY_HIDDEN void ferry_store_base_free(ferry_store *s);
 
@@ -294,13 +291,16 @@ static inline int ferry_range_empty(const void *begin, size_t blen, const void *
     return c > 0 || (c == 0 && blen >= elen);
 }
 
-/* Copy-mode page writing, shared by the engines.
- * Returns 1 when the entry was written, 0 when it does not fit (used unchanged). */
+/* Copy-mode page writing, shared by the engines. */
+
+/* Bytes of one copy entry: its u32 lengths, the key and the value, padded to 8 bytes. */
 static inline size_t ferry_copy_entry_size(size_t klen, size_t vlen)
 {
     return (8 + klen + vlen + 7) & ~(size_t)7;
 }
 
+/* Append a copy entry at *used. Returns 1 when the entry was written, 0 when it does not fit
+ * (used unchanged). */
 static inline int ferry_page_emit_copy(uint8_t *page, size_t cap, size_t *used, const void *k,
                                        size_t klen, const void *v, size_t vlen)
 {

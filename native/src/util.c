@@ -33,12 +33,7 @@ int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engin
     return FERRY_OK;
 }
 
-int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, uint32_t *id_out)
-{
-    return ferry_store_add_cf2(s, name, handle, 0, id_out);
-}
-
-int ferry_store_add_cf2(ferry_store *s, const char *name, void *handle, int bits, uint32_t *id_out)
+int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, int bits, uint32_t *id_out)
 {
     uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_relaxed);
     if (n >= FERRY_CF_ID_LIMIT) return FERRY_EDBSFULL;

@@ -43,15 +43,15 @@ static void round_trip(int engine, const char *engine_lib, const char *dir)
     CHECK(rc == FERRY_OK, "engine %d attach rc %d: %s", engine, rc, err.message);
     if (rc != FERRY_OK) return;
     ferry_store *s = NULL;
-    rc = open_(engine, dir, NULL, 0, NULL, &s, &err);
+    rc = open_(engine, dir, NULL, 0, NULL, NULL, 0, 0, &s, &err);
     CHECK(rc == FERRY_OK, "engine %d open rc %d: %s", engine, rc, err.message);
     if (rc != FERRY_OK) return;
-    CHECK(put(s, 0, "key", 3, "value", 5, &err) == FERRY_OK, "engine %d put: %s", engine, err.message);
+    CHECK(put(s, 0, "key", 3, "value", 5, 0, &err) == FERRY_OK, "engine %d put: %s", engine, err.message);
     char buf[16] = {0};
     size_t len = 0;
-    rc = get(s, NULL, 0, "key", 3, buf, sizeof buf, &len, &err);
+    rc = get(s, NULL, 0, "key", 3, 0, buf, sizeof buf, &len, &err);
     CHECK(rc == FERRY_OK && len == 5 && memcmp(buf, "value", 5) == 0, "engine %d get rc %d len %zu '%s'", engine, rc, len, buf);
-    rc = get(s, NULL, 0, "nokey", 5, buf, sizeof buf, &len, &err);
+    rc = get(s, NULL, 0, "nokey", 5, 0, buf, sizeof buf, &len, &err);
     CHECK(rc == FERRY_NOTFOUND, "engine %d get of a missing key rc %d", engine, rc);
     CHECK(close_(s) == FERRY_OK, "engine %d close", engine);
 }
@@ -98,6 +98,11 @@ int main(int argc, char **argv)
     CHECK(plat_lib_sym(lib, "JNI_OnLoad") != NULL, "no JNI_OnLoad");
     CHECK(plat_lib_sym(lib, "ferry_fail") == NULL, "an internal function is exported");
     CHECK(plat_lib_sym(lib, "plat_lib_open") == NULL, "an internal function is exported");
+    /* ABI 5: one function per operation, no numbered twins left from earlier ABIs */
+    static const char *const gone[] = { "ferry_store_open2", "ferry_cf_create2", "ferry_cf_create3", "ferry_get2",
+                                        "ferry_multi_get2", "ferry_put2", "ferry_write2" };
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+        CHECK(plat_lib_sym(lib, gone[i]) == NULL, "libferry still exports %s", gone[i]);
     snprintf(dir, sizeof dir, "%s/rocksdb", argv[4]);
 #ifdef _WIN32
     rocksdb_refused(argv[2]);

@@ -57,7 +57,7 @@ static void opts_init(int64_t *o)
 static ferry_store *open_with(const char *name, const int64_t *o, int *rc_out)
 {
     ferry_store *s = NULL;
-    int rc = ferry_store_open(FERRY_ENGINE_LMDB, dir_of(name), o, FERRY_OPT_COUNT, NULL, &s, &err);
+    int rc = ferry_store_open(FERRY_ENGINE_LMDB, dir_of(name), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err);
     if (rc_out) *rc_out = rc;
     return s;
 }
@@ -74,14 +74,14 @@ static ferry_store *open_store(const char *name)
 
 static int put_s(ferry_store *s, uint32_t cf, const char *k, const char *v)
 {
-    return ferry_put(s, cf, k, strlen(k), v, strlen(v), &err);
+    return ferry_put(s, cf, k, strlen(k), v, strlen(v), 0, &err);
 }
 
 static int get_s(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const char *k, char *dst, size_t cap)
 {
     size_t vlen = 0;
     memset(dst, 0, cap);
-    int rc = ferry_get(s, snap, cf, k, strlen(k), dst, cap - 1, &vlen, &err);
+    int rc = ferry_get(s, snap, cf, k, strlen(k), 0, dst, cap - 1, &vlen, &err);
     return rc == FERRY_OK ? (int)vlen : rc;
 }
 
@@ -176,7 +176,7 @@ static void test_attach(const char *lib)
     char path[1024];
     EQ(ferry_engine_path(FERRY_ENGINE_LMDB, path, sizeof path), FERRY_ENOENGINE);
     ferry_store *s = NULL;
-    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("x"), NULL, 0, NULL, &s, &err), FERRY_ENOENGINE);
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("x"), NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_ENOENGINE);
     EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, lib, &err), FERRY_OK);
     EQ(ferry_engine_attach(FERRY_ENGINE_LMDB, lib, &err), FERRY_OK);
     EQ(ferry_engine_path(FERRY_ENGINE_LMDB, path, sizeof path), strlen(lib));
@@ -228,7 +228,7 @@ static void test_page_edges(void)
     /* an entry larger than the page: ETOOSMALL with the size needed, retry with it */
     char big[200];
     memset(big, 'b', sizeof big);
-    EQ(ferry_put(s, 0, "k2", 2, big, sizeof big, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, "k2", 2, big, sizeof big, 0, &err), FERRY_OK);
     size_t need = FERRY_PAGE_HEADER + ((8 + 2 + 200 + 7) & ~(size_t)7);
     EQ(ferry_cursor_open(s, NULL, 0, "k2", 2, NULL, 0, 0, &c, &err), FERRY_OK);
     EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, 64, 100, &err), FERRY_ETOOSMALL);
@@ -286,7 +286,7 @@ static void test_many(void)
 {
     ferry_store *s = open_store("many");
     uint32_t cf;
-    EQ(ferry_cf_create(s, "many", &cf, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "many", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     /* one batch of NMANY puts */
     size_t cap = NMANY * 80, len = 0;
     uint8_t *batch = malloc(cap);
@@ -300,7 +300,7 @@ static void test_many(void)
         memcpy(batch + len + 16, k, kl); memcpy(batch + len + 16 + kl, v, vl);
         len += 16 + kl + vl;
     }
-    EQ(ferry_write(s, batch, len, NMANY, &err), FERRY_OK);
+    EQ(ferry_write(s, batch, len, NMANY, 0, &err), FERRY_OK);
     free(batch);
     uint64_t n = 0;
     EQ(ferry_property_int(s, cf, "ferry.estimate-num-keys", &n, &err), FERRY_OK);
@@ -412,7 +412,7 @@ static void test_binary_and_get(void)
     static const uint8_t keys[][3] = { { 0x00 }, { 0x00, 0x00 }, { 0x01 }, { 0x7f }, { 0x80 }, { 0xff }, { 0xff, 0x00 }, { 0xff, 0xff } };
     static const size_t lens[] = { 1, 2, 1, 1, 1, 1, 2, 2 };
     int nk = 8;
-    for (int i = nk - 1; i >= 0; i--) EQ(ferry_put(s, 0, keys[i], lens[i], NULL, 0, &err), FERRY_OK);
+    for (int i = nk - 1; i >= 0; i--) EQ(ferry_put(s, 0, keys[i], lens[i], NULL, 0, 0, &err), FERRY_OK);
     ferry_cursor *c;
     uint8_t page[1024];
     entry e[16];
@@ -442,20 +442,20 @@ static void test_binary_and_get(void)
     /* get: found, 0-byte value, truncation, not found */
     char buf[64];
     size_t vlen = 99;
-    EQ(ferry_get(s, NULL, 0, keys[0], 1, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    EQ(ferry_get(s, NULL, 0, keys[0], 1, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
     EQ(vlen, 0);
     EQ(put_s(s, 0, "name", "value-123"), FERRY_OK);
     EQ(get_s(s, NULL, 0, "name", buf, sizeof buf), 9);
     CHECK(strcmp(buf, "value-123") == 0);
     memset(buf, 0, sizeof buf);
-    EQ(ferry_get(s, NULL, 0, "name", 4, buf, 3, &vlen, &err), FERRY_OK);
+    EQ(ferry_get(s, NULL, 0, "name", 4, 0, buf, 3, &vlen, &err), FERRY_OK);
     EQ(vlen, 9);
     CHECK(memcmp(buf, "val\0", 4) == 0);
-    EQ(ferry_get(s, NULL, 0, "name", 4, NULL, 0, &vlen, &err), FERRY_OK);
+    EQ(ferry_get(s, NULL, 0, "name", 4, 0, NULL, 0, &vlen, &err), FERRY_OK);
     EQ(vlen, 9);
     EQ(get_s(s, NULL, 0, "nope", buf, sizeof buf), FERRY_NOTFOUND);
-    EQ(ferry_get(s, NULL, 0, NULL, 0, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
-    EQ(ferry_get(s, NULL, 7, "name", 4, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    EQ(ferry_get(s, NULL, 0, NULL, 0, 0, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    EQ(ferry_get(s, NULL, 7, "name", 4, 0, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
 
     /* multi_get: "name" (9), missing, "m2" (5) */
     EQ(put_s(s, 0, "m2", "fiver"), FERRY_OK);
@@ -470,13 +470,13 @@ static void test_binary_and_get(void)
     }
     int64_t ml[3];
     char mv[32];
-    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, mv, 14, ml, &err), 3);
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, 0, mv, 14, ml, &err), 3);
     CHECK(ml[0] == 9 && ml[1] == -1 && ml[2] == 5 && memcmp(mv, "value-123fiver", 14) == 0);
-    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, mv, 13, ml, &err), 2);
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, 0, mv, 13, ml, &err), 2);
     CHECK(ml[0] == 9 && ml[1] == -1);
-    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, mv, 4, ml, &err), FERRY_ETOOSMALL);
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl, 0, mv, 4, ml, &err), FERRY_ETOOSMALL);
     EQ(ml[0], 9);
-    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl - 1, mv, 14, ml, &err), FERRY_EINVAL);
+    EQ(ferry_multi_get(s, NULL, 0, 3, keybuf, kl - 1, 0, mv, 14, ml, &err), FERRY_EINVAL);
     ferry_store_close(s);
 }
 
@@ -495,15 +495,15 @@ static void test_writes(void)
     char buf[64], longk[600];
     memset(longk, 'x', sizeof longk);
     /* key size checks */
-    EQ(ferry_put(s, 0, longk, 512, "v", 1, &err), FERRY_EKEYSIZE);
+    EQ(ferry_put(s, 0, longk, 512, "v", 1, 0, &err), FERRY_EKEYSIZE);
     CHECK(strstr(err.message, "512 bytes exceeds LMDB's maximum of 511") != NULL, "%s", err.message);
-    EQ(ferry_put(s, 0, longk, 511, "v", 1, &err), FERRY_OK);
-    EQ(ferry_put(s, 0, NULL, 0, "v", 1, &err), FERRY_EKEYSIZE);
-    EQ(ferry_put(s, 0, "", 0, "v", 1, &err), FERRY_EKEYSIZE);
+    EQ(ferry_put(s, 0, longk, 511, "v", 1, 0, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, NULL, 0, "v", 1, 0, &err), FERRY_EKEYSIZE);
+    EQ(ferry_put(s, 0, "", 0, "v", 1, 0, &err), FERRY_EKEYSIZE);
     EQ(ferry_delete(s, 0, longk, 512, &err), FERRY_EKEYSIZE);
     EQ(ferry_delete(s, 0, "absent", 6, &err), FERRY_OK);
     EQ(ferry_delete(s, 0, longk, 511, &err), FERRY_OK);
-    EQ(ferry_get(s, NULL, 0, longk, 511, buf, sizeof buf, &(size_t){ 0 }, &err), FERRY_NOTFOUND);
+    EQ(ferry_get(s, NULL, 0, longk, 511, 0, buf, sizeof buf, &(size_t){ 0 }, &err), FERRY_NOTFOUND);
     /* no merge operators, no SST ingestion */
     EQ(ferry_merge(s, 0, "m", 1, "v", 1, &err), FERRY_ENOTSUP);
     CHECK(strstr(err.message, "LMDB") != NULL, "%s", err.message);
@@ -514,19 +514,19 @@ static void test_writes(void)
         uint8_t mb[64];
         size_t ml = rec(mb, 0, FERRY_OP_PUT, 0, "mp", 2, "v", 1);
         ml = rec(mb, ml, FERRY_OP_MERGE, 0, "mm", 2, "v", 1);
-        EQ(ferry_write(s, mb, ml, 2, &err), FERRY_ENOTSUP);
-        EQ(ferry_get(s, NULL, 0, "mp", 2, buf, sizeof buf, &(size_t){ 0 }, &err), FERRY_NOTFOUND);
+        EQ(ferry_write(s, mb, ml, 2, 0, &err), FERRY_ENOTSUP);
+        EQ(ferry_get(s, NULL, 0, "mp", 2, 0, buf, sizeof buf, &(size_t){ 0 }, &err), FERRY_NOTFOUND);
     }
 
     /* batch atomicity: the last record's key is too long -> nothing applied */
     uint32_t fam;
-    EQ(ferry_cf_create(s, "fam", &fam, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "fam", 0, NULL, 0, NULL, &fam, &err), FERRY_OK);
     uint8_t b[4096];
     size_t len = 0;
     len = rec(b, len, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
     len = rec(b, len, FERRY_OP_PUT, fam, "b2", 2, "two", 3);
     len = rec(b, len, FERRY_OP_PUT, 0, longk, 600, "x", 1);
-    EQ(ferry_write(s, b, len, 3, &err), FERRY_EKEYSIZE);
+    EQ(ferry_write(s, b, len, 3, 0, &err), FERRY_EKEYSIZE);
     CHECK(strstr(err.message, "record 2") != NULL, "%s", err.message);
     EQ(get_s(s, NULL, 0, "b1", buf, sizeof buf), FERRY_NOTFOUND);
     EQ(get_s(s, NULL, fam, "b2", buf, sizeof buf), FERRY_NOTFOUND);
@@ -535,18 +535,18 @@ static void test_writes(void)
     len = rec(b, len, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
     len = rec(b, len, FERRY_OP_PUT, fam, "b2", 2, "two", 3);
     len = rec(b, len, FERRY_OP_PUT, 0, "fam", 3, "clobber", 7);
-    CHECK(ferry_write(s, b, len, 3, &err) < 0, "%s", err.message);
+    CHECK(ferry_write(s, b, len, 3, 0, &err) < 0, "%s", err.message);
     EQ(get_s(s, NULL, 0, "b1", buf, sizeof buf), FERRY_NOTFOUND);
     EQ(get_s(s, NULL, fam, "b2", buf, sizeof buf), FERRY_NOTFOUND);
     /* malformed batches */
     len = rec(b, 0, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
-    EQ(ferry_write(s, b, len - 1, 1, &err), FERRY_EINVAL);
-    EQ(ferry_write(s, b, len, 2, &err), FERRY_EINVAL);
-    EQ(ferry_write(s, b, 10, 1, &err), FERRY_EINVAL);
+    EQ(ferry_write(s, b, len - 1, 1, 0, &err), FERRY_EINVAL);
+    EQ(ferry_write(s, b, len, 2, 0, &err), FERRY_EINVAL);
+    EQ(ferry_write(s, b, 10, 1, 0, &err), FERRY_EINVAL);
     len = rec(b, 0, 9, 0, "b1", 2, "one", 3);
-    EQ(ferry_write(s, b, len, 1, &err), FERRY_EINVAL);
+    EQ(ferry_write(s, b, len, 1, 0, &err), FERRY_EINVAL);
     len = rec(b, 0, FERRY_OP_PUT, 99, "b1", 2, "one", 3);
-    EQ(ferry_write(s, b, len, 1, &err), FERRY_EINVAL);
+    EQ(ferry_write(s, b, len, 1, 0, &err), FERRY_EINVAL);
     EQ(get_s(s, NULL, 0, "b1", buf, sizeof buf), FERRY_NOTFOUND);
     /* a good batch: put, delete, delete range */
     len = 0;
@@ -555,8 +555,8 @@ static void test_writes(void)
     len = rec(b, len, FERRY_OP_DELETE, fam, "r9", 2, NULL, 0);
     len = rec(b, len, FERRY_OP_DELETE_RANGE, fam, "r1", 2, "r3", 2);
     len = rec(b, len, FERRY_OP_PUT, 0, "b1", 2, "one", 3);
-    EQ(ferry_write(s, b, len, 13, &err), FERRY_OK);
-    EQ(ferry_write(s, b, 0, 0, &err), FERRY_OK);
+    EQ(ferry_write(s, b, len, 13, 0, &err), FERRY_OK);
+    EQ(ferry_write(s, b, 0, 0, 0, &err), FERRY_OK);
     uint64_t n;
     EQ(ferry_property_int(s, fam, "lmdb.entries", &n, &err), FERRY_OK);
     EQ(n, 7); /* r0 r3 r4 r5 r6 r7 r8 */
@@ -610,7 +610,7 @@ static void test_empty_ranges(void)
 {
     ferry_store *s = open_store("empty-ranges");
     uint32_t fam;
-    EQ(ferry_cf_create(s, "fam", &fam, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "fam", 0, NULL, 0, NULL, &fam, &err), FERRY_OK);
     const char *ks[] = {"a", "b", "c", "d"};
     for (int i = 0; i < 4; i++) {
         EQ(put_s(s, 0, ks[i], "v"), FERRY_OK);
@@ -638,7 +638,7 @@ static void test_empty_ranges(void)
     len = rec(b, len, FERRY_OP_DELETE_RANGE, fam, "b", 1, NULL, 0);
     len = rec(b, len, FERRY_OP_DELETE_RANGE, 0, "a", 1, NULL, 0);
     len = rec(b, len, FERRY_OP_PUT, fam, "f", 1, "v", 1);
-    EQ(ferry_write(s, b, len, 5, &err), FERRY_OK);
+    EQ(ferry_write(s, b, len, 5, 0, &err), FERRY_OK);
     CHECK(strcmp(keys_of(s, fam), "a,b,c,d,e,f,") == 0, "batch: %s", keys_of(s, fam));
     CHECK(strcmp(keys_of(s, 0), "a,b,c,d,fam,") == 0, "batch: %s", keys_of(s, 0));
     /* a cursor below the empty key sees nothing; a NULL bound is no bound */
@@ -671,9 +671,9 @@ static void *put_until_dropped(void *p)
         if (i & 1) {
             uint8_t b[64];
             size_t n = rec(b, 0, FERRY_OP_PUT, a->cf, k, (uint32_t)strlen(k), "w", 1);
-            a->last_rc = ferry_write(a->s, b, n, 1, &e);
+            a->last_rc = ferry_write(a->s, b, n, 1, 0, &e);
         } else {
-            a->last_rc = ferry_put(a->s, a->cf, k, strlen(k), "v", 1, &e);
+            a->last_rc = ferry_put(a->s, a->cf, k, strlen(k), "v", 1, 0, &e);
         }
         if (a->last_rc != FERRY_OK) return NULL;
         __atomic_store_n(&a->puts, i + 1, __ATOMIC_RELAXED);
@@ -691,7 +691,7 @@ static void test_drop_while_writing(void)
     ferry_store *s = open_with("drop-race", o, NULL);
     if (!s) { CHECK(0, "open: %s", err.message); return; }
     uint32_t fresh;
-    EQ(ferry_cf_create(s, "fresh0", &fresh, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "fresh0", 0, NULL, 0, NULL, &fresh, &err), FERRY_OK);
     int bad = 0;
     for (int round = 1; round <= 60 && !bad; round++) {
         char name[32];
@@ -701,7 +701,7 @@ static void test_drop_while_writing(void)
         while (__atomic_load_n(&a.puts, __ATOMIC_RELAXED) < 1 + round % 5) plat_yield();
         EQ(ferry_cf_drop(s, a.cf, &err), FERRY_OK);
         snprintf(name, sizeof name, "fresh%d", round);
-        EQ(ferry_cf_create(s, name, &fresh, &err), FERRY_OK);
+        EQ(ferry_cf_create(s, name, 0, NULL, 0, NULL, &fresh, &err), FERRY_OK);
         pthread_join(t, NULL);
         const char *got = keys_of(s, fresh);
         bad = a.last_rc != FERRY_ECFDROPPED || got[0] != '\0';
@@ -734,14 +734,14 @@ static void *read_until_stopped(void *p)
         size_t vlen;
         switch (i % 4) {
         case 0:
-            rc = ferry_get(a->s, NULL, cf, "k", 1, buf, sizeof buf, &vlen, &e);
+            rc = ferry_get(a->s, NULL, cf, "k", 1, 0, buf, sizeof buf, &vlen, &e);
             break;
         case 1: {
             uint8_t keys[8] = { 0, 0, 0, 0, 'k' };
             uint32_t one = 1; /* the key record's u32 length: native order */
             memcpy(keys, &one, 4);
             int64_t lens[1];
-            rc = ferry_multi_get(a->s, NULL, cf, 1, keys, 5, buf, sizeof buf, lens, &e);
+            rc = ferry_multi_get(a->s, NULL, cf, 1, keys, 5, 0, buf, sizeof buf, lens, &e);
             if (rc == 1) rc = FERRY_OK;
             break;
         }
@@ -778,7 +778,7 @@ static void test_drop_while_reading(void)
     if (!s) return;
     read_race a = { s, 0, 0, 0, 0, "" };
     uint32_t cf;
-    EQ(ferry_cf_create(s, "churn", &cf, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "churn", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     EQ(put_s(s, cf, "k", "v"), FERRY_OK);
     __atomic_store_n(&a.cf, cf, __ATOMIC_RELEASE);
     pthread_t t[2];
@@ -786,7 +786,7 @@ static void test_drop_while_reading(void)
     int rounds = 300, ok = 1;
     for (int r = 0; r < rounds && ok; r++) {
         while (__atomic_load_n(&a.reads, __ATOMIC_RELAXED) < r * 4) plat_yield();
-        ok = ferry_cf_drop(s, cf, &err) == FERRY_OK && ferry_cf_create(s, "churn", &cf, &err) == FERRY_OK
+        ok = ferry_cf_drop(s, cf, &err) == FERRY_OK && ferry_cf_create(s, "churn", 0, NULL, 0, NULL, &cf, &err) == FERRY_OK
              && put_s(s, cf, "k", "v") == FERRY_OK;
         __atomic_store_n(&a.cf, cf, __ATOMIC_RELEASE);
     }
@@ -817,7 +817,7 @@ static uint64_t read_counter(ferry_store *s, ferry_snapshot *snap, int *rc)
     uint64_t v = 0;
     size_t vlen = 0;
     ferry_error e;
-    *rc = ferry_get(s, snap, 0, "n", 1, &v, sizeof v, &vlen, &e);
+    *rc = ferry_get(s, snap, 0, "n", 1, 0, &v, sizeof v, &vlen, &e);
     return v;
 }
 
@@ -850,7 +850,7 @@ static void test_reads_never_go_back(void)
     enum { READERS = 6 };
     pthread_t t[READERS];
     uint64_t n = 0;
-    EQ(ferry_put(s, 0, "n", 1, &n, sizeof n, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, "n", 1, &n, sizeof n, 0, &err), FERRY_OK);
     for (int i = 0; i < READERS; i++) pthread_create(&t[i], NULL, read_counter_until_stopped, &a);
     int ok = 1;
     /* 20,000 commits; 35 s of the test under qemu-user, where ctest sets FERRY_TEST_RACE_COMMITS
@@ -858,7 +858,7 @@ static void test_reads_never_go_back(void)
     const char *env = getenv("FERRY_TEST_RACE_COMMITS");
     const uint64_t COMMITS = env && atoi(env) > 0 ? (uint64_t)atoi(env) : 20000;
     for (n = 1; n <= COMMITS && ok && !__atomic_load_n(&a.went_back, __ATOMIC_ACQUIRE); n++)
-        ok = ferry_put(s, 0, "n", 1, &n, sizeof n, &err) == FERRY_OK;
+        ok = ferry_put(s, 0, "n", 1, &n, sizeof n, 0, &err) == FERRY_OK;
     CHECK(ok, "put failed: %s", err.message);
     __atomic_store_n(&a.stop, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < READERS; i++) pthread_join(t[i], NULL);
@@ -878,17 +878,17 @@ static void test_families(void)
     EQ(n, 1);
     EQ(ferry_cf_name(s, 0, name, sizeof name, &nl), FERRY_OK);
     CHECK(strcmp(name, "default") == 0);
-    EQ(ferry_cf_create(s, "alpha", &a, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "beta", &b, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "alpha", &n, &err), FERRY_EEXISTS);
+    EQ(ferry_cf_create(s, "alpha", 0, NULL, 0, NULL, &a, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "beta", 0, NULL, 0, NULL, &b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "alpha", 0, NULL, 0, NULL, &n, &err), FERRY_EEXISTS);
     CHECK(a == 1 && b == 2);
     /* names are keys of the default family: at most LMDB's key size */
     char longname[600];
     memset(longname, 'n', sizeof longname);
     longname[512] = '\0';
-    EQ(ferry_cf_create(s, longname, &n, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(s, longname, 0, NULL, 0, NULL, &n, &err), FERRY_EINVAL);
     CHECK(strstr(err.message, "512 bytes") && strstr(err.message, "511"), "%s", err.message);
-    EQ(ferry_cf_create(s, "", &n, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(s, "", 0, NULL, 0, NULL, &n, &err), FERRY_EINVAL);
     EQ(put_s(s, a, "k", "in-alpha"), FERRY_OK);
     EQ(put_s(s, b, "k", "in-beta"), FERRY_OK);
     EQ(put_s(s, 0, "k", "in-default"), FERRY_OK);
@@ -901,7 +901,7 @@ static void test_families(void)
     EQ(ferry_cf_drop(s, b, &err), FERRY_ECFDROPPED);
     EQ(ferry_cf_drop(s, 0, &err), FERRY_EINVAL);
     EQ(ferry_cf_name(s, b, name, sizeof name, &nl), FERRY_ECFDROPPED);
-    EQ(ferry_cf_create(s, "gamma", &b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "gamma", 0, NULL, 0, NULL, &b, &err), FERRY_OK);
     EQ(put_s(s, b, "g", "in-gamma"), FERRY_OK);
     ferry_store_close(s);
 
@@ -929,8 +929,8 @@ static void test_families(void)
     s = open_with("fams-small", o, &rc);
     EQ(rc, FERRY_OK);
     if (s) {
-        EQ(ferry_cf_create(s, "one", &a, &err), FERRY_OK);
-        EQ(ferry_cf_create(s, "two", &b, &err), FERRY_EDBSFULL);
+        EQ(ferry_cf_create(s, "one", 0, NULL, 0, NULL, &a, &err), FERRY_OK);
+        EQ(ferry_cf_create(s, "two", 0, NULL, 0, NULL, &b, &err), FERRY_EDBSFULL);
         ferry_store_close(s);
     }
 
@@ -942,14 +942,14 @@ static void test_families(void)
     EQ(rc, FERRY_OK);
     if (!s) return;
     uint32_t c, d, e;
-    EQ(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "a", 0, NULL, 0, NULL, &a, &err), FERRY_OK);
     EQ(put_s(s, a, "k", "in-a"), FERRY_OK);
     EQ(ferry_cf_drop(s, a, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "b", &b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "b", 0, NULL, 0, NULL, &b, &err), FERRY_OK);
     EQ(ferry_cf_drop(s, b, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "d", &d, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "e", &e, &err), FERRY_EDBSFULL);
+    EQ(ferry_cf_create(s, "c", 0, NULL, 0, NULL, &c, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "d", 0, NULL, 0, NULL, &d, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "e", 0, NULL, 0, NULL, &e, &err), FERRY_EDBSFULL);
     CHECK(strstr(err.message, "too many column families: 2 live, maxColumnFamilies is 2 (dropped families do not count")
           != NULL, "%s", err.message);
     CHECK(a != c && a != d && b != c && b != d && c != d, "ids %u %u %u %u", a, b, c, d);
@@ -960,7 +960,7 @@ static void test_families(void)
      * record) is user data: a range delete removes it */
     char rec48[48];
     memset(rec48, 7, sizeof rec48);
-    EQ(ferry_put(s, 0, "a", 1, rec48, sizeof rec48, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, "a", 1, rec48, sizeof rec48, 0, &err), FERRY_OK);
     EQ(ferry_delete_range(s, 0, "a", 1, "a\x01", 2, &err), FERRY_OK);
     EQ(get_s(s, NULL, 0, "a", buf, sizeof buf), FERRY_NOTFOUND);
     EQ(ferry_cf_drop(s, d, &err), FERRY_OK);
@@ -969,7 +969,7 @@ static void test_families(void)
     int bad = 0;
     for (int i = 0; i < 300 && !bad; i++) {
         snprintf(name, sizeof name, "churn%d", i % 2);
-        int crc = ferry_cf_create(s, name, &id, &err);
+        int crc = ferry_cf_create(s, name, 0, NULL, 0, NULL, &id, &err);
         if (crc == FERRY_OK) crc = put_s(s, id, "k", name);
         if (crc == FERRY_OK) crc = get_s(s, NULL, id, "k", buf, sizeof buf) == (int)strlen(name) ? FERRY_OK : -1;
         if (crc == FERRY_OK) crc = ferry_cf_drop(s, id, &err);
@@ -982,8 +982,8 @@ static void test_families(void)
     EQ(get_s(s, NULL, c, "k", buf, sizeof buf), 4);
     EQ(ferry_cf_name(s, a, name, sizeof name, &nl), FERRY_ECFDROPPED);
     CHECK(strcmp(name, "a") == 0, "%s", name);
-    EQ(ferry_cf_create(s, "d2", &d, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "e", &e, &err), FERRY_EDBSFULL);
+    EQ(ferry_cf_create(s, "d2", 0, NULL, 0, NULL, &d, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "e", 0, NULL, 0, NULL, &e, &err), FERRY_EDBSFULL);
     ferry_store_close(s);
     s = open_with("fams-churn", o, &rc);
     EQ(rc, FERRY_OK);
@@ -1045,8 +1045,8 @@ static void test_lazy_families(void)
     ferry_store *s = open_store("lazy-families");
     uint32_t a, b, id, n;
     char buf[64];
-    EQ(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
-    EQ(ferry_cf_create2(s, "b", FERRY_CF_DUPSORT, &b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "a", 0, NULL, 0, NULL, &a, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "b", FERRY_CF_DUPSORT, NULL, 0, NULL, &b, &err), FERRY_OK);
     EQ(put_s(s, a, "k", "in-a"), FERRY_OK);
     int bad = 0;
     for (int i = 0; i <= FERRY_LMDB_FAMILY_SCAN_MAX; i++) {
@@ -1083,8 +1083,8 @@ static void test_lazy_families(void)
     EQ(ferry_cf_find(s, NULL, &again, &err), FERRY_EINVAL);
     EQ(ferry_cf_find(s, "a", NULL, &err), FERRY_EINVAL);
     uint32_t dup;
-    EQ(ferry_cf_create(s, "b", &dup, &err), FERRY_EEXISTS);   /* exists, not listed yet */
-    EQ(ferry_cf_create(s, "key000007", &dup, &err), FERRY_EEXISTS); /* a record of that name */
+    EQ(ferry_cf_create(s, "b", 0, NULL, 0, NULL, &dup, &err), FERRY_EEXISTS);   /* exists, not listed yet */
+    EQ(ferry_cf_create(s, "key000007", 0, NULL, 0, NULL, &dup, &err), FERRY_EEXISTS); /* a record of that name */
     EQ(ferry_cf_count(s, &n), FERRY_OK);
     EQ(n, 2);
     EQ(ferry_cf_list_all(s, &err), FERRY_OK);
@@ -1114,7 +1114,7 @@ static void test_lazy_families(void)
     o[FERRY_OPT_MAX_DBS] = 1;
     s = open_store("lazy-families");
     uint32_t c;
-    EQ(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "c", 0, NULL, 0, NULL, &c, &err), FERRY_OK);
     EQ(ferry_store_close(s), FERRY_OK);
     int rc;
     s = open_with("lazy-families", o, &rc);
@@ -1131,14 +1131,14 @@ static void test_snapshot_families(void)
     ferry_store *s = open_store("snap-families");
     uint32_t a, b, c;
     char buf[64];
-    EQ(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "a", 0, NULL, 0, NULL, &a, &err), FERRY_OK);
     EQ(put_s(s, a, "k", "in-a"), FERRY_OK);
     ferry_snapshot *snap;
     EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
     EQ(get_s(s, snap, a, "k", buf, sizeof buf), 4);
     EQ(ferry_cf_drop(s, a, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "b", &b, &err), FERRY_OK);
-    EQ(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "b", 0, NULL, 0, NULL, &b, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "c", 0, NULL, 0, NULL, &c, &err), FERRY_OK);
     EQ(put_s(s, c, "k", "in-c"), FERRY_OK);
     EQ(get_s(s, snap, b, "k", buf, sizeof buf), FERRY_EINVAL);
     CHECK(strstr(err.message, "column family 'b' was created after this snapshot") != NULL, "%s", err.message);
@@ -1147,7 +1147,7 @@ static void test_snapshot_families(void)
     uint32_t one = 1; /* the key record's u32 length: native order */
     memcpy(keys, &one, 4);
     int64_t lens[1];
-    EQ(ferry_multi_get(s, snap, b, 1, keys, 5, buf, sizeof buf, lens, &err), FERRY_EINVAL);
+    EQ(ferry_multi_get(s, snap, b, 1, keys, 5, 0, buf, sizeof buf, lens, &err), FERRY_EINVAL);
     CHECK(strstr(err.message, "created after this snapshot") != NULL, "%s", err.message);
     ferry_cursor *cur = NULL;
     EQ(ferry_cursor_open(s, snap, b, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_EINVAL);
@@ -1181,7 +1181,7 @@ static void test_map_full(void)
     int i;
     for (i = 0; i < 10; i++) {
         snprintf(k, sizeof k, "big%d", i);
-        rc = ferry_put(s, 0, k, strlen(k), val, sizeof val, &err);
+        rc = ferry_put(s, 0, k, strlen(k), val, sizeof val, 0, &err);
         if (rc) break;
     }
     EQ(rc, FERRY_EMAPFULL);
@@ -1197,12 +1197,12 @@ static void test_map_full(void)
     snprintf(k, sizeof k, "big%d", failed_at);
     ferry_snapshot *snap;
     EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
-    EQ(ferry_put(s, 0, k, strlen(k), val, sizeof val, &err), FERRY_EMAPFULL);
+    EQ(ferry_put(s, 0, k, strlen(k), val, sizeof val, 0, &err), FERRY_EMAPFULL);
     CHECK(strstr(err.message, "read transaction") != NULL, "%s", err.message);
     ferry_snapshot_close(snap);
     uint64_t before = 0, after = 0;
     ferry_property_int(s, 0, "lmdb.map-size", &before, &err);
-    EQ(ferry_put(s, 0, k, strlen(k), val, sizeof val, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, k, strlen(k), val, sizeof val, 0, &err), FERRY_OK);
     ferry_property_int(s, 0, "lmdb.map-size", &after, &err);
     CHECK(after > before, "%llu -> %llu", (unsigned long long)before, (unsigned long long)after);
     /* a big batch needs several steps */
@@ -1212,11 +1212,11 @@ static void test_map_full(void)
         snprintf(k, sizeof k, "batch%d", j);
         blen = rec(b, blen, FERRY_OP_PUT, 0, k, (uint32_t)strlen(k), val, sizeof val);
     }
-    EQ(ferry_write(s, b, blen, 40, &err), FERRY_OK);
+    EQ(ferry_write(s, b, blen, 40, 0, &err), FERRY_OK);
     free(b);
     char small[8];
     size_t vlen;
-    EQ(ferry_get(s, NULL, 0, "batch39", 7, small, sizeof small, &vlen, &err), FERRY_OK);
+    EQ(ferry_get(s, NULL, 0, "batch39", 7, 0, small, sizeof small, &vlen, &err), FERRY_OK);
     EQ(vlen, sizeof val);
     ferry_store_close(s);
 }
@@ -1228,7 +1228,7 @@ static void test_open_modes(void)
     ferry_store *s = open_store("modes");
     EQ(put_s(s, 0, "k", "v"), FERRY_OK);
     uint32_t id;
-    EQ(ferry_cf_create(s, "side", &id, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "side", 0, NULL, 0, NULL, &id, &err), FERRY_OK);
     ferry_store_close(s);
 
     opts_init(o);
@@ -1291,7 +1291,7 @@ static void test_open_modes(void)
         EQ(n, 2);
         EQ(put_s(s, 0, "k", "w"), FERRY_EREADONLY);
         EQ(ferry_delete(s, 0, "k", 1, &err), FERRY_EREADONLY);
-        EQ(ferry_cf_create(s, "more", &id, &err), FERRY_EREADONLY);
+        EQ(ferry_cf_create(s, "more", 0, NULL, 0, NULL, &id, &err), FERRY_EREADONLY);
         EQ(ferry_flush(s, 0, &err), FERRY_OK);
         ferry_store_close(s);
     }
@@ -1355,7 +1355,7 @@ static void test_pointer_span(void)
     for (int i = 0; i < N; i++) {
         memset(val, 'a' + i % 26, VLEN);
         snprintf(key, sizeof key, "k%07d", i); /* 8-byte keys */
-        EQ(ferry_put(s, 0, key, 8, val, i == 50 ? BIG : VLEN, &err), FERRY_OK);
+        EQ(ferry_put(s, 0, key, 8, val, i == 50 ? BIG : VLEN, 0, &err), FERRY_OK);
     }
     static uint8_t page[64 * 1024];
     static entry e[4096];
@@ -1473,7 +1473,7 @@ static void test_huge_value(const char *lib)
     /* a point read reports the whole length and copies what fits */
     char dst[4] = { 0 };
     size_t vlen = 0;
-    EQ(ferry_get(s, NULL, 0, "b", 1, dst, sizeof dst, &vlen, &err), FERRY_OK);
+    EQ(ferry_get(s, NULL, 0, "b", 1, 0, dst, sizeof dst, &vlen, &err), FERRY_OK);
     EQ(vlen, HUGE);
     EQ(dst[0], 'x');
     ferry_store_close(s);
@@ -1496,7 +1496,7 @@ static void test_page_walk(void)
         int kl = snprintf(key, sizeof key, "w%05d%.*s", i, i % 7, "xxxxxxx");
         size_t vl = i % 97 == 13 ? 5000 : (size_t)(i * 7 % 121);
         for (size_t x = 0; x < vl; x++) val[x] = (uint8_t)(i + x);
-        EQ(ferry_put(s, 0, key, (size_t)kl, val, vl, &err), FERRY_OK);
+        EQ(ferry_put(s, 0, key, (size_t)kl, val, vl, 0, &err), FERRY_OK);
     }
     uint64_t walked0 = 0, walked = 0;
     EQ(ferry_property_int(s, 0, "lmdb.walked-pages", &walked0, &err), FERRY_OK);
@@ -1579,7 +1579,7 @@ static void test_utf8_paths(void)
     EQ(get_s(s, NULL, 0, "k", v, sizeof v), 1);
     ferry_store_close(s);
     ferry_store *c = NULL;
-    EQ(ferry_store_open(FERRY_ENGINE_LMDB, ckpt, NULL, 0, NULL, &c, &err), FERRY_OK);
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, ckpt, NULL, 0, NULL, NULL, 0, 0, &c, &err), FERRY_OK);
     if (c) {
         EQ(get_s(c, NULL, 0, "k", v, sizeof v), 1);
         ferry_store_close(c);
@@ -1604,7 +1604,7 @@ static void test_checkpoint(void)
 {
     ferry_store *s = open_store("ckpt-src");
     uint32_t cf;
-    EQ(ferry_cf_create(s, "other", &cf, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "other", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     EQ(put_s(s, 0, "a", "1"), FERRY_OK);
     EQ(put_s(s, cf, "b", "2"), FERRY_OK);
     EQ(ferry_checkpoint(s, dir_of("ckpt-plain"), 0, &err), FERRY_OK);
@@ -1684,21 +1684,21 @@ static void test_cf_options(void)
     int64_t lz4[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, -1, -1, -1 };
     int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1 };
     uint32_t cf = 0, flags = 0;
-    EQ(ferry_cf_create3(s, "a", 0, lz4, FERRY_CFOPT_COUNT, NULL, &cf, &err), FERRY_ENOTSUP);
+    EQ(ferry_cf_create(s, "a", 0, lz4, FERRY_CFOPT_COUNT, NULL, &cf, &err), FERRY_ENOTSUP);
     EQ(strstr(err.message, "RocksDB") != NULL, 1);
-    EQ(ferry_cf_create3(s, "a", 0, none, FERRY_CFOPT_COUNT, "merge_operator=uint64add", &cf, &err), FERRY_ENOTSUP);
-    EQ(ferry_cf_create3(s, "a", 0, lz4, FERRY_CFOPT_COUNT + 1, NULL, &cf, &err), FERRY_EINVAL);
-    EQ(ferry_cf_create3(s, "a", FERRY_CF_DUPSORT, none, FERRY_CFOPT_COUNT, "", &cf, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "a", 0, none, FERRY_CFOPT_COUNT, "merge_operator=uint64add", &cf, &err), FERRY_ENOTSUP);
+    EQ(ferry_cf_create(s, "a", 0, lz4, FERRY_CFOPT_COUNT + 1, NULL, &cf, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(s, "a", FERRY_CF_DUPSORT, none, FERRY_CFOPT_COUNT, "", &cf, &err), FERRY_OK);
     EQ(ferry_cf_flags(s, cf, &flags, &err), FERRY_OK);
     EQ(flags, FERRY_CF_DUPSORT);
     /* read flags mean nothing to LMDB: the reads answer as without them */
     char v[8];
     size_t vlen = 0;
     EQ(put_s(s, cf, "k", "v"), FERRY_OK);
-    EQ(ferry_get2(s, NULL, cf, "k", 1, FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS, v, sizeof v, &vlen,
+    EQ(ferry_get(s, NULL, cf, "k", 1, FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS, v, sizeof v, &vlen,
                   &err), FERRY_OK);
     EQ(vlen == 1 && v[0] == 'v', 1);
-    EQ(ferry_get2(s, NULL, cf, "k", 1, FERRY_CURSOR_POINTERS, v, sizeof v, &vlen, &err), FERRY_EINVAL);
+    EQ(ferry_get(s, NULL, cf, "k", 1, FERRY_CURSOR_POINTERS, v, sizeof v, &vlen, &err), FERRY_EINVAL);
     EQ(ferry_store_close(s), FERRY_OK);
     int64_t o[FERRY_OPT_COUNT];
     opts_init(o);
@@ -1709,15 +1709,15 @@ static void test_cf_options(void)
     memcpy(rec + 8, lz4, sizeof lz4);
     rec[FERRY_CFDESC_HEADER] = 'a';
     s = NULL;
-    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
                          &s, &err), FERRY_ENOTSUP);
     EQ(s == NULL, 1);
     o[FERRY_OPT_CREATE_IF_MISSING] = 0;   /* a missing store is NOTFOUND before the records are judged */
-    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts-missing"), o, FERRY_OPT_COUNT, NULL, rec,
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("cfopts-missing"), o, FERRY_OPT_COUNT, NULL, rec,
                          FERRY_CFDESC_HEADER + 1, 1, &s, &err), FERRY_NOTFOUND);
     o[FERRY_OPT_CREATE_IF_MISSING] = -1;
     memcpy(rec + 8, none, sizeof none);
-    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("cfopts"), o, FERRY_OPT_COUNT, NULL, rec, FERRY_CFDESC_HEADER + 1, 1,
                          &s, &err), FERRY_OK);
     EQ(ferry_store_close(s), FERRY_OK);
 }
@@ -1726,9 +1726,9 @@ static void test_dupsort(void)
 {
     ferry_store *s = open_store("dupsort");
     uint32_t cf, fixed, flags = 99;
-    EQ(ferry_cf_create2(s, "d", 0x80, &cf, &err), FERRY_EINVAL);
-    EQ(ferry_cf_create2(s, "d", FERRY_CF_DUPFIXED, &cf, &err), FERRY_EINVAL);
-    EQ(ferry_cf_create2(s, "d", FERRY_CF_DUPSORT, &cf, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "d", 0x80, NULL, 0, NULL, &cf, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(s, "d", FERRY_CF_DUPFIXED, NULL, 0, NULL, &cf, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(s, "d", FERRY_CF_DUPSORT, NULL, 0, NULL, &cf, &err), FERRY_OK);
     EQ(ferry_cf_flags(s, cf, &flags, &err), FERRY_OK);
     EQ(flags, FERRY_CF_DUPSORT);
     EQ(ferry_cf_flags(s, 0, &flags, &err), FERRY_OK);
@@ -1738,7 +1738,7 @@ static void test_dupsort(void)
     EQ(put_s(s, cf, "k2", "002"), FERRY_OK);
     for (int i = 599; i >= 0; i--) {
         size_t n = dup_value(i, v);
-        EQ(ferry_put(s, cf, "k1", 2, v, n, &err), FERRY_OK);
+        EQ(ferry_put(s, cf, "k1", 2, v, n, 0, &err), FERRY_OK);
     }
     EQ(put_s(s, cf, "k0", "000"), FERRY_OK);
     EQ(put_s(s, cf, "k2", "000"), FERRY_OK);
@@ -1844,36 +1844,36 @@ static void test_dupsort(void)
     EQ(ferry_cursor_close(c), FERRY_OK);
 
     /* per-write flags */
-    EQ(ferry_put2(s, cf, "k2", 2, "001", 3, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_EKEYEXIST);
-    EQ(ferry_put2(s, cf, "k2", 2, "003", 3, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_OK);
-    EQ(ferry_put2(s, cf, "k2", 2, "009", 3, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_EKEYEXIST);
-    EQ(ferry_put2(s, cf, "k3", 2, "009", 3, FERRY_WRITE_NO_OVERWRITE | FERRY_WRITE_SYNC, &err), FERRY_OK);
-    EQ(ferry_put2(s, cf, "k3", 2, "010", 3, FERRY_WRITE_APPEND, &err), FERRY_OK);
-    EQ(ferry_put2(s, cf, "k3", 2, "005", 3, FERRY_WRITE_APPEND, &err), FERRY_EINVAL);
-    EQ(ferry_put2(s, 0, "plain", 5, "y", 1, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_EINVAL);
-    EQ(ferry_put2(s, 0, "plain", 5, "y", 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_EKEYEXIST);
-    EQ(ferry_put2(s, 0, "a", 1, "y", 1, FERRY_WRITE_APPEND, &err), FERRY_EINVAL);
-    EQ(ferry_put2(s, 0, "zzz", 3, "y", 1, FERRY_WRITE_APPEND | FERRY_WRITE_NO_WAL, &err), FERRY_OK);
-    EQ(ferry_put2(s, 0, "plain", 5, "y", 1, 0x100, &err), FERRY_EINVAL);
+    EQ(ferry_put(s, cf, "k2", 2, "001", 3, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_EKEYEXIST);
+    EQ(ferry_put(s, cf, "k2", 2, "003", 3, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_OK);
+    EQ(ferry_put(s, cf, "k2", 2, "009", 3, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_EKEYEXIST);
+    EQ(ferry_put(s, cf, "k3", 2, "009", 3, FERRY_WRITE_NO_OVERWRITE | FERRY_WRITE_SYNC, &err), FERRY_OK);
+    EQ(ferry_put(s, cf, "k3", 2, "010", 3, FERRY_WRITE_APPEND, &err), FERRY_OK);
+    EQ(ferry_put(s, cf, "k3", 2, "005", 3, FERRY_WRITE_APPEND, &err), FERRY_EINVAL);
+    EQ(ferry_put(s, 0, "plain", 5, "y", 1, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_EINVAL);
+    EQ(ferry_put(s, 0, "plain", 5, "y", 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_EKEYEXIST);
+    EQ(ferry_put(s, 0, "a", 1, "y", 1, FERRY_WRITE_APPEND, &err), FERRY_EINVAL);
+    EQ(ferry_put(s, 0, "zzz", 3, "y", 1, FERRY_WRITE_APPEND | FERRY_WRITE_NO_WAL, &err), FERRY_OK);
+    EQ(ferry_put(s, 0, "plain", 5, "y", 1, 0x100, &err), FERRY_EINVAL);
     /* a DUPSORT value is limited to the key size */
     char big[600];
     memset(big, 'b', sizeof big);
-    EQ(ferry_put(s, cf, "k4", 2, big, 512, &err), FERRY_EKEYSIZE);
+    EQ(ferry_put(s, cf, "k4", 2, big, 512, 0, &err), FERRY_EKEYSIZE);
     CHECK(strstr(err.message, "511") != NULL, "%s", err.message);
-    EQ(ferry_put(s, cf, "k4", 2, big, 511, &err), FERRY_OK);
+    EQ(ferry_put(s, cf, "k4", 2, big, 511, 0, &err), FERRY_OK);
 
     /* deleting one value, then a key with all its values */
     uint8_t rec[64];
     uint32_t hdr[4] = { FERRY_OP_DELETE_VALUE, cf, 2, 3 };
     memcpy(rec, hdr, 16);
     memcpy(rec + 16, "k2001", 5);
-    EQ(ferry_write(s, rec, 21, 1, &err), FERRY_OK);
+    EQ(ferry_write(s, rec, 21, 1, 0, &err), FERRY_OK);
     EQ(ferry_value_count(s, NULL, cf, "k2", 2, &count, &err), FERRY_OK);
     EQ(count, 3);
-    EQ(ferry_write(s, rec, 21, 1, &err), FERRY_OK); /* absent: not an error */
+    EQ(ferry_write(s, rec, 21, 1, 0, &err), FERRY_OK); /* absent: not an error */
     hdr[1] = 0;
     memcpy(rec, hdr, 16);
-    EQ(ferry_write(s, rec, 21, 1, &err), FERRY_EINVAL); /* not a DUPSORT family */
+    EQ(ferry_write(s, rec, 21, 1, 0, &err), FERRY_EINVAL); /* not a DUPSORT family */
     EQ(ferry_delete(s, cf, "k1", 2, &err), FERRY_OK);
     EQ(ferry_value_count(s, NULL, cf, "k1", 2, &count, &err), FERRY_OK);
     EQ(count, 0);
@@ -1882,7 +1882,7 @@ static void test_dupsort(void)
     /* range delete takes every value of the keys in range */
     for (int i = 0; i < 300; i++) {
         size_t n = dup_value(i, v);
-        EQ(ferry_put(s, cf, "k1", 2, v, n, &err), FERRY_OK);
+        EQ(ferry_put(s, cf, "k1", 2, v, n, 0, &err), FERRY_OK);
     }
     EQ(ferry_delete_range(s, cf, "k1", 2, "k3", 2, &err), FERRY_OK);
     EQ(ferry_value_count(s, NULL, cf, "k1", 2, &count, &err), FERRY_OK);
@@ -1896,7 +1896,7 @@ static void test_dupsort(void)
      * seventh with three (nodes of duplicates): fills with and without the walk agree */
     {
         uint32_t mixed;
-        EQ(ferry_cf_create2(s, "mixed", FERRY_CF_DUPSORT, &mixed, &err), FERRY_OK);
+        EQ(ferry_cf_create(s, "mixed", FERRY_CF_DUPSORT, NULL, 0, NULL, &mixed, &err), FERRY_OK);
         size_t cap = 3000 * 24, fl = 0, rl = 0;
         char *want = malloc(cap), *back = malloc(cap), key[16];
         char **items = malloc(sizeof(char *) * 4000);
@@ -1939,16 +1939,16 @@ static void test_dupsort(void)
     }
 
     /* DUPFIXED: a key's values have one size */
-    EQ(ferry_cf_create2(s, "f", FERRY_CF_DUPSORT | FERRY_CF_DUPFIXED, &fixed, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "f", FERRY_CF_DUPSORT | FERRY_CF_DUPFIXED, NULL, 0, NULL, &fixed, &err), FERRY_OK);
     for (int i = 0; i < 1000; i++) {
         uint32_t x = (uint32_t)i;
-        EQ(ferry_put(s, fixed, "n", 1, &x, 4, &err), FERRY_OK);
+        EQ(ferry_put(s, fixed, "n", 1, &x, 4, 0, &err), FERRY_OK);
     }
     EQ(ferry_value_count(s, NULL, fixed, "n", 1, &count, &err), FERRY_OK);
     EQ(count, 1000);
-    EQ(ferry_put(s, fixed, "n", 1, "ab", 2, &err), FERRY_EKEYSIZE);
-    EQ(ferry_put(s, fixed, "m", 1, "ab", 2, &err), FERRY_OK);
-    EQ(ferry_put(s, fixed, "m", 1, "abc", 3, &err), FERRY_EKEYSIZE);
+    EQ(ferry_put(s, fixed, "n", 1, "ab", 2, 0, &err), FERRY_EKEYSIZE);
+    EQ(ferry_put(s, fixed, "m", 1, "ab", 2, 0, &err), FERRY_OK);
+    EQ(ferry_put(s, fixed, "m", 1, "abc", 3, 0, &err), FERRY_EKEYSIZE);
     EQ(ferry_store_close(s), FERRY_OK);
 
     /* flags are the stored ones after a reopen */
@@ -2001,7 +2001,7 @@ static void *txn_close_thread(void *arg)
     txn_other *o = arg;
     o->rc_close = ferry_txn_close(o->t);
     ferry_error e;
-    o->rc_put = ferry_put(o->s, 0, "p", 1, "q", 1, &e);
+    o->rc_put = ferry_put(o->s, 0, "p", 1, "q", 1, 0, &e);
     return NULL;
 }
 
@@ -2025,15 +2025,15 @@ static void test_null_handles(void)
     EQ(ferry_txn_commit(NULL, NULL), FERRY_EINVAL);
     EQ(ferry_txn_close(NULL), FERRY_OK);
     EQ(ferry_txn_abandon(NULL), FERRY_OK);
-    EQ(ferry_cf_create2(NULL, "f", FERRY_CF_DUPSORT, &u, &err), FERRY_EINVAL);
-    EQ(ferry_cf_create3(NULL, "f", 0, NULL, 0, NULL, &u, &err), FERRY_EINVAL);
-    EQ(ferry_get2(NULL, NULL, 0, "k", 1, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &len, &err), FERRY_EINVAL);
-    EQ(ferry_multi_get2(NULL, NULL, 0, 1, rec, 5, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, (int64_t *)&n, &err), FERRY_EINVAL);
-    EQ(ferry_store_open2(FERRY_ENGINE_LMDB, NULL, NULL, 0, NULL, NULL, 0, 0, (ferry_store **)&t, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(NULL, "f", FERRY_CF_DUPSORT, NULL, 0, NULL, &u, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(NULL, "f", 0, NULL, 0, NULL, &u, &err), FERRY_EINVAL);
+    EQ(ferry_get(NULL, NULL, 0, "k", 1, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_multi_get(NULL, NULL, 0, 1, rec, 5, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, (int64_t *)&n, &err), FERRY_EINVAL);
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, NULL, NULL, 0, NULL, NULL, 0, 0, (ferry_store **)&t, &err), FERRY_EINVAL);
     EQ(ferry_cf_flags(NULL, 0, &u, &err), FERRY_EINVAL);
     EQ(ferry_value_count(NULL, NULL, 0, "k", 1, &n, NULL), FERRY_EINVAL);
-    EQ(ferry_put2(NULL, 0, "k", 1, "v", 1, 0, &err), FERRY_EINVAL);
-    EQ(ferry_write2(NULL, rec, sizeof rec, 1, 0, &err), FERRY_EINVAL);
+    EQ(ferry_put(NULL, 0, "k", 1, "v", 1, 0, &err), FERRY_EINVAL);
+    EQ(ferry_write(NULL, rec, sizeof rec, 1, 0, &err), FERRY_EINVAL);
     EQ(ferry_merge(NULL, 0, "k", 1, "v", 1, &err), FERRY_EINVAL);
     EQ(ferry_ingest(NULL, 0, "x", 2, 1, 0, &err), FERRY_EINVAL);
     EQ(ferry_sst_open(NULL, NULL, &w, &err), FERRY_EINVAL);
@@ -2059,7 +2059,7 @@ static void test_txn(void)
     EQ(ferry_txn_begin(s, 0, -1, &t2, &err), FERRY_EBUSY);
     EQ(put_s(s, 0, "b", "x"), FERRY_EBUSY);       /* would wait for itself */
     uint32_t cf;
-    EQ(ferry_cf_create(s, "fam", &cf, &err), FERRY_EBUSY);
+    EQ(ferry_cf_create(s, "fam", 0, NULL, 0, NULL, &cf, &err), FERRY_EBUSY);
     EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "b", "2"), 1, &err), FERRY_OK);
     EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_DELETE, 0, "c", NULL), 1, &err), FERRY_OK);
     EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), 1);

@@ -59,19 +59,19 @@ static int open_store(const char *name, ferry_store **s)
     int64_t o[FERRY_OPT_COUNT];
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
     o[FERRY_OPT_TRANSACTIONS] = txn_mode;
-    return ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), o, FERRY_OPT_COUNT, NULL, s, &err);
+    return ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, s, &err);
 }
 
 static int put_s(ferry_store *s, uint32_t cf, const char *k, const char *v)
 {
-    return ferry_put(s, cf, k, strlen(k), v, strlen(v), &err);
+    return ferry_put(s, cf, k, strlen(k), v, strlen(v), 0, &err);
 }
 
 /* Value of k as a string in buf ("" when missing). Returns the ferry rc. */
 static int get_s(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const char *k, char *buf, size_t cap)
 {
     size_t vlen = 0;
-    int rc = ferry_get(s, snap, cf, k, strlen(k), buf, cap - 1, &vlen, &err);
+    int rc = ferry_get(s, snap, cf, k, strlen(k), 0, buf, cap - 1, &vlen, &err);
     buf[rc == FERRY_OK ? (vlen < cap - 1 ? vlen : cap - 1) : 0] = '\0';
     return rc;
 }
@@ -259,7 +259,7 @@ static void test_big_entry(ferry_store *s, uint32_t cf)
     char big[1000];
     memset(big, 'B', sizeof big);
     CHECK_RC(put_s(s, cf, "a", "0123456789"), FERRY_OK);
-    CHECK_RC(ferry_put(s, cf, "b", 1, big, sizeof big, &err), FERRY_OK);
+    CHECK_RC(ferry_put(s, cf, "b", 1, big, sizeof big, 0, &err), FERRY_OK);
     CHECK_RC(put_s(s, cf, "c", "0123456789"), FERRY_OK);
     size_t need = FERRY_PAGE_HEADER + ((8 + 1 + 1000 + 7) & ~(size_t)7);
     uint8_t *page = malloc(need);
@@ -306,7 +306,7 @@ static void test_many(ferry_store *s, uint32_t cf)
     memset(v, 'v', sizeof v);
     for (int i = 0; i < N; i++) {
         snprintf(k, sizeof k, "k%05d", i);
-        ferry_put(s, cf, k, 6, v, (size_t)(i % 50), &err);
+        ferry_put(s, cf, k, 6, v, (size_t)(i % 50), 0, &err);
         strcat(want, k);
         strcat(want, "\n");
     }
@@ -401,7 +401,7 @@ static void test_binary(ferry_store *s, uint32_t cf)
     static const size_t lens[] = {0, 1, 2, 2, 1, 1, 2, 3};
     enum { NK = 8 };
     /* insert in reverse so the engine sorts them */
-    for (int i = NK - 1; i >= 0; i--) CHECK_RC(ferry_put(s, cf, keys[i], lens[i], NULL, 0, &err), FERRY_OK);
+    for (int i = NK - 1; i >= 0; i--) CHECK_RC(ferry_put(s, cf, keys[i], lens[i], NULL, 0, 0, &err), FERRY_OK);
     uint8_t page[1024];
     ferry_cursor *c;
     CHECK_RC(ferry_cursor_open(s, NULL, cf, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
@@ -426,7 +426,7 @@ static void test_binary(ferry_store *s, uint32_t cf)
     ferry_cursor_close(c);
     size_t vlen = 99;
     uint8_t buf[4];
-    CHECK_RC(ferry_get(s, NULL, cf, keys[0], 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, cf, keys[0], 0, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
     CHECK(vlen == 0, "empty key, empty value");
 }
 
@@ -436,15 +436,15 @@ static void test_get_multi(ferry_store *s)
     char big[1000];
     memset(big, 'x', sizeof big);
     CHECK_RC(put_s(s, 0, "g1", "hello"), FERRY_OK);
-    CHECK_RC(ferry_put(s, 0, "g3", 2, big, sizeof big, &err), FERRY_OK);
+    CHECK_RC(ferry_put(s, 0, "g3", 2, big, sizeof big, 0, &err), FERRY_OK);
     CHECK_RC(get_s(s, NULL, 0, "g1", buf, sizeof buf), FERRY_OK);
     CHECK(strcmp(buf, "hello") == 0, "get value %s", buf);
     CHECK_RC(get_s(s, NULL, 0, "g2", buf, sizeof buf), FERRY_NOTFOUND);
     size_t vlen = 0;
     memset(buf, 0, sizeof buf);
-    CHECK_RC(ferry_get(s, NULL, 0, "g1", 2, buf, 3, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, 0, "g1", 2, 0, buf, 3, &vlen, &err), FERRY_OK);
     CHECK(vlen == 5 && memcmp(buf, "hel", 3) == 0 && buf[3] == 0, "truncated get");
-    CHECK_RC(ferry_get(s, NULL, 0, "g1", 2, NULL, 0, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, 0, "g1", 2, 0, NULL, 0, &vlen, &err), FERRY_OK);
     CHECK(vlen == 5, "get length only");
 
     uint8_t keys[64];
@@ -458,17 +458,17 @@ static void test_get_multi(ferry_store *s)
     }
     int64_t lens[4] = {0, 0, 0, 0};
     uint8_t dst[2048];
-    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn, dst, sizeof dst, lens, &err), 4);
+    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn, 0, dst, sizeof dst, lens, &err), 4);
     CHECK(lens[0] == 5 && lens[1] == -1 && lens[2] == 1000 && lens[3] == 5, "multi lens %lld %lld %lld %lld",
           (long long)lens[0], (long long)lens[1], (long long)lens[2], (long long)lens[3]);
     CHECK(memcmp(dst, "hello", 5) == 0 && dst[5] == 'x' && memcmp(dst + 1005, "hello", 5) == 0, "multi values packed");
-    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn, dst, 10, lens, &err), 2);
+    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn, 0, dst, 10, lens, &err), 2);
     CHECK(lens[0] == 5 && lens[1] == -1, "partial multi");
-    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn, dst, 4, lens, &err), FERRY_ETOOSMALL);
+    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn, 0, dst, 4, lens, &err), FERRY_ETOOSMALL);
     CHECK(lens[0] == 5, "ETOOSMALL reports the first length: %lld", (long long)lens[0]);
-    CHECK_RC(ferry_multi_get(s, NULL, 0, 2, keys + 6, kn - 6, dst, 0, lens, &err), 1);
+    CHECK_RC(ferry_multi_get(s, NULL, 0, 2, keys + 6, kn - 6, 0, dst, 0, lens, &err), 1);
     CHECK(lens[0] == -1, "missing key needs no space");
-    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn - 1, dst, sizeof dst, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(s, NULL, 0, 4, keys, kn - 1, 0, dst, sizeof dst, lens, &err), FERRY_EINVAL);
 }
 
 /* Append a batch record. */
@@ -494,7 +494,7 @@ static void test_write(ferry_store *s, uint32_t cf)
     n = rec(b, n, FERRY_OP_PUT, cf, "w-b", "B");
     n = rec(b, n, FERRY_OP_DELETE, 0, "w-del", NULL);
     n = rec(b, n, FERRY_OP_DELETE_RANGE, 0, "w-r1", "w-r3");
-    CHECK_RC(ferry_write(s, b, n, 4, &err), FERRY_OK);
+    CHECK_RC(ferry_write(s, b, n, 4, 0, &err), FERRY_OK);
     CHECK(get_s(s, NULL, 0, "w-a", buf, sizeof buf) == FERRY_OK && strcmp(buf, "A") == 0, "batch put");
     CHECK(get_s(s, NULL, cf, "w-b", buf, sizeof buf) == FERRY_OK && strcmp(buf, "B") == 0, "batch put cf");
     CHECK_RC(get_s(s, NULL, 0, "w-del", buf, sizeof buf), FERRY_NOTFOUND);
@@ -505,13 +505,13 @@ static void test_write(ferry_store *s, uint32_t cf)
     n = rec(b, 0, FERRY_OP_PUT, 0, "w-bad", "1");
     size_t good = n;
     n = rec(b, n, 9, 0, "w-bad2", "2");
-    CHECK_RC(ferry_write(s, b, n, 2, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_write(s, b, n, 2, 0, &err), FERRY_EINVAL);
     n = rec(b, good, FERRY_OP_PUT, 777, "w-bad2", "2");
-    CHECK_RC(ferry_write(s, b, n, 2, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_write(s, b, good + 5, 2, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_write(s, b, good, 2, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_write(s, b, n, 2, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_write(s, b, good + 5, 2, 0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_write(s, b, good, 2, 0, &err), FERRY_EINVAL);
     CHECK_RC(get_s(s, NULL, 0, "w-bad", buf, sizeof buf), FERRY_NOTFOUND);
-    CHECK_RC(ferry_write(s, NULL, 0, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_write(s, NULL, 0, 0, 0, &err), FERRY_OK);
 
     /* delete_range */
     const char *dk[] = {"dr1", "dr2", "dr3", "dr4", "dr5"};
@@ -543,7 +543,7 @@ static void test_empty_ranges(void)
     CHECK_RC(open_store("empty-ranges", &s), FERRY_OK);
     if (!s) return;
     uint32_t fam;
-    CHECK_RC(ferry_cf_create(s, "fam", &fam, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "fam", 0, NULL, 0, NULL, &fam, &err), FERRY_OK);
     const char *ks[] = {"a", "b", "c", "d"};
     for (int i = 0; i < 4; i++) {
         CHECK_RC(put_s(s, 0, ks[i], "v"), FERRY_OK);
@@ -568,7 +568,7 @@ static void test_empty_ranges(void)
     n = rec(b, n, FERRY_OP_DELETE_RANGE, fam, "b", NULL);
     n = rec(b, n, FERRY_OP_DELETE_RANGE, 0, "z", "y");
     n = rec(b, n, FERRY_OP_PUT, fam, "f", "v");
-    CHECK_RC(ferry_write(s, b, n, 5, &err), FERRY_OK);
+    CHECK_RC(ferry_write(s, b, n, 5, 0, &err), FERRY_OK);
     CHECK(strcmp(keys_of(s, fam), "a\nb\nc\nd\ne\nf\n") == 0, "batch: %s", keys_of(s, fam));
     CHECK_RC(put_s(s, 0, "later2", "v"), FERRY_OK);
     /* a cursor below the empty key sees nothing; a NULL bound is no bound */
@@ -609,7 +609,7 @@ static void test_refused_options(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ferry_store *s = NULL;
         snprintf(name, sizeof name, "refused%zu", i);
-        CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), NULL, 0, bad[i], &s, &err), FERRY_EINVAL);
+        CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), NULL, 0, bad[i], NULL, 0, 0, &s, &err), FERRY_EINVAL);
         CHECK(s == NULL && strstr(err.message, "options string sets") != NULL, "%s: %s", bad[i], err.message);
         if (s) ferry_store_close(s);
     }
@@ -621,7 +621,7 @@ static void test_refused_options(void)
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         ferry_store *s = NULL;
         snprintf(name, sizeof name, "accepted%zu", i);
-        CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), NULL, 0, good[i], &s, &err), FERRY_OK);
+        CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(name), NULL, 0, good[i], NULL, 0, 0, &s, &err), FERRY_OK);
         if (!s) continue;
         CHECK_RC(ferry_delete_range(s, 0, "a", 1, "b", 1, &err), FERRY_OK);
         CHECK_RC(put_s(s, 0, "k", "v"), FERRY_OK);
@@ -639,11 +639,11 @@ static void *put_until_dropped(void *p)
     char k[32];
     for (a->puts = 0;; a->puts++) {
         snprintf(k, sizeof k, "k%ld", a->puts % 64);
-        a->last_rc = ferry_put(a->s, a->cf, k, strlen(k), "v", 1, &e);
+        a->last_rc = ferry_put(a->s, a->cf, k, strlen(k), "v", 1, 0, &e);
         if (a->last_rc != FERRY_OK) return NULL;
         uint8_t b[64];
         size_t n = rec(b, 0, FERRY_OP_PUT, a->cf, k, "w");
-        a->last_rc = ferry_write(a->s, b, n, 1, &e);
+        a->last_rc = ferry_write(a->s, b, n, 1, 0, &e);
         if (a->last_rc != FERRY_OK) return NULL;
     }
 }
@@ -661,7 +661,7 @@ static void test_drop_while_writing(void)
         char name[32];
         snprintf(name, sizeof name, "f%d", round);
         race_arg a = { s, 0, 0, 0 };
-        CHECK_RC(ferry_cf_create(s, name, &a.cf, &err), FERRY_OK);
+        CHECK_RC(ferry_cf_create(s, name, 0, NULL, 0, NULL, &a.cf, &err), FERRY_OK);
         pthread_t t;
         pthread_create(&t, NULL, put_until_dropped, &a);
         while (__atomic_load_n(&a.puts, __ATOMIC_RELAXED) < 1 + round % 7) sched_yield();
@@ -703,7 +703,7 @@ static void test_snapshot(ferry_store *s)
     memcpy(keys + 4, "snap-x", 6);
     int64_t lens[1];
     char dst[8];
-    CHECK_RC(ferry_multi_get(s, snap, 0, 1, keys, 10, dst, sizeof dst, lens, &err), 1);
+    CHECK_RC(ferry_multi_get(s, snap, 0, 1, keys, 10, 0, dst, sizeof dst, lens, &err), 1);
     CHECK(lens[0] == 1 && dst[0] == '1', "multi_get at snapshot");
     CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
 }
@@ -719,7 +719,7 @@ static void test_snapshot_families(void)
     if (!s) return;
     uint32_t a, b, c;
     char buf[64];
-    CHECK_RC(ferry_cf_create(s, "a", &a, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "a", 0, NULL, 0, NULL, &a, &err), FERRY_OK);
     CHECK_RC(put_s(s, a, "k", "in-a"), FERRY_OK);
     /* RocksDB lists its families at open: a lookup by name finds the slot, listing adds nothing */
     uint32_t found = 99, count = 0;
@@ -736,8 +736,8 @@ static void test_snapshot_families(void)
     CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
     CHECK_RC(get_s(s, snap, a, "k", buf, sizeof buf), FERRY_OK);
     CHECK_RC(ferry_cf_drop(s, a, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create(s, "b", &b, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create(s, "c", &c, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "b", 0, NULL, 0, NULL, &b, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "c", 0, NULL, 0, NULL, &c, &err), FERRY_OK);
     CHECK_RC(put_s(s, c, "k", "in-c"), FERRY_OK);
     CHECK_RC(get_s(s, snap, b, "k", buf, sizeof buf), FERRY_EINVAL);
     CHECK(strstr(err.message, "column family 'b' was created after this snapshot") != NULL, "%s", err.message);
@@ -746,7 +746,7 @@ static void test_snapshot_families(void)
     uint32_t one = 1; /* the key record's u32 length: native order */
     memcpy(keys, &one, 4);
     int64_t lens[1];
-    CHECK_RC(ferry_multi_get(s, snap, b, 1, keys, 5, buf, sizeof buf, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(s, snap, b, 1, keys, 5, 0, buf, sizeof buf, lens, &err), FERRY_EINVAL);
     CHECK(strstr(err.message, "created after this snapshot") != NULL, "%s", err.message);
     ferry_cursor *cur = NULL;
     CHECK_RC(ferry_cursor_open(s, snap, b, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_EINVAL);
@@ -788,11 +788,11 @@ static void test_families(void)
     char buf[64];
     CHECK_RC(open_store("cf", &s), FERRY_OK);
     uint32_t a, b, c, n;
-    CHECK_RC(ferry_cf_create(s, "alpha", &a, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create(s, "beta", &b, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create(s, "gamma", &c, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "alpha", 0, NULL, 0, NULL, &a, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "beta", 0, NULL, 0, NULL, &b, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "gamma", 0, NULL, 0, NULL, &c, &err), FERRY_OK);
     CHECK(a == 1 && b == 2 && c == 3, "cf ids %u %u %u", a, b, c);
-    CHECK_RC(ferry_cf_create(s, "alpha", &n, &err), FERRY_EEXISTS);
+    CHECK_RC(ferry_cf_create(s, "alpha", 0, NULL, 0, NULL, &n, &err), FERRY_EEXISTS);
     CHECK_RC(put_s(s, a, "k", "in-alpha"), FERRY_OK);
     CHECK_RC(put_s(s, c, "k", "in-gamma"), FERRY_OK);
     CHECK_RC(get_s(s, NULL, 0, "k", buf, sizeof buf), FERRY_NOTFOUND);
@@ -804,10 +804,10 @@ static void test_families(void)
     CHECK_RC(put_s(s, b, "k", "v"), FERRY_ECFDROPPED);
     ferry_cursor *cur;
     CHECK_RC(ferry_cursor_open(s, NULL, b, NULL, 0, NULL, 0, 0, &cur, &err), FERRY_ECFDROPPED);
-    CHECK_RC(ferry_get(s, NULL, 99, "k", 1, buf, sizeof buf, &(size_t){0}, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get(s, NULL, 99, "k", 1, 0, buf, sizeof buf, &(size_t){0}, &err), FERRY_EINVAL);
     /* a family can be created again under a dropped name */
     uint32_t b2;
-    CHECK_RC(ferry_cf_create(s, "beta", &b2, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "beta", 0, NULL, 0, NULL, &b2, &err), FERRY_OK);
     CHECK(b2 == 4, "recreated id %u", b2);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 
@@ -834,13 +834,13 @@ static void test_families(void)
     int64_t ro[FERRY_OPT_COUNT];
     for (int i = 0; i < FERRY_OPT_COUNT; i++) ro[i] = -1;
     ro[FERRY_OPT_READ_ONLY] = 1;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("cf"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("cf"), ro, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     CHECK_RC(ferry_cf_count(s, &n), FERRY_OK);
     CHECK(n == 4, "read-only families %u", n);
     CHECK_RC(put_s(s, 0, "k", "v"), FERRY_EREADONLY);
     CHECK_RC(ferry_delete(s, 0, "k", 1, &err), FERRY_EREADONLY);
-    CHECK_RC(ferry_write(s, NULL, 0, 0, &err), FERRY_EREADONLY);
-    CHECK_RC(ferry_cf_create(s, "delta", &n, &err), FERRY_EREADONLY);
+    CHECK_RC(ferry_write(s, NULL, 0, 0, 0, &err), FERRY_EREADONLY);
+    CHECK_RC(ferry_cf_create(s, "delta", 0, NULL, 0, NULL, &n, &err), FERRY_EREADONLY);
     CHECK_RC(ferry_cf_drop(s, 1, &err), FERRY_EREADONLY);
     if (seen_alpha > 0)
         CHECK(get_s(s, NULL, (uint32_t)seen_alpha, "k", buf, sizeof buf) == FERRY_OK && strcmp(buf, "in-alpha") == 0,
@@ -857,11 +857,11 @@ static void test_family_churn(void)
     int64_t o[FERRY_OPT_COUNT];
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
     o[FERRY_OPT_WAL] = 0; /* family churn only: keep it quick */
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("churn"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("churn"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     if (!s) return;
     uint32_t first = 0, id = 0, keep;
     char name[32], buf[16];
-    CHECK_RC(ferry_cf_create(s, "keep", &keep, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "keep", 0, NULL, 0, NULL, &keep, &err), FERRY_OK);
     CHECK_RC(put_s(s, keep, "k", "kept"), FERRY_OK);
     int bad = 0;
     /* 100 cycles go past the slot table's first chunk (64 ids) in 0.2 s. RocksDB keeps a dropped
@@ -872,7 +872,7 @@ static void test_family_churn(void)
     const uint32_t CYCLES = env && atoi(env) > 0 ? (uint32_t)atoi(env) : 100;
     for (uint32_t i = 0; i < CYCLES && !bad; i++) {
         snprintf(name, sizeof name, "churn%d", i % 3);
-        int rc = ferry_cf_create(s, name, &id, &err);
+        int rc = ferry_cf_create(s, name, 0, NULL, 0, NULL, &id, &err);
         if (rc == FERRY_OK) rc = put_s(s, id, "k", name);
         if (rc == FERRY_OK) rc = ferry_cf_drop(s, id, &err);
         if (rc != FERRY_OK) { bad = 1; CHECK_RC(rc, FERRY_OK); printf("  at cycle %u\n", i); }
@@ -882,7 +882,7 @@ static void test_family_churn(void)
     CHECK_RC(get_s(s, NULL, first, "k", buf, sizeof buf), FERRY_ECFDROPPED);
     CHECK_RC(put_s(s, id, "k", "v"), FERRY_ECFDROPPED);
     uint32_t again;
-    CHECK_RC(ferry_cf_create(s, "churn0", &again, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "churn0", 0, NULL, 0, NULL, &again, &err), FERRY_OK);
     CHECK(again == id + 1, "new id %u", again);
     CHECK_RC(get_s(s, NULL, again, "k", buf, sizeof buf), FERRY_NOTFOUND);
     CHECK(get_s(s, NULL, keep, "k", buf, sizeof buf) == FERRY_OK && strcmp(buf, "kept") == 0, "kept family: %s", buf);
@@ -898,16 +898,16 @@ static void test_open_options(void)
     int64_t o[FERRY_OPT_COUNT];
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
     o[FERRY_OPT_ERROR_IF_EXISTS] = 1;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("cf"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_EEXISTS);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("cf"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_EEXISTS);
     CHECK(err.engine_code == 4 && s == NULL, "error_if_exists engine code %d", err.engine_code);
     o[FERRY_OPT_ERROR_IF_EXISTS] = -1;
     o[FERRY_OPT_CREATE_IF_MISSING] = 0;
     /* a missing store: FERRY_NOTFOUND naming the path and the option (LMDB gives the same) */
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_NOTFOUND);
     CHECK(s == NULL && strstr(err.message, dir("missing")) && strstr(err.message, "createIfMissing")
           && strstr(err.message, "FERRY_OPT_CREATE_IF_MISSING"), "missing db: %d %s", err.engine_code, err.message);
     o[FERRY_OPT_READ_ONLY] = 1;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("missing"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_NOTFOUND);
     CHECK(s == NULL && strstr(err.message, "read-only"), "read-only missing db: %s", err.message);
     struct stat st;
     CHECK(stat(dir("missing"), &st) != 0, "a failed open leaves no directory");
@@ -920,7 +920,7 @@ static void test_open_options(void)
     o[FERRY_OPT_BLOOM_BITS] = 10;
     o[FERRY_OPT_MAX_OPEN_FILES] = 100;
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("opts"), o, FERRY_OPT_COUNT,
-                              "write_buffer_size=1048576;max_write_buffer_number=3", &s, &err), FERRY_OK);
+                              "write_buffer_size=1048576;max_write_buffer_number=3", NULL, 0, 0, &s, &err), FERRY_OK);
     if (s) {
         char buf[16];
         CHECK_RC(put_s(s, 0, "o", "opts"), FERRY_OK);
@@ -932,15 +932,15 @@ static void test_open_options(void)
     o[FERRY_OPT_COMPRESSION] = FERRY_COMPRESSION_ZSTD;
     o[FERRY_OPT_SYNC] = 1;
     o[FERRY_OPT_WAL] = 1;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("opts"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("opts"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     if (s) {
         CHECK_RC(put_s(s, 0, "o2", "zstd"), FERRY_OK);
         ferry_store_close(s);
         s = NULL;
     }
     o[FERRY_OPT_COMPRESSION] = 42;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("opts"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("opts"), NULL, 0, "no_such_option=1", &s, &err), FERRY_EENGINEARG);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("opts"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("opts"), NULL, 0, "no_such_option=1", NULL, 0, 0, &s, &err), FERRY_EENGINEARG);
     CHECK(err.engine_code == 4, "bad options string code %d", err.engine_code);
     /* the directory lock: a second open of the same store fails with FERRY_EBUSY, saying so */
     ferry_store *s1 = NULL, *s2 = NULL;
@@ -1059,7 +1059,7 @@ static void test_checkpoint(void)
     CHECK_RC(open_store("ckpt-src", &s), FERRY_OK);
     if (!s) return;
     uint32_t cf;
-    CHECK_RC(ferry_cf_create(s, "other", &cf, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "other", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     CHECK_RC(put_s(s, 0, "a", "1"), FERRY_OK);
     CHECK_RC(put_s(s, cf, "b", "2"), FERRY_OK);
     CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), FERRY_CHECKPOINT_COMPACT, &err), FERRY_EINVAL);
@@ -1087,7 +1087,7 @@ static void test_checkpoint(void)
     int64_t o[FERRY_OPT_COUNT];
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
     o[FERRY_OPT_READ_ONLY] = 1;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ckpt-src"), o, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ckpt-src"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     if (!s) return;
     CHECK_RC(ferry_checkpoint(s, dir("ckpt-ro"), 0, &err), FERRY_ENOTSUP);
     ferry_backups *b = NULL;
@@ -1125,11 +1125,11 @@ static ferry_store *store_with_ingested_operand(const char *store, const char *s
 static void test_merge(void)
 {
     ferry_store *s = NULL;
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, "merge_operator=uint64add", &s, &err),
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, "merge_operator=uint64add", NULL, 0, 0, &s, &err),
              FERRY_OK);
     if (!s) return;
     uint32_t cf;
-    CHECK_RC(ferry_cf_create(s, "counts", &cf, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "counts", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     uint64_t one = 1, five = 5, got = 0;
     CHECK_RC(ferry_merge(s, cf, "n", 1, &one, 8, &err), FERRY_OK);
     CHECK_RC(ferry_merge(s, cf, "n", 1, &five, 8, &err), FERRY_OK);
@@ -1137,8 +1137,8 @@ static void test_merge(void)
     size_t n = 0, vlen = 0;
     uint32_t h[4] = {FERRY_OP_MERGE, cf, 1, 8};
     memcpy(b, h, 16); memcpy(b + 16, "n", 1); memcpy(b + 17, &five, 8); n = 25;
-    CHECK_RC(ferry_write(s, b, n, 1, &err), FERRY_OK);
-    CHECK_RC(ferry_get(s, NULL, cf, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_write(s, b, n, 1, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, cf, "n", 1, 0, &got, 8, &vlen, &err), FERRY_OK);
     CHECK(vlen == 8 && got == 11, "uint64add gives %llu (%zu bytes)", (unsigned long long)got, vlen);
     CHECK_RC(ferry_merge(s, 99, "n", 1, &one, 8, &err), FERRY_EINVAL);
     CHECK_RC(ferry_merge(s, cf, NULL, 3, &one, 8, &err), FERRY_EINVAL);
@@ -1146,7 +1146,7 @@ static void test_merge(void)
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-app"), NULL, 0,
-                              "merge_operator={id=stringappend;delimiter=:}", &s, &err), FERRY_OK);
+                              "merge_operator={id=stringappend;delimiter=:}", NULL, 0, 0, &s, &err), FERRY_OK);
     if (s) {
         char buf[32];
         CHECK_RC(ferry_merge(s, 0, "k", 1, "a", 1, &err), FERRY_OK);
@@ -1163,12 +1163,12 @@ static void test_merge(void)
         n = 0;
         h[1] = 0;
         memcpy(b, h, 16); memcpy(b + 16, "n", 1); memcpy(b + 17, &five, 8); n = 25;
-        CHECK_RC(ferry_write(s, b, n, 1, &err), FERRY_ENOTSUP);
+        CHECK_RC(ferry_write(s, b, n, 1, 0, &err), FERRY_ENOTSUP);
         CHECK_RC(put_s(s, 0, "after", "ok"), FERRY_OK);
         CHECK_RC(ferry_store_close(s), FERRY_OK);
     }
     /* a store last opened with an operator, reopened without one: refused (it may hold operands) */
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, NULL, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-add"), NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
     CHECK(strstr(err.message, "UInt64AddOperator") != NULL && strstr(err.message, "mergeOperator") != NULL, "%s",
           err.message);
     /* operands that reach a store without an operator anyway (an ingested file): reads and scans
@@ -1177,7 +1177,7 @@ static void test_merge(void)
     if (s) {
         uint64_t v;
         size_t vl;
-        CHECK(ferry_get(s, NULL, 0, "n", 1, &v, 8, &vl, &err) < 0, "get of merge operands without an operator fails");
+        CHECK(ferry_get(s, NULL, 0, "n", 1, 0, &v, 8, &vl, &err) < 0, "get of merge operands without an operator fails");
         ferry_cursor *c = NULL;
         CHECK_RC(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
         uint8_t page[4096];
@@ -1188,15 +1188,15 @@ static void test_merge(void)
         }
         CHECK_RC(ferry_store_close(s), FERRY_OK);
     }
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=bogus", &s, &err),
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=bogus", NULL, 0, 0, &s, &err),
              FERRY_EINVAL);
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=sortlist", &s, &err),
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator=sortlist", NULL, 0, 0, &s, &err),
              FERRY_EINVAL);
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator={delimiter=x}", &s, &err),
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-bad"), NULL, 0, "merge_operator={delimiter=x}", NULL, 0, 0, &s, &err),
              FERRY_EINVAL);
     /* the last merge_operator wins, as in RocksDB */
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("merge-last"), NULL, 0,
-                              "merge_operator=uint64add;merge_operator=nullptr", &s, &err), FERRY_OK);
+                              "merge_operator=uint64add;merge_operator=nullptr", NULL, 0, 0, &s, &err), FERRY_OK);
     if (s) {
         CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
         CHECK_RC(ferry_store_close(s), FERRY_OK);
@@ -1223,7 +1223,7 @@ static void *write_flush_compact(void *p)
         ferry_store *s = w->s[w->rounds & 1];
         for (int i = 0; i < 20 && w->rc == FERRY_OK; i++) {
             snprintf(k, sizeof k, "k%03ld", (w->rounds * 20 + i) % 400);
-            w->rc = ferry_put(s, 0, k, strlen(k), "value", 5, &e);
+            w->rc = ferry_put(s, 0, k, strlen(k), "value", 5, 0, &e);
         }
         if (w->rc == FERRY_OK) w->rc = ferry_flush(s, 0, &e);
         if (w->rc == FERRY_OK && w->rounds % 3 == 0) w->rc = ferry_compact_range(s, 0, NULL, 0, NULL, 0, &e);
@@ -1251,7 +1251,7 @@ static void test_read_only_beside_writer(void)
     CHECK_RC(open_store("ro-live-b", &w.s[1]), FERRY_OK);
     if (!w.s[0] || !w.s[1]) return;
     uint32_t cf;
-    CHECK_RC(ferry_cf_create(w.s[1], "other", &cf, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(w.s[1], "other", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     CHECK_RC(put_s(w.s[0], 0, "first", "1"), FERRY_OK);
     CHECK_RC(put_s(w.s[1], 0, "first", "1"), FERRY_OK);
     CHECK_RC(ferry_flush(w.s[0], 0, &err), FERRY_OK);
@@ -1266,7 +1266,7 @@ static void test_read_only_beside_writer(void)
     for (int i = 0; i < opens && bad < 3; i++) {
         ferry_store *r = NULL;
         int rc = ferry_store_open(FERRY_ENGINE_ROCKSDB, dir(i & 1 ? "ro-live-b" : "ro-live-a"), ro, FERRY_OPT_COUNT,
-                                  NULL, &r, &err);
+                                  NULL, NULL, 0, 0, &r, &err);
         if (rc != FERRY_OK) bad++;
         CHECK(rc == FERRY_OK, "read-only open %d beside a writer: %d %s", i, rc, err.message);
         if (!r) continue;
@@ -1287,7 +1287,7 @@ static void test_read_only_beside_writer(void)
     snprintf(cmd, sizeof cmd, "rm -f \"$(ls -1 '%s'/*.sst | head -1)\"", dir("ro-live-a"));
     run(cmd);
     ferry_store *r = NULL;
-    int rc = ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-live-a"), ro, FERRY_OPT_COUNT, NULL, &r, &err);
+    int rc = ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-live-a"), ro, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &r, &err);
     CHECK(rc == FERRY_ECORRUPTION || rc == FERRY_EIO, "a store missing a table file opens read-only: %d %s", rc, err.message);
     if (r) ferry_store_close(r);
 }
@@ -1317,7 +1317,7 @@ static void test_read_only_compacted(void)
     CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
     CHECK(mode == 0, "a writable store is not in compacted mode (%llu)", (unsigned long long)mode);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-compacted"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-compacted"), ro, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     if (s) {
         CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
         CHECK(mode == 1, "a compacted database without operands is served in compacted mode (%llu)", (unsigned long long)mode);
@@ -1341,13 +1341,13 @@ static void test_read_only_compacted(void)
     if (!s) return;
     CHECK_RC(ferry_compact_range(s, 0, NULL, 0, NULL, 0, &err), FERRY_OK);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-merged"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-merged"), ro, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     if (s) {
         CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
         CHECK(mode == 0, "a database holding merge operands keeps the refusing operator (%llu)", (unsigned long long)mode);
         uint64_t v;
         size_t vl;
-        CHECK(ferry_get(s, NULL, 0, "n", 1, &v, 8, &vl, &err) < 0, "get of an operand without an operator fails");
+        CHECK(ferry_get(s, NULL, 0, "n", 1, 0, &v, 8, &vl, &err) < 0, "get of an operand without an operator fails");
         ferry_cursor *c = NULL;
         uint8_t page[4096];
         CHECK_RC(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
@@ -1366,7 +1366,7 @@ static void test_read_only_compacted(void)
     CHECK_RC(ferry_flush(s, 0, &err), FERRY_OK);
     CHECK_RC(put_s(s, 0, "b", "2"), FERRY_OK);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
-    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-logged"), ro, FERRY_OPT_COUNT, NULL, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ro-logged"), ro, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     if (s) {
         CHECK_RC(ferry_property_int(s, 0, "ferry.compacted-read-only", &mode, &err), FERRY_OK);
         CHECK(mode == 0, "a database with logged writes is not in compacted mode (%llu)", (unsigned long long)mode);
@@ -1405,7 +1405,7 @@ static void test_sst(void)
     CHECK_RC(open_store("sst-db", &s), FERRY_OK);
     if (!s) return;
     uint32_t cf;
-    CHECK_RC(ferry_cf_create(s, "f", &cf, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "f", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     CHECK_RC(put_s(s, cf, "c", "old"), FERRY_OK);
     char paths[4200];
     int plen = snprintf(paths, sizeof paths, "%s", dir("one.sst")) + 1;
@@ -1524,18 +1524,18 @@ static void test_lmdb_only_flags(void)
     CHECK_RC(open_store("lmdb-only", &s), FERRY_OK);
     if (!s) return;
     uint32_t cf = 0, flags = 9;
-    CHECK_RC(ferry_cf_create2(s, "d", FERRY_CF_DUPSORT, &cf, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_cf_create(s, "d", FERRY_CF_DUPSORT, NULL, 0, NULL, &cf, &err), FERRY_ENOTSUP);
     CHECK(strstr(err.message, "LMDB") != NULL, "%s", err.message);
-    CHECK_RC(ferry_cf_create2(s, "d", 0, &cf, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "d", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
     CHECK_RC(ferry_cf_flags(s, cf, &flags, &err), FERRY_OK);
     CHECK(flags == 0, "%s", err.message);
-    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_put(s, cf, "k", 1, "v", 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_ENOTSUP);
     CHECK(strstr(err.message, "transaction") != NULL, "%s", err.message);
-    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_ENOTSUP);
-    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, FERRY_WRITE_APPEND, &err), FERRY_ENOTSUP);
-    CHECK_RC(ferry_put2(s, cf, "k", 1, "v", 1, 0x100, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_put2(s, cf, "k", 1, "v1", 2, FERRY_WRITE_SYNC, &err), FERRY_OK);
-    CHECK_RC(ferry_put2(s, cf, "n", 1, "v2", 2, FERRY_WRITE_NO_WAL, &err), FERRY_OK);
+    CHECK_RC(ferry_put(s, cf, "k", 1, "v", 1, FERRY_WRITE_NO_DUP_DATA, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_put(s, cf, "k", 1, "v", 1, FERRY_WRITE_APPEND, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_put(s, cf, "k", 1, "v", 1, 0x100, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_put(s, cf, "k", 1, "v1", 2, FERRY_WRITE_SYNC, &err), FERRY_OK);
+    CHECK_RC(ferry_put(s, cf, "n", 1, "v2", 2, FERRY_WRITE_NO_WAL, &err), FERRY_OK);
     uint64_t count = 9;
     CHECK_RC(ferry_value_count(s, NULL, cf, "k", 1, &count, &err), FERRY_OK);
     CHECK(count == 1, "%s", err.message);
@@ -1545,13 +1545,13 @@ static void test_lmdb_only_flags(void)
     uint32_t hdr[4] = { FERRY_OP_DELETE_VALUE, cf, 1, 2 };
     memcpy(rec, hdr, 16);
     memcpy(rec + 16, "kv1", 3);
-    CHECK_RC(ferry_write(s, rec, 19, 1, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_write(s, rec, 19, 1, 0, &err), FERRY_ENOTSUP);
     hdr[0] = FERRY_OP_PUT;
     memcpy(rec, hdr, 16);
     memcpy(rec + 16, "kv9", 3);
-    CHECK_RC(ferry_write2(s, rec, 19, 1, FERRY_WRITE_SYNC | FERRY_WRITE_NO_WAL, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_write2(s, rec, 19, 1, FERRY_WRITE_SYNC, &err), FERRY_OK);
-    CHECK_RC(ferry_write2(s, rec, 19, 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_write(s, rec, 19, 1, FERRY_WRITE_SYNC | FERRY_WRITE_NO_WAL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_write(s, rec, 19, 1, FERRY_WRITE_SYNC, &err), FERRY_OK);
+    CHECK_RC(ferry_write(s, rec, 19, 1, FERRY_WRITE_NO_OVERWRITE, &err), FERRY_ENOTSUP);
     char buf[8];
     CHECK_RC(get_s(s, NULL, cf, "k", buf, sizeof buf), FERRY_OK);
     CHECK(strcmp(buf, "v9") == 0, "%s", err.message);
@@ -1640,7 +1640,7 @@ static void test_txn(void)
         CHECK_RC(ferry_snapshot_open(s, &sn, &err), FERRY_OK);
         CHECK_RC(ferry_snapshot_close(sn), FERRY_OK);
         uint32_t cf;
-        CHECK_RC(ferry_cf_create(s, "fam", &cf, &err), FERRY_OK);
+        CHECK_RC(ferry_cf_create(s, "fam", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
         /* a transaction that wrote a family dropped before its commit commits nothing */
         CHECK_RC(ferry_txn_begin(s, 0, 0, &t, &err), FERRY_OK);
         CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, cf, "k", "v"), 1, &err), FERRY_OK);
@@ -1686,8 +1686,8 @@ static void test_cf_options(void)
     int64_t o[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, 10, 8192, 4 };
     int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1 };
     uint32_t p = 0, m = 0, u = 0;
-    CHECK_RC(ferry_cf_create3(s, "p", 0, o, FERRY_CFOPT_COUNT, NULL, &p, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create3(s, "m", 0, none, FERRY_CFOPT_COUNT, "merge_operator=uint64add", &m, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "p", 0, o, FERRY_CFOPT_COUNT, NULL, &p, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "m", 0, none, FERRY_CFOPT_COUNT, "merge_operator=uint64add", &m, &err), FERRY_OK);
     char key[16], buf[64];
     for (int i = 0; i < 200; i++) {
         snprintf(key, sizeof key, "k%03d-%d", i % 7, i);
@@ -1701,28 +1701,28 @@ static void test_cf_options(void)
     size_t vlen = 0;
     CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
     CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
-    CHECK_RC(ferry_get(s, NULL, m, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, m, "n", 1, 0, &got, 8, &vlen, &err), FERRY_OK);
     CHECK(got == 2, "uint64add gives %llu", (unsigned long long)got);
     CHECK_RC(ferry_merge(s, 0, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
     CHECK_RC(ferry_merge(s, p, "n", 1, &one, 8, &err), FERRY_ENOTSUP);
     /* point reads with read flags */
     uint32_t rf = FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS;
     got = 0;
-    CHECK_RC(ferry_get2(s, NULL, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
     CHECK(got == 2, "get2 gives %llu", (unsigned long long)got);
-    CHECK_RC(ferry_get2(s, NULL, p, "k003-10", 7, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, p, "k003-10", 7, FERRY_CURSOR_NO_FILL_CACHE, buf, sizeof buf, &vlen, &err), FERRY_OK);
     CHECK(vlen == 7 && memcmp(buf, "k003-10", 7) == 0, "get2 value");
-    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
-    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, FERRY_CURSOR_POINTERS, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, 0xffffffffu, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_get2(NULL, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_get2(s, NULL, p, NULL, 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_get2(s, NULL, p, "zz", 2, rf, buf, sizeof buf, NULL, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_get2(s, NULL, 999, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get(s, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_get(s, NULL, p, "zz", 2, FERRY_CURSOR_POINTERS, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get(s, NULL, p, "zz", 2, 0xffffffffu, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get(NULL, NULL, p, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get(s, NULL, p, NULL, 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get(s, NULL, p, "zz", 2, rf, buf, sizeof buf, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_get(s, NULL, 999, "zz", 2, rf, buf, sizeof buf, &vlen, &err), FERRY_EINVAL);
     ferry_snapshot *snap = NULL;
     CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
     CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
-    CHECK_RC(ferry_get2(s, snap, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, snap, m, "n", 1, rf, &got, 8, &vlen, &err), FERRY_OK);
     CHECK(got == 2, "get2 at a snapshot gives %llu", (unsigned long long)got);
     uint8_t keys[32];
     uint32_t kl = 1;
@@ -1730,17 +1730,17 @@ static void test_cf_options(void)
     memcpy(keys + 5, &kl, 4); keys[9] = 'x';
     int64_t lens[2];
     uint8_t vals[64];
-    CHECK_RC(ferry_multi_get2(s, snap, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
+    CHECK_RC(ferry_multi_get(s, snap, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
     CHECK(lens[0] == 8 && lens[1] == -1, "multi_get2 lens %lld %lld", (long long)lens[0], (long long)lens[1]);
-    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
+    CHECK_RC(ferry_multi_get(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), 2);
     memcpy(&got, vals, 8);
     CHECK(got == 3, "multi_get2 gives %llu", (unsigned long long)got);
-    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 9, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, 0x100, vals, sizeof vals, lens, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_multi_get2(NULL, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, NULL, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_multi_get2(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, NULL, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_multi_get2(s, NULL, m, 0, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(s, NULL, m, 2, keys, 9, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(s, NULL, m, 2, keys, 10, 0x100, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(NULL, NULL, m, 2, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(s, NULL, m, 2, NULL, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(s, NULL, m, 2, keys, 10, rf, vals, sizeof vals, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_multi_get(s, NULL, m, 0, keys, 10, rf, vals, sizeof vals, lens, &err), FERRY_EINVAL);
     CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
     one = 1;
 
@@ -1752,36 +1752,36 @@ static void test_cf_options(void)
         { INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CHECK_RC(ferry_cf_create3(s, "x", 0, bad[i], FERRY_CFOPT_COUNT, NULL, &u, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, "x", 0, o, FERRY_CFOPT_COUNT + 1, NULL, &u, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, "x", 0, NULL, 2, NULL, &u, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, "x", 0, none, 4, "merge_operator=sortlist", &u, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, "x", 0, none, 4, "comparator=x", &u, &err), FERRY_EINVAL);
-    CHECK(ferry_cf_create3(s, "x", 0, none, 4, "no such option=1", &u, &err) != FERRY_OK, "garbage options string");
-    CHECK_RC(ferry_cf_create3(s, "x", FERRY_CF_DUPSORT, o, 4, NULL, &u, &err), FERRY_ENOTSUP);
-    CHECK_RC(ferry_cf_create3(NULL, "x", 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, NULL, 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, "", 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, "x", 0, o, 4, NULL, NULL, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_cf_create3(s, "p", 0, o, 4, NULL, &u, NULL), FERRY_EEXISTS);
+        CHECK_RC(ferry_cf_create(s, "x", 0, bad[i], FERRY_CFOPT_COUNT, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, "x", 0, o, FERRY_CFOPT_COUNT + 1, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, "x", 0, NULL, 2, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, "x", 0, none, 4, "merge_operator=sortlist", &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, "x", 0, none, 4, "comparator=x", &u, &err), FERRY_EINVAL);
+    CHECK(ferry_cf_create(s, "x", 0, none, 4, "no such option=1", &u, &err) != FERRY_OK, "garbage options string");
+    CHECK_RC(ferry_cf_create(s, "x", FERRY_CF_DUPSORT, o, 4, NULL, &u, &err), FERRY_ENOTSUP);
+    CHECK_RC(ferry_cf_create(NULL, "x", 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, NULL, 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, "", 0, o, 4, NULL, &u, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, "x", 0, o, 4, NULL, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_create(s, "p", 0, o, 4, NULL, &u, NULL), FERRY_EEXISTS);
     /* an empty set of options is a plain family */
-    CHECK_RC(ferry_cf_create3(s, "plain", 0, NULL, 0, NULL, &u, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create3(s, "plain2", 0, none, 4, "", &u, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "plain", 0, NULL, 0, NULL, &u, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "plain2", 0, none, 4, "", &u, &err), FERRY_OK);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 
     /* reopen: family m without its merge operator is refused; with it, its operands merge on */
     s = NULL;
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, dir("cfopts"), NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("cfopts"), NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
     CHECK(s == NULL && strstr(err.message, "'m'") != NULL, "%s", err.message);
     uint8_t rec[1024];
     size_t n = 0;
     cf_rec(rec, &n, "m", none, "merge_operator=uint64add");
     cf_rec(rec, &n, "p", o, NULL);
     cf_rec(rec, &n, "not-there", o, NULL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, dir("cfopts"), NULL, 0, NULL, rec, n, 3, &s, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("cfopts"), NULL, 0, NULL, rec, n, 3, &s, &err), FERRY_OK);
     if (s) {
         CHECK_RC(ferry_merge(s, m, "n", 1, &one, 8, &err), FERRY_OK);
-        CHECK_RC(ferry_get(s, NULL, m, "n", 1, &got, 8, &vlen, &err), FERRY_OK);
+        CHECK_RC(ferry_get(s, NULL, m, "n", 1, 0, &got, 8, &vlen, &err), FERRY_OK);
         CHECK(got == 4, "uint64add after reopen gives %llu", (unsigned long long)got);
         CHECK_RC(get_s(s, NULL, p, "k006-200", buf, sizeof buf), FERRY_NOTFOUND);
         CHECK_RC(get_s(s, NULL, p, "k006-6", buf, sizeof buf), FERRY_OK);
@@ -1791,32 +1791,32 @@ static void test_cf_options(void)
     /* malformed records */
     s = (ferry_store *)1;
     const char *d = dir("cfopts");
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, NULL, 0, 1, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, NULL, 0, 1, &s, &err), FERRY_EINVAL);
     CHECK(s == NULL, "out not cleared");
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 2, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n - 1, 3, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 4, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, UINT32_MAX, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, 7, 0, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, SIZE_MAX, 1, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 2, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n - 1, 3, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 4, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, UINT32_MAX, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, 7, 0, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, SIZE_MAX, 1, &s, &err), FERRY_EINVAL);
     uint8_t two[512];
     size_t tn = 0;
     cf_rec(two, &tn, "m", none, "merge_operator=uint64add");
     cf_rec(two, &tn, "m", none, NULL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 2, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 2, &s, &err), FERRY_EINVAL);
     tn = 0;
     uint32_t big = UINT32_MAX;
     cf_rec(two, &tn, "m", none, NULL);
     memcpy(two, &big, 4);   /* name length beyond the buffer */
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
     memcpy(two + 4, &big, 4);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
     tn = 0;
     cf_rec(two, &tn, "m", bad[2], "merge_operator=uint64add");
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, NULL, NULL, 0, NULL, rec, n, 3, &s, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 3, NULL, &err), FERRY_EINVAL);
-    CHECK_RC(ferry_store_open2(77, d, NULL, 0, NULL, rec, n, 3, &s, NULL), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, two, tn, 1, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, NULL, NULL, 0, NULL, rec, n, 3, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, d, NULL, 0, NULL, rec, n, 3, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open(77, d, NULL, 0, NULL, rec, n, 3, &s, NULL), FERRY_EINVAL);
     CHECK(s == NULL, "out not cleared");
 }
 
@@ -1841,9 +1841,9 @@ int main(int argc, char **argv)
     CHECK_RC(open_store(txn_mode == 0 ? "main" : txn_mode == 1 ? "main-p" : "main-o", &s), FERRY_OK);
     if (!s) { printf("%d passed, %d failed\n", passed, failed + 1); return 1; }
     uint32_t cf_big, cf_many, cf_bin;
-    CHECK_RC(ferry_cf_create(s, "big", &cf_big, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create(s, "many", &cf_many, &err), FERRY_OK);
-    CHECK_RC(ferry_cf_create(s, "bin", &cf_bin, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "big", 0, NULL, 0, NULL, &cf_big, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "many", 0, NULL, 0, NULL, &cf_many, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "bin", 0, NULL, 0, NULL, &cf_bin, &err), FERRY_OK);
     test_empty_and_one(s);
     test_big_entry(s, cf_big);
     test_many(s, cf_many);

@@ -1,5 +1,6 @@
-/* JNI glue for dev.ferry.jni.JniBinding: one thin wrapper per ferry_* function. Java passes
- * handles and addresses as jlong and checks every result; no policy lives here. */
+/* JNI glue for dev.ferry.jni.JniBinding: one thin wrapper per ferry_* function, in ferry.h's order (by
+ * handle type), plus address0 and wrap0 for direct buffers. Java passes handles and addresses as jlong
+ * and checks every result; no policy lives here. */
 #include <jni.h>
 
 #include "ferry.h"
@@ -13,6 +14,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
     if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
     return JNI_VERSION_1_8;
 }
+
+/* ---- library (no handle) ---- */
 
 /* JniBinding.address0(ByteBuffer): address of a direct buffer (0 if not direct). */
 JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_address0(JNIEnv *env, jclass cls, jobject buf)
@@ -29,6 +32,12 @@ JNIEXPORT jobject JNICALL Java_dev_ferry_jni_JniBinding_wrap0(JNIEnv *env, jclas
 /* JniBinding.abiVersion0() */
 JNI_FN(abiVersion0)(JNIEnv *env, jclass cls) { return ferry_abi_version(); }
 
+/* JniBinding.strerror0: the address of ferry_strerror's static message. */
+JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_strerror0(JNIEnv *env, jclass cls, jint rc)
+{
+    return (jlong)(intptr_t)ferry_strerror(rc);
+}
+
 /* JniBinding.noop0(): empty call, the JNI per-call floor. */
 JNI_FN(noop0)(JNIEnv *env, jclass cls) { return ferry_noop(); }
 
@@ -44,15 +53,48 @@ JNI_FN(enginePath0)(JNIEnv *env, jclass cls, jint engine, jlong dst, jlong cap)
     return ferry_engine_path(engine, P(dst), (size_t)cap);
 }
 
+/* ---- stores ---- */
+
 /* JniBinding.storeOpen0 */
-JNI_FN(storeOpen0)(JNIEnv *env, jclass cls, jint engine, jlong path, jlong opts, jint nopts, jlong extra,
-                   jlong out, jlong err)
+JNI_FN(storeOpen0)(JNIEnv *env, jclass cls, jint engine, jlong path, jlong opts, jint nopts, jlong extra, jlong cfs,
+                   jlong cfs_len, jint ncfs, jlong out, jlong err)
 {
-    return ferry_store_open(engine, P(path), P(opts), (uint32_t)nopts, P(extra), P(out), P(err));
+    if (cfs_len < 0) return FERRY_EINVAL;
+    return ferry_store_open(engine, P(path), P(opts), (uint32_t)nopts, P(extra), P(cfs), (size_t)cfs_len,
+                            (uint32_t)ncfs, P(out), P(err));
 }
 
 /* JniBinding.storeClose0 */
 JNI_FN(storeClose0)(JNIEnv *env, jclass cls, jlong s) { return ferry_store_close(P(s)); }
+
+/* JniBinding.flush0 */
+JNI_FN(flush0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong err) { return ferry_flush(P(s), (uint32_t)cf, P(err)); }
+
+/* JniBinding.compactRange0 */
+JNI_FN(compactRange0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong b, jlong blen, jlong e, jlong elen, jlong err)
+{
+    return ferry_compact_range(P(s), (uint32_t)cf, P(b), (size_t)blen, P(e), (size_t)elen, P(err));
+}
+
+/* JniBinding.property0 */
+JNI_FN(property0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong dst, jlong cap, jlong len_out, jlong err)
+{
+    return ferry_property(P(s), (uint32_t)cf, P(name), P(dst), (size_t)cap, P(len_out), P(err));
+}
+
+/* JniBinding.propertyInt0 */
+JNI_FN(propertyInt0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong out, jlong err)
+{
+    return ferry_property_int(P(s), (uint32_t)cf, P(name), P(out), P(err));
+}
+
+/* JniBinding.checkpoint0 */
+JNI_FN(checkpoint0)(JNIEnv *env, jclass cls, jlong s, jlong dir, jint flags, jlong err)
+{
+    return ferry_checkpoint(P(s), P(dir), (uint32_t)flags, P(err));
+}
+
+/* ---- column families ---- */
 
 /* JniBinding.cfCount0 */
 JNI_FN(cfCount0)(JNIEnv *env, jclass cls, jlong s, jlong out) { return ferry_cf_count(P(s), P(out)); }
@@ -64,9 +106,10 @@ JNI_FN(cfName0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong dst, jlong cap,
 }
 
 /* JniBinding.cfCreate0 */
-JNI_FN(cfCreate0)(JNIEnv *env, jclass cls, jlong s, jlong name, jlong id_out, jlong err)
+JNI_FN(cfCreate0)(JNIEnv *env, jclass cls, jlong s, jlong name, jint flags, jlong opts, jint nopts, jlong extra,
+                  jlong id_out, jlong err)
 {
-    return ferry_cf_create(P(s), P(name), P(id_out), P(err));
+    return ferry_cf_create(P(s), P(name), (uint32_t)flags, P(opts), (uint32_t)nopts, P(extra), P(id_out), P(err));
 }
 
 /* JniBinding.cfFind0 */
@@ -81,31 +124,43 @@ JNI_FN(cfListAll0)(JNIEnv *env, jclass cls, jlong s, jlong err) { return ferry_c
 /* JniBinding.cfDrop0 */
 JNI_FN(cfDrop0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong err) { return ferry_cf_drop(P(s), (uint32_t)cf, P(err)); }
 
-/* JniBinding.snapshotOpen0 */
-JNI_FN(snapshotOpen0)(JNIEnv *env, jclass cls, jlong s, jlong out, jlong err) { return ferry_snapshot_open(P(s), P(out), P(err)); }
+/* JniBinding.cfFlags0 */
+JNI_FN(cfFlags0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong out, jlong err)
+{
+    return ferry_cf_flags(P(s), (uint32_t)cf, P(out), P(err));
+}
 
-/* JniBinding.snapshotClose0 */
-JNI_FN(snapshotClose0)(JNIEnv *env, jclass cls, jlong snap) { return ferry_snapshot_close(P(snap)); }
+/* ---- reads (a store and a view: 0, a snapshot or a transaction) ---- */
 
 /* JniBinding.get0 */
-JNI_FN(get0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jlong dst, jlong cap,
-             jlong vlen_out, jlong err)
+JNI_FN(get0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jint flags, jlong dst,
+             jlong cap, jlong vlen_out, jlong err)
 {
-    return ferry_get(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, P(dst), (size_t)cap, P(vlen_out), P(err));
+    return ferry_get(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, (uint32_t)flags, P(dst), (size_t)cap,
+                     P(vlen_out), P(err));
 }
 
 /* JniBinding.multiGet0 */
 JNI_FN(multiGet0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jint n, jlong keys, jlong keys_len,
-                  jlong dst, jlong cap, jlong lens_out, jlong err)
+                  jint flags, jlong dst, jlong cap, jlong lens_out, jlong err)
 {
-    return ferry_multi_get(P(s), P(snap), (uint32_t)cf, (uint32_t)n, P(keys), (size_t)keys_len, P(dst), (size_t)cap,
-                           P(lens_out), P(err));
+    return ferry_multi_get(P(s), P(snap), (uint32_t)cf, (uint32_t)n, P(keys), (size_t)keys_len, (uint32_t)flags,
+                           P(dst), (size_t)cap, P(lens_out), P(err));
 }
 
-/* JniBinding.put0 */
-JNI_FN(put0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong val, jlong vlen, jlong err)
+/* JniBinding.valueCount0 */
+JNI_FN(valueCount0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jlong out, jlong err)
 {
-    return ferry_put(P(s), (uint32_t)cf, P(key), (size_t)klen, P(val), (size_t)vlen, P(err));
+    return ferry_value_count(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, P(out), P(err));
+}
+
+/* ---- writes ---- */
+
+/* JniBinding.put0 */
+JNI_FN(put0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong val, jlong vlen, jint flags,
+             jlong err)
+{
+    return ferry_put(P(s), (uint32_t)cf, P(key), (size_t)klen, P(val), (size_t)vlen, (uint32_t)flags, P(err));
 }
 
 /* JniBinding.merge0 */
@@ -127,31 +182,102 @@ JNI_FN(deleteRange0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong b, jlong b
 }
 
 /* JniBinding.write0 */
-JNI_FN(write0)(JNIEnv *env, jclass cls, jlong s, jlong ops, jlong len, jint count, jlong err)
+JNI_FN(write0)(JNIEnv *env, jclass cls, jlong s, jlong ops, jlong len, jint count, jint flags, jlong err)
 {
-    return ferry_write(P(s), P(ops), (size_t)len, (uint32_t)count, P(err));
+    return ferry_write(P(s), P(ops), (size_t)len, (uint32_t)count, (uint32_t)flags, P(err));
 }
 
-/* JniBinding.flush0 */
-JNI_FN(flush0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong err) { return ferry_flush(P(s), (uint32_t)cf, P(err)); }
+/* ---- snapshots ---- */
 
-/* JniBinding.compactRange0 */
-JNI_FN(compactRange0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong b, jlong blen, jlong e, jlong elen, jlong err)
+/* JniBinding.snapshotOpen0 */
+JNI_FN(snapshotOpen0)(JNIEnv *env, jclass cls, jlong s, jlong out, jlong err) { return ferry_snapshot_open(P(s), P(out), P(err)); }
+
+/* JniBinding.snapshotClose0 */
+JNI_FN(snapshotClose0)(JNIEnv *env, jclass cls, jlong snap) { return ferry_snapshot_close(P(snap)); }
+
+/* ---- transactions ---- */
+
+/* JniBinding.txnBegin0 */
+JNI_FN(txnBegin0)(JNIEnv *env, jclass cls, jlong s, jint flags, jlong timeout_ms, jlong out, jlong err)
 {
-    return ferry_compact_range(P(s), (uint32_t)cf, P(b), (size_t)blen, P(e), (size_t)elen, P(err));
+    return ferry_txn_begin(P(s), (uint32_t)flags, (int64_t)timeout_ms, P(out), P(err));
 }
 
-/* JniBinding.property0 */
-JNI_FN(property0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong dst, jlong cap, jlong len_out, jlong err)
+/* JniBinding.txnWrite0 */
+JNI_FN(txnWrite0)(JNIEnv *env, jclass cls, jlong t, jlong ops, jlong len, jint count, jlong err)
 {
-    return ferry_property(P(s), (uint32_t)cf, P(name), P(dst), (size_t)cap, P(len_out), P(err));
+    return ferry_txn_write(P(t), P(ops), (size_t)len, (uint32_t)count, P(err));
 }
 
-/* JniBinding.checkpoint0 */
-JNI_FN(checkpoint0)(JNIEnv *env, jclass cls, jlong s, jlong dir, jint flags, jlong err)
+/* JniBinding.txnGetForUpdate0 */
+JNI_FN(txnGetForUpdate0)(JNIEnv *env, jclass cls, jlong t, jint cf, jlong k, jlong klen, jlong dst, jlong cap,
+                         jlong vlen_out, jlong err)
 {
-    return ferry_checkpoint(P(s), P(dir), (uint32_t)flags, P(err));
+    return ferry_txn_get_for_update(P(t), (uint32_t)cf, P(k), (size_t)klen, P(dst), (size_t)cap, P(vlen_out), P(err));
 }
+
+/* JniBinding.txnCommit0 */
+JNI_FN(txnCommit0)(JNIEnv *env, jclass cls, jlong t, jlong err) { return ferry_txn_commit(P(t), P(err)); }
+
+/* JniBinding.txnClose0 */
+JNI_FN(txnClose0)(JNIEnv *env, jclass cls, jlong t) { return ferry_txn_close(P(t)); }
+
+/* JniBinding.txnAbandon0 */
+JNI_FN(txnAbandon0)(JNIEnv *env, jclass cls, jlong t) { return ferry_txn_abandon(P(t)); }
+
+/* ---- cursors ---- */
+
+/* JniBinding.cursorOpen0 */
+JNI_FN(cursorOpen0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong lower, jlong llen, jlong upper,
+                    jlong ulen, jint flags, jlong out, jlong err)
+{
+    return ferry_cursor_open(P(s), P(snap), (uint32_t)cf, P(lower), (size_t)llen, P(upper), (size_t)ulen,
+                             (uint32_t)flags, P(out), P(err));
+}
+
+/* JniBinding.cursorClose0 */
+JNI_FN(cursorClose0)(JNIEnv *env, jclass cls, jlong c) { return ferry_cursor_close(P(c)); }
+
+/* JniBinding.cursorFill0: the page call. */
+JNI_FN(cursorFill0)(JNIEnv *env, jclass cls, jlong c, jint op, jlong key, jlong klen, jlong page, jlong cap,
+                    jint max_entries, jlong err)
+{
+    return ferry_cursor_fill(P(c), op, P(key), (size_t)klen, P(page), (size_t)cap, (uint32_t)max_entries, P(err));
+}
+
+/* ---- backups ---- */
+
+/* JniBinding.backupsOpen0 */
+JNI_FN(backupsOpen0)(JNIEnv *env, jclass cls, jlong dir, jlong out, jlong err) { return ferry_backups_open(P(dir), P(out), P(err)); }
+
+/* JniBinding.backupsClose0 */
+JNI_FN(backupsClose0)(JNIEnv *env, jclass cls, jlong b) { return ferry_backups_close(P(b)); }
+
+/* JniBinding.backupsCreate0 */
+JNI_FN(backupsCreate0)(JNIEnv *env, jclass cls, jlong b, jlong s, jlong id_out, jlong err)
+{
+    return ferry_backups_create(P(b), P(s), P(id_out), P(err));
+}
+
+/* JniBinding.backupsList0 */
+JNI_FN(backupsList0)(JNIEnv *env, jclass cls, jlong b, jlong dst, jlong cap, jlong count_out, jlong err)
+{
+    return ferry_backups_list(P(b), P(dst), (size_t)cap, P(count_out), P(err));
+}
+
+/* JniBinding.backupsRestore0 */
+JNI_FN(backupsRestore0)(JNIEnv *env, jclass cls, jlong b, jint id, jlong db_dir, jlong err)
+{
+    return ferry_backups_restore(P(b), (uint32_t)id, P(db_dir), P(err));
+}
+
+/* JniBinding.backupsPurge0 */
+JNI_FN(backupsPurge0)(JNIEnv *env, jclass cls, jlong b, jint keep, jlong err)
+{
+    return ferry_backups_purge(P(b), (uint32_t)keep, P(err));
+}
+
+/* ---- SST files and ingestion ---- */
 
 /* JniBinding.sstOpen0 */
 JNI_FN(sstOpen0)(JNIEnv *env, jclass cls, jlong path, jlong extra, jlong out, jlong err)
@@ -190,150 +316,6 @@ JNI_FN(sstClose0)(JNIEnv *env, jclass cls, jlong w) { return ferry_sst_close(P(w
 JNI_FN(ingest0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong paths, jlong len, jint n, jint flags, jlong err)
 {
     return ferry_ingest(P(s), (uint32_t)cf, P(paths), (size_t)len, (uint32_t)n, (uint32_t)flags, P(err));
-}
-
-/* JniBinding.backupsOpen0 */
-JNI_FN(backupsOpen0)(JNIEnv *env, jclass cls, jlong dir, jlong out, jlong err) { return ferry_backups_open(P(dir), P(out), P(err)); }
-
-/* JniBinding.backupsClose0 */
-JNI_FN(backupsClose0)(JNIEnv *env, jclass cls, jlong b) { return ferry_backups_close(P(b)); }
-
-/* JniBinding.backupsCreate0 */
-JNI_FN(backupsCreate0)(JNIEnv *env, jclass cls, jlong b, jlong s, jlong id_out, jlong err)
-{
-    return ferry_backups_create(P(b), P(s), P(id_out), P(err));
-}
-
-/* JniBinding.backupsList0 */
-JNI_FN(backupsList0)(JNIEnv *env, jclass cls, jlong b, jlong dst, jlong cap, jlong count_out, jlong err)
-{
-    return ferry_backups_list(P(b), P(dst), (size_t)cap, P(count_out), P(err));
-}
-
-/* JniBinding.backupsRestore0 */
-JNI_FN(backupsRestore0)(JNIEnv *env, jclass cls, jlong b, jint id, jlong db_dir, jlong err)
-{
-    return ferry_backups_restore(P(b), (uint32_t)id, P(db_dir), P(err));
-}
-
-/* JniBinding.txnBegin0 */
-JNI_FN(txnBegin0)(JNIEnv *env, jclass cls, jlong s, jint flags, jlong timeout_ms, jlong out, jlong err)
-{
-    return ferry_txn_begin(P(s), (uint32_t)flags, (int64_t)timeout_ms, P(out), P(err));
-}
-
-/* JniBinding.txnWrite0 */
-JNI_FN(txnWrite0)(JNIEnv *env, jclass cls, jlong t, jlong ops, jlong len, jint count, jlong err)
-{
-    return ferry_txn_write(P(t), P(ops), (size_t)len, (uint32_t)count, P(err));
-}
-
-/* JniBinding.txnGetForUpdate0 */
-JNI_FN(txnGetForUpdate0)(JNIEnv *env, jclass cls, jlong t, jint cf, jlong k, jlong klen, jlong dst, jlong cap,
-                         jlong vlen_out, jlong err)
-{
-    return ferry_txn_get_for_update(P(t), (uint32_t)cf, P(k), (size_t)klen, P(dst), (size_t)cap, P(vlen_out), P(err));
-}
-
-/* JniBinding.txnCommit0 */
-JNI_FN(txnCommit0)(JNIEnv *env, jclass cls, jlong t, jlong err) { return ferry_txn_commit(P(t), P(err)); }
-
-/* JniBinding.txnClose0 */
-JNI_FN(txnClose0)(JNIEnv *env, jclass cls, jlong t) { return ferry_txn_close(P(t)); }
-
-/* JniBinding.txnAbandon0 */
-JNI_FN(txnAbandon0)(JNIEnv *env, jclass cls, jlong t) { return ferry_txn_abandon(P(t)); }
-
-/* JniBinding.backupsPurge0 */
-JNI_FN(backupsPurge0)(JNIEnv *env, jclass cls, jlong b, jint keep, jlong err)
-{
-    return ferry_backups_purge(P(b), (uint32_t)keep, P(err));
-}
-
-/* JniBinding.cfCreate20 */
-JNI_FN(cfCreate20)(JNIEnv *env, jclass cls, jlong s, jlong name, jint flags, jlong id_out, jlong err)
-{
-    return ferry_cf_create2(P(s), P(name), (uint32_t)flags, P(id_out), P(err));
-}
-
-/* JniBinding.get20 */
-JNI_FN(get20)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jint flags, jlong dst,
-              jlong cap, jlong vlen_out, jlong err)
-{
-    return ferry_get2(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, (uint32_t)flags, P(dst), (size_t)cap,
-                      P(vlen_out), P(err));
-}
-
-/* JniBinding.multiGet20 */
-JNI_FN(multiGet20)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jint n, jlong keys, jlong keys_len,
-                   jint flags, jlong dst, jlong cap, jlong lens_out, jlong err)
-{
-    return ferry_multi_get2(P(s), P(snap), (uint32_t)cf, (uint32_t)n, P(keys), (size_t)keys_len, (uint32_t)flags,
-                            P(dst), (size_t)cap, P(lens_out), P(err));
-}
-
-/* JniBinding.cfCreate30 */
-JNI_FN(cfCreate30)(JNIEnv *env, jclass cls, jlong s, jlong name, jint flags, jlong opts, jint nopts, jlong extra,
-                   jlong id_out, jlong err)
-{
-    return ferry_cf_create3(P(s), P(name), (uint32_t)flags, P(opts), (uint32_t)nopts, P(extra), P(id_out), P(err));
-}
-
-/* JniBinding.storeOpen20 */
-JNI_FN(storeOpen20)(JNIEnv *env, jclass cls, jint engine, jlong path, jlong opts, jint nopts, jlong extra, jlong cfs,
-                    jlong cfs_len, jint ncfs, jlong out, jlong err)
-{
-    if (cfs_len < 0) return FERRY_EINVAL;
-    return ferry_store_open2(engine, P(path), P(opts), (uint32_t)nopts, P(extra), P(cfs), (size_t)cfs_len,
-                             (uint32_t)ncfs, P(out), P(err));
-}
-
-/* JniBinding.cfFlags0 */
-JNI_FN(cfFlags0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong out, jlong err)
-{
-    return ferry_cf_flags(P(s), (uint32_t)cf, P(out), P(err));
-}
-
-/* JniBinding.valueCount0 */
-JNI_FN(valueCount0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, jlong klen, jlong out, jlong err)
-{
-    return ferry_value_count(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, P(out), P(err));
-}
-
-/* JniBinding.put20 */
-JNI_FN(put20)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong val, jlong vlen, jint flags, jlong err)
-{
-    return ferry_put2(P(s), (uint32_t)cf, P(key), (size_t)klen, P(val), (size_t)vlen, (uint32_t)flags, P(err));
-}
-
-/* JniBinding.write20 */
-JNI_FN(write20)(JNIEnv *env, jclass cls, jlong s, jlong ops, jlong len, jint count, jint flags, jlong err)
-{
-    return ferry_write2(P(s), P(ops), (size_t)len, (uint32_t)count, (uint32_t)flags, P(err));
-}
-
-/* JniBinding.propertyInt0 */
-JNI_FN(propertyInt0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong name, jlong out, jlong err)
-{
-    return ferry_property_int(P(s), (uint32_t)cf, P(name), P(out), P(err));
-}
-
-/* JniBinding.cursorOpen0 */
-JNI_FN(cursorOpen0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong lower, jlong llen, jlong upper,
-                    jlong ulen, jint flags, jlong out, jlong err)
-{
-    return ferry_cursor_open(P(s), P(snap), (uint32_t)cf, P(lower), (size_t)llen, P(upper), (size_t)ulen,
-                             (uint32_t)flags, P(out), P(err));
-}
-
-/* JniBinding.cursorClose0 */
-JNI_FN(cursorClose0)(JNIEnv *env, jclass cls, jlong c) { return ferry_cursor_close(P(c)); }
-
-/* JniBinding.cursorFill0: the page call. */
-JNI_FN(cursorFill0)(JNIEnv *env, jclass cls, jlong c, jint op, jlong key, jlong klen, jlong page, jlong cap,
-                    jint max_entries, jlong err)
-{
-    return ferry_cursor_fill(P(c), op, P(key), (size_t)klen, P(page), (size_t)cap, (uint32_t)max_entries, P(err));
 }
 
 /* ---- RocksJava interop (handles are RocksJava's getNativeHandle() values) ---- */

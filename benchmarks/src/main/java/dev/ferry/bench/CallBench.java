@@ -135,7 +135,7 @@ public class CallBench {
             }
             byte[] p = d.dir.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
             mem.put((int) (path - base), p).put((int) (path - base) + p.length, (byte) 0);
-            int rc = spi.storeOpen(e.id(), path, opts, Abi.OPT_COUNT, 0, out, err);
+            int rc = spi.storeOpen(e.id(), path, opts, Abi.OPT_COUNT, 0, 0, 0, 0, out, err);
             if (rc != 0) {
                 throw new IllegalStateException("ferry_store_open rc=" + rc);
             }

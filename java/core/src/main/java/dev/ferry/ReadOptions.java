@@ -59,7 +59,7 @@ public final class ReadOptions {
         return (flags & Abi.CURSOR_NO_VERIFY_CHECKSUMS) == 0;
     }
 
-    /** @return the FERRY_CURSOR_* flags of ferry_get2 */
+    /** @return the FERRY_CURSOR_* read flags of ferry_get and ferry_multi_get */
     int flags() {
         return flags;
     }

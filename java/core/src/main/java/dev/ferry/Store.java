@@ -203,13 +203,13 @@ public final class Store implements AutoCloseable {
         int rc;
         if (options.familyOptions.isEmpty()) {
             rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
-                    extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
+                    extra == null ? 0 : m.addr + extraOff, 0, 0, 0, s.out(0), s.err());
         } else {
             byte[] cfs = familyRecords(options);
             int cfsOff = (extraOff + (extra == null ? 0 : extra.length + 1) + 7) & ~7;
             m = s.ensure((long) cfsOff + cfs.length, cfsOff);
             m.buf.put(cfsOff, cfs);
-            rc = b.storeOpen2(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
+            rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
                     extra == null ? 0 : m.addr + extraOff, m.addr + cfsOff, cfs.length, options.familyOptions.size(),
                     s.out(0), s.err());
         }
@@ -242,7 +242,7 @@ public final class Store implements AutoCloseable {
         return store;
     }
 
-    /** @return ferry_store_open2's family records for the options' per-family entries */
+    /** @return ferry_store_open's family records for the options' per-family entries */
     private static byte[] familyRecords(StoreOptions options) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (java.util.Map.Entry<String, ColumnFamilyOptions> e : options.familyOptions.entrySet()) {
@@ -461,8 +461,7 @@ public final class Store implements AutoCloseable {
             Scratch s = Scratch.get(binding);
             int rc;
             if (options.isEmpty()) {
-                rc = mask == 0 ? binding.cfCreate(handle, s.cString(n), s.out(0), s.err())
-                        : binding.cfCreate2(handle, s.cString(n), mask, s.out(0), s.err());
+                rc = binding.cfCreate(handle, s.cString(n), mask, 0, 0, 0, s.out(0), s.err());
             } else {
                 long[] o = options.toNative();
                 String x = options.nativeOptionsString();
@@ -477,7 +476,7 @@ public final class Store implements AutoCloseable {
                 if (extra != null) {
                     m.putCString(extraOff, extra);
                 }
-                rc = binding.cfCreate3(handle, m.addr + Scratch.DATA, mask, m.addr + optsOff, o.length,
+                rc = binding.cfCreate(handle, m.addr + Scratch.DATA, mask, m.addr + optsOff, o.length,
                         extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
             }
             if (rc != 0) {
@@ -722,7 +721,7 @@ public final class Store implements AutoCloseable {
             NativeBuffer m = s.ensure((long) voff + valueLength, 0);
             m.buf.put(Scratch.DATA, key, keyOffset, keyLength);
             m.buf.put(voff, value, valueOffset, valueLength);
-            int rc = binding.put(handle, id, m.addr + Scratch.DATA, keyLength, m.addr + voff, valueLength, s.err());
+            int rc = binding.put(handle, id, m.addr + Scratch.DATA, keyLength, m.addr + voff, valueLength, 0, s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }
@@ -757,7 +756,7 @@ public final class Store implements AutoCloseable {
             NativeBuffer m = s.ensure((long) voff + value.length, 0);
             m.buf.put(Scratch.DATA, key, 0, key.length);
             m.buf.put(voff, value, 0, value.length);
-            int rc = binding.put2(handle, id, m.addr + Scratch.DATA, key.length, m.addr + voff, value.length,
+            int rc = binding.put(handle, id, m.addr + Scratch.DATA, key.length, m.addr + voff, value.length,
                     options.flags(), s.err());
             if (rc == Abi.EKEYEXIST) {
                 return false;
@@ -844,7 +843,7 @@ public final class Store implements AutoCloseable {
             NativeBuffer m = s.ensure((long) voff + vlen, 0);
             m.buf.put(voff, value, value.position(), vlen);
             m.buf.put(Scratch.DATA, key, key.position(), klen);
-            int rc = binding.put(handle, id, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, s.err());
+            int rc = binding.put(handle, id, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, 0, s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }
@@ -1043,8 +1042,7 @@ public final class Store implements AutoCloseable {
             NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
             m.buf.put(Scratch.DATA, enc, 0, len);
             int flags = options.flags();
-            int rc = flags == 0 ? binding.write(handle, m.addr + Scratch.DATA, len, count, s.err())
-                    : binding.write2(handle, m.addr + Scratch.DATA, len, count, flags, s.err());
+            int rc = binding.write(handle, m.addr + Scratch.DATA, len, count, flags, s.err());
             if (rc != 0) {
                 throw s.error(rc);
             }
@@ -1754,7 +1752,7 @@ public final class Store implements AutoCloseable {
         if (flags == 0) {
             return getImpl(snap, cf, key, koff, klen);
         }
-        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get2(handle, snap, cf, k, kl, flags, d, c, vo, e),
+        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, flags, d, c, vo, e),
                 key, koff, klen);
     }
 
@@ -1764,19 +1762,19 @@ public final class Store implements AutoCloseable {
             return multiGetImpl(snap, cf, keys);
         }
         return PointReads.multiGet(binding, readers,
-                (n, k, kl, d, c, lo, e) -> binding.multiGet2(handle, snap, cf, n, k, kl, flags, d, c, lo, e), keys);
+                (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, flags, d, c, lo, e), keys);
     }
 
     byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {
-        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, koff, klen);
+        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, 0, d, c, vo, e), key, koff, klen);
     }
 
     int getIntoImpl(long snap, int cf, ByteBuffer key, ByteBuffer into) {
-        return PointReads.getInto(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, d, c, vo, e), key, into);
+        return PointReads.getInto(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, 0, d, c, vo, e), key, into);
     }
 
     List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys) {
-        return PointReads.multiGet(binding, readers, (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, d, c, lo, e), keys);
+        return PointReads.multiGet(binding, readers, (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, 0, d, c, lo, e), keys);
     }
 
     int cfId(ColumnFamily cf) {

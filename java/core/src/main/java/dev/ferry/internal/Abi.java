@@ -14,7 +14,7 @@ public final class Abi {
     }
 
     /** Bumped when a signature or a layout of the ABI changes. */
-    public static final int ABI_VERSION = 4;
+    public static final int ABI_VERSION = 5;
 
     // ---- engines
     /** RocksDB. */
@@ -242,7 +242,7 @@ public final class Abi {
     /** LMDB MDB_DUPFIXED (with DUPSORT). */
     public static final int CF_DUPFIXED = 0x2;
 
-    // ---- per-column-family options (RocksDB): an int64 array for ferry_cf_create3 / ferry_store_open2
+    // ---- per-column-family options (RocksDB): an int64 array for ferry_cf_create / ferry_store_open
     /** COMPRESSION_*. */
     public static final int CFOPT_COMPRESSION = 0;
     /** Bloom filter bits per key, 0..100, 0 = none. */
@@ -259,10 +259,10 @@ public final class Abi {
     public static final int CFOPT_MAX_BLOCK_SIZE = 1073741824;
     /** Largest CFOPT_PREFIX_LEN. */
     public static final int CFOPT_MAX_PREFIX_LEN = 4096;
-    /** Header bytes of a ferry_store_open2 family record: u32 name length, u32 options length, CFOPT_COUNT int64. */
+    /** Header bytes of a ferry_store_open family record: u32 name length, u32 options length, CFOPT_COUNT int64. */
     public static final int CFDESC_HEADER = 40;
 
-    // ---- per-write flags (ferry_put2, ferry_write2)
+    // ---- per-write flags (ferry_put, ferry_write)
     /** Sync before returning. */
     public static final int WRITE_SYNC = 0x1;
     /** RocksDB: no write-ahead log for this write. */

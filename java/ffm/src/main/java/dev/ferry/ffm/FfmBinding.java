@@ -20,7 +20,11 @@ import java.util.Optional;
 
 /**
  * The FFM binding (Java 22+): each method calls one {@code ferry_*} function of
- * {@code native/include/ferry.h} through a downcall handle, with no glue code in between.
+ * {@code native/include/ferry.h} through a downcall handle, with no glue code in between: this
+ * binding loads libferry with {@link SymbolLookup#libraryLookup} and never touches JNI (no
+ * {@code System.load}, no {@code dev.ferry.jni} class). {@link Fn} lists the functions in ferry.h's
+ * order with their C prototypes; {@code NativeBoundaryFfmTest} parses ferry.h and fails on a
+ * descriptor whose layouts differ from its prototype's.
  *
  * <p>Every handle is a {@code static final} constant built once from a {@link FunctionDescriptor},
  * so the JIT sees it as a constant and inlines the call. Each lives in its own holder class and is
@@ -38,7 +42,8 @@ import java.util.Optional;
  * <p>{@link Linker.Option#critical(boolean) critical} handles (no thread-state transition, no
  * heap access) are used only for functions that cannot block or call back: {@code ferry_noop}
  * (for {@link #noopCritical()}), {@code ferry_abi_version}, {@code ferry_cf_count} and
- * {@code ferry_cf_name} (lock-free reads of the store's family table). Fills, gets, writes, opens
+ * {@code ferry_cf_name} (lock-free reads of the store's family table) and {@code ferry_strerror} (a
+ * static string). Fills, gets, writes, opens
  * and closes may do I/O or page-fault and use plain handles.
  *
  * <p>If libferry cannot be loaded (or lacks a symbol), class initialisation still succeeds; the
@@ -187,13 +192,18 @@ public final class FfmBinding implements NativeBinding {
         return MemorySegment.ofBuffer(direct).address() - direct.position();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The buffer is made from a global-scope {@link MemorySegment}, so it checks that scope on
+     * each access (JNI's {@code NewDirectByteBuffer} makes one that does not). That once cost a
+     * scan that read LMDB's map through such buffers about 40% more; no scan reads through them
+     * now (cursor pages and views read memory through {@code dev.ferry.internal.Mem}), and the one
+     * caller, {@code View.copyTo(ByteBuffer)}, copies the whole view in one bulk transfer.
+     */
     @Override
     public ByteBuffer wrap(long address, int length) {
-        // A buffer made from a MemorySegment checks the segment's scope on every access, which
-        // costs a scan over LMDB's map (read through 1 MiB windows) about 40% more than a plain
-        // direct buffer. JNI's NewDirectByteBuffer, from the same libferry, makes plain ones;
-        // lifetimes are enforced by the cursor, not by the buffer.
-        return dev.ferry.jni.JniBinding.INSTANCE.wrap(address, length);
+        return MemorySegment.ofAddress(address).reinterpret(length).asByteBuffer().order(ByteOrder.nativeOrder());
     }
 
     @Override
@@ -202,6 +212,15 @@ public final class FfmBinding implements NativeBinding {
             return (int) AbiVersion.H.invokeExact();
         } catch (Throwable t) {
             throw failure("ferry_abi_version", t);
+        }
+    }
+
+    @Override
+    public long strerror(int rc) {
+        try {
+            return (long) Strerror.H.invokeExact(rc);
+        } catch (Throwable t) {
+            throw failure("ferry_strerror", t);
         }
     }
 
@@ -233,9 +252,13 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
-    public int storeOpen(int engine, long path, long opts, int nopts, long extra, long out, long err) {
+    public int storeOpen(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen, int ncfs,
+            long out, long err) {
+        if (cfsLen < 0) {
+            return Abi.EINVAL;
+        }
         try {
-            return (int) StoreOpen.H.invokeExact(engine, path, opts, nopts, extra, out, err);
+            return (int) StoreOpen.H.invokeExact(engine, path, opts, nopts, extra, cfs, cfsLen, ncfs, out, err);
         } catch (Throwable t) {
             throw failure("ferry_store_open", t);
         }
@@ -247,141 +270,6 @@ public final class FfmBinding implements NativeBinding {
             return (int) StoreClose.H.invokeExact(store);
         } catch (Throwable t) {
             throw failure("ferry_store_close", t);
-        }
-    }
-
-    @Override
-    public int cfCount(long store, long out) {
-        try {
-            return (int) CfCount.H.invokeExact(store, out);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_count", t);
-        }
-    }
-
-    @Override
-    public int cfName(long store, int cf, long dst, long cap, long lenOut) {
-        try {
-            return (int) CfName.H.invokeExact(store, cf, dst, cap, lenOut);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_name", t);
-        }
-    }
-
-    @Override
-    public int cfCreate(long store, long name, long idOut, long err) {
-        try {
-            return (int) CfCreate.H.invokeExact(store, name, idOut, err);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_create", t);
-        }
-    }
-
-    @Override
-    public int cfFind(long store, long name, long idOut, long err) {
-        try {
-            return (int) CfFind.H.invokeExact(store, name, idOut, err);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_find", t);
-        }
-    }
-
-    @Override
-    public int cfListAll(long store, long err) {
-        try {
-            return (int) CfListAll.H.invokeExact(store, err);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_list_all", t);
-        }
-    }
-
-    @Override
-    public int cfDrop(long store, int cf, long err) {
-        try {
-            return (int) CfDrop.H.invokeExact(store, cf, err);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_drop", t);
-        }
-    }
-
-    @Override
-    public int snapshotOpen(long store, long out, long err) {
-        try {
-            return (int) SnapshotOpen.H.invokeExact(store, out, err);
-        } catch (Throwable t) {
-            throw failure("ferry_snapshot_open", t);
-        }
-    }
-
-    @Override
-    public int snapshotClose(long snapshot) {
-        try {
-            return (int) SnapshotClose.H.invokeExact(snapshot);
-        } catch (Throwable t) {
-            throw failure("ferry_snapshot_close", t);
-        }
-    }
-
-    @Override
-    public int get(long store, long snapshot, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
-        try {
-            return (int) Get.H.invokeExact(store, snapshot, cf, key, klen, dst, cap, vlenOut, err);
-        } catch (Throwable t) {
-            throw failure("ferry_get", t);
-        }
-    }
-
-    @Override
-    public int multiGet(long store, long snapshot, int cf, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err) {
-        try {
-            return (int) MultiGet.H.invokeExact(store, snapshot, cf, n, keys, keysLen, dst, cap, lensOut, err);
-        } catch (Throwable t) {
-            throw failure("ferry_multi_get", t);
-        }
-    }
-
-    @Override
-    public int put(long store, int cf, long key, long klen, long val, long vlen, long err) {
-        try {
-            return (int) Put.H.invokeExact(store, cf, key, klen, val, vlen, err);
-        } catch (Throwable t) {
-            throw failure("ferry_put", t);
-        }
-    }
-
-    @Override
-    public int merge(long store, int cf, long key, long klen, long operand, long olen, long err) {
-        try {
-            return (int) Merge.H.invokeExact(store, cf, key, klen, operand, olen, err);
-        } catch (Throwable t) {
-            throw failure("ferry_merge", t);
-        }
-    }
-
-    @Override
-    public int delete(long store, int cf, long key, long klen, long err) {
-        try {
-            return (int) Delete.H.invokeExact(store, cf, key, klen, err);
-        } catch (Throwable t) {
-            throw failure("ferry_delete", t);
-        }
-    }
-
-    @Override
-    public int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
-        try {
-            return (int) DeleteRange.H.invokeExact(store, cf, begin, blen, end, elen, err);
-        } catch (Throwable t) {
-            throw failure("ferry_delete_range", t);
-        }
-    }
-
-    @Override
-    public int write(long store, long ops, long len, int count, long err) {
-        try {
-            return (int) Write.H.invokeExact(store, ops, len, count, err);
-        } catch (Throwable t) {
-            throw failure("ferry_write", t);
         }
     }
 
@@ -422,7 +310,226 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
-    public int cursorOpen(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
+    public int checkpoint(long store, long dir, int flags, long err) {
+        try {
+            return (int) Checkpoint.H.invokeExact(store, dir, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_checkpoint", t);
+        }
+    }
+
+    @Override
+    public int cfCount(long store, long out) {
+        try {
+            return (int) CfCount.H.invokeExact(store, out);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_count", t);
+        }
+    }
+
+    @Override
+    public int cfName(long store, int cf, long dst, long cap, long lenOut) {
+        try {
+            return (int) CfName.H.invokeExact(store, cf, dst, cap, lenOut);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_name", t);
+        }
+    }
+
+    @Override
+    public int cfCreate(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err) {
+        try {
+            return (int) CfCreate.H.invokeExact(store, name, flags, opts, nopts, extra, idOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_create", t);
+        }
+    }
+
+    @Override
+    public int cfFind(long store, long name, long idOut, long err) {
+        try {
+            return (int) CfFind.H.invokeExact(store, name, idOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_find", t);
+        }
+    }
+
+    @Override
+    public int cfListAll(long store, long err) {
+        try {
+            return (int) CfListAll.H.invokeExact(store, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_list_all", t);
+        }
+    }
+
+    @Override
+    public int cfDrop(long store, int cf, long err) {
+        try {
+            return (int) CfDrop.H.invokeExact(store, cf, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_drop", t);
+        }
+    }
+
+    @Override
+    public int cfFlags(long store, int cf, long out, long err) {
+        try {
+            return (int) CfFlags.H.invokeExact(store, cf, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cf_flags", t);
+        }
+    }
+
+    @Override
+    public int get(long store, long snapshot, int cf, long key, long klen, int flags, long dst, long cap, long vlenOut,
+            long err) {
+        try {
+            return (int) Get.H.invokeExact(store, snapshot, cf, key, klen, flags, dst, cap, vlenOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_get", t);
+        }
+    }
+
+    @Override
+    public int multiGet(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags, long dst,
+            long cap, long lensOut, long err) {
+        try {
+            return (int) MultiGet.H.invokeExact(store, snapshot, cf, n, keys, keysLen, flags, dst, cap, lensOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_multi_get", t);
+        }
+    }
+
+    @Override
+    public int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err) {
+        try {
+            return (int) ValueCount.H.invokeExact(store, snapshot, cf, key, klen, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_value_count", t);
+        }
+    }
+
+    @Override
+    public int put(long store, int cf, long key, long klen, long val, long vlen, int flags, long err) {
+        try {
+            return (int) Put.H.invokeExact(store, cf, key, klen, val, vlen, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_put", t);
+        }
+    }
+
+    @Override
+    public int merge(long store, int cf, long key, long klen, long operand, long olen, long err) {
+        try {
+            return (int) Merge.H.invokeExact(store, cf, key, klen, operand, olen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_merge", t);
+        }
+    }
+
+    @Override
+    public int delete(long store, int cf, long key, long klen, long err) {
+        try {
+            return (int) Delete.H.invokeExact(store, cf, key, klen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_delete", t);
+        }
+    }
+
+    @Override
+    public int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err) {
+        try {
+            return (int) DeleteRange.H.invokeExact(store, cf, begin, blen, end, elen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_delete_range", t);
+        }
+    }
+
+    @Override
+    public int write(long store, long ops, long len, int count, int flags, long err) {
+        try {
+            return (int) Write.H.invokeExact(store, ops, len, count, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_write", t);
+        }
+    }
+
+    @Override
+    public int snapshotOpen(long store, long out, long err) {
+        try {
+            return (int) SnapshotOpen.H.invokeExact(store, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_snapshot_open", t);
+        }
+    }
+
+    @Override
+    public int snapshotClose(long snapshot) {
+        try {
+            return (int) SnapshotClose.H.invokeExact(snapshot);
+        } catch (Throwable t) {
+            throw failure("ferry_snapshot_close", t);
+        }
+    }
+
+    @Override
+    public int txnBegin(long store, int flags, long timeoutMs, long out, long err) {
+        try {
+            return (int) TxnBegin.H.invokeExact(store, flags, timeoutMs, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_begin", t);
+        }
+    }
+
+    @Override
+    public int txnWrite(long txn, long ops, long len, int count, long err) {
+        try {
+            return (int) TxnWrite.H.invokeExact(txn, ops, len, count, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_write", t);
+        }
+    }
+
+    @Override
+    public int txnGetForUpdate(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
+        try {
+            return (int) TxnGetForUpdate.H.invokeExact(txn, cf, key, klen, dst, cap, vlenOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_get_for_update", t);
+        }
+    }
+
+    @Override
+    public int txnCommit(long txn, long err) {
+        try {
+            return (int) TxnCommit.H.invokeExact(txn, err);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_commit", t);
+        }
+    }
+
+    @Override
+    public int txnClose(long txn) {
+        try {
+            return (int) TxnClose.H.invokeExact(txn);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_close", t);
+        }
+    }
+
+    @Override
+    public int txnAbandon(long txn) {
+        try {
+            return (int) TxnAbandon.H.invokeExact(txn);
+        } catch (Throwable t) {
+            throw failure("ferry_txn_abandon", t);
+        }
+    }
+
+    @Override
+    public int cursorOpen(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int flags,
+            long out, long err) {
         try {
             return (int) CursorOpen.H.invokeExact(store, snapshot, cf, lower, llen, upper, ulen, flags, out, err);
         } catch (Throwable t) {
@@ -445,78 +552,6 @@ public final class FfmBinding implements NativeBinding {
             return (int) CursorFill.H.invokeExact(cursor, op, key, klen, page, cap, maxEntries, err);
         } catch (Throwable t) {
             throw failure("ferry_cursor_fill", t);
-        }
-    }
-
-    @Override
-    public int checkpoint(long store, long dir, int flags, long err) {
-        try {
-            return (int) Checkpoint.H.invokeExact(store, dir, flags, err);
-        } catch (Throwable t) {
-            throw failure("ferry_checkpoint", t);
-        }
-    }
-
-    @Override
-    public int sstOpen(long path, long extra, long out, long err) {
-        try {
-            return (int) SstOpen.H.invokeExact(path, extra, out, err);
-        } catch (Throwable t) {
-            throw failure("ferry_sst_open", t);
-        }
-    }
-
-    @Override
-    public int sstPut(long w, long key, long klen, long val, long vlen, long err) {
-        try {
-            return (int) SstPut.H.invokeExact(w, key, klen, val, vlen, err);
-        } catch (Throwable t) {
-            throw failure("ferry_sst_put", t);
-        }
-    }
-
-    @Override
-    public int sstMerge(long w, long key, long klen, long op, long olen, long err) {
-        try {
-            return (int) SstMerge.H.invokeExact(w, key, klen, op, olen, err);
-        } catch (Throwable t) {
-            throw failure("ferry_sst_merge", t);
-        }
-    }
-
-    @Override
-    public int sstDelete(long w, long key, long klen, long err) {
-        try {
-            return (int) SstDelete.H.invokeExact(w, key, klen, err);
-        } catch (Throwable t) {
-            throw failure("ferry_sst_delete", t);
-        }
-    }
-
-    @Override
-    public int sstFinish(long w, long sizeOut, long err) {
-        try {
-            return (int) SstFinish.H.invokeExact(w, sizeOut, err);
-        } catch (Throwable t) {
-            throw failure("ferry_sst_finish", t);
-        }
-    }
-
-    @Override
-    public int sstClose(long w) {
-        try {
-            return (int) SstClose.H.invokeExact(w);
-        } catch (Throwable t) {
-            throw failure("ferry_sst_close", t);
-        }
-    }
-
-    @Override
-    public int ingest(long store, int cf, long paths, long len, int n, int flags, long err) {
-        try {
-            return (int) Ingest.H.invokeExact(store, cf, paths, len, n, flags, err);
-        } catch (Throwable t) {
-            throw failure("ferry_ingest", t);
         }
     }
 
@@ -575,147 +610,71 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
-    public int get2(long store, long snapshot, int cf, long key, long klen, int flags, long dst, long cap, long vlenOut, long err) {
+    public int sstOpen(long path, long extra, long out, long err) {
         try {
-            return (int) Get2.H.invokeExact(store, snapshot, cf, key, klen, flags, dst, cap, vlenOut, err);
+            return (int) SstOpen.H.invokeExact(path, extra, out, err);
         } catch (Throwable t) {
-            throw failure("ferry_get2", t);
+            throw failure("ferry_sst_open", t);
         }
     }
 
     @Override
-    public int multiGet2(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags, long dst, long cap,
-            long lensOut, long err) {
+    public int sstPut(long writer, long key, long klen, long val, long vlen, long err) {
         try {
-            return (int) MultiGet2.H.invokeExact(store, snapshot, cf, n, keys, keysLen, flags, dst, cap, lensOut, err);
+            return (int) SstPut.H.invokeExact(writer, key, klen, val, vlen, err);
         } catch (Throwable t) {
-            throw failure("ferry_multi_get2", t);
+            throw failure("ferry_sst_put", t);
         }
     }
 
     @Override
-    public int cfCreate3(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err) {
+    public int sstMerge(long writer, long key, long klen, long operand, long olen, long err) {
         try {
-            return (int) CfCreate3.H.invokeExact(store, name, flags, opts, nopts, extra, idOut, err);
+            return (int) SstMerge.H.invokeExact(writer, key, klen, operand, olen, err);
         } catch (Throwable t) {
-            throw failure("ferry_cf_create3", t);
+            throw failure("ferry_sst_merge", t);
         }
     }
 
     @Override
-    public int storeOpen2(int engine, long path, long opts, int nopts, long extra, long cfs, long cfsLen, int ncfs,
+    public int sstDelete(long writer, long key, long klen, long err) {
+        try {
+            return (int) SstDelete.H.invokeExact(writer, key, klen, err);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_delete", t);
+        }
+    }
+
+    @Override
+    public int sstFinish(long writer, long sizeOut, long err) {
+        try {
+            return (int) SstFinish.H.invokeExact(writer, sizeOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_finish", t);
+        }
+    }
+
+    @Override
+    public int sstClose(long writer) {
+        try {
+            return (int) SstClose.H.invokeExact(writer);
+        } catch (Throwable t) {
+            throw failure("ferry_sst_close", t);
+        }
+    }
+
+    @Override
+    public int ingest(long store, int cf, long paths, long len, int n, int flags, long err) {
+        try {
+            return (int) Ingest.H.invokeExact(store, cf, paths, len, n, flags, err);
+        } catch (Throwable t) {
+            throw failure("ferry_ingest", t);
+        }
+    }
+
+    @Override
+    public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags,
             long out, long err) {
-        if (cfsLen < 0) {
-            return Abi.EINVAL;
-        }
-        try {
-            return (int) StoreOpen2.H.invokeExact(engine, path, opts, nopts, extra, cfs, cfsLen, ncfs, out, err);
-        } catch (Throwable t) {
-            throw failure("ferry_store_open2", t);
-        }
-    }
-
-    @Override
-    public int cfCreate2(long store, long name, int flags, long idOut, long err) {
-        try {
-            return (int) CfCreate2.H.invokeExact(store, name, flags, idOut, err);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_create2", t);
-        }
-    }
-
-    @Override
-    public int txnBegin(long store, int flags, long timeoutMs, long out, long err) {
-        try {
-            return (int) TxnBegin.H.invokeExact(store, flags, timeoutMs, out, err);
-        } catch (Throwable t) {
-            throw failure("ferry_txn_begin", t);
-        }
-    }
-
-    @Override
-    public int cfFlags(long store, int cf, long out, long err) {
-        try {
-            return (int) CfFlags.H.invokeExact(store, cf, out, err);
-        } catch (Throwable t) {
-            throw failure("ferry_cf_flags", t);
-        }
-    }
-
-    @Override
-    public int txnWrite(long txn, long ops, long len, int count, long err) {
-        try {
-            return (int) TxnWrite.H.invokeExact(txn, ops, len, count, err);
-        } catch (Throwable t) {
-            throw failure("ferry_txn_write", t);
-        }
-    }
-
-    @Override
-    public int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err) {
-        try {
-            return (int) ValueCount.H.invokeExact(store, snapshot, cf, key, klen, out, err);
-        } catch (Throwable t) {
-            throw failure("ferry_value_count", t);
-        }
-    }
-
-    @Override
-    public int txnGetForUpdate(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err) {
-        try {
-            return (int) TxnGetForUpdate.H.invokeExact(txn, cf, key, klen, dst, cap, vlenOut, err);
-        } catch (Throwable t) {
-            throw failure("ferry_txn_get_for_update", t);
-        }
-    }
-
-    @Override
-    public int put2(long store, int cf, long key, long klen, long val, long vlen, int flags, long err) {
-        try {
-            return (int) Put2.H.invokeExact(store, cf, key, klen, val, vlen, flags, err);
-        } catch (Throwable t) {
-            throw failure("ferry_put2", t);
-        }
-    }
-
-    @Override
-    public int txnCommit(long txn, long err) {
-        try {
-            return (int) TxnCommit.H.invokeExact(txn, err);
-        } catch (Throwable t) {
-            throw failure("ferry_txn_commit", t);
-        }
-    }
-
-    @Override
-    public int write2(long store, long ops, long len, int count, int flags, long err) {
-        try {
-            return (int) Write2.H.invokeExact(store, ops, len, count, flags, err);
-        } catch (Throwable t) {
-            throw failure("ferry_write2", t);
-        }
-    }
-
-    @Override
-    public int txnClose(long txn) {
-        try {
-            return (int) TxnClose.H.invokeExact(txn);
-        } catch (Throwable t) {
-            throw failure("ferry_txn_close", t);
-        }
-    }
-
-    @Override
-    public int txnAbandon(long txn) {
-        try {
-            return (int) TxnAbandon.H.invokeExact(txn);
-        } catch (Throwable t) {
-            throw failure("ferry_txn_abandon", t);
-        }
-    }
-
-    @Override
-    public int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out, long err) {
         try {
             return (int) RjCursorOpen.H.invokeExact(db, cf, snapshot, lower, llen, upper, ulen, flags, out, err);
         } catch (Throwable t) {
@@ -751,7 +710,8 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
-    public int rjMultiGet(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap, long lensOut, long err) {
+    public int rjMultiGet(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap,
+            long lensOut, long err) {
         try {
             return (int) RjMultiGet.H.invokeExact(db, cf, snapshot, n, keys, keysLen, dst, cap, lensOut, err);
         } catch (Throwable t) {
@@ -780,12 +740,18 @@ public final class FfmBinding implements NativeBinding {
     // ---------------------------------------------------------------- functions
 
     /**
-     * The functions of libferry this binding calls: symbol, whether the handle is
-     * {@link Linker.Option#critical(boolean) critical}, and the C signature as a descriptor.
+     * The functions of libferry this binding calls, in ferry.h's order: symbol, whether the handle is
+     * {@link Linker.Option#critical(boolean) critical}, and the C signature as a descriptor (pointers,
+     * {@code size_t} and 64-bit integers {@code JAVA_LONG}; {@code int} and 32-bit integers
+     * {@code JAVA_INT}). Package-private for {@code NativeBoundaryFfmTest}, which checks each
+     * descriptor against its prototype in ferry.h; nothing here loads the library.
      */
-    private enum Fn {
+    enum Fn {
         // int ferry_abi_version(void)
         ABI_VERSION("ferry_abi_version", true, JAVA_INT),
+
+        // const char *ferry_strerror(int rc)
+        STRERROR("ferry_strerror", true, JAVA_LONG, JAVA_INT),
 
         // int ferry_noop(void)
         NOOP("ferry_noop", false, JAVA_INT),
@@ -797,13 +763,32 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_engine_path(int engine, char *dst, size_t cap)
         ENGINE_PATH("ferry_engine_path", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts,
-        //                      const char *extra, ferry_store **out, ferry_error *err)
+        // int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts, const char *extra,
+        //                       const void *cfs, size_t cfs_len, uint32_t ncfs, ferry_store **out, ferry_error *err)
         STORE_OPEN("ferry_store_open", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG),
+                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
         // int ferry_store_close(ferry_store *s)
         STORE_CLOSE("ferry_store_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err)
+        FLUSH("ferry_flush", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
+        //                          size_t elen, ferry_error *err)
+        COMPACT_RANGE("ferry_compact_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
+
+        // int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap, size_t *len_out,
+        //                     ferry_error *err)
+        PROPERTY("ferry_property", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+
+        // int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out, ferry_error *err)
+        PROPERTY_INT("ferry_property_int", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
+        CHECKPOINT("ferry_checkpoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
         // int ferry_cf_count(ferry_store *s, uint32_t *out)
         CF_COUNT("ferry_cf_count", true, JAVA_INT, JAVA_LONG, JAVA_LONG),
@@ -811,8 +796,10 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out)
         CF_NAME("ferry_cf_name", true, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_cf_create(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
-        CF_CREATE("ferry_cf_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, uint32_t nopts,
+        //                      const char *extra, uint32_t *id_out, ferry_error *err)
+        CF_CREATE("ferry_cf_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
 
         // int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)
         CF_FIND("ferry_cf_find", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
@@ -823,29 +810,32 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err)
         CF_DROP("ferry_cf_drop", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
-        // int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
-        SNAPSHOT_OPEN("ferry_snapshot_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_snapshot_close(ferry_snapshot *snap)
-        SNAPSHOT_CLOSE("ferry_snapshot_close", false, JAVA_INT, JAVA_LONG),
+        // int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
+        CF_FLAGS("ferry_cf_flags", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
         // int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-        //               void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
-        GET("ferry_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+        //                uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+        GET("ferry_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
                 JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
-        //                     size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-        MULTI_GET("ferry_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        //                      size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out,
+        //                      ferry_error *err)
+        MULTI_GET("ferry_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
+        //                        uint64_t *out, ferry_error *err)
+        VALUE_COUNT("ferry_value_count", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
 
         // int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
-        //               ferry_error *err)
-        PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+        //                uint32_t flags, ferry_error *err)
+        PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
                 JAVA_LONG),
 
-        // int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
-        //                 size_t olen, ferry_error *err)
+        // int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand, size_t olen,
+        //                  ferry_error *err)
         MERGE("ferry_merge", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG),
 
@@ -853,71 +843,55 @@ public final class FfmBinding implements NativeBinding {
         DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
-        //                        size_t elen, ferry_error *err)
-        DELETE_RANGE("ferry_delete_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, ferry_error *err)
-        WRITE("ferry_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
-
-        // int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err)
-        FLUSH("ferry_flush", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
-
-        // int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
         //                         size_t elen, ferry_error *err)
-        COMPACT_RANGE("ferry_compact_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap, size_t *len_out,
-        //                    ferry_error *err)
-        PROPERTY("ferry_property", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+        DELETE_RANGE("ferry_delete_range", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG, JAVA_LONG),
 
-        // int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out, ferry_error *err)
-        PROPERTY_INT("ferry_property_int", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG),
+        // int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+        //                  ferry_error *err)
+        WRITE("ferry_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG),
+
+        // int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
+        SNAPSHOT_OPEN("ferry_snapshot_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_snapshot_close(ferry_snapshot *snap)
+        SNAPSHOT_CLOSE("ferry_snapshot_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err)
+        TXN_BEGIN("ferry_txn_begin", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_txn_write(ferry_txn *txn, const void *ops, size_t len, uint32_t count, ferry_error *err)
+        TXN_WRITE("ferry_txn_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+
+        // int ferry_txn_get_for_update(ferry_txn *txn, uint32_t cf, const void *key, size_t klen, void *dst,
+        //                               size_t cap, size_t *vlen_out, ferry_error *err)
+        TXN_GET_FOR_UPDATE("ferry_txn_get_for_update", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_txn_commit(ferry_txn *txn, ferry_error *err)
+        TXN_COMMIT("ferry_txn_commit", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+
+        // int ferry_txn_close(ferry_txn *txn)
+        TXN_CLOSE("ferry_txn_close", false, JAVA_INT, JAVA_LONG),
+
+        // int ferry_txn_abandon(ferry_txn *txn)
+        TXN_ABANDON("ferry_txn_abandon", false, JAVA_INT, JAVA_LONG),
 
         // int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
-        //                       const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
-        CURSOR_OPEN("ferry_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        //                        const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+        CURSOR_OPEN("ferry_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
         // int ferry_cursor_close(ferry_cursor *c)
         CURSOR_CLOSE("ferry_cursor_close", false, JAVA_INT, JAVA_LONG),
 
         // int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, void *page, size_t cap,
-        //                       uint32_t max_entries, ferry_error *err)
-        CURSOR_FILL("ferry_cursor_fill", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
-
-        // int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
-        CHECKPOINT("ferry_checkpoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+        //                        uint32_t max_entries, ferry_error *err)
+        CURSOR_FILL("ferry_cursor_fill", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_INT, JAVA_LONG),
 
         // int ferry_backups_open(const char *dir, ferry_backups **out, ferry_error *err)
         BACKUPS_OPEN("ferry_backups_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)
-        SST_OPEN("ferry_sst_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
-        SST_PUT("ferry_sst_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand, size_t olen,
-        //                     ferry_error *err)
-        SST_MERGE("ferry_sst_merge", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err)
-        SST_DELETE("ferry_sst_delete", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
-        SST_FINISH("ferry_sst_finish", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_sst_close(ferry_sst_writer *w)
-        SST_CLOSE("ferry_sst_close", false, JAVA_INT, JAVA_LONG),
-
-        // int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
-        //                  ferry_error *err)
-        INGEST("ferry_ingest", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG),
 
         // int ferry_backups_close(ferry_backups *b)
         BACKUPS_CLOSE("ferry_backups_close", false, JAVA_INT, JAVA_LONG),
@@ -934,68 +908,34 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
         BACKUPS_PURGE("ferry_backups_purge", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG),
 
-        // int ferry_cf_create2(ferry_store *s, const char *name, uint32_t flags, uint32_t *id_out, ferry_error *err)
-        CF_CREATE2("ferry_cf_create2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)
+        SST_OPEN("ferry_sst_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
-        //                void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
-        GET2("ferry_get2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen,
+        //                    ferry_error *err)
+        SST_PUT("ferry_sst_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_multi_get2(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
-        //                      size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-        MULTI_GET2("ferry_multi_get2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand, size_t olen,
+        //                      ferry_error *err)
+        SST_MERGE("ferry_sst_merge", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_cf_create3(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, uint32_t nopts,
-        //                      const char *extra, uint32_t *id_out, ferry_error *err)
-        CF_CREATE3("ferry_cf_create3", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err)
+        SST_DELETE("ferry_sst_delete", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_store_open2(int engine, const char *path, const int64_t *opts, uint32_t nopts, const char *extra,
-        //                       const void *cfs, size_t cfs_len, uint32_t ncfs, ferry_store **out, ferry_error *err)
-        STORE_OPEN2("ferry_store_open2", false, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
+        SST_FINISH("ferry_sst_finish", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
-        CF_FLAGS("ferry_cf_flags", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_close(ferry_sst_writer *w)
+        SST_CLOSE("ferry_sst_close", false, JAVA_INT, JAVA_LONG),
 
-        // int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-        //                       uint64_t *out, ferry_error *err)
-        VALUE_COUNT("ferry_value_count", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+        // int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
+        //                   ferry_error *err)
+        INGEST("ferry_ingest", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT,
                 JAVA_LONG),
 
-        // int ferry_put2(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
-        //                uint32_t flags, ferry_error *err)
-        PUT2("ferry_put2", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
-                JAVA_LONG),
-
-        // int ferry_write2(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err)
-        WRITE2("ferry_write2", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG),
-
-        // int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err)
-        TXN_BEGIN("ferry_txn_begin", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_txn_write(ferry_txn *txn, const void *ops, size_t len, uint32_t count, ferry_error *err)
-        TXN_WRITE("ferry_txn_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
-
-        // int ferry_txn_get_for_update(ferry_txn *txn, uint32_t cf, const void *key, size_t klen, void *dst,
-        //                              size_t cap, size_t *vlen_out, ferry_error *err)
-        TXN_GET_FOR_UPDATE("ferry_txn_get_for_update", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_txn_commit(ferry_txn *txn, ferry_error *err)
-        TXN_COMMIT("ferry_txn_commit", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
-
-        // int ferry_txn_close(ferry_txn *txn)
-        TXN_CLOSE("ferry_txn_close", false, JAVA_INT, JAVA_LONG),
-
-        // int ferry_txn_abandon(ferry_txn *txn)
-        TXN_ABANDON("ferry_txn_abandon", false, JAVA_INT, JAVA_LONG),
-
-        // RocksJava interop: handles are RocksJava's getNativeHandle() values; plain handles (the calls read the engine).
         // int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
-        //                          const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+        //                           const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out,
+        //                           ferry_error *err)
         RJ_CURSOR_OPEN("ferry_rj_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
 
@@ -1006,23 +946,24 @@ public final class FfmBinding implements NativeBinding {
         RJ_CURSOR_FORGET("ferry_rj_cursor_forget", false, JAVA_INT, JAVA_LONG),
 
         // int ferry_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst,
-        //                  size_t cap, size_t *vlen_out, ferry_error *err)
-        RJ_GET("ferry_rj_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        //                   size_t cap, size_t *vlen_out, ferry_error *err)
+        RJ_GET("ferry_rj_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
         // int ferry_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
-        //                        size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
-        RJ_MULTI_GET("ferry_rj_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        //                         size_t keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+        RJ_MULTI_GET("ferry_rj_multi_get", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
 
-        // int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
-        RJ_PUT("ferry_rj_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG),
+        // int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen,
+        //                   ferry_error *err)
+        RJ_PUT("ferry_rj_put", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
 
         // int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len, uint32_t count,
-        //                    ferry_error *err)
-        RJ_WRITE("ferry_rj_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_INT, JAVA_LONG);
+        //                     ferry_error *err)
+        RJ_WRITE("ferry_rj_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT,
+                JAVA_LONG);
 
         final String symbol;
         final boolean critical;
@@ -1038,10 +979,13 @@ public final class FfmBinding implements NativeBinding {
     // One holder class per function. The JVM initialises a class when it is first used, so a
     // function's downcall handle is made by its first call (or by the warm-up thread), and H is
     // still a static final constant that the JIT folds into the call site. Each new descriptor
-    // shape costs the JDK a generated class, a stub and LambdaForms, several ms each: making all
-    // 33 handles up front tripled the time to the first Store.open.
+    // shape costs the JDK a generated class, a stub and LambdaForms, several ms each: making every
+    // handle up front (33 then; one per Fn constant, 59 now) tripled the time to the first Store.open.
     private static final class AbiVersion {
         static final MethodHandle H = bind(Fn.ABI_VERSION);
+    }
+    private static final class Strerror {
+        static final MethodHandle H = bind(Fn.STRERROR);
     }
     private static final class Noop {
         static final MethodHandle H = bind(Fn.NOOP);
@@ -1061,6 +1005,21 @@ public final class FfmBinding implements NativeBinding {
     private static final class StoreClose {
         static final MethodHandle H = bind(Fn.STORE_CLOSE);
     }
+    private static final class Flush {
+        static final MethodHandle H = bind(Fn.FLUSH);
+    }
+    private static final class CompactRange {
+        static final MethodHandle H = bind(Fn.COMPACT_RANGE);
+    }
+    private static final class Property {
+        static final MethodHandle H = bind(Fn.PROPERTY);
+    }
+    private static final class PropertyInt {
+        static final MethodHandle H = bind(Fn.PROPERTY_INT);
+    }
+    private static final class Checkpoint {
+        static final MethodHandle H = bind(Fn.CHECKPOINT);
+    }
     private static final class CfCount {
         static final MethodHandle H = bind(Fn.CF_COUNT);
     }
@@ -1079,17 +1038,17 @@ public final class FfmBinding implements NativeBinding {
     private static final class CfDrop {
         static final MethodHandle H = bind(Fn.CF_DROP);
     }
-    private static final class SnapshotOpen {
-        static final MethodHandle H = bind(Fn.SNAPSHOT_OPEN);
-    }
-    private static final class SnapshotClose {
-        static final MethodHandle H = bind(Fn.SNAPSHOT_CLOSE);
+    private static final class CfFlags {
+        static final MethodHandle H = bind(Fn.CF_FLAGS);
     }
     private static final class Get {
         static final MethodHandle H = bind(Fn.GET);
     }
     private static final class MultiGet {
         static final MethodHandle H = bind(Fn.MULTI_GET);
+    }
+    private static final class ValueCount {
+        static final MethodHandle H = bind(Fn.VALUE_COUNT);
     }
     private static final class Put {
         static final MethodHandle H = bind(Fn.PUT);
@@ -1106,17 +1065,29 @@ public final class FfmBinding implements NativeBinding {
     private static final class Write {
         static final MethodHandle H = bind(Fn.WRITE);
     }
-    private static final class Flush {
-        static final MethodHandle H = bind(Fn.FLUSH);
+    private static final class SnapshotOpen {
+        static final MethodHandle H = bind(Fn.SNAPSHOT_OPEN);
     }
-    private static final class CompactRange {
-        static final MethodHandle H = bind(Fn.COMPACT_RANGE);
+    private static final class SnapshotClose {
+        static final MethodHandle H = bind(Fn.SNAPSHOT_CLOSE);
     }
-    private static final class Property {
-        static final MethodHandle H = bind(Fn.PROPERTY);
+    private static final class TxnBegin {
+        static final MethodHandle H = bind(Fn.TXN_BEGIN);
     }
-    private static final class PropertyInt {
-        static final MethodHandle H = bind(Fn.PROPERTY_INT);
+    private static final class TxnWrite {
+        static final MethodHandle H = bind(Fn.TXN_WRITE);
+    }
+    private static final class TxnGetForUpdate {
+        static final MethodHandle H = bind(Fn.TXN_GET_FOR_UPDATE);
+    }
+    private static final class TxnCommit {
+        static final MethodHandle H = bind(Fn.TXN_COMMIT);
+    }
+    private static final class TxnClose {
+        static final MethodHandle H = bind(Fn.TXN_CLOSE);
+    }
+    private static final class TxnAbandon {
+        static final MethodHandle H = bind(Fn.TXN_ABANDON);
     }
     private static final class CursorOpen {
         static final MethodHandle H = bind(Fn.CURSOR_OPEN);
@@ -1127,8 +1098,23 @@ public final class FfmBinding implements NativeBinding {
     private static final class CursorFill {
         static final MethodHandle H = bind(Fn.CURSOR_FILL);
     }
-    private static final class Checkpoint {
-        static final MethodHandle H = bind(Fn.CHECKPOINT);
+    private static final class BackupsOpen {
+        static final MethodHandle H = bind(Fn.BACKUPS_OPEN);
+    }
+    private static final class BackupsClose {
+        static final MethodHandle H = bind(Fn.BACKUPS_CLOSE);
+    }
+    private static final class BackupsCreate {
+        static final MethodHandle H = bind(Fn.BACKUPS_CREATE);
+    }
+    private static final class BackupsList {
+        static final MethodHandle H = bind(Fn.BACKUPS_LIST);
+    }
+    private static final class BackupsRestore {
+        static final MethodHandle H = bind(Fn.BACKUPS_RESTORE);
+    }
+    private static final class BackupsPurge {
+        static final MethodHandle H = bind(Fn.BACKUPS_PURGE);
     }
     private static final class SstOpen {
         static final MethodHandle H = bind(Fn.SST_OPEN);
@@ -1150,69 +1136,6 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class Ingest {
         static final MethodHandle H = bind(Fn.INGEST);
-    }
-    private static final class TxnBegin {
-        static final MethodHandle H = bind(Fn.TXN_BEGIN);
-    }
-    private static final class TxnWrite {
-        static final MethodHandle H = bind(Fn.TXN_WRITE);
-    }
-    private static final class TxnGetForUpdate {
-        static final MethodHandle H = bind(Fn.TXN_GET_FOR_UPDATE);
-    }
-    private static final class TxnCommit {
-        static final MethodHandle H = bind(Fn.TXN_COMMIT);
-    }
-    private static final class TxnClose {
-        static final MethodHandle H = bind(Fn.TXN_CLOSE);
-    }
-    private static final class TxnAbandon {
-        static final MethodHandle H = bind(Fn.TXN_ABANDON);
-    }
-    private static final class BackupsOpen {
-        static final MethodHandle H = bind(Fn.BACKUPS_OPEN);
-    }
-    private static final class BackupsClose {
-        static final MethodHandle H = bind(Fn.BACKUPS_CLOSE);
-    }
-    private static final class BackupsCreate {
-        static final MethodHandle H = bind(Fn.BACKUPS_CREATE);
-    }
-    private static final class BackupsList {
-        static final MethodHandle H = bind(Fn.BACKUPS_LIST);
-    }
-    private static final class BackupsRestore {
-        static final MethodHandle H = bind(Fn.BACKUPS_RESTORE);
-    }
-    private static final class BackupsPurge {
-        static final MethodHandle H = bind(Fn.BACKUPS_PURGE);
-    }
-    private static final class CfCreate2 {
-        static final MethodHandle H = bind(Fn.CF_CREATE2);
-    }
-    private static final class Get2 {
-        static final MethodHandle H = bind(Fn.GET2);
-    }
-    private static final class MultiGet2 {
-        static final MethodHandle H = bind(Fn.MULTI_GET2);
-    }
-    private static final class CfCreate3 {
-        static final MethodHandle H = bind(Fn.CF_CREATE3);
-    }
-    private static final class StoreOpen2 {
-        static final MethodHandle H = bind(Fn.STORE_OPEN2);
-    }
-    private static final class CfFlags {
-        static final MethodHandle H = bind(Fn.CF_FLAGS);
-    }
-    private static final class ValueCount {
-        static final MethodHandle H = bind(Fn.VALUE_COUNT);
-    }
-    private static final class Put2 {
-        static final MethodHandle H = bind(Fn.PUT2);
-    }
-    private static final class Write2 {
-        static final MethodHandle H = bind(Fn.WRITE2);
     }
     private static final class RjCursorOpen {
         static final MethodHandle H = bind(Fn.RJ_CURSOR_OPEN);
