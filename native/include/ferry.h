@@ -524,7 +524,7 @@ FERRY_EXPORT int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t 
 
 /**
  * @brief Number of values of a key: its duplicates in a DUPSORT family, else 1 when present.
- * @param[in] snap snapshot or NULL for the latest state.
+ * @param[in] snap snapshot, FERRY_TXN_VIEW(txn), or NULL for the latest state.
  * @param[out] out 0 when the key is absent.
  * @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, engine codes.
  */
@@ -619,7 +619,8 @@ FERRY_EXPORT int ferry_write(ferry_store *s, const void *ops, size_t len, uint32
  */
 FERRY_EXPORT int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err);
 
-/** @brief Release a snapshot. Cursors opened on it must be closed first. NULL is ignored. */
+/** @brief Release a snapshot. Cursors opened on it must be closed first. NULL is ignored.
+ *  @return FERRY_OK; FERRY_EINVAL for FERRY_TXN_VIEW(txn), which is no snapshot (ferry_txn_close ends it). */
 FERRY_EXPORT int ferry_snapshot_close(ferry_snapshot *snap);
 
 /**@}*/
@@ -646,7 +647,7 @@ FERRY_EXPORT int ferry_snapshot_close(ferry_snapshot *snap);
  *   A ferry_txn may be used from any thread, one call at a time.
  *
  * Reads through a transaction: pass FERRY_TXN_VIEW(txn) as the snap argument of ferry_get,
- * ferry_multi_get and ferry_cursor_open. A cursor of a transaction sees the writes the
+ * ferry_multi_get, ferry_value_count and ferry_cursor_open. A cursor of a transaction sees the writes the
  * transaction made before each positioning call (RocksDB: the transaction's iterator over its
  * write batch and the database; LMDB: a cursor of the write transaction). After a write through
  * the transaction, FERRY_NEXT/FERRY_PREV on its cursors fail with FERRY_EINVAL until they are
@@ -667,7 +668,7 @@ FERRY_EXPORT int ferry_snapshot_close(ferry_snapshot *snap);
 /**@{*/
 typedef struct ferry_txn ferry_txn;
 
-/** The transaction as the snap argument of ferry_get, ferry_multi_get and ferry_cursor_open. */
+/** The transaction as the snap argument of ferry_get, ferry_multi_get, ferry_value_count and ferry_cursor_open. */
 #define FERRY_TXN_VIEW(txn) ((ferry_snapshot *)(txn))
 
 /**
@@ -741,7 +742,7 @@ FERRY_EXPORT int ferry_txn_abandon(ferry_txn *txn);
 /**@{*/
 /**
  * @brief Open a cursor over [lower, upper) of one family.
- * @param[in] snap snapshot or NULL (the cursor then reads an implicit snapshot taken now).
+ * @param[in] snap snapshot, FERRY_TXN_VIEW(txn), or NULL (the cursor then reads an implicit snapshot taken now).
  * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
  *            The bounds are copied. A non-NULL bound of length 0 is the empty key (the smallest):
  *            an upper bound of "" gives an empty cursor on every engine.

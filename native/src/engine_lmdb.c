@@ -992,7 +992,23 @@ static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, con
 }
 
 /* multi_get: one read view for all keys; stops at the first value that does not fit. */
-/* value_count: MDB_SET then mdb_cursor_count in a DUPSORT family; 1 for a present key otherwise. */
+/* Values of key through cur (a cursor of dbi in txn, closed here): MDB_SET then mdb_cursor_count in
+ * a DUPSORT family, 1 for a present key otherwise; *out is left alone unless it succeeds. Returns
+ * the LMDB code (MDB_NOTFOUND: absent). */
+static int count_values(MDB_txn *txn, MDB_dbi dbi, MDB_cursor *cur, const void *key, size_t klen, uint64_t *out)
+{
+    unsigned dbflags = 0;
+    MDB_val k = { klen, (void *)key }, v;
+    int mrc = mdb.mdb_dbi_flags(txn, dbi, &dbflags);
+    if (mrc == MDB_SUCCESS) mrc = mdb.mdb_cursor_get(cur, &k, &v, MDB_SET);
+    size_t n = 1;
+    if (mrc == MDB_SUCCESS && (dbflags & MDB_DUPSORT)) mrc = mdb.mdb_cursor_count(cur, &n);
+    if (mrc == MDB_SUCCESS) *out = n;
+    mdb.mdb_cursor_close(cur);
+    return mrc;
+}
+
+/* value_count: count_values in a read transaction (the snapshot's or one of its own). */
 static int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
                             uint64_t *out, ferry_error *err)
 {
@@ -1005,16 +1021,7 @@ static int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot 
     MDB_cursor *cur;
     int mrc = mdb.mdb_cursor_open(txn, DBI(cf), &cur);
     names_exit(names);
-    if (mrc == MDB_SUCCESS) {
-        unsigned dbflags = 0;
-        MDB_val k = { klen, (void *)key }, v;
-        mrc = mdb.mdb_dbi_flags(txn, DBI(cf), &dbflags);
-        if (mrc == MDB_SUCCESS) mrc = mdb.mdb_cursor_get(cur, &k, &v, MDB_SET);
-        size_t n = 1;
-        if (mrc == MDB_SUCCESS && (dbflags & MDB_DUPSORT)) mrc = mdb.mdb_cursor_count(cur, &n);
-        if (mrc == MDB_SUCCESS) *out = n;
-        mdb.mdb_cursor_close(cur);
-    }
+    if (mrc == MDB_SUCCESS) mrc = count_values(txn, DBI(cf), cur, key, klen, out);
     rc = (mrc == MDB_SUCCESS || mrc == MDB_NOTFOUND) ? FERRY_OK : lmdb_fail(err, mrc, "value count");
     int drc = dropped_since(cf, err);
     if (own) read_release(LS(s), own);
@@ -1761,6 +1768,20 @@ static int lmdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_
     return FERRY_OK;
 }
 
+/* value_count through the write transaction (its writes included). No drop can run meanwhile: a
+ * drop is a write, which waits for this transaction. */
+static int lmdb_txn_value_count(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, uint64_t *out,
+                                ferry_error *err)
+{
+    *out = 0;
+    if (klen == 0 || klen > LS(tb->view.store)->max_key) return FERRY_OK; /* LMDB holds no such key */
+    MDB_txn *txn = LTXN(tb)->txn;
+    MDB_cursor *cur;
+    int mrc = mdb.mdb_cursor_open(txn, DBI(cf), &cur);
+    if (mrc == MDB_SUCCESS) mrc = count_values(txn, DBI(cf), cur, key, klen, out);
+    return (mrc == MDB_SUCCESS || mrc == MDB_NOTFOUND) ? FERRY_OK : lmdb_fail(err, mrc, "value count");
+}
+
 /* Records in the write transaction. Failures before anything was applied that LMDB takes in its
  * stride (a key LMDB cannot hold, a family's name as a key of the default family) leave the
  * transaction usable; any other failure, or one after a record of this call was applied, fails it
@@ -1995,6 +2016,7 @@ static const ferry_engine_ops lmdb_ops = {
     .cursor_fill = lmdb_cursor_fill,
     .txn_begin = lmdb_txn_begin,
     .txn_get = lmdb_txn_get,
+    .txn_value_count = lmdb_txn_value_count,
     .txn_write = lmdb_txn_write,
     .txn_cursor_open = lmdb_txn_cursor_open,
     .txn_cursor_kill = lmdb_txn_cursor_kill,

@@ -472,6 +472,7 @@ int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)
 int ferry_snapshot_close(ferry_snapshot *snap)
 {
     if (!snap) return FERRY_OK;
+    if (snap->txn) return FERRY_EINVAL;   /* FERRY_TXN_VIEW(txn): end it with ferry_txn_close */
     return snap->store->ops->snapshot_close(snap);
 }
 
@@ -646,6 +647,25 @@ int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
     return s->ops->cf_flags ? s->ops->cf_flags(s, slot, out, err) : FERRY_OK;
 }
 
+/* ferry_value_count through a transaction: the engine's count in it, or 0/1 through txn_get. */
+static int txn_value_count(ferry_txn *t, ferry_cf_slot *slot, const void *key, size_t klen, uint64_t *out,
+                           ferry_error *err)
+{
+    int rc = txn_enter(t, err);
+    if (rc) return rc;
+    const ferry_engine_ops *ops = t->view.store->ops;
+    if (ops->txn_value_count) {
+        rc = ops->txn_value_count(t, slot, key, klen, out, err);
+    } else {
+        size_t vlen;
+        rc = ops->txn_get(t, slot, key, klen, NULL, 0, &vlen, 0, err);
+        if (rc == FERRY_OK) *out = 1;
+        else if (rc == FERRY_NOTFOUND) rc = FERRY_OK;
+    }
+    txn_exit(t);
+    return rc;
+}
+
 int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
                       uint64_t *out, ferry_error *err)
 {
@@ -655,6 +675,8 @@ int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
     *out = 0;
+    /* a transaction's view is no engine snapshot: its reads go through the transaction (as ferry_get's) */
+    if (snap && snap->txn) return txn_value_count(snap->txn, slot, key, klen, out, err);
     if (s->ops->value_count) return s->ops->value_count(s, snap, slot, key, klen, out, err);
     size_t vlen;
     int rc = s->ops->get(s, snap, slot, key, klen, 0, NULL, 0, &vlen, err);

@@ -144,7 +144,8 @@ struct ferry_engine_ops {
     /* keys already validated (n records) */
     int (*multi_get)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
                      uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
-    /* number of values of key; NULL: 0 or 1 through get */
+    /* number of values of key (snap never a transaction's view: see txn_value_count); NULL: 0 or 1
+     * through get */
     int (*value_count)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
                        uint64_t *out, ferry_error *err);
     /* ---- writes */
@@ -178,6 +179,9 @@ struct ferry_engine_ops {
     int (*txn_begin)(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err);
     int (*txn_get)(ferry_txn *t, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap,
                    size_t *vlen_out, int for_update, ferry_error *err);
+    /* ferry_value_count through the transaction; NULL: 0 or 1 through txn_get */
+    int (*txn_value_count)(ferry_txn *t, ferry_cf_slot *cf, const void *key, size_t klen, uint64_t *out,
+                           ferry_error *err);
     /* records validated; count >= 1 */
     int (*txn_write)(ferry_txn *t, const void *ops, size_t len, uint32_t count, ferry_error *err);
     int (*txn_cursor_open)(ferry_txn *t, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper,

@@ -2054,6 +2054,10 @@ static void test_txn(void)
     uint8_t ops[512], page[4096];
     EQ(put_s(s, 0, "a", "1"), FERRY_OK);
     EQ(put_s(s, 0, "c", "3"), FERRY_OK);
+    uint32_t dups;
+    EQ(ferry_cf_create(s, "dups", FERRY_CF_DUPSORT, NULL, 0, NULL, &dups, &err), FERRY_OK);
+    EQ(put_s(s, dups, "k", "1"), FERRY_OK);
+    EQ(put_s(s, dups, "k", "2"), FERRY_OK);
     EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
     ferry_txn *t2 = NULL;
     EQ(ferry_txn_begin(s, 0, -1, &t2, &err), FERRY_EBUSY);
@@ -2065,6 +2069,19 @@ static void test_txn(void)
     EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), 1);
     EQ(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_NOTFOUND);   /* a read beside the open transaction */
     EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "c", buf, sizeof buf), FERRY_NOTFOUND);
+    /* value counts through the transaction's view see its writes, duplicates included */
+    uint64_t count = 9;
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, dups, "k", "3"), 1, &err), FERRY_OK);
+    EQ(ferry_value_count(s, FERRY_TXN_VIEW(t), dups, "k", 1, &count, &err), FERRY_OK);
+    CHECK(count == 3, "value count in the transaction: %llu", (unsigned long long)count);
+    EQ(ferry_value_count(s, FERRY_TXN_VIEW(t), 0, "b", 1, &count, &err), FERRY_OK);
+    CHECK(count == 1, "value count of a key the transaction wrote: %llu", (unsigned long long)count);
+    EQ(ferry_value_count(s, FERRY_TXN_VIEW(t), 0, "c", 1, &count, &err), FERRY_OK);
+    CHECK(count == 0, "value count of a key the transaction deleted: %llu", (unsigned long long)count);
+    EQ(ferry_value_count(s, FERRY_TXN_VIEW(t), 0, "", 0, &count, &err), FERRY_OK);
+    CHECK(count == 0, "value count of the empty key: %llu", (unsigned long long)count);
+    EQ(ferry_snapshot_close(FERRY_TXN_VIEW(t)), FERRY_EINVAL);   /* a view, not a snapshot: still usable */
+    EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), 1);
     ferry_cursor *c = NULL;
     EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, "c", 1, FERRY_CURSOR_POINTERS, &c, &err), FERRY_OK);
     EQ(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);

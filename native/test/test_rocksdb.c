@@ -1614,6 +1614,16 @@ static void test_txn(void)
         CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), FERRY_OK);
         CHECK_RC(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_NOTFOUND);
         CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, "c", buf, sizeof buf), FERRY_NOTFOUND);
+        /* value counts through the transaction's view see its writes (a view, not a snapshot) */
+        uint64_t count = 9;
+        CHECK_RC(ferry_value_count(s, FERRY_TXN_VIEW(t), 0, "b", 1, &count, &err), FERRY_OK);
+        CHECK(count == 1, "value count of a key the transaction wrote: %llu", (unsigned long long)count);
+        CHECK_RC(ferry_value_count(s, FERRY_TXN_VIEW(t), 0, "c", 1, &count, &err), FERRY_OK);
+        CHECK(count == 0, "value count of a key the transaction deleted: %llu", (unsigned long long)count);
+        CHECK_RC(ferry_value_count(s, NULL, 0, "c", 1, &count, &err), FERRY_OK);
+        CHECK(count == 1, "value count beside the transaction: %llu", (unsigned long long)count);
+        CHECK_RC(ferry_snapshot_close(FERRY_TXN_VIEW(t)), FERRY_EINVAL);   /* a view, not a snapshot */
+        CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), FERRY_OK);
         ferry_cursor *c = NULL;
         CHECK_RC(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, "a", 1, "c", 1, 0, &c, &err), FERRY_OK);
         char keys[256];
