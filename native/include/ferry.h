@@ -19,7 +19,6 @@
  * - Column families are small integers: 0 is the default family. The id stays valid for
  *   the store's lifetime and is never given to another family; after a drop it fails with
  *   FERRY_ECFDROPPED.
- *
  * - One function per operation: its flags and options are parameters (0 / NULL for none),
  *   never a numbered twin. Functions are grouped by the handle they act on: library, store,
  *   column family, reads and writes of a store, snapshot, transaction, cursor, backups, SST
