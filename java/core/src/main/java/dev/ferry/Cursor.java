@@ -80,7 +80,10 @@ public final class Cursor implements AutoCloseable {
     /** Largest page a cursor grows to (an int-sized buffer, with room for the aux area). */
     private static final long MAX_PAGE = Integer.MAX_VALUE - 64 - AUX;
 
-    /** Cursors' own cleaner: releases a cursor dropped unclosed (the store's releases the other objects). */
+    /**
+     * Releases cursors dropped without being closed (once they and their views are unreachable):
+     * cursors' own cleaner; {@code StoreCore.CLEANER} releases stores, snapshots and transactions.
+     */
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final CursorHost host;
