@@ -20,7 +20,7 @@ import java.util.Objects;
  *
  * <p>Thread safety: as the view's.
  */
-public abstract sealed class ReadView permits Store, Snapshot, Transaction {
+public abstract sealed class ReadView permits Snapshot, WriteView {
     final StoreCore core;
     /** The native view handle: 0 (latest state), a snapshot's or a transaction's. */
     private final long view;

@@ -1,27 +1,18 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
-import dev.ferry.internal.Bindings;
 import dev.ferry.internal.Children;
-import dev.ferry.internal.Engines;
 import dev.ferry.internal.Lifetime;
-import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import java.util.function.IntConsumer;
 
 /**
  * An open key-value store: a RocksDB database or an LMDB environment on disk, reached through
@@ -50,24 +41,16 @@ import java.util.function.IntConsumer;
  * <p>Thread safety: thread-safe. Reads and writes may run from many threads at once; cursors
  * are confined to their thread.
  */
-public final class Store extends ReadView implements AutoCloseable {
+public final class Store extends WriteView implements AutoCloseable {
     /** Returned by the buffer-filling {@code get}s when the key is absent. */
     public static final int NOT_FOUND = -1;
 
-    private static final ConcurrentHashMap<Path, Boolean> OPEN_LMDB = new ConcurrentHashMap<>();
-    /**
-     * Stores closed while a cursor of another thread still pinned their engine (see {@link #close()}), by
-     * path: only to say so when a new open of the path is refused as busy. Pruned as engines go.
-     */
-    private static final ConcurrentHashMap<Path, List<Lifetime>> HELD_AFTER_CLOSE = new ConcurrentHashMap<>();
-    /** LMDB: how long one native wait for the write lock lasts before the store's state is checked again. */
-    private static final long LOCK_SLICE_MS = 50;
 
     private final StoreAdmin admin;
     /** Drops the owner's reference to the engine once: on close, or by the cleaner. */
     private final Cleaner.Cleanable cleanable;
 
-    private Store(StoreCore core) {
+    Store(StoreCore core) {
         super(core, 0);
         this.admin = new StoreAdmin(core);
         this.cleanable = StoreCore.CLEANER.register(this, new Once(core.lifetime::unpin));
@@ -84,67 +67,7 @@ public final class Store extends ReadView implements AutoCloseable {
      *         {@link FerryException.Busy} when another process holds it)
      */
     public static Store open(Path path, StoreOptions options) {
-        Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(options, "options");
-        NativeCalls calls = new NativeCalls(options.binding == null ? Bindings.defaultBinding() : Bindings.byName(options.binding));
-        Engines.attach(calls, options.engine);
-        Path key = path.toAbsolutePath().normalize();
-        if (options.createIfMissing && !options.readOnly && key.getParent() != null) {
-            StoreCore.createParents(key);
-        }
-        try {
-            if (options.engine != Engine.LMDB) {
-                return openNative(calls, key, options);
-            }
-            // LMDB forbids opening one environment twice in a process (it breaks its locks)
-            if (OPEN_LMDB.putIfAbsent(key, Boolean.TRUE) != null) {
-                throw FerryException.of(ErrorCode.BUSY, 0, "LMDB store " + key
-                        + " is already open in this process: share that Store instead (BUSY)");
-            }
-            try {
-                return openNative(calls, key, options);
-            } catch (RuntimeException | Error e) {
-                OPEN_LMDB.remove(key);
-                throw e;
-            }
-        } catch (FerryException.Busy e) {
-            List<Lifetime> held = HELD_AFTER_CLOSE.get(key);
-            if (held == null || held.stream().allMatch(Lifetime::released)) {
-                throw e;
-            }
-            throw FerryException.of(ErrorCode.BUSY, e.engineCode(), e.getMessage() + "; that Store was closed, but a"
-                    + " cursor that another thread owns still holds its engine open: the engine closes when that thread"
-                    + " next uses the cursor (which throws IllegalStateException) or lets it go");
-        }
-    }
-
-    private static Store openNative(NativeCalls calls, Path path, StoreOptions options) {
-        String x = options.nativeOptionsString();
-        byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords();
-        long h = calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), options.toNative(),
-                x == null ? null : x.getBytes(StandardCharsets.UTF_8), records, options.familyOptions.size());
-        Engine engine = options.engine;
-        Once release = new Once(() -> {
-            // EBUSY: an LMDB write transaction of another thread kept the environment open (only
-            // that thread may end it), so the path stays open in this process
-            if (calls.storeClose(h) != Abi.EBUSY && engine == Engine.LMDB) {
-                OPEN_LMDB.remove(path);
-            }
-        });
-        Store store;
-        try {
-            store = new Store(new StoreCore(calls, path, options, h, release));
-        } catch (RuntimeException | Error e) {
-            release.run();
-            throw e;
-        }
-        try {
-            store.core.families.load();
-        } catch (RuntimeException | Error e) {
-            store.close();
-            throw e;
-        }
-        return store;
+        return Stores.open(path, options);
     }
 
     /** @return the engine */
@@ -299,52 +222,6 @@ public final class Store extends ReadView implements AutoCloseable {
     // ---- writes ----
 
     /**
-     * Writes a key of the default family.
-     *
-     * @param key the key
-     * @param value the value
-     */
-    public void put(byte[] key, byte[] value) {
-        put(defaultColumnFamily(), key, value);
-    }
-
-    /**
-     * Writes a key.
-     *
-     * @param cf the family
-     * @param key the key
-     * @param value the value
-     */
-    public void put(ColumnFamily cf, byte[] key, byte[] value) {
-        StoreCore.requireKey(key);
-        Objects.requireNonNull(value, "value");
-        put(cf, key, 0, key.length, value, 0, value.length);
-    }
-
-    /**
-     * Writes a key given as array slices.
-     *
-     * @param cf the family
-     * @param key key array
-     * @param keyOffset first key byte
-     * @param keyLength key length
-     * @param value value array
-     * @param valueOffset first value byte
-     * @param valueLength value length
-     */
-    public void put(ColumnFamily cf, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
-        requireSlice(key, keyOffset, keyLength);
-        requireSlice(value, valueOffset, valueLength);
-        int id = core.cfId(cf);
-        core.guard.enter();
-        try {
-            core.calls.put(core.handle, id, key, keyOffset, keyLength, value, valueOffset, valueLength);
-        } finally {
-            core.guard.exit();
-        }
-    }
-
-    /**
      * Writes a key with per-write options (see {@link WriteOptions} for what each does per engine).
      *
      * @param cf the family
@@ -362,21 +239,7 @@ public final class Store extends ReadView implements AutoCloseable {
         StoreCore.requireKey(key);
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(options, "options");
-        return writingFor(cf, id -> core.calls.put(core.handle, id, key, value, options.flags()));
-    }
-
-    /**
-     * Writes a key given as buffers (position to limit; not moved). Both are copied into native
-     * memory Ferry owns before the engine sees them.
-     *
-     * @param cf the family
-     * @param key the key
-     * @param value the value
-     */
-    public void put(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(value, "value");
-        writing(cf, id -> core.calls.put(core.handle, id, key, value));
+        return core.writeFor(cf, id -> core.calls.put(core.handle, id, key, value, options.flags()));
     }
 
     /**
@@ -414,52 +277,7 @@ public final class Store extends ReadView implements AutoCloseable {
     public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
         StoreCore.requireKey(key);
         Objects.requireNonNull(operand, "operand");
-        writing(cf, id -> core.calls.merge(core.handle, id, key, operand));
-    }
-
-    /**
-     * Deletes a key of the default family (absent keys are fine).
-     *
-     * @param key the key
-     */
-    public void delete(byte[] key) {
-        delete(defaultColumnFamily(), key);
-    }
-
-    /**
-     * Deletes a key (absent keys are fine).
-     *
-     * @param cf the family
-     * @param key the key
-     */
-    public void delete(ColumnFamily cf, byte[] key) {
-        StoreCore.requireKey(key);
-        delete(cf, key, 0, key.length);
-    }
-
-    /**
-     * Deletes a key given as an array slice.
-     *
-     * @param cf the family
-     * @param key the array
-     * @param offset first key byte
-     * @param length key length
-     */
-    public void delete(ColumnFamily cf, byte[] key, int offset, int length) {
-        requireSlice(key, offset, length);
-        writing(cf, id -> core.calls.delete(core.handle, id, key, offset, length));
-    }
-
-    /**
-     * Deletes a key given as a buffer (position to limit; not moved).
-     *
-     * @param cf the family
-     * @param key the key
-     */
-    public void delete(ColumnFamily cf, ByteBuffer key) {
-        byte[] k = new byte[Objects.requireNonNull(key, "key").remaining()];
-        key.get(key.position(), k);
-        delete(cf, k, 0, k.length);
+        core.write(cf, id -> core.calls.merge(core.handle, id, key, operand));
     }
 
     /**
@@ -482,47 +300,6 @@ public final class Store extends ReadView implements AutoCloseable {
     }
 
     /**
-     * Deletes every key in {@code [begin, end)} of the default family. An empty range
-     * ({@code begin >= end} in unsigned byte order, e.g. {@code end = new byte[0]}) is a no-op
-     * on every engine.
-     *
-     * @param begin inclusive
-     * @param end exclusive
-     */
-    public void deleteRange(byte[] begin, byte[] end) {
-        deleteRange(defaultColumnFamily(), begin, end);
-    }
-
-    /**
-     * Deletes every key in {@code [begin, end)}. Both bounds are keys compared as unsigned bytes;
-     * an empty range ({@code begin >= end}, e.g. {@code end = new byte[0]}, the smallest key) is
-     * a no-op on every engine and makes no native call.
-     *
-     * @param cf the family
-     * @param begin inclusive
-     * @param end exclusive
-     */
-    public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
-        Objects.requireNonNull(begin, "begin");
-        Objects.requireNonNull(end, "end");
-        if (Arrays.compareUnsigned(begin, end) >= 0) {
-            core.cfId(cf);
-            core.guard.check();
-            return;
-        }
-        writing(cf, id -> core.calls.deleteRange(core.handle, id, begin, end));
-    }
-
-    /**
-     * Applies a batch atomically in one native call.
-     *
-     * @param batch the batch (unchanged; can be reused)
-     */
-    public void write(WriteBatch batch) {
-        write(batch, WriteOptions.DEFAULT);
-    }
-
-    /**
      * Applies a batch atomically with per-write options (see {@link WriteOptions}); noOverwrite,
      * noDupData and append apply to every put of the batch.
      *
@@ -539,34 +316,22 @@ public final class Store extends ReadView implements AutoCloseable {
         if (owner != null && owner != core) {
             throw new IllegalArgumentException("the batch names column families of another store");
         }
-        core.guard.enter();
-        try {
-            core.calls.write(core.handle, batch.encoded(), batch.count(), options.flags());
-        } finally {
-            core.guard.exit();
-        }
+        core.write(batch, options.flags());
     }
 
-    /** Runs a write on a family inside the store's guard. */
-    private void writing(ColumnFamily cf, IntConsumer call) {
-        int id = core.cfId(cf);
-        core.guard.enter();
-        try {
-            call.accept(id);
-        } finally {
-            core.guard.exit();
-        }
+    @Override
+    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+        core.send(op, cf, a, ao, al, b, bo, bl);
     }
 
-    /** {@link #writing(ColumnFamily, IntConsumer)} for a write that answers. */
-    private <T> T writingFor(ColumnFamily cf, java.util.function.IntFunction<T> call) {
-        int id = core.cfId(cf);
-        core.guard.enter();
-        try {
-            return call.apply(id);
-        } finally {
-            core.guard.exit();
-        }
+    @Override
+    void send(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
+        core.write(cf, id -> core.calls.put(core.handle, id, key, value));
+    }
+
+    @Override
+    void send(WriteBatch batch) {
+        core.write(batch, 0);
     }
 
     // ---- maintenance, checkpoints, properties (StoreAdmin) ----
@@ -742,18 +507,7 @@ public final class Store extends ReadView implements AutoCloseable {
      * @return the snapshot; close it to release engine resources
      */
     public Snapshot snapshot() {
-        core.guard.enter();
-        try {
-            // families are numbered in creation order: those below this count exist in the snapshot
-            int familyLimit = core.families.size();
-            long h = core.calls.snapshotOpen(core.handle, core.readers);
-            NativeCalls calls = core.calls;
-            Snapshot snap = core.adopt(h, calls::snapshotClose, release -> new Snapshot(core, h, familyLimit, release));
-            snap.track(core.children);
-            return snap;
-        } finally {
-            core.guard.exit();
-        }
+        return core.snapshot();
     }
 
     /**
@@ -783,37 +537,7 @@ public final class Store extends ReadView implements AutoCloseable {
      * @throws FerryException.TimedOut when the LMDB write lock was not free in time
      */
     public Transaction beginTransaction(long timeoutMillis) {
-        if (timeoutMillis < -1) {
-            throw new IllegalArgumentException("timeoutMillis=" + timeoutMillis + " (-1 = no limit)");
-        }
-        boolean lmdb = core.engine == Engine.LMDB;
-        long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
-        for (;;) {
-            // LMDB waits in slices outside the store's guard, so that a close of the store is never
-            // held up by a wait for the write lock (the transaction that holds it may be the closer's)
-            long slice = timeoutMillis;
-            if (lmdb && timeoutMillis != 0) {
-                long left = timeoutMillis < 0 ? LOCK_SLICE_MS : (deadline - System.nanoTime()) / 1_000_000L;
-                slice = Math.max(1, Math.min(LOCK_SLICE_MS, left));
-            }
-            core.guard.enter();
-            try {
-                long h = core.calls.txnBegin(core.handle, slice);
-                if (h == 0) { // timed out: only LMDB waits for a lock here
-                    if (timeoutMillis < 0 || System.nanoTime() - deadline < 0) {
-                        continue; // the finally below leaves the guard first
-                    }
-                    throw FerryException.of(ErrorCode.TIMED_OUT, 0, "the LMDB store's write lock was not free within "
-                            + timeoutMillis + " ms (another write transaction is open)");
-                }
-                NativeCalls calls = core.calls;
-                Transaction t = core.adopt(h, calls::txnClose, release -> new Transaction(core, h, release));
-                t.track(core.children);
-                return t;
-            } finally {
-                core.guard.exit();
-            }
-        }
+        return core.beginTransaction(timeoutMillis);
     }
 
     /**
@@ -852,29 +576,7 @@ public final class Store extends ReadView implements AutoCloseable {
      *         failure that is not a conflict; an exception of the body rolls back and is rethrown
      */
     public <T> T inTransaction(int maxAttempts, Function<Transaction, T> body) {
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts=" + maxAttempts);
-        }
-        Objects.requireNonNull(body, "body");
-        for (int attempt = 1;; attempt++) {
-            try (Transaction txn = beginTransaction()) {
-                T result = body.apply(txn);
-                if (!txn.isEnded()) {
-                    txn.commit();
-                }
-                return result;
-            } catch (FerryException e) {
-                boolean retryable = e instanceof FerryException.Conflict || e instanceof FerryException.Deadlock
-                        || e instanceof FerryException.TimedOut
-                        || (e instanceof FerryException.MapFull && core.engine == Engine.LMDB && core.options.autoGrowStep > 0);
-                if (attempt >= maxAttempts || !retryable) {
-                    throw e;
-                }
-            }
-            long maxMicros = Math.min(50_000L, 100L << Math.min(attempt, 9));
-            long micros = java.util.concurrent.ThreadLocalRandom.current().nextLong(maxMicros / 2, maxMicros + 1);
-            java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000L);
-        }
+        return core.inTransaction(maxAttempts, body);
     }
 
     // ---- close ----
@@ -893,53 +595,10 @@ public final class Store extends ReadView implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (core.guard.isClosed()) {
-            return;
+        if (core.close()) {
+            cleanable.clean(); // the owner's reference: the engine closes once no cursor, snapshot or transaction pins it
+            core.rethrowCloseFailure();
         }
-        // Transactions first, before waiting for the calls in flight: an LMDB write waiting for the
-        // write lock may wait for a transaction of this very thread (then it ends here) or of
-        // another one (then it is abandoned, and the waiting writes fail instead of waiting).
-        RuntimeException[] failure = new RuntimeException[1];
-        core.children.forEach(c -> {
-            if (c instanceof Transaction) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    if (failure[0] == null) {
-                        failure[0] = e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
-                    }
-                }
-            }
-        });
-        if (!core.guard.close()) {
-            return;
-        }
-        // keep closing the others and the engine; report the first failure at the end
-        RuntimeException childFailure = core.children.closeAll();
-        RuntimeException first = childFailure != null ? childFailure : failure[0];
-        core.clearPages();
-        cleanable.clean(); // the owner's reference: the engine closes once no cursor or snapshot pins it
-        if (!core.lifetime.released()) {
-            noteHeldAfterClose(core.path, core.lifetime);
-        }
-        if (first != null) {
-            throw first;
-        }
-    }
-
-    /** Records a store closed while its engine stays open for a cursor of another thread; prunes released ones. */
-    private static void noteHeldAfterClose(Path path, Lifetime lifetime) {
-        for (Path p : HELD_AFTER_CLOSE.keySet()) {
-            HELD_AFTER_CLOSE.computeIfPresent(p, (k, v) -> {
-                List<Lifetime> live = v.stream().filter(l -> !l.released()).toList();
-                return live.isEmpty() ? null : live;
-            });
-        }
-        HELD_AFTER_CLOSE.compute(path, (k, v) -> {
-            List<Lifetime> l = new ArrayList<>(v == null ? List.of() : v);
-            l.add(lifetime);
-            return List.copyOf(l);
-        });
     }
 
     @Override
@@ -974,8 +633,4 @@ public final class Store extends ReadView implements AutoCloseable {
         return core.options;
     }
 
-    private static void requireSlice(byte[] a, int off, int len) {
-        Objects.requireNonNull(a, "array");
-        Objects.checkFromIndexSize(off, len, a.length);
-    }
 }

@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
@@ -31,6 +32,8 @@ final class StoreCore {
      */
     static final Cleaner CLEANER = Cleaner.create();
     private static final int MAX_POOLED_PAGES = 8;
+    /** LMDB: how long one native wait for the write lock lasts before the store's state is checked again. */
+    private static final long LOCK_SLICE_MS = 50;
 
     final NativeCalls calls;
     final long handle;
@@ -143,10 +146,6 @@ final class StoreCore {
         }
     }
 
-    void clearPages() {
-        pages.clear();
-    }
-
     /**
      * Runs a native call on this store's handle while the store cannot close.
      *
@@ -158,6 +157,184 @@ final class StoreCore {
         guard.enter();
         try {
             return call.apply(handle);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** {@link Store#snapshot()}. */
+    Snapshot snapshot() {
+        guard.enter();
+        try {
+            // families are numbered in creation order: those below this count exist in the snapshot
+            int familyLimit = families.size();
+            long h = calls.snapshotOpen(handle, readers);
+            Snapshot snap = adopt(h, calls::snapshotClose, release -> new Snapshot(this, h, familyLimit, release));
+            snap.track(children);
+            return snap;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** {@link Store#beginTransaction(long)}. */
+    Transaction beginTransaction(long timeoutMillis) {
+        if (timeoutMillis < -1) {
+            throw new IllegalArgumentException("timeoutMillis=" + timeoutMillis + " (-1 = no limit)");
+        }
+        boolean lmdb = engine == Engine.LMDB;
+        long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
+        for (;;) {
+            // LMDB waits in slices outside the store's guard, so that a close of the store is never
+            // held up by a wait for the write lock (the transaction that holds it may be the closer's)
+            long slice = timeoutMillis;
+            if (lmdb && timeoutMillis != 0) {
+                long left = timeoutMillis < 0 ? LOCK_SLICE_MS : (deadline - System.nanoTime()) / 1_000_000L;
+                slice = Math.max(1, Math.min(LOCK_SLICE_MS, left));
+            }
+            guard.enter();
+            try {
+                long h = calls.txnBegin(handle, slice, lmdb);
+                if (h == 0) { // LMDB's write lock was not free in this slice
+                    if (timeoutMillis < 0 || System.nanoTime() - deadline < 0) {
+                        continue; // the finally below leaves the guard first
+                    }
+                    throw FerryException.of(ErrorCode.TIMED_OUT, 0, "the LMDB store's write lock was not free within "
+                            + timeoutMillis + " ms (another write transaction is open)");
+                }
+                Transaction t = adopt(h, calls::txnClose, release -> new Transaction(this, h, release));
+                t.track(children);
+                return t;
+            } finally {
+                guard.exit();
+            }
+        }
+    }
+
+    /** {@link WriteView}'s writes of a store: the dedicated native calls (see {@link WriteView}). */
+    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+        int id = cfId(cf);
+        if (op == Abi.OP_DELETE_RANGE && java.util.Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl) >= 0) {
+            guard.check(); // an empty range: no native call
+            return;
+        }
+        guard.enter();
+        try {
+            if (op == Abi.OP_PUT) {
+                calls.put(handle, id, a, ao, al, b, bo, bl);
+            } else if (op == Abi.OP_DELETE) {
+                calls.delete(handle, id, a, ao, al);
+            } else {
+                calls.deleteRange(handle, id, a, b); // whole arrays: WriteView passes them so
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** A batch with {@code FERRY_WRITE_*} flags. */
+    void write(WriteBatch batch, int flags) {
+        guard.enter();
+        try {
+            calls.write(handle, batch.encoded(), batch.count(), flags);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** {@link Store#inTransaction(int, java.util.function.Function)}. */
+    <T> T inTransaction(int maxAttempts, Function<Transaction, T> body) {
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts=" + maxAttempts);
+        }
+        Objects.requireNonNull(body, "body");
+        for (int attempt = 1;; attempt++) {
+            try (Transaction txn = beginTransaction(-1)) {
+                T result = body.apply(txn);
+                if (!txn.isEnded()) {
+                    txn.commit();
+                }
+                return result;
+            } catch (FerryException e) {
+                boolean retryable = e instanceof FerryException.Conflict || e instanceof FerryException.Deadlock
+                        || e instanceof FerryException.TimedOut
+                        || (e instanceof FerryException.MapFull && engine == Engine.LMDB && options.autoGrowStep > 0);
+                if (attempt >= maxAttempts || !retryable) {
+                    throw e;
+                }
+            }
+            long maxMicros = Math.min(50_000L, 100L << Math.min(attempt, 9));
+            long micros = java.util.concurrent.ThreadLocalRandom.current().nextLong(maxMicros / 2, maxMicros + 1);
+            java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000L);
+        }
+    }
+
+    /** The first failure of the last {@link #close()}, thrown once. */
+    private RuntimeException closeFailure;
+
+    /**
+     * {@link Store#close()} up to the owner's reference: closes the transactions, refuses new calls
+     * and waits for those in flight, closes the other children and drops the page pool.
+     *
+     * @return true when this call closed the store (the caller then drops its reference and calls
+     *         {@link #rethrowCloseFailure()})
+     */
+    boolean close() {
+        if (guard.isClosed()) {
+            return false;
+        }
+        // Transactions first, before waiting for the calls in flight: an LMDB write waiting for the
+        // write lock may wait for a transaction of this very thread (then it ends here) or of
+        // another one (then it is abandoned, and the waiting writes fail instead of waiting).
+        RuntimeException[] failure = new RuntimeException[1];
+        children.forEach(c -> {
+            if (c instanceof Transaction) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    if (failure[0] == null) {
+                        failure[0] = e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+                    }
+                }
+            }
+        });
+        if (!guard.close()) {
+            return false;
+        }
+        // keep closing the others and the engine; report the first failure at the end
+        RuntimeException childFailure = children.closeAll();
+        closeFailure = childFailure != null ? childFailure : failure[0];
+        pages.clear();
+        return true;
+    }
+
+    /** Notes a store held open after close ({@link Stores#closed}) and throws the close's first failure. */
+    void rethrowCloseFailure() {
+        Stores.closed(this);
+        RuntimeException f = closeFailure;
+        closeFailure = null;
+        if (f != null) {
+            throw f;
+        }
+    }
+
+    /** Runs a write on a family inside the guard. */
+    void write(ColumnFamily cf, java.util.function.IntConsumer call) {
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            call.accept(id);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** {@link #write(ColumnFamily, java.util.function.IntConsumer)} for a write that answers. */
+    <T> T writeFor(ColumnFamily cf, java.util.function.IntFunction<T> call) {
+        int id = cfId(cf);
+        guard.enter();
+        try {
+            return call.apply(id);
         } finally {
             guard.exit();
         }

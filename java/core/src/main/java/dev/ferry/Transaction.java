@@ -61,7 +61,7 @@ import java.util.Objects;
  * {@link FerryException.Busy} instead of waiting for it, and it is rolled back at the beginning
  * thread's next write on the store, or when the store closes.
  */
-public final class Transaction extends ReadView implements AutoCloseable {
+public final class Transaction extends WriteView implements AutoCloseable {
     private final long handle;
     private final Thread owner;
     private final Guard guard = new Guard("transaction");
@@ -125,80 +125,13 @@ public final class Transaction extends ReadView implements AutoCloseable {
 
     // ---- writes ----
 
-    /**
-     * Writes a key of the default family in this transaction.
-     *
-     * @param key the key
-     * @param value the value
-     */
-    public void put(byte[] key, byte[] value) {
-        put(core.defaultFamily(), key, value);
-    }
-
-    /**
-     * Writes a key in this transaction.
-     *
-     * @param cf the family
-     * @param key the key
-     * @param value the value
-     */
-    public void put(ColumnFamily cf, byte[] key, byte[] value) {
-        StoreCore.requireKey(key);
-        Objects.requireNonNull(value, "value");
-        record(Abi.OP_PUT, core.cfId(cf), key, value);
-    }
-
-    /**
-     * Deletes a key of the default family in this transaction (absent keys are fine).
-     *
-     * @param key the key
-     */
-    public void delete(byte[] key) {
-        delete(core.defaultFamily(), key);
-    }
-
-    /**
-     * Deletes a key in this transaction (absent keys are fine).
-     *
-     * @param cf the family
-     * @param key the key
-     */
-    public void delete(ColumnFamily cf, byte[] key) {
-        StoreCore.requireKey(key);
-        record(Abi.OP_DELETE, core.cfId(cf), key, new byte[0]);
-    }
-
-    /**
-     * Deletes every key in {@code [begin, end)} in this transaction (LMDB only; an empty range is a
-     * no-op).
-     *
-     * @param cf the family
-     * @param begin inclusive
-     * @param end exclusive
-     * @throws FerryException.NotSupported on RocksDB: its transactions have no range delete
-     */
-    public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
-        Objects.requireNonNull(begin, "begin");
-        Objects.requireNonNull(end, "end");
-        record(Abi.OP_DELETE_RANGE, core.cfId(cf), begin, end);
-    }
-
-    /**
-     * Applies a batch inside this transaction, all of it or (on failure) none of it on RocksDB; on
-     * LMDB a batch of several records that fails part way fails the transaction.
-     *
-     * @param batch the batch (unchanged; can be reused)
-     */
-    public void write(WriteBatch batch) {
-        Objects.requireNonNull(batch, "batch");
-        StoreCore fams = batch.familiesOf();
-        if (fams != null && fams != core) {
-            throw new IllegalArgumentException("the batch names column families of another store");
-        }
+    @Override
+    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+        int id = core.cfId(cf);
         enter();
         try {
             beforeWrite();
-            core.calls.txnWrite(handle, batch.encoded(), batch.count());
+            core.calls.txnRecord(handle, op, id, a, ao, al, b, bo, bl);
         } catch (FerryException e) {
             throw fail(e);
         } finally {
@@ -206,12 +139,21 @@ public final class Transaction extends ReadView implements AutoCloseable {
         }
     }
 
-    /** One batch record {@code op cf a b} through ferry_txn_write. */
-    private void record(int op, int cf, byte[] a, byte[] b) {
+    @Override
+    void send(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
+        byte[] k = new byte[key.remaining()];
+        key.get(key.position(), k);
+        byte[] v = new byte[value.remaining()];
+        value.get(value.position(), v);
+        send(Abi.OP_PUT, cf, k, 0, k.length, v, 0, v.length);
+    }
+
+    @Override
+    void send(WriteBatch batch) {
         enter();
         try {
             beforeWrite();
-            core.calls.txnRecord(handle, op, cf, a, b);
+            core.calls.txnWrite(handle, batch.encoded(), batch.count());
         } catch (FerryException e) {
             throw fail(e);
         } finally {

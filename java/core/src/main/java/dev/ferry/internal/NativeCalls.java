@@ -660,12 +660,14 @@ public final class NativeCalls {
      *
      * @param store the store
      * @param timeoutMs how long to wait for the write lock (-1: no limit)
-     * @return the transaction handle, or 0 when the wait timed out ({@code FERRY_ETIMEDOUT})
+     * @param timeoutIsAnswer true: a timed-out wait ({@code FERRY_ETIMEDOUT}) returns 0 (LMDB's
+     *        write lock); false: it throws as any failure
+     * @return the transaction handle, or 0 when the wait timed out
      */
-    public long txnBegin(long store, long timeoutMs) {
+    public long txnBegin(long store, long timeoutMs, boolean timeoutIsAnswer) {
         Scratch s = Scratch.get(b);
         int rc = b.txnBegin(store, 0, timeoutMs, s.out(0), s.err());
-        if (rc == Abi.ETIMEDOUT) {
+        if (rc == Abi.ETIMEDOUT && timeoutIsAnswer) {
             return 0;
         }
         check(s, rc);
@@ -691,21 +693,25 @@ public final class NativeCalls {
      * @param txn the transaction
      * @param op {@code FERRY_OP_*}
      * @param cf the family
-     * @param a the key (or range begin)
-     * @param c the value (or range end; empty for a delete)
+     * @param a the key (or range begin) array
+     * @param ao its first byte
+     * @param al its length
+     * @param c the value (or range end; empty for a delete) array
+     * @param co its first byte
+     * @param cl its length
      */
-    public void txnRecord(long txn, int op, int cf, byte[] a, byte[] c) {
+    public void txnRecord(long txn, int op, int cf, byte[] a, int ao, int al, byte[] c, int co, int cl) {
         Scratch s = Scratch.get(b);
         int aoff = Scratch.DATA + Abi.OP_HEADER;
-        NativeBuffer m = s.ensure((long) aoff + a.length + c.length, 0);
+        NativeBuffer m = s.ensure((long) aoff + al + cl, 0);
         ByteBuffer buf = m.buf;
         buf.putInt(Scratch.DATA, op);
         buf.putInt(Scratch.DATA + 4, cf);
-        buf.putInt(Scratch.DATA + 8, a.length);
-        buf.putInt(Scratch.DATA + 12, c.length);
-        buf.put(aoff, a);
-        buf.put(aoff + a.length, c);
-        check(s, b.txnWrite(txn, m.addr + Scratch.DATA, Abi.OP_HEADER + a.length + c.length, 1, s.err()));
+        buf.putInt(Scratch.DATA + 8, al);
+        buf.putInt(Scratch.DATA + 12, cl);
+        buf.put(aoff, a, ao, al);
+        buf.put(aoff + al, c, co, cl);
+        check(s, b.txnWrite(txn, m.addr + Scratch.DATA, Abi.OP_HEADER + al + cl, 1, s.err()));
     }
 
     /**
