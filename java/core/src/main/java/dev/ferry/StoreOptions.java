@@ -517,13 +517,13 @@ public final class StoreOptions {
             byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
             String x = e.getValue().nativeOptionsString();
             byte[] extra = x == null ? new byte[0] : x.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(dev.ferry.internal.Abi.CFDESC_HEADER)
-                    .order(java.nio.ByteOrder.nativeOrder());
+            int size = dev.ferry.internal.Abi.CFDESC_HEADER;
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(size).order(java.nio.ByteOrder.nativeOrder());
             h.putInt(name.length).putInt(extra.length);
             for (long v : e.getValue().toNative()) {
                 h.putLong(v);
             }
-            out.write(h.array(), 0, dev.ferry.internal.Abi.CFDESC_HEADER);
+            out.write(h.array(), 0, size);
             out.write(name, 0, name.length);
             out.write(extra, 0, extra.length);
         }
