@@ -9,7 +9,7 @@ import java.util.Objects;
  * puts and deletes are written once here for both; each view sends them its own way: a store
  * through the engine's dedicated calls ({@code ferry_put}, {@code ferry_delete},
  * {@code ferry_delete_range}, {@code ferry_write}), a transaction as batch records
- * ({@code ferry_txn_write}). Sending a store's put as a batch record too measured 6-8% slower on
+ * ({@code ferry_txn_write}). Sending a store's put as a batch record too measured 3-8% slower on
  * RocksDB (docs/design.md, "Layers in Java"), so the store keeps the dedicated calls.
  *
  * <p>Thread safety: as the view's (a store's writes run from any thread, a transaction's on its own).
