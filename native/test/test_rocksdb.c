@@ -1673,7 +1673,7 @@ static void test_txn(void)
     txn_mode = saved;
 }
 
-/* Append a ferry_store_open2 record to b at *n. */
+/* Append a ferry_store_open family record to b at *n. */
 static void cf_rec(uint8_t *b, size_t *n, const char *name, const int64_t *o, const char *extra)
 {
     uint32_t nl = (uint32_t)strlen(name), el = extra ? (uint32_t)strlen(extra) : 0;

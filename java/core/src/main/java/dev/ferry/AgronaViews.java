@@ -16,6 +16,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * }
  * }</pre>
  *
+ * <p>Byte order: Agrona's getters without a {@code ByteOrder} read native order (little-endian on
+ * x86-64 and aarch64), while {@link View}'s ({@link View#getLong(int)}, {@link View#getInt(int)},
+ * ...) read big-endian, as {@code ByteBuffer} does. So {@code AgronaViews.wrap(v).getLong(0)} and
+ * {@code v.getLong(0)} give different numbers for the same bytes: pass the order to Agrona (as
+ * above) or to the view ({@code v.getLong(0, ByteOrder.nativeOrder())}) to read one number.
+ *
  * <p>The wrapped buffer reads the view's memory directly and follows Agrona's rules, not Ferry's:
  * it is valid only until the cursor moves and Agrona does no lifetime checks, so do not keep it.
  *
@@ -26,7 +32,8 @@ public final class AgronaViews {
     }
 
     /**
-     * Points a reusable buffer at a view's bytes (no allocation, no copy).
+     * Points a reusable buffer at a view's bytes (no allocation, no copy). Its getters without a
+     * byte order read native order, unlike the view's (big-endian): see the class comment.
      *
      * @param view a valid view
      * @param into the buffer to re-point
@@ -40,7 +47,8 @@ public final class AgronaViews {
     }
 
     /**
-     * Wraps a view's bytes in a new buffer (one small allocation, no copy).
+     * Wraps a view's bytes in a new buffer (one small allocation, no copy). {@code wrap(v).getLong(0)}
+     * reads native order, {@code v.getLong(0)} big-endian: see the class comment.
      *
      * @param view a valid view
      * @return a buffer over the view's bytes

@@ -3,10 +3,8 @@ package dev.ferry;
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.Bindings;
 import dev.ferry.internal.Engines;
-import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
-import dev.ferry.internal.Scratch;
-import dev.ferry.spi.NativeBinding;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -40,18 +38,18 @@ import java.util.Objects;
  * <p>Thread safety: thread-safe; calls run one at a time.
  */
 public final class Backups implements AutoCloseable {
-    private final NativeBinding binding;
+    private final NativeCalls calls;
     private final Path path;
     private final long handle;
     private final Cleaner.Cleanable cleanable;
     private boolean closed;
 
-    private Backups(NativeBinding binding, Path path, long handle) {
-        this.binding = binding;
+    private Backups(NativeCalls calls, Path path, long handle) {
+        this.calls = calls;
         this.path = path;
         this.handle = handle;
         // the release captures the parameters, not this (a cleaner action must not reach its object)
-        this.cleanable = Store.CLEANER.register(this, new Once(() -> binding.backupsClose(handle)));
+        this.cleanable = StoreCore.CLEANER.register(this, new Once(() -> calls.backupsClose(handle)));
     }
 
     /**
@@ -77,20 +75,15 @@ public final class Backups implements AutoCloseable {
      */
     public static Backups open(Path backupDir, String binding) {
         Objects.requireNonNull(backupDir, "backupDir");
-        NativeBinding b = binding == null ? Bindings.defaultBinding() : Bindings.byName(binding);
-        Engines.attach(b, Engine.ROCKSDB);
+        NativeCalls calls = new NativeCalls(binding == null ? Bindings.defaultBinding() : Bindings.byName(binding));
+        Engines.attach(calls, Engine.ROCKSDB);
         Path dir = backupDir.toAbsolutePath().normalize();
-        Store.createParents(dir);
-        Scratch s = Scratch.get(b);
-        int rc = b.backupsOpen(s.cString(dir.toString().getBytes(StandardCharsets.UTF_8)), s.out(0), s.err());
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        long h = s.outLong(0);
+        StoreCore.createParents(dir);
+        long h = calls.backupsOpen(dir.toString().getBytes(StandardCharsets.UTF_8));
         try {
-            return new Backups(b, dir, h);
+            return new Backups(calls, dir, h);
         } catch (RuntimeException | Error e) {
-            b.backupsClose(h);
+            calls.backupsClose(h);
             throw e;
         }
     }
@@ -120,12 +113,7 @@ public final class Backups implements AutoCloseable {
             throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "LMDB has no backup engine: copy the store with "
                     + "Store.checkpoint(dir) or checkpoint(dir, true) (compacting) instead");
         }
-        Scratch s = Scratch.get(binding);
-        int rc = store.withHandle(h -> binding.backupsCreate(handle, h, s.out(0), s.err()));
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        return (int) s.outLong(0);
+        return store.core.withHandle(h -> calls.backupsCreate(handle, h));
     }
 
     /**
@@ -136,27 +124,11 @@ public final class Backups implements AutoCloseable {
      */
     public synchronized List<BackupInfo> list() {
         check();
-        Scratch s = Scratch.get(binding);
-        int room = 16;
-        for (;;) {
-            NativeBuffer m = s.ensure(Scratch.DATA + (long) room * Abi.BACKUP_INFO_SIZE, 0);
-            int rc = binding.backupsList(handle, m.addr + Scratch.DATA, (long) room * Abi.BACKUP_INFO_SIZE, s.out(0), s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            int n = (int) s.outLong(0);
-            if (n > room) { // more backups than room: ask again with enough
-                room = n;
-                continue;
-            }
-            List<BackupInfo> r = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                int off = Scratch.DATA + i * Abi.BACKUP_INFO_SIZE;
-                r.add(new BackupInfo(m.buf.getInt(off), Instant.ofEpochSecond(m.buf.getLong(off + 8)),
-                        m.buf.getLong(off + 16), m.buf.getInt(off + 4)));
-            }
-            return Collections.unmodifiableList(r);
+        List<BackupInfo> r = new ArrayList<>();
+        for (long[] i : calls.backupsList(handle)) {
+            r.add(new BackupInfo((int) i[0], Instant.ofEpochSecond(i[1]), i[2], (int) i[3]));
         }
+        return Collections.unmodifiableList(r);
     }
 
     /**
@@ -203,11 +175,7 @@ public final class Backups implements AutoCloseable {
         if (keep < 0) {
             throw new IllegalArgumentException("keep must be >= 0, got " + keep);
         }
-        Scratch s = Scratch.get(binding);
-        int rc = binding.backupsPurge(handle, keep, s.err());
-        if (rc != 0) {
-            throw s.error(rc);
-        }
+        calls.backupsPurge(handle, keep);
     }
 
     /** @return true once closed */
@@ -227,19 +195,15 @@ public final class Backups implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Backups[" + path + ", " + binding.name() + (isClosed() ? ", closed" : "") + "]";
+        return "Backups[" + path + ", " + calls.bindingName() + (isClosed() ? ", closed" : "") + "]";
     }
 
     private void restoreImpl(int id, Path dbDir) {
         check();
         Objects.requireNonNull(dbDir, "dbDir");
         Path dir = dbDir.toAbsolutePath().normalize();
-        Store.createParents(dir);
-        Scratch s = Scratch.get(binding);
-        int rc = binding.backupsRestore(handle, id, s.cString(dir.toString().getBytes(StandardCharsets.UTF_8)), s.err());
-        if (rc != 0) {
-            throw s.error(rc);
-        }
+        StoreCore.createParents(dir);
+        calls.backupsRestore(handle, id, dir.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private void check() {

@@ -10,15 +10,16 @@ import java.util.Set;
  * <p>Thread safety: immutable apart from the dropped flag; safe to share.
  */
 public final class ColumnFamily {
-    final Store store;
+    /** The store it belongs to. */
+    final StoreCore owner;
     final int id;
     private final String name;
     /** FERRY_CF_* bits. */
     final int flags;
     volatile boolean dropped;
 
-    ColumnFamily(Store store, int id, String name, int flags) {
-        this.store = store;
+    ColumnFamily(StoreCore owner, int id, String name, int flags) {
+        this.owner = owner;
         this.id = id;
         this.name = name;
         this.flags = flags;

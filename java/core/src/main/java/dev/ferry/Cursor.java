@@ -1,15 +1,12 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
-import dev.ferry.internal.ApiAccess;
-import dev.ferry.internal.CursorAccess;
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Mem;
 import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Once;
-import dev.ferry.internal.Scratch;
-import dev.ferry.spi.NativeBinding;
+import dev.ferry.internal.NativeCalls;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -83,27 +80,15 @@ public final class Cursor implements AutoCloseable {
     /** Largest page a cursor grows to (an int-sized buffer, with room for the aux area). */
     private static final long MAX_PAGE = Integer.MAX_VALUE - 64 - AUX;
 
+    /**
+     * Releases cursors dropped without being closed (once they and their views are unreachable):
+     * cursors' own cleaner; {@code StoreCore.CLEANER} releases stores, snapshots and transactions.
+     */
     private static final Cleaner CLEANER = Cleaner.create();
-
-    static {
-        ApiAccess.install(new Internals());
-        CursorAccess.install(new CursorAccess() {
-            @Override public long keyAddress(Cursor c) { return c.key().addr; }
-            @Override public int keyLength(Cursor c) { return c.key().length(); }
-            @Override public long valueAddress(Cursor c) { return c.value().addr; }
-            @Override public int valueLength(Cursor c) { return c.value().length(); }
-            @Override public void beforeNextMove(Cursor c, Runnable action) {
-                c.checkThread();
-                c.moveListener = action;
-                c.disarm();
-            }
-            @Override public Runnable listener(Cursor c) { return c.moveListener; }
-        });
-    }
 
     private final CursorHost host;
     private final Cleaner.Cleanable cleanable;
-    private final NativeBinding b;
+    private final NativeCalls calls;
     private final Guard guard = new Guard("cursor");
     private final Thread owner;
     private final boolean emptyRange;
@@ -167,15 +152,15 @@ public final class Cursor implements AutoCloseable {
      */
     Cursor(CursorHost host, long handle, Once release, KeyRange range, int pageSize, boolean scanMode, boolean armed) {
         this.host = host;
-        this.b = host.binding();
+        this.calls = host.calls();
         this.handle = handle;
         this.armed = armed;
         this.owner = Thread.currentThread();
         this.emptyRange = range.isEmpty();
         this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
         this.growth = scanMode ? 1 : 8;
-        this.key = new View(this, b, owner);
-        this.value = new View(this, b, owner);
+        this.key = new View(this, calls, owner);
+        this.value = new View(this, calls, owner);
         // may throw (direct memory exhausted): before the cleaner exists
         usePage(host.takePage(pageSize + AUX));
         this.cleanable = CLEANER.register(this, release);
@@ -405,7 +390,7 @@ public final class Cursor implements AutoCloseable {
         try {
             if (Thread.currentThread() == owner) {
                 endRun();
-                host.closing(positioned ? key : null, pdir);
+                host.closing(positioned ? key::toByteArray : null, pdir);
             }
         } finally {
             if (Thread.currentThread() == owner) {
@@ -417,7 +402,7 @@ public final class Cursor implements AutoCloseable {
                 // outside its page. The owner invalidates them itself, below, before the page goes.
                 disarm();
             }
-            host.forget(this);
+            host.forget();
             releaseIfOwner();
         }
     }
@@ -431,6 +416,20 @@ public final class Cursor implements AutoCloseable {
             pbuf = null;
             cleanable.clean();
         }
+    }
+
+    // ---- for InternalAccess (Ferry's other packages) ----
+
+    /** Registers an action run once, on this cursor's thread, before its next move, refill, unpositioning or close. */
+    void beforeNextMove(Runnable action) {
+        checkThread();
+        moveListener = action;
+        disarm();
+    }
+
+    /** @return the action registered by {@link #beforeNextMove}, or null */
+    Runnable moveListener() {
+        return moveListener;
     }
 
     // ---- internals ----
@@ -517,7 +516,7 @@ public final class Cursor implements AutoCloseable {
             // the error struct sits in the aux area, which a seek key never overlaps
             long err = aux.addr + auxOff;
             aux.buf.putInt(auxOff, 0);
-            rc = b.cursorFill(handle, op, kaddr, klen, pageAddr, pageCap, max, err);
+            rc = calls.cursorFill(handle, op, kaddr, klen, pageAddr, pageCap, max, err);
             while (rc == ETOOSMALL) {
                 long need = pbuf.getLong(8);
                 if (need > MAX_PAGE) {
@@ -529,7 +528,7 @@ public final class Cursor implements AutoCloseable {
                 growPage(need);
                 err = aux.addr + auxOff;
                 aux.buf.putInt(auxOff, 0);
-                rc = b.cursorFill(handle, forward ? NEXT : PREV, 0, 0, pageAddr, pageCap, max, err);
+                rc = calls.cursorFill(handle, forward ? NEXT : PREV, 0, 0, pageAddr, pageCap, max, err);
             }
         } finally {
             host.afterNativeCall();
@@ -537,7 +536,7 @@ public final class Cursor implements AutoCloseable {
         }
         if (rc < 0) {
             invalidate();
-            throw Scratch.error(aux, auxOff, rc);
+            throw NativeCalls.failure(aux, auxOff, rc);
         }
         count = rc;
         flags = pbuf.getInt(4);
@@ -660,7 +659,7 @@ public final class Cursor implements AutoCloseable {
             cap = (int) ((need + 7) & ~7L); // usePage keeps multiples of 8
         }
         boolean ownAux = aux != page;
-        NativeBuffer n = NativeBuffer.allocate(b, cap + AUX);
+        NativeBuffer n = calls.allocate(cap + AUX);
         host.returnPage(page);
         NativeBuffer keep = aux;
         int keepOff = auxOff;
@@ -673,7 +672,7 @@ public final class Cursor implements AutoCloseable {
 
     private void ensureAux(int klen) {
         if (aux.cap - auxOff < KEY + klen) {
-            aux = NativeBuffer.allocate(b, KEY + klen);
+            aux = calls.allocate(KEY + klen);
             auxOff = 0;
         }
     }

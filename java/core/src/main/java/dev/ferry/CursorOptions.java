@@ -117,4 +117,14 @@ public final class CursorOptions {
         this.pageWalk = v;
         return this;
     }
+
+    /** @return the {@code FERRY_CURSOR_*} flags of these options */
+    int nativeFlags() {
+        return (pointers ? dev.ferry.internal.Abi.CURSOR_POINTERS : 0)
+                | (fillCache ? 0 : dev.ferry.internal.Abi.CURSOR_NO_FILL_CACHE)
+                | (pageWalk ? 0 : dev.ferry.internal.Abi.CURSOR_ENGINE_STEPS)
+                | (verifyChecksums ? 0 : dev.ferry.internal.Abi.CURSOR_NO_VERIFY_CHECKSUMS)
+                | (asyncIo ? dev.ferry.internal.Abi.CURSOR_ASYNC_IO : 0)
+                | (autoPrefixMode ? dev.ferry.internal.Abi.CURSOR_AUTO_PREFIX : 0);
+    }
 }

@@ -24,16 +24,14 @@ import java.util.List;
  * the opening thread unless the store was opened with {@link LmdbFlag#NOTLS} (then used by one
  * thread at a time); wrong-thread use throws {@link IllegalStateException}.
  */
-public final class Snapshot implements AutoCloseable {
-    final Store store;
-    final Guard guard = new Guard("snapshot", true);
-    final long handle;
+public final class Snapshot extends ReadView implements AutoCloseable {
+    private final Guard guard = new Guard("snapshot", true);
     /** Families with an id at or above this were created after the snapshot (ids grow). */
     private final int familyLimit;
     private final Thread owner;
     /** Cursors opened on this snapshot, held weakly. */
-    final Children cursors = new Children();
-    final Lifetime lifetime;
+    private final Children cursors = new Children();
+    private final Lifetime lifetime;
     private final Cleaner.Cleanable cleanable;
     /** This snapshot's token in the store's children. */
     private volatile Object token;
@@ -45,45 +43,18 @@ public final class Snapshot implements AutoCloseable {
      * @param release closes the native snapshot and unpins the store, once; the caller runs it
      *        too when this constructor throws (the cleaner registered last shares it)
      */
-    Snapshot(Store store, long handle, int familyLimit, boolean threadBound, Once release) {
-        this.store = store;
-        this.handle = handle;
+    Snapshot(StoreCore core, long handle, int familyLimit, Once release) {
+        super(core, handle);
         this.familyLimit = familyLimit;
-        this.owner = threadBound ? Thread.currentThread() : null;
+        this.owner = core.lmdbThreadBound ? Thread.currentThread() : null;
         Lifetime lt = new Lifetime(release);
         this.lifetime = lt;
-        this.cleanable = Store.CLEANER.register(this, new Once(lt::unpin));
+        this.cleanable = StoreCore.CLEANER.register(this, new Once(lt::unpin));
     }
 
     /** Registers with the store's children (weakly), so closing the store closes this snapshot. */
     void track(Children storeChildren) {
         token = storeChildren.add(this);
-    }
-
-    /**
-     * Reads a key of the default family.
-     *
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(byte[] key) {
-        return get(store.defaultColumnFamily(), key);
-    }
-
-    /**
-     * Reads a key.
-     *
-     * @param cf the family
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(ColumnFamily cf, byte[] key) {
-        enter();
-        try {
-            return store.getImpl(handle, familyId(cf), Store.requireKey(key), 0, key.length);
-        } finally {
-            guard.exit();
-        }
     }
 
     /**
@@ -94,44 +65,7 @@ public final class Snapshot implements AutoCloseable {
      * @return the count, 0 when the key is absent
      */
     public long valueCount(ColumnFamily cf, byte[] key) {
-        enter();
-        try {
-            return store.valueCountImpl(handle, familyId(cf), Store.requireKey(key));
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Reads a key into a buffer without allocating.
-     *
-     * @param cf the family
-     * @param key the key (position to limit; not moved)
-     * @param into receives the value as by a relative {@link ByteBuffer#put(byte[])}: up to
-     *        {@code into.remaining()} bytes written from its position, which advances by the bytes
-     *        written; its limit is not changed; when the key is absent nothing changes (as
-     *        {@link Store#get(ColumnFamily, ByteBuffer, ByteBuffer)})
-     * @return the value's full length (larger than the bytes written when {@code into} was too
-     *         small), or {@link Store#NOT_FOUND}
-     */
-    public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
-        enter();
-        try {
-            return store.getIntoImpl(handle, familyId(cf), key, into);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Reads many keys in as few native calls as the value sizes allow.
-     *
-     * @param cf the family
-     * @param keys the keys
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
-        return multiGet(cf, keys, ReadOptions.DEFAULT);
+        return countValues(cf, key);
     }
 
     /**
@@ -143,13 +77,7 @@ public final class Snapshot implements AutoCloseable {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
-        java.util.Objects.requireNonNull(options, "options");
-        enter();
-        try {
-            return store.multiGetImpl(handle, familyId(cf), keys, options);
-        } finally {
-            guard.exit();
-        }
+        return readMany(cf, keys, options);
     }
 
     /**
@@ -161,61 +89,7 @@ public final class Snapshot implements AutoCloseable {
      * @return a copy of the value, or null when absent
      */
     public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
-        java.util.Objects.requireNonNull(options, "options");
-        enter();
-        try {
-            return store.getImpl(handle, familyId(cf), Store.requireKey(key), 0, key.length, options);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Opens a cursor over a range of the default family.
-     *
-     * @param range the range
-     * @return the cursor
-     */
-    public Cursor cursor(KeyRange range) {
-        return cursor(store.defaultColumnFamily(), range, null);
-    }
-
-    /**
-     * Opens a cursor.
-     *
-     * @param cf the family
-     * @param range the range
-     * @param options cursor options or null
-     * @return the cursor
-     */
-    public Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options) {
-        return openTracked(cf, range, options, false);
-    }
-
-    /**
-     * Visits every entry of a range in key order.
-     *
-     * @param cf the family
-     * @param range the range
-     * @param visitor receives each entry; return false to stop
-     * @return the number of entries visited
-     */
-    public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
-        java.util.Objects.requireNonNull(visitor, "visitor");
-        try (Cursor c = openTracked(cf, range, null, true)) {
-            return Store.drive(c, visitor);
-        }
-    }
-
-    /** Opens a cursor on this snapshot and tracks it, so closing the snapshot closes it. */
-    private Cursor openTracked(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
-        enter();
-        try {
-            familyId(cf);
-            return store.openCursor(this, cf, range, options, scanMode);
-        } finally {
-            guard.exit();
-        }
+        return read(cf, StoreCore.requireKey(key), 0, key.length, options);
     }
 
     /** @return true once closed */
@@ -230,16 +104,42 @@ public final class Snapshot implements AutoCloseable {
             return;
         }
         RuntimeException failure = cursors.closeAll();
-        store.children.remove(token);
+        core.children.remove(token);
         cleanable.clean(); // the owner's reference: the native snapshot closes once no cursor pins it
         if (failure != null) {
             throw failure;
         }
     }
 
-    /** The family's id, checked like {@link Store#cfId} and against this snapshot's age. */
+    @Override
+    int enter(ColumnFamily cf) {
+        enter();
+        try {
+            return familyId(cf);
+        } catch (RuntimeException | Error e) {
+            guard.exit();
+            throw e;
+        }
+    }
+
+    @Override
+    void exit() {
+        guard.exit();
+    }
+
+    @Override
+    Children cursors() {
+        return cursors;
+    }
+
+    @Override
+    Lifetime lifetime() {
+        return lifetime;
+    }
+
+    /** The family's id, checked as the store checks it and against this snapshot's age. */
     private int familyId(ColumnFamily cf) {
-        int id = store.cfId(cf);
+        int id = core.cfId(cf);
         if (id >= familyLimit) {
             throw new IllegalArgumentException("column family '" + cf.name() + "' was created after this snapshot"
                     + " (or, on LMDB, first looked up after it: see Store.columnFamily)");

@@ -2,10 +2,8 @@ package dev.ferry;
 
 import dev.ferry.internal.Bindings;
 import dev.ferry.internal.Engines;
-import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
-import dev.ferry.internal.Scratch;
-import dev.ferry.spi.NativeBinding;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -41,7 +39,7 @@ import java.util.Objects;
  * have to come in key order).
  */
 public final class SstFileWriter implements AutoCloseable {
-    private final NativeBinding binding;
+    private final NativeCalls calls;
     private final Path path;
     private final long handle;
     private final Cleaner.Cleanable cleanable;
@@ -49,11 +47,11 @@ public final class SstFileWriter implements AutoCloseable {
     private boolean finished;
     private boolean closed;
 
-    private SstFileWriter(NativeBinding binding, Path path, long handle) {
-        this.binding = binding;
+    private SstFileWriter(NativeCalls calls, Path path, long handle) {
+        this.calls = calls;
         this.path = path;
         this.handle = handle;
-        this.cleanable = Store.CLEANER.register(this, new Once(() -> binding.sstClose(handle)));
+        this.cleanable = StoreCore.CLEANER.register(this, new Once(() -> calls.sstClose(handle)));
     }
 
     /**
@@ -81,8 +79,8 @@ public final class SstFileWriter implements AutoCloseable {
      */
     public static SstFileWriter open(Path file, String rocksdbOptions, String binding) {
         Objects.requireNonNull(file, "file");
-        NativeBinding b = binding == null ? Bindings.defaultBinding() : Bindings.byName(binding);
-        Engines.attach(b, Engine.ROCKSDB);
+        NativeCalls calls = new NativeCalls(binding == null ? Bindings.defaultBinding() : Bindings.byName(binding));
+        Engines.attach(calls, Engine.ROCKSDB);
         Path p = file.toAbsolutePath().normalize();
         byte[] pb = p.toString().getBytes(StandardCharsets.UTF_8);
         byte[] eb = rocksdbOptions == null ? null : rocksdbOptions.getBytes(StandardCharsets.UTF_8);
@@ -91,22 +89,11 @@ public final class SstFileWriter implements AutoCloseable {
                 throw new IllegalArgumentException("NUL character in " + (x == pb ? "file name" : "options string"));
             }
         }
-        Scratch s = Scratch.get(b);
-        // path then options string, each NUL-terminated
-        NativeBuffer m = s.ensure(Scratch.DATA + pb.length + 1L + (eb == null ? 0 : eb.length + 1L), 0);
-        int eoff = m.putCString(Scratch.DATA, pb);
-        if (eb != null) {
-            m.putCString(eoff, eb);
-        }
-        int rc = b.sstOpen(m.addr + Scratch.DATA, eb == null ? 0 : m.addr + eoff, s.out(0), s.err());
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        long h = s.outLong(0);
+        long h = calls.sstOpen(pb, eb);
         try {
-            return new SstFileWriter(b, p, h);
+            return new SstFileWriter(calls, p, h);
         } catch (RuntimeException | Error e) {
-            b.sstClose(h);
+            calls.sstClose(h);
             throw e;
         }
     }
@@ -179,21 +166,7 @@ public final class SstFileWriter implements AutoCloseable {
     private SstFileWriter add(int op, byte[] key, byte[] value) {
         Objects.requireNonNull(key, "key");
         check();
-        Scratch s = Scratch.get(binding);
-        int voff = s.putTwo(key, value);
-        NativeBuffer m = s.mem;
-        long k = m.addr + Scratch.DATA;
-        long v = m.addr + voff;
-        int vlen = value == null ? 0 : value.length;
-        int rc;
-        switch (op) {
-            case 0: rc = binding.sstPut(handle, k, key.length, v, vlen, s.err()); break;
-            case 1: rc = binding.sstMerge(handle, k, key.length, v, vlen, s.err()); break;
-            default: rc = binding.sstDelete(handle, k, key.length, s.err()); break;
-        }
-        if (rc != 0) {
-            throw s.error(rc);
-        }
+        calls.sstAdd(handle, op, key, value);
         entries++;
         return this;
     }
@@ -207,13 +180,9 @@ public final class SstFileWriter implements AutoCloseable {
      */
     public synchronized long finish() {
         check();
-        Scratch s = Scratch.get(binding);
-        int rc = binding.sstFinish(handle, s.out(0), s.err());
-        if (rc != 0) {
-            throw s.error(rc);
-        }
+        long size = calls.sstFinish(handle);
         finished = true;
-        return s.outLong(0);
+        return size;
     }
 
     /** @return whether {@link #finish()} succeeded */

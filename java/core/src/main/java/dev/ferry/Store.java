@@ -1,36 +1,18 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
-import dev.ferry.internal.Bindings;
 import dev.ferry.internal.Children;
-import dev.ferry.internal.Engines;
-import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
-import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Once;
-import dev.ferry.internal.PointReads;
-import dev.ferry.internal.SeekRuns;
-import dev.ferry.internal.Readers;
-import dev.ferry.internal.Scratch;
-import dev.ferry.spi.NativeBinding;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
-import java.util.function.LongConsumer;
 
 /**
  * An open key-value store: a RocksDB database or an LMDB environment on disk, reached through
@@ -50,70 +32,28 @@ import java.util.function.LongConsumer;
  * null (or {@link #NOT_FOUND}). Inputs are {@code byte[]} (whole or offset/length) or
  * {@link ByteBuffer}s (position to limit; heap buffers are copied).
  *
- * <p>Closing a store closes every cursor and snapshot it owns (waiting for native calls in
- * flight), then the engine. Every call on a closed store throws {@link IllegalStateException}.
- * Cursors, snapshots and stores that are dropped without being closed are released by a cleaner
- * once unreachable (close them anyway: a GC may come late).
+ * <p>Closing a store closes every cursor, snapshot and transaction it owns (waiting for native
+ * calls in flight), then the engine. Every call on a closed store throws {@link IllegalStateException}.
+ * Snapshots, transactions and stores dropped without being closed are released by a shared
+ * cleaner once unreachable; cursors by a cleaner of their own (close them all anyway: a GC may
+ * come late).
  *
  * <p>Thread safety: thread-safe. Reads and writes may run from many threads at once; cursors
  * are confined to their thread.
  */
-public final class Store implements AutoCloseable {
+public final class Store extends WriteView implements AutoCloseable {
     /** Returned by the buffer-filling {@code get}s when the key is absent. */
     public static final int NOT_FOUND = -1;
 
-    private static final int MAX_POOLED_PAGES = 8;
-    private static final ConcurrentHashMap<Path, Boolean> OPEN_LMDB = new ConcurrentHashMap<>();
-    /**
-     * Stores closed while a cursor of another thread still pinned their engine (see {@link #close()}), by
-     * path: only to say so when a new open of the path is refused as busy. Pruned as engines go.
-     */
-    private static final ConcurrentHashMap<Path, List<Lifetime>> HELD_AFTER_CLOSE = new ConcurrentHashMap<>();
-    /** Releases cursors, snapshots and stores that became unreachable without being closed. */
-    static final Cleaner CLEANER = Cleaner.create();
 
-    final NativeBinding binding;
-    private final Engine engine;
-    private final Path path;
-    private final Guard guard = new Guard("store", true);
-    private final long handle;
-    private final StoreOptions options;
-    private final boolean statisticsOn; // as opened (options may be changed later)
-    private final boolean lmdbThreadBound;
-    private final List<ColumnFamily> families = new CopyOnWriteArrayList<>();
-    /** Every family of the store has its ColumnFamily (see {@link #listAllFamilies()}). */
-    private volatile boolean familiesListed;
-    /** Open cursors (on the latest state) and snapshots, held weakly. */
-    final Children children = new Children();
-    /** The first page size after a cursor's positioning call, learnt from earlier cursors. */
-    final SeekRuns seekRuns = new SeekRuns();
-    /** Reclaims this store's LMDB reader slots held by leaked cursors and snapshots. */
-    private final Readers readers;
-    private final ConcurrentLinkedDeque<NativeBuffer> pages = new ConcurrentLinkedDeque<>();
-    final Lifetime lifetime;
+    private final StoreAdmin admin;
     /** Drops the owner's reference to the engine once: on close, or by the cleaner. */
-    private final Once unpinOwner;
     private final Cleaner.Cleanable cleanable;
 
-    /**
-     * Takes ownership of an open native store.
-     *
-     * @param release closes the native store once; the caller runs it too when this constructor
-     *        throws (the cleaner registered last shares it)
-     */
-    private Store(NativeBinding binding, Path path, StoreOptions options, long handle, Once release) {
-        this.binding = binding;
-        this.engine = options.engine;
-        this.path = path;
-        this.options = options;
-        this.statisticsOn = options.statistics;
-        this.handle = handle;
-        this.lmdbThreadBound = engine == Engine.LMDB && !options.lmdbFlags.contains(LmdbFlag.NOTLS);
-        this.readers = engine == Engine.LMDB ? new Readers() : Readers.NONE;
-        Lifetime lt = new Lifetime(release);
-        this.lifetime = lt;
-        this.unpinOwner = new Once(lt::unpin);
-        this.cleanable = CLEANER.register(this, unpinOwner);
+    Store(StoreCore core) {
+        super(core, 0);
+        this.admin = new StoreAdmin(core);
+        this.cleanable = StoreCore.CLEANER.register(this, new Once(core.lifetime::unpin));
     }
 
     /**
@@ -127,160 +67,29 @@ public final class Store implements AutoCloseable {
      *         {@link FerryException.Busy} when another process holds it)
      */
     public static Store open(Path path, StoreOptions options) {
-        Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(options, "options");
-        NativeBinding b = options.binding == null ? Bindings.defaultBinding() : Bindings.byName(options.binding);
-        Engines.attach(b, options.engine);
-        Path key = path.toAbsolutePath().normalize();
-        if (options.createIfMissing && !options.readOnly && key.getParent() != null) {
-            try {
-                java.nio.file.Files.createDirectories(key.getParent());
-            } catch (java.io.IOException e) {
-                throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + key.getParent() + ": " + e);
-            }
-        }
-        try {
-            if (options.engine == Engine.LMDB) {
-                // LMDB forbids opening one environment twice in a process (it breaks its locks)
-                if (OPEN_LMDB.putIfAbsent(key, Boolean.TRUE) != null) {
-                    throw FerryException.of(ErrorCode.BUSY, 0, "LMDB store " + key
-                            + " is already open in this process: share that Store instead (BUSY)");
-                }
-                try {
-                    return openNative(b, key, options);
-                } catch (RuntimeException | Error e) {
-                    OPEN_LMDB.remove(key);
-                    throw e;
-                }
-            }
-            return openNative(b, key, options);
-        } catch (FerryException.Busy e) {
-            if (!heldAfterClose(key)) {
-                throw e;
-            }
-            throw FerryException.of(ErrorCode.BUSY, e.engineCode(), e.getMessage() + "; that Store was closed, but a"
-                    + " cursor that another thread owns still holds its engine open: the engine closes when that thread"
-                    + " next uses the cursor (which throws IllegalStateException) or lets it go");
-        }
-    }
-
-    /** Records a store closed while its engine stays open for a cursor of another thread; prunes released ones. */
-    private static void noteHeldAfterClose(Path path, Lifetime lifetime) {
-        for (Path p : HELD_AFTER_CLOSE.keySet()) {
-            HELD_AFTER_CLOSE.computeIfPresent(p, (k, v) -> {
-                List<Lifetime> live = v.stream().filter(l -> !l.released()).toList();
-                return live.isEmpty() ? null : live;
-            });
-        }
-        HELD_AFTER_CLOSE.compute(path, (k, v) -> {
-            List<Lifetime> l = new ArrayList<>(v == null ? List.of() : v);
-            l.add(lifetime);
-            return List.copyOf(l);
-        });
-    }
-
-    private static boolean heldAfterClose(Path path) {
-        List<Lifetime> l = HELD_AFTER_CLOSE.get(path);
-        return l != null && l.stream().anyMatch(x -> !x.released());
-    }
-
-    private static Store openNative(NativeBinding b, Path path, StoreOptions options) {
-        byte[] p = path.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
-        String options0 = options.nativeOptionsString();
-        byte[] extra = options0 == null ? null : options0.getBytes(StandardCharsets.UTF_8);
-        long[] o = options.toNative();
-        Scratch s = Scratch.get(b);
-        NativeBuffer m = s.ensure(Scratch.DATA + 8L * o.length + p.length + 1 + (extra == null ? 0 : extra.length + 1) + 16, 0);
-        int optsOff = Scratch.DATA;
-        for (int i = 0; i < o.length; i++) {
-            m.buf.putLong(optsOff + 8 * i, o[i]);
-        }
-        int pathOff = optsOff + 8 * o.length;
-        int extraOff = m.putCString(pathOff, p);
-        if (extra != null) {
-            m.putCString(extraOff, extra);
-        }
-        int rc;
-        if (options.familyOptions.isEmpty()) {
-            rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
-                    extra == null ? 0 : m.addr + extraOff, 0, 0, 0, s.out(0), s.err());
-        } else {
-            byte[] cfs = familyRecords(options);
-            int cfsOff = (extraOff + (extra == null ? 0 : extra.length + 1) + 7) & ~7;
-            m = s.ensure((long) cfsOff + cfs.length, cfsOff);
-            m.buf.put(cfsOff, cfs);
-            rc = b.storeOpen(options.engine.id(), m.addr + pathOff, m.addr + optsOff, o.length,
-                    extra == null ? 0 : m.addr + extraOff, m.addr + cfsOff, cfs.length, options.familyOptions.size(),
-                    s.out(0), s.err());
-        }
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        long h = s.outLong(0);
-        Engine engine = options.engine;
-        Once release = new Once(() -> {
-            int closed = b.storeClose(h);
-            // EBUSY: an LMDB write transaction of another thread kept the environment open (only
-            // that thread may end it), so the path stays open in this process
-            if (engine == Engine.LMDB && closed != Abi.EBUSY) {
-                OPEN_LMDB.remove(path);
-            }
-        });
-        Store store;
-        try {
-            store = new Store(b, path, options, h, release);
-        } catch (RuntimeException | Error e) {
-            release.run();
-            throw e;
-        }
-        try {
-            store.loadFamilies();
-        } catch (RuntimeException | Error e) {
-            store.close();
-            throw e;
-        }
-        return store;
-    }
-
-    /** @return ferry_store_open's family records for the options' per-family entries */
-    private static byte[] familyRecords(StoreOptions options) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        for (java.util.Map.Entry<String, ColumnFamilyOptions> e : options.familyOptions.entrySet()) {
-            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
-            String x = e.getValue().nativeOptionsString();
-            byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
-            ByteBuffer h = ByteBuffer.allocate(Abi.CFDESC_HEADER).order(java.nio.ByteOrder.nativeOrder());
-            h.putInt(name.length).putInt(extra.length);
-            for (long v : e.getValue().toNative()) {
-                h.putLong(v);
-            }
-            out.write(h.array(), 0, Abi.CFDESC_HEADER);
-            out.write(name, 0, name.length);
-            out.write(extra, 0, extra.length);
-        }
-        return out.toByteArray();
+        return Stores.open(path, options);
     }
 
     /** @return the engine */
     public Engine engine() {
-        return engine;
+        return core.engine;
     }
 
     /** @return the store's directory */
     public Path path() {
-        return path;
+        return core.path;
     }
 
     /** @return the binding this store uses: {@code "jni"} or {@code "ffm"} */
     public String binding() {
-        return binding.name();
+        return core.calls.bindingName();
     }
 
     // ---- column families ----
 
     /** @return the default column family */
     public ColumnFamily defaultColumnFamily() {
-        return families.get(0);
+        return core.defaultFamily();
     }
 
     /**
@@ -293,15 +102,7 @@ public final class Store implements AutoCloseable {
      * @return the families
      */
     public List<ColumnFamily> columnFamilies() {
-        guard.check();
-        listAllFamilies();
-        List<ColumnFamily> r = new ArrayList<>();
-        for (ColumnFamily cf : families) {
-            if (!cf.dropped) {
-                r.add(cf);
-            }
-        }
-        return Collections.unmodifiableList(r);
+        return core.families.live();
     }
 
     /**
@@ -315,68 +116,7 @@ public final class Store implements AutoCloseable {
      *         but {@link StoreOptions#maxColumnFamilies(int)} families are live already
      */
     public Optional<ColumnFamily> columnFamily(String name) {
-        Objects.requireNonNull(name, "name");
-        guard.check();
-        Optional<ColumnFamily> known = liveFamily(name);
-        if (known.isPresent() || familiesListed || name.isEmpty() || name.indexOf('\0') >= 0) {
-            return known;
-        }
-        synchronized (this) {
-            known = liveFamily(name);
-            if (known.isPresent()) {
-                return known;
-            }
-            guard.enter();
-            try {
-                Scratch s = Scratch.get(binding);
-                int rc = binding.cfFind(handle, s.cString(name.getBytes(StandardCharsets.UTF_8)), s.out(0), s.err());
-                if (rc == Abi.NOTFOUND) {
-                    return Optional.empty();
-                }
-                if (rc != 0) {
-                    throw s.error(rc);
-                }
-                int id = (int) (s.outLong(0) & 0xFFFFFFFFL);
-                loadFamilies();
-                ColumnFamily cf = families.get(id);
-                return cf.dropped ? Optional.empty() : Optional.of(cf);
-            } finally {
-                guard.exit();
-            }
-        }
-    }
-
-    private Optional<ColumnFamily> liveFamily(String name) {
-        for (ColumnFamily cf : families) {
-            if (!cf.dropped && cf.name().equals(name)) {
-                return Optional.of(cf);
-            }
-        }
-        return Optional.empty();
-    }
-
-    /** Gives every family in the store an id (LMDB: once, see {@link #columnFamilies()}). */
-    private void listAllFamilies() {
-        if (familiesListed) {
-            return;
-        }
-        synchronized (this) {
-            if (familiesListed) {
-                return;
-            }
-            guard.enter();
-            try {
-                Scratch s = Scratch.get(binding);
-                int rc = binding.cfListAll(handle, s.err());
-                if (rc != 0) {
-                    throw s.error(rc);
-                }
-                loadFamilies();
-                familiesListed = true;
-            } finally {
-                guard.exit();
-            }
-        }
+        return core.families.find(name);
     }
 
     /**
@@ -392,8 +132,8 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.AlreadyExists when it exists
      * @throws FerryException with {@link ErrorCode#TOO_MANY_COLUMN_FAMILIES} when the limit is reached
      */
-    public synchronized ColumnFamily createColumnFamily(String name) {
-        return createColumnFamily(name, EnumSet.noneOf(ColumnFamilyFlag.class));
+    public ColumnFamily createColumnFamily(String name) {
+        return core.families.create(name, EnumSet.noneOf(ColumnFamilyFlag.class), ColumnFamilyOptions.of());
     }
 
     /**
@@ -410,8 +150,8 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.NotSupported for any flag on RocksDB (it keeps one value per key)
      * @throws FerryException.AlreadyExists when it exists
      */
-    public synchronized ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags) {
-        return createColumnFamily(name, flags, ColumnFamilyOptions.of());
+    public ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags) {
+        return core.families.create(name, flags, ColumnFamilyOptions.of());
     }
 
     /**
@@ -428,71 +168,8 @@ public final class Store implements AutoCloseable {
      *         {@link ColumnFamilyOptions#of()} creates a plain family)
      * @throws FerryException.AlreadyExists when it exists
      */
-    public synchronized ColumnFamily createColumnFamily(String name, ColumnFamilyOptions options) {
-        return createColumnFamily(name, EnumSet.noneOf(ColumnFamilyFlag.class), options);
-    }
-
-    private ColumnFamily createColumnFamily(String name, Set<ColumnFamilyFlag> flags, ColumnFamilyOptions options) {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(flags, "flags");
-        Objects.requireNonNull(options, "options");
-        if (flags.contains(ColumnFamilyFlag.DUPFIXED) && !flags.contains(ColumnFamilyFlag.DUPSORT)) {
-            throw new IllegalArgumentException("column family flag DUPFIXED needs DUPSORT");
-        }
-        int mask = ColumnFamilyFlag.mask(flags);
-        if (mask != 0 && engine != Engine.LMDB) {
-            guard.check();
-            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "column family flags " + flags + " are LMDB's: "
-                    + engine + " keeps one value per key");
-        }
-        byte[] n = name.getBytes(StandardCharsets.UTF_8);
-        if (n.length == 0 || name.indexOf('\0') >= 0) {
-            throw new IllegalArgumentException("column family name must be non-empty and free of NUL characters");
-        }
-        if (engine == Engine.LMDB) {
-            long max = propertyLong(defaultColumnFamily(), "lmdb.max-key-size").orElse(511);
-            if (n.length > max) {
-                throw new IllegalArgumentException("column family name of " + n.length + " bytes is too long: LMDB keeps "
-                        + "family names as keys of the default family, at most " + max + " bytes");
-            }
-        }
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int rc;
-            if (options.isEmpty()) {
-                rc = binding.cfCreate(handle, s.cString(n), mask, 0, 0, 0, s.out(0), s.err());
-            } else {
-                long[] o = options.toNative();
-                String x = options.nativeOptionsString();
-                byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
-                int optsOff = (Scratch.DATA + n.length + 1 + 7) & ~7;
-                int extraOff = optsOff + 8 * o.length;
-                NativeBuffer m = s.ensure((long) extraOff + (extra == null ? 0 : extra.length + 1), 0);
-                m.putCString(Scratch.DATA, n);
-                for (int i = 0; i < o.length; i++) {
-                    m.buf.putLong(optsOff + 8 * i, o[i]);
-                }
-                if (extra != null) {
-                    m.putCString(extraOff, extra);
-                }
-                rc = binding.cfCreate(handle, m.addr + Scratch.DATA, mask, m.addr + optsOff, o.length,
-                        extra == null ? 0 : m.addr + extraOff, s.out(0), s.err());
-            }
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            int id = (int) (s.outLong(0) & 0xFFFFFFFFL);
-            if (id != families.size()) { // not expected: every slot is made under this store's lock
-                loadFamilies();
-                return families.get(id);
-            }
-            ColumnFamily cf = new ColumnFamily(this, id, name, mask);
-            families.add(cf);
-            return cf;
-        } finally {
-            guard.exit();
-        }
+    public ColumnFamily createColumnFamily(String name, ColumnFamilyOptions options) {
+        return core.families.create(name, EnumSet.noneOf(ColumnFamilyFlag.class), options);
     }
 
     /**
@@ -500,140 +177,11 @@ public final class Store implements AutoCloseable {
      *
      * @param cf the family (not the default one)
      */
-    public synchronized void dropColumnFamily(ColumnFamily cf) {
-        int id = cfId(cf);
-        if (id == 0) {
-            throw new IllegalArgumentException("the default column family cannot be dropped");
-        }
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int rc = binding.cfDrop(handle, id, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            cf.dropped = true;
-        } finally {
-            guard.exit();
-        }
+    public void dropColumnFamily(ColumnFamily cf) {
+        core.families.drop(cf);
     }
 
-    // ---- reads ----
-
-    /**
-     * Reads a key of the default family.
-     *
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(byte[] key) {
-        return get(defaultColumnFamily(), key);
-    }
-
-    /**
-     * Reads a key.
-     *
-     * @param cf the family
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(ColumnFamily cf, byte[] key) {
-        requireKey(key);
-        return get(cf, key, 0, key.length);
-    }
-
-    /**
-     * Reads a key given as a slice of an array.
-     *
-     * @param cf the family
-     * @param key the array
-     * @param offset first key byte
-     * @param length key length
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(ColumnFamily cf, byte[] key, int offset, int length) {
-        requireSlice(key, offset, length);
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            return getImpl(0, id, key, offset, length);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Reads a key given as a buffer (position to limit; not moved).
-     *
-     * @param cf the family
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(ColumnFamily cf, ByteBuffer key) {
-        Objects.requireNonNull(key, "key");
-        byte[] k = new byte[key.remaining()];
-        key.get(key.position(), k);
-        return get(cf, k, 0, k.length);
-    }
-
-    /**
-     * Reads a key of the default family into a buffer without allocating.
-     *
-     * @param key the key
-     * @param into receives the value as by a relative {@link ByteBuffer#put(byte[])}: up to
-     *        {@code into.remaining()} bytes written from its position, which advances by the bytes
-     *        written; its limit is not changed (call {@code flip()} to read the value); when the key
-     *        is absent nothing changes
-     * @return the value's full length (larger than the bytes written when {@code into} was
-     *         too small; {@code Integer.MAX_VALUE} for a value of 2 GiB or more), or {@link #NOT_FOUND}
-     */
-    public int get(byte[] key, ByteBuffer into) {
-        requireKey(key);
-        return get(defaultColumnFamily(), ByteBuffer.wrap(key), into);
-    }
-
-    /**
-     * Reads a key into a buffer without allocating (the value is copied in through the buffer's own API).
-     *
-     * @param cf the family
-     * @param key the key (position to limit; not moved)
-     * @param into receives the value as by a relative {@link ByteBuffer#put(byte[])}: up to
-     *        {@code into.remaining()} bytes written from its position, which advances by the bytes
-     *        written; its limit is not changed (call {@code flip()} to read the value); when the key
-     *        is absent nothing changes
-     * @return the value's full length (larger than the bytes written when {@code into} was too
-     *         small), or {@link #NOT_FOUND}
-     */
-    public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            return getIntoImpl(0, id, key, into);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Reads many keys of the default family in as few native calls as the value sizes allow.
-     *
-     * @param keys the keys
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> multiGet(List<byte[]> keys) {
-        return multiGet(defaultColumnFamily(), keys);
-    }
-
-    /**
-     * Reads many keys in as few native calls as the value sizes allow.
-     *
-     * @param cf the family
-     * @param keys the keys
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
-        return multiGet(cf, keys, ReadOptions.DEFAULT);
-    }
+    // ---- reads (the rest are ReadView's) ----
 
     /**
      * Reads a key with read options ({@link ReadOptions}: RocksDB's fillCache and verifyChecksums).
@@ -644,15 +192,7 @@ public final class Store implements AutoCloseable {
      * @return a copy of the value, or null when absent
      */
     public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
-        requireKey(key);
-        Objects.requireNonNull(options, "options");
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            return getImpl(0, id, key, 0, key.length, options);
-        } finally {
-            guard.exit();
-        }
+        return read(cf, StoreCore.requireKey(key), 0, key.length, options);
     }
 
     /**
@@ -664,71 +204,22 @@ public final class Store implements AutoCloseable {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
-        Objects.requireNonNull(options, "options");
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            return multiGetImpl(0, id, keys, options);
-        } finally {
-            guard.exit();
-        }
+        return readMany(cf, keys, options);
+    }
+
+    /**
+     * Counts the values of a key: in an LMDB {@link ColumnFamilyFlag#DUPSORT} family the number of
+     * its duplicates, elsewhere 1 when the key is present.
+     *
+     * @param cf the family
+     * @param key the key
+     * @return the count, 0 when the key is absent
+     */
+    public long valueCount(ColumnFamily cf, byte[] key) {
+        return countValues(cf, key);
     }
 
     // ---- writes ----
-
-    /**
-     * Writes a key of the default family.
-     *
-     * @param key the key
-     * @param value the value
-     */
-    public void put(byte[] key, byte[] value) {
-        put(defaultColumnFamily(), key, value);
-    }
-
-    /**
-     * Writes a key.
-     *
-     * @param cf the family
-     * @param key the key
-     * @param value the value
-     */
-    public void put(ColumnFamily cf, byte[] key, byte[] value) {
-        requireKey(key);
-        Objects.requireNonNull(value, "value");
-        put(cf, key, 0, key.length, value, 0, value.length);
-    }
-
-    /**
-     * Writes a key given as array slices.
-     *
-     * @param cf the family
-     * @param key key array
-     * @param keyOffset first key byte
-     * @param keyLength key length
-     * @param value value array
-     * @param valueOffset first value byte
-     * @param valueLength value length
-     */
-    public void put(ColumnFamily cf, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
-        requireSlice(key, keyOffset, keyLength);
-        requireSlice(value, valueOffset, valueLength);
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int voff = align8(Scratch.DATA + keyLength);
-            NativeBuffer m = s.ensure((long) voff + valueLength, 0);
-            m.buf.put(Scratch.DATA, key, keyOffset, keyLength);
-            m.buf.put(voff, value, valueOffset, valueLength);
-            int rc = binding.put(handle, id, m.addr + Scratch.DATA, keyLength, m.addr + voff, valueLength, 0, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
-    }
 
     /**
      * Writes a key with per-write options (see {@link WriteOptions} for what each does per engine).
@@ -745,111 +236,10 @@ public final class Store implements AutoCloseable {
      *         order, or noDupData on a family without duplicates
      */
     public boolean put(ColumnFamily cf, byte[] key, byte[] value, WriteOptions options) {
-        requireKey(key);
+        StoreCore.requireKey(key);
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(options, "options");
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int voff = align8(Scratch.DATA + key.length);
-            NativeBuffer m = s.ensure((long) voff + value.length, 0);
-            m.buf.put(Scratch.DATA, key, 0, key.length);
-            m.buf.put(voff, value, 0, value.length);
-            int rc = binding.put(handle, id, m.addr + Scratch.DATA, key.length, m.addr + voff, value.length,
-                    options.flags(), s.err());
-            if (rc == Abi.EKEYEXIST) {
-                return false;
-            }
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            return true;
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Deletes one value of a key in an LMDB {@link ColumnFamilyFlag#DUPSORT} family (an absent
-     * pair is fine); the key's other values stay. {@link #delete(ColumnFamily, byte[])} removes the
-     * key with all its values.
-     *
-     * @param cf a DUPSORT family
-     * @param key the key
-     * @param value the value to remove
-     * @throws FerryException.InvalidArgument when the family is not DUPSORT
-     * @throws FerryException.NotSupported on RocksDB
-     */
-    public void delete(ColumnFamily cf, byte[] key, byte[] value) {
-        requireKey(key);
-        Objects.requireNonNull(value, "value");
-        try (WriteBatch b = new WriteBatch()) {
-            write(b.delete(cf, key, value));
-        }
-    }
-
-    /**
-     * Counts the values of a key: in an LMDB {@link ColumnFamilyFlag#DUPSORT} family the number of
-     * its duplicates, elsewhere 1 when the key is present.
-     *
-     * @param cf the family
-     * @param key the key
-     * @return the count, 0 when the key is absent
-     */
-    public long valueCount(ColumnFamily cf, byte[] key) {
-        requireKey(key);
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            return valueCountImpl(0, id, key);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    long valueCountImpl(long snap, int cf, byte[] key) {
-        Scratch s = Scratch.get(binding);
-        NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
-        m.buf.put(Scratch.DATA, key, 0, key.length);
-        int rc = binding.valueCount(handle, snap, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err());
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        return s.outLong(0);
-    }
-
-    /**
-     * Writes a key given as buffers (position to limit; not moved). Both are copied into native
-     * memory Ferry owns before the engine sees them.
-     *
-     * @param cf the family
-     * @param key the key
-     * @param value the value
-     */
-    public void put(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(value, "value");
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int klen = key.remaining();
-            int vlen = value.remaining();
-            // both are copied through the buffers' own API: a caller's buffer never reaches native
-            // code by address (a shared arena closed by another thread during the call would leave
-            // the shim reading freed memory; copying gets the JDK's checks instead)
-            int voff = align8(Scratch.DATA + klen);
-            NativeBuffer m = s.ensure((long) voff + vlen, 0);
-            m.buf.put(voff, value, value.position(), vlen);
-            m.buf.put(Scratch.DATA, key, key.position(), klen);
-            int rc = binding.put(handle, id, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, 0, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
+        return core.writeFor(cf, id -> core.calls.put(core.handle, id, key, value, options.flags()));
     }
 
     /**
@@ -885,135 +275,28 @@ public final class Store implements AutoCloseable {
      *         without a merge operator
      */
     public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
-        requireKey(key);
+        StoreCore.requireKey(key);
         Objects.requireNonNull(operand, "operand");
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int voff = align8(Scratch.DATA + key.length);
-            NativeBuffer m = s.ensure((long) voff + operand.length, 0);
-            m.buf.put(Scratch.DATA, key, 0, key.length);
-            m.buf.put(voff, operand, 0, operand.length);
-            int rc = binding.merge(handle, id, m.addr + Scratch.DATA, key.length, m.addr + voff, operand.length, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
+        core.write(cf, id -> core.calls.merge(core.handle, id, key, operand));
     }
 
     /**
-     * Deletes a key of the default family (absent keys are fine).
+     * Deletes one value of a key in an LMDB {@link ColumnFamilyFlag#DUPSORT} family (an absent
+     * pair is fine); the key's other values stay. {@link #delete(ColumnFamily, byte[])} removes the
+     * key with all its values.
      *
+     * @param cf a DUPSORT family
      * @param key the key
+     * @param value the value to remove
+     * @throws FerryException.InvalidArgument when the family is not DUPSORT
+     * @throws FerryException.NotSupported on RocksDB
      */
-    public void delete(byte[] key) {
-        delete(defaultColumnFamily(), key);
-    }
-
-    /**
-     * Deletes a key (absent keys are fine).
-     *
-     * @param cf the family
-     * @param key the key
-     */
-    public void delete(ColumnFamily cf, byte[] key) {
-        requireKey(key);
-        delete(cf, key, 0, key.length);
-    }
-
-    /**
-     * Deletes a key given as an array slice.
-     *
-     * @param cf the family
-     * @param key the array
-     * @param offset first key byte
-     * @param length key length
-     */
-    public void delete(ColumnFamily cf, byte[] key, int offset, int length) {
-        requireSlice(key, offset, length);
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + (long) length, 0);
-            m.buf.put(Scratch.DATA, key, offset, length);
-            int rc = binding.delete(handle, id, m.addr + Scratch.DATA, length, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
+    public void delete(ColumnFamily cf, byte[] key, byte[] value) {
+        StoreCore.requireKey(key);
+        Objects.requireNonNull(value, "value");
+        try (WriteBatch b = new WriteBatch()) {
+            write(b.delete(cf, key, value));
         }
-    }
-
-    /**
-     * Deletes a key given as a buffer (position to limit; not moved).
-     *
-     * @param cf the family
-     * @param key the key
-     */
-    public void delete(ColumnFamily cf, ByteBuffer key) {
-        Objects.requireNonNull(key, "key");
-        byte[] k = new byte[key.remaining()];
-        key.get(key.position(), k);
-        delete(cf, k, 0, k.length);
-    }
-
-    /**
-     * Deletes every key in {@code [begin, end)} of the default family. An empty range
-     * ({@code begin >= end} in unsigned byte order, e.g. {@code end = new byte[0]}) is a no-op
-     * on every engine.
-     *
-     * @param begin inclusive
-     * @param end exclusive
-     */
-    public void deleteRange(byte[] begin, byte[] end) {
-        deleteRange(defaultColumnFamily(), begin, end);
-    }
-
-    /**
-     * Deletes every key in {@code [begin, end)}. Both bounds are keys compared as unsigned bytes;
-     * an empty range ({@code begin >= end}, e.g. {@code end = new byte[0]}, the smallest key) is
-     * a no-op on every engine and makes no native call.
-     *
-     * @param cf the family
-     * @param begin inclusive
-     * @param end exclusive
-     */
-    public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
-        Objects.requireNonNull(begin, "begin");
-        Objects.requireNonNull(end, "end");
-        int id = cfId(cf);
-        if (Arrays.compareUnsigned(begin, end) >= 0) {
-            guard.check();
-            return;
-        }
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int eoff = align8(Scratch.DATA + begin.length);
-            NativeBuffer m = s.ensure((long) eoff + end.length, 0);
-            m.buf.put(Scratch.DATA, begin);
-            m.buf.put(eoff, end);
-            int rc = binding.deleteRange(handle, id, m.addr + Scratch.DATA, begin.length, m.addr + eoff, end.length, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Applies a batch atomically in one native call.
-     *
-     * @param batch the batch (unchanged; can be reused)
-     */
-    public void write(WriteBatch batch) {
-        write(batch, WriteOptions.DEFAULT);
     }
 
     /**
@@ -1029,29 +312,29 @@ public final class Store implements AutoCloseable {
     public void write(WriteBatch batch, WriteOptions options) {
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(options, "options");
-        ByteBuffer enc = batch.encoded();
-        Store owner = batch.familiesOf();
-        if (owner != null && owner != this) {
+        StoreCore owner = batch.familiesOf();
+        if (owner != null && owner != core) {
             throw new IllegalArgumentException("the batch names column families of another store");
         }
-        int count = batch.count();
-        int len = enc.position();
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
-            m.buf.put(Scratch.DATA, enc, 0, len);
-            int flags = options.flags();
-            int rc = binding.write(handle, m.addr + Scratch.DATA, len, count, flags, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
+        core.write(batch, options.flags());
     }
 
-    // ---- maintenance ----
+    @Override
+    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+        core.send(op, cf, a, ao, al, b, bo, bl);
+    }
+
+    @Override
+    void send(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
+        core.write(cf, id -> core.calls.put(core.handle, id, key, value));
+    }
+
+    @Override
+    void send(WriteBatch batch) {
+        core.write(batch, 0);
+    }
+
+    // ---- maintenance, checkpoints, properties (StoreAdmin) ----
 
     /**
      * Flushes the default family to disk: RocksDB writes its memtable to synced table files;
@@ -1069,17 +352,7 @@ public final class Store implements AutoCloseable {
      * @param cf the family
      */
     public void flush(ColumnFamily cf) {
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int rc = binding.flush(handle, id, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
+        admin.flush(cf);
     }
 
     /** Compacts the whole default family (LMDB: nothing to do). */
@@ -1095,30 +368,8 @@ public final class Store implements AutoCloseable {
      * @param end exclusive bound or null
      */
     public void compactRange(ColumnFamily cf, byte[] begin, byte[] end) {
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int blen = begin == null ? 0 : begin.length;
-            int eoff = align8(Scratch.DATA + blen);
-            NativeBuffer m = s.ensure((long) eoff + (end == null ? 0 : end.length), 0);
-            if (begin != null) {
-                m.buf.put(Scratch.DATA, begin);
-            }
-            if (end != null) {
-                m.buf.put(eoff, end);
-            }
-            int rc = binding.compactRange(handle, id, begin == null ? 0 : m.addr + Scratch.DATA, blen,
-                    end == null ? 0 : m.addr + eoff, end == null ? 0 : end.length, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
+        admin.compactRange(cf, begin, end);
     }
-
-    // ---- checkpoints ----
 
     /**
      * Writes a consistent point-in-time copy of the store into a new directory, as by
@@ -1151,24 +402,7 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.AlreadyExists when {@code dir} exists
      */
     public void checkpoint(Path dir, boolean compact) {
-        Objects.requireNonNull(dir, "dir");
-        if (compact && engine != Engine.LMDB) {
-            throw new IllegalArgumentException("checkpoint compact=true is an LMDB option (MDB_CP_COMPACT); this store is "
-                    + "RocksDB, whose checkpoints hard-link their table files and have nothing to compact");
-        }
-        Path target = dir.toAbsolutePath().normalize();
-        byte[] p = target.toString().getBytes(StandardCharsets.UTF_8);
-        guard.enter();
-        try {
-            createParents(target);
-            Scratch s = Scratch.get(binding);
-            int rc = binding.checkpoint(handle, s.cString(p), compact ? Abi.CHECKPOINT_COMPACT : 0, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
+        admin.checkpoint(dir, compact);
     }
 
     /**
@@ -1186,49 +420,8 @@ public final class Store implements AutoCloseable {
      * @throws FerryException when RocksDB refuses (a missing file: {@link FerryException.IOError};
      *         overlapping files: {@link FerryException.InvalidArgument})
      */
-    public void ingest(ColumnFamily cf, java.util.List<Path> files, boolean move) {
-        Objects.requireNonNull(files, "files");
-        if (files.isEmpty()) {
-            throw new IllegalArgumentException("no files to ingest");
-        }
-        java.io.ByteArrayOutputStream paths = new java.io.ByteArrayOutputStream();
-        for (Path f : files) {
-            byte[] p = Objects.requireNonNull(f, "file").toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8);
-            for (byte c : p) {
-                if (c == 0) {
-                    throw new IllegalArgumentException("NUL character in file name " + f);
-                }
-            }
-            paths.write(p, 0, p.length);
-            paths.write(0);
-        }
-        byte[] all = paths.toByteArray();
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + (long) all.length, 0);
-            m.buf.put(Scratch.DATA, all);
-            int rc = binding.ingest(handle, id, m.addr + Scratch.DATA, all.length, files.size(),
-                    move ? Abi.INGEST_MOVE : 0, s.err());
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /** Creates the missing parents of {@code dir} (checkpoint and backup targets). */
-    static void createParents(Path dir) {
-        Path parent = dir.getParent();
-        if (parent != null) {
-            try {
-                java.nio.file.Files.createDirectories(parent);
-            } catch (java.io.IOException e) {
-                throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + parent + ": " + e);
-            }
-        }
+    public void ingest(ColumnFamily cf, List<Path> files, boolean move) {
+        admin.ingest(cf, files, move);
     }
 
     /**
@@ -1240,18 +433,7 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.NotSupported on LMDB (see {@link #lmdbStats(ColumnFamily)})
      */
     public Statistics statistics() {
-        if (engine != Engine.ROCKSDB) {
-            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "statistics() reads RocksDB's tickers and histograms; "
-                    + "LMDB keeps none: use lmdbStats(cf) for its page and reader counts");
-        }
-        if (!statisticsOn) {
-            guard.enter(); // a closed store says so first
-            guard.exit();
-            throw new IllegalStateException("statistics are off: open the store with StoreOptions.statistics(true)");
-        }
-        String text = property(defaultColumnFamily(), "rocksdb.options-statistics")
-                .orElseThrow(() -> new IllegalStateException("RocksDB reports no statistics"));
-        return Statistics.parse(text);
+        return admin.statistics();
     }
 
     /**
@@ -1264,13 +446,7 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.NotSupported on RocksDB (see {@link #statistics()} and {@link #property(String)})
      */
     public LmdbStats lmdbStats(ColumnFamily cf) {
-        if (engine != Engine.LMDB) {
-            throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "lmdbStats reads LMDB's mdb_stat and mdb_env_info; "
-                    + "for RocksDB use statistics() (with StoreOptions.statistics(true)) and property(...)");
-        }
-        String stat = property(cf, "lmdb.stat").orElseThrow(() -> new IllegalStateException("no lmdb.stat"));
-        String info = property(cf, "lmdb.info").orElseThrow(() -> new IllegalStateException("no lmdb.info"));
-        return LmdbStats.parse(stat, info);
+        return admin.lmdbStats(cf);
     }
 
     /**
@@ -1291,32 +467,7 @@ public final class Store implements AutoCloseable {
      * @return its value, or empty when the engine does not know it
      */
     public Optional<String> property(ColumnFamily cf, String name) {
-        byte[] n = Objects.requireNonNull(name, "name").getBytes(StandardCharsets.UTF_8);
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int cap = 64 * 1024;
-            for (;;) {
-                int dst = align8(Scratch.DATA + n.length + 1);
-                NativeBuffer m = s.ensure((long) dst + cap, 0);
-                m.putCString(Scratch.DATA, n);
-                int rc = binding.property(handle, id, m.addr + Scratch.DATA, m.addr + dst, cap, s.out(0), s.err());
-                if (rc == Abi.NOTFOUND) {
-                    return Optional.empty();
-                }
-                if (rc != 0) {
-                    throw s.error(rc);
-                }
-                long len = s.outLong(0);
-                if (len < cap) {
-                    return Optional.of(new String(m.bytes(dst, (int) len), StandardCharsets.UTF_8));
-                }
-                cap = (int) Math.min(Integer.MAX_VALUE - dst - 16, len + 1);
-            }
-        } finally {
-            guard.exit();
-        }
+        return admin.property(cf, name);
     }
 
     /**
@@ -1328,22 +479,7 @@ public final class Store implements AutoCloseable {
      * @return its value, or empty when the engine does not know it
      */
     public OptionalLong propertyLong(ColumnFamily cf, String name) {
-        byte[] n = Objects.requireNonNull(name, "name").getBytes(StandardCharsets.UTF_8);
-        int id = cfId(cf);
-        guard.enter();
-        try {
-            Scratch s = Scratch.get(binding);
-            int rc = binding.propertyInt(handle, id, s.cString(n), s.out(0), s.err());
-            if (rc == Abi.NOTFOUND) {
-                return OptionalLong.empty();
-            }
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            return OptionalLong.of(s.outLong(0));
-        } finally {
-            guard.exit();
-        }
+        return admin.propertyLong(cf, name);
     }
 
     /** @return the engine's estimate of the number of keys in the default family */
@@ -1362,7 +498,7 @@ public final class Store implements AutoCloseable {
         return propertyLong(cf, "ferry.estimate-num-keys").orElse(0);
     }
 
-    // ---- snapshots, cursors ----
+    // ---- snapshots and transactions ----
 
     /**
      * Takes a snapshot: a consistent read view of the current state, including the column
@@ -1371,57 +507,8 @@ public final class Store implements AutoCloseable {
      * @return the snapshot; close it to release engine resources
      */
     public Snapshot snapshot() {
-        guard.enter();
-        try {
-            // families are numbered in creation order: those below this count exist in the snapshot
-            int familyLimit = families.size();
-            Scratch s = Scratch.get(binding);
-            int rc = binding.snapshotOpen(handle, s.out(0), s.err());
-            for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) { // leaked snapshots may hold LMDB's reader slots
-                s.clearError();
-                rc = binding.snapshotOpen(handle, s.out(0), s.err());
-            }
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            long h = s.outLong(0);
-            Snapshot snap = adopt(h, binding::snapshotClose, release -> new Snapshot(this, h, familyLimit, lmdbThreadBound, release));
-            snap.track(children);
-            return snap;
-        } finally {
-            guard.exit();
-        }
+        return core.snapshot();
     }
-
-    /**
-     * Wraps a native child just opened (a snapshot, a transaction): pins the store's lifetime and
-     * builds the child around a release that closes the handle and unpins. The release captures
-     * no Store and no child (a cleaner runs it when a child is dropped unclosed); a child that
-     * fails to construct is released here.
-     *
-     * @param h the native handle
-     * @param closeNative closes the handle (a method of the binding)
-     * @param make builds the child around its release
-     * @param <T> the child's type
-     * @return the child
-     */
-    private <T> T adopt(long h, LongConsumer closeNative, Function<Once, T> make) {
-        lifetime.pin();
-        Lifetime storeLifetime = lifetime;
-        Once release = new Once(() -> {
-            closeNative.accept(h);
-            storeLifetime.unpin();
-        });
-        try {
-            return make.apply(release);
-        } catch (RuntimeException | Error e) {
-            release.run();
-            throw e;
-        }
-    }
-
-    /** LMDB: how long one native wait for the write lock lasts before the store's state is checked again. */
-    private static final long LOCK_SLICE_MS = 50;
 
     /**
      * Begins a write transaction (see {@link Transaction}). LMDB: waits while another thread's
@@ -1450,41 +537,7 @@ public final class Store implements AutoCloseable {
      * @throws FerryException.TimedOut when the LMDB write lock was not free in time
      */
     public Transaction beginTransaction(long timeoutMillis) {
-        if (timeoutMillis < -1) {
-            throw new IllegalArgumentException("timeoutMillis=" + timeoutMillis + " (-1 = no limit)");
-        }
-        long deadline = timeoutMillis > 0 ? System.nanoTime() + timeoutMillis * 1_000_000L : 0;
-        for (;;) {
-            // LMDB waits in slices outside the store's guard, so that a close of the store is never
-            // held up by a wait for the write lock (the transaction that holds it may be the closer's)
-            long slice = timeoutMillis;
-            if (engine == Engine.LMDB && timeoutMillis != 0) {
-                long left = timeoutMillis < 0 ? LOCK_SLICE_MS : (deadline - System.nanoTime()) / 1_000_000L;
-                slice = Math.max(1, Math.min(LOCK_SLICE_MS, left));
-            }
-            guard.enter();
-            try {
-                Scratch s = Scratch.get(binding);
-                int rc = binding.txnBegin(handle, 0, slice, s.out(0), s.err());
-                if (rc == Abi.ETIMEDOUT && engine == Engine.LMDB
-                        && (timeoutMillis < 0 || System.nanoTime() - deadline < 0)) {
-                    continue; // the finally below leaves the guard first
-                }
-                if (rc != 0) {
-                    if (rc == Abi.ETIMEDOUT && engine == Engine.LMDB) {
-                        throw FerryException.of(ErrorCode.TIMED_OUT, 0, "the LMDB store's write lock was not free within "
-                                + timeoutMillis + " ms (another write transaction is open)");
-                    }
-                    throw s.error(rc);
-                }
-                long h = s.outLong(0);
-                Transaction t = adopt(h, binding::txnClose, release -> new Transaction(this, h, release));
-                t.track(children);
-                return t;
-            } finally {
-                guard.exit();
-            }
-        }
+        return core.beginTransaction(timeoutMillis);
     }
 
     /**
@@ -1508,7 +561,7 @@ public final class Store implements AutoCloseable {
      * @param <T> the result type
      * @return what the body returned in the attempt that committed
      */
-    public <T> T inTransaction(java.util.function.Function<Transaction, T> body) {
+    public <T> T inTransaction(Function<Transaction, T> body) {
         return inTransaction(10, body);
     }
 
@@ -1522,105 +575,15 @@ public final class Store implements AutoCloseable {
      * @throws FerryException the last attempt's failure once the attempts are used up, or the first
      *         failure that is not a conflict; an exception of the body rolls back and is rethrown
      */
-    public <T> T inTransaction(int maxAttempts, java.util.function.Function<Transaction, T> body) {
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts=" + maxAttempts);
-        }
-        Objects.requireNonNull(body, "body");
-        for (int attempt = 1;; attempt++) {
-            try (Transaction txn = beginTransaction()) {
-                T result = body.apply(txn);
-                if (!txn.isEnded()) {
-                    txn.commit();
-                }
-                return result;
-            } catch (FerryException e) {
-                if (attempt >= maxAttempts || !retryable(e)) {
-                    throw e;
-                }
-            }
-            backoff(attempt);
-        }
+    public <T> T inTransaction(int maxAttempts, Function<Transaction, T> body) {
+        return core.inTransaction(maxAttempts, body);
     }
 
-    private boolean retryable(FerryException e) {
-        return e instanceof FerryException.Conflict || e instanceof FerryException.Deadlock
-                || e instanceof FerryException.TimedOut
-                || (e instanceof FerryException.MapFull && engine == Engine.LMDB && options.autoGrowStep > 0);
-    }
-
-    private static void backoff(int attempt) {
-        long maxMicros = Math.min(50_000L, 100L << Math.min(attempt, 9));
-        long micros = java.util.concurrent.ThreadLocalRandom.current().nextLong(maxMicros / 2, maxMicros + 1);
-        java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000L);
-    }
-
-    /** @return a cursor over all keys of the default family */
-    public Cursor cursor() {
-        return cursor(defaultColumnFamily(), KeyRange.all(), null);
-    }
-
-    /**
-     * Opens a cursor over a range of the default family.
-     *
-     * @param range the range
-     * @return the cursor
-     */
-    public Cursor cursor(KeyRange range) {
-        return cursor(defaultColumnFamily(), range, null);
-    }
-
-    /**
-     * Opens a cursor.
-     *
-     * @param cf the family
-     * @param range the range
-     * @param options cursor options, or null for defaults
-     * @return the cursor
-     */
-    public Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options) {
-        return openTracked(cf, range, options, false);
-    }
-
-    /**
-     * Visits every entry of a range of the default family in key order, a page per native call.
-     *
-     * @param range the range
-     * @param visitor receives each entry; return false to stop
-     * @return the number of entries visited
-     */
-    public long scan(KeyRange range, EntryVisitor visitor) {
-        return scan(defaultColumnFamily(), range, visitor);
-    }
-
-    /**
-     * Visits every entry of a range in key order, a page per native call.
-     *
-     * @param cf the family
-     * @param range the range
-     * @param visitor receives each entry; return false to stop
-     * @return the number of entries visited
-     */
-    public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
-        Objects.requireNonNull(visitor, "visitor");
-        try (Cursor c = openTracked(cf, range, null, true)) {
-            return drive(c, visitor);
-        }
-    }
-
-    /** Opens a cursor on the latest state and tracks it, so closing the store closes it. */
-    private Cursor openTracked(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
-        guard.enter();
-        try {
-            return openCursor(null, cf, range, options, scanMode);
-        } finally {
-            guard.exit();
-        }
-    }
+    // ---- close ----
 
     /** @return true once closed */
     public boolean isClosed() {
-        return guard.isClosed();
+        return core.guard.isClosed();
     }
 
     /**
@@ -1632,245 +595,42 @@ public final class Store implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (guard.isClosed()) {
-            return;
+        if (core.close()) {
+            cleanable.clean(); // the owner's reference: the engine closes once no cursor, snapshot or transaction pins it
+            core.rethrowCloseFailure();
         }
-        // Transactions first, before waiting for the calls in flight: an LMDB write waiting for the
-        // write lock may wait for a transaction of this very thread (then it ends here) or of
-        // another one (then it is abandoned, and the waiting writes fail instead of waiting).
-        RuntimeException txnFailure = closeTransactions();
-        if (!guard.close()) {
-            return;
-        }
-        // keep closing the others and the engine; report the first failure at the end
-        RuntimeException failure = children.closeAll();
-        if (failure == null) {
-            failure = txnFailure;
-        }
-        pages.clear();
-        cleanable.clean(); // the owner's reference: the engine closes once no cursor or snapshot pins it
-        if (!lifetime.released()) {
-            noteHeldAfterClose(path, lifetime);
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private RuntimeException closeTransactions() {
-        RuntimeException[] failure = new RuntimeException[1];
-        children.forEach(c -> {
-            if (c instanceof Transaction) {
-                try {
-                    c.close();
-                } catch (RuntimeException e) {
-                    if (failure[0] == null) {
-                        failure[0] = e;
-                    }
-                } catch (Exception e) {
-                    if (failure[0] == null) {
-                        failure[0] = new IllegalStateException(e);
-                    }
-                }
-            }
-        });
-        return failure[0];
     }
 
     @Override
     public String toString() {
-        return "Store[" + engine + ", " + path + ", " + binding.name() + (isClosed() ? ", closed" : "") + "]";
+        return "Store[" + core.engine + ", " + core.path + ", " + binding() + (isClosed() ? ", closed" : "") + "]";
     }
 
-    // ---- package internals ----
-
-    static long drive(Cursor c, EntryVisitor visitor) {
-        long n = 0;
-        for (boolean ok = c.first(); ok; ok = c.next()) {
-            n++;
-            if (!visitor.visit(c.key(), c.value())) {
-                break;
-            }
-        }
-        return n;
+    @Override
+    int enter(ColumnFamily cf) {
+        int id = core.cfId(cf);
+        core.guard.enter();
+        return id;
     }
 
-    Cursor openCursor(Snapshot snap, ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
-        return snap == null ? openCursor(0, children, lifetime, cf, range, options, scanMode)
-                : openCursor(snap.handle, snap.cursors, snap.lifetime, cf, range, options, scanMode);
+    @Override
+    void exit() {
+        core.guard.exit();
     }
 
-    /**
-     * Opens a cursor reading through {@code view} (a snapshot's or transaction's handle, or 0 for
-     * the latest state), tracked in {@code siblings} and pinning {@code parent}.
-     */
-    Cursor openCursor(long view, Children siblings, Lifetime parent, ColumnFamily cf, KeyRange range,
-                      CursorOptions options, boolean scanMode) {
-        Objects.requireNonNull(range, "range");
-        int id = cfId(cf);
-        CursorOptions o = options == null ? CursorOptions.defaults() : options;
-        byte[] lo = range.lowerRef();
-        byte[] hi = range.upperRef();
-        Scratch s = Scratch.get(binding);
-        int loLen = lo == null ? 0 : lo.length;
-        int hiOff = s.putTwo(lo, hi);
-        NativeBuffer m = s.mem;
-        int flags = (o.pointers ? Abi.CURSOR_POINTERS : 0) | (o.fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
-                | (o.pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS) | (o.verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)
-                | (o.asyncIo ? Abi.CURSOR_ASYNC_IO : 0) | (o.autoPrefixMode ? Abi.CURSOR_AUTO_PREFIX : 0);
-        long snapHandle = view;
-        long loAddr = lo == null ? 0 : m.addr + Scratch.DATA;
-        long hiAddr = hi == null ? 0 : m.addr + hiOff;
-        int hiLen = hi == null ? 0 : hi.length;
-        int rc = binding.cursorOpen(handle, snapHandle, id, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
-        for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) { // leaked cursors may hold LMDB's reader slots
-            s.clearError();
-            rc = binding.cursorOpen(handle, snapHandle, id, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
-        }
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        long h = s.outLong(0);
-        parent.pin();
-        StoreCursorHost host = new StoreCursorHost(this, siblings, parent);
-        Once release = new Once(host.release(h));
-        Cursor c;
-        try {
-            c = new Cursor(host, h, release, range, o.pageSize > 0 ? o.pageSize : options().pageSize, scanMode, false);
-            c.pairSeeks = cf.hasDuplicates();
-        } catch (RuntimeException | Error e) {
-            release.run();
-            throw e;
-        }
-        // from here the cursor's cleaner owns the release; tracking is weak
-        host.track(c);
-        return c;
+    @Override
+    Children cursors() {
+        return core.children;
     }
 
-    byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen, ReadOptions options) {
-        int flags = options.flags();
-        if (flags == 0) {
-            return getImpl(snap, cf, key, koff, klen);
-        }
-        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, flags, d, c, vo, e),
-                key, koff, klen);
+    @Override
+    Lifetime lifetime() {
+        return core.lifetime;
     }
 
-    List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys, ReadOptions options) {
-        int flags = options.flags();
-        if (flags == 0) {
-            return multiGetImpl(snap, cf, keys);
-        }
-        return PointReads.multiGet(binding, readers,
-                (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, flags, d, c, lo, e), keys);
-    }
-
-    byte[] getImpl(long snap, int cf, byte[] key, int koff, int klen) {
-        return PointReads.get(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, 0, d, c, vo, e), key, koff, klen);
-    }
-
-    int getIntoImpl(long snap, int cf, ByteBuffer key, ByteBuffer into) {
-        return PointReads.getInto(binding, readers, (k, kl, d, c, vo, e) -> binding.get(handle, snap, cf, k, kl, 0, d, c, vo, e), key, into);
-    }
-
-    List<byte[]> multiGetImpl(long snap, int cf, List<byte[]> keys) {
-        return PointReads.multiGet(binding, readers, (n, k, kl, d, c, lo, e) -> binding.multiGet(handle, snap, cf, n, k, kl, 0, d, c, lo, e), keys);
-    }
-
-    int cfId(ColumnFamily cf) {
-        Objects.requireNonNull(cf, "column family");
-        if (cf.store != this) {
-            throw new IllegalArgumentException(cf + " belongs to another store");
-        }
-        if (cf.dropped) {
-            guard.check();
-            throw new IllegalStateException(cf + " was dropped");
-        }
-        return cf.id;
-    }
-
+    /** @return the options the store was opened with (for tests) */
     StoreOptions options() {
-        return options;
+        return core.options;
     }
 
-    /**
-     * Runs a native call on this store's handle while the store cannot close.
-     *
-     * @param call gets the handle, returns an rc
-     * @return the rc
-     * @throws IllegalStateException when the store is closed
-     */
-    int withHandle(java.util.function.LongToIntFunction call) {
-        guard.enter();
-        try {
-            return call.applyAsInt(handle);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    NativeBuffer takePage(int size) {
-        NativeBuffer p = pages.pollFirst();
-        while (p != null && p.cap != size) {
-            p = pages.pollFirst();
-        }
-        return p != null ? p : NativeBuffer.allocate(binding, size);
-    }
-
-    void returnPage(NativeBuffer p) {
-        if (p != null && p.cap == options.pageSize + Cursor.AUX && pages.size() < MAX_POOLED_PAGES && !guard.isClosed()) {
-            pages.offerFirst(p);
-        }
-    }
-
-
-    static byte[] requireKey(byte[] key) {
-        return Objects.requireNonNull(key, "key");
-    }
-
-    private static void requireSlice(byte[] a, int off, int len) {
-        Objects.requireNonNull(a, "array");
-        Objects.checkFromIndexSize(off, len, a.length);
-    }
-
-    private static int align8(int v) {
-        return (v + 7) & ~7;
-    }
-
-    /** Adds a {@link ColumnFamily} for every native slot it has none for (ids are dense, in order). */
-    private void loadFamilies() {
-        Scratch s = Scratch.get(binding);
-        int rc = binding.cfCount(handle, s.out(0));
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        int n = (int) (s.outLong(0) & 0xFFFFFFFFL);
-        int cap = 4096;
-        for (int i = families.size(); i < n; i++) {
-            NativeBuffer m = s.ensure(Scratch.DATA + (long) cap, 0);
-            rc = binding.cfName(handle, i, m.addr + Scratch.DATA, cap, s.out(1));
-            if (rc != 0 && rc != Abi.ECFDROPPED) {
-                throw s.error(rc);
-            }
-            if (s.outLong(1) >= cap) { // a longer name (RocksDB): read it again whole
-                cap = (int) Math.min(Integer.MAX_VALUE - Scratch.DATA - 16L, s.outLong(1) + 1);
-                i--;
-                continue;
-            }
-            int len = (int) s.outLong(1);
-            String name = new String(m.bytes(Scratch.DATA, len), StandardCharsets.UTF_8);
-            int flags = 0;
-            if (rc == 0) {
-                int frc = binding.cfFlags(handle, i, s.out(2), s.err());
-                if (frc != 0 && frc != Abi.ECFDROPPED) {
-                    throw s.error(frc);
-                }
-                flags = (int) (s.outLong(2) & 0xFFFFFFFFL); // a u32, as cfCount's
-
-            }
-            ColumnFamily cf = new ColumnFamily(this, i, name, flags);
-            cf.dropped = rc == Abi.ECFDROPPED;
-            families.add(cf);
-        }
-    }
 }

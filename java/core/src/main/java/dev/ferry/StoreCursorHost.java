@@ -4,20 +4,21 @@ import dev.ferry.internal.Children;
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeBuffer;
-import dev.ferry.spi.NativeBinding;
+import dev.ferry.internal.NativeCalls;
+import java.util.function.Supplier;
 
 /**
  * Host of one cursor of a store or a snapshot: the store's page pool, the parent's lifetime pin
  * and the cursor's (weak) entry in the parent's children.
  */
 final class StoreCursorHost implements CursorHost {
-    private final Store store;
+    private final StoreCore store;
     private final Lifetime parent;
     private final Children siblings;
     /** The cursor's token in {@link #siblings}, set once it is constructed. */
     private volatile Object token;
 
-    StoreCursorHost(Store store, Children siblings, Lifetime parent) {
+    StoreCursorHost(StoreCore store, Children siblings, Lifetime parent) {
         this.store = store;
         this.parent = parent;
         this.siblings = siblings;
@@ -29,8 +30,8 @@ final class StoreCursorHost implements CursorHost {
     }
 
     @Override
-    public NativeBinding binding() {
-        return store.binding;
+    public NativeCalls calls() {
+        return store.calls;
     }
 
     @Override
@@ -64,21 +65,21 @@ final class StoreCursorHost implements CursorHost {
     }
 
     @Override
-    public void closing(View key, int direction) {
+    public void closing(Supplier<byte[]> key, int direction) {
         // nothing to hand back
     }
 
     @Override
-    public void forget(Cursor cursor) {
+    public void forget() {
         siblings.remove(token);
     }
 
     @Override
     public Runnable release(long handle) {
-        NativeBinding b = store.binding;
+        NativeCalls calls = store.calls;
         Lifetime p = parent;
         return () -> {
-            b.cursorClose(handle);
+            calls.cursorClose(handle);
             p.unpin();
         };
     }

@@ -509,4 +509,24 @@ public final class StoreOptions {
         o[Abi.OPT_TXN_LOCK_TIMEOUT_MS] = lockTimeoutMillis;
         return o;
     }
+
+    /** @return ferry_store_open's family records for the per-family entries */
+    byte[] familyRecords() {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (java.util.Map.Entry<String, ColumnFamilyOptions> e : familyOptions.entrySet()) {
+            byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            String x = e.getValue().nativeOptionsString();
+            byte[] extra = x == null ? new byte[0] : x.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            int size = dev.ferry.internal.Abi.CFDESC_HEADER;
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(size).order(java.nio.ByteOrder.nativeOrder());
+            h.putInt(name.length).putInt(extra.length);
+            for (long v : e.getValue().toNative()) {
+                h.putLong(v);
+            }
+            out.write(h.array(), 0, size);
+            out.write(name, 0, name.length);
+            out.write(extra, 0, extra.length);
+        }
+        return out.toByteArray();
+    }
 }

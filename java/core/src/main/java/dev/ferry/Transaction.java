@@ -4,10 +4,7 @@ import dev.ferry.internal.Abi;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
-import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.Once;
-import dev.ferry.internal.Scratch;
-import dev.ferry.spi.NativeBinding;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -64,28 +61,25 @@ import java.util.Objects;
  * {@link FerryException.Busy} instead of waiting for it, and it is rolled back at the beginning
  * thread's next write on the store, or when the store closes.
  */
-public final class Transaction implements AutoCloseable {
-    final Store store;
-    final long handle;
-    private final NativeBinding binding;
+public final class Transaction extends WriteView implements AutoCloseable {
+    private final long handle;
     private final Thread owner;
     private final Guard guard = new Guard("transaction");
     /** Cursors opened through this transaction, held weakly. */
-    final Children cursors = new Children();
-    final Lifetime lifetime;
+    private final Children cursors = new Children();
+    private final Lifetime lifetime;
     private final Cleaner.Cleanable cleanable;
     private volatile Object token;
     /** Committed, or a commit failed: the transaction is over (owner thread only). */
     private boolean ended;
 
-    Transaction(Store store, long handle, Once release) {
-        this.store = store;
+    Transaction(StoreCore core, long handle, Once release) {
+        super(core, handle);
         this.handle = handle;
-        this.binding = store.binding;
         this.owner = Thread.currentThread();
         Lifetime lt = new Lifetime(release);
         this.lifetime = lt;
-        this.cleanable = Store.CLEANER.register(this, new Once(lt::unpin));
+        this.cleanable = StoreCore.CLEANER.register(this, new Once(lt::unpin));
     }
 
     /** Registers with the store's children (weakly), so closing the store closes this transaction. */
@@ -96,83 +90,13 @@ public final class Transaction implements AutoCloseable {
     // ---- reads ----
 
     /**
-     * Reads a key of the default family, seeing this transaction's writes.
-     *
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(byte[] key) {
-        return get(store.defaultColumnFamily(), key);
-    }
-
-    /**
-     * Reads a key, seeing this transaction's writes.
-     *
-     * @param cf the family
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(ColumnFamily cf, byte[] key) {
-        Store.requireKey(key);
-        int id = store.cfId(cf);
-        enter();
-        try {
-            return store.getImpl(handle, id, key, 0, key.length);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Reads a key into a buffer (as {@link Store#get(ColumnFamily, ByteBuffer, ByteBuffer)}), seeing
-     * this transaction's writes.
-     *
-     * @param cf the family
-     * @param key the key (position to limit; not moved)
-     * @param into receives the value
-     * @return the value's full length, or {@link Store#NOT_FOUND}
-     */
-    public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
-        int id = store.cfId(cf);
-        enter();
-        try {
-            return store.getIntoImpl(handle, id, key, into);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Reads many keys, seeing this transaction's writes.
-     *
-     * @param cf the family
-     * @param keys the keys
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
-        int id = store.cfId(cf);
-        enter();
-        try {
-            return store.multiGetImpl(handle, id, keys);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
      * Reads a key of the default family for update: see {@link #getForUpdate(ColumnFamily, byte[])}.
      *
      * @param key the key
      * @return a copy of the value, or null when absent
      */
     public byte[] getForUpdate(byte[] key) {
-        return getForUpdate(store.defaultColumnFamily(), key);
+        return getForUpdate(core.defaultFamily(), key);
     }
 
     /**
@@ -187,64 +111,13 @@ public final class Transaction implements AutoCloseable {
      * @return a copy of the value, or null when absent
      */
     public byte[] getForUpdate(ColumnFamily cf, byte[] key) {
-        Store.requireKey(key);
-        int id = store.cfId(cf);
+        StoreCore.requireKey(key);
+        int id = core.cfId(cf);
         enter();
         try {
-            return dev.ferry.internal.PointReads.get(binding, dev.ferry.internal.Readers.NONE,
-                    (k, kl, d, c, vo, e) -> binding.txnGetForUpdate(handle, id, k, kl, d, c, vo, e), key, 0, key.length);
+            return core.calls.txnGetForUpdate(handle, id, key);
         } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /**
-     * Opens a cursor over a range of the default family that sees this transaction's writes.
-     *
-     * @param range the range
-     * @return the cursor (closed with the transaction at the latest)
-     */
-    public Cursor cursor(KeyRange range) {
-        return cursor(store.defaultColumnFamily(), range, null);
-    }
-
-    /**
-     * Opens a cursor that sees this transaction's writes (see the class comment for how a write
-     * affects an open cursor). LMDB pointer views point into the transaction's pages.
-     *
-     * @param cf the family
-     * @param range the range
-     * @param options cursor options or null
-     * @return the cursor (closed with the transaction at the latest)
-     */
-    public Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options) {
-        return openCursor(cf, range, options, false);
-    }
-
-    /**
-     * Visits every entry of a range in key order, seeing this transaction's writes. The visitor
-     * must not write through the transaction.
-     *
-     * @param cf the family
-     * @param range the range
-     * @param visitor receives each entry; return false to stop
-     * @return the number of entries visited
-     */
-    public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
-        Objects.requireNonNull(visitor, "visitor");
-        try (Cursor c = openCursor(cf, range, null, true)) {
-            return Store.drive(c, visitor);
-        }
-    }
-
-    private Cursor openCursor(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
-        enter();
-        try {
-            return store.openCursor(handle, cursors, lifetime, cf, range, options, scanMode);
-        } catch (FerryException e) {
-            throw translate(e);
+            throw fail(e);
         } finally {
             guard.exit();
         }
@@ -252,113 +125,37 @@ public final class Transaction implements AutoCloseable {
 
     // ---- writes ----
 
-    /**
-     * Writes a key of the default family in this transaction.
-     *
-     * @param key the key
-     * @param value the value
-     */
-    public void put(byte[] key, byte[] value) {
-        put(store.defaultColumnFamily(), key, value);
-    }
-
-    /**
-     * Writes a key in this transaction.
-     *
-     * @param cf the family
-     * @param key the key
-     * @param value the value
-     */
-    public void put(ColumnFamily cf, byte[] key, byte[] value) {
-        Store.requireKey(key);
-        Objects.requireNonNull(value, "value");
-        record(Abi.OP_PUT, store.cfId(cf), key, value);
-    }
-
-    /**
-     * Deletes a key of the default family in this transaction (absent keys are fine).
-     *
-     * @param key the key
-     */
-    public void delete(byte[] key) {
-        delete(store.defaultColumnFamily(), key);
-    }
-
-    /**
-     * Deletes a key in this transaction (absent keys are fine).
-     *
-     * @param cf the family
-     * @param key the key
-     */
-    public void delete(ColumnFamily cf, byte[] key) {
-        Store.requireKey(key);
-        record(Abi.OP_DELETE, store.cfId(cf), key, new byte[0]);
-    }
-
-    /**
-     * Deletes every key in {@code [begin, end)} in this transaction (LMDB only; an empty range is a
-     * no-op).
-     *
-     * @param cf the family
-     * @param begin inclusive
-     * @param end exclusive
-     * @throws FerryException.NotSupported on RocksDB: its transactions have no range delete
-     */
-    public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
-        Objects.requireNonNull(begin, "begin");
-        Objects.requireNonNull(end, "end");
-        record(Abi.OP_DELETE_RANGE, store.cfId(cf), begin, end);
-    }
-
-    /**
-     * Applies a batch inside this transaction, all of it or (on failure) none of it on RocksDB; on
-     * LMDB a batch of several records that fails part way fails the transaction.
-     *
-     * @param batch the batch (unchanged; can be reused)
-     */
-    public void write(WriteBatch batch) {
-        Objects.requireNonNull(batch, "batch");
-        ByteBuffer enc = batch.encoded();
-        Store fams = batch.familiesOf();
-        if (fams != null && fams != store) {
-            throw new IllegalArgumentException("the batch names column families of another store");
-        }
-        int count = batch.count();
-        int len = enc.position();
+    @Override
+    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+        int id = core.cfId(cf);
         enter();
         try {
             beforeWrite();
-            Scratch s = Scratch.get(binding);
-            NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
-            m.buf.put(Scratch.DATA, enc, 0, len);
-            int rc = binding.txnWrite(handle, m.addr + Scratch.DATA, len, count, s.err());
-            if (rc != 0) {
-                throw failure(s, rc);
-            }
+            core.calls.txnRecord(handle, op, id, a, ao, al, b, bo, bl);
+        } catch (FerryException e) {
+            throw fail(e);
         } finally {
             guard.exit();
         }
     }
 
-    /** One batch record {@code op cf a b} through ferry_txn_write. */
-    private void record(int op, int cf, byte[] a, byte[] b) {
+    @Override
+    void send(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
+        byte[] k = new byte[key.remaining()];
+        key.get(key.position(), k);
+        byte[] v = new byte[value.remaining()];
+        value.get(value.position(), v);
+        send(Abi.OP_PUT, cf, k, 0, k.length, v, 0, v.length);
+    }
+
+    @Override
+    void send(WriteBatch batch) {
         enter();
         try {
             beforeWrite();
-            Scratch s = Scratch.get(binding);
-            int aoff = Scratch.DATA + Abi.OP_HEADER;
-            NativeBuffer m = s.ensure((long) aoff + a.length + b.length, 0);
-            ByteBuffer buf = m.buf;
-            buf.putInt(Scratch.DATA, op);
-            buf.putInt(Scratch.DATA + 4, cf);
-            buf.putInt(Scratch.DATA + 8, a.length);
-            buf.putInt(Scratch.DATA + 12, b.length);
-            buf.put(aoff, a);
-            buf.put(aoff + a.length, b);
-            int rc = binding.txnWrite(handle, m.addr + Scratch.DATA, Abi.OP_HEADER + a.length + b.length, 1, s.err());
-            if (rc != 0) {
-                throw failure(s, rc);
-            }
+            core.calls.txnWrite(handle, batch.encoded(), batch.count());
+        } catch (FerryException e) {
+            throw fail(e);
         } finally {
             guard.exit();
         }
@@ -385,14 +182,12 @@ public final class Transaction implements AutoCloseable {
         try {
             RuntimeException failure = cursors.closeAll();
             ended = true;
-            Scratch s = Scratch.get(binding);
-            int rc = binding.txnCommit(handle, s.err());
-            if (rc != 0) {
-                throw failure(s, rc);
-            }
+            core.calls.txnCommit(handle);
             if (failure != null) {
                 throw failure;
             }
+        } catch (FerryException e) {
+            throw fail(e);
         } finally {
             guard.exit();
         }
@@ -420,10 +215,10 @@ public final class Transaction implements AutoCloseable {
         if (Thread.currentThread() != owner) {
             // LMDB: writers waiting for this transaction's write lock stop waiting (its thread may
             // not touch it again; only that thread can end it, once its cursors are released)
-            binding.txnAbandon(handle);
+            core.calls.txnAbandon(handle);
         }
         RuntimeException failure = cursors.closeAll();
-        store.children.remove(token);
+        core.children.remove(token);
         cleanable.clean(); // the owner's reference: the native transaction ends once no cursor pins it
         if (failure != null) {
             throw failure;
@@ -432,18 +227,41 @@ public final class Transaction implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Transaction[" + store.engine() + (isClosed() ? ", closed" : ended ? ", committed" : "") + "]";
+        return "Transaction[" + core.engine + (isClosed() ? ", closed" : ended ? ", committed" : "") + "]";
     }
 
     /**
      * The exception for a failed native call: the engine's, or {@link IllegalStateException} when
      * the transaction can no longer be used (an earlier failure ended it, see the class comment).
      */
-    private static RuntimeException failure(Scratch s, int rc) {
-        return translate(s.error(rc));
+    @Override
+    int enter(ColumnFamily cf) {
+        int id = core.cfId(cf);
+        enter();
+        return id;
     }
 
-    private static RuntimeException translate(FerryException e) {
+    @Override
+    void exit() {
+        guard.exit();
+    }
+
+    @Override
+    Children cursors() {
+        return cursors;
+    }
+
+    @Override
+    Lifetime lifetime() {
+        return lifetime;
+    }
+
+    @Override
+    RuntimeException translate(FerryException e) {
+        return fail(e);
+    }
+
+    private static RuntimeException fail(FerryException e) {
         if (e.code() == ErrorCode.BAD_TRANSACTION) {
             return new IllegalStateException("the transaction failed earlier and can only be closed: " + e.getMessage(), e);
         }

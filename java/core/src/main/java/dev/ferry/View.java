@@ -2,7 +2,7 @@ package dev.ferry;
 
 import dev.ferry.internal.EntryBuffers;
 import dev.ferry.internal.Mem;
-import dev.ferry.spi.NativeBinding;
+import dev.ferry.internal.NativeCalls;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
@@ -36,13 +36,13 @@ public final class View {
     int len = -1;
     /** Keeps the owner (and the memory it holds) reachable as long as the view is. */
     private final Cursor owner;
-    private final NativeBinding binding;
+    private final NativeCalls calls;
     /** The only thread allowed to read: the cursor's. */
     private final Thread thread;
 
-    View(Cursor owner, NativeBinding binding, Thread thread) {
+    View(Cursor owner, NativeCalls calls, Thread thread) {
         this.owner = owner;
-        this.binding = binding;
+        this.calls = calls;
         this.thread = thread;
     }
 
@@ -156,7 +156,10 @@ public final class View {
 
     /**
      * Reads a big-endian long (the order {@link ByteBuffer} uses by default, and the order in which
-     * non-negative longs sort as unsigned bytes).
+     * non-negative longs sort as unsigned bytes). Note: an Agrona buffer over the same bytes
+     * ({@link AgronaViews#wrap(View)}) reads {@code getLong(0)} in native order (little-endian on
+     * x86-64 and aarch64), Agrona's default; pass {@code ByteOrder.BIG_ENDIAN} there, or
+     * {@code ByteOrder.nativeOrder()} here, to read the same number through both.
      *
      * @param index position of the first byte
      * @return the value
@@ -212,7 +215,7 @@ public final class View {
         if (dst.hasArray()) {
             Mem.copy(addr, dst.array(), dst.arrayOffset() + p, l);
         } else if (l > 0) {
-            dst.put(p, binding.wrap(addr, l), 0, l);
+            dst.put(p, calls.wrap(addr, l), 0, l);
         }
         Reference.reachabilityFence(this);
         dst.position(p + l);

@@ -35,7 +35,7 @@ public final class WriteBatch implements AutoCloseable {
     private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
     private int count;
     private boolean closed;
-    private Store familiesOf;
+    private StoreCore familiesOf;
 
     /** Creates an empty batch. */
     public WriteBatch() {
@@ -196,7 +196,7 @@ public final class WriteBatch implements AutoCloseable {
             if (cf.dropped) {
                 throw new IllegalStateException(cf + " was dropped");
             }
-            if (familiesOf != null && familiesOf != cf.store) {
+            if (familiesOf != null && familiesOf != cf.owner) {
                 throw new IllegalArgumentException(cf + " belongs to another store than the batch's other families");
             }
         }
@@ -208,7 +208,7 @@ public final class WriteBatch implements AutoCloseable {
         Objects.requireNonNull(b, "value");
         checkFamily(cf);
         if (cf != null) {
-            familiesOf = cf.store;
+            familiesOf = cf.owner;
         }
         long need = (long) HEADER + a.length + b.length;
         if (buf.remaining() < need) {
@@ -236,7 +236,7 @@ public final class WriteBatch implements AutoCloseable {
     }
 
     /** The store whose families the batch names, or null when only the default family is used. */
-    Store familiesOf() {
+    StoreCore familiesOf() {
         return familiesOf;
     }
 

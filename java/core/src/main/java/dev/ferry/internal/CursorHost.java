@@ -1,11 +1,9 @@
 package dev.ferry.internal;
 
-import dev.ferry.Cursor;
-import dev.ferry.View;
-import dev.ferry.spi.NativeBinding;
+import java.util.function.Supplier;
 
 /**
- * What a {@link Cursor} needs from whatever opened it: the binding, page memory, a check before
+ * What a cursor ({@code dev.ferry.Cursor}) needs from whatever opened it: the binding, page memory, a check before
  * each native call, bookkeeping at close and the native release. A store or snapshot is one host;
  * the RocksJava interop ({@code dev.ferry.rocksjava}) is another, whose cursors live on
  * RocksJava's objects instead of a {@code Store}.
@@ -14,8 +12,8 @@ import dev.ferry.spi.NativeBinding;
  * run on the cursor's thread.
  */
 public interface CursorHost {
-    /** @return the binding the cursor calls through */
-    NativeBinding binding();
+    /** @return the call layer the cursor calls through */
+    NativeCalls calls();
 
     /**
      * Lends a page buffer.
@@ -45,17 +43,15 @@ public interface CursorHost {
     /**
      * Runs once at close on the cursor's own thread, before the cursor lets go of its position.
      *
-     * @param key the current key, or null when the cursor is not on an entry
+     * @param key copies the current key, or null when the cursor is not on an entry
      * @param direction 1 when the cursor was moving forward, -1 in reverse
      */
-    void closing(View key, int direction);
+    void closing(Supplier<byte[]> key, int direction);
 
     /**
      * The cursor was closed (on any thread): drop it from the host's bookkeeping.
-     *
-     * @param cursor the cursor
      */
-    void forget(Cursor cursor);
+    void forget();
 
     /**
      * The size of the first page after a positioning call (a seek, first, last).

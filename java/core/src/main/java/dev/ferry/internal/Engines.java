@@ -40,30 +40,33 @@ public final class Engines {
      * @throws dev.ferry.FerryException.EngineLoad when the engine cannot be attached
      */
     public static void attach(NativeBinding b, Engine engine) {
+        attach(new NativeCalls(b), engine);
+    }
+
+    /**
+     * Makes sure an engine is attached.
+     *
+     * @param calls the call layer to call through
+     * @param engine the engine
+     * @throws dev.ferry.FerryException.EngineLoad when the engine cannot be attached
+     */
+    public static void attach(NativeCalls calls, Engine engine) {
         if (engine == Engine.ROCKSDB ? rocksdb : lmdb) {
             return;
         }
         synchronized (Engines.class) {
-            Scratch s = Scratch.get(b);
-            int rc;
             if (engine == Engine.ROCKSDB) {
                 if (rocksdb) {
                     return;
                 }
                 loadRocksJava();
-                rc = b.engineAttach(engine.id(), 0, s.err());
+                calls.engineAttach(engine.id(), null);
+                rocksdb = true;
             } else {
                 if (lmdb) {
                     return;
                 }
-                rc = b.engineAttach(engine.id(), s.cString(lmdbPath().toString().getBytes(StandardCharsets.UTF_8)), s.err());
-            }
-            if (rc != 0) {
-                throw s.error(rc);
-            }
-            if (engine == Engine.ROCKSDB) {
-                rocksdb = true;
-            } else {
+                calls.engineAttach(engine.id(), lmdbPath().toString().getBytes(StandardCharsets.UTF_8));
                 lmdb = true;
             }
         }
@@ -125,9 +128,6 @@ public final class Engines {
      * @return the path, or null when not attached
      */
     public static String path(NativeBinding b, Engine engine) {
-        Scratch s = Scratch.get(b);
-        NativeBuffer m = s.ensure(Scratch.DATA + 4096L, 0);
-        int n = b.enginePath(engine.id(), m.addr + Scratch.DATA, 4096);
-        return n < 0 ? null : new String(m.bytes(Scratch.DATA, Math.min(n, 4095)), StandardCharsets.UTF_8);
+        return new NativeCalls(b).enginePath(engine.id());
     }
 }

@@ -1,6 +1,5 @@
 package dev.ferry.internal;
 
-import dev.ferry.Cursor;
 import java.nio.ByteBuffer;
 
 /**
@@ -30,12 +29,12 @@ public abstract class EntryBuffers {
      * A read-only buffer over {@code [addr, addr + len)} of the cursor's current entry, valid until
      * the cursor's next move or close; accesses after that throw {@link IllegalStateException}.
      *
-     * @param c the cursor (kept reachable as long as the buffer is)
+     * @param cursor the cursor ({@code dev.ferry.Cursor}; kept reachable as long as the buffer is)
      * @param addr the first byte
      * @param len the length, at least 1
      * @return the buffer
      */
-    public abstract ByteBuffer readOnly(Cursor c, long addr, int len);
+    public abstract ByteBuffer readOnly(Object cursor, long addr, int len);
 
     private static EntryBuffers load() {
         if (Runtime.version().feature() < 22) {

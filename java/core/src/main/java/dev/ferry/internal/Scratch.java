@@ -1,9 +1,7 @@
 package dev.ferry.internal;
 
-import dev.ferry.ErrorCode;
 import dev.ferry.FerryException;
 import dev.ferry.spi.NativeBinding;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Per-thread native memory for store-level calls: an error struct, out-parameter slots and a
@@ -135,7 +133,8 @@ public final class Scratch {
     }
 
     /**
-     * Builds the exception for a failed call whose error struct is at {@code off} of {@code m}.
+     * Builds the exception for a failed call whose error struct is at {@code off} of {@code m}
+     * ({@link NativeCalls#failure}, the one place that does).
      *
      * @param m memory holding the error struct
      * @param off its offset
@@ -143,25 +142,7 @@ public final class Scratch {
      * @return the exception
      */
     public static FerryException error(NativeBuffer m, int off, int rc) {
-        ErrorCode code = ErrorCode.of(rc);
-        int written = m.buf.getInt(off);
-        String msg;
-        int engineCode = 0;
-        if (written == rc) {
-            engineCode = m.buf.getInt(off + Abi.ERROR_ENGINE_CODE);
-            int start = off + Abi.ERROR_MESSAGE;
-            int end = start;
-            int limit = off + Abi.ERROR_SIZE;
-            while (end < limit && m.buf.get(end) != 0) {
-                end++;
-            }
-            byte[] b = new byte[end - start];
-            m.buf.get(start, b);
-            msg = new String(b, StandardCharsets.UTF_8);
-        } else {
-            msg = code.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
-        }
-        return FerryException.of(code, engineCode, msg + " (" + code + ")");
+        return NativeCalls.failure(m, off, rc);
     }
 
     /**

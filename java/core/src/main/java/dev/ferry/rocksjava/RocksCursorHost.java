@@ -1,12 +1,11 @@
 package dev.ferry.rocksjava;
 
-import dev.ferry.Cursor;
-import dev.ferry.View;
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.NativeBuffer;
-import dev.ferry.spi.NativeBinding;
+import dev.ferry.internal.NativeCalls;
 import java.lang.ref.Reference;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Supplier;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.RocksObject;
 
@@ -20,7 +19,7 @@ final class RocksCursorHost implements CursorHost {
     private static final int MAX_POOLED_PAGES = 8;
     private static final ConcurrentLinkedDeque<NativeBuffer> PAGES = new ConcurrentLinkedDeque<>();
 
-    private final NativeBinding binding;
+    private final NativeCalls calls;
     private final int pageSize;
     /** Opened cursors: the database, family and snapshot. Null for a wrapped iterator. */
     private final Target target;
@@ -28,31 +27,31 @@ final class RocksCursorHost implements CursorHost {
     private final RocksIterator iterator;
     private final RocksObject iteratorDb;
 
-    private RocksCursorHost(NativeBinding binding, int pageSize, Target target, RocksIterator iterator, RocksObject iteratorDb) {
-        this.binding = binding;
+    private RocksCursorHost(NativeCalls calls, int pageSize, Target target, RocksIterator iterator, RocksObject iteratorDb) {
+        this.calls = calls;
         this.pageSize = pageSize;
         this.target = target;
         this.iterator = iterator;
         this.iteratorDb = iteratorDb;
     }
 
-    static RocksCursorHost opened(NativeBinding binding, int pageSize, Target target) {
-        return new RocksCursorHost(binding, pageSize, target, null, null);
+    static RocksCursorHost opened(NativeCalls calls, int pageSize, Target target) {
+        return new RocksCursorHost(calls, pageSize, target, null, null);
     }
 
-    static RocksCursorHost wrapped(NativeBinding binding, int pageSize, RocksIterator iterator, RocksObject db) {
-        return new RocksCursorHost(binding, pageSize, null, iterator, db);
+    static RocksCursorHost wrapped(NativeCalls calls, int pageSize, RocksIterator iterator, RocksObject db) {
+        return new RocksCursorHost(calls, pageSize, null, iterator, db);
     }
 
     @Override
-    public NativeBinding binding() {
-        return binding;
+    public NativeCalls calls() {
+        return calls;
     }
 
     @Override
     public NativeBuffer takePage(int size) {
         NativeBuffer p = size == pageSize ? PAGES.pollFirst() : null;
-        return p != null ? p : NativeBuffer.allocate(binding, size);
+        return p != null ? p : calls.allocate(size);
     }
 
     @Override
@@ -86,11 +85,11 @@ final class RocksCursorHost implements CursorHost {
      * continues where Ferry stopped (Ferry's fills read ahead of it).
      */
     @Override
-    public void closing(View key, int direction) {
+    public void closing(Supplier<byte[]> key, int direction) {
         if (iterator == null || key == null || !iterator.isOwningHandle() || !iteratorDb.isOwningHandle()) {
             return;
         }
-        byte[] k = key.toByteArray();
+        byte[] k = key.get();
         if (direction < 0) {
             iterator.seekForPrev(k);
         } else {
@@ -99,13 +98,13 @@ final class RocksCursorHost implements CursorHost {
     }
 
     @Override
-    public void forget(Cursor cursor) {
+    public void forget() {
         // interop cursors are not tracked: RocksJava's objects do not close them
     }
 
     @Override
     public Runnable release(long handle) {
-        NativeBinding b = binding;
+        NativeCalls b = calls;
         if (target == null) {
             return () -> b.cursorClose(handle); // frees Ferry's shell only; the iterator stays RocksJava's
         }

@@ -5,15 +5,11 @@ import dev.ferry.Engine;
 import dev.ferry.KeyRange;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
-import dev.ferry.internal.ApiAccess;
+import dev.ferry.InternalAccess;
 import dev.ferry.internal.Bindings;
 import dev.ferry.internal.Engines;
-import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
-import dev.ferry.internal.PointReads;
-import dev.ferry.internal.Readers;
-import dev.ferry.internal.Scratch;
-import dev.ferry.spi.NativeBinding;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
@@ -62,9 +58,10 @@ import org.rocksdb.Snapshot;
  */
 public final class RocksInterop {
     /** Returned by {@link #get(RocksDB, ColumnFamilyHandle, byte[], ByteBuffer)} for an absent key. */
-    public static final int NOT_FOUND = PointReads.NOT_FOUND;
+    public static final int NOT_FOUND = -1;
 
     private static final int PAGE_SIZE = StoreOptions.DEFAULT_PAGE_SIZE;
+    private static final InternalAccess ACCESS = InternalAccess.get();
 
     private RocksInterop() {
     }
@@ -76,7 +73,7 @@ public final class RocksInterop {
      * @return {@code "jni"} or {@code "ffm"}
      */
     public static String binding() {
-        return binding0().name();
+        return calls0().bindingName();
     }
 
     // ---- cursors ----
@@ -104,20 +101,15 @@ public final class RocksInterop {
      */
     public static Cursor cursor(RocksDB db, ColumnFamilyHandle cf, Snapshot snapshot, KeyRange range) {
         Objects.requireNonNull(range, "range");
-        NativeBinding b = binding0();
+        NativeCalls calls = calls0();
         Target t = Target.of(db, cf, snapshot);
-        byte[] lo = range.lower();
-        byte[] hi = range.upper();
-        Scratch s = Scratch.get(b);
-        int hiOff = s.putTwo(lo, hi);
-        long base = s.mem.addr;
-        int rc = b.rjCursorOpen(t.dbHandle, t.cfHandle, t.snapshotHandle, lo == null ? 0 : base + Scratch.DATA,
-                lo == null ? 0 : lo.length, hi == null ? 0 : base + hiOff, hi == null ? 0 : hi.length, 0, s.out(0), s.err());
-        t.fence();
-        if (rc != 0) {
-            throw s.error(rc);
+        long h;
+        try {
+            h = calls.rjCursorOpen(t.dbHandle, t.cfHandle, t.snapshotHandle, range.lower(), range.upper());
+        } finally {
+            t.fence();
         }
-        return adopt(RocksCursorHost.opened(b, PAGE_SIZE, t), s.outLong(0), range, false);
+        return adopt(RocksCursorHost.opened(calls, PAGE_SIZE, t), h, range, false);
     }
 
     /**
@@ -134,16 +126,11 @@ public final class RocksInterop {
      */
     public static Cursor wrap(RocksIterator iterator) {
         Objects.requireNonNull(iterator, "iterator");
-        NativeBinding b = binding0();
+        NativeCalls calls = calls0();
         RocksObject db = Target.parentOf(iterator);
-        RocksCursorHost host = RocksCursorHost.wrapped(b, PAGE_SIZE, iterator, db);
+        RocksCursorHost host = RocksCursorHost.wrapped(calls, PAGE_SIZE, iterator, db);
         host.checkWrapped();
-        Scratch s = Scratch.get(b);
-        int rc = b.rjCursorWrap(iterator.getNativeHandle(), s.out(0), s.err());
-        if (rc != 0) {
-            throw s.error(rc);
-        }
-        return adopt(host, s.outLong(0), KeyRange.all(), true);
+        return adopt(host, calls.rjCursorWrap(iterator.getNativeHandle()), KeyRange.all(), true);
     }
 
     // ---- reads ----
@@ -171,11 +158,10 @@ public final class RocksInterop {
      */
     public static byte[] get(RocksDB db, ColumnFamilyHandle cf, Snapshot snapshot, byte[] key) {
         Objects.requireNonNull(key, "key");
-        NativeBinding b = binding0();
+        NativeCalls calls = calls0();
         Target t = Target.of(db, cf, snapshot);
         try {
-            return PointReads.get(b, Readers.NONE, (k, kl, d, c, vo, e) -> b.rjGet(t.dbHandle, t.cfHandle, t.snapshotHandle, k, kl, d, c, vo, e),
-                    key, 0, key.length);
+            return calls.rjGet(t.dbHandle, t.cfHandle, t.snapshotHandle, key);
         } finally {
             t.fence();
         }
@@ -194,11 +180,10 @@ public final class RocksInterop {
      */
     public static int get(RocksDB db, ColumnFamilyHandle cf, byte[] key, ByteBuffer into) {
         Objects.requireNonNull(key, "key");
-        NativeBinding b = binding0();
+        NativeCalls calls = calls0();
         Target t = Target.of(db, cf, null);
         try {
-            return PointReads.getInto(b, Readers.NONE, (k, kl, d, c, vo, e) -> b.rjGet(t.dbHandle, t.cfHandle, 0, k, kl, d, c, vo, e),
-                    ByteBuffer.wrap(key), into);
+            return calls.rjGetInto(t.dbHandle, t.cfHandle, ByteBuffer.wrap(key), into);
         } finally {
             t.fence();
         }
@@ -226,11 +211,10 @@ public final class RocksInterop {
      * @return values in key order, null for absent keys
      */
     public static List<byte[]> multiGet(RocksDB db, ColumnFamilyHandle cf, Snapshot snapshot, List<byte[]> keys) {
-        NativeBinding b = binding0();
+        NativeCalls calls = calls0();
         Target t = Target.of(db, cf, snapshot);
         try {
-            return PointReads.multiGet(b, Readers.NONE, (n, k, kl, d, c, lo, e) -> b.rjMultiGet(t.dbHandle, t.cfHandle, t.snapshotHandle,
-                    n, k, kl, d, c, lo, e), keys);
+            return calls.rjMultiGet(t.dbHandle, t.cfHandle, t.snapshotHandle, keys);
         } finally {
             t.fence();
         }
@@ -249,15 +233,12 @@ public final class RocksInterop {
     public static void put(RocksDB db, ColumnFamilyHandle cf, byte[] key, byte[] value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        NativeBinding b = binding0();
+        NativeCalls calls = calls0();
         Target t = Target.of(db, cf, null);
-        Scratch s = Scratch.get(b);
-        int voff = s.putTwo(key, value);
-        long base = s.mem.addr;
-        int rc = b.rjPut(t.dbHandle, t.cfHandle, base + Scratch.DATA, key.length, base + voff, value.length, s.err());
-        t.fence();
-        if (rc != 0) {
-            throw s.error(rc);
+        try {
+            calls.rjPut(t.dbHandle, t.cfHandle, key, value);
+        } finally {
+            t.fence();
         }
     }
 
@@ -282,41 +263,33 @@ public final class RocksInterop {
      */
     public static void write(RocksDB db, ColumnFamilyHandle cf, WriteBatch batch) {
         Objects.requireNonNull(batch, "batch");
-        ApiAccess.Hooks h = ApiAccess.hooks();
-        if (h.namesFamilies(batch)) {
+        if (ACCESS.namesFamilies(batch)) {
             throw new IllegalArgumentException("the batch names column families of a Ferry store: build it with the "
                     + "default-family methods and pass the ColumnFamilyHandle here");
         }
-        ByteBuffer enc = h.encoded(batch);
-        int count = batch.count();
-        int len = enc.position();
-        NativeBinding b = binding0();
+        ByteBuffer enc = ACCESS.encoded(batch);
+        NativeCalls calls = calls0();
         Target t = Target.of(db, cf, null);
-        Scratch s = Scratch.get(b);
-        int ops = Scratch.DATA + 8;
-        NativeBuffer m = s.ensure((long) ops + len, 0);
-        m.buf.putLong(Scratch.DATA, t.cfHandle);
-        m.buf.put(ops, enc, 0, len);
-        int rc = b.rjWrite(t.dbHandle, m.addr + Scratch.DATA, 1, m.addr + ops, len, count, s.err());
-        t.fence();
-        if (rc != 0) {
-            throw s.error(rc);
+        try {
+            calls.rjWrite(t.dbHandle, t.cfHandle, enc, batch.count());
+        } finally {
+            t.fence();
         }
     }
 
     // ---- internals ----
 
-    private static NativeBinding binding0() {
-        NativeBinding b = Bindings.defaultBinding();
-        Engines.attach(b, Engine.ROCKSDB);
-        return b;
+    private static NativeCalls calls0() {
+        NativeCalls calls = new NativeCalls(Bindings.defaultBinding());
+        Engines.attach(calls, Engine.ROCKSDB);
+        return calls;
     }
 
     /** Wraps a native cursor; frees it when the Java cursor cannot be built. */
     private static Cursor adopt(RocksCursorHost host, long handle, KeyRange range, boolean armed) {
         Once release = new Once(host.release(handle));
         try {
-            return ApiAccess.hooks().newCursor(host, handle, release, range, PAGE_SIZE, armed);
+            return ACCESS.newCursor(host, handle, release, range, PAGE_SIZE, armed);
         } catch (RuntimeException | Error e) {
             release.run();
             throw e;

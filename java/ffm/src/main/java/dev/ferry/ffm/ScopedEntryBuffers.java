@@ -17,7 +17,7 @@ public final class ScopedEntryBuffers extends EntryBuffers {
     }
 
     @Override
-    public ByteBuffer readOnly(Cursor c, long addr, int len) {
-        return Segments.segment(c, addr, len).asByteBuffer();
+    public ByteBuffer readOnly(Object cursor, long addr, int len) {
+        return Segments.segment((Cursor) cursor, addr, len).asByteBuffer();
     }
 }

@@ -1,7 +1,7 @@
 package dev.ferry.ffm;
 
 import dev.ferry.Cursor;
-import dev.ferry.internal.CursorAccess;
+import dev.ferry.InternalAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -27,7 +27,7 @@ import java.lang.ref.Reference;
  * <p>Thread safety: the cursor's thread only (confined arenas enforce it too).
  */
 public final class Segments {
-    private static final CursorAccess ACCESS = CursorAccess.get();
+    private static final InternalAccess ACCESS = InternalAccess.get();
 
     private Segments() {
     }
@@ -68,7 +68,7 @@ public final class Segments {
     }
 
     private static Arena scope(Cursor c) {
-        if (ACCESS.listener(c) instanceof EntryScope s) {
+        if (ACCESS.moveListener(c) instanceof EntryScope s) {
             return s.arena;
         }
         EntryScope s = new EntryScope(Arena.ofConfined());

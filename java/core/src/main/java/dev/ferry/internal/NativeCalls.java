@@ -1,0 +1,1072 @@
+package dev.ferry.internal;
+
+import dev.ferry.ErrorCode;
+import dev.ferry.FerryException;
+import dev.ferry.spi.NativeBinding;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The call layer: one typed method per native operation of the ferry C ABI, and the only code
+ * that lays arguments out in per-thread scratch memory ({@link Scratch}), calls the binding and
+ * turns a return code into an exception ({@link #failure}). The public classes of {@code dev.ferry}
+ * and {@code dev.ferry.rocksjava} call these methods instead of the binding, so a change of the
+ * binding's shape (ABI 5: one function per operation with its flags) touches this class only.
+ *
+ * <p>Conventions: handles are {@code long}s; a method that fails throws the engine's
+ * {@link FerryException}; "absent" answers that are not errors come back as values (null, false,
+ * -1, a zero handle), as each method says. No method checks a handle's state: the caller's guard
+ * does that before calling.
+ *
+ * <p>Thread safety: thread-safe (scratch memory is per thread).
+ */
+public final class NativeCalls {
+    private final NativeBinding b;
+
+    /**
+     * A call layer over one binding.
+     *
+     * @param binding the binding
+     */
+    public NativeCalls(NativeBinding binding) {
+        this.b = binding;
+    }
+
+    /** @return the binding's name ({@code "jni"} or {@code "ffm"}) */
+    public String bindingName() {
+        return b.name();
+    }
+
+    /**
+     * Allocates a native buffer (a cursor page).
+     *
+     * @param cap its capacity
+     * @return the buffer
+     */
+    public NativeBuffer allocate(int cap) {
+        return NativeBuffer.allocate(b, cap);
+    }
+
+    /**
+     * A direct buffer over native memory (for copies out of a view).
+     *
+     * @param address the first byte
+     * @param length its length
+     * @return the buffer
+     */
+    public ByteBuffer wrap(long address, int length) {
+        return b.wrap(address, length);
+    }
+
+    // ---- errors: the one place that makes an exception of a return code ----
+
+    /**
+     * Builds the exception for a failed call whose {@code ferry_error} is at {@code off} of {@code m}.
+     *
+     * @param m memory holding the error struct
+     * @param off its offset
+     * @param rc the return code
+     * @return the exception
+     */
+    public static FerryException failure(NativeBuffer m, int off, int rc) {
+        ErrorCode code = ErrorCode.of(rc);
+        int written = m.buf.getInt(off);
+        String msg;
+        int engineCode = 0;
+        if (written == rc) {
+            engineCode = m.buf.getInt(off + Abi.ERROR_ENGINE_CODE);
+            int start = off + Abi.ERROR_MESSAGE;
+            int end = start;
+            int limit = off + Abi.ERROR_SIZE;
+            while (end < limit && m.buf.get(end) != 0) {
+                end++;
+            }
+            byte[] bytes = new byte[end - start];
+            m.buf.get(start, bytes);
+            msg = new String(bytes, StandardCharsets.UTF_8);
+        } else {
+            msg = code.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        }
+        return FerryException.of(code, engineCode, msg + " (" + code + ")");
+    }
+
+    private static void check(Scratch s, int rc) {
+        if (rc != 0) {
+            throw s.error(rc);
+        }
+    }
+
+    private static int align8(int v) {
+        return (v + 7) & ~7;
+    }
+
+    /** Copies {@code [a][pad][c]} into the data area; returns the offset of {@code c}. */
+    private static int two(Scratch s, byte[] a, int ao, int al, byte[] c, int co, int cl) {
+        int coff = align8(Scratch.DATA + al);
+        NativeBuffer m = s.ensure((long) coff + cl, 0);
+        m.buf.put(Scratch.DATA, a, ao, al);
+        m.buf.put(coff, c, co, cl);
+        return coff;
+    }
+
+    /** Copies options, a C string and an optional C string; returns their offsets {opts, str, extra}. */
+    private static int[] optionsAndStrings(Scratch s, long[] opts, byte[] str, byte[] extra) {
+        int optsOff = Scratch.DATA;
+        int strOff = optsOff + 8 * opts.length;
+        NativeBuffer m = s.ensure((long) strOff + str.length + 1 + (extra == null ? 0 : extra.length + 1) + 16, 0);
+        for (int i = 0; i < opts.length; i++) {
+            m.buf.putLong(optsOff + 8 * i, opts[i]);
+        }
+        int extraOff = m.putCString(strOff, str);
+        if (extra != null) {
+            m.putCString(extraOff, extra);
+        }
+        return new int[] {optsOff, strOff, extraOff};
+    }
+
+    // ---- engines ----
+
+    /**
+     * {@code ferry_engine_attach}.
+     *
+     * @param engine the engine id
+     * @param path the engine library's path, or null to find it loaded
+     */
+    public void engineAttach(int engine, byte[] path) {
+        Scratch s = Scratch.get(b);
+        check(s, b.engineAttach(engine, path == null ? 0 : s.cString(path), s.err()));
+    }
+
+    /**
+     * {@code ferry_engine_path}.
+     *
+     * @param engine the engine id
+     * @return the attached library's path, or null
+     */
+    public String enginePath(int engine) {
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + 4096L, 0);
+        int n = b.enginePath(engine, m.addr + Scratch.DATA, 4096);
+        return n < 0 ? null : new String(m.bytes(Scratch.DATA, Math.min(n, 4095)), StandardCharsets.UTF_8);
+    }
+
+    // ---- stores ----
+
+    /**
+     * {@code ferry_store_open}, with or without family records.
+     *
+     * @param engine the engine id
+     * @param path the directory (UTF-8)
+     * @param opts the {@code FERRY_OPT_*} array
+     * @param extra the engine's option string, or null
+     * @param families encoded family records, or null
+     * @param familyCount how many records
+     * @return the store handle
+     */
+    public long storeOpen(int engine, byte[] path, long[] opts, byte[] extra, byte[] families, int familyCount) {
+        Scratch s = Scratch.get(b);
+        int[] o = optionsAndStrings(s, opts, path, extra);
+        NativeBuffer m = s.mem;
+        long extraAddr = extra == null ? 0 : m.addr + o[2];
+        int rc;
+        if (families == null) {
+            rc = b.storeOpen(engine, m.addr + o[1], m.addr + o[0], opts.length, extraAddr, 0, 0, 0, s.out(0), s.err());
+        } else {
+            int cfsOff = align8(o[2] + (extra == null ? 0 : extra.length + 1));
+            m = s.ensure((long) cfsOff + families.length, cfsOff);
+            m.buf.put(cfsOff, families);
+            rc = b.storeOpen(engine, m.addr + o[1], m.addr + o[0], opts.length, extra == null ? 0 : m.addr + o[2],
+                    m.addr + cfsOff, families.length, familyCount, s.out(0), s.err());
+        }
+        check(s, rc);
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_store_close}.
+     *
+     * @param store the handle
+     * @return its rc ({@link Abi#EBUSY}: an LMDB transaction of another thread keeps it open)
+     */
+    public int storeClose(long store) {
+        return b.storeClose(store);
+    }
+
+    /** A column family slot as the store reports it. */
+    public static final class Slot {
+        /** The family's name. */
+        public final String name;
+        /** Its {@code FERRY_CF_*} flags. */
+        public final int flags;
+        /** True when it was dropped. */
+        public final boolean dropped;
+
+        Slot(String name, int flags, boolean dropped) {
+            this.name = name;
+            this.flags = flags;
+            this.dropped = dropped;
+        }
+    }
+
+    /**
+     * {@code ferry_cf_count}.
+     *
+     * @param store the handle
+     * @return the number of family slots
+     */
+    public int cfCount(long store) {
+        Scratch s = Scratch.get(b);
+        check(s, b.cfCount(store, s.out(0)));
+        return (int) (s.outLong(0) & 0xFFFFFFFFL);
+    }
+
+    /**
+     * {@code ferry_cf_name} and {@code ferry_cf_flags} of one slot.
+     *
+     * @param store the handle
+     * @param id the slot
+     * @return the slot
+     */
+    public Slot cfSlot(long store, int id) {
+        Scratch s = Scratch.get(b);
+        int cap = 4096;
+        for (;;) {
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) cap, 0);
+            int rc = b.cfName(store, id, m.addr + Scratch.DATA, cap, s.out(1));
+            if (rc != 0 && rc != Abi.ECFDROPPED) {
+                throw s.error(rc);
+            }
+            if (s.outLong(1) >= cap) { // a longer name (RocksDB): read it again whole
+                cap = (int) Math.min(Integer.MAX_VALUE - Scratch.DATA - 16L, s.outLong(1) + 1);
+                continue;
+            }
+            String name = new String(m.bytes(Scratch.DATA, (int) s.outLong(1)), StandardCharsets.UTF_8);
+            int flags = 0;
+            if (rc == 0) {
+                int frc = b.cfFlags(store, id, s.out(2), s.err());
+                if (frc != 0 && frc != Abi.ECFDROPPED) {
+                    throw s.error(frc);
+                }
+                flags = (int) (s.outLong(2) & 0xFFFFFFFFL); // a u32, as cfCount's
+            }
+            return new Slot(name, flags, rc == Abi.ECFDROPPED);
+        }
+    }
+
+    /**
+     * {@code ferry_cf_find}.
+     *
+     * @param store the handle
+     * @param name the name (UTF-8)
+     * @return the family's id, or -1 when none has that name
+     */
+    public int cfFind(long store, byte[] name) {
+        Scratch s = Scratch.get(b);
+        int rc = b.cfFind(store, s.cString(name), s.out(0), s.err());
+        if (rc == Abi.NOTFOUND) {
+            return -1;
+        }
+        check(s, rc);
+        return (int) (s.outLong(0) & 0xFFFFFFFFL);
+    }
+
+    /**
+     * {@code ferry_cf_list_all}.
+     *
+     * @param store the handle
+     */
+    public void cfListAll(long store) {
+        Scratch s = Scratch.get(b);
+        check(s, b.cfListAll(store, s.err()));
+    }
+
+    /**
+     * {@code ferry_cf_create}, with flags and, optionally, options.
+     *
+     * @param store the handle
+     * @param name the name (UTF-8)
+     * @param flags {@code FERRY_CF_*} flags
+     * @param opts the family's {@code FERRY_OPT_*} array, or null for the store's
+     * @param extra the family's option string, or null
+     * @return the new family's id
+     */
+    public int cfCreate(long store, byte[] name, int flags, long[] opts, byte[] extra) {
+        Scratch s = Scratch.get(b);
+        int rc;
+        if (opts == null) {
+            rc = b.cfCreate(store, s.cString(name), flags, 0, 0, 0, s.out(0), s.err());
+        } else {
+            int[] o = optionsAndStrings(s, opts, name, extra);
+            NativeBuffer m = s.mem;
+            rc = b.cfCreate(store, m.addr + o[1], flags, m.addr + o[0], opts.length,
+                    extra == null ? 0 : m.addr + o[2], s.out(0), s.err());
+        }
+        check(s, rc);
+        return (int) (s.outLong(0) & 0xFFFFFFFFL);
+    }
+
+    /**
+     * {@code ferry_cf_drop}.
+     *
+     * @param store the handle
+     * @param cf the family
+     */
+    public void cfDrop(long store, int cf) {
+        Scratch s = Scratch.get(b);
+        check(s, b.cfDrop(store, cf, s.err()));
+    }
+
+    // ---- reads (view: 0 for the latest state, a snapshot's or a transaction's handle) ----
+
+    /**
+     * {@code ferry_get} with {@code FERRY_READ_*} flags.
+     *
+     * @param store the store
+     * @param view the view
+     * @param cf the family
+     * @param key the key array
+     * @param off first key byte
+     * @param len key length
+     * @param flags {@code FERRY_READ_*} flags
+     * @param readers retries when LMDB's reader table is full
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(long store, long view, int cf, byte[] key, int off, int len, int flags, Readers readers) {
+        return PointReads.get(b, readers, (k, kl, d, c, vo, e) -> b.get(store, view, cf, k, kl, flags, d, c, vo, e), key, off, len);
+    }
+
+    /**
+     * {@code ferry_get} into a caller's buffer (see {@link PointReads#getInto}).
+     *
+     * @param store the store
+     * @param view the view
+     * @param cf the family
+     * @param key the key (position to limit)
+     * @param into receives the value
+     * @param readers retries when LMDB's reader table is full
+     * @return the value's full length, or {@link PointReads#NOT_FOUND}
+     */
+    public int getInto(long store, long view, int cf, ByteBuffer key, ByteBuffer into, Readers readers) {
+        return PointReads.getInto(b, readers, (k, kl, d, c, vo, e) -> b.get(store, view, cf, k, kl, 0, d, c, vo, e), key, into);
+    }
+
+    /**
+     * {@code ferry_multi_get}.
+     *
+     * @param store the store
+     * @param view the view
+     * @param cf the family
+     * @param keys the keys
+     * @param flags {@code FERRY_READ_*} flags
+     * @param readers retries when LMDB's reader table is full
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(long store, long view, int cf, List<byte[]> keys, int flags, Readers readers) {
+        return PointReads.multiGet(b, readers,
+                (n, k, kl, d, c, lo, e) -> b.multiGet(store, view, cf, n, k, kl, flags, d, c, lo, e), keys);
+    }
+
+    /**
+     * {@code ferry_value_count}.
+     *
+     * @param store the store
+     * @param view the view
+     * @param cf the family
+     * @param key the key
+     * @return the count
+     */
+    public long valueCount(long store, long view, int cf, byte[] key) {
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
+        m.buf.put(Scratch.DATA, key, 0, key.length);
+        check(s, b.valueCount(store, view, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    // ---- writes ----
+
+    /**
+     * {@code ferry_put}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param key key array
+     * @param ko first key byte
+     * @param kl key length
+     * @param value value array
+     * @param vo first value byte
+     * @param vl value length
+     */
+    public void put(long store, int cf, byte[] key, int ko, int kl, byte[] value, int vo, int vl) {
+        Scratch s = Scratch.get(b);
+        int voff = two(s, key, ko, kl, value, vo, vl);
+        long a = s.mem.addr;
+        check(s, b.put(store, cf, a + Scratch.DATA, kl, a + voff, vl, 0, s.err()));
+    }
+
+    /**
+     * {@code ferry_put} with {@code FERRY_WRITE_*} flags.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param key the key
+     * @param value the value
+     * @param flags the flags
+     * @return false when the flags refused an existing key or pair ({@code FERRY_EKEYEXIST})
+     */
+    public boolean put(long store, int cf, byte[] key, byte[] value, int flags) {
+        Scratch s = Scratch.get(b);
+        int voff = two(s, key, 0, key.length, value, 0, value.length);
+        long a = s.mem.addr;
+        int rc = b.put(store, cf, a + Scratch.DATA, key.length, a + voff, value.length, flags, s.err());
+        if (rc == Abi.EKEYEXIST) {
+            return false;
+        }
+        check(s, rc);
+        return true;
+    }
+
+    /**
+     * {@code ferry_put} of buffers (position to limit; not moved), copied through the buffers' own
+     * API: a caller's buffer never reaches native code by address (a shared arena closed by another
+     * thread during the call would leave the shim reading freed memory; copying gets the JDK's checks).
+     *
+     * @param store the store
+     * @param cf the family
+     * @param key the key
+     * @param value the value
+     */
+    public void put(long store, int cf, ByteBuffer key, ByteBuffer value) {
+        Scratch s = Scratch.get(b);
+        int klen = key.remaining();
+        int vlen = value.remaining();
+        int voff = align8(Scratch.DATA + klen);
+        NativeBuffer m = s.ensure((long) voff + vlen, 0);
+        m.buf.put(voff, value, value.position(), vlen);
+        m.buf.put(Scratch.DATA, key, key.position(), klen);
+        check(s, b.put(store, cf, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, 0, s.err()));
+    }
+
+    /**
+     * {@code ferry_merge}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param key the key
+     * @param operand the operand
+     */
+    public void merge(long store, int cf, byte[] key, byte[] operand) {
+        Scratch s = Scratch.get(b);
+        int voff = two(s, key, 0, key.length, operand, 0, operand.length);
+        long a = s.mem.addr;
+        check(s, b.merge(store, cf, a + Scratch.DATA, key.length, a + voff, operand.length, s.err()));
+    }
+
+    /**
+     * {@code ferry_delete}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param key key array
+     * @param off first key byte
+     * @param len key length
+     */
+    public void delete(long store, int cf, byte[] key, int off, int len) {
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
+        m.buf.put(Scratch.DATA, key, off, len);
+        check(s, b.delete(store, cf, m.addr + Scratch.DATA, len, s.err()));
+    }
+
+    /**
+     * {@code ferry_delete_range}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param begin inclusive
+     * @param end exclusive
+     */
+    public void deleteRange(long store, int cf, byte[] begin, byte[] end) {
+        Scratch s = Scratch.get(b);
+        int eoff = two(s, begin, 0, begin.length, end, 0, end.length);
+        long a = s.mem.addr;
+        check(s, b.deleteRange(store, cf, a + Scratch.DATA, begin.length, a + eoff, end.length, s.err()));
+    }
+
+    /**
+     * {@code ferry_write}: an encoded batch with {@code FERRY_WRITE_*} flags.
+     *
+     * @param store the store
+     * @param ops the records (position = length)
+     * @param count how many
+     * @param flags {@code FERRY_WRITE_*} flags
+     */
+    public void write(long store, ByteBuffer ops, int count, int flags) {
+        Scratch s = Scratch.get(b);
+        long addr = copy(s, ops);
+        int len = ops.position();
+        check(s, b.write(store, addr, len, count, flags, s.err()));
+    }
+
+    private static long copy(Scratch s, ByteBuffer ops) {
+        int len = ops.position();
+        NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
+        m.buf.put(Scratch.DATA, ops, 0, len);
+        return m.addr + Scratch.DATA;
+    }
+
+    // ---- maintenance ----
+
+    /**
+     * {@code ferry_flush}.
+     *
+     * @param store the store
+     * @param cf the family
+     */
+    public void flush(long store, int cf) {
+        Scratch s = Scratch.get(b);
+        check(s, b.flush(store, cf, s.err()));
+    }
+
+    /**
+     * {@code ferry_compact_range}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param begin inclusive bound, or null
+     * @param end exclusive bound, or null
+     */
+    public void compactRange(long store, int cf, byte[] begin, byte[] end) {
+        Scratch s = Scratch.get(b);
+        int eoff = s.putTwo(begin, end);
+        long a = s.mem.addr;
+        check(s, b.compactRange(store, cf, begin == null ? 0 : a + Scratch.DATA, begin == null ? 0 : begin.length,
+                end == null ? 0 : a + eoff, end == null ? 0 : end.length, s.err()));
+    }
+
+    /**
+     * {@code ferry_checkpoint}.
+     *
+     * @param store the store
+     * @param dir the target directory (UTF-8)
+     * @param flags {@code FERRY_CHECKPOINT_*} flags
+     */
+    public void checkpoint(long store, byte[] dir, int flags) {
+        Scratch s = Scratch.get(b);
+        check(s, b.checkpoint(store, s.cString(dir), flags, s.err()));
+    }
+
+    /**
+     * {@code ferry_ingest}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param paths the files' paths, each followed by a NUL
+     * @param n how many
+     * @param flags {@code FERRY_INGEST_*} flags
+     */
+    public void ingest(long store, int cf, byte[] paths, int n, int flags) {
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + (long) paths.length, 0);
+        m.buf.put(Scratch.DATA, paths);
+        check(s, b.ingest(store, cf, m.addr + Scratch.DATA, paths.length, n, flags, s.err()));
+    }
+
+    /**
+     * {@code ferry_property}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param name the property (UTF-8)
+     * @return its value, or null when the engine does not know it
+     */
+    public String property(long store, int cf, byte[] name) {
+        Scratch s = Scratch.get(b);
+        int cap = 64 * 1024;
+        for (;;) {
+            int dst = align8(Scratch.DATA + name.length + 1);
+            NativeBuffer m = s.ensure((long) dst + cap, 0);
+            m.putCString(Scratch.DATA, name);
+            int rc = b.property(store, cf, m.addr + Scratch.DATA, m.addr + dst, cap, s.out(0), s.err());
+            if (rc == Abi.NOTFOUND) {
+                return null;
+            }
+            check(s, rc);
+            long len = s.outLong(0);
+            if (len < cap) {
+                return new String(m.bytes(dst, (int) len), StandardCharsets.UTF_8);
+            }
+            cap = (int) Math.min(Integer.MAX_VALUE - dst - 16, len + 1);
+        }
+    }
+
+    /**
+     * {@code ferry_property_int}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @param name the property (UTF-8)
+     * @return its value, or null when the engine does not know it
+     */
+    public Long propertyLong(long store, int cf, byte[] name) {
+        Scratch s = Scratch.get(b);
+        int rc = b.propertyInt(store, cf, s.cString(name), s.out(0), s.err());
+        if (rc == Abi.NOTFOUND) {
+            return null;
+        }
+        check(s, rc);
+        return s.outLong(0);
+    }
+
+    // ---- snapshots and transactions ----
+
+    /**
+     * {@code ferry_snapshot_open}.
+     *
+     * @param store the store
+     * @param readers retries when LMDB's reader table is full (leaked snapshots may hold its slots)
+     * @return the snapshot handle
+     */
+    public long snapshotOpen(long store, Readers readers) {
+        Scratch s = Scratch.get(b);
+        int rc = b.snapshotOpen(store, s.out(0), s.err());
+        for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
+            s.clearError();
+            rc = b.snapshotOpen(store, s.out(0), s.err());
+        }
+        check(s, rc);
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_snapshot_close}.
+     *
+     * @param snapshot the handle
+     */
+    public void snapshotClose(long snapshot) {
+        b.snapshotClose(snapshot);
+    }
+
+    /**
+     * {@code ferry_txn_begin}.
+     *
+     * @param store the store
+     * @param timeoutMs how long to wait for the write lock (-1: no limit)
+     * @param timeoutIsAnswer true: a timed-out wait ({@code FERRY_ETIMEDOUT}) returns 0 (LMDB's
+     *        write lock); false: it throws as any failure
+     * @return the transaction handle, or 0 when the wait timed out
+     */
+    public long txnBegin(long store, long timeoutMs, boolean timeoutIsAnswer) {
+        Scratch s = Scratch.get(b);
+        int rc = b.txnBegin(store, 0, timeoutMs, s.out(0), s.err());
+        if (rc == Abi.ETIMEDOUT && timeoutIsAnswer) {
+            return 0;
+        }
+        check(s, rc);
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_txn_write} of an encoded batch.
+     *
+     * @param txn the transaction
+     * @param ops the records (position = length)
+     * @param count how many
+     */
+    public void txnWrite(long txn, ByteBuffer ops, int count) {
+        Scratch s = Scratch.get(b);
+        long addr = copy(s, ops);
+        check(s, b.txnWrite(txn, addr, ops.position(), count, s.err()));
+    }
+
+    /**
+     * {@code ferry_txn_write} of one record {@code op cf a b}.
+     *
+     * @param txn the transaction
+     * @param op {@code FERRY_OP_*}
+     * @param cf the family
+     * @param a the key (or range begin) array
+     * @param ao its first byte
+     * @param al its length
+     * @param c the value (or range end; empty for a delete) array
+     * @param co its first byte
+     * @param cl its length
+     */
+    public void txnRecord(long txn, int op, int cf, byte[] a, int ao, int al, byte[] c, int co, int cl) {
+        Scratch s = Scratch.get(b);
+        int aoff = Scratch.DATA + Abi.OP_HEADER;
+        NativeBuffer m = s.ensure((long) aoff + al + cl, 0);
+        ByteBuffer buf = m.buf;
+        buf.putInt(Scratch.DATA, op);
+        buf.putInt(Scratch.DATA + 4, cf);
+        buf.putInt(Scratch.DATA + 8, al);
+        buf.putInt(Scratch.DATA + 12, cl);
+        buf.put(aoff, a, ao, al);
+        buf.put(aoff + al, c, co, cl);
+        check(s, b.txnWrite(txn, m.addr + Scratch.DATA, Abi.OP_HEADER + al + cl, 1, s.err()));
+    }
+
+    /**
+     * {@code ferry_txn_get_for_update}.
+     *
+     * @param txn the transaction
+     * @param cf the family
+     * @param key the key
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] txnGetForUpdate(long txn, int cf, byte[] key) {
+        return PointReads.get(b, Readers.NONE, (k, kl, d, c, vo, e) -> b.txnGetForUpdate(txn, cf, k, kl, d, c, vo, e),
+                key, 0, key.length);
+    }
+
+    /**
+     * {@code ferry_txn_commit}.
+     *
+     * @param txn the transaction
+     */
+    public void txnCommit(long txn) {
+        Scratch s = Scratch.get(b);
+        check(s, b.txnCommit(txn, s.err()));
+    }
+
+    /**
+     * {@code ferry_txn_close}.
+     *
+     * @param txn the transaction
+     */
+    public void txnClose(long txn) {
+        b.txnClose(txn);
+    }
+
+    /**
+     * {@code ferry_txn_abandon}.
+     *
+     * @param txn the transaction
+     */
+    public void txnAbandon(long txn) {
+        b.txnAbandon(txn);
+    }
+
+    // ---- cursors ----
+
+    /**
+     * {@code ferry_cursor_open}.
+     *
+     * @param store the store
+     * @param view the view
+     * @param cf the family
+     * @param lo inclusive lower bound, or null
+     * @param hi exclusive upper bound, or null
+     * @param flags {@code FERRY_CURSOR_*} flags
+     * @param readers retries when LMDB's reader table is full (leaked cursors may hold its slots)
+     * @return the cursor handle
+     */
+    public long cursorOpen(long store, long view, int cf, byte[] lo, byte[] hi, int flags, Readers readers) {
+        Scratch s = Scratch.get(b);
+        int hiOff = s.putTwo(lo, hi);
+        long a = s.mem.addr;
+        long loAddr = lo == null ? 0 : a + Scratch.DATA;
+        int loLen = lo == null ? 0 : lo.length;
+        long hiAddr = hi == null ? 0 : a + hiOff;
+        int hiLen = hi == null ? 0 : hi.length;
+        int rc = b.cursorOpen(store, view, cf, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
+        for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
+            s.clearError();
+            rc = b.cursorOpen(store, view, cf, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
+        }
+        check(s, rc);
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_cursor_fill}: the cursor's own page and error struct (not scratch memory).
+     *
+     * @param cursor the handle
+     * @param op {@code FERRY_FIRST} ... {@code FERRY_SEEK_PAIR_LT}
+     * @param key seek key address, or 0
+     * @param klen its length
+     * @param page the page
+     * @param cap its capacity
+     * @param max entries at most
+     * @param err the error struct
+     * @return entries written, or a negative rc ({@link #failure} reads the error struct)
+     */
+    public int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int max, long err) {
+        return b.cursorFill(cursor, op, key, klen, page, cap, max, err);
+    }
+
+    /**
+     * {@code ferry_cursor_close}.
+     *
+     * @param cursor the handle
+     */
+    public void cursorClose(long cursor) {
+        b.cursorClose(cursor);
+    }
+
+    // ---- backups ----
+
+    /**
+     * {@code ferry_backups_open}.
+     *
+     * @param dir the backup directory (UTF-8)
+     * @return the handle
+     */
+    public long backupsOpen(byte[] dir) {
+        Scratch s = Scratch.get(b);
+        check(s, b.backupsOpen(s.cString(dir), s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_backups_close}.
+     *
+     * @param backups the handle
+     */
+    public void backupsClose(long backups) {
+        b.backupsClose(backups);
+    }
+
+    /**
+     * {@code ferry_backups_create}.
+     *
+     * @param backups the handle
+     * @param store the store to back up
+     * @return the new backup's id
+     */
+    public int backupsCreate(long backups, long store) {
+        Scratch s = Scratch.get(b);
+        check(s, b.backupsCreate(backups, store, s.out(0), s.err()));
+        return (int) s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_backups_list}: the records ({@code Abi.BACKUP_INFO_SIZE} bytes each) as longs.
+     *
+     * @param backups the handle
+     * @return per backup {id, epoch seconds, size, files}
+     */
+    public long[][] backupsList(long backups) {
+        Scratch s = Scratch.get(b);
+        int room = 16;
+        for (;;) {
+            NativeBuffer m = s.ensure(Scratch.DATA + (long) room * Abi.BACKUP_INFO_SIZE, 0);
+            check(s, b.backupsList(backups, m.addr + Scratch.DATA, (long) room * Abi.BACKUP_INFO_SIZE, s.out(0), s.err()));
+            int n = (int) s.outLong(0);
+            if (n > room) { // more backups than room: ask again with enough
+                room = n;
+                continue;
+            }
+            long[][] r = new long[n][];
+            for (int i = 0; i < n; i++) {
+                int off = Scratch.DATA + i * Abi.BACKUP_INFO_SIZE;
+                r[i] = new long[] {m.buf.getInt(off), m.buf.getLong(off + 8), m.buf.getLong(off + 16), m.buf.getInt(off + 4)};
+            }
+            return r;
+        }
+    }
+
+    /**
+     * {@code ferry_backups_restore}.
+     *
+     * @param backups the handle
+     * @param id the backup (0: the latest)
+     * @param dbDir the target directory (UTF-8)
+     */
+    public void backupsRestore(long backups, int id, byte[] dbDir) {
+        Scratch s = Scratch.get(b);
+        check(s, b.backupsRestore(backups, id, s.cString(dbDir), s.err()));
+    }
+
+    /**
+     * {@code ferry_backups_purge}.
+     *
+     * @param backups the handle
+     * @param keep how many to keep
+     */
+    public void backupsPurge(long backups, int keep) {
+        Scratch s = Scratch.get(b);
+        check(s, b.backupsPurge(backups, keep, s.err()));
+    }
+
+    // ---- SST files ----
+
+    /**
+     * {@code ferry_sst_open}.
+     *
+     * @param path the file (UTF-8)
+     * @param extra RocksDB options string, or null
+     * @return the handle
+     */
+    public long sstOpen(byte[] path, byte[] extra) {
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + path.length + 1L + (extra == null ? 0 : extra.length + 1L), 0);
+        int eoff = m.putCString(Scratch.DATA, path);
+        if (extra != null) {
+            m.putCString(eoff, extra);
+        }
+        check(s, b.sstOpen(m.addr + Scratch.DATA, extra == null ? 0 : m.addr + eoff, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_sst_put}, {@code ferry_sst_merge} or {@code ferry_sst_delete}.
+     *
+     * @param writer the handle
+     * @param kind 0 put, 1 merge, 2 delete
+     * @param key the key
+     * @param value the value or operand (null for a delete)
+     */
+    public void sstAdd(long writer, int kind, byte[] key, byte[] value) {
+        Scratch s = Scratch.get(b);
+        int voff = s.putTwo(key, value);
+        long k = s.mem.addr + Scratch.DATA;
+        long v = s.mem.addr + voff;
+        int vlen = value == null ? 0 : value.length;
+        int rc;
+        switch (kind) {
+            case 0: rc = b.sstPut(writer, k, key.length, v, vlen, s.err()); break;
+            case 1: rc = b.sstMerge(writer, k, key.length, v, vlen, s.err()); break;
+            default: rc = b.sstDelete(writer, k, key.length, s.err()); break;
+        }
+        check(s, rc);
+    }
+
+    /**
+     * {@code ferry_sst_finish}.
+     *
+     * @param writer the handle
+     * @return the file's size
+     */
+    public long sstFinish(long writer) {
+        Scratch s = Scratch.get(b);
+        check(s, b.sstFinish(writer, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_sst_close}.
+     *
+     * @param writer the handle
+     */
+    public void sstClose(long writer) {
+        b.sstClose(writer);
+    }
+
+    // ---- RocksJava interop (handles are RocksJava's) ----
+
+    /**
+     * {@code ferry_rj_cursor_open}.
+     *
+     * @param db the {@code rocksdb::DB*}
+     * @param cf the family handle
+     * @param snapshot the snapshot handle, or 0
+     * @param lo inclusive lower bound, or null
+     * @param hi exclusive upper bound, or null
+     * @return the cursor handle
+     */
+    public long rjCursorOpen(long db, long cf, long snapshot, byte[] lo, byte[] hi) {
+        Scratch s = Scratch.get(b);
+        int hiOff = s.putTwo(lo, hi);
+        long a = s.mem.addr;
+        check(s, b.rjCursorOpen(db, cf, snapshot, lo == null ? 0 : a + Scratch.DATA, lo == null ? 0 : lo.length,
+                hi == null ? 0 : a + hiOff, hi == null ? 0 : hi.length, 0, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_rj_cursor_wrap}.
+     *
+     * @param iterator the {@code rocksdb::Iterator*}
+     * @return the cursor handle
+     */
+    public long rjCursorWrap(long iterator) {
+        Scratch s = Scratch.get(b);
+        check(s, b.rjCursorWrap(iterator, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_rj_cursor_forget}.
+     *
+     * @param cursor the handle
+     */
+    public void rjCursorForget(long cursor) {
+        b.rjCursorForget(cursor);
+    }
+
+    /**
+     * {@code ferry_rj_get}.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param snapshot the snapshot handle, or 0
+     * @param key the key
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] rjGet(long db, long cf, long snapshot, byte[] key) {
+        return PointReads.get(b, Readers.NONE, (k, kl, d, c, vo, e) -> b.rjGet(db, cf, snapshot, k, kl, d, c, vo, e),
+                key, 0, key.length);
+    }
+
+    /**
+     * {@code ferry_rj_get} into a caller's buffer.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param key the key
+     * @param into receives the value
+     * @return the value's full length, or {@link PointReads#NOT_FOUND}
+     */
+    public int rjGetInto(long db, long cf, ByteBuffer key, ByteBuffer into) {
+        return PointReads.getInto(b, Readers.NONE, (k, kl, d, c, vo, e) -> b.rjGet(db, cf, 0, k, kl, d, c, vo, e), key, into);
+    }
+
+    /**
+     * {@code ferry_rj_multi_get}.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param snapshot the snapshot handle, or 0
+     * @param keys the keys
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> rjMultiGet(long db, long cf, long snapshot, List<byte[]> keys) {
+        return PointReads.multiGet(b, Readers.NONE,
+                (n, k, kl, d, c, lo, e) -> b.rjMultiGet(db, cf, snapshot, n, k, kl, d, c, lo, e), keys);
+    }
+
+    /**
+     * {@code ferry_rj_put}.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param key the key
+     * @param value the value
+     */
+    public void rjPut(long db, long cf, byte[] key, byte[] value) {
+        Scratch s = Scratch.get(b);
+        int voff = s.putTwo(key, value);
+        long a = s.mem.addr;
+        check(s, b.rjPut(db, cf, a + Scratch.DATA, key.length, a + voff, value.length, s.err()));
+    }
+
+    /**
+     * {@code ferry_rj_write}: an encoded batch whose records all go to one family.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param ops the records (position = length)
+     * @param count how many
+     */
+    public void rjWrite(long db, long cf, ByteBuffer ops, int count) {
+        Scratch s = Scratch.get(b);
+        int len = ops.position();
+        int opsOff = Scratch.DATA + 8;
+        NativeBuffer m = s.ensure((long) opsOff + len, 0);
+        m.buf.putLong(Scratch.DATA, cf);
+        m.buf.put(opsOff, ops, 0, len);
+        check(s, b.rjWrite(db, m.addr + Scratch.DATA, 1, m.addr + opsOff, len, count, s.err()));
+    }
+}
