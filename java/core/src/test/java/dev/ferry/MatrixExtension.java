@@ -28,19 +28,18 @@ final class MatrixExtension implements TestTemplateInvocationContextProvider {
         Class<?> suite = context.getRequiredTestClass();
         Matrix matrix = AnnotationSupport.findAnnotation(suite, Matrix.class)
                 .orElseThrow(() -> new IllegalStateException(suite.getName() + " has @MatrixTest methods but no @Matrix slice"));
-        String method = context.getRequiredTestMethod().getName();
         List<Target> targets = matrix.value().targets().stream().filter(Target::underTest).toList();
         if (targets.isEmpty()) {
-            return Stream.of(new Skipped(matrix.value(), method));
+            return Stream.of(new Skipped(matrix.value()));
         }
-        return targets.stream().map(t -> new Invocation(t, method));
+        return targets.stream().map(Invocation::new);
     }
 
     /** One run of a test on one target. */
-    private record Invocation(Target target, String method) implements TestTemplateInvocationContext, ParameterResolver {
+    private record Invocation(Target target) implements TestTemplateInvocationContext, ParameterResolver {
         @Override
         public String getDisplayName(int invocationIndex) {
-            return "[" + target.id() + "] " + method;
+            return "[" + target.id() + "]";
         }
 
         @Override
@@ -60,10 +59,10 @@ final class MatrixExtension implements TestTemplateInvocationContextProvider {
     }
 
     /** The stand-in when this run takes no target of the slice (JUnit 5.11 refuses a template without runs). */
-    private record Skipped(Target.Slice slice, String method) implements TestTemplateInvocationContext, ExecutionCondition {
+    private record Skipped(Target.Slice slice) implements TestTemplateInvocationContext, ExecutionCondition {
         @Override
         public String getDisplayName(int invocationIndex) {
-            return "[no target] " + method;
+            return "[no target]";
         }
 
         @Override

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A test run once per {@link Target} of its class's {@link Matrix} slice that this test run takes
  * ({@link Target#underTest}). {@code @BeforeEach} methods and the test take the target as a
- * parameter; reports name each run {@code [target] method}.
+ * parameter; reports name each run {@code method()[target]}, e.g. {@code putThenGetReturnsValue()[rocksdb-jni-optimistic]}.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

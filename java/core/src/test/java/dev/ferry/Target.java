@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 /**
  * The engine x binding x transaction-mode matrix, declared once. Every suite of the contract
  * (and of the differential, crash, power-cut and misuse tests) runs each {@link MatrixTest} once per
- * target of its {@link Slice}, named in reports as {@code [rocksdb-jni-optimistic] testName}.
+ * target of its {@link Slice}, named in reports as {@code testName()[rocksdb-jni-optimistic]}.
  *
  * <p>Which targets a test run takes (see {@link #underTest}):
  * <ul>
