@@ -40,10 +40,13 @@ import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
 
 /**
- * The RocksJava interop contract, run once per binding ({@link Target.Slice#ROCKSDB}; RocksInterop uses the
- * run's default binding, which is the binding of the run's targets): Ferry cursors and point
- * calls over RocksJava's own objects must see exactly what RocksJava sees (differential tests on
+ * The RocksJava interop contract, run once per binding ({@link Target.Slice#ROCKSDB}): Ferry cursors and
+ * point calls over RocksJava's own objects must see exactly what RocksJava sees (differential tests on
  * random workloads), and misuse with closed RocksJava objects must throw, never crash.
+ *
+ * <p>RocksInterop takes no binding: it uses the class path's default one, which is the binding of the
+ * run's targets ({@link Target#underTest}). A run told to take both ({@code -Dferry.test.bindings=jni,ffm})
+ * fails {@code runsOnTheExpectedBinding} on the binding that is not the default.
  */
 @Matrix(Target.Slice.ROCKSDB)
 class RocksInteropTest {
