@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.condition.DisabledOnOs;
-import org.junit.jupiter.api.condition.OS;
 
 /**
  * Administration: flush, compaction and properties, checkpoints and backups, statistics, SST files and
@@ -207,7 +205,7 @@ class AdminContractTest extends StoreContract {
     }
 
     @MatrixTest
-    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
+    @NeedsRocksDb
     void backupsRestoreEveryFamilyAndPurgeKeepsTheNewest() throws Exception {
         try (Backups backups = Backups.open(dir.resolve("backups"), options().binding)) {
             if (options().engine() != Engine.ROCKSDB) {
@@ -263,7 +261,7 @@ class AdminContractTest extends StoreContract {
     }
 
     @MatrixTest
-    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
+    @NeedsRocksDb
     void backupsMisuseThrows() throws Exception {
         Backups backups = Backups.open(dir.resolve("backups"), options().binding);
         assertThrows(NullPointerException.class, () -> backups.create(null));
@@ -358,7 +356,7 @@ class AdminContractTest extends StoreContract {
     }
 
     @MatrixTest
-    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
+    @NeedsRocksDb
     void sstFileIsIngestedIntoAFamilyAndItsDeletesHideOlderValues() throws Exception {
         Path f = dir.resolve("load.sst");
         try (SstFileWriter w = sst("load.sst")) {
@@ -406,7 +404,7 @@ class AdminContractTest extends StoreContract {
     }
 
     @MatrixTest
-    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
+    @NeedsRocksDb
     void sstKeysOutOfOrderThrowAndTheWriterStaysUsable() {
         try (SstFileWriter w = sst("o.sst")) {
             w.put(b("b"), b("1"));
@@ -426,7 +424,7 @@ class AdminContractTest extends StoreContract {
     }
 
     @MatrixTest
-    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
+    @NeedsRocksDb
     void sstWriterMisuseThrows() throws Exception {
         SstFileWriter w = sst("m.sst");
         assertThrows(FerryException.InvalidArgument.class, w::finish); // no entries

@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.condition.DisabledOnOs;
-import org.junit.jupiter.api.condition.OS;
 
 /**
  * Open, close and misuse: the other engine's directory and options, read-only stores, second opens, calls on
@@ -29,7 +27,7 @@ class LifecycleContractTest extends StoreContract {
      * directory, and nothing is created in it.
      */
     @MatrixTest
-    @DisabledOnOs(value = OS.WINDOWS, disabledReason = NEEDS_ROCKSDB)
+    @NeedsRocksDb
     void openingADirectoryOfTheOtherEngineIsRefusedNamingIt() throws Exception {
         Engine mine = options().engine();
         Engine other = mine == Engine.ROCKSDB ? Engine.LMDB : Engine.ROCKSDB;

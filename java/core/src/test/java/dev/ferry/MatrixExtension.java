@@ -2,6 +2,7 @@ package dev.ferry;
 
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.Extension;
@@ -35,8 +36,8 @@ final class MatrixExtension implements TestTemplateInvocationContextProvider {
         return targets.stream().map(Invocation::new);
     }
 
-    /** One run of a test on one target. */
-    private record Invocation(Target target) implements TestTemplateInvocationContext, ParameterResolver {
+    /** One run of a test on one target; a {@link NeedsRocksDb} test's run is disabled on Windows. */
+    private record Invocation(Target target) implements TestTemplateInvocationContext, ParameterResolver, ExecutionCondition {
         @Override
         public String getDisplayName(int invocationIndex) {
             return "[" + target.id() + "]";
@@ -55,6 +56,13 @@ final class MatrixExtension implements TestTemplateInvocationContextProvider {
         @Override
         public Object resolveParameter(ParameterContext p, ExtensionContext e) {
             return target;
+        }
+
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            boolean needsRocksDb = context.getTestMethod().map(m -> m.isAnnotationPresent(NeedsRocksDb.class)).orElse(false);
+            return needsRocksDb && OS.WINDOWS.isCurrentOs() ? ConditionEvaluationResult.disabled(NeedsRocksDb.REASON)
+                    : ConditionEvaluationResult.enabled("runs here");
         }
     }
 

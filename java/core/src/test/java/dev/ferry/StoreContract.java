@@ -22,14 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Matrix(Target.Slice.STORES)
 abstract class StoreContract {
-    /**
-     * Why tests that need RocksDB next to the engine under test (a RocksDB store as the other
-     * engine, the SST writer, the backup engine) do not run on Windows, where the LMDB suites run
-     * (tests/wine/run): Ferry cannot bind RocksDB there. RocksDbOnWindowsTest checks that refusal.
-     */
-    static final String NEEDS_ROCKSDB = "needs RocksDB, which Ferry cannot bind on Windows: rocksdbjni's Windows library exports"
-            + " no RocksDB C API (RocksDbOnWindowsTest checks the refusal)";
-
     static final java.util.Comparator<byte[]> UNSIGNED = Arrays::compareUnsigned;
 
     @TempDir
