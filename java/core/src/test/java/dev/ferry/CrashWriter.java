@@ -14,7 +14,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
- * The child process of {@link CrashDurabilityContract}: opens a store with
+ * The child process of {@link CrashDurabilityTest}: opens a store with
  * {@link StoreOptions#syncWrites(boolean) syncWrites(true)}, or {@code syncWrites(false)} for a
  * variant ending in {@code "-nosync"}, and applies operations
  * {@code first, first+1, ...} of one deterministic sequence, printing {@code A <id>} on stdout

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import org.lmdbjava.ByteArrayProxy;
@@ -36,9 +36,10 @@ import org.lmdbjava.Txn;
  * <p>LMDB must never be open twice in one process at once: Ferry's store is closed before
  * lmdbjava opens the environment and the other way round. lmdbjava is pointed at the liblmdb
  * copy Ferry extracted ({@code lmdbjava.native.lib}, set before lmdbjava's classes initialise),
- * so the process holds one liblmdb. Subclasses choose the Ferry binding.
+ * so the process holds one liblmdb. Runs once per binding ({@link Target.Slice#LMDB}).
  */
-public abstract class LmdbJavaDifferentialTest {
+@Matrix(Target.Slice.LMDB)
+class LmdbJavaDifferentialTest {
     /** lmdbjava's property naming the LMDB library to load instead of extracting its own. */
     static final String LMDBJAVA_NATIVE_LIB = "lmdbjava.native.lib";
     static final List<String> FAMILIES = List.of("default", "cf-a", "cf-b");
@@ -52,8 +53,17 @@ public abstract class LmdbJavaDifferentialTest {
     @TempDir
     Path dir;
 
+    Target target;
+
+    @BeforeEach
+    void target(Target t) {
+        target = t;
+    }
+
     /** @return the Ferry binding under test: "jni" or "ffm" */
-    protected abstract String binding();
+    String binding() {
+        return target.binding;
+    }
 
     private StoreOptions ferryOptions() {
         return StoreOptions.lmdb().binding(binding()).mapSize(MAP_SIZE).maxColumnFamilies(MAX_DBS);
@@ -63,7 +73,7 @@ public abstract class LmdbJavaDifferentialTest {
         return new Workload(seed, FAMILIES, 1, 511);
     }
 
-    @Test
+    @MatrixTest
     void ferryWritesAreReadIdenticallyByLmdbJava() throws Exception {
         Workload w = workload(0x1D_0001L);
         Path db = dir.resolve("db");
@@ -75,7 +85,7 @@ public abstract class LmdbJavaDifferentialTest {
         verifyWithLmdbJava(db, w, "Ferry/" + binding() + " wrote, lmdbjava read");
     }
 
-    @Test
+    @MatrixTest
     void lmdbJavaWritesAreReadIdenticallyByFerry() throws Exception {
         Workload w = workload(0x1D_0002L);
         Path db = dir.resolve("db");
@@ -86,7 +96,7 @@ public abstract class LmdbJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void alternatingWritersAgreeAfterEachHandOver() throws Exception {
         Workload w = workload(0x1D_0003L);
         Path db = dir.resolve("db");
@@ -105,7 +115,7 @@ public abstract class LmdbJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void lmdbJavaLoadsFerrysLiblmdbCopy() throws Exception {
         Path lib = NativeLibrary.lmdbPath();
         assertEquals(lib.toString(), System.getProperty(LMDBJAVA_NATIVE_LIB));
@@ -142,7 +152,7 @@ public abstract class LmdbJavaDifferentialTest {
 
     // ---- write transactions: Ferry's and lmdbjava's ----
 
-    @Test
+    @MatrixTest
     void writeTransactionsAgreeWithLmdbJava() throws Exception {
         TxnWorkload w = new TxnWorkload(0x1D_7001L);
         Path db = dir.resolve("txn");
@@ -358,7 +368,7 @@ public abstract class LmdbJavaDifferentialTest {
         void deleteKey(byte[] k);
     }
 
-    @Test
+    @MatrixTest
     void ferryDupsortWritesAreReadIdenticallyByLmdbJava() throws Exception {
         DupModel m = new DupModel(0x1D_0017L);
         Path db = dir.resolve("db");
@@ -393,7 +403,7 @@ public abstract class LmdbJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void lmdbJavaDupsortWritesAreReadIdenticallyByFerry() throws Exception {
         DupModel m = new DupModel(0x1D_0018L);
         Path db = dir.resolve("db");

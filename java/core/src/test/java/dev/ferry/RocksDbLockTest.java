@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A RocksDB store open in another process: the second process's open fails with
  * {@link FerryException.Busy} saying another process holds the lock, in the words the in-process
- * case uses (that one is in {@code StoreContract.secondOpenOfAnOpenStoreFailsCleanly}).
+ * case uses (that one is in {@code LifecycleContractTest.secondOpenOfAnOpenStoreFailsCleanly}).
  */
 class RocksDbLockTest {
     @TempDir

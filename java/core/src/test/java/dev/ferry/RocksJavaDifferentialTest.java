@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -33,9 +33,10 @@ import org.rocksdb.WriteOptions;
  * Differential tests against RocksJava (org.rocksdb:rocksdbjni, the reference binding): random
  * workloads written through Ferry are read back with RocksJava entry by entry, and the reverse.
  * The two libraries never hold the store open at the same time (RocksDB's LOCK file): one is
- * closed before the other opens. Subclasses choose the Ferry binding.
+ * closed before the other opens. Runs once per binding ({@link Target.Slice#ROCKSDB}).
  */
-public abstract class RocksJavaDifferentialTest {
+@Matrix(Target.Slice.ROCKSDB)
+class RocksJavaDifferentialTest {
     static final List<String> FAMILIES = List.of("default", "cf-a", "cf-b");
 
     @TempDir
@@ -45,8 +46,17 @@ public abstract class RocksJavaDifferentialTest {
         RocksDB.loadLibrary();
     }
 
+    Target target;
+
+    @BeforeEach
+    void target(Target t) {
+        target = t;
+    }
+
     /** @return the Ferry binding under test: "jni" or "ffm" */
-    protected abstract String binding();
+    String binding() {
+        return target.binding;
+    }
 
     private StoreOptions ferryOptions() {
         return StoreOptions.rocksdb().binding(binding());
@@ -105,7 +115,7 @@ public abstract class RocksJavaDifferentialTest {
         return m;
     }
 
-    @Test
+    @MatrixTest
     void familyOptionsGivenByFerryAreTheOnesRocksJavaLoadsFromTheOptionsFile() throws Exception {
         Path db = dir.resolve("db");
         dev.ferry.ColumnFamilyOptions events = dev.ferry.ColumnFamilyOptions.of().compression(Compression.LZ4)
@@ -173,7 +183,7 @@ public abstract class RocksJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void familyWithOptionsWrittenByRocksJavaIsReadAndMergedByFerry() throws Exception {
         Path db = dir.resolve("db");
         java.util.TreeMap<String, String> model = familyModel();
@@ -214,7 +224,7 @@ public abstract class RocksJavaDifferentialTest {
 
     // ---- checkpoints and merge operators, both ways ----
 
-    @Test
+    @MatrixTest
     void checkpointMadeByFerryIsReadFullyByRocksJava() throws Exception {
         Workload w = workload(0xF0_0010L);
         Path db = dir.resolve("db");
@@ -231,7 +241,7 @@ public abstract class RocksJavaDifferentialTest {
         verifyWithRocksJava(ckpt, w, "Ferry/" + binding() + " checkpoint, RocksJava read");
     }
 
-    @Test
+    @MatrixTest
     void checkpointMadeByRocksJavaIsReadFullyByFerry() throws Exception {
         Workload w = workload(0xF0_0011L);
         Path db = dir.resolve("db");
@@ -402,7 +412,7 @@ public abstract class RocksJavaDifferentialTest {
         assertEquals(m.lists, gotLists, ctx + ": stringappend lists");
     }
 
-    @Test
+    @MatrixTest
     void mergesByFerryAreReadByRocksJavaWithTheSameOperatorsAndTheReverse() throws Exception {
         Path db = dir.resolve("db");
         MergeModel m = new MergeModel();
@@ -423,7 +433,7 @@ public abstract class RocksJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void mergesByRocksJavaAreReadByFerryWithTheSameOperatorsAndTheReverse() throws Exception {
         Path db = dir.resolve("db");
         MergeModel m = new MergeModel();
@@ -441,7 +451,7 @@ public abstract class RocksJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void ferryWritesAreReadIdenticallyByRocksJava() throws Exception {
         Workload w = workload(0xF0_0001L);
         Path db = dir.resolve("db");
@@ -471,7 +481,7 @@ public abstract class RocksJavaDifferentialTest {
         return m;
     }
 
-    @Test
+    @MatrixTest
     void sstFileWrittenByFerryIsIngestedByRocksJava() throws Exception {
         java.util.TreeMap<byte[], byte[]> data = randomSorted(0x55_0001L, 5000);
         Path sst = dir.resolve("ferry.sst");
@@ -501,7 +511,7 @@ public abstract class RocksJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void sstFileWrittenByRocksJavaIsIngestedByFerry() throws Exception {
         java.util.TreeMap<byte[], byte[]> data = randomSorted(0x55_0002L, 5000);
         Path sst = dir.resolve("rj.sst");
@@ -529,7 +539,7 @@ public abstract class RocksJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void rocksJavaWritesAreReadIdenticallyByFerry() throws Exception {
         Workload w = workload(0xF0_0002L);
         Path db = dir.resolve("db");
@@ -541,7 +551,7 @@ public abstract class RocksJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void alternatingWritersAgreeAfterEachHandOver() throws Exception {
         Workload w = workload(0xF0_0003L);
         Path db = dir.resolve("db");
@@ -560,7 +570,7 @@ public abstract class RocksJavaDifferentialTest {
         }
     }
 
-    @Test
+    @MatrixTest
     void rangeDeletesInSstFilesHideOlderEntriesForBothLibraries() throws Exception {
         // range tombstones flushed to SST files over entries in older files, written by each side
         Workload w = workload(0xF0_0004L);
@@ -625,7 +635,7 @@ public abstract class RocksJavaDifferentialTest {
 
     // ---- transactions: Ferry's TransactionDB store and RocksJava's TransactionDB ----
 
-    @Test
+    @MatrixTest
     void transactionsAgreeWithRocksJavaTransactionDb() throws Exception {
         TxnWorkload w = new TxnWorkload(0xF0_7001L);
         Path db = dir.resolve("txn");

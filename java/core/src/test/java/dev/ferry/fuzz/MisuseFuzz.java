@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * random call sequences over Ferry's public API from several threads (closed objects, other
  * threads' cursors, concurrent close, nulls, bad offsets and lengths, views and buffers kept
  * after moves and closes, leaked objects and GCs, direct-memory exhaustion), logging every call
- * to {@code <dir>/misuse.log} before it runs. Run by {@link MisuseFuzzContract} in a child JVM,
+ * to {@code <dir>/misuse.log} before it runs. Run by {@link MisuseFuzzTest} in a child JVM,
  * so a crash kills only the child; the parent reads the exit status, hs_err files and the log.
  *
  * <p>Arguments are {@code key=value}: {@code engine} (ROCKSDB|LMDB), {@code binding} (jni|ffm),

@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -46,17 +46,29 @@ import org.junit.jupiter.api.io.TempDir;
  * (default 4), {@code ferry.powercut.seed} (default 34, or {@code random}). Skipped, with the
  * reason, where FUSE cannot be used; {@code FERRY_REQUIRE_FUSE=1} makes that a failure.
  */
-public abstract class PowerCutContract {
+@Matrix(Target.Slice.ENGINES)
+class PowerCutTest {
     @TempDir
     Path dir;
 
+    Target target;
+
+    @BeforeEach
+    void target(Target t) {
+        target = t;
+    }
+
     /** @return the engine under test */
-    protected abstract Engine engine();
+    Engine engine() {
+        return target.engine;
+    }
 
-    /** @return the binding the child and the checks use: "jni" or "ffm" */
-    protected abstract String binding();
+    /** @return the binding under test: "jni" or "ffm" */
+    String binding() {
+        return target.binding;
+    }
 
-    @Test
+    @MatrixTest
     void syncedWritesSurviveAPowerCutAndUnsyncedOnesLeaveAPrefix() throws Exception {
         String why = PowerCutFs.unavailableReason(dir);
         if (why != null && "1".equals(System.getenv("FERRY_REQUIRE_FUSE"))) {
@@ -69,9 +81,8 @@ public abstract class PowerCutContract {
         Random r = new Random(seed);
         Path disk = Files.createDirectories(dir.resolve("disk"));
         Path mnt = Files.createDirectories(dir.resolve("mnt"));
-        String modules = binding().equals("ffm") ? "java/core,java/ffm" : "java/core";
-        String replay = "mvn -B -o -pl " + modules + " -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest="
-                + getClass().getSimpleName() + " -Dferry.powercut.seed=" + seed + " -Dferry.powercut.rounds=" + rounds;
+        String replay = "mvn -B -o -pl " + target.modules() + " -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest="
+                + getClass().getSimpleName() + " -Dferry.test.targets=" + target.id() + " -Dferry.powercut.seed=" + seed + " -Dferry.powercut.rounds=" + rounds;
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         long next = 0; // first op id of the round
         long acked = 0;

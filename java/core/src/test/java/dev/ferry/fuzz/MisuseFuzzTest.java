@@ -18,10 +18,13 @@ import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import dev.ferry.Matrix;
+import dev.ferry.MatrixTest;
+import dev.ferry.Target;
+import org.junit.jupiter.api.BeforeEach;
 
 /**
- * The misuse fuzzer, run for one engine x binding: starts {@link MisuseFuzz} in a child JVM
+ * The misuse fuzzer, run for each engine x binding ({@link Target.Slice#ENGINES}): starts {@link MisuseFuzz} in a child JVM
  * (the same java executable and class path, {@code -XX:ErrorFile} and a small
  * {@code -XX:MaxDirectMemorySize}), waits for it with a timeout, and fails on a crash (exit by
  * signal, an hs_err file), a hang (the child's watchdog, or the parent's timeout after a
@@ -39,44 +42,59 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Thread safety: a JUnit test class; one child at a time.
  */
-public abstract class MisuseFuzzContract {
+@Matrix(Target.Slice.ENGINES)
+class MisuseFuzzTest {
     private static final int LOG_LINES = 40;
 
+    Target target;
+
+    @BeforeEach
+    void target(Target t) {
+        target = t;
+    }
+
     /** @return the engine under test */
-    protected abstract Engine engine();
+    Engine engine() {
+        return target.engine;
+    }
 
-    /** @return the binding under test ({@code jni} or {@code ffm}) */
-    protected abstract String binding();
+    /** @return the binding under test: "jni" or "ffm" */
+    String binding() {
+        return target.binding;
+    }
 
-    /** @return comma-separated {@link FuzzExtension} classes for the child, or empty */
-    protected String extensions() {
-        return "";
+    /**
+     * @return comma-separated {@link FuzzExtension} classes for the child, or empty: on FFM, ferry-ffm's
+     *         {@code Segments} operations (dev.ferry.ffm.FfmMisuseOps, in java/ffm's tests)
+     */
+    String extensions() {
+        return target.binding.equals("ffm") ? "dev.ferry.ffm.FfmMisuseOps" : "";
     }
 
     /** @return the Maven modules a replay builds ({@code -pl}) */
-    protected String modules() {
-        return "java/core";
+    String modules() {
+        return target.modules();
     }
 
-    @Test
+    @MatrixTest
     void randomMisuseNeverCrashesHangsOrBreaksTheContract() throws Exception {
         long seconds = Long.getLong("ferry.fuzz.seconds", 30);
         String fixed = System.getProperty("ferry.fuzz.seed", "");
-        long seed = fixed.isEmpty() ? (System.currentTimeMillis() * 1_000_003L) ^ System.nanoTime() ^ getClass().getName().hashCode()
+        long seed = fixed.isEmpty() ? (System.currentTimeMillis() * 1_000_003L) ^ System.nanoTime() ^ target.id().hashCode()
                 : Long.parseLong(fixed.trim());
         seed &= Long.MAX_VALUE;
-        String name = getClass().getSimpleName();
+        String name = getClass().getSimpleName() + "-" + target.id();
         Path work = Paths.get("target", "misuse-fuzz", name + "-" + seed).toAbsolutePath();
         deleteTree(work);
         Files.createDirectories(work);
 
         List<String> cmd = command(work, seed, seconds);
         Files.writeString(work.resolve("replay.sh"), "#!/bin/sh\n# replays " + name + " seed " + seed + "\ncd " + quote(Paths.get("").toAbsolutePath().toString())
-                + " && exec " + cmd.stream().map(MisuseFuzzContract::quote).collect(Collectors.joining(" ")) + "\n");
+                + " && exec " + cmd.stream().map(MisuseFuzzTest::quote).collect(Collectors.joining(" ")) + "\n");
         boolean jdk17 = "17".equals(System.getProperty("ferry.test.jdk"));
         // ./ferry finds the JDKs; the JNI classes also run on JDK 17 unless skipped
-        String replay = (jdk17 || !modules().equals("java/core") ? "" : "FERRY_SKIP_JDK17=1 ") + "./ferry test -pl " + modules() + " -am -Dtest=" + name
-                + " -Dsurefire.failIfNoSpecifiedTests=false -Dferry.fuzz.seed=" + seed + " -Dferry.fuzz.seconds=" + seconds;
+        String replay = (jdk17 || !modules().equals("java/core") ? "" : "FERRY_SKIP_JDK17=1 ") + "./ferry test -pl " + modules() + " -am -Dtest="
+                + getClass().getSimpleName() + " -Dferry.test.targets=" + target.id() + " -Dsurefire.failIfNoSpecifiedTests=false -Dferry.fuzz.seed=" + seed + " -Dferry.fuzz.seconds=" + seconds;
         System.out.println("misuse fuzz " + engine() + "/" + binding() + ": seed=" + seed + " seconds=" + seconds + " java=" + Runtime.version()
                 + " work=" + work);
 
@@ -155,7 +173,7 @@ public abstract class MisuseFuzzContract {
         // the assertion message repeats the essentials; the full report is on stdout above
         fail("misuse fuzz " + engine() + "/" + binding() + ": " + problem + "\nseed=" + seed + "\nreplay: " + replay
                 + "\nwork directory (log, hs_err, child output, replay.sh): " + work + "\n"
-                + hsErr.stream().map(MisuseFuzzContract::problematicFrame).collect(Collectors.joining()) + lastOfThread);
+                + hsErr.stream().map(MisuseFuzzTest::problematicFrame).collect(Collectors.joining()) + lastOfThread);
     }
 
     /** @return the log tag (T<n>) of the fuzz thread an hs_err file names as the crashing one, or null */

@@ -10,7 +10,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,26 +29,37 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Properties: {@code ferry.crash.rounds} (default 4), {@code ferry.crash.seed} (default 14, or
  * {@code random}). A failure names the seed and round and the command to replay it.
  */
-public abstract class CrashDurabilityContract {
+@Matrix(Target.Slice.ENGINES)
+class CrashDurabilityTest {
     @TempDir
     Path dir;
 
+    Target target;
+
+    @BeforeEach
+    void target(Target t) {
+        target = t;
+    }
+
     /** @return the engine under test */
-    protected abstract Engine engine();
+    Engine engine() {
+        return target.engine;
+    }
 
-    /** @return the binding the child and the checks use: "jni" or "ffm" */
-    protected abstract String binding();
+    /** @return the binding under test: "jni" or "ffm" */
+    String binding() {
+        return target.binding;
+    }
 
-    @Test
+    @MatrixTest
     void acknowledgedWritesSurviveSigkillAndBatchesAreAllOrNothing() throws Exception {
         String seedText = System.getProperty("ferry.crash.seed", "14").trim();
         long seed = seedText.equalsIgnoreCase("random") ? new SecureRandom().nextLong() : Long.parseLong(seedText);
         int rounds = Integer.getInteger("ferry.crash.rounds", 4);
         Random r = new Random(seed);
         Path db = dir.resolve("db");
-        String modules = binding().equals("ffm") ? "java/core,java/ffm" : "java/core";
-        String replay = "mvn -B -o -pl " + modules + " -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest="
-                + getClass().getSimpleName() + " -Dferry.crash.seed=" + seed + " -Dferry.crash.rounds=" + rounds;
+        String replay = "mvn -B -o -pl " + target.modules() + " -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest="
+                + getClass().getSimpleName() + " -Dferry.test.targets=" + target.id() + " -Dferry.crash.seed=" + seed + " -Dferry.crash.rounds=" + rounds;
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         long next = 0; // first op id of the round
         long acked = 0;

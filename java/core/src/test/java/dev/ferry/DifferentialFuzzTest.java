@@ -8,11 +8,11 @@ import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The differential fuzzer ({@link DifferentialFuzz}) as a test, one subclass per engine x
+ * The differential fuzzer ({@link DifferentialFuzz}) as a test, run on each engine x
  * binding. By default it runs a fixed, short budget so CI stays deterministic; system properties
  * make it longer or replay a failure:
  * <ul>
@@ -26,17 +26,29 @@ import org.junit.jupiter.api.io.TempDir;
  * </ul>
  * A failure prints the exact replay command (seed, op count, exclusions).
  */
-public abstract class DifferentialFuzzContract {
+@Matrix(Target.Slice.ENGINES)
+class DifferentialFuzzTest {
     @TempDir
     Path dir;
 
+    Target target;
+
+    @BeforeEach
+    void target(Target t) {
+        target = t;
+    }
+
     /** @return the engine under test */
-    protected abstract Engine engine();
+    Engine engine() {
+        return target.engine;
+    }
 
-    /** @return the Ferry binding under test: "jni" or "ffm" */
-    protected abstract String binding();
+    /** @return the binding under test: "jni" or "ffm" */
+    String binding() {
+        return target.binding;
+    }
 
-    @Test
+    @MatrixTest
     void randomOperationsAgreeWithTreeMapModelsAndTheReferenceLibrary() throws IOException {
         String seedText = System.getProperty("ferry.diff.seed", "14").trim();
         long base = seedText.equalsIgnoreCase("random") ? new SecureRandom().nextLong() : Long.parseLong(seedText);
@@ -49,9 +61,8 @@ public abstract class DifferentialFuzzContract {
         for (String k : ex.isEmpty() ? new String[0] : ex.split(",")) {
             excluded.add(DifferentialFuzz.Kind.valueOf(k.trim().toUpperCase(Locale.ROOT)));
         }
-        String modules = binding().equals("ffm") ? "java/core,java/ffm" : "java/core";
-        String replay = "mvn -B -o -pl " + modules + " -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest="
-                + getClass().getSimpleName() + " -Dferry.diff.seed={seed} -Dferry.diff.runs=1 -Dferry.diff.ops={ops}"
+        String replay = "mvn -B -o -pl " + target.modules() + " -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest="
+                + getClass().getSimpleName() + " -Dferry.test.targets=" + target.id() + " -Dferry.diff.seed={seed} -Dferry.diff.runs=1 -Dferry.diff.ops={ops}"
                 + (excluded.isEmpty() ? "" : " -Dferry.diff.exclude=" + ex);
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         long t0 = System.nanoTime();

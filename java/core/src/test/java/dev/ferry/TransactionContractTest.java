@@ -23,26 +23,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Write transactions on every engine x binding (and both RocksDB transaction modes): read-your-writes
+ * Write transactions on every engine x binding (and both RocksDB transaction modes: {@link Target.Slice#TRANSACTIONS}): read-your-writes
  * through gets, multiGet and cursors, commit and rollback, the engines' conflicts as typed
  * exceptions, the retry helper, and misuse (wrong thread, use after commit, close with a
  * transaction open, a transaction left to the cleaner) that must throw, never hang or crash.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class TransactionContract {
+@Matrix(Target.Slice.TRANSACTIONS)
+class TransactionContractTest {
     @TempDir
     Path dir;
     Store store;
+    Target target;
 
-    /** @return options choosing engine, binding and (RocksDB) the transaction mode */
-    protected abstract StoreOptions options();
+    /** @return new options choosing engine, binding and (RocksDB) the transaction mode */
+    StoreOptions options() {
+        return target.transactionOptions();
+    }
 
     boolean lmdb() {
         return options().engine() == Engine.LMDB;
@@ -57,7 +60,8 @@ public abstract class TransactionContract {
     }
 
     @BeforeEach
-    void openStore() {
+    void openStore(Target t) {
+        target = t;
         store = Store.open(dir.resolve("db"), options());
     }
 
@@ -82,7 +86,7 @@ public abstract class TransactionContract {
         return r;
     }
 
-    @Test
+    @MatrixTest
     void readsSeeOwnWritesAndOthersSeeThemAtCommit() {
         store.put(b("a"), b("1"));
         store.put(b("c"), b("3"));
@@ -106,7 +110,7 @@ public abstract class TransactionContract {
         assertNull(store.get(b("c")));
     }
 
-    @Test
+    @MatrixTest
     void closeWithoutCommitRollsBack() {
         try (Transaction txn = store.beginTransaction()) {
             txn.put(b("k"), b("v"));
@@ -119,7 +123,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void cursorSeesOwnWritesAndGoesOnAfterAWrite() {
         for (String k : List.of("a", "c", "e")) {
             store.put(b(k), b(k));
@@ -169,7 +173,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void familiesAndBatchesInATransaction() {
         ColumnFamily cf = store.createColumnFamily("fam");
         try (Transaction txn = store.beginTransaction(); WriteBatch wb = new WriteBatch()) {
@@ -186,7 +190,7 @@ public abstract class TransactionContract {
         assertEquals("2", s(store.get(b("y"))));
     }
 
-    @Test
+    @MatrixTest
     void deleteRangeInATransaction() {
         for (String k : List.of("a", "b", "c")) {
             store.put(b(k), b(k));
@@ -209,7 +213,7 @@ public abstract class TransactionContract {
     }
 
     /** Merge records in a transaction batch: merged at commit with an operator, refused without one (and on LMDB). */
-    @Test
+    @MatrixTest
     void mergeInATransaction() {
         byte[] one = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(1).array();
         try (Transaction t = store.beginTransaction()) {
@@ -235,7 +239,7 @@ public abstract class TransactionContract {
     }
 
     /** LMDB duplicate-key families inside a transaction: the same checks and the same one-value deletes as store writes. */
-    @Test
+    @MatrixTest
     void duplicateKeyFamiliesInATransaction() {
         if (!lmdb()) {
             ColumnFamily plain = store.createColumnFamily("plain");
@@ -277,7 +281,7 @@ public abstract class TransactionContract {
         assertEquals(List.of("12", "34"), fixedValues);
     }
 
-    @Test
+    @MatrixTest
     void commitEndsTheTransaction() {
         Transaction txn = store.beginTransaction();
         txn.put(b("k"), b("v"));
@@ -297,7 +301,7 @@ public abstract class TransactionContract {
         assertEquals("v", s(store.get(b("k"))));
     }
 
-    @Test
+    @MatrixTest
     void otherThreadsCannotUseTheTransaction() throws Exception {
         try (Transaction txn = store.beginTransaction()) {
             txn.put(b("k"), b("v"));
@@ -327,7 +331,7 @@ public abstract class TransactionContract {
         assertNull(store.get(b("x")));
     }
 
-    @Test
+    @MatrixTest
     void storeWithoutTransactionsSaysSo() {
         if (lmdb()) {
             return; // LMDB always has its write transaction
@@ -338,7 +342,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void aReadOnlyStoreHasNoTransactions() {
         store.put(b("k"), b("v"));
         store.close();
@@ -350,7 +354,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void lmdbHasOneWriter() throws Exception {
         if (!lmdb()) {
             return;
@@ -389,7 +393,7 @@ public abstract class TransactionContract {
         assertEquals("v", s(store.get(b("k"))));
     }
 
-    @Test
+    @MatrixTest
     void lmdbMapFullFailsTheTransactionAndInTransactionRunsItAgain() {
         if (!lmdb()) {
             return;
@@ -420,7 +424,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void pessimisticLocksTimeOutAndDeadlocksAreTyped() throws Exception {
         if (!pessimistic()) {
             return;
@@ -476,7 +480,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void optimisticCommitConflicts() {
         if (!optimistic()) {
             return;
@@ -493,7 +497,7 @@ public abstract class TransactionContract {
         assertEquals("other", s(store.get(b("a"))));
     }
 
-    @Test
+    @MatrixTest
     void inTransactionRetriesConflicts() throws Exception {
         store.put(b("n"), b("0"));
         int threads = 4;
@@ -538,7 +542,7 @@ public abstract class TransactionContract {
         assertEquals("1", s(store.get(b("self"))));
     }
 
-    @Test
+    @MatrixTest
     void storeCloseClosesAnOpenTransaction() {
         Transaction txn = store.beginTransaction();
         txn.put(b("k"), b("v"));
@@ -553,7 +557,7 @@ public abstract class TransactionContract {
         store.put(b("k2"), b("v2"));
     }
 
-    @Test
+    @MatrixTest
     void storeCloseOnAnotherThreadWhileATransactionIsOpen() throws Exception {
         CountDownLatch begun = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
@@ -625,7 +629,7 @@ public abstract class TransactionContract {
      * under it made its next lock of any robust mutex write into unmapped memory (a JVM crash the
      * misuse fuzzer found). The environment stays open in the process instead: the path is Busy.
      */
-    @Test
+    @MatrixTest
     void lmdbStoreClosedUnderAnotherThreadsTransactionStaysOpenInTheProcess(@TempDir(cleanup = CleanupMode.NEVER) Path kept) throws Exception {
         if (!lmdb()) {
             Files.delete(kept);
@@ -673,7 +677,7 @@ public abstract class TransactionContract {
         assertEquals("1", s(store.get(b("a"))));
     }
 
-    @Test
+    @MatrixTest
     void aTransactionLeftToTheCleanerIsRolledBack() throws Exception {
         beginAndDrop();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -706,7 +710,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void plainCallsWorkOnAStoreWithTransactions() {
         ColumnFamily cf = store.createColumnFamily("f");
         store.put(cf, b("a"), b("1"));
@@ -729,7 +733,7 @@ public abstract class TransactionContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void aDroppedFamilyFailsTheCommit() {
         if (lmdb()) {
             return; // an LMDB transaction excludes the drop (one writer)

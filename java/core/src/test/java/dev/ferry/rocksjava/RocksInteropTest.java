@@ -10,8 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ferry.ColumnFamily;
 import dev.ferry.Cursor;
 import dev.ferry.KeyRange;
+import dev.ferry.Matrix;
+import dev.ferry.MatrixTest;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
+import dev.ferry.Target;
 import dev.ferry.WriteBatch;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +27,6 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -38,11 +40,16 @@ import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
 
 /**
- * The RocksJava interop contract, run once per binding by subclasses: Ferry cursors and point
- * calls over RocksJava's own objects must see exactly what RocksJava sees (differential tests on
+ * The RocksJava interop contract, run once per binding ({@link Target.Slice#ROCKSDB}): Ferry cursors and
+ * point calls over RocksJava's own objects must see exactly what RocksJava sees (differential tests on
  * random workloads), and misuse with closed RocksJava objects must throw, never crash.
+ *
+ * <p>RocksInterop takes no binding: it uses the class path's default one, which is the binding of the
+ * run's targets ({@link Target#underTest}). A run told to take both ({@code -Dferry.test.bindings=jni,ffm})
+ * fails {@code runsOnTheExpectedBinding} on the binding that is not the default.
  */
-public abstract class RocksInteropContract {
+@Matrix(Target.Slice.ROCKSDB)
+class RocksInteropTest {
     @TempDir
     Path dir;
     DBOptions dbOptions;
@@ -51,11 +58,16 @@ public abstract class RocksInteropContract {
     ColumnFamilyHandle other;
     final List<ColumnFamilyHandle> handles = new ArrayList<>();
 
-    /** @return the binding the subclass runs on: "jni" or "ffm" */
-    protected abstract String expectedBinding();
+    Target target;
+
+    /** @return the binding this run tests: "jni" or "ffm" */
+    String expectedBinding() {
+        return target.binding;
+    }
 
     @BeforeEach
-    void openDb() throws RocksDBException {
+    void openDb(Target t) throws RocksDBException {
+        target = t;
         RocksDB.loadLibrary();
         dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
         List<ColumnFamilyDescriptor> cfs = List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
@@ -185,12 +197,12 @@ public abstract class RocksInteropContract {
 
     // ---- tests ----
 
-    @Test
+    @MatrixTest
     void runsOnTheExpectedBinding() {
         assertEquals(expectedBinding(), RocksInterop.binding());
     }
 
-    @Test
+    @MatrixTest
     void cursorsSeeWhatRocksJavaSeesInMemtableAndFiles() throws RocksDBException {
         Random rnd = new Random(42);
         randomWrites(rnd, 1500);
@@ -204,7 +216,7 @@ public abstract class RocksInteropContract {
         assertSameAsRocksJava(rnd, null);
     }
 
-    @Test
+    @MatrixTest
     void cursorsReadTheirSnapshot() throws RocksDBException {
         Random rnd = new Random(7);
         randomWrites(rnd, 1000);
@@ -225,7 +237,7 @@ public abstract class RocksInteropContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void seeksMatchRocksJava() throws RocksDBException {
         Random rnd = new Random(3);
         randomWrites(rnd, 1000);
@@ -256,7 +268,7 @@ public abstract class RocksInteropContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void wrappedIteratorContinuesFromItsPosition() throws RocksDBException {
         for (int i = 0; i < 100; i++) {
             db.put(b(String.format("k%03d", i)), b("v" + i));
@@ -299,7 +311,7 @@ public abstract class RocksInteropContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void wrappedIteratorKeepsItsOwnReadOptions() throws RocksDBException {
         for (int i = 0; i < 100; i++) {
             db.put(other, b(String.format("k%03d", i)), b("v" + i));
@@ -331,7 +343,7 @@ public abstract class RocksInteropContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void pointCallsMatchRocksJava() throws RocksDBException {
         Random rnd = new Random(11);
         randomWrites(rnd, 1000);
@@ -362,7 +374,7 @@ public abstract class RocksInteropContract {
         assertEquals("0123", new String(small.array(), StandardCharsets.UTF_8));
     }
 
-    @Test
+    @MatrixTest
     void getsReadTheirSnapshot() throws RocksDBException {
         db.put(other, b("a"), b("1"));
         Snapshot snap = db.getSnapshot();
@@ -381,7 +393,7 @@ public abstract class RocksInteropContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void writesLandWhereRocksJavaReads() throws RocksDBException {
         RocksInterop.put(db, null, b("p"), b("default"));
         RocksInterop.put(db, other, b("p"), b("other"));
@@ -406,7 +418,7 @@ public abstract class RocksInteropContract {
         assertEquals("default family", s(db.get(b("d"))));
     }
 
-    @Test
+    @MatrixTest
     void batchesNamingFerryFamiliesAreRefused() {
         try (Store store = Store.open(dir.resolve("ferry"), StoreOptions.rocksdb().binding(expectedBinding()));
                 WriteBatch wb = new WriteBatch()) {
@@ -418,7 +430,7 @@ public abstract class RocksInteropContract {
 
     // ---- misuse: closed RocksJava objects throw, never crash ----
 
-    @Test
+    @MatrixTest
     void closedDbThrowsBeforeAnyNativeCall() throws RocksDBException {
         db.put(b("a"), b("1"));
         try (RocksIterator it = db.newIterator()) {
@@ -430,10 +442,10 @@ public abstract class RocksInteropContract {
             assertThrows(IllegalStateException.class, () -> RocksInterop.put(db, null, b("a"), b("2")));
             assertThrows(IllegalStateException.class, () -> RocksInterop.wrap(it));
         }
-        openDb(); // for @AfterEach
+        openDb(target); // for @AfterEach
     }
 
-    @Test
+    @MatrixTest
     void closingTheDbUnderAnOpenCursorThrowsOnTheNextFill() throws RocksDBException {
         for (int i = 0; i < 50; i++) {
             db.put(b("k" + i), b("v"));
@@ -448,10 +460,10 @@ public abstract class RocksInteropContract {
         assertThrows(IllegalStateException.class, cc::next);
         assertThrows(IllegalStateException.class, cc::first);
         c.close(); // frees Ferry's memory without touching the engine
-        openDb();
+        openDb(target);
     }
 
-    @Test
+    @MatrixTest
     void closedColumnFamilyThrows() throws RocksDBException {
         ColumnFamilyHandle extra = db.createColumnFamily(new ColumnFamilyDescriptor(b("extra")));
         for (int i = 0; i < 20; i++) {
@@ -469,7 +481,7 @@ public abstract class RocksInteropContract {
         assertEquals("1", s(RocksInterop.get(db, db.getDefaultColumnFamily(), b("x"))));
     }
 
-    @Test
+    @MatrixTest
     void familyOfAnotherDbIsRefused() throws RocksDBException {
         try (org.rocksdb.Options o = new org.rocksdb.Options().setCreateIfMissing(true);
                 RocksDB db2 = RocksDB.open(o, dir.resolve("db2").toString())) {
@@ -477,7 +489,7 @@ public abstract class RocksInteropContract {
         }
     }
 
-    @Test
+    @MatrixTest
     void closedIteratorThrowsOnTheNextFill() throws RocksDBException {
         for (int i = 0; i < 50; i++) {
             db.put(b(String.format("k%02d", i)), b("v"));
@@ -492,7 +504,7 @@ public abstract class RocksInteropContract {
         assertThrows(IllegalStateException.class, () -> RocksInterop.wrap(it));
     }
 
-    @Test
+    @MatrixTest
     void closedDbUnderAWrappedIteratorThrows() throws RocksDBException {
         db.put(b("a"), b("1"));
         db.put(b("b"), b("2"));
@@ -504,10 +516,10 @@ public abstract class RocksInteropContract {
         assertThrows(IllegalStateException.class, c::next);
         c.close();
         it.close(); // RocksJava skips the native delete after its DB closed
-        openDb();
+        openDb(target);
     }
 
-    @Test
+    @MatrixTest
     void cursorIsConfinedToItsThread() throws Exception {
         db.put(b("a"), b("1"));
         try (Cursor c = RocksInterop.cursor(db)) {

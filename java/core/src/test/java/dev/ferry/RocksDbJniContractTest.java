@@ -1,9 +1,0 @@
-package dev.ferry;
-
-/** The contract on RocksDB through JNI. */
-class RocksDbJniContractTest extends StoreContract {
-    @Override
-    protected StoreOptions options() {
-        return StoreOptions.rocksdb().binding("jni");
-    }
-}
