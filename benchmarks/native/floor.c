@@ -4,6 +4,8 @@
 #include "floor.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@ typedef struct rocksdb_cache_t rocksdb_cache_t;
 typedef struct rocksdb_iterator_t rocksdb_iterator_t;
 typedef struct rocksdb_writebatch_t rocksdb_writebatch_t;
 typedef struct rocksdb_pinnableslice_t rocksdb_pinnableslice_t;
+typedef struct rocksdb_snapshot_t rocksdb_snapshot_t;
 
 static struct {
     void (*free)(void *);
@@ -57,6 +60,9 @@ static struct {
     void (*writebatch_clear)(rocksdb_writebatch_t *);
     void (*writebatch_put)(rocksdb_writebatch_t *, const char *, size_t, const char *, size_t);
     void (*write)(rocksdb_t *, const rocksdb_writeoptions_t *, rocksdb_writebatch_t *, char **);
+    const rocksdb_snapshot_t *(*create_snapshot)(rocksdb_t *);
+    void (*release_snapshot)(rocksdb_t *, const rocksdb_snapshot_t *);
+    void (*readoptions_set_snapshot)(rocksdb_readoptions_t *, const rocksdb_snapshot_t *);
 } R;
 
 /* ---- LMDB subset ---------------------------------------------------------------------- */
@@ -92,6 +98,7 @@ static struct {
     int (*get)(MDB_txn *, MDB_dbi, MDB_val *, MDB_val *);
     int (*put)(MDB_txn *, MDB_dbi, MDB_val *, MDB_val *, unsigned int);
     char *(*strerror)(int);
+    size_t (*txn_id)(MDB_txn *);
 } M;
 
 struct floor_db {
@@ -166,6 +173,9 @@ int floor_attach(int engine, const char *lib_path, int allow_load)
         BIND(R, "rocksdb_", writebatch_clear);
         BIND(R, "rocksdb_", writebatch_put);
         BIND(R, "rocksdb_", write);
+        BIND(R, "rocksdb_", create_snapshot);
+        BIND(R, "rocksdb_", release_snapshot);
+        BIND(R, "rocksdb_", readoptions_set_snapshot);
     } else if (engine == FLOOR_LMDB) {
         BIND(M, "mdb_", env_create);
         BIND(M, "mdb_", env_set_mapsize);
@@ -183,6 +193,7 @@ int floor_attach(int engine, const char *lib_path, int allow_load)
         BIND(M, "mdb_", get);
         BIND(M, "mdb_", put);
         BIND(M, "mdb_", strerror);
+        BIND(M, "mdb_", txn_id);
     } else {
         fprintf(stderr, "floor: unknown engine %d\n", engine);
         return -1;
@@ -442,6 +453,133 @@ int floor_puts(floor_db *d, const uint8_t *keys, int n, int klen, const uint8_t 
         if (rc != 0) { fprintf(stderr, "floor: lmdb put: %s\n", M.strerror(rc)); return -1; }
     }
     return 0;
+}
+
+/* ---- parallel scan over splits --------------------------------------------------------------- */
+typedef struct split_job {
+    floor_db *db;
+    const uint8_t **lo, **hi;   /* per split: bound records ("u32 klen; key") or NULL (open) */
+    int nsplits;
+    atomic_int next;
+    atomic_llong sum;
+    atomic_int failed;
+    int64_t *counts;
+    rocksdb_readoptions_t *ro;  /* RocksDB: read options holding the shared snapshot */
+    size_t txnid;               /* LMDB: the transaction id every thread must read */
+} split_job;
+
+static inline int below(const uint8_t *k, size_t kl, const uint8_t *rec)
+{
+    uint32_t hl;
+    memcpy(&hl, rec, 4);
+    size_t n = kl < hl ? kl : hl;
+    int c = memcmp(k, rec + 4, n);
+    return c < 0 || (c == 0 && kl < hl);
+}
+
+static void *split_worker(void *arg)
+{
+    split_job *j = arg;
+    floor_db *d = j->db;
+    MDB_txn *txn = NULL;
+    MDB_cursor *cur = NULL;
+    if (d->engine == FLOOR_LMDB) {
+        if (M.txn_begin(d->env, NULL, MDB_RDONLY, &txn) != 0) { atomic_store(&j->failed, 1); return NULL; }
+        if (M.txn_id(txn) != j->txnid || M.cursor_open(txn, d->dbi, &cur) != 0) {
+            atomic_store(&j->failed, 1);
+            M.txn_abort(txn);
+            return NULL;
+        }
+    }
+    int64_t sum = 0;
+    for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->nsplits;) {
+        const uint8_t *lo = j->lo[i], *hi = j->hi[i];
+        int64_t n = 0;
+        if (d->engine == FLOOR_ROCKSDB) {
+            rocksdb_iterator_t *it = R.create_iterator(d->db, j->ro);
+            if (lo) { uint32_t l; memcpy(&l, lo, 4); R.iter_seek(it, (const char *)lo + 4, l); }
+            else R.iter_seek_to_first(it);
+            for (; R.iter_valid(it); R.iter_next(it)) {
+                size_t kl, vl;
+                const uint8_t *k = (const uint8_t *)R.iter_key(it, &kl);
+                if (hi && !below(k, kl, hi)) break;
+                const uint8_t *v = (const uint8_t *)R.iter_value(it, &vl);
+                sum += touch(k, kl, v, vl);
+                n++;
+            }
+            R.iter_destroy(it);
+        } else {
+            MDB_val k, v;
+            int rc;
+            if (lo) {
+                uint32_t l;
+                memcpy(&l, lo, 4);
+                k.mv_size = l;
+                k.mv_data = (void *)(lo + 4);
+                rc = M.cursor_get(cur, &k, &v, MDB_SET_RANGE);
+            } else {
+                rc = M.cursor_get(cur, &k, &v, MDB_FIRST);
+            }
+            for (; rc == 0; rc = M.cursor_get(cur, &k, &v, MDB_NEXT)) {
+                if (hi && !below(k.mv_data, k.mv_size, hi)) break;
+                sum += touch(k.mv_data, k.mv_size, v.mv_data, v.mv_size);
+                n++;
+            }
+        }
+        if (j->counts) j->counts[i] = n;
+    }
+    if (cur) M.cursor_close(cur);
+    if (txn) M.txn_abort(txn);
+    atomic_fetch_add(&j->sum, sum);
+    return NULL;
+}
+
+int64_t floor_scan_splits(floor_db *d, const uint8_t *bounds, int nsplits, int threads, int64_t *counts)
+{
+    if (!d || nsplits < 1 || threads < 1 || threads > 1024 || (nsplits > 1 && !bounds)) return -1;
+    split_job j;
+    memset(&j, 0, sizeof j);
+    j.db = d;
+    j.nsplits = nsplits;
+    j.counts = counts;
+    j.lo = calloc((size_t)nsplits, sizeof *j.lo);
+    j.hi = calloc((size_t)nsplits, sizeof *j.hi);
+    pthread_t *ts = calloc((size_t)threads, sizeof *ts);
+    if (!j.lo || !j.hi || !ts) { free(j.lo); free(j.hi); free(ts); return -1; }
+    const uint8_t *p = bounds;
+    for (int i = 1; i < nsplits; i++) {
+        j.hi[i - 1] = j.lo[i] = p;
+        uint32_t l;
+        memcpy(&l, p, 4);
+        p += 4 + (size_t)l;
+    }
+    const rocksdb_snapshot_t *snap = NULL;
+    MDB_txn *pin = NULL;
+    if (d->engine == FLOOR_ROCKSDB) {
+        snap = R.create_snapshot(d->db);
+        j.ro = R.readoptions_create();
+        R.readoptions_set_snapshot(j.ro, snap);
+    } else {
+        /* every thread's read transaction must see this one's state: held open meanwhile, its id
+         * is what the workers check (no writer runs in the benchmark, so they always agree) */
+        if (M.txn_begin(d->env, NULL, MDB_RDONLY, &pin) != 0) { free(j.lo); free(j.hi); free(ts); return -1; }
+        j.txnid = M.txn_id(pin);
+    }
+    int started = 0;
+    for (int t = 1; t < threads && t < nsplits; t++, started++)
+        if (pthread_create(&ts[t], NULL, split_worker, &j) != 0) break;
+    split_worker(&j);
+    for (int t = 1; t <= started; t++) pthread_join(ts[t], NULL);
+    if (d->engine == FLOOR_ROCKSDB) {
+        R.readoptions_destroy(j.ro);
+        R.release_snapshot(d->db, snap);
+    } else {
+        M.txn_abort(pin);
+    }
+    free(j.lo);
+    free(j.hi);
+    free(ts);
+    return atomic_load(&j.failed) ? -1 : (int64_t)atomic_load(&j.sum);
 }
 
 int floor_noop(void)

@@ -54,6 +54,15 @@ int64_t floor_seeks(floor_db *db, const uint8_t *keys, int n, int klen, int next
  * (LMDB: one transaction each); else batches of that many puts. 0 or -1. */
 int floor_puts(floor_db *db, const uint8_t *keys, int n, int klen, const uint8_t *val, int vlen, int batch);
 
+/* A forward scan of the whole store cut into nsplits sub-ranges at nsplits - 1 boundary keys (bounds:
+ * records "u32 klen; key" back to back, in increasing order), run on threads threads (the caller's and
+ * threads - 1 pthreads), each taking the next sub-range not yet taken (as Ferry's parallel scan does).
+ * Each sub-range is read with an iterator of its own (RocksDB: one shared snapshot; LMDB: the threads'
+ * read transactions, checked to read the same transaction id) from its lower bound (a seek) while the
+ * key is below its upper bound. Returns the scan checksum, -1 on failure; counts (nsplits entries, may
+ * be NULL) receives each sub-range's entry count. */
+int64_t floor_scan_splits(floor_db *db, const uint8_t *bounds, int nsplits, int threads, int64_t *counts);
+
 /* Does nothing: an in-process call floor for JNI. */
 int floor_noop(void);
 

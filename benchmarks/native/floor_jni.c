@@ -68,6 +68,13 @@ JNIEXPORT jint JNICALL Java_dev_ferry_bench_NativeFloor_puts0(JNIEnv *env, jclas
     return floor_puts(P(db), P(keys), n, klen, P(val), vlen, batch);
 }
 
+/* NativeFloor.scanSplits0(long db, long bounds, int nsplits, int threads, long countsOut) */
+JNIEXPORT jlong JNICALL Java_dev_ferry_bench_NativeFloor_scanSplits0(JNIEnv *env, jclass cls, jlong db, jlong bounds,
+                                                                     jint nsplits, jint threads, jlong counts)
+{
+    return floor_scan_splits(P(db), P(bounds), nsplits, threads, P(counts));
+}
+
 /* NativeFloor.noop0() */
 JNIEXPORT jint JNICALL Java_dev_ferry_bench_NativeFloor_noop0(JNIEnv *env, jclass cls)
 {

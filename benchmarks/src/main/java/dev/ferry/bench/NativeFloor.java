@@ -58,6 +58,8 @@ public final class NativeFloor {
 
     private static native int puts0(long db, long keys, int n, int klen, long val, int vlen, int batch);
 
+    private static native long scanSplits0(long db, long bounds, int nsplits, int threads, long countsOut);
+
     private static native int noop0();
 
     /** @return 0, after an empty JNI call into libferryfloor */
@@ -134,6 +136,37 @@ public final class NativeFloor {
          */
         public long scan(boolean reverse) {
             return scan0(handle, reverse ? 1 : 0, outAddr);
+        }
+
+        /**
+         * Scans the whole store in C cut into sub-ranges at the given boundary keys, on several
+         * threads that each take the next sub-range (floor.h, floor_scan_splits).
+         *
+         * @param bounds the boundaries, increasing: sub-range i is [bounds[i-1], bounds[i])
+         * @param threads threads, the caller's included
+         * @param counts receives each sub-range's entry count (bounds.size() + 1 entries) or null
+         * @return the checksum (see floor.h)
+         */
+        public long scanSplits(java.util.List<byte[]> bounds, int threads, long[] counts) {
+            int len = 0;
+            for (byte[] b : bounds) {
+                len += 4 + b.length;
+            }
+            int n = bounds.size() + 1;
+            ByteBuffer buf = ByteBuffer.allocateDirect(Math.max(8, len) + 8 + 8 * n).order(ByteOrder.nativeOrder());
+            for (byte[] b : bounds) {
+                buf.putInt(b.length).put(b);
+            }
+            int countsAt = (Math.max(8, len) + 7) & ~7;
+            long base = ADDR.address(buf);
+            long sum = scanSplits0(handle, base, n, threads, base + countsAt);
+            if (counts != null) {
+                for (int i = 0; i < n && i < counts.length; i++) {
+                    counts[i] = buf.getLong(countsAt + 8 * i);
+                }
+            }
+            Reference.reachabilityFence(buf);
+            return sum;
         }
 
         /** @return the entry count of the last {@link #scan} */

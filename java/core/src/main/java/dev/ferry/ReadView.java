@@ -23,7 +23,7 @@ import java.util.Objects;
 public abstract sealed class ReadView permits Snapshot, WriteView {
     final StoreCore core;
     /** The native view handle: 0 (latest state), a snapshot's or a transaction's. */
-    private final long view;
+    final long view;
 
     ReadView(StoreCore core, long view) {
         this.core = core;

@@ -579,6 +579,42 @@ public final class Store extends WriteView implements AutoCloseable {
         return core.inTransaction(maxAttempts, body);
     }
 
+    /**
+     * Splits a range into at most {@code n} contiguous, non-overlapping sub-ranges whose union is
+     * exactly {@code range}, balanced on the store's current state: {@link Snapshot#split} through a
+     * snapshot taken for the call.
+     *
+     * @param cf the family
+     * @param range the range to split
+     * @param n the largest number of sub-ranges wanted (at least 1)
+     * @return the sub-ranges, in key order
+     */
+    public List<KeyRange> split(ColumnFamily cf, KeyRange range, int n) {
+        try (Snapshot s = snapshot()) {
+            return s.split(cf, range, n);
+        }
+    }
+
+    /**
+     * Visits every entry of a range on several threads, all reading one snapshot taken for the
+     * call: {@link Snapshot#parallelScan}.
+     *
+     * @param cf the family
+     * @param range the range
+     * @param threads threads to read with, the caller's included (at least 1)
+     * @param visitors gives a visitor for each sub-range, called on the thread that visits it
+     * @return the number of entries visited
+     */
+    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, java.util.function.Supplier<? extends EntryVisitor> visitors) {
+        Objects.requireNonNull(visitors, "visitors");
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads=" + threads + " (at least 1)");
+        }
+        try (Snapshot s = snapshot()) {
+            return s.parallelScan(cf, range, threads, visitors);
+        }
+    }
+
     // ---- close ----
 
     /** @return true once closed */
