@@ -153,7 +153,8 @@ public class FerryKeyValueStore extends FerryStateStore implements KeyValueStore
         } else if (to == null) {
             r = KeyRange.atLeast(from.get());
         } else if (Arrays.compareUnsigned(from.get(), to.get()) > 0) {
-            // as Kafka's built-in store: an inverted range holds nothing (it logs a warning)
+            // as Kafka's built-in store: an inverted range holds nothing, with its warning
+            InvalidRange.warn(FerryKeyValueStore.class);
             r = KeyRange.open(new byte[0], new byte[0]);
         } else {
             r = KeyRange.closed(from.get(), to.get());

@@ -338,7 +338,7 @@ abstract class FerrySegmentedStore extends FerryStateStore {
                 }
             }
         }
-        return iterator(ranges.iterator(), forward, PREFIX, keep);
+        return iterator(ranges.iterator(), forward, PREFIX, keep, true);
     }
 
     /**

@@ -147,7 +147,8 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
         byte[] kf = keyFrom == null ? null : keyFrom.get();
         byte[] kt = keyTo == null ? null : keyTo.get();
         if (kf != null && kt != null && keyFrom.compareTo(keyTo) > 0) {
-            return new Sessions(null); // an inverted key range is empty, as in the built-in store (it logs a warning)
+            InvalidRange.warn(FerrySessionStore.class); // empty, with the built-in store's warning
+            return new Sessions(null);
         }
         long from = actualFrom(earliestEnd);
         byte[] lower = kf == null ? null : lowerRange(kf, SUFFIX);

@@ -38,6 +38,7 @@ import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.internals.PositionSerde;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
 /**
@@ -60,6 +61,11 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     static final String DATA_FAMILY = "data";
     /** The column family that holds the committed changelog offsets ({@link #managesOffsets()}). */
     static final String OFFSETS_FAMILY = "offsets";
+    /**
+     * The key of the store's query {@link Position} in the offsets family (the built-in store's key in
+     * its own offsets family); no changelog partition's key ({@code <topic>-<partition>}) can equal it.
+     */
+    static final byte[] POSITION_KEY = "position".getBytes(StandardCharsets.UTF_8);
     private final String name;
     private final Engine engine;
     private final Set<FerryIterator> openIterators = ConcurrentHashMap.newKeySet();
@@ -71,6 +77,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private volatile boolean dirty;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
+    /** The position last written to the offsets family: a commit writes it again only when it moved. */
+    private Position writtenPosition = Position.emptyPosition();
 
     FerryStateStore(String name, Engine engine) {
         this.name = Objects.requireNonNull(name, "name");
@@ -94,12 +102,15 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
+        Position kept;
         try {
             Files.createDirectories(dir.getParent());
             Store s = Store.open(dir, options);
             try {
                 data = family(s, DATA_FAMILY);
                 offsets = family(s, OFFSETS_FAMILY);
+                byte[] p = s.get(offsets, POSITION_KEY);
+                kept = p == null ? Position.emptyPosition() : PositionSerde.deserialize(ByteBuffer.wrap(p));
                 opened(s, data);
             } catch (RuntimeException e) {
                 s.close();
@@ -110,7 +121,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
         this.context = context;
-        this.position = Position.emptyPosition();
+        this.position = kept;
+        this.writtenPosition = kept.copy();
         open = true;
         context.register(root, (BatchingStateRestoreCallback) this::restoreAll);
     }
@@ -200,11 +212,22 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         return true;
     }
 
+    /**
+     * Records the changelog offsets, and the store's query {@link Position} if it moved since it was
+     * last written, in one atomic write after every entry written so far: after a restart the store
+     * reports the position it had at its last commit (or {@link #close()}), as the built-in store
+     * does, never a position ahead of the entries it holds.
+     */
     @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+    public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
         Objects.requireNonNull(changelogOffsets, "changelogOffsets");
         Store s = checkOpen();
         try (WriteBatch batch = new WriteBatch()) {
+            Position now = position.copy();
+            boolean moved = !now.equals(writtenPosition);
+            if (moved) {
+                batch.put(offsets, POSITION_KEY, positionBytes(now));
+            }
             for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
                 byte[] k = e.getKey().toString().getBytes(StandardCharsets.UTF_8);
                 if (e.getValue() == null) {
@@ -216,9 +239,19 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             if (batch.count() > 0) {
                 s.write(batch);
             }
+            if (moved) {
+                writtenPosition = now;
+            }
         } catch (RuntimeException e) {
             throw translate(e, "commit");
         }
+    }
+
+    private static byte[] positionBytes(Position p) {
+        ByteBuffer b = PositionSerde.serialize(p);
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
     }
 
     @Override
@@ -265,7 +298,17 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         Store s = store;
         if (s != null) {
-            s.close();
+            try {
+                Position now = position.copy();
+                if (!now.equals(writtenPosition)) { // keep the position of every write so far (best effort, as close is)
+                    s.put(offsets, POSITION_KEY, positionBytes(now));
+                    writtenPosition = now;
+                }
+            } catch (RuntimeException e) {
+                // the position stays at its last commit: never ahead of the entries
+            } finally {
+                s.close();
+            }
         }
     }
 
@@ -311,33 +354,49 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * @return the iterator, registered to close with the store
      */
     KeyValueIterator<Bytes, byte[]> iterator(KeyRange range, boolean forward) {
-        return iterator(List.of(range).iterator(), forward, 0, null);
+        return iterator(List.of(range).iterator(), forward, 0, null, false);
     }
 
     /**
-     * An iterator over a sequence of ranges of the data family, walked one after the other: the
-     * first range's cursor opens now, each further one when the previous range is exhausted (as
-     * Kafka's segmented stores open one segment's iterator after the other).
+     * An iterator over a sequence of ranges of the data family, walked one after the other, each
+     * range's cursor opening when the previous range is exhausted (as Kafka's segmented stores open
+     * one segment's iterator after the other).
+     *
+     * <p>Two behaviours, one per kind of Kafka store:
+     * <ul>
+     * <li>{@code segmented == false} (key-value stores, as Kafka's {@code RocksDBStore}): the first
+     *     cursor opens now and reads the state of this moment; {@code hasNext()} on an iterator
+     *     closed by the store's {@code close()} (or by its own) throws
+     *     {@link InvalidStateStoreException}.</li>
+     * <li>{@code segmented == true} (window and session stores, as Kafka's segmented stores): the
+     *     first cursor opens at the first {@code hasNext()}, so writes made between the iterator's
+     *     creation and its first read are seen; once the iterator is closed (by the store's
+     *     {@code close()} or its own) {@code hasNext()} returns false.</li>
+     * </ul>
      *
      * @param ranges the ranges, in the order to walk them
      * @param forward ascending or descending within each range
      * @param strip how many leading bytes of each key to drop before filtering and handing it out
      * @param keep which (stripped) keys to hand out, or null for all
+     * @param segmented the window and session stores' behaviour (above)
      * @return the iterator, registered to close with the store
      */
-    KeyValueIterator<Bytes, byte[]> iterator(Iterator<KeyRange> ranges, boolean forward, int strip, Predicate<byte[]> keep) {
+    KeyValueIterator<Bytes, byte[]> iterator(Iterator<KeyRange> ranges, boolean forward, int strip, Predicate<byte[]> keep,
+                                             boolean segmented) {
         checkOpen();
-        FerryIterator it = new FerryIterator(ranges, forward, strip, keep);
+        FerryIterator it = new FerryIterator(ranges, forward, strip, keep, segmented);
         openIterators.add(it);
         if (!open) { // raced with close(), which may not have seen this one
             it.close();
             throw closed(null);
         }
-        try {
-            it.advanceRange();
-        } catch (RuntimeException e) {
-            it.close();
-            throw e;
+        if (!segmented) {
+            try {
+                it.advanceRange();
+            } catch (RuntimeException e) {
+                it.close();
+                throw e;
+            }
         }
         return it;
     }
@@ -348,20 +407,25 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         private final boolean forward;
         private final int strip;
         private final Predicate<byte[]> keep;
+        private final boolean segmented;
+        /** The first range's cursor has been opened (at creation, or at the first read if segmented). */
+        private boolean started;
         private Cursor cursor;
         private KeyValue<Bytes, byte[]> next;
         private boolean done;
         private volatile boolean closed;
 
-        FerryIterator(Iterator<KeyRange> ranges, boolean forward, int strip, Predicate<byte[]> keep) {
+        FerryIterator(Iterator<KeyRange> ranges, boolean forward, int strip, Predicate<byte[]> keep, boolean segmented) {
             this.ranges = ranges;
             this.forward = forward;
             this.strip = strip;
             this.keep = keep;
+            this.segmented = segmented;
         }
 
         /** Closes the current cursor and opens the next range's; false when no range is left. */
         boolean advanceRange() {
+            started = true;
             if (cursor != null) {
                 cursor.close();
                 cursor = null;
@@ -386,12 +450,18 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         @Override
         public boolean hasNext() {
             if (closed) {
+                if (segmented) {
+                    return false;
+                }
                 throw new InvalidStateStoreException("Ferry iterator for store " + name + " has closed");
             }
             if (next != null) {
                 return true;
             }
             try {
+                if (!started && !advanceRange()) {
+                    return false;
+                }
                 while (!done) {
                     boolean ok = forward ? cursor.next() : cursor.prev();
                     if (!ok) {
@@ -410,6 +480,9 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 return false;
             } catch (RuntimeException e) {
                 if (closed) {
+                    if (segmented) {
+                        return false;
+                    }
                     throw new InvalidStateStoreException("Ferry iterator for store " + name + " has closed", e);
                 }
                 throw translate(e, "iterating");

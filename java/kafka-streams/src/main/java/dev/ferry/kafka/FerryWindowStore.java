@@ -142,8 +142,12 @@ public class FerryWindowStore extends FerrySegmentedStore implements WindowStore
         byte[] kf = keyFrom == null ? null : keyFrom.get();
         byte[] kt = keyTo == null ? null : keyTo.get();
         long from = actualFrom(timeFrom);
-        if ((kf != null && kt != null && keyFrom.compareTo(keyTo) > 0) || timeTo < from) {
-            return new Windows(null); // an inverted key range is empty, as in the built-in store (it logs a warning)
+        if (kf != null && kt != null && keyFrom.compareTo(keyTo) > 0) {
+            InvalidRange.warn(FerryWindowStore.class); // empty, with the built-in store's warning
+            return new Windows(null);
+        }
+        if (timeTo < from) {
+            return new Windows(null);
         }
         byte[] lower = kf == null ? null : lowerRange(kf, SUFFIX);
         byte[] upper = kt == null ? null : upperRange(kt, ByteBuffer.allocate(SUFFIX).putLong(timeTo).putInt(Integer.MAX_VALUE).array());
