@@ -71,6 +71,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private volatile boolean dirty;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
+    /** Kafka's RocksDB metrics for this store (FerryStoreMetrics), or null outside Kafka Streams. */
+    private FerryStoreMetrics metrics;
 
     FerryStateStore(String name, Engine engine) {
         this.name = Objects.requireNonNull(name, "name");
@@ -112,6 +114,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         this.context = context;
         this.position = Position.emptyPosition();
         open = true;
+        metrics = FerryStoreMetrics.start(this, context, dir);
         context.register(root, (BatchingStateRestoreCallback) this::restoreAll);
     }
 
@@ -260,6 +263,10 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             return;
         }
         open = false;
+        if (metrics != null) {
+            metrics.stop();
+            metrics = null;
+        }
         for (FerryIterator it : new ArrayList<>(openIterators)) {
             it.close();
         }
