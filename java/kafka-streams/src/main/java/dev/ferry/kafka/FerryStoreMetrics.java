@@ -173,7 +173,14 @@ final class FerryStoreMetrics {
         addRocksDbGauges(store, metrics, ctx);
         boolean statistics = statisticsWanted(context.appConfigs()) && statisticsOn(store);
         Recorder r = new Recorder(store, task, scope, metrics, ctx, statistics);
-        metrics.rocksDBMetricsRecordingTrigger().addMetricsRecorder(r);
+        try {
+            metrics.rocksDBMetricsRecordingTrigger().addMetricsRecorder(r);
+        } catch (IllegalStateException e) {
+            // another open store of this name in this task (a store opened twice without a close
+            // between): the metrics must not keep this one from opening; it records none
+            LOG.warn("Ferry store {} of task {} records no RocksDB statistics metrics: {}", store.name(), task, e.getMessage());
+            return new FerryStoreMetrics(store, metrics, null);
+        }
         return new FerryStoreMetrics(store, metrics, r);
     }
 

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.ferry.Engine;
+import dev.ferry.Statistics;
+import dev.ferry.Store;
+import dev.ferry.StoreOptions;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +25,7 @@ import java.util.TreeSet;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.MetricName;
@@ -43,6 +49,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.Options;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -118,13 +125,17 @@ class FerryStoreMetricsTest {
         }
     }
 
-    /** The processor's context's metrics: Kafka's, with the RocksDB metrics recording trigger. */
-    final AtomicReference<StreamsMetricsImpl> streamsMetrics = new AtomicReference<>();
-
-    Topology topology() {
+    /**
+     * The topology: source {@code in}, one processor writing into the nine stores.
+     *
+     * @param streamsMetrics receives the processor's context's metrics: Kafka's, with the RocksDB
+     *        metrics recording trigger
+     * @param processed counts the records processed
+     */
+    static Topology topology(AtomicReference<StreamsMetricsImpl> streamsMetrics, AtomicLong processed) {
         Topology t = new Topology();
         t.addSource("in", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
-        t.addProcessor("writer", Writer::new, "in");
+        t.addProcessor("writer", () -> new Writer(streamsMetrics, processed), "in");
         List<KeyValueBytesStoreSupplier> kv = List.of(Stores.persistentKeyValueStore(KV.get(0)),
                 FerryStores.persistentKeyValueStore(KV.get(1)), FerryStores.lmdbKeyValueStore(KV.get(2)));
         List<WindowBytesStoreSupplier> win = List.of(Stores.persistentWindowStore(WIN.get(0), RETENTION, WINDOW, false),
@@ -143,11 +154,18 @@ class FerryStoreMetricsTest {
      * and reads it back, and reads a key that is not there; a record keyed {@code read:<key>} only
      * reads, twice.
      */
-    final class Writer implements Processor<String, String, Void, Void> {
+    static final class Writer implements Processor<String, String, Void, Void> {
+        private final AtomicReference<StreamsMetricsImpl> streamsMetrics;
+        private final AtomicLong processed;
         private final List<KeyValueStore<String, String>> kv = new ArrayList<>();
         private final List<WindowStore<String, String>> win = new ArrayList<>();
         private final List<SessionStore<String, String>> ses = new ArrayList<>();
         private long n;
+
+        Writer(AtomicReference<StreamsMetricsImpl> streamsMetrics, AtomicLong processed) {
+            this.streamsMetrics = streamsMetrics;
+            this.processed = processed;
+        }
 
         @Override
         public void init(ProcessorContext<Void, Void> context) {
@@ -185,14 +203,19 @@ class FerryStoreMetricsTest {
                     s.fetchSession(key, ts, ts);
                 }
             }
+            processed.incrementAndGet();
         }
     }
 
-    Properties props(String level) {
+    /**
+     * The application's configuration: a recording level, no record cache, 64 KiB memtables in both
+     * RocksDB stores.
+     */
+    static Properties props(String level, Path stateDir) {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "ferry-metrics");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
-        p.put(StreamsConfig.STATE_DIR_CONFIG, tmp.resolve("state").toString());
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         p.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, level);
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, SmallMemtables.class);
@@ -229,7 +252,9 @@ class FerryStoreMetricsTest {
      * waits for RocksDB's background work to end, runs the trigger again and reads the metrics again.
      */
     Run run(String level) throws InterruptedException {
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology(), props(level))) {
+        AtomicReference<StreamsMetricsImpl> streamsMetrics = new AtomicReference<>();
+        try (TopologyTestDriver driver = new TopologyTestDriver(topology(streamsMetrics, new AtomicLong()),
+                props(level, tmp.resolve("state")))) {
             TestInputTopic<String, String> in = driver.createInputTopic("in", Serdes.String().serializer(), Serdes.String().serializer());
             StreamsMetricsImpl m = streamsMetrics.get();
             assertNotNull(m, "the processor's context has Kafka's metrics");
@@ -237,19 +262,8 @@ class FerryStoreMetricsTest {
             Map<String, Map<String, Object>> before = snapshot(driver);
 
             Instant t0 = Instant.now();
-            Random r = new Random(7);
-            Map<String, Boolean> live = new HashMap<>();
-            for (int i = 0; i < RECORDS; i++) {
-                String key = "k" + String.format("%04d", r.nextInt(KEYS));
-                byte[] v = new byte[VALUE_BYTES];
-                for (int j = 0; j < v.length; j++) {
-                    v[j] = (byte) ('a' + r.nextInt(26));
-                }
-                in.pipeInput(key, new String(v, java.nio.charset.StandardCharsets.US_ASCII), t0.plusMillis(i));
-                live.put(key, (i + 1) % 10 != 0); // the processor deletes on every tenth record
-            }
-            for (int i = 0; i < 300; i++) {
-                in.pipeInput(READ + "k" + String.format("%04d", i), "", t0.plusMillis(RECORDS + i));
+            for (Input i : inputs()) {
+                in.pipeInput(i.key(), i.value(), t0.plusMillis(i.offsetMillis()));
             }
             waitForBackgroundWork(driver);
             m.rocksDBMetricsRecordingTrigger().run();
@@ -259,9 +273,45 @@ class FerryStoreMetricsTest {
                     tags.put(s, tagKeys(driver.metrics(), s));
                 }
             }
-            long liveKeys = live.values().stream().filter(b -> b).count();
-            return new Run(before, snapshot(driver), tags, liveKeys);
+            return new Run(before, snapshot(driver), tags, liveKeys());
         }
+    }
+
+    /** One input record: key, value and its time after the first record's. */
+    record Input(String key, String value, long offsetMillis) {
+    }
+
+    /**
+     * The input: {@link #RECORDS} writes of {@link #VALUE_BYTES} bytes over {@link #KEYS} keys (the
+     * processor deletes on every tenth), then reads of the first 300 keys.
+     */
+    static List<Input> inputs() {
+        Random r = new Random(7);
+        List<Input> out = new ArrayList<>();
+        for (int i = 0; i < RECORDS; i++) {
+            String key = "k" + String.format("%04d", r.nextInt(KEYS));
+            byte[] v = new byte[VALUE_BYTES];
+            for (int j = 0; j < v.length; j++) {
+                v[j] = (byte) ('a' + r.nextInt(26));
+            }
+            out.add(new Input(key, new String(v, StandardCharsets.US_ASCII), i));
+        }
+        for (int i = 0; i < 300; i++) {
+            out.add(new Input(READ + "k" + String.format("%04d", i), "", RECORDS + i));
+        }
+        return out;
+    }
+
+    /** The number of keys live in the key-value stores after {@link #inputs()}. */
+    static long liveKeys() {
+        Map<String, Boolean> live = new HashMap<>();
+        long n = 0;
+        for (Input i : inputs()) {
+            if (!i.key().startsWith(READ)) {
+                live.put(i.key(), ++n % 10 != 0);
+            }
+        }
+        return live.values().stream().filter(b -> b).count();
     }
 
     /**
@@ -416,10 +466,10 @@ class FerryStoreMetricsTest {
         assertEquals(run.liveKeys() + 1, (long) run.value(KV.get(2), "estimate-num-keys"));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void theStatisticsTheRecorderReadsExistInTheRunningRocksDb() {
-        try (dev.ferry.Store s = dev.ferry.Store.open(tmp.resolve("stats"), dev.ferry.StoreOptions.of(dev.ferry.Engine.ROCKSDB).statistics(true))) {
-            dev.ferry.Statistics st = s.statistics();
+        try (Store s = Store.open(tmp.resolve("stats"), StoreOptions.of(Engine.ROCKSDB).statistics(true))) {
+            Statistics st = s.statistics();
             assertEquals(Set.of(), missing(st.tickers().keySet(), new TreeSet<>(FerryStoreMetrics.TICKERS)), "tickers");
             assertEquals(Set.of(), missing(st.histograms().keySet(), new TreeSet<>(FerryStoreMetrics.HISTOGRAMS)), "histograms");
         }
