@@ -17,9 +17,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -76,7 +76,9 @@ class BrokerMetricsEndToEndTest {
                 streams.start();
                 waitFor("every store's metrics registered", WAIT, () -> KINDS.stream().flatMap(List::stream)
                         .allMatch(s -> values(streams.metrics(), s).containsKey("put-rate")));
-                Map<String, Map<String, Object>> before = snapshot(streams);
+                // every store's metrics, read before the input, every half second while it is processed and at the end
+                List<Map<String, Map<String, Object>>> samples = new ArrayList<>();
+                samples.add(snapshot(streams));
 
                 List<FerryStoreMetricsTest.Input> inputs = FerryStoreMetricsTest.inputs();
                 long t0 = System.currentTimeMillis();
@@ -89,31 +91,34 @@ class BrokerMetricsEndToEndTest {
                     }
                     producer.flush();
                 }
-                waitFor("every record processed", WAIT, () -> processed.get() == inputs.size());
+                waitFor("every record processed", WAIT, () -> {
+                    samples.add(snapshot(streams));
+                    return processed.get() == inputs.size();
+                });
 
                 // the trigger runs when Kafka Streams starts, then a minute apart: wait until a run
                 // after the processing has recorded on every RocksDB store
                 Duration toRecording = Duration.ofMinutes(2).plus(WAIT).minusNanos(System.nanoTime() - started);
                 waitFor("Kafka Streams' RocksDB metrics recording trigger to record every store", toRecording, () -> {
-                    Map<String, Map<String, Object>> now = snapshot(streams);
+                    samples.add(snapshot(streams));
                     return KINDS.stream().flatMap(k -> k.subList(0, 2).stream())
-                            .allMatch(s -> moved(before, now, s, MOVING_DEBUG).equals(MOVING_DEBUG));
+                            .allMatch(s -> moved(samples, s, MOVING_DEBUG).equals(MOVING_DEBUG));
                 });
-                Map<String, Map<String, Object>> after = snapshot(streams);
+                Map<String, Map<String, Object>> after = samples.get(samples.size() - 1);
 
                 for (int k = 0; k < KINDS.size(); k++) {
                     String builtIn = KINDS.get(k).get(0), ferry = KINDS.get(k).get(1), lmdb = KINDS.get(k).get(2);
                     Set<String> rocksdb = union(ROCKSDB_DEBUG, ROCKSDB_INFO);
                     System.out.println("KafkaStreams#metrics() " + builtIn + " / " + ferry + ": " + after.get(ferry).size()
-                            + " metrics, RocksDB's moved: " + moved(before, after, builtIn, rocksdb) + " / " + moved(before, after, ferry, rocksdb));
+                            + " metrics, RocksDB's moved: " + moved(samples, builtIn, rocksdb) + " / " + moved(samples, ferry, rocksdb));
                     assertEquals(after.get(builtIn).keySet(), after.get(ferry).keySet(), "the built-in store's metric names: " + ferry);
                     assertEquals(Set.of(), missing(after.get(ferry).keySet(), rocksdb), ferry);
                     assertEquals(tags(streams, builtIn), tags(streams, ferry), "the built-in store's tags: " + ferry);
                     assertEquals(Set.of(sorted("task-id", "thread-id", SCOPES.get(k) + "-state-id")), tags(streams, ferry), ferry);
-                    assertEquals(MOVING_DEBUG, moved(before, after, builtIn, MOVING_DEBUG), builtIn);
-                    assertEquals(MOVING_DEBUG, moved(before, after, ferry, MOVING_DEBUG), ferry);
-                    assertEquals(MOVING_INFO, moved(before, after, builtIn, MOVING_INFO), builtIn);
-                    assertEquals(MOVING_INFO, moved(before, after, ferry, MOVING_INFO), ferry);
+                    assertEquals(MOVING_DEBUG, moved(samples, builtIn, MOVING_DEBUG), builtIn);
+                    assertEquals(MOVING_DEBUG, moved(samples, ferry, MOVING_DEBUG), ferry);
+                    assertEquals(MOVING_INFO, moved(samples, builtIn, MOVING_INFO), builtIn);
+                    assertEquals(MOVING_INFO, moved(samples, ferry, MOVING_INFO), ferry);
 
                     Set<String> lmdbNames = new TreeSet<>(after.get(builtIn).keySet());
                     lmdbNames.removeAll(rocksdb);
@@ -121,7 +126,7 @@ class BrokerMetricsEndToEndTest {
                     assertEquals(lmdbNames, after.get(lmdb).keySet(), "the built-in store's names with LMDB's in place of RocksDB's");
                     assertEquals(Set.of(sorted("task-id", "thread-id", SCOPES.get(k).replace("rocksdb", "lmdb") + "-state-id")),
                             tags(streams, lmdb), lmdb);
-                    assertEquals(MOVING_LMDB, moved(before, after, lmdb, MOVING_LMDB), lmdb);
+                    assertEquals(MOVING_LMDB, moved(samples, lmdb, MOVING_LMDB), lmdb);
                 }
                 assertEquals(FerryStoreMetricsTest.liveKeys() + 1,
                         ((Number) after.get(KINDS.get(0).get(2)).get("estimate-num-keys")).longValue(),
@@ -137,9 +142,9 @@ class BrokerMetricsEndToEndTest {
         return out;
     }
 
-    private static Set<String> moved(Map<String, Map<String, Object>> before, Map<String, Map<String, Object>> after,
-                                     String store, Set<String> metrics) {
-        return metrics.stream().filter(m -> !Objects.equals(before.get(store).get(m), after.get(store).get(m)))
+    /** The metrics that changed between any two samples. */
+    private static Set<String> moved(List<Map<String, Map<String, Object>>> samples, String store, Set<String> metrics) {
+        return metrics.stream().filter(m -> FerryStoreMetricsTest.Run.moved(samples, store, m))
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 

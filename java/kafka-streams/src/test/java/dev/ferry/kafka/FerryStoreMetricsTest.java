@@ -223,15 +223,31 @@ class FerryStoreMetricsTest {
         return p;
     }
 
-    /** The metrics of every store before and after the workload, and the number of live keys written. */
-    record Run(Map<String, Map<String, Object>> before, Map<String, Map<String, Object>> after,
-               Map<String, Map<String, Set<String>>> tags, long liveKeys) {
+    /**
+     * The metrics of every store read before the workload, every 100 records during it and after it
+     * (a gauge such as a memtable's size may come back to its first value at the end: it moved if it
+     * changed at any of these moments), their tags, and the number of live keys written.
+     */
+    record Run(List<Map<String, Map<String, Object>>> samples, Map<String, Map<String, Set<String>>> tags, long liveKeys) {
+        Map<String, Map<String, Object>> before() {
+            return samples.get(0);
+        }
+
+        Map<String, Map<String, Object>> after() {
+            return samples.get(samples.size() - 1);
+        }
+
         Set<String> names(String store) {
-            return after.get(store).keySet();
+            return after().get(store).keySet();
         }
 
         boolean moved(String store, String metric) {
-            return !Objects.equals(before.get(store).get(metric), after.get(store).get(metric));
+            return moved(samples, store, metric);
+        }
+
+        static boolean moved(List<Map<String, Map<String, Object>>> samples, String store, String metric) {
+            Object first = samples.get(0).get(store).get(metric);
+            return samples.stream().anyMatch(s -> !Objects.equals(first, s.get(store).get(metric)));
         }
 
         Set<String> movedOf(String store, Set<String> metrics) {
@@ -239,7 +255,7 @@ class FerryStoreMetricsTest {
         }
 
         double value(String store, String metric) {
-            Object v = after.get(store).get(metric);
+            Object v = after().get(store).get(metric);
             assertNotNull(v, store + " " + metric);
             return ((Number) v).doubleValue();
         }
@@ -259,11 +275,16 @@ class FerryStoreMetricsTest {
             StreamsMetricsImpl m = streamsMetrics.get();
             assertNotNull(m, "the processor's context has Kafka's metrics");
             m.rocksDBMetricsRecordingTrigger().run();
-            Map<String, Map<String, Object>> before = snapshot(driver);
+            List<Map<String, Map<String, Object>>> samples = new ArrayList<>();
+            samples.add(snapshot(driver));
 
             Instant t0 = Instant.now();
-            for (Input i : inputs()) {
-                in.pipeInput(i.key(), i.value(), t0.plusMillis(i.offsetMillis()));
+            List<Input> inputs = inputs();
+            for (int i = 0; i < inputs.size(); i++) {
+                in.pipeInput(inputs.get(i).key(), inputs.get(i).value(), t0.plusMillis(inputs.get(i).offsetMillis()));
+                if (i % 100 == 99) {
+                    samples.add(snapshot(driver));
+                }
             }
             waitForBackgroundWork(driver);
             m.rocksDBMetricsRecordingTrigger().run();
@@ -273,7 +294,8 @@ class FerryStoreMetricsTest {
                     tags.put(s, tagKeys(driver.metrics(), s));
                 }
             }
-            return new Run(before, snapshot(driver), tags, liveKeys());
+            samples.add(snapshot(driver));
+            return new Run(samples, tags, liveKeys());
         }
     }
 
