@@ -162,6 +162,15 @@ final class FerryStoreMetrics {
         if (!(context.metrics() instanceof StreamsMetricsImpl) || context.taskId() == null) {
             return null;
         }
+        try {
+            return register(store, context, dir);
+        } catch (RuntimeException e) { // the metrics must not keep the store from opening
+            LOG.warn("Ferry store {} of task {} reports no RocksDB or LMDB metrics", store.name(), context.taskId(), e);
+            return null;
+        }
+    }
+
+    private static FerryStoreMetrics register(FerryStateStore store, StateStoreContext context, Path dir) {
         StreamsMetricsImpl metrics = (StreamsMetricsImpl) context.metrics();
         TaskId task = context.taskId();
         String scope = scope(store);
@@ -487,10 +496,5 @@ final class FerryStoreMetrics {
             }
             return min;
         }
-    }
-
-    /** @return the names of the LMDB metrics, in the order they are registered */
-    static List<String> lmdbMetricNames() {
-        return List.of(LMDB_NUM_KEYS, LMDB_DATA_FILE_SIZE, LMDB_MAP_SIZE, LMDB_MAP_SIZE_USED, LMDB_NUM_READERS, LMDB_MAX_READERS);
     }
 }

@@ -10,6 +10,7 @@ import dev.ferry.Engine;
 import dev.ferry.Statistics;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,12 +26,14 @@ import java.util.TreeSet;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.Topology;
@@ -494,6 +497,53 @@ class FerryStoreMetricsTest {
             Statistics st = s.statistics();
             assertEquals(Set.of(), missing(st.tickers().keySet(), new TreeSet<>(FerryStoreMetrics.TICKERS)), "tickers");
             assertEquals(Set.of(), missing(st.histograms().keySet(), new TreeSet<>(FerryStoreMetrics.HISTOGRAMS)), "histograms");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"ROCKSDB", "LMDB"})
+    void metricsReadWhileTheStoreClosesNeverFailAndReadZeroAfter(String engine) throws Exception {
+        TestContext ctx = new TestContext(tmp.toFile());
+        ctx.configs.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG");
+        StreamsMetricsImpl m = (StreamsMetricsImpl) ctx.metrics();
+        FerryKeyValueStore store = new FerryKeyValueStore("race", Engine.valueOf(engine));
+        store.init(ctx, store);
+        for (int i = 0; i < 2000; i++) {
+            store.put(Bytes.wrap(("k" + i).getBytes(StandardCharsets.UTF_8)), new byte[100]);
+        }
+        Set<String> gauges = engine.equals("LMDB") ? LMDB : ROCKSDB_INFO;
+        assertTrue(gauges.stream().anyMatch(g -> !BigInteger.ZERO.equals(values(m.metrics(), "race").get(g))), "gauges read the open store");
+
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicLong reads = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            try {
+                while (!stop.get()) { // every metric's value and a recording, as a reporter and Kafka's trigger do
+                    m.metrics().values().forEach(Metric::metricValue);
+                    m.rocksDBMetricsRecordingTrigger().run();
+                    reads.incrementAndGet();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }, "metrics-reader");
+        reader.start();
+        while (reads.get() < 20 && failure.get() == null) {
+            Thread.sleep(5);
+        }
+        store.close();
+        long atClose = reads.get();
+        while (reads.get() < atClose + 20 && failure.get() == null) {
+            Thread.sleep(5);
+        }
+        stop.set(true);
+        reader.join(30_000);
+        assertFalse(reader.isAlive());
+        assertEquals(null, failure.get(), "reading metrics while the store closed");
+        Map<String, Object> after = values(m.metrics(), "race");
+        for (String g : gauges) {
+            assertEquals(BigInteger.ZERO, after.get(g), g + " after close");
         }
     }
 
