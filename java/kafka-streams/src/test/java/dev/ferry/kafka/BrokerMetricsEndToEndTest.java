@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -99,11 +100,19 @@ class BrokerMetricsEndToEndTest {
                 // the trigger runs when Kafka Streams starts, then a minute apart: wait until a run
                 // after the processing has recorded on every RocksDB store
                 Duration toRecording = Duration.ofMinutes(2).plus(WAIT).minusNanos(System.nanoTime() - started);
-                waitFor("Kafka Streams' RocksDB metrics recording trigger to record every store", toRecording, () -> {
-                    samples.add(snapshot(streams));
-                    return KINDS.stream().flatMap(k -> k.subList(0, 2).stream())
-                            .allMatch(s -> moved(samples, s, MOVING_DEBUG).equals(MOVING_DEBUG));
-                });
+                Map<String, Set<String>> notYet = new TreeMap<>();
+                waitFor(() -> "Kafka Streams' RocksDB metrics recording trigger to record every store; not moved: " + notYet,
+                        toRecording, () -> {
+                            samples.add(snapshot(streams));
+                            notYet.clear();
+                            KINDS.stream().flatMap(k -> k.subList(0, 2).stream()).forEach(s -> {
+                                Set<String> m = missing(moved(samples, s, MOVING_DEBUG), MOVING_DEBUG);
+                                if (!m.isEmpty()) {
+                                    notYet.put(s, m);
+                                }
+                            });
+                            return notYet.isEmpty();
+                        });
                 Map<String, Map<String, Object>> after = samples.get(samples.size() - 1);
 
                 for (int k = 0; k < KINDS.size(); k++) {
@@ -159,10 +168,14 @@ class BrokerMetricsEndToEndTest {
     }
 
     private static void waitFor(String what, Duration wait, BooleanSupplier condition) throws InterruptedException {
+        waitFor(() -> what, wait, condition);
+    }
+
+    private static void waitFor(Supplier<String> what, Duration wait, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                fail("timed out after " + wait.toSeconds() + " s waiting for " + what);
+                fail("timed out after " + wait.toSeconds() + " s waiting for " + what.get());
             }
             Thread.sleep(500);
         }
