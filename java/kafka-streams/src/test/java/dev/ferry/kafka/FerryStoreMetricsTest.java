@@ -45,6 +45,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
@@ -52,6 +53,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.Options;
@@ -155,7 +157,7 @@ class FerryStoreMetricsTest {
     /**
      * Writes every record into every store (every tenth deletes its key from the key-value stores)
      * and reads it back, and reads a key that is not there; a record keyed {@code read:<key>} only
-     * reads, twice.
+     * reads, twice: the key, and every window and session of the key whenever written.
      */
     static final class Writer implements Processor<String, String, Void, Void> {
         private final AtomicReference<StreamsMetricsImpl> streamsMetrics;
@@ -194,16 +196,24 @@ class FerryStoreMetricsTest {
                     s.get(key + "-absent");
                 }
                 for (WindowStore<String, String> s : win) {
-                    if (!readOnly) {
+                    if (readOnly) { // every window of the key, whenever it was written (table files by now)
+                        try (WindowStoreIterator<String> it = s.fetch(key, 0L, ts)) {
+                            it.forEachRemaining(x -> { });
+                        }
+                    } else {
                         s.put(key, r.value(), start);
+                        s.fetch(key, start);
                     }
-                    s.fetch(key, start);
                 }
                 for (SessionStore<String, String> s : ses) {
-                    if (!readOnly) {
+                    if (readOnly) {
+                        try (KeyValueIterator<Windowed<String>, String> it = s.fetch(key)) {
+                            it.forEachRemaining(x -> { });
+                        }
+                    } else {
                         s.put(new Windowed<>(key, new SessionWindow(ts, ts)), r.value());
+                        s.fetchSession(key, ts, ts);
                     }
-                    s.fetchSession(key, ts, ts);
                 }
             }
             processed.incrementAndGet();
