@@ -79,6 +79,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private Position position = Position.emptyPosition();
     /** The position last written to the offsets family: a commit writes it again only when it moved. */
     private Position writtenPosition = Position.emptyPosition();
+    /** Kafka's RocksDB metrics for this store (FerryStoreMetrics), or null outside Kafka Streams. */
+    private FerryStoreMetrics metrics;
 
     FerryStateStore(String name, Engine engine) {
         this.name = Objects.requireNonNull(name, "name");
@@ -124,6 +126,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         this.position = kept;
         this.writtenPosition = kept.copy();
         open = true;
+        metrics = FerryStoreMetrics.start(this, context, dir);
         context.register(root, (BatchingStateRestoreCallback) this::restoreAll);
     }
 
@@ -293,6 +296,10 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             return;
         }
         open = false;
+        if (metrics != null) {
+            metrics.stop();
+            metrics = null;
+        }
         for (FerryIterator it : new ArrayList<>(openIterators)) {
             it.close();
         }

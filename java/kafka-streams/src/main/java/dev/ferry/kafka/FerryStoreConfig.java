@@ -67,6 +67,8 @@ public final class FerryStoreConfig {
             if (extra != null) {
                 o.rocksdbOptions(extra.toString());
             }
+            // Kafka's RocksDB metrics at DEBUG read them, as the built-in store's (FerryStoreMetrics)
+            o.statistics(FerryStoreMetrics.statisticsWanted(configs));
         } else {
             o.mapSize(longValue(configs, LMDB_MAP_SIZE_BYTES, DEFAULT_MAP_SIZE));
             o.autoGrow(longValue(configs, LMDB_AUTO_GROW_BYTES, DEFAULT_AUTO_GROW));

@@ -201,7 +201,7 @@ public final class FerryStores {
     }
 
     private static String scope(Engine engine, String kind) {
-        return (engine == Engine.ROCKSDB ? "ferry-rocksdb" : "ferry-lmdb") + kind;
+        return FerryStoreMetrics.scope(engine, kind);
     }
 
     private static final class WindowSupplier implements WindowBytesStoreSupplier {
@@ -333,7 +333,7 @@ public final class FerryStores {
 
         @Override
         public String metricsScope() {
-            return engine == Engine.ROCKSDB ? "ferry-rocksdb" : "ferry-lmdb";
+            return scope(engine, "");
         }
 
         @Override
