@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * tries a mount; {@link #cut} unmounts, after which the backing directory holds exactly the durable
  * state.
  */
-final class PowerCutFs implements AutoCloseable {
+public final class PowerCutFs implements AutoCloseable {
     private static final long TIMEOUT_SECONDS = 60;
     private static boolean checked;
     private static String reason;
@@ -57,7 +57,7 @@ final class PowerCutFs implements AutoCloseable {
      * @return null when power-cut tests can run, else why not (no /dev/fuse, no fusermount3, no C
      *     compiler or libfuse3-dev, mounting not permitted)
      */
-    static synchronized String unavailableReason(Path work) throws IOException, InterruptedException {
+    public static synchronized String unavailableReason(Path work) throws IOException, InterruptedException {
         if (checked) {
             return reason;
         }
@@ -146,7 +146,7 @@ final class PowerCutFs implements AutoCloseable {
      * @param errFile where cutfs's stderr goes
      * @return the mounted file system
      */
-    static PowerCutFs mount(Path backing, Path mountPoint, Long tornSeed, Path errFile) throws IOException, InterruptedException {
+    public static PowerCutFs mount(Path backing, Path mountPoint, Long tornSeed, Path errFile) throws IOException, InterruptedException {
         if (exe == null) {
             throw new IllegalStateException("cutfs not built: call unavailableReason first");
         }
@@ -171,7 +171,7 @@ final class PowerCutFs implements AutoCloseable {
      *
      * @return cutfs's summary line ({@code CUT files=... pages_dropped=... pages_kept=... names_undone=...})
      */
-    String cut() throws IOException, InterruptedException {
+    public String cut() throws IOException, InterruptedException {
         unmount();
         if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             process.destroyForcibly();
