@@ -187,7 +187,7 @@ static ferry_store *shim_open(int engine, const char *dir)
     opts_of(engine, o);
     ferry_store *s = NULL;
     ferry_error err;
-    int rc = ferry_store_open(engine, dir, o, FERRY_OPT_COUNT, NULL, &s, &err);
+    int rc = ferry_store_open(engine, dir, o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err);
     if (rc) { fprintf(stderr, "callgrind_ops: open %s: %s %s\n", dir, ferry_strerror(rc), err.message); return NULL; }
     return s;
 }
@@ -208,7 +208,7 @@ static int prepare(int engine, const char *dir, long long entries, int vsize)
             key_of(p + FERRY_OP_HEADER, j);
             for (int b = 0; b < vsize; b++) p[FERRY_OP_HEADER + KEY + b] = (uint8_t)(j * 31 + b);
         }
-        int rc = ferry_write(s, ops, rec * n, n, &err);
+        int rc = ferry_write(s, ops, rec * n, n, 0, &err);
         if (rc) { fprintf(stderr, "callgrind_ops: write: %s %s\n", ferry_strerror(rc), err.message); return 1; }
     }
     free(ops);
@@ -228,7 +228,7 @@ static NOINLINE int64_t shim_get_loop(ferry_store *s, ferry_snapshot *snap, cons
     ferry_error err;
     for (int i = 0; i < n; i++) {
         size_t vl = 0;
-        int rc = ferry_get(s, snap, 0, keys + (size_t)i * KEY, KEY, vbuf, sizeof vbuf, &vl, &err);
+        int rc = ferry_get(s, snap, 0, keys + (size_t)i * KEY, KEY, 0, vbuf, sizeof vbuf, &vl, &err);
         if (rc == FERRY_OK) sum += touch(NULL, 0, vbuf, vl);
         else sum -= MISS;
     }
@@ -294,7 +294,7 @@ static NOINLINE int64_t op_shim_put(ferry_store *s, const uint8_t *keys, int n, 
 {
     ferry_error err;
     for (int i = 0; i < n; i++)
-        if (ferry_put(s, 0, keys + (size_t)i * KEY, KEY, val, (size_t)vsize, &err)) return -1;
+        if (ferry_put(s, 0, keys + (size_t)i * KEY, KEY, val, (size_t)vsize, 0, &err)) return -1;
     return n;
 }
 
