@@ -28,9 +28,9 @@ ferry_benchmarks_jar() {
     JAR="$root/benchmarks/target/benchmarks.jar"
     if [[ ! -f "$JAR" ]] || [[ -n "$(find "$root/pom.xml" "$root/native" "$root/cmake" "$root/java" "$root/benchmarks/pom.xml" \
             "$root/benchmarks/src/main" "$root/benchmarks/native" -newer "$JAR" -type f -not -path '*/target/*' 2>/dev/null | head -1)" ]]; then
-        printf '\n==== [%s] build: mvn -q -pl benchmarks -am package -DskipTests\n' "$(date +%H:%M:%S)"
+        printf '\n==== [%s] build: mvn -q -Pbench -pl benchmarks -am package -DskipTests\n' "$(date +%H:%M:%S)"
         (cd "$root" && MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-            mvn -B -q -Dstyle.color=never -pl benchmarks -am package -DskipTests)
+            mvn -B -q -Dstyle.color=never -Pbench -pl benchmarks -am package -DskipTests)
     fi
 }
 

@@ -1,15 +1,19 @@
 package dev.ferry.bench.dbbench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * One flat JSON object, built field by field and written on one line (the result files are
- * JSON Lines: one object per benchmark result).
+ * JSON Lines: one object per benchmark result). Written by Jackson; a non-finite double is
+ * written as {@code null}.
  *
  * <p>Thread safety: not thread-safe.
  */
 final class Json {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
     private final Map<String, Object> fields = new LinkedHashMap<>();
 
     /**
@@ -20,32 +24,17 @@ final class Json {
      * @return this
      */
     Json put(String key, Object value) {
-        fields.put(key, value);
+        fields.put(key, value instanceof Double d && !Double.isFinite(d) ? null
+                : value == null || value instanceof Number || value instanceof Boolean ? value : value.toString());
         return this;
     }
 
     @Override
     public String toString() {
-        StringBuilder b = new StringBuilder("{");
-        boolean first = true;
-        for (Map.Entry<String, Object> e : fields.entrySet()) {
-            if (!first) {
-                b.append(',');
-            }
-            first = false;
-            dev.ferry.bench.report.Json.quote(e.getKey(), b);
-            b.append(':');
-            Object v = e.getValue();
-            if (v == null) {
-                b.append("null");
-            } else if (v instanceof Double d) {
-                b.append(Double.isFinite(d) ? d.toString() : "null");
-            } else if (v instanceof Number || v instanceof Boolean) {
-                b.append(v);
-            } else {
-                dev.ferry.bench.report.Json.quote(v.toString(), b);
-            }
+        try {
+            return MAPPER.writeValueAsString(fields);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
         }
-        return b.append('}').toString();
     }
 }
