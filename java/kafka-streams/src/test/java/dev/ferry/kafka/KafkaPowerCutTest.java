@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@link PowerCutFs}, docs/testing.md "Power cut") as a task does: it restores the changelog from
  * the committed offset, then puts records and commits offsets (the store keeps them beside its
  * entries, {@code managesOffsets()}), with flushes now and then. At a seeded random moment the test
- * kills it (SIGKILL) and cuts the power (RocksDB: in some rounds a seeded half of the unsynced pages
+ * kills it (SIGKILL; in some rounds after its first commits, which fall inside the restoration when it
+ * commits while restoring) and cuts the power (RocksDB: in some rounds a seeded half of the unsynced pages
  * survive, torn; LMDB's never are, see docs/usage.md "Durability"), then opens the store from the
  * backing directory and checks, with {@code c} the committed offset found:
  *
@@ -91,12 +92,17 @@ class KafkaPowerCutTest {
         long committedBefore = 0;
         long restored = 0;
         long lostCommits = 0;
+        int killedRestoring = 0;
         StringBuilder history = new StringBuilder();
         for (int round = 0; round < rounds; round++) {
             boolean torn = engine == Engine.ROCKSDB && r.nextBoolean();
             long tornSeed = r.nextLong();
             int commits = 1 + r.nextInt(300);
-            boolean byCommits = r.nextBoolean();
+            int mode = r.nextInt(3); // 0: after some commits, 1: after a delay, 2: after 1-3 commits, in the restore if it commits
+            boolean byCommits = mode != 1;
+            if (mode == 2) {
+                commits = 1 + r.nextInt(3);
+            }
             long delayMs = r.nextInt(2500);
             String what = "seed " + seed + ", round " + round + ", " + engine + "/" + binding
                     + (torn ? ", torn pages (cutfs --torn " + Long.toUnsignedString(tornSeed) + ")" : "") + ", kill "
@@ -120,7 +126,11 @@ class KafkaPowerCutTest {
                 cut = fs.cut();
             }
             lastCommit = c.lastCommit;
-            what += ", " + c.commits + " commits, the last of offset " + lastCommit + ", " + cut;
+            what += ", " + c.commits + " commits, the last of offset " + lastCommit + (c.ready ? "" : ", killed while restoring")
+                    + ", " + cut;
+            if (!c.ready && c.opened >= 0) {
+                killedRestoring++;
+            }
             if (c.opened >= 0) {
                 assertEquals(committedBefore, c.opened, what + ": the child found another committed offset than the parent" + context);
             }
@@ -153,8 +163,8 @@ class KafkaPowerCutTest {
             committedBefore = found;
         }
         System.out.printf(Locale.ROOT, "kafka power cut %s/%s: seed %d, %d rounds, changelog end %d, %d records restored,"
-                + " %d committed offsets lost to cuts (restored from the changelog)%n", engine, binding, seed, rounds, end, restored,
-                lostCommits);
+                + " %d committed offsets lost to cuts (restored from the changelog), %d kills during restoration%n", engine, binding,
+                seed, rounds, end, restored, lostCommits, killedRestoring);
     }
 
     /**
@@ -198,6 +208,8 @@ class KafkaPowerCutTest {
         long opened = -1;
         long lastCommit = -1;
         int commits;
+        /** The child printed READY: its restoration was over. */
+        boolean ready;
         int exitCode;
         boolean eof;
 
@@ -246,7 +258,9 @@ class KafkaPowerCutTest {
                 commits++;
             } else if (l.startsWith("OPEN ")) {
                 opened = Long.parseLong(l.substring(5));
-            } else if (!l.equals("READY")) {
+            } else if (l.equals("READY")) {
+                ready = true;
+            } else {
                 throw new AssertionError(what + ": unexpected line from the child: " + l + "\n" + stderr());
             }
             return l;

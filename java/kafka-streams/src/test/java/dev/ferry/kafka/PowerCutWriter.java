@@ -20,7 +20,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * task drives it, over a changelog that is a fixed sequence of records ({@link #key}, {@link #value}).
  * It opens the store, restores the changelog from the store's committed offset to the end the parent
  * names (through the store's registered {@link BatchingStateRestoreCallback}, in batches, as Kafka's
- * restoration does), commits that offset, then processes new records: a put each, a commit of the
+ * restoration does, committing the offset restored so far after some batches, as Kafka Streams does while it
+ * restores), commits that offset, then processes new records: a put each, a commit of the
  * next offset every few records ({@code C <offset>} on stdout once the commit returned), now and then
  * a flush. It runs until it is killed.
  *
@@ -112,6 +113,11 @@ public final class PowerCutWriter {
                 batch.add(KeyValue.pair(key(at), value(at)));
             }
             restore.restoreAll(batch);
+            if (r.nextInt(3) == 0) { // Kafka Streams commits offsets while it restores, too
+                ferry.commit(Map.of(PARTITION, at));
+                out.println("C " + at);
+                out.flush();
+            }
         }
         ferry.commit(Map.of(PARTITION, Math.max(from, end)));
         out.println("C " + Math.max(from, end));
