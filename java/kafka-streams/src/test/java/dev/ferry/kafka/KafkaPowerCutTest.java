@@ -93,20 +93,22 @@ class KafkaPowerCutTest {
         long restored = 0;
         long lostCommits = 0;
         int killedRestoring = 0;
+        Random kr = new Random(~seed ^ engine.ordinal() ^ binding.hashCode());
         StringBuilder history = new StringBuilder();
         for (int round = 0; round < rounds; round++) {
             boolean torn = engine == Engine.ROCKSDB && r.nextBoolean();
             long tornSeed = r.nextLong();
             int commits = 1 + r.nextInt(300);
-            int mode = r.nextInt(3); // 0: after some commits, 1: after a delay, 2: after 1-3 commits, in the restore if it commits
-            boolean byCommits = mode != 1;
-            if (mode == 2) {
-                commits = 1 + r.nextInt(3);
-            }
+            boolean byCommits = r.nextBoolean();
             long delayMs = r.nextInt(2500);
+            // a third of the rounds kill during the restoration, after its first 1-3 commits (apart from r: the
+            // rounds draw what they drew before these were added)
+            boolean inRestore = kr.nextInt(3) == 0;
+            int restoreCommits = 1 + kr.nextInt(3);
             String what = "seed " + seed + ", round " + round + ", " + engine + "/" + binding
                     + (torn ? ", torn pages (cutfs --torn " + Long.toUnsignedString(tornSeed) + ")" : "") + ", kill "
-                    + (byCommits ? "after " + commits + " commits" : delayMs + " ms after start") + ", restoring from "
+                    + (inRestore ? "after " + restoreCommits + " commits while restoring"
+                            : byCommits ? "after " + commits + " commits" : delayMs + " ms after start") + ", restoring from "
                     + committedBefore + " to " + end;
             String context = "\n  earlier rounds:" + (history.length() == 0 ? " none" : history) + "\n  replay: " + replay;
             long lastCommit;
@@ -115,7 +117,9 @@ class KafkaPowerCutTest {
             try (PowerCutFs fs = PowerCutFs.mount(disk, mnt, torn ? tornSeed : null, dir.resolve("cutfs-" + round + ".err"))) {
                 c = Child.start(engine, binding, mnt.resolve("state"), end, r.nextLong(), dir.resolve("child-" + round + ".err"));
                 try {
-                    if (byCommits) {
+                    if (inRestore) {
+                        c.awaitRestoreCommits(restoreCommits, what);
+                    } else if (byCommits) {
                         c.awaitCommits(commits, what);
                     } else {
                         Thread.sleep(delayMs);
@@ -208,6 +212,8 @@ class KafkaPowerCutTest {
         long opened = -1;
         long lastCommit = -1;
         int commits;
+        /** Commits while restoring ({@code RC} lines). */
+        int restoreCommits;
         /** The child printed READY: its restoration was over. */
         boolean ready;
         int exitCode;
@@ -256,6 +262,13 @@ class KafkaPowerCutTest {
                 }
                 lastCommit = offset;
                 commits++;
+            } else if (l.startsWith("RC ")) {
+                long offset = Long.parseLong(l.substring(3));
+                if (offset < lastCommit) {
+                    throw new AssertionError(what + ": commits out of order: " + offset + " after " + lastCommit);
+                }
+                lastCommit = offset;
+                restoreCommits++;
             } else if (l.startsWith("OPEN ")) {
                 opened = Long.parseLong(l.substring(5));
             } else if (l.equals("READY")) {
@@ -270,6 +283,15 @@ class KafkaPowerCutTest {
             while (commits < n) {
                 if (take(what).equals("EOF")) {
                     throw new AssertionError(what + ": the child ended after " + commits + " commits\n" + stderr());
+                }
+            }
+        }
+
+        /** Waits for n commits while restoring, or for the end of the restoration (READY). */
+        void awaitRestoreCommits(int n, String what) throws InterruptedException {
+            while (restoreCommits < n && !ready) {
+                if (take(what).equals("EOF")) {
+                    throw new AssertionError(what + ": the child ended while restoring\n" + stderr());
                 }
             }
         }
