@@ -58,8 +58,7 @@ public class FerryKeyValueStore extends FerryStateStore implements KeyValueStore
                     batch.put(data, r.key, r.value);
                 }
             }
-            markDirty();
-            s.write(batch);
+            writeRestored(s, batch);
         } catch (RuntimeException e) {
             throw translate(e, "restoring");
         }

@@ -282,8 +282,7 @@ abstract class FerrySegmentedStore extends FerryStateStore {
             }
             List<Long> expired = dropExpired(batch, minLive);
             if (batch.count() > 0) {
-                markDirty();
-                s.write(batch);
+                writeRestored(s, batch);
             }
             segments.removeAll(expired);
         } catch (RuntimeException e) {

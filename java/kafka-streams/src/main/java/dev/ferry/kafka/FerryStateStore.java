@@ -8,6 +8,7 @@ import dev.ferry.KeyRange;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
+import dev.ferry.WriteOptions;
 import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -75,6 +76,16 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private volatile boolean open;
     /** Written to since the last flush: a flush of a clean store returns at once. */
     private volatile boolean dirty;
+    /**
+     * RocksDB: restored records were written without the write-ahead log since the data family was
+     * last flushed; the next {@link #commit(Map)}, {@link #flush()} or {@link #close()} flushes the
+     * data family to synced table files before it writes any offset.
+     */
+    private volatile boolean unlogged;
+    /** RocksDB: the store refused writes without the log (opened with syncWrites): restore with it. */
+    private volatile boolean restoreLogged;
+    /** How restored records are written on RocksDB: without the write-ahead log, as the built-in store. */
+    private static final WriteOptions RESTORE = WriteOptions.DEFAULT.disableWal(true);
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
     /** The position last written to the offsets family: a commit writes it again only when it moved. */
@@ -151,6 +162,50 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      */
     abstract void restoreAll(Collection<KeyValue<byte[], byte[]>> records);
 
+    /**
+     * Writes one batch of restored records. On RocksDB it goes without the write-ahead log, as the
+     * built-in store restores, and marks the store {@link #unlogged}: a crash before the data
+     * family is flushed loses the batch, and no offset covering it is written before that flush
+     * ({@link #commit(Map)}), so the store's committed offset stays behind the lost records and
+     * Kafka Streams restores them again. LMDB has no log: the batch is one write transaction.
+     *
+     * @param s the Ferry store
+     * @param batch the batch
+     */
+    final void writeRestored(Store s, WriteBatch batch) {
+        markDirty();
+        if (engine != Engine.ROCKSDB || restoreLogged) {
+            s.write(batch);
+            return;
+        }
+        unlogged = true; // before the write: a flush racing it flushes again at the next commit
+        try {
+            s.write(batch, RESTORE);
+        } catch (FerryException.InvalidArgument e) {
+            // opened with syncWrites (an options setter): every write goes through the synced log
+            restoreLogged = true;
+            s.write(batch);
+        }
+    }
+
+    /**
+     * RocksDB: if restored records were written without the log since the last flush, flushes the
+     * data family to synced table files, so that no offset written after this returns can be
+     * durable while those records are only in the memtable.
+     */
+    private void flushUnlogged(Store s) {
+        if (!unlogged) {
+            return;
+        }
+        unlogged = false; // a restore racing this flush marks the store again
+        try {
+            s.flush(data);
+        } catch (RuntimeException e) {
+            unlogged = true;
+            throw e;
+        }
+    }
+
     @Override
     public boolean persistent() {
         return true;
@@ -189,6 +244,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         try {
             dirty = false; // a write racing this flush marks the store again
+            unlogged = false; // the data family's flush below covers the restored records too
             // the entries first, then the offsets: a crash between the two keeps offsets no newer
             // than the entries (Store.flush() alone would flush only the empty default family)
             s.flush(data);
@@ -197,6 +253,9 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             }
         } catch (RuntimeException e) {
             dirty = true;
+            if (engine == Engine.ROCKSDB) {
+                unlogged = true;
+            }
             throw translate(e, "flush");
         }
     }
@@ -220,12 +279,17 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * last written, in one atomic write after every entry written so far: after a restart the store
      * reports the position it had at its last commit (or {@link #close()}), as the built-in store
      * does, never a position ahead of the entries it holds.
+     *
+     * <p>On RocksDB, if records were restored without the write-ahead log since the data family was
+     * last flushed, the commit first flushes the data family to synced table files: the offsets go
+     * through the log, and must not be durable while the records they cover are only in the memtable.
      */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
         Objects.requireNonNull(changelogOffsets, "changelogOffsets");
         Store s = checkOpen();
         try (WriteBatch batch = new WriteBatch()) {
+            flushUnlogged(s);
             Position now = position.copy();
             boolean moved = !now.equals(writtenPosition);
             if (moved) {
@@ -306,6 +370,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         Store s = store;
         if (s != null) {
             try {
+                flushUnlogged(s); // RocksDB's own close would flush them too; the order stays explicit
                 Position now = position.copy();
                 if (!now.equals(writtenPosition)) { // keep the position of every write so far (best effort, as close is)
                     s.put(offsets, POSITION_KEY, positionBytes(now));

@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@link PowerCutFs}, docs/testing.md "Power cut") as a task does: it restores the changelog from
  * the committed offset, then puts records and commits offsets (the store keeps them beside its
  * entries, {@code managesOffsets()}), with flushes now and then. At a seeded random moment the test
- * kills it (SIGKILL) and cuts the power (RocksDB: in some rounds a seeded half of the unsynced pages
+ * kills it (SIGKILL; in some rounds after its first commits, which fall inside the restoration when it
+ * commits while restoring) and cuts the power (RocksDB: in some rounds a seeded half of the unsynced pages
  * survive, torn; LMDB's never are, see docs/usage.md "Durability"), then opens the store from the
  * backing directory and checks, with {@code c} the committed offset found:
  *
@@ -91,6 +92,8 @@ class KafkaPowerCutTest {
         long committedBefore = 0;
         long restored = 0;
         long lostCommits = 0;
+        int killedRestoring = 0;
+        Random kr = new Random(~seed ^ engine.ordinal() ^ binding.hashCode());
         StringBuilder history = new StringBuilder();
         for (int round = 0; round < rounds; round++) {
             boolean torn = engine == Engine.ROCKSDB && r.nextBoolean();
@@ -98,9 +101,14 @@ class KafkaPowerCutTest {
             int commits = 1 + r.nextInt(300);
             boolean byCommits = r.nextBoolean();
             long delayMs = r.nextInt(2500);
+            // a third of the rounds kill during the restoration, after its first 1-3 commits (apart from r: the
+            // rounds draw what they drew before these were added)
+            boolean inRestore = kr.nextInt(3) == 0;
+            int restoreCommits = 1 + kr.nextInt(3);
             String what = "seed " + seed + ", round " + round + ", " + engine + "/" + binding
                     + (torn ? ", torn pages (cutfs --torn " + Long.toUnsignedString(tornSeed) + ")" : "") + ", kill "
-                    + (byCommits ? "after " + commits + " commits" : delayMs + " ms after start") + ", restoring from "
+                    + (inRestore ? "after " + restoreCommits + " commits while restoring"
+                            : byCommits ? "after " + commits + " commits" : delayMs + " ms after start") + ", restoring from "
                     + committedBefore + " to " + end;
             String context = "\n  earlier rounds:" + (history.length() == 0 ? " none" : history) + "\n  replay: " + replay;
             long lastCommit;
@@ -109,7 +117,9 @@ class KafkaPowerCutTest {
             try (PowerCutFs fs = PowerCutFs.mount(disk, mnt, torn ? tornSeed : null, dir.resolve("cutfs-" + round + ".err"))) {
                 c = Child.start(engine, binding, mnt.resolve("state"), end, r.nextLong(), dir.resolve("child-" + round + ".err"));
                 try {
-                    if (byCommits) {
+                    if (inRestore) {
+                        c.awaitRestoreCommits(restoreCommits, what);
+                    } else if (byCommits) {
                         c.awaitCommits(commits, what);
                     } else {
                         Thread.sleep(delayMs);
@@ -120,7 +130,11 @@ class KafkaPowerCutTest {
                 cut = fs.cut();
             }
             lastCommit = c.lastCommit;
-            what += ", " + c.commits + " commits, the last of offset " + lastCommit + ", " + cut;
+            what += ", " + c.commits + " commits, the last of offset " + lastCommit + (c.ready ? "" : ", killed while restoring")
+                    + ", " + cut;
+            if (!c.ready && c.opened >= 0) {
+                killedRestoring++;
+            }
             if (c.opened >= 0) {
                 assertEquals(committedBefore, c.opened, what + ": the child found another committed offset than the parent" + context);
             }
@@ -153,8 +167,8 @@ class KafkaPowerCutTest {
             committedBefore = found;
         }
         System.out.printf(Locale.ROOT, "kafka power cut %s/%s: seed %d, %d rounds, changelog end %d, %d records restored,"
-                + " %d committed offsets lost to cuts (restored from the changelog)%n", engine, binding, seed, rounds, end, restored,
-                lostCommits);
+                + " %d committed offsets lost to cuts (restored from the changelog), %d kills during restoration%n", engine, binding,
+                seed, rounds, end, restored, lostCommits, killedRestoring);
     }
 
     /**
@@ -198,6 +212,10 @@ class KafkaPowerCutTest {
         long opened = -1;
         long lastCommit = -1;
         int commits;
+        /** Commits while restoring ({@code RC} lines). */
+        int restoreCommits;
+        /** The child printed READY: its restoration was over. */
+        boolean ready;
         int exitCode;
         boolean eof;
 
@@ -244,9 +262,18 @@ class KafkaPowerCutTest {
                 }
                 lastCommit = offset;
                 commits++;
+            } else if (l.startsWith("RC ")) {
+                long offset = Long.parseLong(l.substring(3));
+                if (offset < lastCommit) {
+                    throw new AssertionError(what + ": commits out of order: " + offset + " after " + lastCommit);
+                }
+                lastCommit = offset;
+                restoreCommits++;
             } else if (l.startsWith("OPEN ")) {
                 opened = Long.parseLong(l.substring(5));
-            } else if (!l.equals("READY")) {
+            } else if (l.equals("READY")) {
+                ready = true;
+            } else {
                 throw new AssertionError(what + ": unexpected line from the child: " + l + "\n" + stderr());
             }
             return l;
@@ -256,6 +283,15 @@ class KafkaPowerCutTest {
             while (commits < n) {
                 if (take(what).equals("EOF")) {
                     throw new AssertionError(what + ": the child ended after " + commits + " commits\n" + stderr());
+                }
+            }
+        }
+
+        /** Waits for n commits while restoring, or for the end of the restoration (READY). */
+        void awaitRestoreCommits(int n, String what) throws InterruptedException {
+            while (restoreCommits < n && !ready) {
+                if (take(what).equals("EOF")) {
+                    throw new AssertionError(what + ": the child ended while restoring\n" + stderr());
                 }
             }
         }

@@ -20,8 +20,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * task drives it, over a changelog that is a fixed sequence of records ({@link #key}, {@link #value}).
  * It opens the store, restores the changelog from the store's committed offset to the end the parent
  * names (through the store's registered {@link BatchingStateRestoreCallback}, in batches, as Kafka's
- * restoration does), commits that offset, then processes new records: a put each, a commit of the
- * next offset every few records ({@code C <offset>} on stdout once the commit returned), now and then
+ * restoration does, committing the offset restored so far after some batches, as Kafka Streams does while it
+ * restores), commits that offset, then processes new records: a put each, a commit of the
+ * next offset every few records ({@code C <offset>} on stdout once the commit returned, {@code RC <offset>} for
+ * the commits while restoring), now and then
  * a flush. It runs until it is killed.
  *
  * <p>Arguments: engine, state directory, end of the changelog to restore, seed.
@@ -95,6 +97,7 @@ public final class PowerCutWriter {
         File stateDir = new File(args[1]);
         long end = Long.parseLong(args[2]);
         Random r = new Random(Long.parseLong(args[3]));
+        Random restoreCommits = new Random(~Long.parseLong(args[3])); // apart: r draws what it drew before they were added
         PrintStream out = System.out;
         Opened opened = open(engine, stateDir);
         KeyValueStore<Bytes, byte[]> store = opened.store();
@@ -112,6 +115,11 @@ public final class PowerCutWriter {
                 batch.add(KeyValue.pair(key(at), value(at)));
             }
             restore.restoreAll(batch);
+            if (restoreCommits.nextInt(3) == 0) { // Kafka Streams commits offsets while it restores, too
+                ferry.commit(Map.of(PARTITION, at));
+                out.println("RC " + at);
+                out.flush();
+            }
         }
         ferry.commit(Map.of(PARTITION, Math.max(from, end)));
         out.println("C " + Math.max(from, end));
