@@ -17,7 +17,7 @@ import org.apache.kafka.common.config.ConfigException;
  * <p>Defaults follow Kafka Streams' built-in RocksDB store where it makes a choice: no compression, a
  * bloom filter of 10 bits per key, a 50 MiB block cache. Unlike the built-in store, the write-ahead
  * log stays on (not synced per write): it keeps the entries and the committed changelog offsets
- * the store holds beside them in one order, so a commit needs no flush. LMDB stores open with a 1 GiB map that grows by
+ * the store holds beside them in one order, so a commit needs no flush (its offsets' write is synced). LMDB stores open with a 1 GiB map that grows by
  * 1 GiB when full, and {@link LmdbFlag#NOTLS} so a thread may hold several iterators at once.
  */
 public final class FerryStoreConfig {
