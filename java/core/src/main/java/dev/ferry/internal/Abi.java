@@ -185,13 +185,13 @@ public final class Abi {
     public static final int FIRST = 1;
     /** Last entry, reverse. */
     public static final int LAST = 2;
-    /** First entry >= key. */
+    /** First entry {@code >=} key. */
     public static final int SEEK_GE = 3;
-    /** First entry > key. */
+    /** First entry {@code >} key. */
     public static final int SEEK_GT = 4;
-    /** Last entry <= key. */
+    /** Last entry {@code <=} key. */
     public static final int SEEK_LE = 5;
-    /** Last entry < key. */
+    /** Last entry {@code <} key. */
     public static final int SEEK_LT = 6;
     /** Continue forward. */
     public static final int NEXT = 7;
