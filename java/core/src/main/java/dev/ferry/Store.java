@@ -312,10 +312,7 @@ public final class Store extends WriteView implements AutoCloseable {
     public void write(WriteBatch batch, WriteOptions options) {
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(options, "options");
-        StoreCore owner = batch.familiesOf();
-        if (owner != null && owner != core) {
-            throw new IllegalArgumentException("the batch names column families of another store");
-        }
+        core.requireOwn(batch);
         core.write(batch, options.flags());
     }
 
@@ -662,11 +659,6 @@ public final class Store extends WriteView implements AutoCloseable {
     @Override
     Lifetime lifetime() {
         return core.lifetime;
-    }
-
-    /** @return the options the store was opened with (for tests) */
-    StoreOptions options() {
-        return core.options;
     }
 
 }

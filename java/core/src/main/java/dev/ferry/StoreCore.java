@@ -81,6 +81,46 @@ final class StoreCore {
         return cf.id;
     }
 
+    /** @throws IllegalArgumentException when the batch names column families of another store */
+    void requireOwn(WriteBatch batch) {
+        StoreCore owner = batch.familiesOf();
+        if (owner != null && owner != this) {
+            throw new IllegalArgumentException("the batch names column families of another store");
+        }
+    }
+
+    /** @return the store's core (for Ferry's public classes other than the store, and tests) */
+    static StoreCore of(Store store) {
+        return store.core;
+    }
+
+    /**
+     * The family's store and id for a batch record, after checking it is not dropped.
+     *
+     * @return the family's store
+     */
+    static StoreCore ownerOf(ColumnFamily cf) {
+        if (cf.dropped) {
+            throw new IllegalStateException(cf + " was dropped");
+        }
+        return cf.owner;
+    }
+
+    /** @return the family's id, unchecked (a batch checks the family when the record is added) */
+    static int idOf(ColumnFamily cf) {
+        return cf.id;
+    }
+
+    /** A batch in a transaction. */
+    void txnWrite(long txn, WriteBatch batch) {
+        calls.txnWrite(txn, batch.encoded(), batch.count());
+    }
+
+    /** Unpositions a transaction's open cursors before it writes (see {@link Transaction}). */
+    static void transactionWrote(Children cursors) {
+        cursors.forEach(c -> ((Cursor) c).transactionWrote());
+    }
+
     ColumnFamily defaultFamily() {
         return families.get(0);
     }

@@ -170,10 +170,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      */
     public void write(WriteBatch batch) {
         Objects.requireNonNull(batch, "batch");
-        StoreCore owner = batch.familiesOf();
-        if (owner != null && owner != core) {
-            throw new IllegalArgumentException("the batch names column families of another store");
-        }
+        core.requireOwn(batch);
         send(batch);
     }
 
