@@ -264,6 +264,12 @@ final class StoreCore {
                 calls.put(handle, id, a, ao, al, b, bo, bl);
             } else if (op == Abi.OP_DELETE) {
                 calls.delete(handle, id, a, ao, al);
+            } else if (op == Abi.OP_MERGE) {
+                calls.merge(handle, id, a, b); // whole arrays, as for a range delete
+            } else if (op == Abi.OP_DELETE_VALUE) {
+                try (WriteBatch batch = new WriteBatch()) { // no dedicated call: one batch record
+                    calls.write(handle, batch.delete(cf, a, b).encoded(), 1, 0);
+                }
             } else {
                 calls.deleteRange(handle, id, a, b); // whole arrays: WriteView passes them so
             }
