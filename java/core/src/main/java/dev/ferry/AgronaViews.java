@@ -28,6 +28,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Thread safety: the cursor's thread only.
  */
 public final class AgronaViews {
+    private static final InternalAccess ACCESS = InternalAccess.get();
+
     private AgronaViews() {
     }
 
@@ -42,7 +44,7 @@ public final class AgronaViews {
     public static UnsafeBuffer wrap(View view, UnsafeBuffer into) {
         Objects.requireNonNull(into, "into");
         int len = view.length();
-        into.wrap(view.addr, len);
+        into.wrap(ACCESS.address(view), len);
         return into;
     }
 
@@ -55,6 +57,6 @@ public final class AgronaViews {
      */
     public static UnsafeBuffer wrap(View view) {
         int len = view.length();
-        return new UnsafeBuffer(view.addr, len);
+        return new UnsafeBuffer(ACCESS.address(view), len);
     }
 }

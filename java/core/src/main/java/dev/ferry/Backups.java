@@ -113,7 +113,7 @@ public final class Backups implements AutoCloseable {
             throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "LMDB has no backup engine: copy the store with "
                     + "Store.checkpoint(dir) or checkpoint(dir, true) (compacting) instead");
         }
-        return store.core.withHandle(h -> calls.backupsCreate(handle, h));
+        return StoreCore.of(store).withHandle(h -> calls.backupsCreate(handle, h));
     }
 
     /**

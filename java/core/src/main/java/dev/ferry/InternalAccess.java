@@ -6,10 +6,10 @@ import java.nio.ByteBuffer;
 
 /**
  * Not API: the one door through which Ferry's other packages ({@code dev.ferry.rocksjava},
- * {@code dev.ferry.ffm}) reach package-private parts of {@code dev.ferry}: building a cursor over
- * a host other than a store, a batch's encoded records, and a cursor's current entry by address.
- * {@link #get()} hands the instance only to classes of those packages; applications get
- * {@link IllegalCallerException}.
+ * {@code dev.ferry.ffm}) and the adapters of {@code dev.ferry} ({@link AgronaViews}) reach
+ * package-private parts of {@code dev.ferry}: building a cursor over a host other than a store, a
+ * batch's encoded records, a cursor's current entry and a view by address. {@link #get()} hands
+ * the instance only to classes of Ferry's packages; applications get {@link IllegalCallerException}.
  *
  * <p>It lives in {@code dev.ferry}, not in {@code dev.ferry.internal}, because its methods name
  * {@code dev.ferry}'s classes: declared in the internal package it would make that package depend
@@ -30,11 +30,12 @@ public final class InternalAccess {
      * Returns the access point to a class of Ferry's own packages.
      *
      * @return the access point
-     * @throws IllegalCallerException when the caller is not in a {@code dev.ferry.*} package
+     * @throws IllegalCallerException when the caller is not in {@code dev.ferry} or a {@code dev.ferry.*} package
      */
     public static InternalAccess get() {
         Class<?> caller = WALKER.getCallerClass();
-        if (!caller.getPackageName().startsWith("dev.ferry.")) {
+        String pkg = caller.getPackageName();
+        if (!pkg.equals("dev.ferry") && !pkg.startsWith("dev.ferry.")) {
             throw new IllegalCallerException("dev.ferry.InternalAccess is Ferry's own: not for " + caller.getName());
         }
         return INSTANCE;
@@ -107,6 +108,17 @@ public final class InternalAccess {
      */
     public long valueAddress(Cursor c) {
         return c.value().addr;
+    }
+
+    /**
+     * Address of a view's first byte, unchecked: call {@link View#length()} first, which checks
+     * that the view is valid on this thread.
+     *
+     * @param v the view
+     * @return the address
+     */
+    public long address(View v) {
+        return v.addr;
     }
 
     /**

@@ -84,6 +84,19 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
     }
 
     /**
+     * Reads a key with read options ({@link ReadOptions}: RocksDB's fillCache and verifyChecksums;
+     * a transaction's reads go through the transaction, which ignores them).
+     *
+     * @param cf the family
+     * @param key the key
+     * @param options the read options
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
+        return read(cf, StoreCore.requireKey(key), 0, key.length, options);
+    }
+
+    /**
      * Reads a key given as a slice of an array.
      *
      * @param cf the family
@@ -165,7 +178,47 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
-        return readMany(cf, keys, ReadOptions.DEFAULT);
+        return multiGet(cf, keys, ReadOptions.DEFAULT);
+    }
+
+    /**
+     * Reads many keys with read options (as {@link #get(ColumnFamily, byte[], ReadOptions)}).
+     *
+     * @param cf the family
+     * @param keys the keys
+     * @param options the read options
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
+        Objects.requireNonNull(options, "options");
+        int id = enter(cf);
+        try {
+            return core.calls.multiGet(core.handle, view, id, keys, options.flags(), core.readers);
+        } catch (FerryException e) {
+            throw translate(e);
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Counts the values of a key: in an LMDB {@link ColumnFamilyFlag#DUPSORT} family the number of
+     * its duplicates, elsewhere 1 when the key is present.
+     *
+     * @param cf the family
+     * @param key the key
+     * @return the count, 0 when the key is absent
+     */
+    public long valueCount(ColumnFamily cf, byte[] key) {
+        StoreCore.requireKey(key);
+        int id = enter(cf);
+        try {
+            return core.calls.valueCount(core.handle, view, id, key);
+        } catch (FerryException e) {
+            throw translate(e);
+        } finally {
+            exit();
+        }
     }
 
     /** @return a cursor over all keys of the default family */
@@ -223,39 +276,15 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
         }
     }
 
-    // ---- for the views' own methods ----
+    // ---- shared by the reads ----
 
-    byte[] read(ColumnFamily cf, byte[] key, int off, int len, ReadOptions options) {
+    private byte[] read(ColumnFamily cf, byte[] key, int off, int len, ReadOptions options) {
         Objects.requireNonNull(key, "array");
         Objects.checkFromIndexSize(off, len, key.length);
         Objects.requireNonNull(options, "options");
         int id = enter(cf);
         try {
             return core.calls.get(core.handle, view, id, key, off, len, options.flags(), core.readers);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            exit();
-        }
-    }
-
-    List<byte[]> readMany(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
-        Objects.requireNonNull(options, "options");
-        int id = enter(cf);
-        try {
-            return core.calls.multiGet(core.handle, view, id, keys, options.flags(), core.readers);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            exit();
-        }
-    }
-
-    long countValues(ColumnFamily cf, byte[] key) {
-        StoreCore.requireKey(key);
-        int id = enter(cf);
-        try {
-            return core.calls.valueCount(core.handle, view, id, key);
         } catch (FerryException e) {
             throw translate(e);
         } finally {

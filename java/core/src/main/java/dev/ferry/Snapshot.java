@@ -5,7 +5,6 @@ import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.Once;
 import java.lang.ref.Cleaner;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
 
@@ -56,41 +55,6 @@ public final class Snapshot extends ReadView implements AutoCloseable {
     /** Registers with the store's children (weakly), so closing the store closes this snapshot. */
     void track(Children storeChildren) {
         token = storeChildren.add(this);
-    }
-
-    /**
-     * Counts the values of a key in this view, as {@link Store#valueCount(ColumnFamily, byte[])}.
-     *
-     * @param cf the family
-     * @param key the key
-     * @return the count, 0 when the key is absent
-     */
-    public long valueCount(ColumnFamily cf, byte[] key) {
-        return countValues(cf, key);
-    }
-
-    /**
-     * Reads many keys at this snapshot with read options ({@link ReadOptions}).
-     *
-     * @param cf the family
-     * @param keys the keys
-     * @param options the read options
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
-        return readMany(cf, keys, options);
-    }
-
-    /**
-     * Reads a key at this snapshot with read options ({@link ReadOptions}).
-     *
-     * @param cf the family
-     * @param key the key
-     * @param options the read options
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
-        return read(cf, StoreCore.requireKey(key), 0, key.length, options);
     }
 
     /** @return true once closed */

@@ -181,44 +181,6 @@ public final class Store extends WriteView implements AutoCloseable {
         core.families.drop(cf);
     }
 
-    // ---- reads (the rest are ReadView's) ----
-
-    /**
-     * Reads a key with read options ({@link ReadOptions}: RocksDB's fillCache and verifyChecksums).
-     *
-     * @param cf the family
-     * @param key the key
-     * @param options the read options
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
-        return read(cf, StoreCore.requireKey(key), 0, key.length, options);
-    }
-
-    /**
-     * Reads many keys with read options ({@link ReadOptions}).
-     *
-     * @param cf the family
-     * @param keys the keys
-     * @param options the read options
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
-        return readMany(cf, keys, options);
-    }
-
-    /**
-     * Counts the values of a key: in an LMDB {@link ColumnFamilyFlag#DUPSORT} family the number of
-     * its duplicates, elsewhere 1 when the key is present.
-     *
-     * @param cf the family
-     * @param key the key
-     * @return the count, 0 when the key is absent
-     */
-    public long valueCount(ColumnFamily cf, byte[] key) {
-        return countValues(cf, key);
-    }
-
     // ---- writes ----
 
     /**
@@ -243,63 +205,6 @@ public final class Store extends WriteView implements AutoCloseable {
     }
 
     /**
-     * Merges an operand into a key of the default family with the store's merge operator
-     * ({@link StoreOptions#mergeOperator(MergeOperator)}).
-     *
-     * @param key the key
-     * @param operand the operand, in the operator's format (e.g. 8 bytes little-endian for
-     *        {@link MergeOperator#UINT64_ADD})
-     * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
-     *         without a merge operator
-     */
-    public void merge(byte[] key, byte[] operand) {
-        merge(defaultColumnFamily(), key, operand);
-    }
-
-    /**
-     * Merges an operand into a key with the store's merge operator
-     * ({@link StoreOptions#mergeOperator(MergeOperator)}). RocksDB combines the operands with the
-     * key's value when it is read or compacted.
-     *
-     * <pre>{@code
-     * try (Store s = Store.open(dir, StoreOptions.rocksdb().mergeOperator(MergeOperator.UINT64_ADD))) {
-     *     byte[] one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(1).array();
-     *     s.merge(s.defaultColumnFamily(), "hits".getBytes(), one);
-     * }
-     * }</pre>
-     *
-     * @param cf the family
-     * @param key the key
-     * @param operand the operand, in the operator's format
-     * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
-     *         without a merge operator
-     */
-    public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
-        StoreCore.requireKey(key);
-        Objects.requireNonNull(operand, "operand");
-        core.write(cf, id -> core.calls.merge(core.handle, id, key, operand));
-    }
-
-    /**
-     * Deletes one value of a key in an LMDB {@link ColumnFamilyFlag#DUPSORT} family (an absent
-     * pair is fine); the key's other values stay. {@link #delete(ColumnFamily, byte[])} removes the
-     * key with all its values.
-     *
-     * @param cf a DUPSORT family
-     * @param key the key
-     * @param value the value to remove
-     * @throws FerryException.InvalidArgument when the family is not DUPSORT
-     * @throws FerryException.NotSupported on RocksDB
-     */
-    public void delete(ColumnFamily cf, byte[] key, byte[] value) {
-        StoreCore.requireKey(key);
-        Objects.requireNonNull(value, "value");
-        try (WriteBatch b = new WriteBatch()) {
-            write(b.delete(cf, key, value));
-        }
-    }
-
-    /**
      * Applies a batch atomically with per-write options (see {@link WriteOptions}); noOverwrite,
      * noDupData and append apply to every put of the batch.
      *
@@ -312,10 +217,7 @@ public final class Store extends WriteView implements AutoCloseable {
     public void write(WriteBatch batch, WriteOptions options) {
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(options, "options");
-        StoreCore owner = batch.familiesOf();
-        if (owner != null && owner != core) {
-            throw new IllegalArgumentException("the batch names column families of another store");
-        }
+        core.requireOwn(batch);
         core.write(batch, options.flags());
     }
 
@@ -662,11 +564,6 @@ public final class Store extends WriteView implements AutoCloseable {
     @Override
     Lifetime lifetime() {
         return core.lifetime;
-    }
-
-    /** @return the options the store was opened with (for tests) */
-    StoreOptions options() {
-        return core.options;
     }
 
 }

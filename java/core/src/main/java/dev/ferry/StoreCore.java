@@ -81,6 +81,46 @@ final class StoreCore {
         return cf.id;
     }
 
+    /** @throws IllegalArgumentException when the batch names column families of another store */
+    void requireOwn(WriteBatch batch) {
+        StoreCore owner = batch.familiesOf();
+        if (owner != null && owner != this) {
+            throw new IllegalArgumentException("the batch names column families of another store");
+        }
+    }
+
+    /** @return the store's core (for Ferry's public classes other than the store, and tests) */
+    static StoreCore of(Store store) {
+        return store.core;
+    }
+
+    /**
+     * The family's store and id for a batch record, after checking it is not dropped.
+     *
+     * @return the family's store
+     */
+    static StoreCore ownerOf(ColumnFamily cf) {
+        if (cf.dropped) {
+            throw new IllegalStateException(cf + " was dropped");
+        }
+        return cf.owner;
+    }
+
+    /** @return the family's id, unchecked (a batch checks the family when the record is added) */
+    static int idOf(ColumnFamily cf) {
+        return cf.id;
+    }
+
+    /** A batch in a transaction. */
+    void txnWrite(long txn, WriteBatch batch) {
+        calls.txnWrite(txn, batch.encoded(), batch.count());
+    }
+
+    /** Unpositions a transaction's open cursors before it writes (see {@link Transaction}). */
+    static void transactionWrote(Children cursors) {
+        cursors.forEach(c -> ((Cursor) c).transactionWrote());
+    }
+
     ColumnFamily defaultFamily() {
         return families.get(0);
     }
@@ -224,6 +264,12 @@ final class StoreCore {
                 calls.put(handle, id, a, ao, al, b, bo, bl);
             } else if (op == Abi.OP_DELETE) {
                 calls.delete(handle, id, a, ao, al);
+            } else if (op == Abi.OP_MERGE) {
+                calls.merge(handle, id, a, b); // whole arrays, as for a range delete
+            } else if (op == Abi.OP_DELETE_VALUE) {
+                try (WriteBatch batch = new WriteBatch()) { // no dedicated call: one batch record
+                    calls.write(handle, batch.delete(cf, a, b).encoded(), 1, 0);
+                }
             } else {
                 calls.deleteRange(handle, id, a, b); // whole arrays: WriteView passes them so
             }

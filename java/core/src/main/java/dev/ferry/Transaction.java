@@ -153,7 +153,7 @@ public final class Transaction extends WriteView implements AutoCloseable {
         enter();
         try {
             beforeWrite();
-            core.calls.txnWrite(handle, batch.encoded(), batch.count());
+            core.txnWrite(handle, batch);
         } catch (FerryException e) {
             throw fail(e);
         } finally {
@@ -163,7 +163,7 @@ public final class Transaction extends WriteView implements AutoCloseable {
 
     /** Unpositions the open cursors before a write (see the class comment). */
     private void beforeWrite() {
-        cursors.forEach(c -> ((Cursor) c).transactionWrote());
+        StoreCore.transactionWrote(cursors);
     }
 
     // ---- end ----

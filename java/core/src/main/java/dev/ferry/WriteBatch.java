@@ -191,25 +191,23 @@ public final class WriteBatch implements AutoCloseable {
         return add(DELETE_RANGE, cf, begin, end);
     }
 
-    private void checkFamily(ColumnFamily cf) {
-        if (cf != null) {
-            if (cf.dropped) {
-                throw new IllegalStateException(cf + " was dropped");
-            }
-            if (familiesOf != null && familiesOf != cf.owner) {
-                throw new IllegalArgumentException(cf + " belongs to another store than the batch's other families");
-            }
+    /** @return the family's store (null for no family), after checking the family can join the batch */
+    private StoreCore checkFamily(ColumnFamily cf) {
+        if (cf == null) {
+            return null;
         }
+        StoreCore owner = StoreCore.ownerOf(cf);
+        if (familiesOf != null && familiesOf != owner) {
+            throw new IllegalArgumentException(cf + " belongs to another store than the batch's other families");
+        }
+        return owner;
     }
 
     private WriteBatch add(int op, ColumnFamily cf, byte[] a, byte[] b) {
         checkOpen();
         Objects.requireNonNull(a, "key");
         Objects.requireNonNull(b, "value");
-        checkFamily(cf);
-        if (cf != null) {
-            familiesOf = cf.owner;
-        }
+        StoreCore owner = checkFamily(cf);
         long need = (long) HEADER + a.length + b.length;
         if (buf.remaining() < need) {
             long needed = buf.position() + need;
@@ -224,8 +222,11 @@ public final class WriteBatch implements AutoCloseable {
             n.put(buf);
             buf = n;
         }
-        buf.putInt(op).putInt(cf == null ? 0 : cf.id).putInt(a.length).putInt(b.length).put(a).put(b);
+        buf.putInt(op).putInt(cf == null ? 0 : StoreCore.idOf(cf)).putInt(a.length).putInt(b.length).put(a).put(b);
         count++;
+        if (owner != null) {
+            familiesOf = owner;
+        }
         return this;
     }
 

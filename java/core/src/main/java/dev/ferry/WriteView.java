@@ -22,8 +22,9 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
     /**
      * Sends one write of arrays.
      *
-     * @param op {@code Abi.OP_PUT} (a key and a value), {@code OP_DELETE} (a key; b is empty) or
-     *        {@code OP_DELETE_RANGE} (begin and end)
+     * @param op {@code Abi.OP_PUT} (a key and a value), {@code OP_DELETE} (a key; b is empty),
+     *        {@code OP_DELETE_RANGE} (begin and end), {@code OP_DELETE_VALUE} (a key and one of its
+     *        values) or {@code OP_MERGE} (a key and an operand); the last three with whole arrays
      * @param cf the family
      */
     abstract void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl);
@@ -161,6 +162,58 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
     }
 
     /**
+     * Deletes one value of a key in an LMDB {@link ColumnFamilyFlag#DUPSORT} family (an absent
+     * pair is fine); the key's other values stay. {@link #delete(ColumnFamily, byte[])} removes the
+     * key with all its values.
+     *
+     * @param cf a DUPSORT family
+     * @param key the key
+     * @param value the value to remove
+     * @throws FerryException.InvalidArgument when the family is not DUPSORT
+     * @throws FerryException.NotSupported on RocksDB
+     */
+    public void delete(ColumnFamily cf, byte[] key, byte[] value) {
+        StoreCore.requireKey(key);
+        Objects.requireNonNull(value, "value");
+        send(dev.ferry.internal.Abi.OP_DELETE_VALUE, cf, key, 0, key.length, value, 0, value.length);
+    }
+
+    /**
+     * Merges an operand into a key of the default family, as {@link #merge(ColumnFamily, byte[], byte[])}.
+     *
+     * @param key the key
+     * @param operand the operand
+     */
+    public void merge(byte[] key, byte[] operand) {
+        merge(core.defaultFamily(), key, operand);
+    }
+
+    /**
+     * Merges an operand into a key with the store's merge operator
+     * ({@link StoreOptions#mergeOperator(MergeOperator)}). RocksDB combines the operands with the
+     * key's value when it is read or compacted.
+     *
+     * <pre>{@code
+     * try (Store s = Store.open(dir, StoreOptions.rocksdb().mergeOperator(MergeOperator.UINT64_ADD))) {
+     *     byte[] one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(1).array();
+     *     s.merge(s.defaultColumnFamily(), "hits".getBytes(), one);
+     * }
+     * }</pre>
+     *
+     * @param cf the family
+     * @param key the key
+     * @param operand the operand, in the operator's format (e.g. 8 bytes little-endian for
+     *        {@link MergeOperator#UINT64_ADD})
+     * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
+     *         without a merge operator
+     */
+    public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
+        StoreCore.requireKey(key);
+        Objects.requireNonNull(operand, "operand");
+        send(dev.ferry.internal.Abi.OP_MERGE, cf, key, 0, key.length, operand, 0, operand.length);
+    }
+
+    /**
      * Applies a batch atomically in one native call (in a transaction: all of it or, on failure,
      * none of it on RocksDB; on LMDB a batch of several records that fails part way fails the
      * transaction).
@@ -170,10 +223,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      */
     public void write(WriteBatch batch) {
         Objects.requireNonNull(batch, "batch");
-        StoreCore owner = batch.familiesOf();
-        if (owner != null && owner != core) {
-            throw new IllegalArgumentException("the batch names column families of another store");
-        }
+        core.requireOwn(batch);
         send(batch);
     }
 

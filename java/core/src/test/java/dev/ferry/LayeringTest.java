@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -95,6 +98,177 @@ class LayeringTest {
         assertTrue(bad.isEmpty(), "dev.ferry.internal must not use dev.ferry's classes beyond " + VOCABULARY + ":\n"
                 + String.join("\n", bad));
         assertFalse(USES.getOrDefault("dev.ferry.internal.NativeCalls", Set.of()).isEmpty(), "no edges read for NativeCalls");
+    }
+
+    /**
+     * No public class of {@code dev.ferry} uses a package-private field, method or constructor of
+     * another public class of {@code dev.ferry} (issue 32): what one API class needs of another is
+     * either its public API or goes through a non-public helper of the package ({@code StoreCore},
+     * {@code Families}, ...). {@link InternalAccess}, the one door for Ferry's other packages, is
+     * exempt. Read from the class files' constant pools (every field and method a class uses is
+     * named there, lambdas and method references included) and the owners' member access flags.
+     * A call on {@code this} of an inherited package-private method names the caller's own class,
+     * so a view's template methods ({@code ReadView.enter}, {@code WriteView.send}) pass, as do
+     * a subclass's calls of its superclass's constructor. {@link #ALLOWED} lists the rest that may.
+     *
+     * <p>To see the check work, make a public class call {@code WriteBatch.encoded()}: it fails
+     * naming the call.
+     */
+    @Test
+    void noPublicClassUsesAnotherPublicClassPackagePrivateMembers() throws Exception {
+        Path root = Paths.get(Store.class.getProtectionDomain().getCodeSource().getLocation().toURI()).resolve("dev/ferry");
+        Map<String, ClassFile> files = new TreeMap<>();
+        try (var list = Files.list(root)) {
+            for (Path p : list.filter(f -> f.toString().endsWith(".class")).collect(Collectors.toList())) {
+                try (InputStream in = Files.newInputStream(p)) {
+                    ClassFile cf = ClassFile.read(in);
+                    files.put(cf.name, cf);
+                }
+            }
+        }
+        assertTrue(files.containsKey("dev/ferry/Store") && files.containsKey("dev/ferry/WriteBatch"), "no class files in " + root);
+        List<String> bad = new ArrayList<>();
+        int checked = 0;
+        for (ClassFile caller : files.values()) {
+            String callerTop = topLevel(caller.name);
+            ClassFile callerTopFile = files.get(callerTop);
+            if (callerTopFile == null || !callerTopFile.isPublic() || callerTop.equals("dev/ferry/InternalAccess")) {
+                continue;
+            }
+            for (String[] ref : caller.refs) { // owner, name, descriptor
+                String ownerTop = topLevel(ref[0]);
+                ClassFile ownerTopFile = files.get(ownerTop);
+                if (ownerTop.equals(callerTop) || ownerTopFile == null || !ownerTopFile.isPublic()) {
+                    continue;
+                }
+                checked++;
+                Integer access = access(files, ref[0], ref[1], ref[2]);
+                String use = simple(callerTop) + " -> " + simple(ownerTop) + "." + ref[1];
+                if (access != null && (access & 0x0007) == 0 && !extendsClass(files, callerTop, ref[0]) && !ALLOWED.contains(use)) {
+                    bad.add(caller.name.replace('/', '.') + " uses " + ref[0].replace('/', '.') + "." + ref[1] + " " + ref[2]);
+                }
+            }
+        }
+        assertTrue(checked > 0, "no uses between public classes found");
+        assertTrue(bad.isEmpty(), "public classes use package-private members of other public classes"
+                + " (go through a non-public helper or InternalAccess):\n" + String.join("\n", bad));
+    }
+
+    /**
+     * Uses of package-private members between public classes that stay: the native encodings of
+     * option and flag values (read where the value is sent to the engine), and {@link Cursor}
+     * building and moving its {@link View}s (a view is the cursor's window; they are one unit).
+     */
+    private static final Set<String> ALLOWED = Set.of(
+            "ColumnFamily -> ColumnFamilyFlag.of",
+            "ColumnFamilyOptions -> Compression.value",
+            "StoreOptions -> Compression.value",
+            "StoreOptions -> LmdbFlag.bit",
+            "StoreOptions -> ColumnFamilyOptions.nativeOptionsString",
+            "StoreOptions -> ColumnFamilyOptions.toNative",
+            "ReadView -> ReadOptions.flags",
+            "Store -> WriteOptions.flags",
+            "Cursor -> View.<init>",
+            "Cursor -> View.len",
+            "Cursor -> View.addr",
+            "Cursor -> View.set",
+            "Cursor -> View.invalidate",
+            "KeyRange -> View.hex");
+
+    private static String simple(String internalName) {
+        return internalName.substring(internalName.lastIndexOf('/') + 1);
+    }
+
+    /** @return true when {@code cls} is {@code ancestor} or a subclass of it (within this package) */
+    private static boolean extendsClass(Map<String, ClassFile> files, String cls, String ancestor) {
+        for (ClassFile c = files.get(cls); c != null; c = files.get(c.superName)) {
+            if (c.name.equals(ancestor)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The access flags of a member as declared in {@code owner} or the nearest superclass declaring it; null when not found in this package. */
+    private static Integer access(Map<String, ClassFile> files, String owner, String name, String descriptor) {
+        for (ClassFile c = files.get(owner); c != null; c = files.get(c.superName)) {
+            Integer a = c.members.get(name + (descriptor.startsWith("(") ? descriptor : ""));
+            if (a != null) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** The parts of a class file this test reads. */
+    private static final class ClassFile {
+        String name;
+        String superName;
+        int access;
+        /** Field and method references: owner, name, descriptor. */
+        final List<String[]> refs = new ArrayList<>();
+        /** Declared members: field name, or method name + descriptor, to access flags. */
+        final Map<String, Integer> members = new HashMap<>();
+
+        boolean isPublic() {
+            return (access & 0x0001) != 0;
+        }
+
+        static ClassFile read(InputStream stream) throws IOException {
+            DataInputStream in = new DataInputStream(stream);
+            if (in.readInt() != 0xCAFEBABE) {
+                throw new IOException("not a class file");
+            }
+            in.readUnsignedShort();
+            in.readUnsignedShort();
+            int n = in.readUnsignedShort();
+            Object[] pool = new Object[n];
+            int[][] links = new int[n][];
+            for (int i = 1; i < n; i++) {
+                int tag = in.readUnsignedByte();
+                switch (tag) {
+                    case 1: pool[i] = in.readUTF(); break;
+                    case 3: case 4: in.readInt(); break;
+                    case 5: case 6: in.readLong(); i++; break;
+                    case 7: case 8: case 16: case 19: case 20: links[i] = new int[] {tag, in.readUnsignedShort()}; break;
+                    case 9: case 10: case 11: case 12: case 17: case 18:
+                        links[i] = new int[] {tag, in.readUnsignedShort(), in.readUnsignedShort()};
+                        break;
+                    case 15: links[i] = new int[] {tag, in.readUnsignedByte(), in.readUnsignedShort()}; break;
+                    default: throw new IOException("constant pool tag " + tag);
+                }
+            }
+            ClassFile cf = new ClassFile();
+            for (int i = 1; i < n; i++) {
+                if (links[i] != null && links[i][0] >= 9 && links[i][0] <= 11) { // Fieldref, Methodref, InterfaceMethodref
+                    int[] nat = links[links[i][2]];
+                    cf.refs.add(new String[] {(String) pool[links[links[i][1]][1]], (String) pool[nat[1]], (String) pool[nat[2]]});
+                }
+            }
+            cf.access = in.readUnsignedShort();
+            cf.name = (String) pool[links[in.readUnsignedShort()][1]];
+            int sup = in.readUnsignedShort();
+            cf.superName = sup == 0 ? null : (String) pool[links[sup][1]];
+            int interfaces = in.readUnsignedShort();
+            for (int i = 0; i < interfaces; i++) {
+                in.readUnsignedShort();
+            }
+            for (int kind = 0; kind < 2; kind++) { // fields, then methods
+                int count = in.readUnsignedShort();
+                for (int i = 0; i < count; i++) {
+                    int flags = in.readUnsignedShort();
+                    String member = (String) pool[in.readUnsignedShort()];
+                    String desc = (String) pool[in.readUnsignedShort()];
+                    cf.members.put(kind == 0 ? member : member + desc, flags);
+                    int attributes = in.readUnsignedShort();
+                    for (int a = 0; a < attributes; a++) {
+                        in.readUnsignedShort();
+                        in.readFully(new byte[in.readInt()]);
+                    }
+                }
+            }
+            return cf;
+        }
     }
 
     /** Tarjan's strongly connected components of {@link #USES}. */

@@ -24,7 +24,7 @@ class ReadsContractTest extends StoreContract {
     void putThenGetReturnsValue() {
         store.put(b("k"), b("v"));
         assertEquals("v", s(store.get(b("k"))));
-        assertEquals(store.options().engine, store.engine());
+        assertEquals(StoreCore.of(store).options.engine, store.engine());
         assertEquals(options().binding, store.binding());
     }
 

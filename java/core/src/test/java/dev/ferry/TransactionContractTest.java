@@ -212,6 +212,51 @@ class TransactionContractTest {
         assertNull(store.get(b("c")));
     }
 
+    /**
+     * The reads and writes a transaction has as a view like the store's (get and multiGet with
+     * read options, valueCount, merge, the one-value delete): they see and make the transaction's
+     * own writes, with the store's refusals.
+     */
+    @MatrixTest
+    void viewMethodsSeeAndMakeTheTransactionsWrites() {
+        ReadOptions hints = ReadOptions.DEFAULT.fillCache(false).verifyChecksums(true);
+        byte[] one = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(1).array();
+        ColumnFamily cf = lmdb() ? store.createColumnFamily("dup", java.util.EnumSet.of(ColumnFamilyFlag.DUPSORT))
+                : store.defaultColumnFamily();
+        try (Transaction t = store.beginTransaction()) {
+            t.put(cf, b("k"), b("a"));
+            t.put(cf, b("k"), b("b"));
+            assertEquals(lmdb() ? "a" : "b", s(t.get(cf, b("k"), hints)), "read options are hints: the read sees the write");
+            assertEquals(Arrays.asList(lmdb() ? "a" : "b", null),
+                    t.multiGet(cf, List.of(b("k"), b("none")), hints).stream().map(v -> v == null ? null : s(v)).toList());
+            assertEquals(lmdb() ? 2 : 1, t.valueCount(cf, b("k")));
+            assertEquals(0, t.valueCount(cf, b("none")));
+            if (lmdb()) {
+                t.delete(cf, b("k"), b("a"));
+                assertEquals(1, t.valueCount(cf, b("k")));
+                assertEquals("b", s(t.get(cf, b("k"))));
+            } else {
+                assertThrows(FerryException.NotSupported.class, () -> t.delete(cf, b("k"), b("b")));
+            }
+            assertThrows(FerryException.NotSupported.class, () -> t.merge(b("n"), one), "no merge operator (LMDB: none at all)");
+            t.commit();
+        }
+        assertNull(store.get(cf, b("none")));
+        assertEquals("b", s(store.get(cf, b("k"))));
+        assertEquals(1, store.valueCount(cf, b("k")));
+        if (lmdb()) {
+            return;
+        }
+        store.close();
+        store = Store.open(dir.resolve("counter"), options().mergeOperator(MergeOperator.UINT64_ADD));
+        try (Transaction t = store.beginTransaction()) {
+            t.merge(b("n"), one);
+            t.merge(store.defaultColumnFamily(), b("n"), one);
+            t.commit();
+        }
+        assertEquals(2L, java.nio.ByteBuffer.wrap(store.get(b("n"))).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
+    }
+
     /** Merge records in a transaction batch: merged at commit with an operator, refused without one (and on LMDB). */
     @MatrixTest
     void mergeInATransaction() {
