@@ -15,6 +15,7 @@ module dev.ferry {
     exports dev.ferry;
     exports dev.ferry.rocksjava;
     exports dev.ferry.internal to dev.ferry.ffm;
+    exports dev.ferry.internal.binding to dev.ferry.ffm;
     exports dev.ferry.spi to dev.ferry.ffm;
     exports dev.ferry.jni to dev.ferry.ffm;
 

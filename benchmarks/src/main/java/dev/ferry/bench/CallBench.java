@@ -5,7 +5,7 @@ import dev.ferry.Engine;
 import dev.ferry.Store;
 import dev.ferry.ffm.FfmBinding;
 import dev.ferry.internal.Abi;
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.spi.NativeBinding;
 import java.nio.ByteBuffer;

@@ -74,7 +74,7 @@ public final class FirstOpen {
             double bindingMs = Double.NaN;
             if (Boolean.getBoolean("ferry.firstopen.split")) {
                 long t = System.nanoTime();
-                dev.ferry.internal.Bindings.defaultBinding();
+                dev.ferry.internal.binding.Bindings.defaultBinding();
                 bindingMs = ms(System.nanoTime() - t);
             }
             byte[] key = "key".getBytes(StandardCharsets.UTF_8);

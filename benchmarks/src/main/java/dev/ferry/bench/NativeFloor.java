@@ -1,7 +1,7 @@
 package dev.ferry.bench;
 
 import dev.ferry.Engine;
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeLibrary;
 import dev.ferry.spi.NativeBinding;

@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;

@@ -76,6 +76,56 @@ class LayeringTest {
         assertTrue(circles.isEmpty(), "classes of different packages use each other in a circle:\n" + String.join("\n", circles));
     }
 
+    /**
+     * No circle of packages: with the API's {@link #VOCABULARY} and the ABI's constants counted as
+     * a layer of their own (the values every layer may name), the packages of ferry-core form a hierarchy. For example
+     * the binding chooser sits in {@code dev.ferry.internal.binding}, above both {@code dev.ferry.jni}
+     * and {@code dev.ferry.internal}, so the JNI binding's use of {@code internal} makes no circle.
+     *
+     * <p>To see the check work, make a class of {@code dev.ferry.internal} name
+     * {@code dev.ferry.jni.JniBinding}: it fails printing {@code [dev.ferry.internal, dev.ferry.jni]}.
+     */
+    @Test
+    void noCircleOfPackages() {
+        Map<String, Set<String>> packages = new TreeMap<>();
+        USES.forEach((from, tos) -> {
+            Set<String> edges = packages.computeIfAbsent(layerOf(from), k -> new TreeSet<>());
+            for (String to : tos) {
+                String target = layerOf(to);
+                packages.computeIfAbsent(target, k -> new TreeSet<>());
+                if (!target.equals(layerOf(from))) {
+                    edges.add(target);
+                }
+            }
+        });
+        assertTrue(packages.containsKey("dev.ferry.internal") && packages.containsKey("dev.ferry.jni"),
+                "packages read: " + packages.keySet());
+        assertTrue(USES.getOrDefault(ABI, Set.of()).isEmpty(), "Abi (the bottom layer) uses " + USES.get(ABI));
+        List<String> circles = new ArrayList<>();
+        for (Set<String> scc : stronglyConnected(packages)) {
+            if (scc.size() > 1) {
+                StringBuilder why = new StringBuilder(scc.toString());
+                USES.forEach((from, tos) -> tos.forEach(to -> {
+                    if (scc.contains(layerOf(from)) && scc.contains(layerOf(to)) && !layerOf(from).equals(layerOf(to))) {
+                        why.append("\n  ").append(from).append(" -> ").append(to);
+                    }
+                }));
+                circles.add(why.toString());
+            }
+        }
+        assertTrue(circles.isEmpty(), "packages use each other in a circle:\n" + String.join("\n", circles));
+    }
+
+    /**
+     * A class's package, with the API's vocabulary and the C ABI's constants ({@code Abi}, whose
+     * codes the vocabulary's enums carry) as the bottom layer.
+     */
+    private static String layerOf(String cls) {
+        return VOCABULARY.contains(cls) || cls.equals(ABI) ? "vocabulary (FerryException, ErrorCode, Engine, Abi)" : packageOf(cls);
+    }
+
+    private static final String ABI = "dev.ferry.internal.Abi";
+
     @Test
     void internalNamesOnlyTheApiVocabulary() {
         List<String> bad = new ArrayList<>();
@@ -273,30 +323,34 @@ class LayeringTest {
 
     /** Tarjan's strongly connected components of {@link #USES}. */
     private static List<Set<String>> stronglyConnected() {
+        return stronglyConnected(USES);
+    }
+
+    private static List<Set<String>> stronglyConnected(Map<String, Set<String>> graph) {
         Map<String, Integer> index = new HashMap<>();
         Map<String, Integer> low = new HashMap<>();
         Deque<String> stack = new ArrayDeque<>();
         Set<String> onStack = new TreeSet<>();
         List<Set<String>> out = new ArrayList<>();
         int[] next = {0};
-        for (String v : USES.keySet()) {
+        for (String v : graph.keySet()) {
             if (!index.containsKey(v)) {
-                connect(v, index, low, stack, onStack, out, next);
+                connect(graph, v, index, low, stack, onStack, out, next);
             }
         }
         return out;
     }
 
-    private static void connect(String v, Map<String, Integer> index, Map<String, Integer> low, Deque<String> stack,
+    private static void connect(Map<String, Set<String>> graph, String v, Map<String, Integer> index, Map<String, Integer> low, Deque<String> stack,
                                 Set<String> onStack, List<Set<String>> out, int[] next) {
         index.put(v, next[0]);
         low.put(v, next[0]);
         next[0]++;
         stack.push(v);
         onStack.add(v);
-        for (String w : USES.getOrDefault(v, Set.of())) {
+        for (String w : graph.getOrDefault(v, Set.of())) {
             if (!index.containsKey(w)) {
-                connect(w, index, low, stack, onStack, out, next);
+                connect(graph, w, index, low, stack, onStack, out, next);
                 low.put(v, Math.min(low.get(v), low.get(w)));
             } else if (onStack.contains(w)) {
                 low.put(v, Math.min(low.get(v), index.get(w)));

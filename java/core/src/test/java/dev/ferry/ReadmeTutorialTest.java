@@ -56,6 +56,6 @@ class ReadmeTutorialTest {
                 "apple is red",
                 "cherry = dark red",
                 "snapshot still says red",
-                "1 user(s) starting with 'al'; binding: " + dev.ferry.internal.Bindings.defaultBinding().name()), lines);
+                "1 user(s) starting with 'al'; binding: " + dev.ferry.internal.binding.Bindings.defaultBinding().name()), lines);
     }
 }

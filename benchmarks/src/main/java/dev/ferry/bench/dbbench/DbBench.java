@@ -1,7 +1,7 @@
 package dev.ferry.bench.dbbench;
 
 import dev.ferry.Engine;
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import java.io.IOException;
 import java.io.PrintStream;

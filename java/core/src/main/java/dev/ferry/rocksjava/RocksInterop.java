@@ -6,7 +6,7 @@ import dev.ferry.KeyRange;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
 import dev.ferry.InternalAccess;
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;

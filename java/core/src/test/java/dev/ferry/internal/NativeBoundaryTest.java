@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.spi.NativeBinding;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -3,7 +3,7 @@ package dev.ferry.ffm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.spi.BindingProvider;
 import java.util.List;
 import java.util.ServiceLoader;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.jni.JniBinding;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,5 +1,6 @@
-package dev.ferry.internal;
+package dev.ferry.internal.binding;
 
+import dev.ferry.internal.NativeLibrary;
 import dev.ferry.jni.JniBinding;
 import dev.ferry.spi.BindingProvider;
 import dev.ferry.spi.NativeBinding;
