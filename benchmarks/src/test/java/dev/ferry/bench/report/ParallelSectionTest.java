@@ -34,7 +34,7 @@ class ParallelSectionTest {
         // rounds 2 and 3: 0.551/0.580 = 0.950, 0.547/0.570 = 0.960 -> half range 0.005
         assertTrue(md.contains("| lmdb | jni | 2 | 28.0 | 16.0 (1.75x) | 26.0 | 15.2 (1.84x) | 0.950 ± 0.005 | 1.000, 1.000 (8) |"), md);
         assertTrue(md.contains("lmdb jni, 2 threads: parallel scan <= 1.05x the 2-thread floor | 0.950 ± 0.005x | MET |"), md);
-        assertTrue(md.contains("lmdb jni, 2 threads: parallel scan >= 1.8x the one-thread floor's rate | 1.84x | MET (no error estimate) |"), md);
+        assertTrue(md.contains("lmdb jni, 2 threads: parallel scan >= 1.8x the one-thread floor's rate | 1.84 ± 0.01x | MET |"), md);
         assertTrue(md.contains("lmdb jni: sub-ranges within 20% of their mean entry count | 0.00% | MET (exact counts) |"), md);
         // the rocksdb JVM printed its split only: no row
         assertTrue(!md.contains("| rocksdb |"), md);
