@@ -19,8 +19,10 @@ import org.rocksdb.WriteOptions;
 
 /**
  * Shared state of the peers' write benchmarks: a fresh RocksJava database or lmdbjava
- * environment per trial (opened by {@link RocksJavaPeer#openDataset} or {@link LmdbJavaPeer#openDataset}), with the options of {@link WriteBase} (RocksDB: WAL on, no sync, no
- * compression, same cache; LMDB: NOSYNC, NOTLS). Subclasses pick the engine.
+ * environment per trial, opened by {@link RocksJavaPeer#openDataset} or {@link LmdbJavaPeer#openDataset}
+ * with the options of {@link WriteBase} (RocksDB: WAL on, no sync, no compression, same cache; LMDB:
+ * NOSYNC, NOTLS). The benchmarks' loops call RocksJava's and lmdbjava's own handles, not {@link KvStore}.
+ * Subclasses pick the engine.
  */
 @State(Scope.Thread)
 public abstract class PeerWriteBase {

@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One key-value store under test, the benchmarks' one peer abstraction: the published comparisons
- * (LmdbJava suite, One in a Million, CannyLS), Java db_bench ({@code dbbench}) and the JMH peers' setup
- * all reach Ferry (each engine x binding), RocksJava, lmdbjava and the other stores through it.
+ * (the LmdbJava suite, One in a Million), Java db_bench ({@code dbbench}, and so the flash reproduction)
+ * and the JMH and interleaved peers' setup all reach Ferry (each engine x binding), RocksJava, lmdbjava
+ * and the other stores through it. (The CannyLS replay drives Ferry alone, timing each ekvsb task around
+ * one store call, and keeps its own loop.)
  * {@link Stores#open} makes the adapter of a store by name; db_bench and JMH use the adapters' own
  * factories for their options. The operations every user needs: write a batch, put, get, scan in key
  * order, close, and the storage used. The capabilities only some adapters have default to
@@ -24,8 +26,9 @@ import java.util.concurrent.TimeUnit;
  * <p>JMH measures the libraries' own calls, not this interface: its state classes open and close through
  * the adapters ({@code RocksJavaPeer.openDataset}, {@code LmdbJavaPeer.openDataset}) and their hot loops
  * call the library's handles ({@code db()}, {@code env()}, {@code dbi()}) directly. The reproductions'
- * loops do call through this interface; each run loads one adapter per JVM or per measured phase, so
- * the JIT sees one implementation (a final class) at the call site and inlines it.
+ * and db_bench's loops do call through this interface: each measured store runs in a JVM of its own
+ * (MillionRun, LmdbRun and the flash runs start one process per store; db_bench takes one {@code --api}),
+ * so the JIT sees one implementation, a final class, at each call site and inlines it.
  *
  * <p>Keys and values are byte strings; ordered stores order keys as unsigned bytes (memcmp), so
  * every ordered store scans the same entries in the same order. An unordered store (a hash map)
