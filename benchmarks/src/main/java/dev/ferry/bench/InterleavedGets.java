@@ -1,5 +1,7 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.LmdbJavaPeer;
+import dev.ferry.bench.store.RocksJavaPeer;
 import dev.ferry.ColumnFamily;
 import dev.ferry.Engine;
 import dev.ferry.Snapshot;
@@ -157,17 +159,17 @@ public final class InterleavedGets {
                 }
             });
             if (engine == Engine.ROCKSDB) {
-                RocksJavaReader[] r = new RocksJavaReader[1];
+                RocksJavaPeer[] r = new RocksJavaPeer[1];
                 vars.put("rocksjava", new Variant() {
                     public AutoCloseable open() throws Exception {
-                        r[0] = RocksJavaReader.open(d.dir);
+                        r[0] = RocksJavaPeer.openDataset(d.dir, true);
                         return r[0];
                     }
 
                     public long pass() {
                         long sum = 0;
                         for (int i = 0; i < SEEKS; i++) {
-                            try (org.rocksdb.RocksIterator it = r[0].db.newIterator()) {
+                            try (org.rocksdb.RocksIterator it = r[0].db().newIterator()) {
                                 it.seek(rk.keys[i]);
                                 for (int j = 0; j < nexts && it.isValid(); j++) {
                                     byte[] k = it.key();
@@ -343,16 +345,16 @@ public final class InterleavedGets {
     }
 
     private static Variant rocksJava(BenchData.Dataset d, GetBench.RandomKeys rk) {
-        RocksJavaReader[] r = new RocksJavaReader[1];
+        RocksJavaPeer[] r = new RocksJavaPeer[1];
         return new Variant() {
             public AutoCloseable open() throws Exception {
-                r[0] = RocksJavaReader.open(d.dir);
+                r[0] = RocksJavaPeer.openDataset(d.dir, true);
                 return r[0];
             }
 
             public long pass() throws Exception {
                 long sum = 0;
-                org.rocksdb.RocksDB db = r[0].db;
+                org.rocksdb.RocksDB db = r[0].db();
                 for (byte[] k : rk.keys) {
                     byte[] v = db.get(k);
                     sum += v.length + (v[0] & 0xFF) + (v[v.length - 1] & 0xFF);
@@ -373,9 +375,10 @@ public final class InterleavedGets {
         Dbi<ByteBuffer>[] dbi = new Dbi[1];
         return new Variant() {
             public AutoCloseable open() {
-                env[0] = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(d.dir.toFile(), EnvFlags.MDB_RDONLY_ENV, EnvFlags.MDB_NOTLS);
-                dbi[0] = env[0].openDbi((byte[]) null);
-                return env[0]::close;
+                LmdbJavaPeer lmdb = LmdbJavaPeer.openDataset(d.dir, EnvFlags.MDB_RDONLY_ENV, EnvFlags.MDB_NOTLS);
+                env[0] = lmdb.env(); // the pass calls lmdbjava's own handles, not KvStore
+                dbi[0] = lmdb.dbi();
+                return lmdb;
             }
 
             public long pass() {

@@ -1,5 +1,6 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.RocksJavaPeer;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.rocksjava.RocksInterop;
@@ -46,7 +47,7 @@ public class InteropScanBench {
     @Param({"1000000"})
     public int entries;
 
-    private RocksJavaReader reader;
+    private RocksJavaPeer reader;
     private RocksDB db;
 
     /**
@@ -58,8 +59,8 @@ public class InteropScanBench {
     public void setup() throws RocksDBException {
         System.setProperty("ferry.binding", binding);
         BenchData.Dataset d = BenchData.dataset(Engine.ROCKSDB, entries, valueSize);
-        reader = RocksJavaReader.open(d.dir);
-        db = reader.db;
+        reader = RocksJavaPeer.openDataset(d.dir, true);
+        db = reader.db();
         if (!RocksInterop.binding().equals(binding)) {
             throw new IllegalStateException("Ferry uses binding " + RocksInterop.binding() + ", expected " + binding);
         }

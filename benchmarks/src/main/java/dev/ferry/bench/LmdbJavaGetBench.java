@@ -1,5 +1,6 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.LmdbJavaPeer;
 import dev.ferry.Engine;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +41,7 @@ public class LmdbJavaGetBench {
     private GetBench.RandomKeys rk;
     private ByteBuffer[] keyBufs;
     private int pos;
+    private LmdbJavaPeer lmdb;
     private Env<ByteBuffer> env;
     private Dbi<ByteBuffer> dbi;
 
@@ -52,8 +54,9 @@ public class LmdbJavaGetBench {
         for (int i = 0; i < GetBench.KEYS; i++) {
             keyBufs[i] = ByteBuffer.allocateDirect(BenchData.KEY_SIZE).put(0, rk.keys[i]);
         }
-        env = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(d.dir.toFile(), EnvFlags.MDB_RDONLY_ENV, EnvFlags.MDB_NOTLS);
-        dbi = env.openDbi((byte[]) null);
+        lmdb = LmdbJavaPeer.openDataset(d.dir, EnvFlags.MDB_RDONLY_ENV, EnvFlags.MDB_NOTLS);
+        env = lmdb.env(); // the loops call lmdbjava's own handles, not KvStore
+        dbi = lmdb.dbi();
         long sum = 0;
         for (int i = 0; i < GetBench.KEYS / GetBench.BATCH; i++) {
             sum += lmdbjava();
@@ -64,7 +67,7 @@ public class LmdbJavaGetBench {
     /** Closes the environment. */
     @TearDown
     public void tearDown() {
-        env.close();
+        lmdb.close();
     }
 
     /** @return checksum of 1,000 gets in one read transaction */

@@ -1,5 +1,6 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.LmdbJavaPeer;
 import dev.ferry.Engine;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,7 @@ public class LmdbJavaScanBench {
     public int entries;
 
     private boolean reverse;
+    private LmdbJavaPeer lmdb;
     private Env<ByteBuffer> env;
     private Dbi<ByteBuffer> dbi;
 
@@ -58,15 +60,16 @@ public class LmdbJavaScanBench {
     public void setup(BenchmarkParams params) {
         BenchData.Dataset d = BenchData.dataset(Engine.LMDB, entries, valueSize);
         reverse = direction.equals("reverse");
-        env = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(d.dir.toFile(), EnvFlags.MDB_RDONLY_ENV, EnvFlags.MDB_NOTLS);
-        dbi = env.openDbi((byte[]) null);
+        lmdb = LmdbJavaPeer.openDataset(d.dir, EnvFlags.MDB_RDONLY_ENV, EnvFlags.MDB_NOTLS);
+        env = lmdb.env(); // the loops call lmdbjava's own handles, not KvStore
+        dbi = lmdb.dbi();
         BenchData.check(getClass().getSimpleName() + ".lmdbjava " + direction, lmdbjava(), d.checksum);
     }
 
     /** Closes the environment. */
     @TearDown
     public void tearDown() {
-        env.close();
+        lmdb.close();
     }
 
     /** @return checksum of the cursor loop */

@@ -1,5 +1,6 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.LmdbJavaPeer;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +37,7 @@ public class LmdbJavaTxnBench {
     public int valueSize;
 
     private Path dir;
+    private LmdbJavaPeer lmdb;
     Env<ByteBuffer> env;
     Dbi<ByteBuffer> dbi;
     ByteBuffer[] keys;
@@ -48,8 +50,9 @@ public class LmdbJavaTxnBench {
         dir = BenchData.scratch(getClass().getSimpleName());
         Path p = dir.resolve("db");
         p.toFile().mkdirs();
-        env = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(p.toFile(), EnvFlags.MDB_NOSYNC, EnvFlags.MDB_NOTLS);
-        dbi = env.openDbi((byte[]) null, DbiFlags.MDB_CREATE);
+        lmdb = LmdbJavaPeer.openDataset(p, EnvFlags.MDB_NOSYNC, EnvFlags.MDB_NOTLS);
+        env = lmdb.env(); // the loops call lmdbjava's own handles, not KvStore
+        dbi = lmdb.dbi();
         byte[][] k = TxnBench.keys();
         keys = new ByteBuffer[k.length];
         value = ByteBuffer.allocateDirect(valueSize);
@@ -62,7 +65,7 @@ public class LmdbJavaTxnBench {
     /** Closes and deletes the environment. */
     @TearDown
     public void tearDown() {
-        env.close();
+        lmdb.close();
         BenchData.deleteTree(dir);
     }
 

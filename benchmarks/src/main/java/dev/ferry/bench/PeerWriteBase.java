@@ -1,9 +1,11 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.KvStore;
+import dev.ferry.bench.store.LmdbJavaPeer;
+import dev.ferry.bench.store.RocksJavaPeer;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import org.lmdbjava.Dbi;
-import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
 import org.lmdbjava.EnvFlags;
 import org.openjdk.jmh.annotations.Param;
@@ -11,18 +13,16 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.CompressionType;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
 
 /**
  * Shared state of the peers' write benchmarks: a fresh RocksJava database or lmdbjava
- * environment per trial, with the options of {@link WriteBase} (RocksDB: WAL on, no sync, no
- * compression, same cache; LMDB: NOSYNC, NOTLS). Subclasses pick the engine.
+ * environment per trial, opened by {@link RocksJavaPeer#openDataset} or {@link LmdbJavaPeer#openDataset}
+ * with the options of {@link WriteBase} (RocksDB: WAL on, no sync, no compression, same cache; LMDB:
+ * NOSYNC, NOTLS). The benchmarks' loops call RocksJava's and lmdbjava's own handles, not {@link KvStore}.
+ * Subclasses pick the engine.
  */
 @State(Scope.Thread)
 public abstract class PeerWriteBase {
@@ -33,8 +33,7 @@ public abstract class PeerWriteBase {
 
     WriteKeys wk;
     private Path dir;
-    Options options;
-    LRUCache cache;
+    private KvStore store;
     WriteOptions wo;
     RocksDB db;
     Env<ByteBuffer> env;
@@ -55,17 +54,18 @@ public abstract class PeerWriteBase {
         wk = new WriteKeys(order, valueSize);
         dir = BenchData.scratch(getClass().getSimpleName());
         Path p = dir.resolve("db");
+        // opened and closed through the shared adapters; the benchmarks' loops call the library's own handles
         if (rocks()) {
-            RocksDB.loadLibrary();
-            cache = new LRUCache(BenchData.CACHE_BYTES);
-            options = new Options().setCreateIfMissing(true).setCompressionType(CompressionType.NO_COMPRESSION)
-                    .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
-            db = RocksDB.open(options, p.toString());
-            wo = new WriteOptions();
+            RocksJavaPeer r = RocksJavaPeer.openDataset(p, false);
+            store = r;
+            db = r.db();
+            wo = r.writeOptions();
         } else {
             p.toFile().mkdirs();
-            env = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(p.toFile(), EnvFlags.MDB_NOSYNC, EnvFlags.MDB_NOTLS);
-            dbi = env.openDbi((byte[]) null, DbiFlags.MDB_CREATE);
+            LmdbJavaPeer l = LmdbJavaPeer.openDataset(p, EnvFlags.MDB_NOSYNC, EnvFlags.MDB_NOTLS);
+            store = l;
+            env = l.env();
+            dbi = l.dbi();
             kb = ByteBuffer.allocateDirect(BenchData.KEY_SIZE);
             vb = ByteBuffer.allocateDirect(valueSize).put(0, wk.value);
         }
@@ -74,14 +74,8 @@ public abstract class PeerWriteBase {
     /** Closes and deletes the store. */
     @TearDown
     public void tearDown() {
-        if (db != null) {
-            db.close();
-            wo.close();
-            options.close();
-            cache.close();
-        }
-        if (env != null) {
-            env.close();
+        if (store != null) {
+            store.close();
         }
         BenchData.deleteTree(dir);
     }

@@ -1,5 +1,6 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.RocksJavaPeer;
 import dev.ferry.Engine;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -36,7 +37,7 @@ public class RocksJavaGetBench {
 
     private GetBench.RandomKeys rk;
     private int pos;
-    private RocksJavaReader reader;
+    private RocksJavaPeer reader;
     private RocksDB db;
 
     /**
@@ -48,8 +49,8 @@ public class RocksJavaGetBench {
     public void setup() throws RocksDBException {
         BenchData.Dataset d = BenchData.dataset(Engine.ROCKSDB, entries, valueSize);
         rk = new GetBench.RandomKeys(GetBench.KEYS, entries, valueSize);
-        reader = RocksJavaReader.open(d.dir);
-        db = reader.db;
+        reader = RocksJavaPeer.openDataset(d.dir, true);
+        db = reader.db();
         long sum = 0;
         for (int i = 0; i < GetBench.KEYS / GetBench.BATCH; i++) {
             sum += rocksjava();

@@ -1,5 +1,6 @@
 package dev.ferry.bench;
 
+import dev.ferry.bench.store.RocksJavaPeer;
 import dev.ferry.Engine;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +45,7 @@ public class RocksJavaScanBench {
     public int entries;
 
     private boolean reverse;
-    private RocksJavaReader reader;
+    private RocksJavaPeer reader;
     private RocksDB db;
     private byte[] kbuf;
     private byte[] vbuf;
@@ -65,8 +66,8 @@ public class RocksJavaScanBench {
     void open(String m) throws RocksDBException {
         BenchData.Dataset d = BenchData.dataset(Engine.ROCKSDB, entries, valueSize);
         reverse = direction.equals("reverse");
-        reader = RocksJavaReader.open(d.dir);
-        db = reader.db;
+        reader = RocksJavaPeer.openDataset(d.dir, true);
+        db = reader.db();
         kbuf = new byte[BenchData.KEY_SIZE];
         vbuf = new byte[valueSize];
         kdirect = ByteBuffer.allocateDirect(BenchData.KEY_SIZE);

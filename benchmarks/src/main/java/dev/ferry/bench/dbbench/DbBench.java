@@ -1,6 +1,10 @@
 package dev.ferry.bench.dbbench;
 
 import dev.ferry.Engine;
+import dev.ferry.StoreOptions;
+import dev.ferry.bench.store.FerryPeer;
+import dev.ferry.bench.store.KvStore;
+import dev.ferry.bench.store.RocksJavaPeer;
 import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import java.io.IOException;
@@ -43,7 +47,7 @@ public final class DbBench {
     private final int keySize;
     private final Values values;
     private final long writeRate;
-    private Backend backend;
+    private KvStore backend;
     private EngineBinary engine;
     private String engineCheck = "";
     private String engineCache = "";
@@ -186,11 +190,11 @@ public final class DbBench {
     private void open() {
         try {
             backend = switch (api) {
-                case "ferry-jni" -> new FerryBackend("jni", dbPath, f, eo);
-                case "ferry-ffm" -> new FerryBackend("ffm", dbPath, f, eo);
-                case "rocksjava" -> new RocksJavaBackend(RocksJavaBackend.Style.BYTES, dbPath, f, eo);
-                case "rocksjava-reuse" -> new RocksJavaBackend(RocksJavaBackend.Style.REUSE, dbPath, f, eo);
-                default -> new RocksJavaBackend(RocksJavaBackend.Style.DIRECT, dbPath, f, eo);
+                case "ferry-jni" -> openFerry("jni");
+                case "ferry-ffm" -> openFerry("ffm");
+                case "rocksjava" -> openRocksJava(RocksJavaPeer.Style.BYTES);
+                case "rocksjava-reuse" -> openRocksJava(RocksJavaPeer.Style.REUSE);
+                default -> openRocksJava(RocksJavaPeer.Style.DIRECT);
             };
         } catch (Flags.FlagError e) {
             throw e;
@@ -208,8 +212,26 @@ public final class DbBench {
         }
     }
 
+    /** Ferry over RocksDB: the options as one RocksDB options string, write options from --sync and --disable_wal. */
+    private KvStore openFerry(String binding) {
+        if (!f.bool("verify_checksum")) {
+            throw new Flags.FlagError("--verify_checksum=false: Ferry's API has no read option for it (RocksJava has: --api=rocksjava)");
+        }
+        StoreOptions o = StoreOptions.rocksdb().createIfMissing(!f.bool("use_existing_db"))
+                .wal(!f.bool("disable_wal")).syncWrites(f.bool("sync")).rocksdbOptions(eo.rocksdbOptionsString());
+        return FerryPeer.openForDbBench(binding, dbPath, o, f.bool("statistics"));
+    }
+
+    /** RocksJava with the options set through its setters ({@link EngineOptions#rocksJava}). */
+    private KvStore openRocksJava(RocksJavaPeer.Style style) {
+        EngineOptions.RocksJava opts = eo.rocksJava(!f.bool("use_existing_db"));
+        org.rocksdb.WriteOptions wo = new org.rocksdb.WriteOptions().setSync(f.bool("sync")).setDisableWAL(f.bool("disable_wal"));
+        org.rocksdb.ReadOptions ro = new org.rocksdb.ReadOptions().setVerifyChecksums(f.bool("verify_checksum")).setFillCache(true);
+        return RocksJavaPeer.openForDbBench(style, dbPath, opts.options, opts.statistics, opts, wo, ro);
+    }
+
     /** The block cache as the engine reports it: "LRUCache, capacity 32.00 MB", or "none". */
-    static String engineCache(Backend b) {
+    static String engineCache(KvStore b) {
         String es = b.property("rocksdb.block-cache-entry-stats").orElse("");
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("^Block cache (\\w+)@\\S+ capacity: (\\S+ \\S+)").matcher(es);
         return m.find() ? m.group(1) + ", capacity " + m.group(2) : "none";
@@ -424,7 +446,7 @@ public final class DbBench {
                 try {
                     go.await();
                     t.stats.start();
-                    try (Backend.Reader reader = backend.reader()) {
+                    try (KvStore.Reader reader = backend.reader()) {
                         method(name, t, shared, reader);
                     }
                 } catch (Throwable e) {
@@ -463,7 +485,7 @@ public final class DbBench {
         return r < 0 ? f.int64("num") : r;
     }
 
-    private void method(String name, ThreadState t, Shared shared, Backend.Reader reader) {
+    private void method(String name, ThreadState t, Shared shared, KvStore.Reader reader) {
         switch (name) {
             case "fillseq" -> doWrite(t, shared, false);
             case "fillrandom", "overwrite" -> doWrite(t, shared, true);
@@ -537,14 +559,20 @@ public final class DbBench {
             if (batch == 1) {
                 backend.put(keys[0], data, offs[0], vs);
             } else {
-                backend.writeBatch(keys, data, offs, vs, batch);
+                List<byte[]> bk = new ArrayList<>(batch);
+                List<byte[]> bv = new ArrayList<>(batch);
+                for (int j = 0; j < batch; j++) {
+                    bk.add(keys[j]);
+                    bv.add(Arrays.copyOfRange(data, offs[j], offs[j] + vs));
+                }
+                backend.write(bk, bv, 0, batch); // one atomic batch
             }
             t.stats.finishedOps(batch, Stats.Op.WRITE);
         }
         t.stats.addBytes(bytes);
     }
 
-    private void readRandom(ThreadState t, Backend.Reader reader) {
+    private void readRandom(ThreadState t, KvStore.Reader reader) {
         long num = f.int64("num");
         Duration d = new Duration(f.int32("duration"), reads());
         byte[] key = new byte[keySize];
@@ -566,7 +594,7 @@ public final class DbBench {
         t.stats.addMessage(String.format(Locale.ROOT, "(%d of %d found)%n", found, read));
     }
 
-    private void multiReadRandom(ThreadState t, Backend.Reader reader) {
+    private void multiReadRandom(ThreadState t, KvStore.Reader reader) {
         long num = f.int64("num");
         int batch = (int) f.int64("batch_size");
         Duration d = new Duration(f.int32("duration"), reads());
@@ -587,7 +615,7 @@ public final class DbBench {
         t.stats.addMessage(String.format(Locale.ROOT, "(%d of %d found)", found, read));
     }
 
-    private void seekRandom(ThreadState t, Backend.Reader reader) {
+    private void seekRandom(ThreadState t, KvStore.Reader reader) {
         long num = f.int64("num");
         int nexts = f.int32("seek_nexts");
         Duration d = new Duration(f.int32("duration"), reads());

@@ -18,7 +18,7 @@ import java.util.Map;
  *
  * <p>Thread safety: not thread-safe; each thread owns its Stats until it is merged.
  */
-public final class Stats {
+public final class Stats implements dev.ferry.bench.store.KvStore.EntryCounter {
     /** Operation types, named as db_bench prints them. */
     public enum Op {
         /** a get or a scanned entry */
@@ -121,6 +121,12 @@ public final class Stats {
      */
     public void addBytes(long n) {
         bytes += n;
+    }
+
+    /** One scanned entry read: {@code finishedOps(1, READ)}. */
+    @Override
+    public void entryRead() {
+        finishedOps(1, Op.READ);
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.ferry.bench.lmdbjava;
 
-import dev.ferry.bench.peer.Peers;
+import dev.ferry.bench.store.Stores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -86,7 +86,7 @@ public final class LmdbPlan {
      * One JVM's work.
      *
      * @param test "1", "2", "4" or "5"
-     * @param store the store's name ({@link Peers})
+     * @param store the store's name ({@link Stores})
      * @param intKey int keys, else strings
      * @param sequential sequential insertion, else random
      * @param num entries
@@ -110,7 +110,7 @@ public final class LmdbPlan {
             return new SuiteData(num, intKey, sequential, valSize, false, SEED);
         }
 
-        /** @return the store's name with its settings, as {@link Peers#open} takes it */
+        /** @return the store's name with its settings, as {@link Stores#open} takes it */
         public String spec() {
             return LmdbPlan.spec(store, data(), sequential, lmdb);
         }

@@ -1,7 +1,7 @@
 package dev.ferry.bench.lmdbjava;
 
-import dev.ferry.bench.peer.PeerStore;
-import dev.ferry.bench.peer.Peers;
+import dev.ferry.bench.store.KvStore;
+import dev.ferry.bench.store.Stores;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * {@code plan.txt}, then the report ({@link LmdbReport}). Every case is its own JVM ({@code --child}, default
  * JVM settings apart from the flags the stores need, as the suite's JMH forks): per round it opens a fresh
  * store, times the write of every entry, then times each read workload {@code reads} times inside one read
- * run ({@link PeerStore#readsBegin()}), closes; after the last round it measures the storage (POSIX allocated
+ * run ({@link KvStore#readsBegin()}), closes; after the last round it measures the storage (POSIX allocated
  * bytes). A case's figure per workload is the best (smallest) of its samples, the median is kept beside it.
  *
  * <p>Usage (normally through {@code ./ferry reproduce lmdbjava}): {@code LmdbRun --mode quick|full --out DIR
@@ -63,7 +63,7 @@ public final class LmdbRun {
         String java = null;
         String jar = null;
         List<String> tests = List.of("4", "5", "2", "1");
-        List<String> stores = Peers.SUITE;
+        List<String> stores = Stores.SUITE;
         int entries = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -82,8 +82,8 @@ public final class LmdbRun {
             throw new IllegalArgumentException("--out, --data, --java and --jar are required");
         }
         for (String s : stores) {
-            if (!Peers.SUITE.contains(s)) {
-                throw new IllegalArgumentException("unknown store " + s + " " + Peers.SUITE);
+            if (!Stores.SUITE.contains(s)) {
+                throw new IllegalArgumentException("unknown store " + s + " " + Stores.SUITE);
             }
         }
         List<LmdbPlan.Case> cases = LmdbPlan.cases(mode, tests, stores, entries);
@@ -240,7 +240,7 @@ public final class LmdbRun {
         long storage = -1;
         for (int r = 1; r <= rounds; r++) {
             deleteTree(dir);
-            PeerStore s = Peers.open(spec, dir, Peers.Servers.NONE);
+            KvStore s = Stores.open(spec, dir, Stores.Servers.NONE);
             try {
                 for (String w : workloads) {
                     int times = w.equals("write") ? 1 : reads;

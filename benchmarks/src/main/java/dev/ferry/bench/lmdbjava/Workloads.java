@@ -1,14 +1,14 @@
 package dev.ferry.bench.lmdbjava;
 
 import dev.ferry.View;
-import dev.ferry.bench.peer.PeerStore;
+import dev.ferry.bench.store.KvStore;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.zip.CRC32;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * The LmdbJava suite's six workloads over a {@link PeerStore}. Each returns a result that depends on
+ * The LmdbJava suite's six workloads over a {@link KvStore}. Each returns a result that depends on
  * every byte (or at least every entry) it touched, so the JIT cannot drop the work and runs over the same
  * data can be compared across stores: write (all entries, one batch: one transaction or write batch where
  * the store has them), readKey (a get of every key in insertion order; sum of value lengths plus first
@@ -38,7 +38,7 @@ public final class Workloads {
      * @return the workload's result (see the class comment)
      * @throws IllegalStateException when a get finds no value
      */
-    public static long run(String name, PeerStore s, SuiteData d) {
+    public static long run(String name, KvStore s, SuiteData d) {
         return switch (name) {
             case "write" -> {
                 s.write(d.keys(), d.values(), 0, d.size());
@@ -53,7 +53,7 @@ public final class Workloads {
         };
     }
 
-    private static long readKey(PeerStore s, SuiteData d) {
+    private static long readKey(KvStore s, SuiteData d) {
         long sum = 0;
         int n = d.size();
         for (int i = 0; i < n; i++) {
@@ -66,14 +66,14 @@ public final class Workloads {
         return sum;
     }
 
-    private static long readSeq(PeerStore s, boolean reverse) {
+    private static long readSeq(KvStore s, boolean reverse) {
         Touch t = new Touch();
         long n = reverse ? s.scanReverse(t) : s.scan(t);
         return n + t.sum;
     }
 
     /** readSeq/readRev's per-entry work: key and value lengths plus the value's first byte. */
-    private static final class Touch implements PeerStore.Visitor {
+    private static final class Touch implements KvStore.Visitor {
         long sum;
 
         @Override
@@ -90,7 +90,7 @@ public final class Workloads {
         }
     }
 
-    private static long readCrc(PeerStore s) {
+    private static long readCrc(KvStore s) {
         CRC32 crc = new CRC32();
         s.scan(new Bytes() {
             @Override
@@ -108,7 +108,7 @@ public final class Workloads {
         return crc.getValue();
     }
 
-    private static long readXxh64(PeerStore s) {
+    private static long readXxh64(KvStore s) {
         long[] sum = {0};
         s.scan(new Bytes() {
             @Override
@@ -130,7 +130,7 @@ public final class Workloads {
      * into one reused array ({@link View#getBytes}, one bulk copy) and hands that on: Ferry's public
      * API gives no raw direct buffer over engine memory, and a scoped one per entry costs more than the copy.
      */
-    private abstract static class Bytes implements PeerStore.Visitor {
+    private abstract static class Bytes implements KvStore.Visitor {
         private byte[] buf = new byte[256];
 
         abstract void accept(byte[] b, int len);

@@ -48,7 +48,7 @@ public final class MillionPlan {
     /**
      * One row of the report.
      *
-     * @param name the peer store's name ({@code dev.ferry.bench.peer.Peers}), or the system's for rows not run
+     * @param name the peer store's name ({@code dev.ferry.bench.store.Stores}), or the system's for rows not run
      * @param label the name in the report and chart
      * @param kind "ferry", "peer" (in-process), "server" (out of process), "not run"
      * @param published the published figure as the post gives it (text), or why none is quoted

@@ -1,8 +1,8 @@
 package dev.ferry.bench.million;
 
-import dev.ferry.bench.peer.MariaDbServer;
-import dev.ferry.bench.peer.PeerStore;
-import dev.ferry.bench.peer.Peers;
+import dev.ferry.bench.store.MariaDbServer;
+import dev.ferry.bench.store.KvStore;
+import dev.ferry.bench.store.Stores;
 import dev.ferry.bench.report.MillionReport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -227,7 +227,7 @@ public final class MillionRun {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        Peers.Servers servers = url == null ? Peers.Servers.NONE : new Peers.Servers(url, "ferry", "ferry");
+        Stores.Servers servers = url == null ? Stores.Servers.NONE : new Stores.Servers(url, "ferry", "ferry");
         Measured m = measure(system, dir, servers, entries, gets, round);
         StringBuilder us = new StringBuilder();
         for (double u : m.getMicros()) {
@@ -264,9 +264,9 @@ public final class MillionRun {
      * @return the measurement
      * @throws IllegalStateException when a GET returns a wrong or no value
      */
-    static Measured measure(String system, Path dir, Peers.Servers servers, int entries, int gets, int round) {
+    static Measured measure(String system, Path dir, Stores.Servers servers, int entries, int gets, int round) {
         int[] order = MillionPlan.insertionOrder(entries, SEED);
-        PeerStore s = Peers.open(system, dir, servers);
+        KvStore s = Stores.open(system, dir, servers);
         double load;
         double[] us = new double[MillionPlan.REPEATS];
         try {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ferry.bench.peer.Peers;
+import dev.ferry.bench.store.Stores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,11 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
 class LmdbPlanTest {
     @Test
     void quickRunsEveryStoreInTest4WithBothKeyTypesAndOrders() {
-        List<LmdbPlan.Case> cases = LmdbPlan.cases(LmdbPlan.Mode.QUICK, List.of("4", "5", "2", "1"), Peers.SUITE, 0);
+        List<LmdbPlan.Case> cases = LmdbPlan.cases(LmdbPlan.Mode.QUICK, List.of("4", "5", "2", "1"), Stores.SUITE, 0);
         for (String g : List.of("4-intKey-seq", "4-intKey-rnd", "4-strKey-seq", "4-strKey-rnd")) {
             Set<String> stores = new HashSet<>();
             cases.stream().filter(c -> c.group().equals(g)).forEach(c -> stores.add(c.store()));
-            assertEquals(new HashSet<>(Peers.SUITE), stores, g);
+            assertEquals(new HashSet<>(Stores.SUITE), stores, g);
         }
         for (LmdbPlan.Case c : cases) {
             if (c.store().equals("chronicle")) {
@@ -47,7 +47,7 @@ class LmdbPlanTest {
         assertFalse(LmdbPlan.spec("lmdbjava", d, false, LmdbPlan.Lmdb.PUBLISHED).contains("append"));
         assertEquals("rocksjava:nocompression", LmdbPlan.spec("rocksjava", d, true, LmdbPlan.Lmdb.PUBLISHED));
         assertEquals("chronicle:entries=1000,key=4,value=100", LmdbPlan.spec("chronicle", d, true, LmdbPlan.Lmdb.PUBLISHED));
-        assertThrows(IllegalArgumentException.class, () -> LmdbPlan.cases(LmdbPlan.Mode.QUICK, List.of("3"), Peers.SUITE, 0));
+        assertThrows(IllegalArgumentException.class, () -> LmdbPlan.cases(LmdbPlan.Mode.QUICK, List.of("3"), Stores.SUITE, 0));
     }
 
     @Test

@@ -3,8 +3,8 @@ package dev.ferry.bench.lmdbjava;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ferry.bench.peer.PeerStore;
-import dev.ferry.bench.peer.Peers;
+import dev.ferry.bench.store.KvStore;
+import dev.ferry.bench.store.Stores;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,10 +34,10 @@ class WorkloadsTest {
             int valSize = c == 4 ? 600 : 100;
             SuiteData d = new SuiteData(3_000, intKey, sequential, valSize, !sequential, 7);
             Map<String, List<Long>> results = new HashMap<>();
-            for (String name : Peers.SUITE) {
+            for (String name : Stores.SUITE) {
                 String spec = LmdbPlan.spec(name, d, sequential, LmdbPlan.Lmdb.PUBLISHED);
                 Path where = dir.resolve(name + "-" + c);
-                try (PeerStore s = Peers.open(spec, where, Peers.Servers.NONE)) {
+                try (KvStore s = Stores.open(spec, where, Stores.Servers.NONE)) {
                     List<String> ws = s.ordered() ? Workloads.ALL : Workloads.UNORDERED;
                     List<Long> r = new ArrayList<>();
                     for (String w : ws) {

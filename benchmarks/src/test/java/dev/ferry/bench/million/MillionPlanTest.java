@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ferry.bench.peer.Peers;
+import dev.ferry.bench.store.Stores;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -91,7 +91,7 @@ class MillionPlanTest {
             }
         }
         assertEquals(Set.of("bergdb", "mongodb", "riak"), notRun);
-        Set<String> adapters = new HashSet<>(Peers.EMBEDDED);
+        Set<String> adapters = new HashSet<>(Stores.EMBEDDED);
         adapters.add("mariadb");
         assertEquals(adapters, Set.copyOf(MillionPlan.runnable()));
     }
@@ -99,7 +99,7 @@ class MillionPlanTest {
     @Test
     void measureLoadsEveryEntryAndTimesThreeRepeats(@TempDir Path dir) {
         for (String system : List.of("treemap", "ferry-lmdb-jni", "ferry-rocksdb-ffm")) {
-            MillionRun.Measured m = MillionRun.measure(system, dir.resolve(system), Peers.Servers.NONE, 3000, 500, 1);
+            MillionRun.Measured m = MillionRun.measure(system, dir.resolve(system), Stores.Servers.NONE, 3000, 500, 1);
             assertEquals(MillionPlan.REPEATS, m.getMicros().length, system);
             assertTrue(Arrays.stream(m.getMicros()).allMatch(u -> u > 0), system);
             assertEquals(Arrays.stream(m.getMicros()).min().orElseThrow(), m.bestMicros(), system);

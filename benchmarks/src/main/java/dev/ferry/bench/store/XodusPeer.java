@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -22,7 +22,7 @@ import jetbrains.exodus.env.Transaction;
  *
  * <p>Thread safety: one thread at a time.
  */
-final class XodusPeer implements PeerStore {
+final class XodusPeer implements KvStore {
     private final Path dir;
     private Environment env;
     private Store store;
@@ -125,7 +125,7 @@ final class XodusPeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

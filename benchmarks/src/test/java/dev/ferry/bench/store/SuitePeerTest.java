@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,13 +10,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
 
 /**
- * Every store of the LmdbJava suite ({@link Peers#SUITE}), with the settings the suite runs it with,
+ * Every store of the LmdbJava suite ({@link Stores#SUITE}), with the settings the suite runs it with,
  * stores the same small data set and gives back the same entries for the gets, in the same order for the
  * forward scan and in reverse order for the reverse scan (Chronicle Map, a hash map: every key's value and no
  * scans); a held read run ({@code readsBegin}) gives the same values and scans.
  */
 class SuitePeerTest {
-    static final List<String> SUITE = Peers.SUITE;
+    static final List<String> SUITE = Stores.SUITE;
 
     /** The suite's settings per store (as LmdbRun passes them), sized for the small data set. */
     static String spec(String name) {
@@ -34,7 +34,7 @@ class SuitePeerTest {
     @FieldSource("SUITE")
     void everyStoreReturnsTheModelsEntriesInOrderAndReverseOrder(String name, @TempDir Path dir) {
         PeerChecks d = new PeerChecks(18);
-        PeerStore s = Peers.open(spec(name), dir.resolve("store"), Peers.Servers.NONE);
+        KvStore s = Stores.open(spec(name), dir.resolve("store"), Stores.Servers.NONE);
         try {
             assertEquals(name, s.name());
             d.fill(s);
@@ -66,7 +66,7 @@ class SuitePeerTest {
         List<byte[]> keys = new java.util.ArrayList<>(d.model.keySet());
         List<byte[]> values = new java.util.ArrayList<>(d.model.values());
         String spec = spec(name) + (spec(name).contains(":") ? ",append" : ":append");
-        try (PeerStore s = Peers.open(spec, dir.resolve("store"), Peers.Servers.NONE)) {
+        try (KvStore s = Stores.open(spec, dir.resolve("store"), Stores.Servers.NONE)) {
             for (int i = 0; i < keys.size(); i += 300) {
                 s.write(keys, values, i, Math.min(keys.size(), i + 300));
             }
@@ -85,7 +85,7 @@ class SuitePeerTest {
         // a limit of about three entries, and of less than one entry: batches of 2-3 entries, then of 1
         for (long limit : new long[] {3 * (keys.get(0).length + values.get(0).length + 16L), 1}) {
             String spec = spec(name) + (spec(name).contains(":") ? "," : ":") + "batch=" + limit;
-            try (PeerStore s = Peers.open(spec, dir.resolve("store-" + limit), Peers.Servers.NONE)) {
+            try (KvStore s = Stores.open(spec, dir.resolve("store-" + limit), Stores.Servers.NONE)) {
                 s.write(keys, values, 0, keys.size());
                 d.checkGets(s);
                 d.checkScan(s);

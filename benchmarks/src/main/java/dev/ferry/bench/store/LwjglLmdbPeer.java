@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import static org.lwjgl.util.lmdb.LMDB.MDB_APPEND;
 import static org.lwjgl.util.lmdb.LMDB.MDB_CREATE;
@@ -43,7 +43,7 @@ import org.lwjgl.util.lmdb.MDBVal;
  *
  * <p>Thread safety: one thread at a time.
  */
-final class LwjglLmdbPeer implements PeerStore {
+final class LwjglLmdbPeer implements KvStore {
     private final Path dir;
     private final boolean append;
     private final MDBVal k = MDBVal.calloc();
@@ -197,7 +197,7 @@ final class LwjglLmdbPeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.io.IOException;
 import java.io.Serializable;
@@ -23,7 +23,7 @@ import org.prevayler.Transaction;
  *
  * <p>Thread safety: Prevayler serializes transactions and queries.
  */
-final class PrevaylerPeer implements PeerStore {
+final class PrevaylerPeer implements KvStore {
     /** The prevalent system: a sorted map of keys to values (unsigned byte order). */
     static final class Root implements Serializable {
         private static final long serialVersionUID = 1L;
@@ -110,7 +110,7 @@ final class PrevaylerPeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

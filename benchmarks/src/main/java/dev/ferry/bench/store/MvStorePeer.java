@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -14,7 +14,7 @@ import org.h2.mvstore.MVStore;
  *
  * <p>Thread safety: one thread at a time.
  */
-final class MvStorePeer implements PeerStore {
+final class MvStorePeer implements KvStore {
     private final Path dir;
     private MVStore store;
     private MVMap<byte[], byte[]> map;
@@ -72,7 +72,7 @@ final class MvStorePeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -14,7 +14,7 @@ import java.util.TreeMap;
  *
  * <p>Thread safety: the map is synchronized; a scan holds its lock.
  */
-final class TreeMapPeer implements PeerStore {
+final class TreeMapPeer implements KvStore {
     private final SortedMap<byte[], byte[]> map = Collections.synchronizedSortedMap(new TreeMap<>(Arrays::compareUnsigned));
 
     @Override

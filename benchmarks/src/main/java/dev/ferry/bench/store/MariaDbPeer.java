@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.ByteBuffer;
 import java.sql.Connection;
@@ -18,7 +18,7 @@ import java.util.List;
  *
  * <p>Thread safety: one JDBC connection: one thread at a time.
  */
-final class MariaDbPeer implements PeerStore {
+final class MariaDbPeer implements KvStore {
     private Connection conn;
     private final PreparedStatement select;
     private final PreparedStatement insert;

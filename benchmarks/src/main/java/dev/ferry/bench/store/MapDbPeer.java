@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -17,7 +17,7 @@ import org.mapdb.Serializer;
  *
  * <p>Thread safety: one thread at a time.
  */
-final class MapDbPeer implements PeerStore {
+final class MapDbPeer implements KvStore {
     private final Path dir;
     private DB db;
     private BTreeMap<byte[], byte[]> map;
@@ -75,7 +75,7 @@ final class MapDbPeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

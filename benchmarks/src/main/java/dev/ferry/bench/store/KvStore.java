@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import dev.ferry.View;
 import java.io.IOException;
@@ -8,20 +8,36 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One key-value store under test in a published comparison, behind the few operations every
- * comparison needs: write a batch, get a key, scan in key order, close, and the storage it used.
- * Adding a store to a comparison is one class implementing this (and one line in {@link Peers}).
+ * One key-value store under test, the benchmarks' one peer abstraction: the published comparisons
+ * (the LmdbJava suite, One in a Million), Java db_bench ({@code dbbench}, and so the flash reproduction)
+ * and the JMH and interleaved peers' setup all reach Ferry (each engine x binding), RocksJava, lmdbjava
+ * and the other stores through it. (The CannyLS replay drives Ferry alone, timing each ekvsb task around
+ * one store call, and keeps its own loop.)
+ * {@link Stores#open} makes the adapter of a store by name; db_bench and JMH use the adapters' own
+ * factories for their options. The operations every user needs: write a batch, put, get, scan in key
+ * order, close, and the storage used. The capabilities only some adapters have default to
+ * {@link UnsupportedOperationException} or empty: {@link #reader()} (db_bench's per-thread reads: Ferry and
+ * RocksJava), {@link #property}, {@link #statistics()}, {@link #scanReverse}.
+ *
+ * <p>JMH measures the libraries' own calls, not this interface: its state classes open and close through
+ * the adapters ({@code RocksJavaPeer.openDataset}, {@code LmdbJavaPeer.openDataset}) and their hot loops
+ * call the library's handles ({@code db()}, {@code env()}, {@code dbi()}) directly. The reproductions'
+ * and db_bench's loops do call through this interface: each measured store runs in a JVM of its own
+ * (MillionRun, LmdbRun and the flash runs start one process per store; db_bench takes one {@code --api}),
+ * so the JIT sees one implementation, a final class, at each call site and inlines it.
  *
  * <p>Keys and values are byte strings; ordered stores order keys as unsigned bytes (memcmp), so
  * every ordered store scans the same entries in the same order. An unordered store (a hash map)
  * says so with {@link #ordered()} and throws {@link UnsupportedOperationException} from {@link #scan}.
  *
- * <p>Thread safety: a store is used by one thread at a time unless its class says otherwise.
+ * <p>Thread safety: a store is used by one thread at a time unless its class says otherwise; a
+ * {@link Reader} is confined to the thread that made it.
  */
-public interface PeerStore extends AutoCloseable {
+public interface KvStore extends AutoCloseable {
     /**
      * Receives the entries of a {@link #scan}.
      */
@@ -52,7 +68,7 @@ public interface PeerStore extends AutoCloseable {
         }
     }
 
-    /** @return the store's name in reports, as {@link Peers#open} takes it */
+    /** @return the store's name in reports, as {@link Stores#open} takes it */
     String name();
 
     /** @return true when {@link #scan} visits the entries in unsigned-byte key order */
@@ -70,12 +86,50 @@ public interface PeerStore extends AutoCloseable {
     void write(List<byte[]> keys, List<byte[]> values, int from, int to);
 
     /**
+     * Puts one entry (db_bench's fill workloads), with the store's write options. The default writes a
+     * batch of one entry through {@link #write}.
+     *
+     * @param key the key
+     * @param value the array holding the value
+     * @param off the value's offset
+     * @param len the value's length
+     */
+    default void put(byte[] key, byte[] value, int off, int len) {
+        write(List.of(key), List.of(java.util.Arrays.copyOfRange(value, off, off + len)), 0, 1);
+    }
+
+    /**
      * Reads one key.
      *
      * @param key the key
      * @return a copy of the value, or null when the key is absent
      */
     byte[] get(byte[] key);
+
+    /**
+     * A reader for the calling thread (db_bench's read workloads); close it on that thread.
+     *
+     * @return the reader
+     * @throws UnsupportedOperationException when the adapter has none (only Ferry and RocksJava have)
+     */
+    default Reader reader() {
+        throw new UnsupportedOperationException(name() + " has no per-thread reader");
+    }
+
+    /**
+     * Reads a text property of the default column family (RocksDB stores).
+     *
+     * @param name e.g. "rocksdb.stats"
+     * @return its value, or empty (always empty by default)
+     */
+    default Optional<String> property(String name) {
+        return Optional.empty();
+    }
+
+    /** @return the statistics text where the store was opened with statistics, or empty (the default) */
+    default Optional<String> statistics() {
+        return Optional.empty();
+    }
 
     /**
      * Visits every entry in key order, from the smallest key.
@@ -116,6 +170,57 @@ public interface PeerStore extends AutoCloseable {
      * @return the bytes, or -1 when the store keeps nothing on disk
      */
     long storageBytes();
+
+    /** Counts the entries a {@link Reader#scan} reads (db_bench's per-thread stats). */
+    @FunctionalInterface
+    interface EntryCounter {
+        /** One entry was read. */
+        void entryRead();
+    }
+
+    /** One thread's reads, as db_bench does them. */
+    interface Reader extends AutoCloseable {
+        /**
+         * Scans from the first (or last) entry, at most {@code limit} entries, counting each.
+         *
+         * @param reverse true for last-to-first
+         * @param limit entries at most
+         * @param counter told of each entry read
+         * @return key plus value bytes read
+         */
+        long scan(boolean reverse, long limit, EntryCounter counter);
+
+        /**
+         * Reads one key.
+         *
+         * @param key the key
+         * @return the value's length, or -1 when absent
+         */
+        int get(byte[] key);
+
+        /**
+         * Reads keys in one multi-get.
+         *
+         * @param keys the keys (the first {@code n})
+         * @param n how many
+         * @param bytes {@code bytes[0]} grows by key plus value bytes of every key found
+         * @return how many were found
+         */
+        int multiGet(byte[][] keys, int n, long[] bytes);
+
+        /**
+         * Opens a new iterator, seeks to {@code key}, then reads and steps {@code nexts} times.
+         *
+         * @param key the seek key
+         * @param nexts steps after the seek
+         * @param bytes {@code bytes[0]} grows by key plus value bytes of the entries read
+         * @return true when the seek landed on {@code key} itself
+         */
+        boolean seek(byte[] key, int nexts, long[] bytes);
+
+        @Override
+        void close();
+    }
 
     /** Closes the store (idempotent). */
     @Override

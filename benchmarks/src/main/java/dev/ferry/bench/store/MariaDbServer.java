@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -155,8 +155,8 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     /** @return where this server connects: user {@code ferry}, password {@code ferry} */
-    public Peers.Servers servers() {
-        return new Peers.Servers(jdbcUrl(), "ferry", "ferry");
+    public Stores.Servers servers() {
+        return new Stores.Servers(jdbcUrl(), "ferry", "ferry");
     }
 
     /** @return the server's {@code VERSION()} */

@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,18 +10,18 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
 
 /**
- * Every embedded adapter ({@link Peers#EMBEDDED}) stores the same small data set and gives back the
+ * Every embedded adapter ({@link Stores#EMBEDDED}) stores the same small data set and gives back the
  * same entries for the same gets and, in the same order, for a scan; MariaDB's adapter is checked the
  * same way by {@link MariaDbPeerTest}.
  */
-class PeerStoreTest {
-    static final java.util.List<String> EMBEDDED = Peers.EMBEDDED;
+class KvStoreTest {
+    static final java.util.List<String> EMBEDDED = Stores.EMBEDDED;
 
     @ParameterizedTest
     @FieldSource("EMBEDDED")
     void everyStoreReturnsTheModelsEntriesInTheModelsOrder(String name, @TempDir Path dir) {
         PeerChecks d = new PeerChecks(18);
-        PeerStore s = Peers.open(name, dir.resolve("store"), Peers.Servers.NONE);
+        KvStore s = Stores.open(name, dir.resolve("store"), Stores.Servers.NONE);
         try {
             assertEquals(name, s.name());
             d.fill(s);
@@ -36,11 +36,11 @@ class PeerStoreTest {
 
     @Test
     void laterBatchesOverwriteEarlierValues(@TempDir Path dir) {
-        for (String name : Peers.EMBEDDED) {
+        for (String name : Stores.EMBEDDED) {
             if (name.equals("mariadb")) {
                 continue;
             }
-            try (PeerStore s = Peers.open(name, dir.resolve(name), Peers.Servers.NONE)) {
+            try (KvStore s = Stores.open(name, dir.resolve(name), Stores.Servers.NONE)) {
                 byte[] k = {0, 0, 0, 1};
                 s.write(java.util.List.of(k), java.util.List.of(new byte[] {1}), 0, 1);
                 s.write(java.util.List.of(k), java.util.List.of(new byte[] {2, 2}), 0, 1);
@@ -51,7 +51,7 @@ class PeerStoreTest {
 
     @Test
     void unknownNamesAndServerStoresWithoutServerAreRefused(@TempDir Path dir) {
-        assertThrows(IllegalArgumentException.class, () -> Peers.open("bergdb", dir, Peers.Servers.NONE));
-        assertThrows(IllegalArgumentException.class, () -> Peers.open("mariadb", dir, Peers.Servers.NONE));
+        assertThrows(IllegalArgumentException.class, () -> Stores.open("bergdb", dir, Stores.Servers.NONE));
+        assertThrows(IllegalArgumentException.class, () -> Stores.open("mariadb", dir, Stores.Servers.NONE));
     }
 }

@@ -1,74 +1,179 @@
-package dev.ferry.bench.dbbench;
+package dev.ferry.bench.store;
 
+import dev.ferry.bench.BenchData;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.ByteBufferGetStatus;
+import org.rocksdb.CompressionType;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Statistics;
 import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * RocksJava over the same engine binary, written the way its users write loops, in three styles:
+ * RocksJava (rocksdbjni) over the same engine binary as Ferry's RocksDB, opened three ways:
  * <ul>
- * <li>{@code rocksjava}: scans with {@code isValid()/key()/value()/next()} (two new arrays per
- * entry), gets with {@code db.get(ReadOptions, byte[])}, multi-gets with {@code multiGetAsList}.
- * <li>{@code rocksjava-reuse}: scans with {@code key(byte[])/value(byte[])} into reused arrays (the
- * fastest RocksJava scan in docs/benchmarks.md), gets with {@code db.get(ReadOptions, key, value[])}
- * into a reused array, multi-gets with {@code multiGetAsList}.
- * <li>{@code rocksjava-direct}: {@code key(ByteBuffer)/value(ByteBuffer)} into reused direct
- * buffers, {@code db.get(ReadOptions, ByteBuffer, ByteBuffer)}, {@code multiGetByteBuffers}.
+ * <li>{@link #open(Path, Settings)}, the comparisons' {@code rocksjava}: RocksDB's default options
+ * ({@code createIfMissing} set; with the setting {@code nocompression} also {@code NO_COMPRESSION}, as the
+ * LmdbJava suite), {@code RocksDB.get(byte[])}, a {@link WriteBatch} per batch, an iterator for the scan.
+ * <li>{@link #openForDbBench}, db_bench's {@code rocksjava}, {@code rocksjava-reuse} and {@code rocksjava-direct}:
+ * options set through RocksJava's setters from the flags, and per-thread {@link #reader()}s written the way
+ * RocksJava's users write loops, in three {@link Style}s.
+ * <li>{@link #openDataset}, JMH's peers: a benchmark data set with the options every JMH reader and writer
+ * uses (no compression, an LRU block cache of {@link BenchData#CACHE_BYTES}); JMH calls {@link #db()}.
  * </ul>
- * Writes are {@code db.put(WriteOptions, ...)} and {@code WriteBatch} in every style. Options are
- * set through RocksJava's setters ({@link EngineOptions#rocksJava}).
+ * Puts are {@code db.put(WriteOptions, ...)} and batches a {@code WriteBatch} in every style.
  *
- * <p>Thread safety: thread-safe; readers are confined to their thread.
+ * <p>Thread safety: RocksDB's handles are thread-safe; the writes and scans of {@link KvStore} one thread
+ * at a time here, readers confined to their thread.
  */
-final class RocksJavaBackend implements Backend {
-    /** Loop style. */
-    enum Style {
-        /** byte[] per call */
+public final class RocksJavaPeer implements KvStore {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    /** db_bench's loop style. */
+    public enum Style {
+        /** {@code isValid()/key()/value()/next()} (two new arrays per entry), {@code db.get(ReadOptions, byte[])}, {@code multiGetAsList} */
         BYTES,
-        /** reused arrays */
+        /** {@code key(byte[])/value(byte[])} into reused arrays, {@code db.get(ReadOptions, key, value[])}, {@code multiGetAsList} */
         REUSE,
-        /** direct buffers */
+        /** {@code key(ByteBuffer)/value(ByteBuffer)} into reused direct buffers, ByteBuffer gets, {@code multiGetByteBuffers} */
         DIRECT
     }
 
+    private final String name;
+    private final Path dir;
     private final Style style;
-    private final EngineOptions.RocksJava opts;
-    private final RocksDB db;
     private final WriteOptions wo;
     private final ReadOptions ro;
+    private final Statistics statistics;
+    private final List<AutoCloseable> owned;
+    private RocksDB db;
 
-    RocksJavaBackend(Style style, Path dir, Flags f, EngineOptions eo) {
+    private RocksJavaPeer(String name, Path dir, Style style, RocksDB db, WriteOptions wo, ReadOptions ro, Statistics statistics,
+            List<AutoCloseable> owned) {
+        this.name = name;
+        this.dir = dir;
         this.style = style;
-        this.opts = eo.rocksJava(!f.bool("use_existing_db"));
-        try {
-            java.nio.file.Files.createDirectories(dir.toAbsolutePath().getParent());
-            this.db = RocksDB.open(opts.options, dir.toString());
-        } catch (RocksDBException | java.io.IOException e) {
-            opts.close();
-            throw new IllegalStateException("cannot open " + dir + ": " + e.getMessage(), e);
-        }
-        this.wo = new WriteOptions().setSync(f.bool("sync")).setDisableWAL(f.bool("disable_wal"));
-        this.ro = new ReadOptions().setVerifyChecksums(f.bool("verify_checksum")).setFillCache(true);
+        this.db = db;
+        this.wo = wo;
+        this.ro = ro;
+        this.statistics = statistics;
+        this.owned = owned;
     }
 
-    @Override
-    public String api() {
-        return switch (style) {
+    /**
+     * Opens the comparisons' {@code rocksjava}.
+     *
+     * @param dir the store's directory
+     * @param set the settings ({@code nocompression})
+     * @return the open store
+     */
+    static RocksJavaPeer open(Path dir, Settings set) {
+        Options options = new Options().setCreateIfMissing(true);
+        if (set.flag("nocompression")) {
+            options.setCompressionType(CompressionType.NO_COMPRESSION);
+        }
+        RocksDB db;
+        try {
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException e) {
+            options.close();
+            throw new IllegalStateException("RocksJava failed to open " + dir + ": " + e.getMessage(), e);
+        }
+        WriteOptions wo = new WriteOptions();
+        ReadOptions ro = new ReadOptions();
+        return new RocksJavaPeer("rocksjava", dir, Style.BYTES, db, wo, ro, null, List.of(wo, ro, options));
+    }
+
+    /**
+     * Opens db_bench's RocksJava.
+     *
+     * @param style the loop style
+     * @param dir the database's directory (its parent is created when missing)
+     * @param options the options
+     * @param statistics the statistics set in the options, or null
+     * @param optionsOwner closes the options and what they hold, after the database
+     * @param wo the write options (db_bench's {@code --sync}, {@code --disable_wal})
+     * @param ro the read options
+     * @return the open store, named {@code rocksjava}, {@code rocksjava-reuse} or {@code rocksjava-direct}
+     */
+    public static RocksJavaPeer openForDbBench(Style style, Path dir, Options options, Statistics statistics, AutoCloseable optionsOwner,
+            WriteOptions wo, ReadOptions ro) {
+        RocksDB db;
+        try {
+            Files.createDirectories(dir.toAbsolutePath().getParent());
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException | java.io.IOException e) {
+            closeAll(List.of(wo, ro, optionsOwner));
+            throw new IllegalStateException("cannot open " + dir + ": " + e.getMessage(), e);
+        }
+        String name = switch (style) {
             case BYTES -> "rocksjava";
             case REUSE -> "rocksjava-reuse";
             case DIRECT -> "rocksjava-direct";
         };
+        return new RocksJavaPeer(name, dir, style, db, wo, ro, statistics, List.of(wo, ro, optionsOwner));
+    }
+
+    /**
+     * Opens a JMH data set (or a new store for a JMH write benchmark) with the options every JMH reader and
+     * writer uses: no compression, an LRU block cache of {@link BenchData#CACHE_BYTES}; default write and read
+     * options.
+     *
+     * @param dir the directory
+     * @param readOnly true to open an existing data set read-only, false to open (or create) it for writes
+     * @return the open store; JMH uses {@link #db()}
+     * @throws RocksDBException on open failure
+     */
+    public static RocksJavaPeer openDataset(Path dir, boolean readOnly) throws RocksDBException {
+        LRUCache cache = new LRUCache(BenchData.CACHE_BYTES);
+        Options options = new Options().setCreateIfMissing(!readOnly).setCompressionType(CompressionType.NO_COMPRESSION)
+                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
+        RocksDB db;
+        try {
+            db = readOnly ? RocksDB.openReadOnly(options, dir.toString()) : RocksDB.open(options, dir.toString());
+        } catch (RocksDBException | RuntimeException e) {
+            options.close();
+            cache.close();
+            throw e;
+        }
+        WriteOptions wo = new WriteOptions();
+        ReadOptions ro = new ReadOptions();
+        return new RocksJavaPeer("rocksjava", dir, Style.BYTES, db, wo, ro, null, List.of(wo, ro, options, cache));
+    }
+
+    /** @return the open database, for JMH's loops over RocksJava's own calls */
+    public RocksDB db() {
+        return db;
+    }
+
+    /** @return the write options puts and batches use */
+    public WriteOptions writeOptions() {
+        return wo;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public boolean ordered() {
+        return true;
     }
 
     @Override
@@ -81,10 +186,10 @@ final class RocksJavaBackend implements Backend {
     }
 
     @Override
-    public void writeBatch(byte[][] keys, byte[] value, int[] offs, int len, int n) {
+    public void write(List<byte[]> keys, List<byte[]> values, int from, int to) {
         try (WriteBatch b = new WriteBatch()) {
-            for (int i = 0; i < n; i++) {
-                b.put(keys[i], Arrays.copyOfRange(value, offs[i], offs[i] + len));
+            for (int i = from; i < to; i++) {
+                b.put(keys.get(i), values.get(i));
             }
             db.write(wo, b);
         } catch (RocksDBException e) {
@@ -93,14 +198,51 @@ final class RocksJavaBackend implements Backend {
     }
 
     @Override
+    public byte[] get(byte[] key) {
+        try {
+            return db.get(key);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public long scan(Visitor visitor) {
+        long n = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                n++;
+                if (!visitor.visit(ByteBuffer.wrap(it.key()).asReadOnlyBuffer(), ByteBuffer.wrap(it.value()).asReadOnlyBuffer())) {
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public long scanReverse(Visitor visitor) {
+        long n = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seekToLast(); it.isValid(); it.prev()) {
+                n++;
+                if (!visitor.visit(ByteBuffer.wrap(it.key()).asReadOnlyBuffer(), ByteBuffer.wrap(it.value()).asReadOnlyBuffer())) {
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
+    @Override
     public Reader reader() {
         return new RjReader();
     }
 
     @Override
-    public Optional<String> property(String name) {
+    public Optional<String> property(String propertyName) {
         try {
-            return Optional.ofNullable(db.getProperty(name));
+            return Optional.ofNullable(db.getProperty(propertyName));
         } catch (RocksDBException e) {
             return Optional.empty();
         }
@@ -108,15 +250,31 @@ final class RocksJavaBackend implements Backend {
 
     @Override
     public Optional<String> statistics() {
-        return opts.statistics == null ? Optional.empty() : Optional.of(opts.statistics.toString());
+        return statistics == null ? Optional.empty() : Optional.of(statistics.toString());
+    }
+
+    @Override
+    public long storageBytes() {
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override
     public void close() {
-        db.close();
-        wo.close();
-        ro.close();
-        opts.close();
+        if (db != null) {
+            db.close();
+            db = null;
+            closeAll(owned);
+        }
+    }
+
+    private static void closeAll(List<AutoCloseable> list) {
+        for (AutoCloseable c : list) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     private final class RjReader implements Reader {
@@ -128,7 +286,7 @@ final class RocksJavaBackend implements Backend {
         private final List<ByteBuffer> mvals = new ArrayList<>();
 
         @Override
-        public long scan(boolean reverse, long limit, Stats stats) {
+        public long scan(boolean reverse, long limit, EntryCounter counter) {
             long bytes = 0;
             long i = 0;
             try (RocksIterator it = db.newIterator(ro)) {
@@ -143,7 +301,7 @@ final class RocksJavaBackend implements Backend {
                             byte[] k = it.key();
                             byte[] v = it.value();
                             bytes += k.length + v.length;
-                            stats.finishedOps(1, Stats.Op.READ);
+                            counter.entryRead();
                             step(it, reverse);
                         }
                     }
@@ -160,7 +318,7 @@ final class RocksJavaBackend implements Backend {
                                 it.value(vArr);
                             }
                             bytes += kn + vn;
-                            stats.finishedOps(1, Stats.Op.READ);
+                            counter.entryRead();
                             step(it, reverse);
                         }
                     }
@@ -179,7 +337,7 @@ final class RocksJavaBackend implements Backend {
                                 it.value(vBuf);
                             }
                             bytes += kn + vn;
-                            stats.finishedOps(1, Stats.Op.READ);
+                            counter.entryRead();
                             step(it, reverse);
                         }
                     }

@@ -1,8 +1,9 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.lmdbjava.Cursor;
 import org.lmdbjava.Dbi;
@@ -18,11 +19,12 @@ import org.lmdbjava.Txn;
  * {@code append} (MDB_APPEND puts, for batches in ascending key order):
  * a batch is one write transaction, a get one read transaction ({@code Dbi.get}, value copied out),
  * a scan one read transaction with a cursor. Needs {@code --add-opens java.base/java.nio=ALL-UNNAMED
- * --add-opens java.base/sun.nio.ch=ALL-UNNAMED}.
+ * --add-opens java.base/sun.nio.ch=ALL-UNNAMED}. JMH's lmdbjava benchmarks open their data sets with
+ * {@link #openDataset} and call {@link #env()} and {@link #dbi()} in their loops.
  *
  * <p>Thread safety: one thread at a time.
  */
-final class LmdbJavaPeer implements PeerStore {
+public final class LmdbJavaPeer implements KvStore {
     private final Path dir;
     private final ByteBuffer keyBuf = ByteBuffer.allocateDirect(511);
     private final boolean append;
@@ -30,8 +32,21 @@ final class LmdbJavaPeer implements PeerStore {
     private Txn<ByteBuffer> reads;
     private Dbi<ByteBuffer> dbi;
 
-    LmdbJavaPeer(Path dir, Settings set) {
+    private LmdbJavaPeer(Path dir, Env<ByteBuffer> env, Dbi<ByteBuffer> dbi, boolean append) {
         this.dir = dir;
+        this.env = env;
+        this.dbi = dbi;
+        this.append = append;
+    }
+
+    /**
+     * Opens the comparisons' {@code lmdbjava} with its settings (the class comment's).
+     *
+     * @param dir the store's directory
+     * @param set the settings
+     * @return the open store
+     */
+    static LmdbJavaPeer open(Path dir, Settings set) {
         List<EnvFlags> flags = new ArrayList<>();
         if (set.flag("nosync")) {
             flags.add(EnvFlags.MDB_NOSYNC);
@@ -39,9 +54,35 @@ final class LmdbJavaPeer implements PeerStore {
         if (set.flag("writemap")) {
             flags.add(EnvFlags.MDB_WRITEMAP);
         }
-        append = set.flag("append");
-        env = Env.create().setMapSize(set.number("map", 4L << 30)).setMaxDbs(1).open(dir.toFile(), flags.toArray(new EnvFlags[0]));
-        dbi = env.openDbi((byte[]) null, DbiFlags.MDB_CREATE);
+        Env<ByteBuffer> env = Env.create().setMapSize(set.number("map", 4L << 30)).setMaxDbs(1).open(dir.toFile(), flags.toArray(new EnvFlags[0]));
+        return new LmdbJavaPeer(dir, env, env.openDbi((byte[]) null, DbiFlags.MDB_CREATE), set.flag("append"));
+    }
+
+    /**
+     * Opens a JMH data set (or a new environment for a JMH write benchmark) as every JMH benchmark over
+     * lmdbjava does: a 4 GiB map, one database (the unnamed one, created unless the environment is
+     * read-only).
+     *
+     * @param dir the directory (it must exist)
+     * @param flags the environment's flags, e.g. {@code MDB_RDONLY_ENV, MDB_NOTLS} for readers,
+     *     {@code MDB_NOSYNC, MDB_NOTLS} for writers
+     * @return the open store; JMH uses {@link #env()} and {@link #dbi()}
+     */
+    public static LmdbJavaPeer openDataset(Path dir, EnvFlags... flags) {
+        Env<ByteBuffer> env = Env.create().setMapSize(4L << 30).setMaxDbs(1).open(dir.toFile(), flags);
+        boolean readOnly = Arrays.asList(flags).contains(EnvFlags.MDB_RDONLY_ENV);
+        Dbi<ByteBuffer> dbi = readOnly ? env.openDbi((byte[]) null) : env.openDbi((byte[]) null, DbiFlags.MDB_CREATE);
+        return new LmdbJavaPeer(dir, env, dbi, false);
+    }
+
+    /** @return the open environment, for JMH's loops over lmdbjava's own calls */
+    public Env<ByteBuffer> env() {
+        return env;
+    }
+
+    /** @return the open database, for JMH's loops over lmdbjava's own calls */
+    public Dbi<ByteBuffer> dbi() {
+        return dbi;
     }
 
     @Override
@@ -149,7 +190,7 @@ final class LmdbJavaPeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

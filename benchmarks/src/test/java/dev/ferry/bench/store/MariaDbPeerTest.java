@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -35,7 +35,7 @@ class MariaDbPeerTest {
     @Test
     void mariadbReturnsTheModelsEntriesInTheModelsOrder() {
         PeerChecks d = new PeerChecks(18);
-        PeerStore s = Peers.open("mariadb", dir.resolve("unused"), server.servers());
+        KvStore s = Stores.open("mariadb", dir.resolve("unused"), server.servers());
         try {
             d.fill(s);
             d.checkGets(s);

@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import com.sleepycat.je.Cursor;
 import com.sleepycat.je.Database;
@@ -22,7 +22,7 @@ import java.util.List;
  *
  * <p>Thread safety: JE's handles are thread-safe; one thread at a time here.
  */
-final class JePeer implements PeerStore {
+final class JePeer implements KvStore {
     private final Path dir;
     private final boolean tx;
     private Environment env;
@@ -110,7 +110,7 @@ final class JePeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

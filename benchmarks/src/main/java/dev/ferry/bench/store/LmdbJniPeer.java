@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -19,7 +19,7 @@ import org.fusesource.lmdbjni.Transaction;
  *
  * <p>Thread safety: one thread at a time.
  */
-final class LmdbJniPeer implements PeerStore {
+final class LmdbJniPeer implements KvStore {
     private final Path dir;
     private final boolean append;
     private Env env;
@@ -128,7 +128,7 @@ final class LmdbJniPeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import static org.fusesource.leveldbjni.JniDBFactory.factory;
 
@@ -21,7 +21,7 @@ import org.iq80.leveldb.WriteBatch;
  *
  * <p>Thread safety: one thread at a time.
  */
-final class LevelDbJniPeer implements PeerStore {
+final class LevelDbJniPeer implements KvStore {
     private final Path dir;
     private DB db;
 
@@ -107,7 +107,7 @@ final class LevelDbJniPeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +16,7 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  *
  * <p>Thread safety: one thread at a time.
  */
-final class ChroniclePeer implements PeerStore {
+final class ChroniclePeer implements KvStore {
     private final Path dir;
     private ChronicleMap<byte[], byte[]> map;
 
@@ -61,7 +61,7 @@ final class ChroniclePeer implements PeerStore {
 
     @Override
     public long storageBytes() {
-        return PeerStore.allocatedBytes(dir);
+        return KvStore.allocatedBytes(dir);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -14,7 +14,7 @@ import java.util.List;
  *
  * <p>Thread safety: stateless.
  */
-public final class Peers {
+public final class Stores {
     /** Every embedded store (in-process, nothing to start first), in the reports' order. */
     public static final List<String> EMBEDDED = List.of("treemap", "prevayler", "je", "je-tx", "rocksjava", "lmdbjava",
             "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm");
@@ -23,7 +23,7 @@ public final class Peers {
     public static final List<String> SUITE = List.of("lmdbjava", "lmdbjni", "lwjgl-lmdb", "leveldbjni", "rocksjava", "mapdb", "mvstore",
             "xodus", "chronicle", "ferry-lmdb-jni", "ferry-lmdb-ffm", "ferry-rocksdb-jni", "ferry-rocksdb-ffm");
 
-    private Peers() {
+    private Stores() {
     }
 
     /**
@@ -48,25 +48,25 @@ public final class Peers {
      * @return the open store
      * @throws IllegalArgumentException for an unknown name, or a server store without its server
      */
-    public static PeerStore open(String name, Path dir, Servers servers) {
+    public static KvStore open(String name, Path dir, Servers servers) {
         int colon = name.indexOf(':');
         Settings set = Settings.parse(colon < 0 ? "" : name.substring(colon + 1));
         name = colon < 0 ? name : name.substring(0, colon);
         return switch (name) {
             case "treemap" -> new TreeMapPeer();
-            case "prevayler" -> new PrevaylerPeer(PeerStore.createDir(dir));
-            case "je" -> new JePeer(PeerStore.createDir(dir), false);
-            case "je-tx" -> new JePeer(PeerStore.createDir(dir), true);
-            case "rocksjava" -> new RocksJavaPeer(PeerStore.createDir(dir), set);
-            case "lmdbjava" -> new LmdbJavaPeer(PeerStore.createDir(dir), set);
-            case "lmdbjni" -> new LmdbJniPeer(PeerStore.createDir(dir), set);
-            case "lwjgl-lmdb" -> new LwjglLmdbPeer(PeerStore.createDir(dir), set);
-            case "leveldbjni" -> new LevelDbJniPeer(PeerStore.createDir(dir));
-            case "mapdb" -> new MapDbPeer(PeerStore.createDir(dir), set);
-            case "mvstore" -> new MvStorePeer(PeerStore.createDir(dir));
-            case "xodus" -> new XodusPeer(PeerStore.createDir(dir));
-            case "chronicle" -> new ChroniclePeer(PeerStore.createDir(dir), set);
-            case "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm" -> new FerryPeer(name, PeerStore.createDir(dir), set);
+            case "prevayler" -> new PrevaylerPeer(KvStore.createDir(dir));
+            case "je" -> new JePeer(KvStore.createDir(dir), false);
+            case "je-tx" -> new JePeer(KvStore.createDir(dir), true);
+            case "rocksjava" -> RocksJavaPeer.open(KvStore.createDir(dir), set);
+            case "lmdbjava" -> LmdbJavaPeer.open(KvStore.createDir(dir), set);
+            case "lmdbjni" -> new LmdbJniPeer(KvStore.createDir(dir), set);
+            case "lwjgl-lmdb" -> new LwjglLmdbPeer(KvStore.createDir(dir), set);
+            case "leveldbjni" -> new LevelDbJniPeer(KvStore.createDir(dir));
+            case "mapdb" -> new MapDbPeer(KvStore.createDir(dir), set);
+            case "mvstore" -> new MvStorePeer(KvStore.createDir(dir));
+            case "xodus" -> new XodusPeer(KvStore.createDir(dir));
+            case "chronicle" -> new ChroniclePeer(KvStore.createDir(dir), set);
+            case "ferry-rocksdb-jni", "ferry-rocksdb-ffm", "ferry-lmdb-jni", "ferry-lmdb-ffm" -> FerryPeer.open(name, KvStore.createDir(dir), set);
             case "mariadb" -> {
                 if (servers.mariadbUrl() == null) {
                     throw new IllegalArgumentException("mariadb needs a server: no JDBC URL given");

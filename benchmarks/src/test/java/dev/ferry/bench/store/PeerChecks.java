@@ -1,4 +1,4 @@
-package dev.ferry.bench.peer;
+package dev.ferry.bench.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -54,14 +54,14 @@ final class PeerChecks {
     }
 
     /** Writes the data set in batches of 97 entries. */
-    void fill(PeerStore s) {
+    void fill(KvStore s) {
         for (int i = 0; i < keys.size(); i += 97) {
             s.write(keys, values, i, Math.min(keys.size(), i + 97));
         }
     }
 
     /** Every key gives its value; absent keys give null. */
-    void checkGets(PeerStore s) {
+    void checkGets(KvStore s) {
         for (int i = 0; i < keys.size(); i++) {
             assertArrayEquals(values.get(i), s.get(keys.get(i)), () -> s.name() + ": get of an existing key");
         }
@@ -70,7 +70,7 @@ final class PeerChecks {
     }
 
     /** The scan gives exactly the model's entries in the model's order, and stops when told. */
-    void checkScan(PeerStore s) {
+    void checkScan(KvStore s) {
         if (!s.ordered()) {
             assertThrows(UnsupportedOperationException.class, () -> s.scan((k, v) -> true));
             return;
@@ -95,7 +95,7 @@ final class PeerChecks {
     }
 
     /** The reverse scan gives exactly the model's entries in reverse order, and stops when told. */
-    void checkScanReverse(PeerStore s) {
+    void checkScanReverse(KvStore s) {
         if (!s.ordered()) {
             assertThrows(UnsupportedOperationException.class, () -> s.scanReverse((k, v) -> true));
             return;
@@ -118,7 +118,7 @@ final class PeerChecks {
     }
 
     /** Storage is reported after close: files for stores that keep them, -1 for in-memory ones. */
-    static void checkStorage(PeerStore s, boolean onDisk) {
+    static void checkStorage(KvStore s, boolean onDisk) {
         long b = s.storageBytes();
         if (onDisk) {
             assertTrue(b > 0, s.name() + ": storage bytes " + b);
