@@ -15,8 +15,8 @@ import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAda
 
 /**
  * Suppliers of Ferry state stores for Kafka Streams, the counterparts of
- * {@code Stores.persistentKeyValueStore(name)}, {@code Stores.persistentWindowStore(...)} and
- * {@code Stores.persistentSessionStore(...)}:
+ * {@code Stores.persistentKeyValueStore(name)}, {@code Stores.persistentWindowStore(...)},
+ * {@code Stores.persistentSessionStore(...)} and {@code Stores.persistentVersionedKeyValueStore(...)}:
  *
  * <pre>{@code
  * // Processor API
@@ -29,6 +29,8 @@ import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAda
  *         .count(Materialized.as(FerryStores.persistentTimestampedWindowStore("per-minute", retention, size, false)));
  * stream.groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(gap, grace))
  *         .count(Materialized.as(FerryStores.persistentSessionStore("sessions", retention)));
+ * // versioned tables (KIP-889)
+ * builder.table("prices", Materialized.as(FerryStores.persistentVersionedKeyValueStore("prices", historyRetention)));
  * }</pre>
  *
  * <p>Each supplier's {@code get()} returns a new, unopened store for one partition; the store
