@@ -30,13 +30,16 @@ import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
+import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.ResultOrder;
 import org.apache.kafka.streams.state.VersionedKeyValueStore;
 import org.apache.kafka.streams.state.VersionedRecord;
+import org.apache.kafka.streams.state.VersionedRecordIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -592,14 +595,114 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
     }
 
     /**
-     * Answers interactive queries as the built-in store does ({@code VersionedKeyQuery} through Kafka's
-     * {@code StoreQueryUtils}); {@code MultiVersionedKeyQuery} is not supported (Kafka's handler casts to
-     * its own store class) and answers with an unknown-query-type failure.
+     * The versions of a key valid at some time in {@code [fromTime, toTime]} (KIP-968's
+     * {@code MultiVersionedKeyQuery}), as the built-in store's {@code get(key, fromTime, toTime, order)}: a
+     * version counts if it is not a tombstone, starts at or before {@code toTime} and ends after
+     * {@code fromTime}; the latest version if it starts at or before {@code toTime}. If {@code toTime} is
+     * older than the observed stream time minus the history retention, only the latest version is
+     * considered. Ascending or descending by timestamp ({@code ANY} is descending, as in the built-in
+     * store). Read from one snapshot when the query is made.
+     *
+     * @param key the key
+     * @param fromTime the earliest time
+     * @param toTime the latest time
+     * @param order the order of the versions
+     * @return the versions
+     */
+    VersionedRecordIterator<byte[]> versions(Bytes key, long fromTime, long toTime, ResultOrder order) {
+        Objects.requireNonNull(key, "key cannot be null");
+        Store s = checkOpen();
+        boolean ascending = order == ResultOrder.ASCENDING;
+        List<Long> ids = new ArrayList<>();
+        if (toTime >= observedStreamTime - historyRetention) {
+            ids.addAll(segments.headSet(segmentId(toTime), true));
+        }
+        if (ascending) {
+            ids.add(LATEST); // after the segments
+        } else {
+            java.util.Collections.reverse(ids);
+            ids.add(0, LATEST);
+        }
+        List<VersionedRecord<byte[]>> out = new ArrayList<>();
+        try (dev.ferry.Snapshot snap = s.snapshot()) {
+            for (long id : ids) {
+                byte[] raw = snap.get(data(), FerrySegmentedStore.prefixed(id, key.get()));
+                if (raw == null) {
+                    continue;
+                }
+                List<VersionedRecord<byte[]>> found = new ArrayList<>(); // newest first
+                if (id == LATEST) {
+                    if (latestTimestamp(raw) <= toTime) {
+                        found.add(new VersionedRecord<>(latestValue(raw), latestTimestamp(raw)));
+                    }
+                } else {
+                    VersionRow row = VersionRow.parse(raw);
+                    for (int i = 0; i < row.size(); i++) {
+                        if (row.value(i) != null && row.validFrom(i) <= toTime && row.validTo(i) > fromTime) {
+                            found.add(new VersionedRecord<>(row.value(i), row.validFrom(i), row.validTo(i)));
+                        }
+                    }
+                }
+                if (ascending) {
+                    java.util.Collections.reverse(found);
+                }
+                out.addAll(found);
+            }
+        } catch (RuntimeException e) {
+            throw translate(e, "get");
+        }
+        return new Versions(out.iterator());
+    }
+
+    /** The result of {@link #versions}: {@code hasNext()} after {@code close()} throws, as the built-in iterator. */
+    private static final class Versions implements VersionedRecordIterator<byte[]> {
+        private final java.util.Iterator<VersionedRecord<byte[]>> it;
+        private volatile boolean open = true;
+
+        Versions(java.util.Iterator<VersionedRecord<byte[]>> it) {
+            this.it = it;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (!open) {
+                throw new IllegalStateException("The iterator is out of scope.");
+            }
+            return it.hasNext();
+        }
+
+        @Override
+        public VersionedRecord<byte[]> next() {
+            if (!hasNext()) {
+                throw new java.util.NoSuchElementException();
+            }
+            return it.next();
+        }
+
+        @Override
+        public void close() {
+            open = false;
+        }
+    }
+
+    /**
+     * Answers interactive queries as the built-in store does: {@code VersionedKeyQuery} through Kafka's
+     * {@code StoreQueryUtils}, {@code MultiVersionedKeyQuery} through {@link #versions} (Kafka's handler
+     * casts to its own store class).
      */
     @Override
+    @SuppressWarnings("unchecked")
     public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
         if (query instanceof MultiVersionedKeyQuery) {
-            return QueryResult.forUnknownQueryType(query, this);
+            MultiVersionedKeyQuery<Bytes, byte[]> q = (MultiVersionedKeyQuery<Bytes, byte[]>) query;
+            long from = q.fromTime().map(java.time.Instant::toEpochMilli).orElse(Long.MIN_VALUE);
+            long to = q.toTime().map(java.time.Instant::toEpochMilli).orElse(Long.MAX_VALUE);
+            try {
+                return (QueryResult<R>) QueryResult.forResult(versions(q.key(), from, to, q.resultOrder()));
+            } catch (RuntimeException e) {
+                return QueryResult.forFailure(FailureReason.STORE_EXCEPTION, "Failed to get versions of a key from store " + name()
+                        + ": " + e);
+            }
         }
         return super.query(query, positionBound, config);
     }

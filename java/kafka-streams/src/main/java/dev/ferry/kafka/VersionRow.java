@@ -119,6 +119,11 @@ final class VersionRow {
         throw new IllegalStateException("no version found for " + timestamp);
     }
 
+    /** @return the number of versions */
+    int size() {
+        return from.size();
+    }
+
     long validFrom(int index) {
         return from.get(index);
     }

@@ -29,6 +29,7 @@ import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.ResultOrder;
 import org.apache.kafka.streams.query.VersionedKeyQuery;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
@@ -36,8 +37,8 @@ import org.apache.kafka.streams.state.VersionedBytesStore;
 import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.VersionedKeyValueStore;
 import org.apache.kafka.streams.state.VersionedRecord;
+import org.apache.kafka.streams.state.VersionedRecordIterator;
 import org.apache.kafka.test.InternalMockProcessorContext;
-import org.apache.kafka.test.StreamsTestUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,7 +53,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * timestamp inside and outside the history retention, over a stream time that passes the retention many
  * times), every answer compared in the same order: put's validTo or return code, delete's and get's
  * bytes (what Kafka's metered layer reads), and the {@code VersionedRecord} with its validTo through an
- * IQv2 {@code VersionedKeyQuery}. Then both stores' changelogs (the records Kafka's change-logging layer
+ * IQv2 {@code VersionedKeyQuery}, and every version in a time range through {@code MultiVersionedKeyQuery}
+ * (KIP-968), ascending, descending and unordered. Then both stores' changelogs (the records Kafka's change-logging layer
  * writes: key, raw value or null, timestamp) are restored into fresh stores in random batches, and the
  * restored stores are compared the same way. Both engines; the binding is the JVM's (FFM on 22+, JNI on
  * 17, or -Dferry.binding).
@@ -75,7 +77,11 @@ class VersionedStoreComparisonTest {
         Opened(VersionedBytesStoreSupplier supplier, File dir) {
             KeyValueStore<Bytes, byte[]> s = supplier.get();
             store = (VersionedBytesStore) s;
-            context = new InternalMockProcessorContext<>(dir, new StreamsConfig(StreamsTestUtils.getStreamsConfig()));
+            java.util.Properties p = new java.util.Properties();
+            p.put(StreamsConfig.APPLICATION_ID_CONFIG, "ferry-versioned");
+            p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
+            p.put(StreamsConfig.STATE_DIR_CONFIG, dir.getPath());
+            context = new InternalMockProcessorContext<>(dir, new StreamsConfig(p));
             store.init(context, store);
         }
 
@@ -88,6 +94,25 @@ class VersionedStoreComparisonTest {
             QueryResult<VersionedRecord<byte[]>> r = store.query(q, PositionBound.unbounded(), new QueryConfig(false));
             assertTrue(r.isSuccess(), () -> r.getFailureReason() + ": " + r.getFailureMessage());
             return show(r.getResult());
+        }
+
+        /** The store's answer to an IQv2 MultiVersionedKeyQuery (KIP-968), every version in order. */
+        String versions(byte[] key, Long from, Long to, ResultOrder order) {
+            // open bounds as Kafka's metered layer hands them to the store
+            MultiVersionedKeyQuery<Bytes, byte[]> q = MultiVersionedKeyQuery.<Bytes, byte[]>withKey(Bytes.wrap(key))
+                    .fromTime(Instant.ofEpochMilli(from == null ? Long.MIN_VALUE : from))
+                    .toTime(Instant.ofEpochMilli(to == null ? Long.MAX_VALUE : to));
+            q = order == ResultOrder.ASCENDING ? q.withAscendingTimestamps() : order == ResultOrder.DESCENDING ? q.withDescendingTimestamps() : q;
+            QueryResult<VersionedRecordIterator<byte[]>> r = store.query(q, PositionBound.unbounded(), new QueryConfig(false));
+            assertTrue(r.isSuccess(), () -> r.getFailureReason() + ": " + r.getFailureMessage());
+            StringBuilder sb = new StringBuilder();
+            VersionedRecordIterator<byte[]> it = r.getResult();
+            while (it.hasNext()) {
+                sb.append(show(it.next())).append(", ");
+            }
+            it.close();
+            assertThrows(IllegalStateException.class, it::hasNext);
+            return sb.toString();
         }
     }
 
@@ -174,6 +199,12 @@ class VersionedStoreComparisonTest {
                 } else if (op < 70) { // latest
                     assertEquals(hex(builtIn.store.get(Bytes.wrap(key))), hex(ferry.store.get(Bytes.wrap(key))), "get " + where);
                     assertEquals(builtIn.query(key, null), ferry.query(key, null), "query " + where);
+                } else if (op < 75) { // every version in a time range (KIP-968)
+                    Long from = rnd.nextInt(4) == 0 ? null : streamTime - rnd.nextInt((int) (2 * span + 10));
+                    Long to = rnd.nextInt(4) == 0 ? null : (from == null ? streamTime : from) + rnd.nextInt((int) span + 10);
+                    ResultOrder order = ResultOrder.values()[rnd.nextInt(ResultOrder.values().length)];
+                    assertEquals(builtIn.versions(key, from, to, order), ferry.versions(key, from, to, order),
+                            "versions " + from + ".." + to + " " + order + " " + where);
                 } else { // as of a time, inside or outside the history retention
                     long asOf = streamTime - rnd.nextInt((int) (2 * span + 10)) + 5;
                     if (asOf < streamTime - retention) {
@@ -247,6 +278,12 @@ class VersionedStoreComparisonTest {
         for (int k = 0; k < keys; k++) {
             byte[] key = ("k" + k).getBytes(StandardCharsets.UTF_8);
             assertEquals(a.query(key, null), b.query(key, null), "latest of k" + k + " " + when);
+            for (ResultOrder order : ResultOrder.values()) {
+                assertEquals(a.versions(key, null, null, order), b.versions(key, null, null, order), "all versions of k" + k + " " + when);
+                long from = streamTime - span / 2;
+                assertEquals(a.versions(key, from, streamTime, order), b.versions(key, from, streamTime, order),
+                        "recent versions of k" + k + " " + when);
+            }
             for (long t = streamTime - 2 * span - 3; t <= streamTime + 3; t += step) {
                 assertEquals(a.query(key, t), b.query(key, t), "k" + k + " as of " + t + " " + when);
                 assertEquals(hex(a.store.get(Bytes.wrap(key), t)), hex(b.store.get(Bytes.wrap(key), t)), "bytes k" + k + " as of " + t + " " + when);
@@ -325,8 +362,6 @@ class VersionedStoreComparisonTest {
         assertThrows(UnsupportedOperationException.class, () -> f.store.put(k, v("a")));
         assertThrows(UnsupportedOperationException.class, () -> f.store.all());
         assertThrows(UnsupportedOperationException.class, () -> f.store.delete(k));
-        QueryResult<?> multi = f.store.query(MultiVersionedKeyQuery.withKey(k), PositionBound.unbounded(), new QueryConfig(false));
-        assertFalse(multi.isSuccess());
         FerryVersionedKeyValueStore s = inner(f.store);
         assertThrows(UnsupportedOperationException.class, () -> s.restoreAll(List.of()));
         f.store.put(k, v("a"), 5);
@@ -338,6 +373,8 @@ class VersionedStoreComparisonTest {
         assertThrows(InvalidStateStoreException.class, () -> f.store.get(k, 10));
         assertThrows(InvalidStateStoreException.class, () -> f.store.delete(k, 10));
         assertThrows(InvalidStateStoreException.class, () -> s.observedStreamTime());
+        QueryResult<?> multi = f.store.query(MultiVersionedKeyQuery.withKey(k), PositionBound.unbounded(), new QueryConfig(false));
+        assertFalse(multi.isSuccess()); // a failed query, as on the built-in store
         assertThrows(InvalidStateStoreException.class, () -> f.store.commit(java.util.Map.of()));
         assertThrows(InvalidStateStoreException.class,
                 () -> f.context.restoreWithHeaders("mis", List.of(changelog(v("k"), v("x"), 20, 0))));
