@@ -22,7 +22,9 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * Key-value, window and session stores come from {@link FerryStores} in the format the DSL asks for
  * (plain or timestamped). What Ferry does not provide stays Kafka's built-in RocksDB store: the
  * time-ordered stores of emit-on-window-close aggregations and the header-carrying stores
- * ({@code dsl.store.format=HEADERS}).
+ * ({@code dsl.store.format=HEADERS}). Kafka 4.3's {@code DslStoreSuppliers} has no method for versioned
+ * stores (the DSL makes one only from a supplier in {@code Materialized.as(...)}): use
+ * {@link FerryStores#persistentVersionedKeyValueStore} or {@link FerryStores#lmdbVersionedKeyValueStore} there.
  *
  * <p>Thread safety: configured once, then read only.
  */

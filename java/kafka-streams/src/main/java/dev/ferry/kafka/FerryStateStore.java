@@ -31,6 +31,7 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.query.Position;
@@ -140,7 +141,17 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         this.writtenPosition = kept.copy();
         open = true;
         metrics = FerryStoreMetrics.start(this, context, dir);
-        context.register(root, (BatchingStateRestoreCallback) this::restoreAll);
+        context.register(root, restoreCallback());
+    }
+
+    /**
+     * The callback Kafka Streams restores the store through: by default {@link #restoreAll} in batches;
+     * the versioned store, which needs each record's timestamp, registers its own.
+     *
+     * @return the callback to register in {@link #init}
+     */
+    StateRestoreCallback restoreCallback() {
+        return (BatchingStateRestoreCallback) this::restoreAll;
     }
 
     /**

@@ -8,13 +8,15 @@ import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAdapter;
 
 /**
  * Suppliers of Ferry state stores for Kafka Streams, the counterparts of
- * {@code Stores.persistentKeyValueStore(name)}, {@code Stores.persistentWindowStore(...)} and
- * {@code Stores.persistentSessionStore(...)}:
+ * {@code Stores.persistentKeyValueStore(name)}, {@code Stores.persistentWindowStore(...)},
+ * {@code Stores.persistentSessionStore(...)} and {@code Stores.persistentVersionedKeyValueStore(...)}:
  *
  * <pre>{@code
  * // Processor API
@@ -27,6 +29,8 @@ import org.apache.kafka.streams.state.WindowStore;
  *         .count(Materialized.as(FerryStores.persistentTimestampedWindowStore("per-minute", retention, size, false)));
  * stream.groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(gap, grace))
  *         .count(Materialized.as(FerryStores.persistentSessionStore("sessions", retention)));
+ * // versioned tables (KIP-889)
+ * builder.table("prices", Materialized.as(FerryStores.persistentVersionedKeyValueStore("prices", historyRetention)));
  * }</pre>
  *
  * <p>Each supplier's {@code get()} returns a new, unopened store for one partition; the store
@@ -169,6 +173,90 @@ public final class FerryStores {
         return new SessionSupplier(name, Engine.LMDB, millis(retentionPeriod, "retentionPeriod"));
     }
 
+    /**
+     * A persistent versioned key-value store (KIP-889) on Ferry-RocksDB, the counterpart of
+     * {@code Stores.persistentVersionedKeyValueStore(name, historyRetention)}: same checks, same default
+     * segment interval. For {@code Stores.versionedKeyValueStoreBuilder} and the DSL
+     * ({@code Materialized.as(...)} of a versioned table).
+     *
+     * @param name the store's name
+     * @param historyRetention how long old record versions stay queryable; also the grace period:
+     *        writes older than the observed stream time minus it are dropped
+     * @return the supplier
+     * @throws IllegalArgumentException on a negative or unrepresentable duration
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention) {
+        return versioned(name, Engine.ROCKSDB, historyRetention, null);
+    }
+
+    /**
+     * A persistent versioned key-value store on Ferry-RocksDB with a given segment interval, the
+     * counterpart of {@code Stores.persistentVersionedKeyValueStore(name, historyRetention, segmentInterval)}.
+     *
+     * @param name the store's name
+     * @param historyRetention how long old record versions stay queryable (and the grace period)
+     * @param segmentInterval the time span of one history segment (old versions expire a segment at a time)
+     * @return the supplier
+     * @throws IllegalArgumentException on a negative or unrepresentable duration, or a zero segment interval
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
+                                                                              Duration segmentInterval) {
+        return versioned(name, Engine.ROCKSDB, historyRetention, Objects.requireNonNull(segmentInterval, "segmentInterval cannot be null"));
+    }
+
+    /**
+     * A persistent versioned key-value store on Ferry-LMDB (needs {@code org.lmdbjava:native}).
+     *
+     * @param name the store's name
+     * @param historyRetention how long old record versions stay queryable (and the grace period)
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentVersionedKeyValueStore(String, Duration)}
+     */
+    public static VersionedBytesStoreSupplier lmdbVersionedKeyValueStore(String name, Duration historyRetention) {
+        return versioned(name, Engine.LMDB, historyRetention, null);
+    }
+
+    /**
+     * A persistent versioned key-value store on Ferry-LMDB with a given segment interval.
+     *
+     * @param name the store's name
+     * @param historyRetention how long old record versions stay queryable (and the grace period)
+     * @param segmentInterval the time span of one history segment
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentVersionedKeyValueStore(String, Duration, Duration)}
+     */
+    public static VersionedBytesStoreSupplier lmdbVersionedKeyValueStore(String name, Duration historyRetention,
+                                                                        Duration segmentInterval) {
+        return versioned(name, Engine.LMDB, historyRetention, Objects.requireNonNull(segmentInterval, "segmentInterval cannot be null"));
+    }
+
+    private static VersionedBytesStoreSupplier versioned(String name, Engine engine, Duration historyRetention, Duration segmentInterval) {
+        Objects.requireNonNull(name, "name cannot be null");
+        long retention = millis(historyRetention, "historyRetention");
+        long interval;
+        if (segmentInterval == null) {
+            interval = versionedSegmentInterval(retention);
+        } else {
+            interval = millis(segmentInterval, "segmentInterval");
+            if (interval < 1) {
+                throw new IllegalArgumentException("segmentInterval cannot be zero or negative");
+            }
+        }
+        return new VersionedSupplier(name, engine, retention, interval);
+    }
+
+    /** The built-in versioned store's default segment interval for a history retention. */
+    static long versionedSegmentInterval(long historyRetention) {
+        if (historyRetention <= 60_000L) {
+            return Math.max(historyRetention / 3, 2_000L);
+        } else if (historyRetention <= 300_000L) {
+            return Math.max(historyRetention / 5, 20_000L);
+        } else if (historyRetention <= 3_600_000L) {
+            return Math.max(historyRetention / 12, 60_000L);
+        }
+        return Math.max(historyRetention / 24, 300_000L);
+    }
+
     private static WindowBytesStoreSupplier window(String name, Engine engine, Duration retentionPeriod, Duration windowSize,
                                                    boolean retainDuplicates, boolean timestamped) {
         Objects.requireNonNull(name, "name cannot be null");
@@ -307,6 +395,52 @@ public final class FerryStores {
         @Override
         public String toString() {
             return "FerryStores[" + name + ", " + engine + ", session, retention " + retention + " ms]";
+        }
+    }
+
+    private static final class VersionedSupplier implements VersionedBytesStoreSupplier {
+        private final String name;
+        private final Engine engine;
+        private final long historyRetention;
+        private final long segmentInterval;
+
+        VersionedSupplier(String name, Engine engine, long historyRetention, long segmentInterval) {
+            this.name = name;
+            this.engine = engine;
+            this.historyRetention = historyRetention;
+            this.segmentInterval = segmentInterval;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        /** @return a new, unopened store, wrapped (as Kafka wraps its own) in Kafka's bytes-store adapter */
+        @Override
+        public KeyValueStore<Bytes, byte[]> get() {
+            return new VersionedKeyValueToBytesStoreAdapter(new FerryVersionedKeyValueStore(name, engine, historyRetention, segmentInterval));
+        }
+
+        @Override
+        public String metricsScope() {
+            return scope(engine, "");
+        }
+
+        @Override
+        public long historyRetentionMs() {
+            return historyRetention;
+        }
+
+        /** @return the segment interval in milliseconds */
+        public long segmentIntervalMs() {
+            return segmentInterval;
+        }
+
+        @Override
+        public String toString() {
+            return "FerryStores[" + name + ", " + engine + ", versioned, history " + historyRetention + " ms, segment "
+                    + segmentInterval + " ms]";
         }
     }
 
