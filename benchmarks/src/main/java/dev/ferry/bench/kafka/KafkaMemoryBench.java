@@ -31,7 +31,8 @@ import org.rocksdb.WriteBufferManager;
  * Native memory of a Kafka Streams application with many RocksDB stores (issue 33.1): {@code stores}
  * key-value stores (20 partitions x 3 stores by default), each opened in its task directory through the
  * store suppliers and a {@link TestContext}, written round-robin with 16-byte keys and 1,000-byte random
- * values until {@code total} bytes are written, in four setups, each in a JVM of its own:
+ * values until {@code total} bytes are written, flushing every store each 30 s as Kafka Streams' commits do
+ * (then 100,000 random gets), in four setups, each in a JVM of its own:
  * <ul>
  *   <li>{@code ferry-default}: Ferry's RocksDB stores with their defaults (a 50 MiB block cache and
  *       RocksDB's memtables per store);
@@ -54,6 +55,8 @@ public final class KafkaMemoryBench {
     static final int KEY = 16;
     static final int VALUE = 1000;
     static final String[] NAMES = {"a", "b", "c"};
+    /** Kafka Streams' default commit.interval.ms (30 s): a commit flushes every store. */
+    static final long COMMIT_NANOS = 30_000_000_000L;
 
     private KafkaMemoryBench() {
     }
@@ -152,8 +155,34 @@ public final class KafkaMemoryBench {
         throw new IllegalStateException("no VmRSS in /proc/self/status");
     }
 
+    static void configure(TestContext ctx, String variant, long budget) {
+        ctx.configs.put(StreamsConfig.APPLICATION_ID_CONFIG, "memory-bench");
+        switch (variant) {
+            case "ferry-budget" -> ctx.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_TOTAL_BYTES, budget);
+            case "kafka-bounded" -> ctx.configs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemory.class);
+            default -> { }
+        }
+    }
+
     @SuppressWarnings("unchecked")
+    static KeyValueStore<Bytes, byte[]> open(String variant, String name, TestContext ctx) {
+        KeyValueStore<Bytes, byte[]> s = (KeyValueStore<Bytes, byte[]>) (variant.startsWith("ferry")
+                ? FerryStores.persistentKeyValueStore(name).get()
+                : Stores.persistentKeyValueStore(name).get());
+        s.init(ctx, s);
+        return s;
+    }
+
     static void child(String variant, int n, long total, long budget, Path dir) throws Exception {
+        // warm-up: load the engine, Kafka's and Ferry's classes and code with one store, so that the baseline
+        // below holds them and the growth is the stores' own
+        TestContext warm = new TestContext(dir.resolve("warm-up").toFile());
+        configure(warm, variant, budget);
+        KeyValueStore<Bytes, byte[]> w = open(variant, "w", warm);
+        w.put(Bytes.wrap(new byte[KEY]), new byte[VALUE]);
+        w.flush();
+        w.get(Bytes.wrap(new byte[KEY]));
+        w.close();
         System.gc();
         Thread.sleep(200);
         long base = rss();
@@ -178,25 +207,17 @@ public final class KafkaMemoryBench {
         int partitions = (n + NAMES.length - 1) / NAMES.length;
         for (int p = 0; p < partitions && stores.size() < n; p++) {
             TestContext ctx = new TestContext(dir.resolve("0_" + p).toFile());
-            ctx.configs.put(StreamsConfig.APPLICATION_ID_CONFIG, "memory-bench");
-            switch (variant) {
-                case "ferry-budget" -> ctx.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_TOTAL_BYTES, budget);
-                case "kafka-bounded" -> ctx.configs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemory.class);
-                default -> { }
-            }
+            configure(ctx, variant, budget);
             contexts.add(ctx);
             for (int i = 0; i < NAMES.length && stores.size() < n; i++) {
-                KeyValueStore<Bytes, byte[]> s = (KeyValueStore<Bytes, byte[]>) (variant.startsWith("ferry")
-                        ? FerryStores.persistentKeyValueStore(NAMES[i]).get()
-                        : Stores.persistentKeyValueStore(NAMES[i]).get());
-                s.init(ctx, s);
-                stores.add(s);
+                stores.add(open(variant, NAMES[i], ctx));
             }
         }
         SplittableRandom random = new SplittableRandom(7);
         byte[] value = new byte[VALUE];
         long records = total / (KEY + VALUE);
         long t0 = System.nanoTime();
+        long lastCommit = t0;
         for (long r = 0; r < records; r++) {
             KeyValueStore<Bytes, byte[]> s = stores.get((int) (r % stores.size()));
             byte[] key = String.format("k%015d", r / stores.size()).getBytes(StandardCharsets.US_ASCII);
@@ -207,10 +228,11 @@ public final class KafkaMemoryBench {
                 }
             }
             s.put(Bytes.wrap(key), value.clone());
-            if ((r + 1) % 200_000 == 0) {
+            if ((r & 1023) == 0 && System.nanoTime() - lastCommit > COMMIT_NANOS) {
                 for (KeyValueStore<Bytes, byte[]> st : stores) {
-                    st.flush();   // Kafka Streams commits (and flushes its stores) every 30 s by default
+                    st.flush();   // Kafka Streams commits, and flushes its stores, every 30 s by default
                 }
+                lastCommit = System.nanoTime();
             }
         }
         // read back a sample of keys: the caches and index blocks come into play
