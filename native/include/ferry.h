@@ -22,7 +22,7 @@
  * - One function per operation: its flags and options are parameters (0 / NULL for none),
  *   never a numbered twin. Functions are grouped by the handle they act on: library, store,
  *   column family, reads and writes of a store, snapshot, transaction, cursor, backups, SST
- *   writer, RocksJava interop.
+ *   writer, RocksJava interop, shared memory (block caches, write buffer managers).
  *
  * Threading: a store and its snapshots may be used from many threads at once (LMDB
  * snapshots are bound to the opening thread unless the store was opened with NOTLS).

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
  * The ferry C ABI as seen from Java: one method per {@code ferry_*} function of
  * {@code native/include/ferry.h}, in the header's order (by the handle a function acts on: library,
  * store, column family, reads, writes, snapshot, transaction, cursor, backups, SST writer, RocksJava
- * interop), taking handles and addresses as {@code long}s.
+ * interop, shared memory), taking handles and addresses as {@code long}s.
  *
  * <p>Names: {@code ferry_a_b_c} is {@code aBC} ({@code ferry_cf_list_all} is {@link #cfListAll});
  * the JNI native behind it is {@code aBC0}. Types: a pointer, {@code size_t}, {@code int64_t} and
