@@ -22,7 +22,7 @@
  * - One function per operation: its flags and options are parameters (0 / NULL for none),
  *   never a numbered twin. Functions are grouped by the handle they act on: library, store,
  *   column family, reads and writes of a store, snapshot, transaction, cursor, backups, SST
- *   writer, RocksJava interop.
+ *   writer, RocksJava interop, shared memory (block caches, write buffer managers).
  *
  * Threading: a store and its snapshots may be used from many threads at once (LMDB
  * snapshots are bound to the opening thread unless the store was opened with NOTLS).
@@ -138,7 +138,19 @@ typedef struct ferry_cursor ferry_cursor;
 #define FERRY_OPT_READAHEAD_BYTES   19 /**< RocksDB: readahead of every cursor's table reads in bytes
                                              (ReadOptions.readahead_size; default -1/0: RocksDB's own automatic
                                              readahead); LMDB: FERRY_EINVAL */
-#define FERRY_OPT_COUNT             20
+#define FERRY_OPT_BLOCK_CACHE       20 /**< RocksDB: a shared block cache, the ferry_cache* from ferry_cache_create as an
+                                             integer (-1 or 0: none). Every family of the store uses it; the store
+                                             holds it until it closes (see "Shared memory"). Not with
+                                             FERRY_OPT_BLOCK_CACHE_BYTES (FERRY_EINVAL). LMDB: FERRY_EINVAL */
+#define FERRY_OPT_WRITE_BUFFER_MANAGER 21 /**< RocksDB: a shared write buffer manager, the ferry_wbm* from
+                                             ferry_wbm_create as an integer (-1 or 0: none); held like
+                                             FERRY_OPT_BLOCK_CACHE. LMDB: FERRY_EINVAL */
+#define FERRY_OPT_CACHE_INDEX_AND_FILTER 22 /**< RocksDB: bool, default 0. 1: index and filter blocks live in the block
+                                             cache (charged to it, in its high-priority pool) instead of outside
+                                             it, and those of level-0 files stay pinned there
+                                             (cache_index_and_filter_blocks, ..._with_high_priority,
+                                             pin_l0_filter_and_index_blocks_in_cache). LMDB: FERRY_EINVAL */
+#define FERRY_OPT_COUNT             23
 /**@}*/
 
 /** @name Values of FERRY_OPT_TRANSACTIONS */
@@ -1000,6 +1012,89 @@ FERRY_EXPORT int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, 
  */
 FERRY_EXPORT int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len,
                                 uint32_t count, ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Shared memory (RocksDB): block caches and write buffer managers
+ * One LRU block cache and one write buffer manager can bound the native memory of any number of
+ * RocksDB stores: a store attaches them at open (FERRY_OPT_BLOCK_CACHE,
+ * FERRY_OPT_WRITE_BUFFER_MANAGER) and every family of the store uses them. A write buffer manager
+ * charged to a cache counts the stores' memtables in the cache's usage, so the cache's capacity
+ * bounds table blocks and memtables together (with FERRY_OPT_CACHE_INDEX_AND_FILTER, index and
+ * filter blocks too).
+ *
+ * Lifetimes are explicit and counted: a store open on a cache or a write buffer manager holds it
+ * until the store closes, and a write buffer manager holds its cache until it closes.
+ * ferry_cache_close and ferry_wbm_close refuse with FERRY_EBUSY while anything holds the object
+ * (the message says how many stores and managers), and leave it open. Store opens check that the
+ * handle is a live object of this library (FERRY_EINVAL otherwise). LMDB has no block cache or
+ * memtable: an LMDB store opened with either option fails with FERRY_EINVAL.
+ * Threading: every function here may be called from any thread at any time; they serialise on
+ * one lock of their own.
+ */
+/**@{*/
+typedef struct ferry_cache ferry_cache;
+typedef struct ferry_wbm ferry_wbm;
+
+#define FERRY_CACHE_STRICT_CAPACITY 0x1 /**< the cache refuses an insert beyond its capacity (reads then go
+                                             uncached; RocksDB's strict_capacity_limit) instead of growing past it */
+#define FERRY_WBM_ALLOW_STALL       0x1 /**< writes stall while the memtables exceed the manager's buffer size
+                                             (RocksDB's allow_stall), instead of only triggering flushes */
+
+/**
+ * @brief Create an LRU block cache.
+ * @param[in] capacity bytes (at least 1).
+ * @param[in] flags 0 or FERRY_CACHE_STRICT_CAPACITY.
+ * @param[in] high_pri_ppm share of the capacity reserved for high-priority blocks (index and filter
+ *            blocks with FERRY_OPT_CACHE_INDEX_AND_FILTER) in parts per million, 0..1000000; -1: RocksDB's
+ *            default (500000, half). RocksDB's C API cannot set it: other values are set through
+ *            RocksJava's own LRUCache constructor in the same library (FERRY_ENOTSUP without it).
+ * @param[out] out the cache; release with ferry_cache_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP, FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_cache_create(uint64_t capacity, uint32_t flags, int64_t high_pri_ppm, ferry_cache **out,
+                                    ferry_error *err);
+
+/**
+ * @brief A cache's state: bytes in use (blocks, and memtables charged by write buffer managers), bytes
+ *        pinned, and how many stores and write buffer managers hold it. Any output may be NULL.
+ * @return FERRY_OK, FERRY_EINVAL (NULL cache).
+ */
+FERRY_EXPORT int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out, uint32_t *stores_out,
+                                   uint32_t *wbms_out);
+
+/**
+ * @brief Release a cache that nothing holds. NULL is ignored.
+ * @return FERRY_OK; FERRY_EBUSY when open stores or write buffer managers hold it (nothing released;
+ *         the message counts them).
+ */
+FERRY_EXPORT int ferry_cache_close(ferry_cache *c, ferry_error *err);
+
+/**
+ * @brief Create a write buffer manager: the stores that use it flush memtables once their memtables
+ *        together reach buffer_size bytes.
+ * @param[in] cache the cache to charge the memtables to (held until ferry_wbm_close), or NULL.
+ * @param[in] buffer_size bytes (at least 1).
+ * @param[in] flags 0 or FERRY_WBM_ALLOW_STALL.
+ * @param[out] out the manager; release with ferry_wbm_close.
+ * @return FERRY_OK, FERRY_EINVAL (a cache that is not open), FERRY_ENOENGINE, FERRY_ENOTSUP (a RocksDB
+ *         without rocksdb_write_buffer_manager_* and rocksdb_options_set_write_buffer_manager: before
+ *         RocksDB 8.10, such as rocksdbjni 7.9.2), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint32_t flags, ferry_wbm **out,
+                                  ferry_error *err);
+
+/**
+ * @brief A manager's state: memtable bytes it counts, and how many stores hold it. Any output may be NULL.
+ * @return FERRY_OK, FERRY_EINVAL (NULL manager).
+ */
+FERRY_EXPORT int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out);
+
+/**
+ * @brief Release a write buffer manager that no store holds (and its hold on its cache). NULL is ignored.
+ * @return FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message counts them).
+ */
+FERRY_EXPORT int ferry_wbm_close(ferry_wbm *w, ferry_error *err);
 /**@}*/
 
 #ifdef __cplusplus

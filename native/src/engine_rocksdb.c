@@ -511,6 +511,19 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         return ferry_fail(err, FERRY_EINVAL, 0, "max_open_files out of range");
     if (cache_bytes < -1)
         return ferry_fail(err, FERRY_EINVAL, 0, "block cache size out of range");
+    /* ferry.c checked the shared objects and put their engine pointers here (see ferry_store_open) */
+    int64_t shared_v = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE, 0), wbm_v = ferry_opt(opts, FERRY_OPT_WRITE_BUFFER_MANAGER, 0);
+    rocksdb_cache_t *shared = shared_v ? (rocksdb_cache_t *)(intptr_t)shared_v : NULL;
+    rocksdb_write_buffer_manager_t *wbm = wbm_v ? (rocksdb_write_buffer_manager_t *)(intptr_t)wbm_v : NULL;
+    int64_t cif = ferry_opt(opts, FERRY_OPT_CACHE_INDEX_AND_FILTER, 0);
+    if (cif < 0 || cif > 1) return ferry_fail(err, FERRY_EINVAL, 0, "FERRY_OPT_CACHE_INDEX_AND_FILTER is 0 or 1");
+    if (cif && (!R.block_based_options_set_cache_index_and_filter_blocks ||
+                !R.block_based_options_set_cache_index_and_filter_blocks_with_high_priority ||
+                !R.block_based_options_set_pin_l0_filter_and_index_blocks_in_cache))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s cannot put index and filter blocks in the block cache "
+                          "(rocksdb_block_based_options_set_cache_index_and_filter_blocks* missing)", g_path);
+    if (wbm && !R.options_set_write_buffer_manager)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no rocksdb_options_set_write_buffer_manager", g_path);
     if (ferry_opt(opts, FERRY_OPT_WAL, 1) == 0 && ferry_opt(opts, FERRY_OPT_SYNC, 0) != 0)
         return ferry_fail(err, FERRY_EINVAL, 0, "syncWrites needs the write-ahead log: RocksDB cannot sync a write it "
                           "does not log (wal(false) with syncWrites(true); FERRY_OPT_WAL 0 with FERRY_OPT_SYNC 1)");
@@ -542,11 +555,19 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
     R.options_set_error_if_exists(s->opts, ferry_opt(opts, FERRY_OPT_ERROR_IF_EXISTS, 0) != 0);
     if (ctype >= 0) R.options_set_compression(s->opts, ctype);
     if (max_files != -2) R.options_set_max_open_files(s->opts, (int)max_files);
-    if (cache_bytes >= 0 || bloom > 0) {
+    if (cache_bytes >= 0 || bloom > 0 || shared || cif) {
         rocksdb_block_based_table_options_t *t = R.block_based_options_create();
-        if (cache_bytes >= 0) {
+        if (shared) {
+            /* the table options keep their own reference to the C++ cache */
+            R.block_based_options_set_block_cache(t, shared);
+        } else if (cache_bytes >= 0) {
             s->cache = R.cache_create_lru((size_t)cache_bytes);
             R.block_based_options_set_block_cache(t, s->cache);
+        }
+        if (cif) {
+            R.block_based_options_set_cache_index_and_filter_blocks(t, 1);
+            R.block_based_options_set_cache_index_and_filter_blocks_with_high_priority(t, 1);
+            R.block_based_options_set_pin_l0_filter_and_index_blocks_in_cache(t, 1);
         }
         /* the table options take ownership of the policy */
         if (bloom > 0) R.block_based_options_set_filter_policy(t, R.filterpolicy_create_bloom_full((double)bloom));
@@ -561,6 +582,8 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         R.options_destroy(s->opts);
         s->opts = merged;
     }
+    /* after the options string: the manager is the database's, whatever the string says */
+    if (wbm) R.options_set_write_buffer_manager(s->opts, wbm);
     if (!s->has_merge)
         R.options_set_merge_operator(s->opts, R.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
                                                                      refuse_partial_merge, refused_delete, refused_name));
@@ -2246,4 +2269,97 @@ int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *er
     R.backup_engine_purge_old_backups(b->be, keep, &e);
     pthread_mutex_unlock(&b->lock);
     return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared block caches and write buffer managers (ferry.c keeps the registry and the counts)      */
+
+/* RocksJava's LRUCache constructor and destructor (org.rocksdb.LRUCache, the same in rocksdbjni 7.9.2
+ * to 11.8.1): they make and free a std::shared_ptr<Cache> on the heap, which is exactly the layout
+ * of the C API's rocksdb_cache_t (a struct holding one std::shared_ptr<Cache>, db/c.cc), so the C
+ * API's table options take such a cache as their own. Neither uses its JNIEnv or class argument.
+ * The C API has no setter for the high-priority pool ratio; this is the one way to set it. */
+typedef int64_t (*rj_new_lru_fn)(void *env, void *cls, int64_t capacity, int32_t shard_bits, unsigned char strict,
+                                 double high_pri, double low_pri);
+typedef void (*rj_dispose_fn)(void *env, void *obj, int64_t handle);
+
+static int rj_lru_fns(rj_new_lru_fn *mk, rj_dispose_fn *rm)
+{
+    void *a = plat_lib_sym(g_handle, "Java_org_rocksdb_LRUCache_newLRUCache");
+    void *b = plat_lib_sym(g_handle, "Java_org_rocksdb_LRUCache_disposeInternalJni"); /* 9.x and later */
+    if (!b) b = plat_lib_sym(g_handle, "Java_org_rocksdb_LRUCache_disposeInternal");
+    if (!a || !b) return 0;
+    memcpy(mk, &a, sizeof a);
+    memcpy(rm, &b, sizeof b);
+    return 1;
+}
+
+int ferry_rocksdb_cache_create(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out, int *rj_made,
+                               ferry_error *err)
+{
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
+        return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
+    *rj_made = 0;
+    rocksdb_cache_t *c = NULL;
+    if (high_pri_ppm >= 0) {
+        rj_new_lru_fn mk;
+        rj_dispose_fn rm;
+        if (!rj_lru_fns(&mk, &rm))
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "%s cannot set a block cache's high-priority pool ratio (RocksDB's C "
+                              "API has no setter and RocksJava's LRUCache constructor is missing): leave it at RocksDB's "
+                              "default, 0.5", g_path);
+        int64_t h = mk(NULL, NULL, (int64_t)capacity, -1, (unsigned char)(strict != 0), (double)high_pri_ppm / 1e6, 0.0);
+        c = (rocksdb_cache_t *)(intptr_t)h;
+        *rj_made = 1;
+    } else if (strict) {
+        if (!R.cache_create_lru_with_strict_capacity_limit)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no rocksdb_cache_create_lru_with_strict_capacity_limit", g_path);
+        c = R.cache_create_lru_with_strict_capacity_limit((size_t)capacity);
+    } else {
+        c = R.cache_create_lru((size_t)capacity);
+    }
+    if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory creating a block cache");
+    *out = c;
+    return FERRY_OK;
+}
+
+void ferry_rocksdb_cache_destroy(void *c, int rj_made)
+{
+    rj_new_lru_fn mk;
+    rj_dispose_fn rm;
+    if (rj_made && rj_lru_fns(&mk, &rm)) rm(NULL, NULL, (int64_t)(intptr_t)c);
+    else R.cache_destroy(c);
+}
+
+void ferry_rocksdb_cache_usage(void *c, uint64_t *usage, uint64_t *pinned)
+{
+    *usage = R.cache_get_usage ? (uint64_t)R.cache_get_usage(c) : 0;
+    *pinned = R.cache_get_pinned_usage ? (uint64_t)R.cache_get_pinned_usage(c) : 0;
+}
+
+int ferry_rocksdb_wbm_create(void *cache, uint64_t size, int allow_stall, void **out, ferry_error *err)
+{
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
+        return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
+    if (!R.write_buffer_manager_create_with_cache || !R.write_buffer_manager_create || !R.write_buffer_manager_destroy
+        || !R.write_buffer_manager_memory_usage || !R.options_set_write_buffer_manager)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no write buffer manager in its C API "
+                          "(rocksdb_write_buffer_manager_create_with_cache, rocksdb_options_set_write_buffer_manager: "
+                          "RocksDB 8.10 and later; rocksdbjni 7.9.2 lacks them)", g_path);
+    rocksdb_write_buffer_manager_t *w = cache
+        ? R.write_buffer_manager_create_with_cache((size_t)size, cache, (unsigned char)(allow_stall != 0))
+        : R.write_buffer_manager_create((size_t)size, (unsigned char)(allow_stall != 0));
+    if (!w) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory creating a write buffer manager");
+    *out = w;
+    return FERRY_OK;
+}
+
+void ferry_rocksdb_wbm_destroy(void *w)
+{
+    R.write_buffer_manager_destroy(w);
+}
+
+uint64_t ferry_rocksdb_wbm_usage(void *w)
+{
+    return (uint64_t)R.write_buffer_manager_memory_usage(w);
 }

@@ -65,6 +65,8 @@ struct ferry_store {
     uint32_t cf_named;          /* live families other than the default one (under cf_lock) */
     uint32_t cf_named_max;      /* limit on cf_named (LMDB max dbs); UINT32_MAX = none */
     pthread_mutex_t cf_lock;    /* serialises create/drop */
+    ferry_cache *shared_cache;  /* FERRY_OPT_BLOCK_CACHE held while open (ferry.c), or NULL */
+    ferry_wbm *shared_wbm;      /* FERRY_OPT_WRITE_BUFFER_MANAGER held while open, or NULL */
 };
 
 struct ferry_snapshot {
@@ -226,6 +228,17 @@ FERRY_HIDDEN int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *
                                        size_t vlen, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_sst_close(ferry_sst_writer *w);
+
+/* ---- shared block caches and write buffer managers (engine_rocksdb.c; registry and checks in ferry.c) ---- */
+/* *out: a rocksdb_cache_t*; *rj_made: made by RocksJava's constructor (high_pri_ppm >= 0) */
+FERRY_HIDDEN int ferry_rocksdb_cache_create(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out,
+                                            int *rj_made, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_cache_destroy(void *c, int rj_made);
+FERRY_HIDDEN void ferry_rocksdb_cache_usage(void *c, uint64_t *usage, uint64_t *pinned);
+/* cache: a rocksdb_cache_t* or NULL; *out: a rocksdb_write_buffer_manager_t* */
+FERRY_HIDDEN int ferry_rocksdb_wbm_create(void *cache, uint64_t size, int allow_stall, void **out, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_wbm_destroy(void *w);
+FERRY_HIDDEN uint64_t ferry_rocksdb_wbm_usage(void *w);
 
 /* ---- shared helpers (util.c) ---- */
 

@@ -15,6 +15,7 @@ typedef struct rocksdb_writeoptions_t rocksdb_writeoptions_t;
 typedef struct rocksdb_flushoptions_t rocksdb_flushoptions_t;
 typedef struct rocksdb_block_based_table_options_t rocksdb_block_based_table_options_t;
 typedef struct rocksdb_cache_t rocksdb_cache_t;
+typedef struct rocksdb_write_buffer_manager_t rocksdb_write_buffer_manager_t;
 typedef struct rocksdb_filterpolicy_t rocksdb_filterpolicy_t;
 typedef struct rocksdb_column_family_handle_t rocksdb_column_family_handle_t;
 typedef struct rocksdb_snapshot_t rocksdb_snapshot_t;
@@ -181,7 +182,27 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(optimistictransactiondb_get_base_db, rocksdb_t *, (rocksdb_optimistictransactiondb_t *db)) \
     X(optimistictransactiondb_close_base_db, void, (rocksdb_t *base)) \
     X(transaction_merge_cf, void, (rocksdb_transaction_t *t, rocksdb_column_family_handle_t *cf, const char *k, \
-        size_t klen, const char *v, size_t vlen, char **errptr))
+        size_t klen, const char *v, size_t vlen, char **errptr)) \
+    RDB_API_SHARED_FUNCS(X)
+
+/* Shared block caches and write buffer managers (ferry_cache_*, ferry_wbm_*). The cache functions and
+ * table options are in every rocksdbjni from 7.9.2 on; the write buffer manager's C API appeared in
+ * RocksDB 8.10 (ferry_wbm_create fails with FERRY_ENOTSUP without it). */
+#define RDB_API_SHARED_FUNCS(X) \
+    X(cache_create_lru_with_strict_capacity_limit, rocksdb_cache_t *, (size_t capacity)) \
+    X(cache_get_usage, size_t, (const rocksdb_cache_t *c)) \
+    X(cache_get_pinned_usage, size_t, (const rocksdb_cache_t *c)) \
+    X(block_based_options_set_cache_index_and_filter_blocks, void, (rocksdb_block_based_table_options_t *t, unsigned char v)) \
+    X(block_based_options_set_cache_index_and_filter_blocks_with_high_priority, void, \
+        (rocksdb_block_based_table_options_t *t, unsigned char v)) \
+    X(block_based_options_set_pin_l0_filter_and_index_blocks_in_cache, void, \
+        (rocksdb_block_based_table_options_t *t, unsigned char v)) \
+    X(write_buffer_manager_create_with_cache, rocksdb_write_buffer_manager_t *, (size_t size, const rocksdb_cache_t *c, \
+        unsigned char allow_stall)) \
+    X(write_buffer_manager_create, rocksdb_write_buffer_manager_t *, (size_t size, unsigned char allow_stall)) \
+    X(write_buffer_manager_destroy, void, (rocksdb_write_buffer_manager_t *w)) \
+    X(write_buffer_manager_memory_usage, size_t, (rocksdb_write_buffer_manager_t *w)) \
+    X(options_set_write_buffer_manager, void, (rocksdb_options_t *o, rocksdb_write_buffer_manager_t *w))
 
 /* SST file writing and ingestion: in every rocksdbjni from 7.9.2 on, resolved as optional like the
  * utilities (ferry_sst_* and ferry_ingest fail with FERRY_ENOTSUP without them, see rdb_has_sst). */

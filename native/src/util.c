@@ -24,6 +24,8 @@ int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engin
     s->engine = engine;
     s->cf_named = 0;
     s->cf_named_max = named_max;
+    s->shared_cache = NULL;
+    s->shared_wbm = NULL;
     atomic_init(&s->cf_count, 0);
     for (int i = 0; i < FERRY_CF_CHUNKS; i++) atomic_init(&s->cf_chunks[i], NULL);
     ferry_cf_slot *first = calloc(FERRY_CF_CHUNK0, sizeof *first);

@@ -2173,6 +2173,39 @@ static void test_txn(void)
     ferry_store_close(s);
 }
 
+
+/* Shared block caches and write buffer managers are RocksDB's: an LMDB open with one is refused. */
+static void test_shared_memory_refused(void)
+{
+    int64_t o[FERRY_OPT_COUNT];
+    int rc;
+    int64_t fake = 0;
+    opts_init(o);
+    o[FERRY_OPT_BLOCK_CACHE] = (int64_t)(intptr_t)&fake;
+    ferry_store *s = open_with("shared", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "RocksDB's") != NULL, "%s", err.message);
+    opts_init(o);
+    o[FERRY_OPT_WRITE_BUFFER_MANAGER] = (int64_t)(intptr_t)&fake;
+    s = open_with("shared", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    opts_init(o);
+    o[FERRY_OPT_CACHE_INDEX_AND_FILTER] = 1;
+    s = open_with("shared", o, &rc);
+    EQ(rc, FERRY_EINVAL);
+    opts_init(o);
+    o[FERRY_OPT_CACHE_INDEX_AND_FILTER] = 0;   /* off: accepted */
+    s = open_with("shared", o, &rc);
+    EQ(rc, FERRY_OK);
+    ferry_store_close(s);
+    ferry_cache *c = NULL;
+    /* no RocksDB attached in this program */
+    EQ(ferry_cache_create(1 << 20, 0, -1, &c, &err), FERRY_ENOENGINE);
+    CHECK(c == NULL);
+    EQ(ferry_cache_close((ferry_cache *)(void *)&fake, &err), FERRY_EINVAL);
+    EQ(ferry_wbm_close((ferry_wbm *)(void *)&fake, &err), FERRY_EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -2206,6 +2239,7 @@ int main(int argc, char **argv)
     test_cf_options();
     test_txn();
     test_null_handles();
+    test_shared_memory_refused();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

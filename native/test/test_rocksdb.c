@@ -1832,6 +1832,78 @@ static void test_cf_options(void)
     CHECK(s == NULL, "out not cleared");
 }
 
+
+/* Shared block cache and write buffer manager: counted holds, EBUSY while held, registry checks. */
+static void test_shared_memory(void)
+{
+    ferry_cache *c = NULL, *c2 = NULL;
+    ferry_wbm *w = NULL;
+    CHECK_RC(ferry_cache_create(0, 0, -1, &c, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cache_create(1 << 20, 0x80, -1, &c, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cache_create(1 << 20, 0, 1000001, &c, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cache_create(8 << 20, 0, 100000, &c, &err), FERRY_OK);   /* ratio 0.1 through RocksJava's constructor */
+    CHECK_RC(ferry_cache_create(4 << 20, FERRY_CACHE_STRICT_CAPACITY, -1, &c2, &err), FERRY_OK);
+    int rc = ferry_wbm_create(c, 4 << 20, 0, &w, &err);
+    int have_wbm = rc == FERRY_OK;
+    CHECK(rc == FERRY_OK || rc == FERRY_ENOTSUP, "wbm create: %d %s", rc, err.message);
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_BLOCK_CACHE] = (int64_t)(intptr_t)c;
+    o[FERRY_OPT_WRITE_BUFFER_MANAGER] = have_wbm ? (int64_t)(intptr_t)w : -1;
+    o[FERRY_OPT_CACHE_INDEX_AND_FILTER] = 1;
+    o[FERRY_OPT_BLOOM_BITS] = 10;
+    ferry_store *a = NULL, *b = NULL;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("shared-a"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &a, &err), FERRY_OK);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("shared-b"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &b, &err), FERRY_OK);
+    for (int i = 0; i < 1000 && a && b; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "k%06d", i);
+        CHECK_RC(put_s(a, 0, k, "value"), FERRY_OK);
+        CHECK_RC(put_s(b, 0, k, "value"), FERRY_OK);
+    }
+    uint64_t usage = 0, pinned = 0;
+    uint32_t stores = 0, wbms = 0;
+    CHECK_RC(ferry_cache_usage(c, &usage, &pinned, &stores, &wbms), FERRY_OK);
+    CHECK(stores == 2 && wbms == (uint32_t)have_wbm, "stores %u wbms %u", stores, wbms);
+    CHECK(!have_wbm || usage > 0, "memtables charged to the cache: usage %llu", (unsigned long long)usage);
+    CHECK_RC(ferry_cache_close(c, &err), FERRY_EBUSY);
+    CHECK(strstr(err.message, "2 open stores") != NULL, "%s", err.message);
+    if (have_wbm) {
+        CHECK_RC(ferry_wbm_close(w, &err), FERRY_EBUSY);
+        CHECK(strstr(err.message, "2 open stores") != NULL, "%s", err.message);
+    }
+    /* both a store's own cache size and a shared cache: refused */
+    int64_t both[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) both[i] = -1;
+    both[FERRY_OPT_BLOCK_CACHE] = (int64_t)(intptr_t)c2;
+    both[FERRY_OPT_BLOCK_CACHE_BYTES] = 1 << 20;
+    ferry_store *x = NULL;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("shared-x"), both, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &x, &err), FERRY_EINVAL);
+    /* a pointer that is no cache of this library: refused, nothing dereferenced */
+    both[FERRY_OPT_BLOCK_CACHE_BYTES] = -1;
+    both[FERRY_OPT_BLOCK_CACHE] = (int64_t)(intptr_t)&both;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("shared-x"), both, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &x, &err), FERRY_EINVAL);
+    CHECK(strstr(err.message, "not an open block cache") != NULL, "%s", err.message);
+    ferry_store_close(a);
+    ferry_store_close(b);
+    CHECK_RC(ferry_cache_usage(c, NULL, NULL, &stores, &wbms), FERRY_OK);
+    CHECK(stores == 0, "stores %u after close", stores);
+    if (have_wbm) {
+        CHECK_RC(ferry_cache_close(c, &err), FERRY_EBUSY);   /* the manager still holds it */
+        CHECK(strstr(err.message, "1 write buffer manager") != NULL, "%s", err.message);
+        CHECK_RC(ferry_wbm_close(w, &err), FERRY_OK);
+        CHECK_RC(ferry_wbm_close(w, &err), FERRY_EINVAL);    /* gone: found in no registry */
+    }
+    CHECK_RC(ferry_cache_close(c, &err), FERRY_OK);
+    CHECK_RC(ferry_cache_close(c2, &err), FERRY_OK);
+    CHECK_RC(ferry_cache_close(NULL, &err), FERRY_OK);
+    CHECK_RC(ferry_cache_usage(NULL, NULL, NULL, NULL, NULL), FERRY_EINVAL);
+    /* a closed cache at open: refused */
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_BLOCK_CACHE] = (int64_t)(intptr_t)c;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("shared-y"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &x, &err), FERRY_EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
@@ -1887,6 +1959,7 @@ int main(int argc, char **argv)
     test_cf_options();
     test_sst();
     test_rocksjava();
+    test_shared_memory();
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

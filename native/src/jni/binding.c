@@ -363,3 +363,36 @@ JNI_FN(rjWrite0)(JNIEnv *env, jclass cls, jlong db, jlong cfs, jint ncfs, jlong 
 {
     return ferry_rj_write(P(db), P(cfs), (uint32_t)ncfs, P(ops), (size_t)len, (uint32_t)count, P(err));
 }
+
+/* ---- shared memory (RocksDB): block caches, write buffer managers ---- */
+
+/* JniBinding.cacheCreate0 */
+JNI_FN(cacheCreate0)(JNIEnv *env, jclass cls, jlong capacity, jint flags, jlong high_pri_ppm, jlong out, jlong err)
+{
+    return ferry_cache_create((uint64_t)capacity, (uint32_t)flags, (int64_t)high_pri_ppm, P(out), P(err));
+}
+
+/* JniBinding.cacheUsage0 */
+JNI_FN(cacheUsage0)(JNIEnv *env, jclass cls, jlong c, jlong usage_out, jlong pinned_out, jlong stores_out,
+                    jlong wbms_out)
+{
+    return ferry_cache_usage(P(c), P(usage_out), P(pinned_out), P(stores_out), P(wbms_out));
+}
+
+/* JniBinding.cacheClose0 */
+JNI_FN(cacheClose0)(JNIEnv *env, jclass cls, jlong c, jlong err) { return ferry_cache_close(P(c), P(err)); }
+
+/* JniBinding.wbmCreate0 */
+JNI_FN(wbmCreate0)(JNIEnv *env, jclass cls, jlong cache, jlong size, jint flags, jlong out, jlong err)
+{
+    return ferry_wbm_create(P(cache), (uint64_t)size, (uint32_t)flags, P(out), P(err));
+}
+
+/* JniBinding.wbmUsage0 */
+JNI_FN(wbmUsage0)(JNIEnv *env, jclass cls, jlong w, jlong usage_out, jlong stores_out)
+{
+    return ferry_wbm_usage(P(w), P(usage_out), P(stores_out));
+}
+
+/* JniBinding.wbmClose0 */
+JNI_FN(wbmClose0)(JNIEnv *env, jclass cls, jlong w, jlong err) { return ferry_wbm_close(P(w), P(err)); }

@@ -30,6 +30,9 @@ public final class StoreOptions {
     boolean errorIfExists;
     boolean readOnly;
     long blockCacheSize = -1;
+    BlockCache blockCache;
+    WriteBufferManager writeBufferManager;
+    boolean cacheIndexAndFilterBlocks;
     Compression compression;
     Boolean wal;
     boolean syncWrites;
@@ -135,8 +138,72 @@ public final class StoreOptions {
         if (bytes < 0) {
             throw new IllegalArgumentException("blockCacheSize=" + bytes);
         }
+        if (blockCache != null) {
+            throw new IllegalArgumentException("StoreOptions.blockCacheSize: these options have a shared blockCache ("
+                    + blockCache + "); a store takes one or the other");
+        }
         this.blockCacheSize = bytes;
         return this;
+    }
+
+    /**
+     * RocksDB: a block cache shared with other stores, instead of a cache of the store's own. Every
+     * column family of the store uses it; the store holds it until the store closes (closing the cache
+     * before throws {@link FerryException.Busy}).
+     *
+     * @param cache the cache, or null for none (the default: a cache of the store's own)
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no block cache), or with
+     *         {@link #blockCacheSize(long)} set
+     */
+    public StoreOptions blockCache(BlockCache cache) {
+        only(Engine.ROCKSDB, "blockCache");
+        if (cache != null && blockCacheSize >= 0) {
+            throw new IllegalArgumentException("StoreOptions.blockCache: a store takes a shared block cache or a "
+                    + "blockCacheSize of its own (" + blockCacheSize + "), not both");
+        }
+        this.blockCache = cache;
+        return this;
+    }
+
+    /**
+     * RocksDB: a write buffer manager shared with other stores: it flushes memtables once those of all
+     * its stores reach its size, and (when charged to a cache) counts them in the cache. The store holds
+     * it until the store closes.
+     *
+     * @param wbm the manager, or null for none (the default)
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no memtables)
+     */
+    public StoreOptions writeBufferManager(WriteBufferManager wbm) {
+        only(Engine.ROCKSDB, "writeBufferManager");
+        this.writeBufferManager = wbm;
+        return this;
+    }
+
+    /**
+     * RocksDB: keep index and filter blocks in the block cache (charged to it, in its high-priority pool),
+     * with those of level-0 files pinned, instead of outside any bound (default false). With a shared
+     * {@link BlockCache}, this makes its capacity bound them too.
+     *
+     * @param v on or off
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options
+     */
+    public StoreOptions cacheIndexAndFilterBlocks(boolean v) {
+        only(Engine.ROCKSDB, "cacheIndexAndFilterBlocks");
+        this.cacheIndexAndFilterBlocks = v;
+        return this;
+    }
+
+    /** @return the shared block cache, or null */
+    public BlockCache blockCache() {
+        return blockCache;
+    }
+
+    /** @return the shared write buffer manager, or null */
+    public WriteBufferManager writeBufferManager() {
+        return writeBufferManager;
     }
 
     /**
@@ -507,6 +574,8 @@ public final class StoreOptions {
                 : transactions == TransactionMode.PESSIMISTIC ? Abi.TXN_MODE_PESSIMISTIC
                 : transactions == TransactionMode.OPTIMISTIC ? Abi.TXN_MODE_OPTIMISTIC : Abi.TXN_MODE_NONE;
         o[Abi.OPT_TXN_LOCK_TIMEOUT_MS] = lockTimeoutMillis;
+        o[Abi.OPT_CACHE_INDEX_AND_FILTER] = cacheIndexAndFilterBlocks ? 1 : -1;
+        // OPT_BLOCK_CACHE / OPT_WRITE_BUFFER_MANAGER: set by Stores while it holds the objects open
         return o;
     }
 

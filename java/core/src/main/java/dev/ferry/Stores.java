@@ -64,11 +64,54 @@ final class Stores {
         }
     }
 
+    /** Native handles of a shared cache and manager, valid while {@link #holding} runs its action. */
+    interface SharedAction<T> {
+        T apply(long cache, long wbm);
+    }
+
+    /**
+     * Runs {@code action} with the handles of {@code cache} and {@code wbm} (0 for null) kept valid: neither
+     * can close meanwhile (their close waits). Store opens and write buffer manager creation pass the handles
+     * to native code this way.
+     *
+     * @throws IllegalStateException when either is closed
+     */
+    static <T> T holding(BlockCache cache, WriteBufferManager wbm, SharedAction<T> action) {
+        java.util.concurrent.locks.Lock a = cache == null ? null : cache.use().readLock();
+        java.util.concurrent.locks.Lock b = wbm == null ? null : wbm.use().readLock();
+        if (a != null) {
+            a.lock();
+        }
+        try {
+            if (b != null) {
+                b.lock();
+            }
+            try {
+                return action.apply(cache == null ? 0 : cache.openHandle(), wbm == null ? 0 : wbm.openHandle());
+            } finally {
+                if (b != null) {
+                    b.unlock();
+                }
+            }
+        } finally {
+            if (a != null) {
+                a.unlock();
+            }
+        }
+    }
+
     private static Store openNative(NativeCalls calls, Path path, StoreOptions options) {
         String x = options.nativeOptionsString();
         byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords();
-        long h = calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), options.toNative(),
-                x == null ? null : x.getBytes(StandardCharsets.UTF_8), records, options.familyOptions.size());
+        long[] o = options.toNative();
+        BlockCache cache = options.blockCache;
+        WriteBufferManager wbm = options.writeBufferManager;
+        long h = holding(cache, wbm, (ch, wh) -> {
+            o[Abi.OPT_BLOCK_CACHE] = ch;
+            o[Abi.OPT_WRITE_BUFFER_MANAGER] = wh;
+            return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o,
+                    x == null ? null : x.getBytes(StandardCharsets.UTF_8), records, options.familyOptions.size());
+        });
         Engine engine = options.engine;
         Once release = new Once(() -> {
             // EBUSY: an LMDB write transaction of another thread kept the environment open (only
@@ -76,6 +119,9 @@ final class Stores {
             if (calls.storeClose(h) != Abi.EBUSY && engine == Engine.LMDB) {
                 OPEN_LMDB.remove(path);
             }
+            // the store held them natively until now: keep the Java objects reachable as long
+            java.lang.ref.Reference.reachabilityFence(cache);
+            java.lang.ref.Reference.reachabilityFence(wbm);
         });
         Store store;
         try {

@@ -132,8 +132,14 @@ public final class Abi {
     public static final int OPT_STATISTICS = 18;
     /** RocksDB cursors' readahead in bytes. */
     public static final int OPT_READAHEAD_BYTES = 19;
+    /** RocksDB: a shared block cache (ferry_cache* as an integer, 0 = none). */
+    public static final int OPT_BLOCK_CACHE = 20;
+    /** RocksDB: a shared write buffer manager (ferry_wbm* as an integer, 0 = none). */
+    public static final int OPT_WRITE_BUFFER_MANAGER = 21;
+    /** RocksDB: index and filter blocks in the block cache, high priority, level 0 pinned (bool). */
+    public static final int OPT_CACHE_INDEX_AND_FILTER = 22;
     /** Number of option slots. */
-    public static final int OPT_COUNT = 20;
+    public static final int OPT_COUNT = 23;
 
     // ---- transaction modes (OPT_TRANSACTIONS)
     /** No transactions. */
@@ -283,6 +289,12 @@ public final class Abi {
     // ---- SST ingestion
     /** Move (hard-link) ingested files instead of copying them. */
     public static final int INGEST_MOVE = 0x1;
+
+    // ---- shared memory (RocksDB)
+    /** Block cache flag: strict capacity limit. */
+    public static final int CACHE_STRICT_CAPACITY = 0x1;
+    /** Write buffer manager flag: stall writes over the buffer size. */
+    public static final int WBM_ALLOW_STALL = 0x1;
 
     /**
      * Refuses a libferry built for another ABI than these classes: calling it would pass arguments

@@ -1069,4 +1069,83 @@ public final class NativeCalls {
         m.buf.put(opsOff, ops, 0, len);
         check(s, b.rjWrite(db, m.addr + Scratch.DATA, 1, m.addr + opsOff, len, count, s.err()));
     }
+
+    // ---- shared memory (RocksDB) ----
+
+    /**
+     * {@code ferry_cache_create}.
+     *
+     * @param capacity bytes
+     * @param flags FERRY_CACHE_* bits
+     * @param highPriPpm high-priority share in parts per million, -1 for RocksDB's default
+     * @return the handle
+     */
+    public long cacheCreate(long capacity, int flags, long highPriPpm) {
+        Scratch s = Scratch.get(b);
+        check(s, b.cacheCreate(capacity, flags, highPriPpm, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_cache_usage}.
+     *
+     * @param cache the handle
+     * @return usage bytes, pinned bytes, holding stores, holding write buffer managers
+     */
+    public long[] cacheUsage(long cache) {
+        Scratch s = Scratch.get(b);
+        s.mem.buf.putLong(Scratch.OUT + 16, 0).putLong(Scratch.OUT + 24, 0);
+        check(s, b.cacheUsage(cache, s.out(0), s.out(1), s.out(2), s.out(3)));
+        return new long[] {s.outLong(0), s.outLong(1), s.mem.buf.getInt(Scratch.OUT + 16) & 0xffffffffL,
+            s.mem.buf.getInt(Scratch.OUT + 24) & 0xffffffffL};
+    }
+
+    /**
+     * {@code ferry_cache_close}.
+     *
+     * @param cache the handle
+     * @throws FerryException (Busy) while stores or write buffer managers hold it
+     */
+    public void cacheClose(long cache) {
+        Scratch s = Scratch.get(b);
+        check(s, b.cacheClose(cache, s.err()));
+    }
+
+    /**
+     * {@code ferry_wbm_create}.
+     *
+     * @param cache cache handle or 0
+     * @param bufferSize bytes
+     * @param flags FERRY_WBM_* bits
+     * @return the handle
+     */
+    public long wbmCreate(long cache, long bufferSize, int flags) {
+        Scratch s = Scratch.get(b);
+        check(s, b.wbmCreate(cache, bufferSize, flags, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_wbm_usage}.
+     *
+     * @param wbm the handle
+     * @return memtable bytes counted, holding stores
+     */
+    public long[] wbmUsage(long wbm) {
+        Scratch s = Scratch.get(b);
+        s.mem.buf.putLong(Scratch.OUT + 8, 0);
+        check(s, b.wbmUsage(wbm, s.out(0), s.out(1)));
+        return new long[] {s.outLong(0), s.mem.buf.getInt(Scratch.OUT + 8) & 0xffffffffL};
+    }
+
+    /**
+     * {@code ferry_wbm_close}.
+     *
+     * @param wbm the handle
+     * @throws FerryException (Busy) while stores hold it
+     */
+    public void wbmClose(long wbm) {
+        Scratch s = Scratch.get(b);
+        check(s, b.wbmClose(wbm, s.err()));
+    }
 }

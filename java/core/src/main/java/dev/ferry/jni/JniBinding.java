@@ -171,6 +171,18 @@ public final class JniBinding implements NativeBinding {
     @Override public int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err) {
         return rjWrite0(db, cfs, ncfs, ops, len, count, err);
     }
+    @Override public int cacheCreate(long capacity, int flags, long highPriPpm, long out, long err) {
+        return cacheCreate0(capacity, flags, highPriPpm, out, err);
+    }
+    @Override public int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut) {
+        return cacheUsage0(cache, usageOut, pinnedOut, storesOut, wbmsOut);
+    }
+    @Override public int cacheClose(long cache, long err) { return cacheClose0(cache, err); }
+    @Override public int wbmCreate(long cache, long bufferSize, int flags, long out, long err) {
+        return wbmCreate0(cache, bufferSize, flags, out, err);
+    }
+    @Override public int wbmUsage(long wbm, long usageOut, long storesOut) { return wbmUsage0(wbm, usageOut, storesOut); }
+    @Override public int wbmClose(long wbm, long err) { return wbmClose0(wbm, err); }
 
     private static native long address0(ByteBuffer direct);
     private static native ByteBuffer wrap0(long address, int length);
@@ -242,4 +254,10 @@ public final class JniBinding implements NativeBinding {
             long cap, long lensOut, long err);
     private static native int rjPut0(long db, long cf, long key, long klen, long val, long vlen, long err);
     private static native int rjWrite0(long db, long cfs, int ncfs, long ops, long len, int count, long err);
+    private static native int cacheCreate0(long capacity, int flags, long highPriPpm, long out, long err);
+    private static native int cacheUsage0(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut);
+    private static native int cacheClose0(long cache, long err);
+    private static native int wbmCreate0(long cache, long bufferSize, int flags, long out, long err);
+    private static native int wbmUsage0(long wbm, long usageOut, long storesOut);
+    private static native int wbmClose0(long wbm, long err);
 }

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
  * The ferry C ABI as seen from Java: one method per {@code ferry_*} function of
  * {@code native/include/ferry.h}, in the header's order (by the handle a function acts on: library,
  * store, column family, reads, writes, snapshot, transaction, cursor, backups, SST writer, RocksJava
- * interop), taking handles and addresses as {@code long}s.
+ * interop, shared memory), taking handles and addresses as {@code long}s.
  *
  * <p>Names: {@code ferry_a_b_c} is {@code aBC} ({@code ferry_cf_list_all} is {@link #cfListAll});
  * the JNI native behind it is {@code aBC0}. Types: a pointer, {@code size_t}, {@code int64_t} and
@@ -431,4 +431,24 @@ public interface NativeBinding {
 
     /** @param db rocksdb::DB* @param cfs array of ColumnFamilyHandle* @param ncfs its length @param ops records @param len bytes @param count records @param err error struct @return rc */
     int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err);
+
+    // ---- shared memory (RocksDB): block caches, write buffer managers
+
+    /** @param capacity bytes @param flags FERRY_CACHE_* @param highPriPpm high-priority share in ppm, -1 default @param out handle slot @param err error struct @return rc */
+    int cacheCreate(long capacity, int flags, long highPriPpm, long out, long err);
+
+    /** @param cache handle @param usageOut uint64 slot or 0 @param pinnedOut uint64 slot or 0 @param storesOut uint32 slot or 0 @param wbmsOut uint32 slot or 0 @return rc */
+    int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut);
+
+    /** @param cache handle @param err error struct @return rc (FERRY_EBUSY while held) */
+    int cacheClose(long cache, long err);
+
+    /** @param cache cache handle or 0 @param bufferSize bytes @param flags FERRY_WBM_* @param out handle slot @param err error struct @return rc */
+    int wbmCreate(long cache, long bufferSize, int flags, long out, long err);
+
+    /** @param wbm handle @param usageOut uint64 slot or 0 @param storesOut uint32 slot or 0 @return rc */
+    int wbmUsage(long wbm, long usageOut, long storesOut);
+
+    /** @param wbm handle @param err error struct @return rc (FERRY_EBUSY while held) */
+    int wbmClose(long wbm, long err);
 }

@@ -1372,7 +1372,53 @@ final class StoreOps {
         CursorOptions co = CursorOptions.defaults();
         int v = c.rnd.nextBoolean() ? c.extreme() : c.rnd.nextInt(600) - 300;
         long l = c.rnd.nextBoolean() ? (long) c.extreme() * 3 : c.rnd.nextInt(600) - 300;
-        switch (c.rnd.nextInt(12)) {
+        switch (c.rnd.nextInt(14)) {
+            case 11: {
+                // shared memory (RocksDB): bad sizes and ratios, a closed cache or manager at open and
+                // at manager creation, closing one in use; LMDB options refuse them
+                double r = c.oneIn(2) ? c.rnd.nextDouble() * 3 - 1 : Double.NaN;
+                dev.ferry.BlockCache[] cache = new dev.ferry.BlockCache[1];
+                c.call("BlockCache.builder(" + l + ").highPriorityPoolRatio(" + r + ")",
+                        () -> cache[0] = dev.ferry.BlockCache.builder(l).highPriorityPoolRatio(r).binding(c.world.binding).build());
+                c.call("WriteBufferManager.create(" + l + ")", () -> dev.ferry.WriteBufferManager.create(l, null, false,
+                        c.world.binding).close());
+                dev.ferry.BlockCache k = cache[0];
+                if (k != null) {
+                    c.call("BlockCache.close", k::close);
+                    c.call("WriteBufferManager.create(closed cache)", () -> dev.ferry.WriteBufferManager.create(1 << 20, k,
+                            false, c.world.binding).close());
+                    c.call("StoreOptions.blockCache(closed cache)", () -> {
+                        Store st = Store.open(c.world.root.resolve("closed-cache-" + c.world.nextId()),
+                                StoreOptions.of(c.world.engine).binding(c.world.binding).blockCache(k));
+                        st.close();
+                    });
+                    c.call("BlockCache.usage after close", k::usage);
+                }
+                break;
+            }
+            case 12: {
+                if (c.world.engine == Engine.LMDB) {
+                    c.call("StoreOptions.lmdb().cacheIndexAndFilterBlocks(true)", () -> o.cacheIndexAndFilterBlocks(true));
+                    break;
+                }
+                // a store holding a shared cache: closing the cache is refused until the store closes
+                dev.ferry.BlockCache[] cache = new dev.ferry.BlockCache[1];
+                if (!c.call("BlockCache.lru(1M)", () -> cache[0] = dev.ferry.BlockCache.builder(1 << 20)
+                        .binding(c.world.binding).build())) {
+                    break;
+                }
+                Path dir = c.world.root.resolve("shared-" + c.world.nextId());
+                Store[] st = new Store[1];
+                c.call("Store.open(" + dir.getFileName() + ", blockCache)", () -> st[0] = Store.open(dir,
+                        StoreOptions.of(c.world.engine).binding(c.world.binding).blockCache(cache[0])
+                                .cacheIndexAndFilterBlocks(c.oneIn(2))));
+                if (st[0] != null) {
+                    c.call("BlockCache.close while a store holds it", cache[0]::close);
+                    c.call("close shared-cache store", st[0]::close);
+                }
+                c.call("BlockCache.close", cache[0]::close);
+                break;
+            }
             case 0: c.call("StoreOptions.mapSize(" + l + ")", () -> o.mapSize(l)); break;
             case 1: c.call("StoreOptions.maxColumnFamilies(" + v + ")", () -> o.maxColumnFamilies(v)); break;
             case 2: c.call("StoreOptions.maxReaders(" + v + ")", () -> o.maxReaders(v)); break;

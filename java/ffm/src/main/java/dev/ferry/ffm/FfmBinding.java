@@ -737,6 +737,60 @@ public final class FfmBinding implements NativeBinding {
         }
     }
 
+    @Override
+    public int cacheCreate(long capacity, int flags, long highPriPpm, long out, long err) {
+        try {
+            return (int) CacheCreate.H.invokeExact(capacity, flags, highPriPpm, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cache_create", t);
+        }
+    }
+
+    @Override
+    public int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut) {
+        try {
+            return (int) CacheUsage.H.invokeExact(cache, usageOut, pinnedOut, storesOut, wbmsOut);
+        } catch (Throwable t) {
+            throw failure("ferry_cache_usage", t);
+        }
+    }
+
+    @Override
+    public int cacheClose(long cache, long err) {
+        try {
+            return (int) CacheClose.H.invokeExact(cache, err);
+        } catch (Throwable t) {
+            throw failure("ferry_cache_close", t);
+        }
+    }
+
+    @Override
+    public int wbmCreate(long cache, long bufferSize, int flags, long out, long err) {
+        try {
+            return (int) WbmCreate.H.invokeExact(cache, bufferSize, flags, out, err);
+        } catch (Throwable t) {
+            throw failure("ferry_wbm_create", t);
+        }
+    }
+
+    @Override
+    public int wbmUsage(long wbm, long usageOut, long storesOut) {
+        try {
+            return (int) WbmUsage.H.invokeExact(wbm, usageOut, storesOut);
+        } catch (Throwable t) {
+            throw failure("ferry_wbm_usage", t);
+        }
+    }
+
+    @Override
+    public int wbmClose(long wbm, long err) {
+        try {
+            return (int) WbmClose.H.invokeExact(wbm, err);
+        } catch (Throwable t) {
+            throw failure("ferry_wbm_close", t);
+        }
+    }
+
     // ---------------------------------------------------------------- functions
 
     /**
@@ -963,7 +1017,22 @@ public final class FfmBinding implements NativeBinding {
         // int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len, uint32_t count,
         //                     ferry_error *err)
         RJ_WRITE("ferry_rj_write", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT,
-                JAVA_LONG);
+                JAVA_LONG),
+
+        // int ferry_cache_create(uint64_t capacity, uint32_t flags, int64_t high_pri_ppm, ferry_cache **out,
+        //                        ferry_error *err)
+        CACHE_CREATE("ferry_cache_create", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out, uint32_t *stores_out,
+        //                       uint32_t *wbms_out)
+        CACHE_USAGE("ferry_cache_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_cache_close(ferry_cache *c, ferry_error *err)
+        CACHE_CLOSE("ferry_cache_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint32_t flags, ferry_wbm **out, ferry_error *err)
+        WBM_CREATE("ferry_wbm_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out)
+        WBM_USAGE("ferry_wbm_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_wbm_close(ferry_wbm *w, ferry_error *err)
+        WBM_CLOSE("ferry_wbm_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG);
 
         final String symbol;
         final boolean critical;
@@ -1157,6 +1226,24 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class RjWrite {
         static final MethodHandle H = bind(Fn.RJ_WRITE);
+    }
+    private static final class CacheCreate {
+        static final MethodHandle H = bind(Fn.CACHE_CREATE);
+    }
+    private static final class CacheUsage {
+        static final MethodHandle H = bind(Fn.CACHE_USAGE);
+    }
+    private static final class CacheClose {
+        static final MethodHandle H = bind(Fn.CACHE_CLOSE);
+    }
+    private static final class WbmCreate {
+        static final MethodHandle H = bind(Fn.WBM_CREATE);
+    }
+    private static final class WbmUsage {
+        static final MethodHandle H = bind(Fn.WBM_USAGE);
+    }
+    private static final class WbmClose {
+        static final MethodHandle H = bind(Fn.WBM_CLOSE);
     }
 
 

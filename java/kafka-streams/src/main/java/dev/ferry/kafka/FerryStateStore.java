@@ -74,6 +74,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private final Engine engine;
     private final Set<FerryIterator> openIterators = ConcurrentHashMap.newKeySet();
     private volatile Store store;
+    /** The application's shared memory budget this store holds while open, or null. */
+    private volatile FerryMemoryBudget budget;
     private ColumnFamily data;
     private ColumnFamily offsets;
     private volatile boolean open;
@@ -119,7 +121,12 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         Position kept;
+        // the application's memory budget (ferry.rocksdb.memory.total.bytes), held until close
+        FerryMemoryBudget b = engine == Engine.ROCKSDB ? FerryMemoryBudget.acquire(context.applicationId(), context.appConfigs()) : null;
         try {
+            if (b != null) {
+                b.apply(options);
+            }
             Files.createDirectories(dir.getParent());
             Store s = Store.open(dir, options);
             try {
@@ -133,7 +140,11 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 throw e;
             }
             store = s;
+            budget = b;
         } catch (java.io.IOException | RuntimeException e) {
+            if (b != null) {
+                b.release();
+            }
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
         this.context = context;
@@ -396,6 +407,11 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 // the position stays at its last commit: never ahead of the entries
             } finally {
                 s.close();
+                FerryMemoryBudget b = budget;
+                budget = null;
+                if (b != null) {
+                    b.release();
+                }
             }
         }
     }
@@ -403,6 +419,11 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[" + name + ", " + engine + (open ? "" : ", closed") + "]";
+    }
+
+    /** @return the memory budget this store holds, or null (tests) */
+    FerryMemoryBudget budget() {
+        return budget;
     }
 
     /** The open Ferry store underneath (package-private: tests look at its families). */

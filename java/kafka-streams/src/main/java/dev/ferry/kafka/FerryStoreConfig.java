@@ -35,6 +35,21 @@ public final class FerryStoreConfig {
     public static final String LMDB_MAP_SIZE_BYTES = "ferry.lmdb.map.size.bytes";
     /** LMDB: growth step in bytes when the map is full, 0 to fail with MapFull instead (default 1 GiB). */
     public static final String LMDB_AUTO_GROW_BYTES = "ferry.lmdb.auto.grow.bytes";
+    /**
+     * RocksDB: one memory budget in bytes for all the Ferry RocksDB stores of this Kafka Streams application
+     * in this process (keyed by {@code application.id}): they share one block cache of this capacity and a
+     * write buffer manager charged to it, and hold their index and filter blocks in the cache, so table
+     * blocks, memtables, index and filter blocks stay within it. Off by default (each store then has its
+     * own {@link #ROCKSDB_BLOCK_CACHE_BYTES} cache and memtables); not with {@link #ROCKSDB_BLOCK_CACHE_BYTES}.
+     */
+    public static final String ROCKSDB_MEMORY_TOTAL_BYTES = "ferry.rocksdb.memory.total.bytes";
+    /** RocksDB, with {@link #ROCKSDB_MEMORY_TOTAL_BYTES}: the share of the budget for memtables, above 0 and below 1 (default 0.5). */
+    public static final String ROCKSDB_MEMORY_MEMTABLE_FRACTION = "ferry.rocksdb.memory.memtable.fraction";
+    /**
+     * RocksDB, with {@link #ROCKSDB_MEMORY_TOTAL_BYTES}: the share of the budget's cache kept for index and filter
+     * blocks (its high-priority pool), 0 to 1 (default 0.1).
+     */
+    public static final String ROCKSDB_MEMORY_INDEX_FILTER_FRACTION = "ferry.rocksdb.memory.index.filter.fraction";
     /** The engine of the DSL's stores under {@link FerryDslStoreSuppliers}: {@code rocksdb} (default) or {@code lmdb}. */
     public static final String DSL_ENGINE = "ferry.dsl.engine";
 
@@ -42,6 +57,8 @@ public final class FerryStoreConfig {
     static final int DEFAULT_BLOOM_BITS = 10;
     static final long DEFAULT_MAP_SIZE = 1L << 30;
     static final long DEFAULT_AUTO_GROW = 1L << 30;
+    static final double DEFAULT_MEMTABLE_FRACTION = 0.5;
+    static final double DEFAULT_INDEX_FILTER_FRACTION = 0.1;
 
     private FerryStoreConfig() {
     }
@@ -59,7 +76,12 @@ public final class FerryStoreConfig {
     public static StoreOptions options(Engine engine, String storeName, Map<String, Object> configs) {
         StoreOptions o = StoreOptions.of(engine);
         if (engine == Engine.ROCKSDB) {
-            o.blockCacheSize(longValue(configs, ROCKSDB_BLOCK_CACHE_BYTES, DEFAULT_BLOCK_CACHE));
+            if (configs.get(ROCKSDB_MEMORY_TOTAL_BYTES) == null) {
+                o.blockCacheSize(longValue(configs, ROCKSDB_BLOCK_CACHE_BYTES, DEFAULT_BLOCK_CACHE));
+            } else if (configs.get(ROCKSDB_BLOCK_CACHE_BYTES) != null) {
+                throw new ConfigException(ROCKSDB_BLOCK_CACHE_BYTES, configs.get(ROCKSDB_BLOCK_CACHE_BYTES), "a store has a "
+                        + "block cache of its own or shares the budget " + ROCKSDB_MEMORY_TOTAL_BYTES + ", not both");
+            }
             o.bloomBitsPerKey((int) longValue(configs, ROCKSDB_BLOOM_BITS_PER_KEY, DEFAULT_BLOOM_BITS));
             Object c = configs.get(ROCKSDB_COMPRESSION);
             o.compression(c == null ? Compression.NONE : compression(c));
@@ -108,6 +130,45 @@ public final class FerryStoreConfig {
             throw new ConfigException(key, v, "must not be negative");
         }
         return n;
+    }
+
+    /**
+     * The memory budget's settings, or null when {@link #ROCKSDB_MEMORY_TOTAL_BYTES} is not set.
+     *
+     * @return total bytes, memtable fraction, index/filter fraction
+     */
+    static double[] budget(Map<String, Object> configs) {
+        if (configs.get(ROCKSDB_MEMORY_TOTAL_BYTES) == null) {
+            return null;
+        }
+        long total = longValue(configs, ROCKSDB_MEMORY_TOTAL_BYTES, 0);
+        if (total <= 0) {
+            throw new ConfigException(ROCKSDB_MEMORY_TOTAL_BYTES, configs.get(ROCKSDB_MEMORY_TOTAL_BYTES), "must be positive");
+        }
+        double mem = fraction(configs, ROCKSDB_MEMORY_MEMTABLE_FRACTION, DEFAULT_MEMTABLE_FRACTION);
+        if (mem <= 0 || mem >= 1) {
+            throw new ConfigException(ROCKSDB_MEMORY_MEMTABLE_FRACTION, configs.get(ROCKSDB_MEMORY_MEMTABLE_FRACTION),
+                    "must be above 0 and below 1");
+        }
+        double idx = fraction(configs, ROCKSDB_MEMORY_INDEX_FILTER_FRACTION, DEFAULT_INDEX_FILTER_FRACTION);
+        return new double[] {total, mem, idx};
+    }
+
+    private static double fraction(Map<String, Object> configs, String key, double dflt) {
+        Object v = configs.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        double d;
+        try {
+            d = v instanceof Number ? ((Number) v).doubleValue() : Double.parseDouble(v.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key, v, "expected a number from 0 to 1");
+        }
+        if (!(d >= 0 && d <= 1)) {
+            throw new ConfigException(key, v, "expected a number from 0 to 1");
+        }
+        return d;
     }
 
     private static FerryStoreOptionsSetter setter(Object v) {

@@ -1,0 +1,265 @@
+package dev.ferry;
+
+import dev.ferry.internal.Abi;
+import dev.ferry.internal.Bindings;
+import dev.ferry.internal.Engines;
+import dev.ferry.internal.NativeCalls;
+import java.lang.ref.Cleaner;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * A RocksDB LRU block cache that any number of RocksDB stores share, so that one capacity bounds the
+ * table blocks they all read (and, through a {@link WriteBufferManager} charged to it, their memtables
+ * too). Attach it with {@link StoreOptions#blockCache(BlockCache)}; put index and filter blocks in it
+ * with {@link StoreOptions#cacheIndexAndFilterBlocks(boolean)} (they then go to its high-priority pool).
+ *
+ * <pre>{@code
+ * try (BlockCache cache = BlockCache.builder(512L << 20).highPriorityPoolRatio(0.1).build();
+ *      WriteBufferManager wbm = WriteBufferManager.create(128L << 20, cache, false);
+ *      Store a = Store.open(dirA, StoreOptions.rocksdb().blockCache(cache).writeBufferManager(wbm));
+ *      Store b = Store.open(dirB, StoreOptions.rocksdb().blockCache(cache).writeBufferManager(wbm))) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Lifetime: explicit and counted. An open store holds the cache until the store closes, and so does
+ * an open write buffer manager charged to it; {@link #close()} while any holds it throws
+ * {@link FerryException.Busy} naming how many, and leaves the cache open. LMDB has no block cache: an
+ * LMDB store takes none ({@link StoreOptions#blockCache(BlockCache)} refuses LMDB options).
+ *
+ * <p>Thread safety: thread-safe; every method may be called from any thread.
+ */
+public final class BlockCache implements AutoCloseable {
+    private final NativeCalls calls;
+    private final long handle;
+    private final long capacity;
+    private final boolean strict;
+    private final double highPriorityPoolRatio;
+    private final Cleaner.Cleanable cleanable;
+    /** Store opens and manager creations hold it shared while they pass the handle to native code; close exclusively. */
+    private final ReentrantReadWriteLock use = new ReentrantReadWriteLock();
+    private volatile boolean closed;
+    /** Set once the native cache is freed (by close or the cleaner), so that neither frees it twice. */
+    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private BlockCache(NativeCalls calls, long handle, long capacity, boolean strict, double ratio) {
+        this.calls = calls;
+        this.handle = handle;
+        this.capacity = capacity;
+        this.strict = strict;
+        this.highPriorityPoolRatio = ratio;
+        // the release captures the parameters, not this; it cannot free a cache a store holds (BUSY)
+        java.util.concurrent.atomic.AtomicBoolean released = this.released;
+        this.cleanable = StoreCore.CLEANER.register(this, () -> {
+            try {
+                if (!released.get()) {
+                    calls.cacheClose(handle);
+                    released.set(true);
+                }
+            } catch (RuntimeException ignored) {
+                // held by a store that outlived this object's last reference: left to the process
+            }
+        });
+    }
+
+    /**
+     * Starts a cache of the given capacity.
+     *
+     * @param capacityBytes the capacity in bytes, at least 1
+     * @return a builder
+     * @throws IllegalArgumentException when the capacity is not positive
+     */
+    public static Builder builder(long capacityBytes) {
+        if (capacityBytes <= 0) {
+            throw new IllegalArgumentException("block cache capacity must be positive, got " + capacityBytes);
+        }
+        return new Builder(capacityBytes);
+    }
+
+    /**
+     * A cache with RocksDB's defaults (no strict limit, half the capacity for high-priority blocks).
+     *
+     * @param capacityBytes the capacity in bytes, at least 1
+     * @return the cache
+     */
+    public static BlockCache lru(long capacityBytes) {
+        return builder(capacityBytes).build();
+    }
+
+    /** Settings of a new {@link BlockCache}. Not thread-safe. */
+    public static final class Builder {
+        private final long capacity;
+        private boolean strict;
+        private double ratio = -1;
+        private String binding;
+
+        private Builder(long capacity) {
+            this.capacity = capacity;
+        }
+
+        /**
+         * Whether the cache refuses inserts beyond its capacity (reads then go uncached) instead of
+         * growing past it (RocksDB's {@code strict_capacity_limit}; default false).
+         *
+         * @param v on or off
+         * @return this
+         */
+        public Builder strictCapacityLimit(boolean v) {
+            this.strict = v;
+            return this;
+        }
+
+        /**
+         * Share of the capacity reserved for high-priority blocks: index and filter blocks of stores
+         * opened with {@link StoreOptions#cacheIndexAndFilterBlocks(boolean)} (default: RocksDB's, 0.5).
+         *
+         * @param ratio 0.0 to 1.0
+         * @return this
+         * @throws IllegalArgumentException outside 0..1
+         */
+        public Builder highPriorityPoolRatio(double ratio) {
+            if (!(ratio >= 0.0 && ratio <= 1.0)) {
+                throw new IllegalArgumentException("highPriorityPoolRatio must be in 0..1, got " + ratio);
+            }
+            this.ratio = ratio;
+            return this;
+        }
+
+        /**
+         * The binding to call through ("jni" or "ffm"; default: the process default).
+         *
+         * @param name the binding
+         * @return this
+         */
+        public Builder binding(String name) {
+            this.binding = name;
+            return this;
+        }
+
+        /**
+         * Creates the cache.
+         *
+         * @return the cache; close it after the stores that use it
+         * @throws FerryException.EngineLoad when rocksdbjni is missing
+         * @throws FerryException.NotSupported when the RocksDB library cannot set the high-priority ratio
+         */
+        public BlockCache build() {
+            NativeCalls calls = new NativeCalls(binding == null ? Bindings.defaultBinding() : Bindings.byName(binding));
+            Engines.attach(calls, Engine.ROCKSDB);
+            long ppm = ratio < 0 ? -1 : Math.round(ratio * 1_000_000);
+            long h = calls.cacheCreate(capacity, strict ? Abi.CACHE_STRICT_CAPACITY : 0, ppm);
+            try {
+                return new BlockCache(calls, h, capacity, strict, ratio < 0 ? 0.5 : ratio);
+            } catch (RuntimeException | Error e) {
+                calls.cacheClose(h);
+                throw e;
+            }
+        }
+    }
+
+    /** @return the capacity in bytes */
+    public long capacity() {
+        return capacity;
+    }
+
+    /** @return whether the capacity is a strict limit */
+    public boolean strictCapacityLimit() {
+        return strict;
+    }
+
+    /** @return the share of the capacity for high-priority blocks */
+    public double highPriorityPoolRatio() {
+        return highPriorityPoolRatio;
+    }
+
+    /**
+     * Bytes in the cache: blocks, plus the memtables that write buffer managers charge to it.
+     *
+     * @return bytes in use
+     * @throws IllegalStateException when closed
+     */
+    public long usage() {
+        return state()[0];
+    }
+
+    /**
+     * Bytes of entries in use (pinned) by readers and stores.
+     *
+     * @return pinned bytes
+     * @throws IllegalStateException when closed
+     */
+    public long pinnedUsage() {
+        return state()[1];
+    }
+
+    /**
+     * Open stores that hold this cache.
+     *
+     * @return how many
+     * @throws IllegalStateException when closed
+     */
+    public int openStores() {
+        return (int) state()[2];
+    }
+
+    private long[] state() {
+        use.readLock().lock();
+        try {
+            check();
+            return calls.cacheUsage(handle);
+        } finally {
+            use.readLock().unlock();
+        }
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /** @return whether {@link #close()} has released the cache */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** The lock that store opens hold shared while they pass the handle to native code (see Stores.holding). */
+    ReentrantReadWriteLock use() {
+        return use;
+    }
+
+    /** @return the native handle, after checking this is open (under {@link #use()}) */
+    long openHandle() {
+        check();
+        return handle;
+    }
+
+    /**
+     * Releases the cache. Idempotent.
+     *
+     * @throws FerryException.Busy while open stores or write buffer managers hold it (the message counts
+     *         them); the cache stays open
+     */
+    @Override
+    public void close() {
+        use.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            calls.cacheClose(handle);   // throws Busy while held
+            released.set(true);
+            closed = true;
+            cleanable.clean();          // finds it released: frees nothing
+        } finally {
+            use.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BlockCache[" + capacity + " bytes" + (strict ? ", strict" : "") + ", high-priority "
+                + highPriorityPoolRatio + (closed ? ", closed" : "") + "]";
+    }
+
+}
