@@ -37,11 +37,18 @@ public final class FerryStoreConfig {
     public static final String LMDB_AUTO_GROW_BYTES = "ferry.lmdb.auto.grow.bytes";
     /** The engine of the DSL's stores under {@link FerryDslStoreSuppliers}: {@code rocksdb} (default) or {@code lmdb}. */
     public static final String DSL_ENGINE = "ferry.dsl.engine";
+    /**
+     * Key-value stores, both engines: how many bytes of restored records (keys, values and about 64
+     * bytes each) a store buffers on the heap before it writes them sorted by key in one write;
+     * 0 writes each restore batch at once (default 8 MiB; docs/kafka-streams.md "Restoration").
+     */
+    public static final String RESTORE_BUFFER_BYTES = "ferry.restore.buffer.bytes";
 
     static final long DEFAULT_BLOCK_CACHE = 50L << 20;
     static final int DEFAULT_BLOOM_BITS = 10;
     static final long DEFAULT_MAP_SIZE = 1L << 30;
     static final long DEFAULT_AUTO_GROW = 1L << 30;
+    static final long DEFAULT_RESTORE_BUFFER = 8L << 20;
 
     private FerryStoreConfig() {
     }
@@ -79,6 +86,15 @@ public final class FerryStoreConfig {
             setter(setter).setOptions(storeName, o, configs);
         }
         return o;
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #RESTORE_BUFFER_BYTES}, or its default
+     * @throws ConfigException on a value that cannot be used
+     */
+    static long restoreBufferBytes(Map<String, Object> configs) {
+        return longValue(configs, RESTORE_BUFFER_BYTES, DEFAULT_RESTORE_BUFFER);
     }
 
     private static Compression compression(Object v) {
