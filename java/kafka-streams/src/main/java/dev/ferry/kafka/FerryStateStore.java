@@ -133,6 +133,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new IllegalStateException("store " + name + " is already initialized");
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
+        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         Position kept;
         try {
@@ -153,7 +154,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
         this.context = context;
-        this.restoreBufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs());
+        this.restoreBufferLimit = bufferLimit;
         this.position = kept;
         this.writtenPosition = kept.copy();
         open = true;
