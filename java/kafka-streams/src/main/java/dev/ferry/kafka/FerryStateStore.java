@@ -234,7 +234,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             Objects.requireNonNull(r.key, "key cannot be null");
         }
         if (restoreBufferLimit == 0) {
-            writeSorted(s, new ArrayList<>(records), false);
+            writeSorted(s, new ArrayList<>(records));
             return;
         }
         synchronized (restoreBuffer) {
@@ -258,15 +258,16 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             if (restoreBuffer.isEmpty()) {
                 return;
             }
-            writeSorted(s, restoreBuffer, true);
+            writeSorted(s, restoreBuffer);
             restoreBuffer.clear();
+            restoreBuffer.trimToSize(); // a store keeps no large empty array once restoration is over
             restoreBufferBytes = 0;
             restoreBuffered = false;
         }
     }
 
     /** Sorts records by key (stably) and writes the last record of each key in one restore write. */
-    private void writeSorted(Store s, List<KeyValue<byte[], byte[]>> records, boolean buffered) {
+    private void writeSorted(Store s, List<KeyValue<byte[], byte[]>> records) {
         records.sort(KEY_ORDER);
         ColumnFamily d = data;
         try (WriteBatch batch = new WriteBatch()) {
