@@ -17,6 +17,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * record: no forks, no statistics).
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.ferry.bench.kafka.RestorePhases [rounds] [builtin|rocksdb-jni|rocksdb-ffm|lmdb-jni|lmdb-ffm ...]</pre>
+ *
+ * <p>Each round first runs {@link KafkaStoreBase#setup()} (the data, and one restore into its own
+ * store), then the timed restore. Ferry's stores only: {@code -Dgroup=N} hands N restore batches over
+ * at once, {@code -Dsorted=true} sorts each handed-over list by key first (how the measurements in
+ * docs/kafka-streams.md "Restoration" separated transaction size from key order).
  */
 public final class RestorePhases {
     private RestorePhases() {
