@@ -21,7 +21,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>Each round first runs {@link KafkaStoreBase#setup()} (the data, and one restore into its own
  * store), then the timed restore. Ferry's stores only: {@code -Dgroup=N} hands N restore batches over
  * at once, {@code -Dsorted=true} sorts each handed-over list by key first (how the measurements in
- * docs/kafka-streams.md "Restoration" separated transaction size from key order).
+ * docs/kafka-streams.md "Restoration" separated transaction size from key order); {@code -Drocksdb.options=...}
+ * sets {@code ferry.rocksdb.options} for Ferry's RocksDB stores.
  */
 public final class RestorePhases {
     private RestorePhases() {
@@ -56,6 +57,9 @@ public final class RestorePhases {
                     long t0 = System.nanoTime();
                     TestContext ctx = new TestContext(dir.resolve("state").toFile());
                     ctx.configs.putAll(b.configs());
+                    if (System.getProperty("rocksdb.options") != null && !w.equals("builtin")) { // e.g. write_buffer_size=16777216
+                        ctx.configs.put(dev.ferry.kafka.FerryStoreConfig.ROCKSDB_OPTIONS, System.getProperty("rocksdb.options"));
+                    }
                     KeyValueStore<Bytes, byte[]> s = b.supplier().get();
                     s.init(ctx, s);
                     long t1 = System.nanoTime();
