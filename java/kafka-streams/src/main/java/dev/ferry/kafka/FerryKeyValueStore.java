@@ -1,6 +1,5 @@
 package dev.ferry.kafka;
 
-import dev.ferry.ColumnFamily;
 import dev.ferry.Engine;
 import dev.ferry.KeyRange;
 import dev.ferry.Store;
