@@ -1,6 +1,5 @@
 package dev.ferry.kafka;
 
-import dev.ferry.ColumnFamily;
 import dev.ferry.Engine;
 import dev.ferry.KeyRange;
 import dev.ferry.Store;
@@ -45,20 +44,14 @@ public class FerryKeyValueStore extends FerryStateStore implements KeyValueStore
         super(name, engine);
     }
 
-    /** Writes a batch of changelog records (null value = delete) in one Ferry write. */
+    /**
+     * Takes a batch of changelog records (null value = delete): buffered, then written sorted by key
+     * with other batches in one Ferry write ({@link FerryStateStore#bufferRestored}).
+     */
     @Override
     void restoreAll(Collection<KeyValue<byte[], byte[]>> records) {
-        Store s = checkOpen();
-        ColumnFamily data = data();
-        try (WriteBatch batch = new WriteBatch()) {
-            for (KeyValue<byte[], byte[]> r : records) {
-                if (r.value == null) {
-                    batch.delete(data, r.key);
-                } else {
-                    batch.put(data, r.key, r.value);
-                }
-            }
-            writeRestored(s, batch);
+        try {
+            bufferRestored(records);
         } catch (RuntimeException e) {
             throw translate(e, "restoring");
         }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +92,54 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private volatile boolean restoreLogged;
     /** How restored records are written on RocksDB: without the write-ahead log, as the built-in store. */
     private static final WriteOptions RESTORE = WriteOptions.DEFAULT.disableWal(true);
+    /** The heap a buffered restored record costs beyond its key and value (the KeyValue, two array headers, a slot). */
+    private static final int BUFFERED_RECORD_OVERHEAD = 64;
+    /**
+     * Restored records' order in one write: by key as unsigned bytes, first by the keys' first 16
+     * bytes held in the slots (zero-padded: the same order), then by the whole keys. With a stable
+     * sort a key's records keep their changelog order. (Twice as fast as comparing the keys' arrays
+     * alone: the comparisons stay within the slots, allocated one after the other.)
+     */
+    private static final Comparator<Slot> KEY_ORDER = (a, b) -> {
+        int c = Long.compareUnsigned(a.hi, b.hi);
+        if (c == 0) {
+            c = Long.compareUnsigned(a.lo, b.lo);
+        }
+        return c != 0 ? c : Arrays.compareUnsigned(a.record.key, b.record.key);
+    };
+
+    /** A restored record and the first 16 bytes of its key, big-endian, zero-padded (the sort's keys). */
+    private static final class Slot {
+        final long hi;
+        final long lo;
+        final KeyValue<byte[], byte[]> record;
+
+        Slot(KeyValue<byte[], byte[]> record) {
+            this.record = record;
+            this.hi = bigEndian(record.key, 0);
+            this.lo = bigEndian(record.key, 8);
+        }
+
+        private static long bigEndian(byte[] k, int from) {
+            long v = 0;
+            for (int i = from; i < from + 8; i++) {
+                v = v << 8 | (i < k.length ? k[i] & 0xff : 0);
+            }
+            return v;
+        }
+    }
+    /**
+     * Restored records not yet written ({@link #bufferRestored}), in changelog order; guarded by
+     * itself. Written as one sorted write when they reach {@link #restoreBufferLimit} bytes, and
+     * before any other use of the store ({@link #checkOpen()}, {@link #close()}).
+     */
+    private final ArrayList<KeyValue<byte[], byte[]>> restoreBuffer = new ArrayList<>();
+    /** Bytes of the buffered records (keys, values and {@link #BUFFERED_RECORD_OVERHEAD} each). */
+    private long restoreBufferBytes;
+    /** {@link #restoreBuffer} is not empty: the one read the other paths pay. */
+    private volatile boolean restoreBuffered;
+    /** {@link FerryStoreConfig#RESTORE_BUFFER_BYTES}: 0 writes each restore batch at once. */
+    private long restoreBufferLimit;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
     /** The position last written to the offsets family: a commit writes it again only when it moved. */
@@ -119,6 +168,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new IllegalStateException("store " + name + " is already initialized");
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
+        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         Position kept;
         // the application's memory budget (ferry.rocksdb.memory.total.bytes), held until close
@@ -148,6 +198,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
         this.context = context;
+        this.restoreBufferLimit = bufferLimit;
         this.position = kept;
         this.writtenPosition = kept.copy();
         open = true;
@@ -209,6 +260,88 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             // opened with syncWrites (an options setter): every write goes through the synced log
             restoreLogged = true;
             s.write(batch);
+        }
+    }
+
+    /**
+     * Buffers a batch of restored records, already in the data family's layout (null value =
+     * delete), and writes the buffer once it holds {@link FerryStoreConfig#RESTORE_BUFFER_BYTES}.
+     * Kafka Streams hands restored records over in batches of a few hundred, in changelog order,
+     * that is in random key order; written one batch at a time, each batch pays for random inserts
+     * into RocksDB's memtable or, on LMDB, a transaction that copies a page per record. The buffer
+     * is written as one batch sorted by key, with only the last record of each key (what writing
+     * them in changelog order leaves), through {@link #writeRestored}: RocksDB inserts sorted keys
+     * next to one another and flushes a memtable laid out in key order, LMDB writes each page once.
+     *
+     * <p>The buffer is written before any other use of the store ({@link #checkOpen()}: reads,
+     * writes, {@link #flush()}, {@link #commit(Map)}; and {@link #close()}), so no caller sees the
+     * store without the records restored so far, and no offset is committed that covers a record
+     * still in the buffer: a crash loses buffered records as it loses RocksDB's unlogged memtable,
+     * with the committed offset still behind them. Kafka Streams never changes a record's arrays
+     * after handing them over, so the buffer keeps them without copying.
+     *
+     * @param records the records, in changelog order
+     */
+    final void bufferRestored(Collection<KeyValue<byte[], byte[]>> records) {
+        Store s = openStore();
+        for (KeyValue<byte[], byte[]> r : records) {
+            Objects.requireNonNull(r.key, "key cannot be null");
+        }
+        if (restoreBufferLimit == 0) {
+            writeSorted(s, records instanceof List<KeyValue<byte[], byte[]>> l ? l : new ArrayList<>(records));
+            return;
+        }
+        synchronized (restoreBuffer) {
+            for (KeyValue<byte[], byte[]> r : records) {
+                restoreBuffer.add(r);
+                restoreBufferBytes += r.key.length + (r.value == null ? 0 : r.value.length) + BUFFERED_RECORD_OVERHEAD;
+            }
+            restoreBuffered = !restoreBuffer.isEmpty();
+            if (restoreBufferBytes >= restoreBufferLimit) {
+                drainRestored(s);
+            }
+        }
+    }
+
+    /**
+     * Writes the buffered restored records, if any ({@link #bufferRestored}). On failure they stay
+     * buffered: every later use of the store tries again and fails, so no commit covers them.
+     */
+    private void drainRestored(Store s) {
+        synchronized (restoreBuffer) {
+            if (restoreBuffer.isEmpty()) {
+                return;
+            }
+            writeSorted(s, restoreBuffer);
+            restoreBuffer.clear();
+            restoreBuffer.trimToSize(); // a store keeps no large empty array once restoration is over
+            restoreBufferBytes = 0;
+            restoreBuffered = false;
+        }
+    }
+
+    /** Sorts records by key (stably) and writes the last record of each key in one restore write. */
+    private void writeSorted(Store s, List<KeyValue<byte[], byte[]>> records) {
+        int n = records.size();
+        Slot[] sorted = new Slot[n];
+        for (int i = 0; i < n; i++) {
+            sorted[i] = new Slot(records.get(i));
+        }
+        Arrays.sort(sorted, KEY_ORDER); // stable
+        ColumnFamily d = data;
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int i = 0; i < n; i++) {
+                KeyValue<byte[], byte[]> r = sorted[i].record;
+                if (i + 1 < n && Arrays.equals(r.key, sorted[i + 1].record.key)) {
+                    continue; // a later record of the key replaces it
+                }
+                if (r.value == null) {
+                    batch.delete(d, r.key);
+                } else {
+                    batch.put(d, r.key, r.value);
+                }
+            }
+            writeRestored(s, batch);
         }
     }
 
@@ -397,6 +530,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         Store s = store;
         if (s != null) {
             try {
+                drainRestored(s); // best effort, as close is: records it loses were never covered by a commit
                 flushUnlogged(s); // RocksDB's own close would flush them too; the order stays explicit
                 Position now = position.copy();
                 if (!now.equals(writtenPosition)) { // keep the position of every write so far (best effort, as close is)
@@ -426,8 +560,24 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         return budget;
     }
 
-    /** The open Ferry store underneath (package-private: tests look at its families). */
+    /**
+     * The open Ferry store underneath, with every restored record written
+     * ({@link #bufferRestored}) (package-private: tests look at its families).
+     */
     Store checkOpen() {
+        Store s = openStore();
+        if (restoreBuffered) {
+            try {
+                drainRestored(s);
+            } catch (RuntimeException e) {
+                throw translate(e, "writing restored records");
+            }
+        }
+        return s;
+    }
+
+    /** The open Ferry store underneath, restored records perhaps still buffered (metrics, restoration). */
+    Store openStore() {
         Store s = store;
         if (!open || s == null) {
             throw closed(null);

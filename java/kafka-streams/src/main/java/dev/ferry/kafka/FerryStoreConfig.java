@@ -52,6 +52,12 @@ public final class FerryStoreConfig {
     public static final String ROCKSDB_MEMORY_INDEX_FILTER_FRACTION = "ferry.rocksdb.memory.index.filter.fraction";
     /** The engine of the DSL's stores under {@link FerryDslStoreSuppliers}: {@code rocksdb} (default) or {@code lmdb}. */
     public static final String DSL_ENGINE = "ferry.dsl.engine";
+    /**
+     * Key-value stores, both engines: how many bytes of restored records (keys, values and about 64
+     * bytes each) a store buffers on the heap before it writes them sorted by key in one write;
+     * 0 writes each restore batch at once (default 8 MiB; docs/kafka-streams.md "Restoration").
+     */
+    public static final String RESTORE_BUFFER_BYTES = "ferry.restore.buffer.bytes";
 
     static final long DEFAULT_BLOCK_CACHE = 50L << 20;
     static final int DEFAULT_BLOOM_BITS = 10;
@@ -59,6 +65,7 @@ public final class FerryStoreConfig {
     static final long DEFAULT_AUTO_GROW = 1L << 30;
     static final double DEFAULT_MEMTABLE_FRACTION = 0.5;
     static final double DEFAULT_INDEX_FILTER_FRACTION = 0.1;
+    static final long DEFAULT_RESTORE_BUFFER = 8L << 20;
 
     private FerryStoreConfig() {
     }
@@ -101,6 +108,15 @@ public final class FerryStoreConfig {
             setter(setter).setOptions(storeName, o, configs);
         }
         return o;
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #RESTORE_BUFFER_BYTES}, or its default
+     * @throws ConfigException on a value that cannot be used
+     */
+    static long restoreBufferBytes(Map<String, Object> configs) {
+        return longValue(configs, RESTORE_BUFFER_BYTES, DEFAULT_RESTORE_BUFFER);
     }
 
     private static Compression compression(Object v) {

@@ -272,7 +272,7 @@ final class FerryStoreMetrics {
             }
             long v;
             try {
-                v = read.applyAsLong(store.checkOpen());
+                v = read.applyAsLong(store.openStore());
             } catch (RuntimeException e) {
                 if (!store.isOpen()) { // raced with close()
                     return BigInteger.ZERO;
@@ -430,7 +430,7 @@ final class FerryStoreMetrics {
             }
             Statistics s;
             try {
-                s = store.checkOpen().statistics();
+                s = store.openStore().statistics();
             } catch (RuntimeException e) {
                 if (store.isOpen()) {
                     LOG.warn("Cannot read the RocksDB statistics of Ferry store {} of task {}: {}", store.name(), task, e.toString());

@@ -234,6 +234,69 @@ class FerryKeyValueStoreTest {
         }
     }
 
+    /**
+     * Restored records are buffered and written sorted by key (FerryStateStore.bufferRestored): whatever
+     * the buffer's size (0: each batch at once; 1 byte: each batch alone; the default: all of them),
+     * the store ends as writing the changelog in order leaves it (a key's last record wins, deletes
+     * included), reads between batches see every record restored so far, a commit writes them
+     * before its offset, and close keeps them.
+     */
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void restoredRecordsEndAsTheChangelogInOrderWhateverTheBuffer(Engine engine) {
+        TopicPartition tp = new TopicPartition("app-kv-changelog", 0);
+        for (long limit : new long[] {0, 1, FerryStoreConfig.DEFAULT_RESTORE_BUFFER}) {
+            java.util.Random r = new java.util.Random(limit + engine.ordinal());
+            java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+            TestContext ctx = new TestContext(tmp.resolve("buffer-" + limit).toFile());
+            ctx.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, limit);
+            long offset = 0;
+            long committed = -1;
+            try (FerryKeyValueStore s = open(engine, ctx)) {
+                BatchingStateRestoreCallback cb = (BatchingStateRestoreCallback) ctx.restoreCallback;
+                for (int b = 0; b < 30; b++) {
+                    List<KeyValue<byte[], byte[]>> batch = new ArrayList<>();
+                    for (int i = 1 + r.nextInt(300); i > 0; i--, offset++) {
+                        String k = "k" + r.nextInt(500);
+                        String val = r.nextInt(5) == 0 ? null : "v" + offset;
+                        batch.add(KeyValue.pair(v(k), val == null ? null : v(val)));
+                        if (val == null) {
+                            model.remove(k);
+                        } else {
+                            model.put(k, val);
+                        }
+                    }
+                    cb.restoreAll(batch);
+                    if (b % 7 == 3) { // a read between batches sees every record restored so far
+                        String k = "k" + r.nextInt(500);
+                        byte[] got = s.get(b(k));
+                        assertEquals(model.get(k), got == null ? null : new String(got, StandardCharsets.UTF_8), "limit " + limit + ", " + k);
+                    }
+                    if (b == 20) { // a commit writes the restored records before its offset
+                        s.commit(Map.of(tp, offset));
+                        committed = offset;
+                        dev.ferry.Store st = s.openStore();
+                        dev.ferry.ColumnFamily data = st.columnFamily(FerryKeyValueStore.DATA_FAMILY).orElseThrow();
+                        for (Map.Entry<String, String> e : model.entrySet()) {
+                            assertArrayEquals(v(e.getValue()), st.get(data, v(e.getKey())), "limit " + limit + ": committed " + e.getKey());
+                        }
+                    }
+                }
+                List<String> want = new ArrayList<>();
+                model.forEach((k, val) -> want.add(k + "=" + val));
+                assertEquals(want, keys(s.all()), "limit " + limit);
+                cb.restoreAll(List.of(KeyValue.pair(v("last"), v("L"))));
+            }
+            model.put("last", "L");
+            try (FerryKeyValueStore s = open(engine, ctx)) {
+                List<String> want = new ArrayList<>();
+                model.forEach((k, val) -> want.add(k + "=" + val));
+                assertEquals(want, keys(s.all()), "limit " + limit + ": close kept the buffered records");
+                assertEquals(committed, s.committedOffset(tp), "limit " + limit);
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Engine.class)
     void committedOffsetsSurviveReopenAndStayOutOfTheEntries(Engine engine) {
@@ -408,6 +471,9 @@ class FerryKeyValueStoreTest {
         TestContext badNumber = new TestContext(tmp.resolve("bad2").toFile());
         badNumber.configs.put(engine == Engine.ROCKSDB ? FerryStoreConfig.ROCKSDB_BLOCK_CACHE_BYTES : FerryStoreConfig.LMDB_MAP_SIZE_BYTES, "lots");
         assertThrows(ConfigException.class, () -> open(engine, badNumber));
+        TestContext badBuffer = new TestContext(tmp.resolve("bad4").toFile());
+        badBuffer.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, "-1");
+        assertThrows(ConfigException.class, () -> open(engine, badBuffer));
         TestContext badCompression = new TestContext(tmp.resolve("bad3").toFile());
         badCompression.configs.put(FerryStoreConfig.ROCKSDB_COMPRESSION, "brotli");
         if (engine == Engine.ROCKSDB) {
