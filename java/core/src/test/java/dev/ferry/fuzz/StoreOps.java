@@ -157,6 +157,10 @@ final class StoreOps {
     static StoreOptions options(Ctx c, StringBuilder d, boolean odd) {
         StoreOptions o = StoreOptions.of(c.world.engine).binding(c.world.binding);
         d.append(c.world.engine).append('/').append(c.world.binding);
+        if (c.oneIn(c.world.engine == Engine.ROCKSDB ? 3 : 20)) {
+            o.statistics(true); // RocksDB's statistics (storeMore reads them); on LMDB the open decides
+            d.append(" statistics");
+        }
         if (c.world.engine == Engine.LMDB) {
             int m = c.rnd.nextInt(20);
             if (m < 12) {
