@@ -29,7 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
  *       cut, batches are all or nothing, nothing later shows;
  *   <li>{@code syncWrites(false)} (odd rounds): the store opens and equals the model after some op
  *       between the start of the round and the one in flight: a prefix of the sequence, any number
- *       of acknowledged ops lost. LMDB's odd rounds are never torn: without a sync LMDB relies on
+ *       of acknowledged ops lost. A torn odd round on RocksDB may instead keep the round's start
+ *       plus any subset of its ops, each whole ({@link OpSubset}): RocksDB's log reader can skip a
+ *       lost log page and keep the writes after it (docs/usage.md, "Durability"); a value never
+ *       written, a partly applied batch or a lost key of the round's start still fails. LMDB's odd rounds are never torn: without a sync LMDB relies on
  *       the file system keeping its write order (docs/usage.md, "Durability"). On RocksDB, once
  *       an unsynced round was torn, later rounds use optimistic instead of pessimistic
  *       transactions, unless {@code ferry.powercut.tornTxn=true}: a pessimistic TransactionDB
