@@ -37,6 +37,8 @@ final class RangeSplits {
     private static final int PROBES = 64;
     /** Sub-ranges per thread in a parallel scan. */
     static final int SPLITS_PER_THREAD = 4;
+    /** Probes in a row that find no new boundary before a split stops looking. */
+    private static final int MAX_MISSES = 1024;
 
     private RangeSplits() {
     }
@@ -89,7 +91,10 @@ final class RangeSplits {
         b = value(last, p, lo, radix);
         List<byte[]> bounds = new ArrayList<>();
         byte[] prev = first;
-        for (int i = 1; i < n; i++) {
+        BigInteger span = b.subtract(a);
+        BigInteger bigN = BigInteger.valueOf(n);
+        int misses = 0;
+        for (int i = 1; i < n; ) {
             byte[] probe = key(first, p, interpolate(a, b, i, n), lo, radix);
             if (!c.seek(probe)) {
                 break;
@@ -98,7 +103,19 @@ final class RangeSplits {
             if (Arrays.compareUnsigned(k, prev) > 0) {
                 bounds.add(k);
                 prev = k;
+                misses = 0;
+            } else if (++misses > MAX_MISSES) {
+                break; // keys outside the learned digit ranges: fewer, coarser sub-ranges, never a long loop
             }
+            // Skip the indexes whose probes are no greater than k, which land on k again: the next
+            // one is the first i with a + span * i / n > value(k). Without this, a huge n (more
+            // sub-ranges than keys) cost one seek per requested sub-range.
+            if (span.signum() <= 0) {
+                break;
+            }
+            BigInteger next = value(k, p, lo, radix).subtract(a).add(BigInteger.ONE).multiply(bigN).add(span)
+                    .subtract(BigInteger.ONE).divide(span);
+            i = next.compareTo(BigInteger.valueOf(i)) <= 0 ? i + 1 : next.compareTo(bigN) >= 0 ? n : next.intValue();
         }
         List<KeyRange> out = new ArrayList<>(bounds.size() + 1);
         byte[] lower = range.lowerRef();

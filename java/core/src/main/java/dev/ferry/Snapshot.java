@@ -159,7 +159,8 @@ public final class Snapshot extends ReadView implements AutoCloseable {
         if (threads < 1) {
             throw new IllegalArgumentException("threads=" + threads + " (at least 1)");
         }
-        java.util.List<KeyRange> splits = split(cf, range, threads == 1 ? 1 : threads * RangeSplits.SPLITS_PER_THREAD);
+        java.util.List<KeyRange> splits = split(cf, range,
+                threads == 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, (long) threads * RangeSplits.SPLITS_PER_THREAD));
         return RangeSplits.parallelScan(this, cf, splits, threads, visitors);
     }
 

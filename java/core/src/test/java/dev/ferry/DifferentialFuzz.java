@@ -115,6 +115,10 @@ public final class DifferentialFuzz {
         CURSOR(120),
         /** scan of a random range, sometimes stopped early */
         SCAN(30),
+        /** split of a random range (store or snapshot): the sub-ranges, each scanned, give the range's entries once, in order */
+        SPLIT(15),
+        /** parallelScan (store or snapshot; on a snapshot beside a writer thread): every entry of the range once */
+        PARALLEL_SCAN(15),
         /** take a snapshot (at most four live; the oldest is closed) */
         SNAPSHOT_OPEN(20),
         /** close a snapshot */
@@ -840,6 +844,28 @@ public final class DifferentialFuzz {
                 opScan(null, f, view(f));
                 break;
             }
+            case SPLIT:
+            case PARALLEL_SCAN: {
+                Snap s = null;
+                Fam f = liveFam();
+                if (!snaps.isEmpty() && r.nextBoolean()) {
+                    Snap cand = snaps.get(r.nextInt(snaps.size()));
+                    List<Fam> known = new ArrayList<>(cand.frozen.keySet());
+                    known.sort(Comparator.comparingInt(ff -> ff.serial));
+                    Fam kf = known.get(r.nextInt(known.size()));
+                    if (!kf.dropped) {
+                        s = cand;
+                        f = kf;
+                    }
+                }
+                TreeMap<byte[], byte[]> frozen = s == null ? view(f) : s.frozen.get(f);
+                if (k == Kind.SPLIT) {
+                    opSplit(s, f, frozen);
+                } else {
+                    opParallelScan(s, f, frozen);
+                }
+                break;
+            }
             case SNAPSHOT_OPEN: opSnapshotOpen(); break;
             case SNAPSHOT_CLOSE: opSnapshotClose(); break;
             case SNAPSHOT_READ: opSnapshotRead(); break;
@@ -1311,6 +1337,128 @@ public final class DifferentialFuzz {
         for (int i = 0; i < expect; i++) {
             checkBytes(want.get(i).getKey(), got.get(i)[0], "scan key #" + i);
             checkValue(want.get(i).getValue() == null, want.get(i).getValue(), got.get(i)[1], "scan value #" + i + " " + x(got.get(i)[0]));
+        }
+    }
+
+    /**
+     * Splits a random range and scans each sub-range through the same source: the concatenation must
+     * be the range's entries in the model, each once, in order; the sub-ranges are at most n, contiguous,
+     * and span exactly the range.
+     */
+    private void opSplit(Snap s, Fam f, TreeMap<byte[], byte[]> frozenView) {
+        RangeSpec rs = randomRange(f);
+        int n = 1 + r.nextInt(r.nextInt(4) == 0 ? 100 : 8);
+        String src = s == null ? "store" : s.ref();
+        note("parts = " + src + ".split(" + f.ref() + ", " + rs + ", " + n + ")");
+        List<KeyRange> parts = s == null ? store.split(f.cf, rs.range, n) : s.snapshot.split(f.cf, rs.range, n);
+        check(!parts.isEmpty() && parts.size() <= n, ctx("split gave " + parts.size() + " sub-ranges for n=" + n));
+        checkBytes(rs.range.lower(), parts.get(0).lower(), "split: the first sub-range's lower bound");
+        checkBytes(rs.range.upper(), parts.get(parts.size() - 1).upper(), "split: the last sub-range's upper bound");
+        for (int i = 1; i < parts.size(); i++) {
+            checkBytes(parts.get(i - 1).upper(), parts.get(i).lower(), "split: sub-ranges " + (i - 1) + " and " + i + " meet");
+            check(!parts.get(i).isEmpty(), ctx("split: sub-range " + i + " of " + parts.size() + " is empty: " + parts.get(i)));
+        }
+        List<Map.Entry<byte[], byte[]>> want = new ArrayList<>(rs.filter(frozenView).entrySet());
+        List<byte[][]> got = new ArrayList<>();
+        for (KeyRange p : parts) {
+            EntryVisitor v = (k, val) -> got.add(new byte[][] {k.toByteArray(), val.toByteArray()});
+            if (s == null) {
+                store.scan(f.cf, p, v);
+            } else {
+                s.snapshot.scan(f.cf, p, v);
+            }
+        }
+        check(got.size() == want.size(), ctx("the " + parts.size() + " sub-ranges hold " + got.size() + " entries, the range " + want.size()));
+        for (int i = 0; i < want.size(); i++) {
+            checkBytes(want.get(i).getKey(), got.get(i)[0], "split: entry #" + i + " of the sub-ranges' scans");
+            checkValue(want.get(i).getValue() == null, want.get(i).getValue(), got.get(i)[1], "split: value #" + i);
+        }
+    }
+
+    /**
+     * A parallel scan of a random range on 1-4 threads, each sub-range's entries collected by its own
+     * visitor: together they must be the range's entries, each once, and in key order within each
+     * visitor. On a snapshot, a writer thread puts and deletes keys of the family meanwhile (decided
+     * here, so the sequence stays the seed's): the snapshot must not see them; the model takes them
+     * once the writer is done.
+     */
+    private void opParallelScan(Snap s, Fam f, TreeMap<byte[], byte[]> frozenView) {
+        RangeSpec rs = randomRange(f);
+        int threads = 1 + r.nextInt(4);
+        String src = s == null ? "store" : s.ref();
+        List<byte[][]> writes = new ArrayList<>();
+        if (s != null && r.nextBoolean()) {
+            int w = 1 + r.nextInt(40);
+            for (int i = 0; i < w; i++) {
+                byte[] k = writeKey(f);
+                writes.add(new byte[][] {k, r.nextInt(4) == 0 ? null : value()});
+            }
+        }
+        note(src + ".parallelScan(" + f.ref() + ", " + rs + ", " + threads + ", collect)"
+                + (writes.isEmpty() ? "" : "  // beside a writer of " + writes.size() + " puts and deletes on " + f.ref()));
+        java.util.concurrent.ConcurrentLinkedQueue<List<byte[][]>> lists = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> writerFailed = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread writer = null;
+        if (!writes.isEmpty()) {
+            writer = new Thread(() -> {
+                try {
+                    for (byte[][] kv : writes) {
+                        if (kv[1] == null) {
+                            store.delete(f.cf, kv[0]);
+                        } else {
+                            store.put(f.cf, kv[0], kv[1]);
+                        }
+                    }
+                } catch (Throwable t) {
+                    writerFailed.set(t);
+                }
+            }, "diff-writer");
+            writer.start();
+        }
+        long n;
+        try {
+            java.util.function.Supplier<EntryVisitor> visitors = () -> {
+                List<byte[][]> mine = new ArrayList<>();
+                lists.add(mine);
+                return (k, val) -> mine.add(new byte[][] {k.toByteArray(), val.toByteArray()});
+            };
+            n = s == null ? store.parallelScan(f.cf, rs.range, threads, visitors) : s.snapshot.parallelScan(f.cf, rs.range, threads, visitors);
+        } finally {
+            if (writer != null) {
+                try {
+                    writer.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted while the writer beside a parallel scan ran", e);
+                }
+            }
+        }
+        check(writerFailed.get() == null, ctx("the writer beside the parallel scan failed: " + writerFailed.get()));
+        List<byte[][]> got = new ArrayList<>();
+        for (List<byte[][]> l : lists) {
+            for (int i = 1; i < l.size(); i++) {
+                check(Arrays.compareUnsigned(l.get(i - 1)[0], l.get(i)[0]) < 0,
+                        ctx("a parallel scan's visitor saw " + x(l.get(i - 1)[0]) + " then " + x(l.get(i)[0])));
+            }
+            got.addAll(l);
+        }
+        got.sort((a, b) -> Arrays.compareUnsigned(a[0], b[0]));
+        List<Map.Entry<byte[], byte[]>> want = new ArrayList<>(rs.filter(frozenView).entrySet());
+        check(n == want.size(), ctx("parallelScan returned " + n + ", the range holds " + want.size()));
+        check(got.size() == want.size(), ctx("parallelScan's visitors saw " + got.size() + " entries, the range holds " + want.size()));
+        for (int i = 0; i < want.size(); i++) {
+            checkBytes(want.get(i).getKey(), got.get(i)[0], "parallelScan: entry #" + i + " in key order");
+            checkValue(want.get(i).getValue() == null, want.get(i).getValue(), got.get(i)[1], "parallelScan: value #" + i);
+        }
+        for (byte[][] kv : writes) {
+            note(kv[1] == null ? "  (writer) store.delete(" + f.ref() + ", " + x(kv[0]) + ")"
+                    : "  (writer) store.put(" + f.ref() + ", " + x(kv[0]) + ", " + x(kv[1]) + ")");
+            if (kv[1] == null) {
+                f.data.remove(kv[0]);
+            } else {
+                f.data.put(kv[0], kv[1]);
+            }
+            remember(f, kv[0]);
         }
     }
 

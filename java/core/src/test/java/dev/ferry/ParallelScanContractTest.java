@@ -277,6 +277,42 @@ class ParallelScanContractTest {
         assertEquals(20_000, store.parallelScan(cf, KeyRange.all(), 2, () -> (k, v) -> true));
     }
 
+    /**
+     * A huge sub-range or thread count is an answer of at most one sub-range per key, not billions of
+     * seeks (before the fix, {@code split(cf, all, Integer.MAX_VALUE)} seeked once per requested
+     * sub-range: hours), and {@code threads x 4} does not overflow into a refused negative count.
+     */
+    @MatrixTest
+    @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void hugeCountsAreAnsweredNotSeekedThrough() {
+        fillDecimal(store, 300);
+        for (int n : new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE - 1, 1 << 30, 1_000_000}) {
+            List<KeyRange> splits = store.split(cf, KeyRange.all(), n);
+            assertTiles(KeyRange.all(), splits);
+            assertTrue(splits.size() <= 300, n + ": " + splits.size() + " sub-ranges for 300 keys");
+            long c = 0;
+            for (KeyRange r : splits) {
+                c += store.scan(cf, r, (k, v) -> true);
+            }
+            assertEquals(300, c);
+        }
+        // keys equal in their first twelve bytes after the common prefix: no progress by interpolation
+        try (Store s = Store.open(dir.resolve("flat"), options())) {
+            for (int i = 0; i < 5; i++) {
+                byte[] k = new byte[20];
+                k[0] = 'a';
+                k[19] = (byte) i;
+                s.put(k, new byte[] {1});
+            }
+            s.put(new byte[] {'a'}, new byte[] {1});
+            List<KeyRange> splits = s.split(s.defaultColumnFamily(), KeyRange.all(), Integer.MAX_VALUE);
+            assertTiles(KeyRange.all(), splits);
+            assertEquals(6, s.parallelScan(s.defaultColumnFamily(), KeyRange.all(), Integer.MAX_VALUE, () -> (k, v) -> true));
+        }
+        assertEquals(300, store.parallelScan(cf, KeyRange.all(), Integer.MAX_VALUE, () -> (k, v) -> true));
+        assertEquals(300, store.parallelScan(cf, KeyRange.all(), 1 << 29, () -> (k, v) -> true));
+    }
+
     @MatrixTest
     void misuseThrows() throws Exception {
         fillDecimal(store, 100);

@@ -141,7 +141,7 @@ final class BackupOps {
     }
 
     /** Deletes a directory tree the fuzzer made, ignoring what cannot be deleted. */
-    private static void delete(Path dir) {
+    static void delete(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

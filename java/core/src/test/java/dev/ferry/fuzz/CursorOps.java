@@ -343,7 +343,12 @@ final class CursorOps {
             }
             case 2: {
                 int i = c.index(L, 2, true);
-                c.call(vr + ".getShort(" + i + ")", () -> v.getShort(i));
+                if (c.oneIn(2)) {
+                    c.call(vr + ".getShort(" + i + ")", () -> v.getShort(i));
+                } else {
+                    ByteOrder o = order(c);
+                    c.call(vr + ".getShort(" + i + ", " + o + ")", () -> v.getShort(i, o));
+                }
                 break;
             }
             case 3: {

@@ -88,6 +88,8 @@ public final class MisuseFuzz {
         MergeSstOps.register(this, table);
         CfOptionOps.register(this, table);
         TxnOps.register(this, table);
+        SplitOps.register(this, table);
+        MoreOps.register(this, table);
         CursorOps.register(this, table);
         Scenarios.register(this, table);
         if (engine == Engine.ROCKSDB) {

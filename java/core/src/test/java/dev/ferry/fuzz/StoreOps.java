@@ -157,6 +157,10 @@ final class StoreOps {
     static StoreOptions options(Ctx c, StringBuilder d, boolean odd) {
         StoreOptions o = StoreOptions.of(c.world.engine).binding(c.world.binding);
         d.append(c.world.engine).append('/').append(c.world.binding);
+        if (c.world.engine == Engine.ROCKSDB && c.oneIn(3)) {
+            o.statistics(true); // RocksDB's statistics, which storeMore reads (a RocksDB-only option: LMDB's options refuse it)
+            d.append(" statistics");
+        }
         if (c.world.engine == Engine.LMDB) {
             int m = c.rnd.nextInt(20);
             if (m < 12) {

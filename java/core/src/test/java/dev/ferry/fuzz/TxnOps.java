@@ -4,6 +4,7 @@ import dev.ferry.ColumnFamily;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.KeyRange;
+import dev.ferry.ReadOptions;
 import dev.ferry.Store;
 import dev.ferry.Transaction;
 import dev.ferry.WriteBatch;
@@ -71,7 +72,11 @@ final class TxnOps {
     }
 
     private static void step(Ctx c, StoreRef s, Transaction t) {
-        int op = c.rnd.nextInt(11);
+        int op = c.rnd.nextInt(18);
+        if (op >= 11) {
+            views(c, s, t, op);
+            return;
+        }
         if (op >= 9) {
             bystander(c, s, t, op);
             return;
@@ -129,6 +134,123 @@ final class TxnOps {
             });
             case 8 -> c.call("t.scan(" + f[1] + ")", () -> t.scan(cf, KeyRange.all(), (kk, vv) -> kk.length() >= 0));
             default -> throw new AssertionError(op);
+        }
+    }
+
+    /**
+     * The {@link dev.ferry.ReadView} and {@link dev.ferry.WriteView} calls a transaction inherits
+     * beyond the plain ones: reads with {@link ReadOptions} (or null), the short forms on the default
+     * family, slices and buffers, {@code valueCount}, merges (refused on LMDB and without a merge
+     * operator), one-value deletes (on LMDB DUPSORT families from the pool, and elsewhere).
+     */
+    private static void views(Ctx c, StoreRef s, Transaction t, int op) {
+        // the family is picked (and what the call must do about it noted) only for the calls that take one
+        boolean takesFamily = op != 17;
+        Object[] f = takesFamily ? StoreOps.family(c, s) : new Object[] {null, "default"};
+        ColumnFamily cf = (ColumnFamily) f[0];
+        switch (op) {
+            case 11 -> {
+                ReadOptions o = c.oneIn(30) ? null : ReadOptions.DEFAULT.fillCache(c.oneIn(2)).verifyChecksums(c.oneIn(2));
+                if (o == null) {
+                    c.nullArg("options");
+                }
+                byte[] k = c.key("key");
+                c.call("t.get(" + f[1] + ", " + Ctx.hex(k) + ", " + o + ")", () -> t.get(cf, k, o));
+            }
+            case 12 -> {
+                ReadOptions o = c.oneIn(30) ? null : ReadOptions.DEFAULT.verifyChecksums(c.oneIn(2));
+                if (o == null) {
+                    c.nullArg("options");
+                }
+                List<byte[]> keys = c.oneIn(30) ? null : new java.util.ArrayList<>(List.of(c.anyKey(), c.anyKey()));
+                if (keys == null) {
+                    c.nullArg("keys");
+                } else if (c.oneIn(20)) {
+                    keys.add(null);
+                    c.nullArg("a key");
+                }
+                c.call("t.multiGet(" + f[1] + ", keys, " + o + ")", () -> t.multiGet(cf, keys, o));
+            }
+            case 13 -> {
+                byte[] k = c.key("key");
+                c.call("t.valueCount(" + f[1] + ", " + Ctx.hex(k) + ")", () -> {
+                    long n = t.valueCount(cf, k);
+                    if (n < 0 || (n > 1 && !cf.hasDuplicates())) {
+                        c.wrong("t.valueCount", n + " values in a family without duplicates");
+                    }
+                });
+            }
+            case 14 -> {
+                byte[] k = c.key("key");
+                byte[] v = c.value("operand");
+                if (c.world.engine == Engine.LMDB) {
+                    c.mustThrow("a transaction's merge on LMDB");
+                } else if (!s.mergeOperator && (cf == null || !c.world.familyMerge.contains(cf))) {
+                    c.mustThrow("a transaction's merge on a RocksDB store without a merge operator");
+                }
+                c.call("t.merge(" + f[1] + ", " + Ctx.hex(k) + ", " + Ctx.hex(v) + ")", () -> t.merge(cf, k, v));
+            }
+            case 15 -> {
+                byte[] k = c.key("key");
+                byte[] v = c.value("value");
+                boolean put = c.oneIn(2);
+                c.call("t.put+delete(" + f[1] + ", " + Ctx.hex(k) + ", " + Ctx.hex(v) + ")", () -> {
+                    if (put) {
+                        t.put(cf, k, v);
+                    }
+                    t.delete(cf, k, v);
+                    if (put && cf.hasDuplicates()) {
+                        // its own one-value delete: the value is gone from the transaction's view
+                        try (Cursor cur = t.cursor(cf, KeyRange.closed(k, k), null)) {
+                            for (boolean ok = cur.first(); ok; ok = cur.next()) {
+                                if (java.util.Arrays.equals(cur.valueBytes(), v)) {
+                                    c.wrong("t.delete(cf, k, v)", "the transaction still sees the value it deleted");
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+            case 16 -> {
+                // the slice overload
+                byte[] k = c.key("key");
+                int len = k == null ? 4 : k.length;
+                int off = c.rnd.nextInt(4) == 0 ? c.extreme() : c.rnd.nextInt(len + 1);
+                int n = c.rnd.nextInt(4) == 0 ? c.extreme() : off >= 0 && off <= len ? c.rnd.nextInt(len - off + 1) : 0;
+                if (n < 0 || off < 0 || (long) off + n > len) {
+                    c.badIndex(k == null ? null : "slice off=" + off + " len=" + n + " of " + len + " accepted");
+                }
+                c.call("t.get(" + f[1] + ", " + Ctx.hex(k) + ", " + off + ", " + n + ")", () -> t.get(cf, k, off, n));
+            }
+            default -> {
+                // the default-family short forms and the buffer overload (arguments drawn right before their call)
+                switch (c.rnd.nextInt(6)) {
+                    case 0 -> {
+                        byte[] k = c.key("key");
+                        c.call("t.get(" + Ctx.hex(k) + ")", () -> t.get(k));
+                    }
+                    case 1 -> {
+                        byte[] k = c.key("key");
+                        byte[] v = c.value("value");
+                        c.call("t.put(" + Ctx.hex(k) + ", " + Ctx.hex(v) + ")", () -> t.put(k, v));
+                    }
+                    case 2 -> {
+                        byte[] k = c.key("key");
+                        c.call("t.delete(" + Ctx.hex(k) + ")", () -> t.delete(k));
+                    }
+                    case 3 -> {
+                        byte[] k = c.key("begin");
+                        byte[] e = c.key("end");
+                        c.call("t.deleteRange(" + Ctx.hex(k) + ", " + Ctx.hex(e) + ")", () -> t.deleteRange(k, e));
+                    }
+                    case 4 -> c.call("t.multiGet(3 keys)", () -> t.multiGet(List.of(c.anyKey(), c.anyKey(), c.anyKey())));
+                    default -> {
+                        byte[] k = c.key("key");
+                        java.nio.ByteBuffer into = java.nio.ByteBuffer.allocate(c.rnd.nextInt(16));
+                        c.call("t.get(" + Ctx.hex(k) + ", into " + into.capacity() + ")", () -> t.get(k, into));
+                    }
+                }
+            }
         }
     }
 
