@@ -258,14 +258,20 @@ static int live_total(lmdb_store *s)
     return n;
 }
 
-/* Count a read transaction as live on this thread's stripe, waiting while the map is being
- * grown (Dekker-style: the grower sets growing then sums live; we bump live then check growing). */
-static void read_enter(lmdb_store *s)
+/* This thread's stripe of s. Computed once per call and passed on: in the shared library every
+ * look-up of the thread-local stripe number is a call into the dynamic linker (__tls_get_addr). */
+static inline lmdb_stripe *stripe_of(lmdb_store *s)
 {
-    lmdb_stripe *st = &s->stripes[my_stripe()];
+    return &s->stripes[my_stripe()];
+}
+
+/* Count a read transaction as live on stripe st, waiting while the map is being grown
+ * (Dekker-style: the grower sets growing then sums live; we bump live then check growing). */
+static inline void read_enter_on(lmdb_store *s, lmdb_stripe *st)
+{
     for (;;) {
         atomic_fetch_add(&st->live, 1);
-        if (!atomic_load(&s->growing)) return;
+        if (__builtin_expect(!atomic_load(&s->growing), 1)) return;
         atomic_fetch_sub(&st->live, 1);
         /* wait for the grower (it holds wlock until done) without taking wlock: a write
          * transaction may hold that for long after the grow */
@@ -273,10 +279,15 @@ static void read_enter(lmdb_store *s)
     }
 }
 
+static void read_enter(lmdb_store *s)
+{
+    read_enter_on(s, stripe_of(s));
+}
+
 /* The read transaction read_enter counted has ended (or never began). */
 static void read_exit(lmdb_store *s)
 {
-    atomic_fetch_sub(&s->stripes[my_stripe()].live, 1);
+    atomic_fetch_sub(&stripe_of(s)->live, 1);
 }
 
 /* Abort every kept (reset) transaction: the stripes' and the shared pool's. */
@@ -327,17 +338,53 @@ static int read_start(lmdb_store *s, MDB_txn **txn)
  * transaction is reset and begun again, and after LMDB_BEGIN_TRIES overlapped begins, once
  * under wlock, where no commit runs. Readers only read the counter: no shared write. Commits
  * by another process sharing the environment do not step it (docs/usage.md says so). */
+static int read_begin_slow(lmdb_store *s, lmdb_stripe *st, MDB_txn *txn, int attempt, MDB_txn **out,
+                           ferry_error *err);
+
+/* read_acquire counting on stripe st (this thread's: stripe_of). The common case (the stripe
+ * keeps a reset transaction, its renewal overlapped at most one commit step) runs inline; the
+ * rest (pool, new transaction, retries, failures) in read_begin_slow. */
+static inline int read_acquire_on(lmdb_store *s, lmdb_stripe *st, MDB_txn **out, ferry_error *err)
+{
+    read_enter_on(s, st);
+    MDB_txn *txn = atomic_exchange(&st->txn, NULL);
+    if (__builtin_expect(txn != NULL, 1)) {
+        unsigned long long before = atomic_load_explicit(&s->commits, memory_order_acquire);
+        int rc = mdb.mdb_txn_renew(txn);
+        atomic_thread_fence(memory_order_acquire);
+        unsigned long long after = atomic_load_explicit(&s->commits, memory_order_relaxed);
+        if (__builtin_expect(rc == MDB_SUCCESS && after - before <= 1, 1)) {
+            *out = txn;
+            return FERRY_OK;
+        }
+        if (rc == MDB_SUCCESS) {
+            mdb.mdb_txn_reset(txn); /* renewed on the next attempt */
+        } else {
+            mdb.mdb_txn_abort(txn);
+            txn = NULL;
+        }
+        return read_begin_slow(s, st, txn, 1, out, err);
+    }
+    return read_begin_slow(s, st, NULL, 0, out, err);
+}
+
 static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
 {
-    read_enter(s);
-    MDB_txn *txn = atomic_exchange(&s->stripes[my_stripe()].txn, NULL);
+    return read_acquire_on(s, stripe_of(s), out, err);
+}
+
+/* The rest of read_acquire_on, counted live on st already: txn is NULL or a reset transaction to
+ * renew; attempt counts the begins tried so far. */
+static __attribute__((noinline)) int read_begin_slow(lmdb_store *s, lmdb_stripe *st, MDB_txn *txn, int attempt,
+                                                     MDB_txn **out, ferry_error *err)
+{
     if (!txn) {
         pthread_mutex_lock(&s->pool_lock);
         if (s->npool > 0) txn = s->pool[--s->npool];
         pthread_mutex_unlock(&s->pool_lock);
     }
     int rc;
-    for (int attempt = 0;; attempt++) {
+    for (;; attempt++) {
         /* this thread's own write transaction holds wlock: no commit of this process can run */
         int locked = attempt >= LMDB_BEGIN_TRIES && !txn_mine(s);
         if (locked) pthread_mutex_lock(&s->wlock);
@@ -350,7 +397,7 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
         mdb.mdb_txn_reset(txn); /* renewed on the next attempt */
     }
     if (rc != MDB_SUCCESS) {
-        read_exit(s);
+        atomic_fetch_sub(&st->live, 1);
         if (rc == MDB_READERS_FULL)
             return ferry_fail(err, FERRY_EREADERSFULL, rc,
                               "begin read transaction: LMDB's reader table is full: every open snapshot and cursor "
@@ -362,21 +409,30 @@ static int read_acquire(lmdb_store *s, MDB_txn **out, ferry_error *err)
     return FERRY_OK;
 }
 
-/* Give a read transaction back: reset into this stripe's slot, else the shared pool, else abort
- * it. It stops counting as live only once it is kept or gone (remap drains what is kept). */
-static void read_release(lmdb_store *s, MDB_txn *txn)
+/* A reset transaction that stripe's slot did not take: into the shared pool, else aborted. */
+static __attribute__((noinline)) void read_keep_slow(lmdb_store *s, MDB_txn *txn)
+{
+    pthread_mutex_lock(&s->pool_lock);
+    int pooled = s->npool < LMDB_POOL_CAP;
+    if (pooled) s->pool[s->npool++] = txn;
+    pthread_mutex_unlock(&s->pool_lock);
+    if (!pooled) mdb.mdb_txn_abort(txn);
+}
+
+/* Give a read transaction back: reset into stripe st's slot, else the shared pool, else abort
+ * it. It stops counting as live only once it is kept or gone (remap drains what is kept). Any
+ * stripe may take it: only the sum of the stripes' live counts means anything. */
+static inline void read_release_on(lmdb_store *s, lmdb_stripe *st, MDB_txn *txn)
 {
     mdb.mdb_txn_reset(txn);
-    lmdb_stripe *st = &s->stripes[my_stripe()];
     MDB_txn *none = NULL;
-    if (!atomic_compare_exchange_strong(&st->txn, &none, txn)) {
-        pthread_mutex_lock(&s->pool_lock);
-        int pooled = s->npool < LMDB_POOL_CAP;
-        if (pooled) s->pool[s->npool++] = txn;
-        pthread_mutex_unlock(&s->pool_lock);
-        if (!pooled) mdb.mdb_txn_abort(txn);
-    }
+    if (__builtin_expect(!atomic_compare_exchange_strong(&st->txn, &none, txn), 0)) read_keep_slow(s, txn);
     atomic_fetch_sub(&st->live, 1);
+}
+
+static void read_release(lmdb_store *s, MDB_txn *txn)
+{
+    read_release_on(s, stripe_of(s), txn);
 }
 
 /* The read transaction for a call: the snapshot's, or a pooled one (*own set). */
@@ -780,16 +836,27 @@ static int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t coun
  * `dropping`, waits for every stripe to empty, drops, and lowers it; readers that meet a drop
  * wait it out. The default family is never dropped and pays nothing. */
 
-static lmdb_stripe *names_enter(lmdb_store *s, ferry_cf_slot *cf)
+/* Is cf the default family's slot (id 0: the first slot of the first chunk, which never moves)? */
+static inline int is_default_cf(lmdb_store *s, ferry_cf_slot *cf)
 {
-    if (cf == ferry_slot(&s->base, 0)) return NULL;
-    lmdb_stripe *st = &s->stripes[my_stripe()];
+    return cf == atomic_load_explicit(&s->base.cf_chunks[0], memory_order_relaxed);
+}
+
+/* names_enter counting on stripe st (this thread's). */
+static inline lmdb_stripe *names_enter_on(lmdb_store *s, lmdb_stripe *st, ferry_cf_slot *cf)
+{
+    if (is_default_cf(s, cf)) return NULL;
     for (;;) {
         atomic_fetch_add(&st->n, 1);
         if (!atomic_load(&s->dropping)) return st;
         atomic_fetch_sub(&st->n, 1);
         while (atomic_load(&s->dropping)) plat_yield();
     }
+}
+
+static lmdb_stripe *names_enter(lmdb_store *s, ferry_cf_slot *cf)
+{
+    return is_default_cf(s, cf) ? NULL : names_enter_on(s, stripe_of(s), cf);
 }
 
 static void names_exit(lmdb_stripe *st)
@@ -965,19 +1032,34 @@ static inline int get_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *
     return mdb.mdb_get(txn, dbi, &k, v);
 }
 
-/* get: copies min(vlen, cap) bytes, reports the full length. */
+/* get: copies min(vlen, cap) bytes, reports the full length. Without a snapshot, the thread's
+ * stripe is looked up once for the read transaction's acquire and release and the named-family
+ * count. */
 static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
                     uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
     (void)flags;   /* no block cache, no checksums */
-    MDB_txn *txn, *own;
-    int rc = read_txn(LS(s), snap, &txn, &own, err);
-    if (rc) return rc;
+    lmdb_store *ls = LS(s);
+    lmdb_stripe *st = NULL;
+    MDB_txn *txn;
+    int rc;
+    if (snap) {
+        txn = ((lmdb_snapshot *)snap)->txn;
+    } else {
+        st = stripe_of(ls);
+        rc = read_acquire_on(ls, st, &txn, err);
+        if (rc) return rc;
+    }
     MDB_val v;
-    lmdb_stripe *names = names_enter(LS(s), cf);
-    int mrc = get_one(LS(s), txn, DBI(cf), key, klen, &v);
-    names_exit(names);
-    if (mrc == MDB_SUCCESS) {
+    int mrc;
+    if (is_default_cf(ls, cf)) {   /* never dropped: no name look-up to guard */
+        mrc = get_one(ls, txn, DBI(cf), key, klen, &v);
+    } else {
+        lmdb_stripe *names = names_enter_on(ls, st ? st : stripe_of(ls), cf);
+        mrc = get_one(ls, txn, DBI(cf), key, klen, &v);
+        names_exit(names);
+    }
+    if (__builtin_expect(mrc == MDB_SUCCESS, 1)) {
         *vlen_out = v.mv_size;
         if (cap) memcpy(dst, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
         rc = FERRY_OK;
@@ -987,7 +1069,7 @@ static int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, con
         rc = lmdb_fail(err, mrc, "get");
     }
     int drc = dropped_since(cf, err);
-    if (own) read_release(LS(s), own);
+    if (st) read_release_on(ls, st, txn);
     return drc ? drc : rc;
 }
 

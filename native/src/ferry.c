@@ -557,6 +557,18 @@ static int cf_slot(ferry_store *s, uint32_t cf, ferry_cf_slot **slot, ferry_erro
     return FERRY_OK;
 }
 
+/* The live slot of cf, or NULL (then cf_slot says why). The default family (id 0, the first slot
+ * of the first chunk) exists from open to close and cannot be dropped (ferry_cf_drop refuses it):
+ * it needs neither the bound nor the drop check. For the point reads, where these checks are a
+ * visible part of a cached get. */
+static inline ferry_cf_slot *live_slot(ferry_store *s, uint32_t cf)
+{
+    if (cf == 0) return atomic_load_explicit(&s->cf_chunks[0], memory_order_acquire);
+    if (cf >= atomic_load_explicit(&s->cf_count, memory_order_acquire)) return NULL;
+    ferry_cf_slot *sl = ferry_slot(s, cf);
+    return atomic_load_explicit(&sl->dropped, memory_order_acquire) ? NULL : sl;
+}
+
 #define SLOT(s, cf, err) \
     ferry_cf_slot *slot = NULL; \
     do { int rc_ = cf_slot((s), (cf), &slot, (err)); if (rc_) return rc_; } while (0)
@@ -809,8 +821,11 @@ static int txn_multi_get(ferry_txn *t, ferry_cf_slot *slot, uint32_t n, const vo
 
 #define READ_FLAGS ((uint32_t)(FERRY_CURSOR_NO_FILL_CACHE | FERRY_CURSOR_NO_VERIFY_CHECKSUMS))
 
-int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
-              void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+/* ferry_get's every case: the checks one by one, each failure with its message, and reads
+ * through a transaction's view. */
+static __attribute__((noinline)) int get_checked(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key,
+                                                 size_t klen, uint32_t flags, void *dst, size_t cap, size_t *vlen_out,
+                                                 ferry_error *err)
 {
     if (flags & ~READ_FLAGS) return ferry_fail(err, FERRY_EINVAL, 0, "unknown read flags 0x%x", flags);
     CHECK_E(s != NULL && vlen_out != NULL, err, "store or vlen_out is NULL");
@@ -821,6 +836,21 @@ int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key
     /* a transaction's view reads through the transaction, which has no read flags */
     if (snap && snap->txn) return txn_get(snap->txn, slot, key, klen, dst, cap, vlen_out, 0, err);
     return s->ops->get(s, snap, slot, key, klen, flags, dst, cap, vlen_out, err);
+}
+
+/* The common case (arguments valid, a live family, no transaction's view) is tested in one pass
+ * that ends in a tail call of the engine's get; anything else goes through get_checked, which
+ * tests the same again one check at a time. */
+int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t flags,
+              void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
+{
+    ferry_cf_slot *slot;
+    if (__builtin_expect(!(flags & ~READ_FLAGS) && s != NULL && vlen_out != NULL && BYTES_OK(key, klen)
+                         && BYTES_OK(dst, cap) && (snap == NULL || (snap->store == s && snap->txn == NULL
+                                                                    && cf < snap->cf_limit))
+                         && (slot = live_slot(s, cf)) != NULL, 1))
+        return s->ops->get(s, snap, slot, key, klen, flags, dst, cap, vlen_out, err);
+    return get_checked(s, snap, cf, key, klen, flags, dst, cap, vlen_out, err);
 }
 
 int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,

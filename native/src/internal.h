@@ -245,7 +245,7 @@ FERRY_HIDDEN uint64_t ferry_rocksdb_wbm_usage(void *w);
 /* Record an error: sets err->code/engine_code/message (printf-style) when err != NULL.
  * Returns code, so callers can `return ferry_fail(err, FERRY_EINVAL, 0, "...")`. */
 FERRY_HIDDEN int ferry_fail(ferry_error *err, int code, int engine_code, const char *fmt, ...)
-    FERRY_PRINTF(4, 5);
+    FERRY_PRINTF(4, 5) __attribute__((cold));
 
 /* Initialise the base store fields and the first chunk of slots; named_max limits the live
  * families besides the default one (UINT32_MAX: no limit). Returns FERRY_OK/ENOMEM. */

@@ -70,6 +70,38 @@ class ReadsContractTest extends StoreContract {
         assertTrue(e.getMessage().contains(String.valueOf(max)), e.getMessage());
     }
 
+    /** The JNI binding answers a byte[] get in one crossing through fixed stack buffers: values and keys
+     * on either side of them (and the slices and failures that fall back to the general path) read the same. */
+    @MatrixTest
+    void getsAroundTheOneCrossingBuffersReadBack() {
+        Random r = new Random(35);
+        int maxKey = maxKeySize() < 0 ? 4096 : maxKeySize();
+        for (int kl : new int[] {1, 16, 511, 512, 513, 4096}) {
+            if (kl > maxKey) {
+                continue;
+            }
+            for (int vl : new int[] {0, 1, 2047, 2048, 2049, 70_000}) {
+                byte[] k = new byte[kl];
+                byte[] v = new byte[vl];
+                r.nextBytes(k);
+                r.nextBytes(v);
+                store.put(k, v);
+                assertArrayEquals(v, store.get(k), "key " + kl + " value " + vl);
+                byte[] framed = new byte[kl + 3];
+                System.arraycopy(k, 0, framed, 2, kl);
+                assertArrayEquals(v, store.get(store.defaultColumnFamily(), framed, 2, kl), "slice, key " + kl + " value " + vl);
+                try (Snapshot snap = store.snapshot()) {
+                    assertArrayEquals(v, snap.get(k), "snapshot, key " + kl + " value " + vl);
+                }
+            }
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> store.get(store.defaultColumnFamily(), new byte[4], 2, 3));
+        ColumnFamily cf = store.createColumnFamily("gone");
+        store.put(cf, b("k"), b("v"));
+        store.dropColumnFamily(cf);
+        assertThrows(IllegalStateException.class, () -> store.get(cf, b("k")));
+    }
+
     @MatrixTest
     void largeValuesRoundTrip() {
         byte[] v = new byte[3 * 1024 * 1024 + 7];
