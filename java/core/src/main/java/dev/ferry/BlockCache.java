@@ -1,7 +1,7 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
-import dev.ferry.internal.Bindings;
+import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
 import java.lang.ref.Cleaner;
