@@ -90,6 +90,7 @@ public final class MisuseFuzz {
         TxnOps.register(this, table);
         SplitOps.register(this, table);
         MoreOps.register(this, table);
+        SharedMemoryOps.register(this, table);
         CursorOps.register(this, table);
         Scenarios.register(this, table);
         if (engine == Engine.ROCKSDB) {

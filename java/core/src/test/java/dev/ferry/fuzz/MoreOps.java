@@ -41,6 +41,15 @@ final class MoreOps {
         t.add("txnOverloads", 6, MoreOps::txnOverloads, true);
     }
 
+    /** @return whether the store's default family was opened with a merge operator of its own (its column family options) */
+    private static boolean defaultFamilyMerges(Ctx c, Store st) {
+        try {
+            return c.world.familyMerge.contains(st.defaultColumnFamily());
+        } catch (RuntimeException closed) {
+            return false; // a closed store: the merge must throw anyway
+        }
+    }
+
     private static void snapshotOverloads(Ctx c) {
         SnapRef p = c.world.snapshots.pick(c.rnd);
         if (p == null) {
@@ -156,7 +165,7 @@ final class MoreOps {
                 byte[] v = c.value("operand");
                 if (c.world.engine == Engine.LMDB) {
                     c.mustThrow("a merge on LMDB");
-                } else if (!s.mergeOperator) {
+                } else if (!s.mergeOperator && !defaultFamilyMerges(c, st)) {
                     c.mustThrow("a merge on a RocksDB store without a merge operator");
                 }
                 c.call(s + ".merge(" + Ctx.hex(k) + ", " + Ctx.hex(v) + ")", () -> st.merge(k, v));
