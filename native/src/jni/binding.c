@@ -1,9 +1,7 @@
 /* JNI glue for dev.ferry.jni.JniBinding: one thin wrapper per ferry_* function, in ferry.h's order (by
- * handle type), plus address0 and wrap0 for direct buffers and getArray0, the byte[] get in one
- * crossing. Java passes handles and addresses as jlong and checks every result; no policy lives here. */
+ * handle type), plus address0 and wrap0 for direct buffers. Java passes handles and addresses as jlong
+ * and checks every result; no policy lives here. */
 #include <jni.h>
-#include <stdint.h>
-#include <stdlib.h>
 
 #include "ferry.h"
 
@@ -140,49 +138,6 @@ JNI_FN(get0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong key, j
 {
     return ferry_get(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, (uint32_t)flags, P(dst), (size_t)cap,
                      P(vlen_out), P(err));
-}
-
-/* JniBinding.getArray0(store, view, cf, byte[] key, koff, klen, flags, byte[] retry): ferry_get of a key
- * held in a Java array, answered as a new array in the same crossing (the byte[] Store.get; JNI only,
- * no C function of its own). The key is copied onto the stack, the value read into a stack buffer (or,
- * when longer, a malloc'd one of its length) and copied into the new array. Returns NULL when the key
- * is absent, and retry (the caller's marker) for everything that needs the general path: a key too long
- * for the stack buffer, any error (that path reads it again with an error struct and raises it, or
- * retries when LMDB's reader table is full), a value no Java array holds, or no memory for the copy. A
- * JNI exception (bad array bounds, out of memory for the array) is left pending and NULL returned. */
-#define GET_ARRAY_KEY 512
-#define GET_ARRAY_VALUE 2048
-JNIEXPORT jobject JNICALL Java_dev_ferry_jni_JniBinding_getArray0(JNIEnv *env, jclass cls, jlong s, jlong snap,
-                                                                  jint cf, jobject key, jint koff, jint klen,
-                                                                  jint flags, jobject retry)
-{
-    uint8_t kbuf[GET_ARRAY_KEY];
-    uint8_t vbuf[GET_ARRAY_VALUE];
-    if (key == NULL || klen < 0 || klen > GET_ARRAY_KEY) return retry;
-    (*env)->GetByteArrayRegion(env, (jbyteArray)key, koff, klen, (jbyte *)kbuf);
-    if ((*env)->ExceptionCheck(env)) return NULL;
-    uint8_t *v = vbuf;
-    size_t cap = sizeof vbuf, vlen = 0;
-    int rc;
-    for (;;) {
-        rc = ferry_get(P(s), P(snap), (uint32_t)cf, kbuf, (size_t)klen, (uint32_t)flags, v, cap, &vlen, NULL);
-        if (rc != FERRY_OK || vlen <= cap) break;
-        /* longer than the room: read it again into its own length (it may have grown meanwhile) */
-        if (v != vbuf) free(v);
-        v = NULL;
-        if (vlen > (size_t)INT32_MAX - 64 || !(v = malloc(vlen))) break;
-        cap = vlen;
-    }
-    jobject out = retry;
-    if (rc == FERRY_NOTFOUND) {
-        out = NULL;
-    } else if (rc == FERRY_OK && v != NULL) {
-        jbyteArray a = (*env)->NewByteArray(env, (jsize)vlen);
-        if (a) (*env)->SetByteArrayRegion(env, a, 0, (jsize)vlen, (const jbyte *)v);
-        out = a;   /* NULL with OutOfMemoryError pending when the array could not be made */
-    }
-    if (v != vbuf) free(v);
-    return out;
 }
 
 /* JniBinding.multiGet0 */

@@ -70,10 +70,11 @@ class ReadsContractTest extends StoreContract {
         assertTrue(e.getMessage().contains(String.valueOf(max)), e.getMessage());
     }
 
-    /** The JNI binding answers a byte[] get in one crossing through fixed stack buffers: values and keys
-     * on either side of them (and the slices and failures that fall back to the general path) read the same. */
+    /** Keys and values on either side of the sizes a get's buffers might take (512 B keys, 2 KiB values), as
+     * whole arrays, slices and through a snapshot, read back what was written; a bad slice and a dropped family
+     * raise. */
     @MatrixTest
-    void getsAroundTheOneCrossingBuffersReadBack() {
+    void getsOfKeysAndValuesAroundBufferSizesReadBack() {
         Random r = new Random(35);
         int maxKey = maxKeySize() < 0 ? 4096 : maxKeySize();
         for (int kl : new int[] {1, 16, 511, 512, 513, 4096}) {

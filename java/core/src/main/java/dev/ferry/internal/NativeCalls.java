@@ -22,9 +22,6 @@ import java.util.List;
  * <p>Thread safety: thread-safe (scratch memory is per thread).
  */
 public final class NativeCalls {
-    /** {@link NativeBinding#getArray}'s answer when the general path must read: compared by identity. */
-    private static final byte[] RETRY = new byte[0];
-
     private final NativeBinding b;
 
     /**
@@ -336,10 +333,6 @@ public final class NativeCalls {
      * @return a copy of the value, or null when absent
      */
     public byte[] get(long store, long view, int cf, byte[] key, int off, int len, int flags, Readers readers) {
-        byte[] v = b.getArray(store, view, cf, key, off, len, flags, RETRY);
-        if (v != RETRY) {
-            return v;
-        }
         return PointReads.get(b, readers, (k, kl, d, c, vo, e) -> b.get(store, view, cf, k, kl, flags, d, c, vo, e), key, off, len);
     }
 

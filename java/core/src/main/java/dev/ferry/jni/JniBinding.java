@@ -35,11 +35,6 @@ public final class JniBinding implements NativeBinding {
         return wrap0(address, length).order(ByteOrder.nativeOrder());
     }
 
-    @Override public byte[] getArray(long store, long view, int cf, byte[] key, int offset, int length, int flags,
-            byte[] retry) {
-        return getArray0(store, view, cf, key, offset, length, flags, retry);
-    }
-
     @Override public int abiVersion() { return abiVersion0(); }
     @Override public long strerror(int rc) { return strerror0(rc); }
     @Override public int noop() { return noop0(); }
@@ -191,8 +186,6 @@ public final class JniBinding implements NativeBinding {
 
     private static native long address0(ByteBuffer direct);
     private static native ByteBuffer wrap0(long address, int length);
-    private static native byte[] getArray0(long store, long view, int cf, byte[] key, int offset, int length, int flags,
-            byte[] retry);
     private static native int abiVersion0();
     private static native long strerror0(int rc);
     private static native int noop0();

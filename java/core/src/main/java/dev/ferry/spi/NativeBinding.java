@@ -12,8 +12,8 @@ import java.nio.ByteBuffer;
  * the JNI native behind it is {@code aBC0}. Types: a pointer, {@code size_t}, {@code int64_t} and
  * {@code uint64_t} are {@code long}; {@code int}, {@code int32_t} and {@code uint32_t} are
  * {@code int} (an unsigned value above {@link Integer#MAX_VALUE} is passed as its negative
- * two's-complement {@code int}). {@link #name()}, {@link #address}, {@link #wrap} and
- * {@link #getArray} are the only methods that are not a C function. A test ({@code NativeBoundaryTest}) parses ferry.h and fails
+ * two's-complement {@code int}). {@link #name()}, {@link #address} and {@link #wrap} are the only
+ * methods that are not a C function. A test ({@code NativeBoundaryTest}) parses ferry.h and fails
  * on any function without its method, any method without its function, and any parameter whose
  * Java type does not match its C type, here and in both bindings.
  *
@@ -52,27 +52,6 @@ public interface NativeBinding {
      * @return a buffer over that memory
      */
     ByteBuffer wrap(long address, int length);
-
-    /**
-     * Reads a key held in a Java array with {@code ferry_get} and answers the value as a new array,
-     * in one crossing where the binding can (JNI: {@code getArray0}); the caller takes the general
-     * path ({@code ferry_get} through native memory) whenever this returns {@code retry}. That is
-     * the answer for every error (the general path reads again, with an error struct, and raises
-     * it), and the default for bindings without such a call.
-     *
-     * @param store the store
-     * @param view 0, a snapshot's or a transaction's handle
-     * @param cf family id
-     * @param key the key's array (not null)
-     * @param offset first key byte (checked by the caller)
-     * @param length key length (checked by the caller)
-     * @param flags {@code FERRY_READ_*} flags
-     * @param retry the marker to return when the general path must answer
-     * @return a copy of the value, null when the key is absent, or {@code retry}
-     */
-    default byte[] getArray(long store, long view, int cf, byte[] key, int offset, int length, int flags, byte[] retry) {
-        return retry;
-    }
 
     // ---- library (no handle)
 
