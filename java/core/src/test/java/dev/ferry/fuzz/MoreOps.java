@@ -228,9 +228,6 @@ final class MoreOps {
                 byte[] k = c.anyKey();
                 byte[] v = c.anyValue();
                 int attempts = c.oneIn(5) ? c.extreme() : 1 + c.rnd.nextInt(3);
-                if (attempts < 1) {
-                    c.mustThrow("inTransaction with " + attempts + " attempts accepted");
-                }
                 if (c.oneIn(2)) {
                     c.call(s + ".inTransaction(put" + (fail ? ", then throw" : "") + ")", () -> st.inTransaction(t -> {
                         t.put(k, v);
@@ -240,6 +237,9 @@ final class MoreOps {
                         return null;
                     }));
                 } else {
+                    if (attempts < 1) {
+                        c.mustThrow("inTransaction with " + attempts + " attempts accepted");
+                    }
                     c.call(s + ".inTransaction(" + attempts + ", put" + (fail ? ", then throw" : "") + ")",
                             () -> st.inTransaction(attempts, t -> {
                                 t.put(k, v);
