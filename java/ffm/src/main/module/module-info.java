@@ -8,6 +8,8 @@ module dev.ferry.ffm {
     requires transitive dev.ferry;
 
     exports dev.ferry.ffm;
+    // the binding and the scoped buffers: found by dev.ferry (by name on the class path), not API
+    exports dev.ferry.ffm.internal to dev.ferry;
 
-    provides dev.ferry.spi.BindingProvider with dev.ferry.ffm.FfmBindingProvider;
+    provides dev.ferry.spi.BindingProvider with dev.ferry.ffm.internal.FfmBindingProvider;
 }

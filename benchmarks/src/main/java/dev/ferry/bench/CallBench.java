@@ -3,7 +3,7 @@ package dev.ferry.bench;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.Store;
-import dev.ferry.ffm.FfmBinding;
+import dev.ferry.ffm.internal.FfmBinding;
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;

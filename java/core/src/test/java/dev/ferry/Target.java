@@ -131,7 +131,7 @@ public enum Target {
             return false;
         }
         try {
-            Class.forName("dev.ferry.ffm.FfmBinding", false, Target.class.getClassLoader());
+            Class.forName("dev.ferry.ffm.internal.FfmBinding", false, Target.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException e) {
             return false;

@@ -13,7 +13,7 @@ import java.nio.ByteBuffer;
  * cursor's thread.
  */
 public abstract class EntryBuffers {
-    private static final String IMPL = "dev.ferry.ffm.ScopedEntryBuffers";
+    private static final String IMPL = "dev.ferry.ffm.internal.ScopedEntryBuffers";
     private static final EntryBuffers INSTANCE = load();
 
     /** For the implementation in {@code dev.ferry.ffm}. */

@@ -2,9 +2,8 @@ package dev.ferry.ffm;
 
 import dev.ferry.Cursor;
 import dev.ferry.InternalAccess;
-import java.lang.foreign.Arena;
+import dev.ferry.ffm.internal.EntrySegments;
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.Reference;
 
 /**
  * Zero-copy {@link MemorySegment} views of a cursor's current key and value (FFM binding, Java
@@ -41,7 +40,7 @@ public final class Segments {
      */
     public static MemorySegment key(Cursor c) {
         long addr = ACCESS.keyAddress(c);
-        return segment(c, addr, ACCESS.keyLength(c));
+        return EntrySegments.segment(c, addr, ACCESS.keyLength(c));
     }
 
     /**
@@ -53,34 +52,6 @@ public final class Segments {
      */
     public static MemorySegment value(Cursor c) {
         long addr = ACCESS.valueAddress(c);
-        return segment(c, addr, ACCESS.valueLength(c));
-    }
-
-    /**
-     * A read-only segment over {@code [addr, addr + len)} of the cursor's current entry, in the
-     * entry's arena. The arena's close action refers to the cursor, so the cursor, and the page or
-     * read transaction it holds, stays reachable as long as any segment (or buffer made from one)
-     * is: a segment kept after the cursor was dropped cannot read memory a cleaner freed.
-     */
-    @SuppressWarnings("restricted") // the cursor guarantees [addr, addr + len) while the scope is open
-    static MemorySegment segment(Cursor c, long addr, int len) {
-        return MemorySegment.ofAddress(addr).reinterpret(len, scope(c), unused -> Reference.reachabilityFence(c)).asReadOnly();
-    }
-
-    private static Arena scope(Cursor c) {
-        if (ACCESS.moveListener(c) instanceof EntryScope s) {
-            return s.arena;
-        }
-        EntryScope s = new EntryScope(Arena.ofConfined());
-        ACCESS.beforeNextMove(c, s);
-        return s.arena;
-    }
-
-    /** Closes the entry's arena when the cursor moves on. */
-    private record EntryScope(Arena arena) implements Runnable {
-        @Override
-        public void run() {
-            arena.close();
-        }
+        return EntrySegments.segment(c, addr, ACCESS.valueLength(c));
     }
 }

@@ -1,5 +1,6 @@
 package dev.ferry.ffm;
 
+import dev.ferry.ffm.internal.FfmBinding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

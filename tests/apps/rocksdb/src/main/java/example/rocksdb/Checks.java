@@ -27,6 +27,30 @@ final class Checks {
         String modular = System.getProperty("app.expect.modular");
         boolean named = Store.class.getModule().isNamed();
         check(modular == null || Boolean.parseBoolean(modular) == named, "dev.ferry is " + (named ? "" : "not ") + "a named module");
+        if (named) {
+            // on the module path the bindings (raw addresses in, raw native calls out) are not the application's to call
+            internalsClosed("dev.ferry.jni.JniBinding", true);
+            internalsClosed("dev.ferry.ffm.internal.FfmBinding", "ffm".equals(binding));
+        }
+    }
+
+    /** Checks that the application's module cannot read the binding {@code className}'s INSTANCE. */
+    private static void internalsClosed(String className, boolean present) {
+        Class<?> c;
+        try {
+            c = Class.forName(className);
+        } catch (ClassNotFoundException e) {
+            check(!present, className + " not found");
+            return; // ferry-ffm not on the module path (Java 17-21)
+        }
+        try {
+            c.getField("INSTANCE").get(null);
+            check(false, className + ".INSTANCE is reachable from " + Checks.class.getModule());
+        } catch (IllegalAccessException expected) {
+            // not exported to this module
+        } catch (NoSuchFieldException e) {
+            check(false, className + " has no INSTANCE field: update this check");
+        }
     }
 
     static void delete(Path dir) throws IOException {

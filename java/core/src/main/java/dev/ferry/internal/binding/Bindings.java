@@ -21,7 +21,7 @@ import java.util.ServiceLoader;
 public final class Bindings {
     /** System property that forces a binding: {@code jni} or {@code ffm}. */
     public static final String PROPERTY = "ferry.binding";
-    private static final String FFM_CLASS = "dev.ferry.ffm.FfmBinding";
+    private static final String FFM_CLASS = "dev.ferry.ffm.internal.FfmBinding";
 
     private static volatile NativeBinding defaultBinding;
     /** The FFM provider once looked up; {@link #NONE} when there is none. */

@@ -1,13 +1,15 @@
-package dev.ferry.ffm;
+package dev.ferry.ffm.internal;
 
 import dev.ferry.Cursor;
 import dev.ferry.internal.EntryBuffers;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /**
  * Not API: the provider behind {@link dev.ferry.View#asByteBuffer()} on Java 22+, found by
  * {@link EntryBuffers#get()}. Buffers are made from the same per-entry segments as
- * {@link Segments}: zero-copy, read-only, and closed when the cursor moves or closes.
+ * {@link dev.ferry.ffm.Segments} ({@link EntrySegments}, which checks that the bytes are the
+ * current entry's): zero-copy, read-only, and closed when the cursor moves or closes.
  *
  * <p>Thread safety: stateless; each buffer is confined to the cursor's thread.
  */
@@ -18,6 +20,9 @@ public final class ScopedEntryBuffers extends EntryBuffers {
 
     @Override
     public ByteBuffer readOnly(Object cursor, long addr, int len) {
-        return Segments.segment((Cursor) cursor, addr, len).asByteBuffer();
+        if (!(cursor instanceof Cursor c)) {
+            throw new IllegalArgumentException("not a cursor: " + Objects.toString(cursor));
+        }
+        return EntrySegments.segment(c, addr, len).asByteBuffer();
     }
 }

@@ -1,4 +1,4 @@
-package dev.ferry.ffm;
+package dev.ferry.ffm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

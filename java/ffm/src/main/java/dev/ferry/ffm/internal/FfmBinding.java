@@ -1,4 +1,4 @@
-package dev.ferry.ffm;
+package dev.ferry.ffm.internal;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;

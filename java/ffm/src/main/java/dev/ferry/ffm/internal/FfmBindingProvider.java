@@ -1,4 +1,4 @@
-package dev.ferry.ffm;
+package dev.ferry.ffm.internal;
 
 import dev.ferry.spi.BindingProvider;
 import dev.ferry.spi.NativeBinding;
