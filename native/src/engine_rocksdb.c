@@ -609,6 +609,8 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
  * RDB_SLOT_OWN has the store's options. */
 #define RDB_SLOT_OWN   0x1
 #define RDB_SLOT_MERGE 0x2  /* with RDB_SLOT_OWN: the family has a merge operator */
+#define RDB_SLOT_RANGE_DEL 0x4 /* a range delete may sit in the family's memtables (set by range deletes and by an
+                                  open that replayed a log into them; never cleared): see rdb_split_points */
 
 /* Whether merges into the family can work: it, or the store it inherits from, has an operator. */
 static int family_has_merge(ferry_store *s, ferry_cf_slot *slot)
@@ -894,6 +896,9 @@ static int open_families(rdb_store *s, const char *path, int read_only, const fe
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
+        uint64_t replayed = 0;   /* entries the log put back into the memtable, range deletes among them maybe */
+        if (R.property_int_cf(s->db, handles[i], "rocksdb.num-entries-active-mem-table", &replayed) == 0 && replayed)
+            bits[i] |= RDB_SLOT_RANGE_DEL;
         int arc = ferry_store_add_cf(&s->base, names[i], handles[i], bits[i], NULL);
         if (arc != FERRY_OK) {
             for (size_t j = i; j < n; j++) R.column_family_handle_destroy(handles[j]);
@@ -1307,6 +1312,7 @@ static int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin
     if (!db) return FERRY_ENOTSUP;
     int rc = write_enter(s, cf, err);
     if (rc) return rc;
+    atomic_fetch_or(&cf->bits, RDB_SLOT_RANGE_DEL);
     char *e = NULL;
     R.delete_range_cf(db, STORE(s)->wopts, CFH(cf), begin, blen, end, elen, &e);
     write_exit(s);
@@ -1374,6 +1380,7 @@ static int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count
             wopts_release(s, wo);
             return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", i, slot->name);
         }
+        if (r.op == FERRY_OP_DELETE_RANGE) atomic_fetch_or(&slot->bits, RDB_SLOT_RANGE_DEL);
     }
     rocksdb_t *db = STORE(s)->db;
     if (STORE(s)->txn_mode) {   /* a batch with a range delete goes to the base database (see range_db) */
@@ -1995,14 +2002,15 @@ static int rdb_txn_close(ferry_txn *tb)
  * data within about one block), or max pieces are made. Each piece is weighed with one rocksdb_approximate_sizes_cf call per round, for all the pieces
  * of the round: from the table files' index blocks (and the memtables' own estimates where the library
  * has rocksdb_approximate_sizes_cf_with_flags). */
-#define RDB_SPLIT_ROUNDS 40
-#define RDB_SPLIT_STALE 4
+#define RDB_SPLIT_ROUNDS 64
+#define RDB_SPLIT_STALE 24
 
 typedef struct rdb_piece {
     char *key;          /* where it starts (owned by the pool) */
     size_t klen;
     uint64_t w;
-    int stale;          /* halvings in a row that left one half empty */
+    int stale;          /* cuts in a row that left one part weighing nothing */
+    int merge;          /* a part weighing nothing: 1 joins the next piece, -1 the previous one */
 } rdb_piece;
 
 typedef struct rdb_pool {
@@ -2141,31 +2149,33 @@ static int range_ends(rocksdb_iterator_t *it, const void *lower, size_t llen, co
     return found;
 }
 
-/* A key of the view strictly between a and b, found by halving [a, b) by key value and seeking from the
- * midpoint: the first key at or above it when that lies below b, else the search goes on below the
- * midpoint. NULL when there is none (or the 8 bytes after the prefix leave no room). */
+/* A key of the view strictly between a and b: the first key at or above the middle (by key value, the 8
+ * bytes after the common prefix read as a number) of a and the last key below b, so that the cut falls
+ * within the keys the piece holds, however far apart its ends are. NULL when the piece holds no key above a. */
 static char *split_key(rocksdb_iterator_t *it, rdb_pool *pool, const char *a, size_t al, const char *b, size_t bl,
                        size_t *ol)
 {
-    const char *hi = b;
-    size_t hl = bl;
-    for (int i = 0; i < 64; i++) {
-        size_t ml;
-        char *m = key_mid(pool, a, al, hi, hl, &ml);
-        if (!m) return NULL;
-        R.iter_seek(it, m, ml);
-        if (R.iter_valid(it)) {
-            size_t kl;
-            const char *k = R.iter_key(it, &kl);
-            if (key_order(k, kl, b, bl) < 0) {
-                *ol = kl;
-                return pool_copy(pool, k, kl);
-            }
-        }
-        hi = m;
-        hl = ml;
-    }
-    return NULL;
+    size_t zl;
+    const char *z;
+    R.iter_seek_for_prev(it, b, bl);
+    if (R.iter_valid(it) && (z = R.iter_key(it, &zl), key_order(z, zl, b, bl) == 0)) R.iter_prev(it);
+    if (!R.iter_valid(it)) return NULL;
+    z = R.iter_key(it, &zl);
+    if (key_order(z, zl, a, al) <= 0) return NULL;
+    char *hi = pool_alloc(pool, zl + 1);   /* just past the last key */
+    if (!hi) return NULL;
+    memcpy(hi, z, zl);
+    hi[zl] = 0;
+    size_t ml;
+    char *m = key_mid(pool, a, al, hi, zl + 1, &ml);
+    if (!m) return NULL;
+    R.iter_seek(it, m, ml);
+    if (!R.iter_valid(it)) return NULL;
+    size_t kl;
+    const char *k = R.iter_key(it, &kl);
+    if (key_order(k, kl, a, al) <= 0 || key_order(k, kl, b, bl) >= 0) return NULL;
+    *ol = kl;
+    return pool_copy(pool, k, kl);
 }
 
 static int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower, size_t llen,
@@ -2183,6 +2193,21 @@ static int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot
             return ferry_fail(err, FERRY_ENOTSUP, 0, "split points of a family with entries in its memtables need "
                               "rocksdb_approximate_sizes_cf_with_flags, which %s lacks (rocksdbjni 10.1.3 and 11.8.1 "
                               "have it; 7.9.2 does not)", g_path);
+    }
+    /* Deleted data still counts in RocksDB's sizes until a compaction drops it: weights would place the
+     * boundaries by dead bytes. Families with deletes in their memtables (point deletes counted by RocksDB,
+     * range deletes by Ferry), or whose table files hold more than 1 deletion in 10 entries, are left to
+     * the caller's sampling (0 records). */
+    {
+        uint64_t entries = 0, dels = 0, idels = 0;
+        R.property_int_cf(s->db, CFH(cf), "rocksdb.num-entries-active-mem-table", &entries);
+        uint64_t imm = 0;
+        R.property_int_cf(s->db, CFH(cf), "rocksdb.num-entries-imm-mem-tables", &imm);
+        R.property_int_cf(s->db, CFH(cf), "rocksdb.num-deletes-active-mem-table", &dels);
+        R.property_int_cf(s->db, CFH(cf), "rocksdb.num-deletes-imm-mem-tables", &idels);
+        if (dels + idels > 0
+            || (entries + imm > 0 && (atomic_load_explicit(&cf->bits, memory_order_relaxed) & RDB_SLOT_RANGE_DEL)))
+            return 0;
     }
     rdb_pool pool = { 0 };
     rdb_piece *k = NULL, *nk = NULL;
@@ -2204,9 +2229,14 @@ static int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot
                                     ? R.livefiles(s->db) : NULL;
     if (lf) {
         int files = R.livefiles_count(lf);
+        uint64_t fentries = 0, fdels = 0;
         for (int f = 0; f < files; f++) {
             const char *name = R.livefiles_column_family_name(lf, f);
             if (!name || strcmp(name, cf->name) != 0) continue;
+            if (R.livefiles_entries && R.livefiles_deletions) {
+                fentries += R.livefiles_entries(lf, f);
+                fdels += R.livefiles_deletions(lf, f);
+            }
             for (int side = 0; side < 2; side++) {
                 size_t kl;
                 const char *key = side ? R.livefiles_largestkey(lf, f, &kl) : R.livefiles_smallestkey(lf, f, &kl);
@@ -2220,10 +2250,11 @@ static int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot
                 }
                 char *copy = pool_copy(&pool, key, kl);
                 if (!copy) { R.livefiles_destroy(lf); goto oom; }
-                k[n++] = (rdb_piece){ copy, kl, 0, 0 };
+                k[n++] = (rdb_piece){ copy, kl, 0, 0, 0 };
             }
         }
         R.livefiles_destroy(lf);
+        if (fdels * 10 > fentries) { rc = 0; goto done; }
     }
     qsort(k + 1, n - 1, sizeof *k, file_key_cmp);
     size_t u = 1;
@@ -2254,7 +2285,7 @@ static int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot
             if (k[i].w > heavy && k[i].stale < RDB_SPLIT_STALE && n + nw / 2 < limit
                 && (mid = split_key(it, &pool, k[i].key, k[i].klen, k[i + 1].key, k[i + 1].klen, &ml)) != NULL) {
                 idx[nw++] = m - 1;
-                nk[m] = (rdb_piece){ mid, ml, 0, k[i].stale };
+                nk[m] = (rdb_piece){ mid, ml, 0, k[i].stale, 0 };
                 idx[nw++] = m++;
             } else if (k[i].w > heavy && k[i].stale < RDB_SPLIT_STALE && n + nw / 2 < limit) {
                 nk[m - 1].stale = RDB_SPLIT_STALE;   /* no key between its ends: keep it whole */
@@ -2274,7 +2305,36 @@ static int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot
             int none = a->w == 0 || b->w == 0;
             a->stale = none ? a->stale + 1 : 0;
             b->stale = a->stale;
+            /* a part weighing nothing tells nothing: it joins the neighbour on its other side, so the cut
+             * narrows the heavy part without spending a piece on the empty one */
+            if (b->w == 0) b->merge = 1;
+            else if (a->w == 0) a->merge = -1;
         }
+        size_t out = 0;
+        int pending = 0;
+        rdb_piece held = { 0 };
+        for (size_t i = 0; i < n; i++) {
+            rdb_piece piece = k[i];
+            int merge = piece.merge;
+            piece.merge = 0;
+            if (merge == -1 && out > 0) {   /* the previous piece reaches over it */
+                pending = 0;
+                continue;
+            }
+            if (merge == 1 && i + 1 < n) {  /* the next piece starts at its start */
+                if (!pending) held = piece;
+                pending = 1;
+                continue;
+            }
+            if (pending) {
+                piece.key = held.key;
+                piece.klen = held.klen;
+                pending = 0;
+            }
+            k[out++] = piece;
+        }
+        k[out] = k[n];
+        n = out;
     }
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += k[i].w;

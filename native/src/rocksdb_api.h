@@ -196,6 +196,8 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(livefiles_smallestkey, const char *, (const rocksdb_livefiles_t *lf, int i, size_t *size)) \
     X(livefiles_largestkey, const char *, (const rocksdb_livefiles_t *lf, int i, size_t *size)) \
     X(livefiles_destroy, void, (const rocksdb_livefiles_t *lf)) \
+    X(livefiles_entries, uint64_t, (const rocksdb_livefiles_t *lf, int i)) \
+    X(livefiles_deletions, uint64_t, (const rocksdb_livefiles_t *lf, int i)) \
     X(approximate_sizes_cf, void, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, int n, \
         const char *const *start, const size_t *start_len, const char *const *limit, const size_t *limit_len, \
         uint64_t *sizes, char **errptr)) \
