@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 
 /**
  * What {@code Store.split} costs and how evenly it cuts, on even and skewed keys (issue 35): per key
- * shape a fresh store of {@code entries} entries x 100 B (RocksDB flushed), then {@code Store.split}
+ * shape a fresh store of {@code entries} entries x 100 B (RocksDB flushed, unless {@code -Dsplit.flush=false}), then {@code Store.split}
  * into n sub-ranges, best of 20, with the engine's split points ({@code ferry_split_points}) and with
  * sampling alone ({@code -Dferry.split.engine=false}, flipped between the two in this JVM), and each
  * sub-range's entry count against the mean.
@@ -49,7 +49,9 @@ public final class SplitBalance {
             try {
                 try (Store s = Store.open(dir.resolve("db"), BenchData.options(engine, binding, false))) {
                     fill(s, shape, entries);
-                    s.flush();
+                    if (!"false".equals(System.getProperty("split.flush"))) {
+                        s.flush();
+                    }
                     ColumnFamily cf = s.defaultColumnFamily();
                     long total = s.scan(cf, KeyRange.all(), (k, v) -> true);
                     for (String method : new String[] {"engine", "sampling"}) {

@@ -74,6 +74,11 @@ final class RangeSplits {
         return (int) Math.max(128, Math.min(4096, 32L * n));
     }
 
+    /** The engine's split points of {@code range} of family {@code id} through {@code view} (ferry_split_points). */
+    static dev.ferry.internal.NativeCalls.SplitPoints points(StoreCore core, long view, int id, KeyRange range, int n) {
+        return core.calls.splitPoints(core.handle, view, id, range.lowerRef(), range.upperRef(), pointsFor(n));
+    }
+
     /** Splits {@code range} into at most {@code n} sub-ranges, reading through {@code c}, by sampling only. */
     static List<KeyRange> split(Cursor c, KeyRange range, int n) {
         return split(c, range, n, null);

@@ -141,7 +141,7 @@ public final class Snapshot extends ReadView implements AutoCloseable {
     private dev.ferry.internal.NativeCalls.SplitPoints splitPoints(ColumnFamily cf, KeyRange range, int n) {
         int id = enter(cf);
         try {
-            return core.calls.splitPoints(core.handle, view, id, range.lowerRef(), range.upperRef(), RangeSplits.pointsFor(n));
+            return RangeSplits.points(core, view, id, range, n);
         } catch (FerryException e) {
             if (e.code() == ErrorCode.NOT_SUPPORTED) {
                 return null; // sampling instead (e.g. a RocksDB library that cannot weigh its memtables)
