@@ -69,14 +69,19 @@ final class RangeSplits {
     private RangeSplits() {
     }
 
-    /** The number of split points to ask the engine for, for {@code n} sub-ranges. */
-    static int pointsFor(int n) {
-        return (int) Math.max(128, Math.min(4096, 32L * n));
+    /**
+     * The number of split points to ask the engine for, for {@code n} sub-ranges: LMDB reads the same
+     * pages whatever the number, so as many as it offers (finer weights); RocksDB spends about two size
+     * estimates and two seeks per point, so 24 per sub-range (at least 96): 1M entries split in 8 in
+     * about 1-3 ms with every sub-range within 8% of the mean (docs/benchmarks.md, "Parallel scans").
+     */
+    static int pointsFor(Engine engine, int n) {
+        return engine == Engine.LMDB ? 4096 : (int) Math.max(96, Math.min(4096, 24L * n));
     }
 
     /** The engine's split points of {@code range} of family {@code id} through {@code view} (ferry_split_points). */
     static dev.ferry.internal.NativeCalls.SplitPoints points(StoreCore core, long view, int id, KeyRange range, int n) {
-        return core.calls.splitPoints(core.handle, view, id, range.lowerRef(), range.upperRef(), pointsFor(n));
+        return core.calls.splitPoints(core.handle, view, id, range.lowerRef(), range.upperRef(), pointsFor(core.engine, n));
     }
 
     /** Splits {@code range} into at most {@code n} sub-ranges, reading through {@code c}, by sampling only. */
