@@ -542,6 +542,49 @@ FERRY_EXPORT int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t 
 FERRY_EXPORT int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
                                    uint64_t *out, ferry_error *err);
 
+/** Bytes of a split record's header (ferry_split_points): u64 weight; u32 key length; then the key's bytes. */
+#define FERRY_SPLIT_HEADER 12
+
+/**
+ * @brief Where the engine's own structure says a range's data lies: boundary candidates with the
+ *        share of the range's data that follows each, for cutting the range into pieces of similar
+ *        size (the Java layer's split). Nothing is read entry by entry.
+ *        - LMDB: the keys of the family's B+tree pages, read from the memory map down from the
+ *          root as far as 2048 pages per level allow (for 1M entries: down to the leaf pages'
+ *          separators); a weight counts entries (the node counts of sampled leaf pages, else one
+ *          per subtree of the level reached). DUPSORT families and trees of one page give 0 records.
+ *        - RocksDB: the range's first and last keys, the key ranges of the family's live table files
+ *          (rocksdb_livefiles), and pieces between them halved (by key value) until each holds at most
+ *          2 / max of the range's data, weighed in bytes with rocksdb_approximate_sizes_cf (table
+ *          files; with rocksdb_approximate_sizes_cf_with_flags, RocksDB 8.x and later, the memtables
+ *          too).
+ * @param[in] snap snapshot or NULL (the latest state). A transaction's view: FERRY_EINVAL. RocksDB
+ *            weighs the store's current files and memtables whatever the snapshot.
+ * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL (as
+ *            for ferry_cursor_open).
+ * @param[in] max the most records wanted (at least 1); neighbouring pieces are merged to keep within it.
+ * @param[out] dst records packed back to back, native-endian and unaligned: u64 weight; u32 klen; key
+ *             bytes (FERRY_SPLIT_HEADER + klen bytes each). Record 0 has klen 0 and stands for the
+ *             range's start; record i > 0 carries a key strictly inside the range, greater than record
+ *             i - 1's. A record's weight estimates the data from its key (record 0: the range's start)
+ *             up to the next record's key (the last: to the range's end), in the engine's unit
+ *             (LMDB entries, RocksDB bytes): only ratios between the weights of one answer mean
+ *             anything. Keys need not exist in the store. Records that do not fit in cap are merged
+ *             into their neighbours.
+ * @param[in] cap bytes at dst (at least FERRY_SPLIT_HEADER).
+ * @param[out] len_out bytes written.
+ * @note Thread-safe as reads are. Costs no more than a few thousand page or index reads.
+ * @return the number of records (0: the engine has nothing to say about this range, e.g. a tree of one
+ *         page, data only in a memtable RocksDB cannot weigh), FERRY_EINVAL (bad arguments, cap below
+ *         FERRY_SPLIT_HEADER, max 0, a transaction's view, a family created after snap),
+ *         FERRY_ECFDROPPED, FERRY_ENOTSUP (a RocksDB library without rocksdb_livefiles or
+ *         rocksdb_approximate_sizes_cf; one without rocksdb_approximate_sizes_cf_with_flags while a
+ *         memtable of the family holds entries: the message names the version), engine codes.
+ */
+FERRY_EXPORT int ferry_split_points(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
+                                    const void *upper, size_t ulen, uint32_t max, void *dst, size_t cap,
+                                    size_t *len_out, ferry_error *err);
+
 /**@}*/
 
 /* ------------------------------------------------------------------ */

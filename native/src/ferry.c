@@ -963,6 +963,25 @@ int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const v
     return rc == FERRY_NOTFOUND ? FERRY_OK : rc;
 }
 
+int ferry_split_points(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
+                       const void *upper, size_t ulen, uint32_t max, void *dst, size_t cap, size_t *len_out,
+                       ferry_error *err)
+{
+    CHECK_E(s != NULL && len_out != NULL && dst != NULL, err, "store, dst or len_out is NULL");
+    CHECK_E(BYTES_OK(lower, llen) && BYTES_OK(upper, ulen), err, "NULL bound with a length");
+    CHECK_E(snap == NULL || snap->store == s, err, "snapshot belongs to another store");
+    CHECK_E(snap == NULL || snap->txn == NULL, err, "split points are read through a snapshot or the store, not a transaction");
+    CHECK_E(max >= 1, err, "max is 0 (at least one record)");
+    CHECK_E(cap >= FERRY_SPLIT_HEADER, err, "cap is smaller than one record (FERRY_SPLIT_HEADER)");
+    *len_out = 0;
+    SLOT(s, cf, err);
+    SNAP_SEES(snap, cf, err);
+    if (!s->ops->split_points) return ferry_fail(err, FERRY_ENOTSUP, 0, "this engine has no split points");
+    /* an empty range (an upper bound of the empty key, or lower >= upper) has nothing to weigh */
+    if (upper && (ulen == 0 || (lower && ferry_range_empty(lower, llen, upper, ulen)))) return 0;
+    return s->ops->split_points(s, snap, slot, lower, llen, upper, ulen, max, dst, cap, len_out, err);
+}
+
 int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand, size_t olen,
                 ferry_error *err)
 {

@@ -150,6 +150,12 @@ struct ferry_engine_ops {
      * through get */
     int (*value_count)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
                        uint64_t *out, ferry_error *err);
+    /* ferry_split_points (snap NULL or a snapshot, never a transaction's view; bounds as for cursor_open,
+     * the range not empty; max >= 1, cap >= FERRY_SPLIT_HEADER); NULL: FERRY_ENOTSUP. Engines pack their
+     * candidates with ferry_split_pack. */
+    int (*split_points)(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower, size_t llen,
+                        const void *upper, size_t ulen, uint32_t max, void *dst, size_t cap, size_t *len_out,
+                        ferry_error *err);
     /* ---- writes */
     /* flags: FERRY_WRITE_*, checked against the engine by ferry.c */
     int (*put)(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
@@ -268,6 +274,19 @@ static inline ferry_cf_slot *ferry_slot(const ferry_store *s, uint32_t id)
 }
 /* Find a live slot by name; returns its id or -1. */
 FERRY_HIDDEN int ferry_store_find_cf(ferry_store *s, const char *name);
+
+/* A boundary candidate of ferry_split_points: a key and the weight of the data from it to the next
+ * candidate. Candidate 0 stands for the range's start (its key is not written). */
+typedef struct ferry_split_cand {
+    const uint8_t *key;
+    size_t klen;
+    uint64_t weight;
+} ferry_split_cand;
+/* Pack n candidates (keys strictly increasing after candidate 0) into FERRY_SPLIT_HEADER records at dst:
+ * neighbours are merged (weights summed, the first key kept) until at most max records fit in cap.
+ * Returns the number of records (n == 0: 0) and sets *len_out. */
+FERRY_HIDDEN int ferry_split_pack(const ferry_split_cand *c, size_t n, uint32_t max, void *dst, size_t cap,
+                                  size_t *len_out);
 
 /* Check n packed multi-get key records ("u32 klen; key") against keys_len. */
 FERRY_HIDDEN int ferry_keys_validate(uint32_t n, const void *keys, size_t keys_len, ferry_error *err);

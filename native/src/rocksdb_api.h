@@ -36,6 +36,7 @@ typedef struct rocksdb_transaction_t rocksdb_transaction_t;
 typedef struct rocksdb_transaction_options_t rocksdb_transaction_options_t;
 typedef struct rocksdb_optimistictransactiondb_t rocksdb_optimistictransactiondb_t;
 typedef struct rocksdb_optimistictransaction_options_t rocksdb_optimistictransaction_options_t;
+typedef struct rocksdb_livefiles_t rocksdb_livefiles_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -183,7 +184,30 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(optimistictransactiondb_close_base_db, void, (rocksdb_t *base)) \
     X(transaction_merge_cf, void, (rocksdb_transaction_t *t, rocksdb_column_family_handle_t *cf, const char *k, \
         size_t klen, const char *v, size_t vlen, char **errptr)) \
-    RDB_API_SHARED_FUNCS(X)
+    RDB_API_SHARED_FUNCS(X) \
+    RDB_API_SPLIT_FUNCS(X)
+
+/* Split points (ferry_split_points): the live table files and approximate sizes are in every rocksdbjni
+ * from 7.9.2 on; approximate sizes with flags (memtables included) in 10.1.3 and 11.8.1, not in 7.9.2. */
+#define RDB_API_SPLIT_FUNCS(X) \
+    X(livefiles, const rocksdb_livefiles_t *, (rocksdb_t *db)) \
+    X(livefiles_count, int, (const rocksdb_livefiles_t *lf)) \
+    X(livefiles_column_family_name, const char *, (const rocksdb_livefiles_t *lf, int i)) \
+    X(livefiles_smallestkey, const char *, (const rocksdb_livefiles_t *lf, int i, size_t *size)) \
+    X(livefiles_largestkey, const char *, (const rocksdb_livefiles_t *lf, int i, size_t *size)) \
+    X(livefiles_destroy, void, (const rocksdb_livefiles_t *lf)) \
+    X(livefiles_entries, uint64_t, (const rocksdb_livefiles_t *lf, int i)) \
+    X(livefiles_deletions, uint64_t, (const rocksdb_livefiles_t *lf, int i)) \
+    X(approximate_sizes_cf, void, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, int n, \
+        const char *const *start, const size_t *start_len, const char *const *limit, const size_t *limit_len, \
+        uint64_t *sizes, char **errptr)) \
+    X(approximate_sizes_cf_with_flags, void, (rocksdb_t *db, rocksdb_column_family_handle_t *cf, int n, \
+        const char *const *start, const size_t *start_len, const char *const *limit, const size_t *limit_len, \
+        uint8_t include_flags, uint64_t *sizes, char **errptr))
+
+/* rocksdb_approximate_sizes_cf_with_flags: what to count */
+#define RDB_SIZE_INCLUDE_MEMTABLES 0x1
+#define RDB_SIZE_INCLUDE_FILES     0x2
 
 /* Shared block caches and write buffer managers (ferry_cache_*, ferry_wbm_*). The cache functions and
  * table options are in every rocksdbjni from 7.9.2 on; the write buffer manager's C API appeared in

@@ -121,3 +121,33 @@ int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t n
     if (seen != count) return ferry_fail(err, FERRY_EINVAL, 0, "batch holds %u records, count says %u", seen, count);
     return FERRY_OK;
 }
+
+/* Bytes the records take when every g neighbouring candidates make one record. */
+static size_t split_bytes(const ferry_split_cand *c, size_t n, size_t g)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i += g) bytes += FERRY_SPLIT_HEADER + (i ? c[i].klen : 0);
+    return bytes;
+}
+
+int ferry_split_pack(const ferry_split_cand *c, size_t n, uint32_t max, void *dst, size_t cap, size_t *len_out)
+{
+    *len_out = 0;
+    if (n == 0) return 0;
+    size_t g = (n + max - 1) / max;
+    while (g < n && split_bytes(c, n, g) > cap) g = g > n / 2 ? n : 2 * g;
+    uint8_t *p = dst;
+    int count = 0;
+    for (size_t i = 0; i < n; i += g) {
+        uint64_t w = 0;
+        for (size_t j = i; j < n && j < i + g; j++) w += c[j].weight;
+        uint32_t kl = i ? (uint32_t)c[i].klen : 0;
+        memcpy(p, &w, 8);
+        memcpy(p + 8, &kl, 4);
+        if (kl) memcpy(p + FERRY_SPLIT_HEADER, c[i].key, kl);
+        p += FERRY_SPLIT_HEADER + kl;
+        count++;
+    }
+    *len_out = (size_t)(p - (uint8_t *)dst);
+    return count;
+}

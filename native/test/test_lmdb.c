@@ -2206,6 +2206,147 @@ static void test_shared_memory_refused(void)
     EQ(ferry_wbm_close((ferry_wbm *)(void *)&fake, &err), FERRY_EINVAL);
 }
 
+/* ---- split points ---- */
+
+/* Write n puts of key fmt % i with a 20-byte value, in batches. */
+static void split_fill(ferry_store *s, uint32_t cf, const char *fmt, int from, int n, int step)
+{
+    size_t cap = 1000 * 64, len = 0;
+    uint8_t *batch = malloc(cap);
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        char k[32];
+        snprintf(k, sizeof k, fmt, from + i * step);
+        uint32_t kl = (uint32_t)strlen(k), vl = 20, op = FERRY_OP_PUT;
+        memcpy(batch + len, &op, 4); memcpy(batch + len + 4, &cf, 4);
+        memcpy(batch + len + 8, &kl, 4); memcpy(batch + len + 12, &vl, 4);
+        memcpy(batch + len + 16, k, kl); memset(batch + len + 16 + kl, 'v', vl);
+        len += 16 + kl + vl;
+        if (++count == 1000 || i == n - 1) {
+            if (ferry_write(s, batch, len, (uint32_t)count, 0, &err) != FERRY_OK) {
+                printf("FAIL split_fill: %s\n", err.message);
+                failed++;
+            }
+            len = 0;
+            count = 0;
+        }
+    }
+    free(batch);
+}
+
+typedef struct split_answer { int n; uint64_t total, below; int ok; } split_answer;
+
+/* Call ferry_split_points and check the records' form: record 0 without a key, then keys strictly
+ * increasing inside [lower, upper). below: the weight of records whose key sorts before mark (record 0
+ * counts as before). */
+static split_answer split_check(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const char *lower, const char *upper,
+                                uint32_t max, size_t cap, const char *mark)
+{
+    split_answer a = { 0, 0, 0, 1 };
+    uint8_t *buf = malloc(cap);
+    size_t len = 12345;
+    int rc = ferry_split_points(s, snap, cf, lower, lower ? strlen(lower) : 0, upper, upper ? strlen(upper) : 0, max,
+                                buf, cap, &len, &err);
+    a.n = rc;
+    if (rc < 0) { free(buf); a.ok = 0; return a; }
+    const uint8_t *p = buf, *end = buf + len, *prev = NULL;
+    uint32_t prevl = 0;
+    if (rc == 0 && len != 0) a.ok = 0;
+    if ((uint32_t)rc > max) a.ok = 0;
+    for (int i = 0; i < rc; i++) {
+        if (end - p < FERRY_SPLIT_HEADER) { a.ok = 0; break; }
+        uint64_t w;
+        uint32_t kl;
+        memcpy(&w, p, 8);
+        memcpy(&kl, p + 8, 4);
+        const uint8_t *k = p + FERRY_SPLIT_HEADER;
+        if ((size_t)(end - k) < kl || (i == 0) != (kl == 0)) { a.ok = 0; break; }
+        if (i > 0) {
+            size_t m = kl < prevl ? kl : prevl;
+            int c = prev ? memcmp(prev, k, m) : -1;
+            if (prev && (c > 0 || (c == 0 && prevl >= kl))) a.ok = 0;
+            if (lower && (memcmp(k, lower, kl < strlen(lower) ? kl : strlen(lower)) < 0
+                          || (memcmp(k, lower, kl < strlen(lower) ? kl : strlen(lower)) == 0 && kl <= strlen(lower))))
+                a.ok = 0;
+            if (upper) {
+                size_t ul = strlen(upper), mm = kl < ul ? kl : ul;
+                int cu = memcmp(k, upper, mm);
+                if (cu > 0 || (cu == 0 && kl >= ul)) a.ok = 0;
+            }
+            prev = k;
+            prevl = kl;
+        }
+        a.total += w;
+        if (mark && (i == 0 || memcmp(k, mark, kl < strlen(mark) ? kl : strlen(mark)) < 0)) a.below += w;
+        p = k + kl;
+    }
+    if (p != end) a.ok = 0;
+    free(buf);
+    return a;
+}
+
+static void test_split_points(void)
+{
+    ferry_store *s = open_store("split");
+    uint32_t cf, tiny, dups;
+    EQ(ferry_cf_create(s, "skew", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
+    split_fill(s, cf, "a%08d", 0, 45000, 1);      /* 90% of the entries in a dense run */
+    split_fill(s, cf, "b%08d", 0, 5000, 1000);    /* 10% spread out */
+    split_answer a = split_check(s, NULL, cf, NULL, NULL, 256, 1 << 16, "b");
+    CHECK(a.ok && a.n >= 64 && a.n <= 256, "records %d", a.n);
+    EQ(a.total, 50000);   /* at most 4096 leaf pages: every page's node count */
+    CHECK(a.below >= 44500 && a.below <= 45500, "weight before 'b': %llu", (unsigned long long)a.below);
+    a = split_check(s, NULL, cf, "a00010000", "a00020000", 256, 1 << 16, NULL);
+    CHECK(a.ok && a.n >= 8 && a.total >= 10000 && a.total <= 10400, "bounded: %d records, weight %llu", a.n,
+          (unsigned long long)a.total);
+    a = split_check(s, NULL, cf, NULL, NULL, 4, 1 << 16, NULL);
+    CHECK(a.ok && a.n >= 2 && a.n <= 4 && a.total == 50000, "max 4: %d records", a.n);
+    a = split_check(s, NULL, cf, NULL, NULL, 256, FERRY_SPLIT_HEADER, NULL);
+    CHECK(a.ok && a.n == 1 && a.total == 50000, "cap of one record: %d", a.n);
+    a = split_check(s, NULL, cf, "b", "a", 256, 4096, NULL);
+    CHECK(a.ok && a.n == 0);
+    a = split_check(s, NULL, cf, NULL, "", 256, 4096, NULL);
+    CHECK(a.ok && a.n == 0);
+    /* a snapshot keeps its tree: the weights of the state it saw */
+    ferry_snapshot *snap;
+    EQ(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    EQ(ferry_delete_range(s, cf, "a00000000", 9, "a00020000", 9, &err), FERRY_OK);
+    a = split_check(s, snap, cf, NULL, NULL, 256, 1 << 16, NULL);
+    CHECK(a.ok && a.total == 50000, "snapshot: %d records, weight %llu", a.n, (unsigned long long)a.total);
+    a = split_check(s, NULL, cf, NULL, NULL, 256, 1 << 16, NULL);
+    CHECK(a.ok && a.total == 30000, "after the delete: %d records, weight %llu", a.n, (unsigned long long)a.total);
+    EQ(ferry_snapshot_close(snap), FERRY_OK);
+    /* the default family: its root is in the meta page of the read transaction */
+    split_fill(s, 0, "k%08d", 0, 20000, 1);
+    a = split_check(s, NULL, 0, NULL, NULL, 256, 1 << 16, NULL);
+    CHECK(a.ok && a.n >= 32 && a.total >= 20000 && a.total <= 20010, "default: %d records, weight %llu", a.n,
+          (unsigned long long)a.total);
+    /* nothing to say: a tree of one page, a DUPSORT family */
+    EQ(ferry_cf_create(s, "tiny", 0, NULL, 0, NULL, &tiny, &err), FERRY_OK);
+    split_fill(s, tiny, "t%03d", 0, 10, 1);
+    a = split_check(s, NULL, tiny, NULL, NULL, 256, 4096, NULL);
+    CHECK(a.ok && a.n == 0, "one page: %d", a.n);
+    EQ(ferry_cf_create(s, "dups", FERRY_CF_DUPSORT, NULL, 0, NULL, &dups, &err), FERRY_OK);
+    split_fill(s, dups, "d%08d", 0, 5000, 1);
+    a = split_check(s, NULL, dups, NULL, NULL, 256, 4096, NULL);
+    CHECK(a.ok && a.n == 0, "dupsort: %d", a.n);
+    /* misuse */
+    uint8_t buf[64];
+    size_t len;
+    EQ(ferry_split_points(s, NULL, cf, NULL, 0, NULL, 0, 0, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_split_points(s, NULL, cf, NULL, 0, NULL, 0, 8, buf, FERRY_SPLIT_HEADER - 1, &len, &err), FERRY_EINVAL);
+    EQ(ferry_split_points(NULL, NULL, cf, NULL, 0, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_split_points(s, NULL, cf, NULL, 3, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_split_points(s, NULL, 999, NULL, 0, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    ferry_txn *t;
+    EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+    EQ(ferry_split_points(s, FERRY_TXN_VIEW(t), cf, NULL, 0, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    EQ(ferry_txn_close(t), FERRY_OK);
+    EQ(ferry_cf_drop(s, tiny, &err), FERRY_OK);
+    EQ(ferry_split_points(s, NULL, tiny, NULL, 0, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_ECFDROPPED);
+    ferry_store_close(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -2240,6 +2381,7 @@ int main(int argc, char **argv)
     test_txn();
     test_null_handles();
     test_shared_memory_refused();
+    test_split_points();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -1904,6 +1904,135 @@ static void test_shared_memory(void)
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("shared-y"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &x, &err), FERRY_EINVAL);
 }
 
+/* ---- split points ---- */
+
+/* Write n puts of key fmt % i with a 20-byte value, in batches. */
+static void split_fill(ferry_store *s, uint32_t cf, const char *fmt, int from, int n, int step)
+{
+    size_t cap = 1000 * 64, len = 0;
+    uint8_t *batch = malloc(cap);
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        char k[32];
+        snprintf(k, sizeof k, fmt, from + i * step);
+        uint32_t kl = (uint32_t)strlen(k), vl = 20, op = FERRY_OP_PUT;
+        memcpy(batch + len, &op, 4); memcpy(batch + len + 4, &cf, 4);
+        memcpy(batch + len + 8, &kl, 4); memcpy(batch + len + 12, &vl, 4);
+        memcpy(batch + len + 16, k, kl); memset(batch + len + 16 + kl, 'v', vl);
+        len += 16 + kl + vl;
+        if (++count == 1000 || i == n - 1) {
+            if (ferry_write(s, batch, len, (uint32_t)count, 0, &err) != FERRY_OK) {
+                printf("FAIL split_fill: %s\n", err.message);
+                failed++;
+            }
+            len = 0;
+            count = 0;
+        }
+    }
+    free(batch);
+}
+
+typedef struct split_answer { int n; uint64_t total, below; int ok; } split_answer;
+
+/* Call ferry_split_points and check the records' form: record 0 without a key, then keys strictly
+ * increasing inside [lower, upper). below: the weight of records whose key sorts before mark (record 0
+ * counts as before). */
+static split_answer split_check(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const char *lower, const char *upper,
+                                uint32_t max, size_t cap, const char *mark)
+{
+    split_answer a = { 0, 0, 0, 1 };
+    uint8_t *buf = malloc(cap);
+    size_t len = 12345;
+    int rc = ferry_split_points(s, snap, cf, lower, lower ? strlen(lower) : 0, upper, upper ? strlen(upper) : 0, max,
+                                buf, cap, &len, &err);
+    a.n = rc;
+    if (rc < 0) { free(buf); a.ok = 0; return a; }
+    const uint8_t *p = buf, *end = buf + len, *prev = NULL;
+    uint32_t prevl = 0;
+    if (rc == 0 && len != 0) a.ok = 0;
+    if ((uint32_t)rc > max) a.ok = 0;
+    for (int i = 0; i < rc; i++) {
+        if (end - p < FERRY_SPLIT_HEADER) { a.ok = 0; break; }
+        uint64_t w;
+        uint32_t kl;
+        memcpy(&w, p, 8);
+        memcpy(&kl, p + 8, 4);
+        const uint8_t *k = p + FERRY_SPLIT_HEADER;
+        if ((size_t)(end - k) < kl || (i == 0) != (kl == 0)) { a.ok = 0; break; }
+        if (i > 0) {
+            size_t m = kl < prevl ? kl : prevl;
+            int c = prev ? memcmp(prev, k, m) : -1;
+            if (prev && (c > 0 || (c == 0 && prevl >= kl))) a.ok = 0;
+            if (lower && (memcmp(k, lower, kl < strlen(lower) ? kl : strlen(lower)) < 0
+                          || (memcmp(k, lower, kl < strlen(lower) ? kl : strlen(lower)) == 0 && kl <= strlen(lower))))
+                a.ok = 0;
+            if (upper) {
+                size_t ul = strlen(upper), mm = kl < ul ? kl : ul;
+                int cu = memcmp(k, upper, mm);
+                if (cu > 0 || (cu == 0 && kl >= ul)) a.ok = 0;
+            }
+            prev = k;
+            prevl = kl;
+        }
+        a.total += w;
+        if (mark && (i == 0 || memcmp(k, mark, kl < strlen(mark) ? kl : strlen(mark)) < 0)) a.below += w;
+        p = k + kl;
+    }
+    if (p != end) a.ok = 0;
+    free(buf);
+    return a;
+}
+static void test_split_points(void)
+{
+    ferry_store *s;
+    CHECK_RC(open_store("split", &s), FERRY_OK);
+    uint32_t cf;
+    CHECK_RC(ferry_cf_create(s, "skew", 0, NULL, 0, NULL, &cf, &err), FERRY_OK);
+    split_fill(s, cf, "a%08d", 0, 45000, 1);      /* 90% of the entries in a dense run */
+    split_fill(s, cf, "b%08d", 0, 5000, 1000);    /* 10% spread out */
+    /* in the memtable: weighed where the library can (rocksdb_approximate_sizes_cf_with_flags) */
+    split_answer a = split_check(s, NULL, cf, NULL, NULL, 256, 1 << 16, "b");
+    if (a.n == FERRY_ENOTSUP) {
+        CHECK(strstr(err.message, "rocksdb_approximate_sizes_cf_with_flags") != NULL, "%s", err.message);
+    } else {
+        CHECK(a.ok && a.n >= 16 && a.total > 0, "memtable: %d records", a.n);
+        CHECK(a.below >= a.total * 6 / 10, "memtable: weight before 'b' %llu of %llu", (unsigned long long)a.below,
+              (unsigned long long)a.total);
+    }
+    CHECK_RC(ferry_flush(s, cf, &err), FERRY_OK);
+    a = split_check(s, NULL, cf, NULL, NULL, 256, 1 << 16, "b");
+    CHECK(a.ok && a.n >= 64 && a.n <= 256, "records %d", a.n);
+    CHECK(a.below >= a.total * 85 / 100 && a.below <= a.total * 95 / 100, "weight before 'b' %llu of %llu",
+          (unsigned long long)a.below, (unsigned long long)a.total);
+    a = split_check(s, NULL, cf, "a00010000", "a00020000", 256, 1 << 16, NULL);
+    CHECK(a.ok && a.n >= 8, "bounded: %d records", a.n);
+    a = split_check(s, NULL, cf, NULL, NULL, 4, 1 << 16, NULL);
+    CHECK(a.ok && a.n >= 2 && a.n <= 4, "max 4: %d records", a.n);
+    a = split_check(s, NULL, cf, NULL, NULL, 256, FERRY_SPLIT_HEADER, NULL);
+    CHECK(a.ok && a.n == 1, "cap of one record: %d", a.n);
+    a = split_check(s, NULL, cf, "b", "a", 256, 4096, NULL);
+    CHECK(a.ok && a.n == 0, "empty: %d", a.n);
+    a = split_check(s, NULL, cf, NULL, "", 256, 4096, NULL);
+    CHECK(a.ok && a.n == 0, "empty: %d", a.n);
+    a = split_check(s, NULL, cf, "c", NULL, 256, 4096, NULL);
+    CHECK(a.ok && a.n == 0, "no key: %d", a.n);
+    ferry_snapshot *snap;
+    CHECK_RC(ferry_snapshot_open(s, &snap, &err), FERRY_OK);
+    a = split_check(s, snap, cf, NULL, NULL, 256, 1 << 16, "b");
+    CHECK(a.ok && a.n >= 64, "snapshot: %d records", a.n);
+    CHECK_RC(ferry_snapshot_close(snap), FERRY_OK);
+    uint8_t buf[64];
+    size_t len;
+    CHECK_RC(ferry_split_points(s, NULL, cf, NULL, 0, NULL, 0, 0, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_split_points(s, NULL, cf, NULL, 0, NULL, 0, 8, buf, FERRY_SPLIT_HEADER - 1, &len, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_split_points(NULL, NULL, cf, NULL, 0, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_split_points(s, NULL, cf, NULL, 0, NULL, 0, 8, NULL, sizeof buf, &len, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_split_points(s, NULL, 999, NULL, 0, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_drop(s, cf, &err), FERRY_OK);
+    CHECK_RC(ferry_split_points(s, NULL, cf, NULL, 0, NULL, 0, 8, buf, sizeof buf, &len, &err), FERRY_ECFDROPPED);
+    ferry_store_close(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
@@ -1960,6 +2089,7 @@ int main(int argc, char **argv)
     test_sst();
     test_rocksjava();
     test_shared_memory();
+    test_split_points();
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

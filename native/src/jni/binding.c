@@ -154,6 +154,14 @@ JNI_FN(valueCount0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong
     return ferry_value_count(P(s), P(snap), (uint32_t)cf, P(key), (size_t)klen, P(out), P(err));
 }
 
+/* JniBinding.splitPoints0 */
+JNI_FN(splitPoints0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong lower, jlong llen, jlong upper,
+                     jlong ulen, jint max, jlong dst, jlong cap, jlong len_out, jlong err)
+{
+    return ferry_split_points(P(s), P(snap), (uint32_t)cf, P(lower), (size_t)llen, P(upper), (size_t)ulen,
+                              (uint32_t)max, P(dst), (size_t)cap, P(len_out), P(err));
+}
+
 /* ---- writes ---- */
 
 /* JniBinding.put0 */

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,15 +18,26 @@ import java.util.function.Supplier;
  * {@link Snapshot#parallelScan} and {@link Store#parallelScan}.
  *
  * <p>How a range is split: the first and last keys of the range in the snapshot are found with two
- * cursor moves; 64 keys spread evenly between them (as numbers: the 12 bytes after their common
- * prefix, base 256) are looked up with seeks, and the byte values each of those 12 positions takes
- * among the keys found give it a radix of its own (decimal digits: 10, random bytes: 256). The n - 1
- * boundaries are then spread evenly in that mixed-radix number space and moved to the first existing
- * key at or above each (a seek each), so every sub-range starts on a key of the snapshot; duplicates
- * are dropped (fewer than n sub-ranges). That is about 70 + n seeks whatever the range's size, and
- * splits keys that fill their space evenly (sequential numbers, hashes, UUIDs) into sub-ranges of
- * near-equal entry counts. Skewed keys give unequal sub-ranges: a parallel scan therefore cuts the
- * range into several sub-ranges per thread and lets each thread take the next one when it is done.
+ * cursor moves. Then the engine is asked where the range's data lies ({@code ferry_split_points}: LMDB
+ * reads the separator keys of its B+tree pages and the node counts of their pages, RocksDB weighs pieces
+ * of the range with its approximate sizes from the table files' indexes and the memtables): a list of
+ * keys, each with the share of the data that follows it. The {@code n - 1} boundaries are placed where
+ * the running total of those weights crosses {@code i / n} of the whole, interpolated within the piece
+ * that holds that point (its first and last keys read as numbers after their common prefix), and moved
+ * to the first existing key at or above (a seek each), so every sub-range starts on a key of the
+ * snapshot. Skewed keys split as evenly as even ones, since the engine's structure follows the data.
+ *
+ * <p>Where the engine has nothing to say (an LMDB tree of one page or a DUPSORT family, a RocksDB
+ * library that cannot weigh its memtables while they hold entries, or weights that place fewer than
+ * {@code n} sub-ranges), the split samples instead: 64 keys spread evenly between the first and last
+ * (as numbers: the 12 bytes after their common prefix, base 256) are looked up with seeks, and the
+ * byte values each of those 12 positions takes among the keys found give it a radix of its own
+ * (decimal digits: 10, random bytes: 256). The n - 1 boundaries are then spread evenly in that
+ * mixed-radix number space and moved to the first existing key at or above each. That splits keys
+ * that fill their space evenly (sequential numbers, hashes, UUIDs) into sub-ranges of near-equal entry
+ * counts, skewed ones unevenly: a parallel scan therefore cuts the range into several sub-ranges per
+ * thread and lets each thread take the next one when it is done. Duplicates are dropped (fewer than n
+ * sub-ranges).
  *
  * <p>The sub-ranges are plain {@link KeyRange}s: contiguous, non-overlapping, in key order, and
  * their union is exactly the range given, in every state of every store; only their balance depends
@@ -40,11 +53,47 @@ final class RangeSplits {
     /** Probes in a row that find no new boundary before a split stops looking. */
     private static final int MAX_MISSES = 1024;
 
+    /** Most sub-ranges placed by the engine's weights; more are placed by sampling, which skips ahead. */
+    static final int MAX_WEIGHTED = 4096;
+
+    /**
+     * Whether splits ask the engine where the data lies ({@code -Dferry.split.engine=false}: sampling
+     * only, for comparisons in benchmarks; read at each split).
+     *
+     * @return false when the property says so
+     */
+    static boolean enginePoints() {
+        return !"false".equals(System.getProperty("ferry.split.engine"));
+    }
+
     private RangeSplits() {
     }
 
-    /** Splits {@code range} of {@code cf} into at most {@code n} sub-ranges, reading through {@code c}. */
+    /**
+     * The number of split points to ask the engine for, for {@code n} sub-ranges: LMDB reads the same
+     * pages whatever the number, so as many as it offers (finer weights); RocksDB spends about two size
+     * estimates and two seeks per point, so 24 per sub-range (at least 96): 1M entries split in 8 in
+     * about 1-3 ms with every sub-range within 8% of the mean (docs/benchmarks.md, "Parallel scans").
+     */
+    static int pointsFor(Engine engine, int n) {
+        return engine == Engine.LMDB ? 4096 : (int) Math.max(96, Math.min(4096, 24L * n));
+    }
+
+    /** The engine's split points of {@code range} of family {@code id} through {@code view} (ferry_split_points). */
+    static dev.ferry.internal.NativeCalls.SplitPoints points(StoreCore core, long view, int id, KeyRange range, int n) {
+        return core.calls.splitPoints(core.handle, view, id, range.lowerRef(), range.upperRef(), pointsFor(core.engine, n));
+    }
+
+    /** Splits {@code range} into at most {@code n} sub-ranges, reading through {@code c}, by sampling only. */
     static List<KeyRange> split(Cursor c, KeyRange range, int n) {
+        return split(c, range, n, null);
+    }
+
+    /**
+     * Splits {@code range} into at most {@code n} sub-ranges, reading through {@code c}, placing the
+     * boundaries by the engine's split points where it gave some ({@code points} non-null).
+     */
+    static List<KeyRange> split(Cursor c, KeyRange range, int n, dev.ferry.internal.NativeCalls.SplitPoints points) {
         Objects.requireNonNull(range, "range");
         if (n < 1) {
             throw new IllegalArgumentException("n=" + n + " (at least 1 sub-range)");
@@ -61,6 +110,117 @@ final class RangeSplits {
         if (Arrays.compareUnsigned(first, last) >= 0) {
             return one;
         }
+        List<KeyRange> weighted = null;
+        if (points != null && points.keys().length >= 2 && n <= MAX_WEIGHTED) {
+            weighted = weighted(c, range, n, first, last, points);
+            if (weighted != null && weighted.size() == n) {
+                return weighted;
+            }
+        }
+        List<KeyRange> sampled = sampled(c, range, n, first, last);
+        return weighted != null && weighted.size() >= sampled.size() ? weighted : sampled;
+    }
+
+    /**
+     * Boundaries where the running total of the engine's weights crosses {@code i / n} of the whole,
+     * interpolated within the piece holding that point; null when the weights are all zero.
+     */
+    private static List<KeyRange> weighted(Cursor c, KeyRange range, int n, byte[] first, byte[] last,
+                                           dev.ferry.internal.NativeCalls.SplitPoints points) {
+        byte[][] keys = points.keys();
+        long[] w = points.weights();
+        double total = 0;
+        for (long x : w) {
+            total += Math.max(0, x);
+        }
+        if (total <= 0) {
+            return null;
+        }
+        byte[] end = Arrays.copyOf(last, last.length + 1); // just past the last key
+        List<byte[]> bounds = new ArrayList<>();
+        byte[] prev = first;
+        double cum = 0;
+        int i = 0;
+        for (int j = 1; j < n; j++) {
+            double target = total * j / n;
+            while (i < w.length - 1 && cum + Math.max(0, w[i]) <= target) {
+                cum += Math.max(0, w[i]);
+                i++;
+            }
+            double f = w[i] <= 0 ? 0 : Math.min(1, Math.max(0, (target - cum) / w[i]));
+            byte[] lo = i == 0 || Arrays.compareUnsigned(keys[i], first) < 0 ? first : keys[i];
+            byte[] hi = i + 1 < keys.length && Arrays.compareUnsigned(keys[i + 1], end) < 0 ? keys[i + 1] : end;
+            byte[] probe = Arrays.compareUnsigned(lo, hi) < 0 ? between(lo, hi, f) : lo;
+            if (Arrays.compareUnsigned(probe, prev) <= 0) {
+                continue; // lands on the boundary before: no new one
+            }
+            if (!c.seek(probe)) {
+                break; // past the last key: every later target is too
+            }
+            byte[] k = c.keyBytes();
+            if (Arrays.compareUnsigned(k, prev) > 0) {
+                bounds.add(k);
+                prev = k;
+            }
+        }
+        return tiles(range, bounds);
+    }
+
+    /**
+     * A key at fraction {@code f} of the way from {@code lo} to {@code hi} ({@code lo < hi}), reading
+     * the 8 bytes after their common prefix as numbers; at least {@code lo}, below {@code hi}.
+     */
+    static byte[] between(byte[] lo, byte[] hi, double f) {
+        int p = Arrays.mismatch(lo, hi);
+        if (p < 0) {
+            return lo;
+        }
+        BigInteger a = BigInteger.ZERO;
+        BigInteger b = BigInteger.ZERO;
+        for (int j = 0; j < 8; j++) {
+            a = a.shiftLeft(8).add(BigInteger.valueOf(p + j < lo.length ? lo[p + j] & 0xFF : 0));
+            b = b.shiftLeft(8).add(BigInteger.valueOf(p + j < hi.length ? hi[p + j] & 0xFF : 0));
+        }
+        BigInteger span = b.subtract(a);
+        if (span.signum() <= 0) {
+            return lo;
+        }
+        BigInteger v = a.add(span.multiply(BigInteger.valueOf((long) (f * (1L << 40)))).shiftRight(40));
+        if (v.compareTo(b) >= 0) {
+            v = b.subtract(BigInteger.ONE);
+        }
+        byte[] k = Arrays.copyOf(lo, p + 8);
+        for (int j = 7; j >= 0; j--) {
+            k[p + j] = (byte) v.intValue();
+            v = v.shiftRight(8);
+        }
+        int len = k.length;
+        while (len > p + 1 && k[len - 1] == 0) {
+            len--;
+        }
+        byte[] out = len == k.length ? k : Arrays.copyOf(k, len);
+        return Arrays.compareUnsigned(out, lo) < 0 ? lo : out;
+    }
+
+    /** The sub-ranges of {@code range} that start at {@code bounds} (in key order, each inside the range). */
+    private static List<KeyRange> tiles(KeyRange range, List<byte[]> bounds) {
+        List<KeyRange> out = new ArrayList<>(bounds.size() + 1);
+        byte[] lower = range.lowerRef();
+        byte[] upper = range.upperRef();
+        byte[] from = lower;
+        for (byte[] k : bounds) {
+            out.add(from == null ? KeyRange.lessThan(k) : KeyRange.closedOpen(from, k));
+            from = k;
+        }
+        if (from == lower) {
+            return List.of(range);
+        }
+        out.add(upper == null ? KeyRange.atLeast(from) : KeyRange.closedOpen(from, upper));
+        return List.copyOf(out);
+    }
+
+    /** The sampling split (see the class comment). */
+    private static List<KeyRange> sampled(Cursor c, KeyRange range, int n, byte[] first, byte[] last) {
         int p = Arrays.mismatch(first, last);
         // learn each position's byte range from keys found by plain base-256 interpolation
         int[] lo = new int[DIGITS];
@@ -117,19 +277,7 @@ final class RangeSplits {
                     .subtract(BigInteger.ONE).divide(span);
             i = next.compareTo(BigInteger.valueOf(i)) <= 0 ? i + 1 : next.compareTo(bigN) >= 0 ? n : next.intValue();
         }
-        List<KeyRange> out = new ArrayList<>(bounds.size() + 1);
-        byte[] lower = range.lowerRef();
-        byte[] upper = range.upperRef();
-        byte[] from = lower;
-        for (byte[] k : bounds) {
-            out.add(from == null ? KeyRange.lessThan(k) : KeyRange.closedOpen(from, k));
-            from = k;
-        }
-        if (from == lower) {
-            return one;
-        }
-        out.add(upper == null ? KeyRange.atLeast(from) : KeyRange.closedOpen(from, upper));
-        return List.copyOf(out);
+        return tiles(range, bounds);
     }
 
     private static void note(byte[] k, int p, int[] lo, int[] hi) {
@@ -176,6 +324,17 @@ final class RangeSplits {
      */
     static long parallelScan(Snapshot snap, ColumnFamily cf, List<KeyRange> splits, int threads,
                              Supplier<? extends EntryVisitor> visitors) {
+        return parallelScan(snap, cf, splits, threads, null, visitors);
+    }
+
+    /**
+     * As {@link #parallelScan(Snapshot, ColumnFamily, List, int, Supplier)}, the {@code threads - 1}
+     * helpers run as tasks of {@code executor} (null: threads of Ferry's own). A task that starts after
+     * the caller has found no sub-range left does nothing, so the call never waits for tasks the
+     * executor has not started; a task the executor rejects leaves its share to the others.
+     */
+    static long parallelScan(Snapshot snap, ColumnFamily cf, List<KeyRange> splits, int threads, Executor executor,
+                             Supplier<? extends EntryVisitor> visitors) {
         AtomicInteger next = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong total = new AtomicLong();
@@ -201,6 +360,32 @@ final class RangeSplits {
             }
         };
         int workers = Math.min(threads, splits.size()) - 1;
+        if (executor != null) {
+            Gate gate = new Gate();
+            for (int t = 0; t < workers && !stop.get(); t++) {
+                try {
+                    executor.execute(() -> {
+                        if (gate.enter()) {
+                            try {
+                                work.run();
+                            } finally {
+                                gate.exit();
+                            }
+                        }
+                    });
+                } catch (RejectedExecutionException e) {
+                    break; // fewer helpers: the threads that run read the rest
+                } catch (RuntimeException | Error e) {
+                    stop.set(true);
+                    failure.compareAndSet(null, e);
+                }
+            }
+            work.run();
+            if (gate.close(stop)) {
+                Thread.currentThread().interrupt();
+            }
+            return result(failure, total);
+        }
         Thread[] ts = new Thread[Math.max(0, workers)];
         for (int t = 0; t < ts.length; t++) {
             ts[t] = new Thread(work, "ferry-parallel-scan-" + t);
@@ -223,6 +408,11 @@ final class RangeSplits {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        return result(failure, total);
+    }
+
+    /** The scan's count, or its first failure thrown. */
+    private static long result(AtomicReference<Throwable> failure, AtomicLong total) {
         Throwable f = failure.get();
         if (f instanceof RuntimeException) {
             throw (RuntimeException) f;
@@ -234,5 +424,43 @@ final class RangeSplits {
             throw new IllegalStateException(f);
         }
         return total.get();
+    }
+
+    /**
+     * The executor's tasks of one parallel scan: a task runs the scan's loop only when it starts before
+     * the caller closes the gate, and the caller waits for the tasks that did.
+     */
+    private static final class Gate {
+        private int active;
+        private boolean closed;
+
+        synchronized boolean enter() {
+            if (closed) {
+                return false;
+            }
+            active++;
+            return true;
+        }
+
+        synchronized void exit() {
+            if (--active == 0) {
+                notifyAll();
+            }
+        }
+
+        /** Closes the gate and waits for the tasks inside; an interrupt stops the scan. @return interrupted */
+        synchronized boolean close(AtomicBoolean stop) {
+            closed = true;
+            boolean interrupted = false;
+            while (active > 0) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    stop.set(true);
+                }
+            }
+            return interrupted;
+        }
     }
 }

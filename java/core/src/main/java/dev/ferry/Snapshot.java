@@ -114,10 +114,13 @@ public final class Snapshot extends ReadView implements AutoCloseable {
 
     /**
      * Splits a range into at most {@code n} contiguous, non-overlapping sub-ranges, in key order, whose
-     * union is exactly {@code range}, of similar numbers of entries in this snapshot where the keys
-     * fill their key space evenly (see docs/usage.md, "Parallel scans"). Costs about 70 + n seeks,
-     * whatever the range's size. The sub-ranges are plain ranges: they can be read through any
-     * snapshot or store, on any thread.
+     * union is exactly {@code range}, of similar numbers of entries in this snapshot: the boundaries
+     * follow where the engine's own structure says the data lies (LMDB's B+tree pages, RocksDB's
+     * approximate sizes of pieces of the range), skewed keys included, and where it says nothing they
+     * are found by sampling, which balances keys that fill their key space evenly (see docs/usage.md,
+     * "Parallel scans"). Costs a few thousand page or index reads at most and about n seeks, whatever
+     * the range's size. The sub-ranges are plain ranges: they can be read through any snapshot or
+     * store, on any thread.
      *
      * @param cf the family
      * @param range the range to split
@@ -130,7 +133,22 @@ public final class Snapshot extends ReadView implements AutoCloseable {
             throw new IllegalArgumentException("n=" + n + " (at least 1 sub-range)");
         }
         try (Cursor c = cursor(cf, range, null)) {
-            return RangeSplits.split(c, range, n);
+            return RangeSplits.split(c, range, n, n > 1 && RangeSplits.enginePoints() ? splitPoints(cf, range, n) : null);
+        }
+    }
+
+    /** The engine's split points for {@code range} (see {@link RangeSplits}), or null when it has none. */
+    private dev.ferry.internal.NativeCalls.SplitPoints splitPoints(ColumnFamily cf, KeyRange range, int n) {
+        int id = enter(cf);
+        try {
+            return RangeSplits.points(core, view, id, range, n);
+        } catch (FerryException e) {
+            if (e.code() == ErrorCode.NOT_SUPPORTED) {
+                return null; // sampling instead (e.g. a RocksDB library that cannot weigh its memtables)
+            }
+            throw translate(e);
+        } finally {
+            exit();
         }
     }
 
@@ -162,6 +180,37 @@ public final class Snapshot extends ReadView implements AutoCloseable {
         java.util.List<KeyRange> splits = split(cf, range,
                 threads == 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, (long) threads * RangeSplits.SPLITS_PER_THREAD));
         return RangeSplits.parallelScan(this, cf, splits, threads, visitors);
+    }
+
+    /**
+     * As {@link #parallelScan(ColumnFamily, KeyRange, int, java.util.function.Supplier)}, with the
+     * helpers run as tasks of the caller's executor instead of threads of Ferry's own: the range is split
+     * into {@code 4 x threads} sub-ranges, {@code threads - 1} tasks are handed to {@code executor}, and
+     * the calling thread reads too. Every task reads this snapshot (one state, as the other overload),
+     * each sub-range with a visitor of its own, in key order. The call returns once every sub-range is
+     * done and every task that started has finished; a task that starts after that does nothing and
+     * touches nothing (so a busy executor only costs parallelism, never a wait), and a task the executor
+     * rejects ({@link java.util.concurrent.RejectedExecutionException}) leaves its share to the others.
+     * A visitor returning false, or throwing, stops every task (the exception is rethrown here), as does
+     * an interrupt of the calling thread while it waits (its interrupt status is then set again).
+     *
+     * @param cf the family
+     * @param range the range
+     * @param threads tasks to read with, the caller's thread included (at least 1)
+     * @param executor runs the helper tasks (e.g. a {@code ForkJoinPool} or a virtual-thread executor)
+     * @param visitors gives a visitor for each sub-range, called on the thread that visits it
+     * @return the number of entries visited
+     */
+    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, java.util.concurrent.Executor executor,
+                             java.util.function.Supplier<? extends EntryVisitor> visitors) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(visitors, "visitors");
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads=" + threads + " (at least 1)");
+        }
+        java.util.List<KeyRange> splits = split(cf, range,
+                threads == 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, (long) threads * RangeSplits.SPLITS_PER_THREAD));
+        return RangeSplits.parallelScan(this, cf, splits, threads, executor, visitors);
     }
 
     /**

@@ -517,6 +517,30 @@ public final class Store extends WriteView implements AutoCloseable {
         }
     }
 
+    /**
+     * Visits every entry of a range with tasks of the caller's executor and the calling thread, all
+     * reading one snapshot taken for the call: {@link Snapshot#parallelScan(ColumnFamily, KeyRange, int,
+     * java.util.concurrent.Executor, java.util.function.Supplier)}.
+     *
+     * @param cf the family
+     * @param range the range
+     * @param threads tasks to read with, the caller's thread included (at least 1)
+     * @param executor runs the helper tasks
+     * @param visitors gives a visitor for each sub-range, called on the thread that visits it
+     * @return the number of entries visited
+     */
+    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, java.util.concurrent.Executor executor,
+                             java.util.function.Supplier<? extends EntryVisitor> visitors) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(visitors, "visitors");
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads=" + threads + " (at least 1)");
+        }
+        try (Snapshot s = snapshot()) {
+            return s.parallelScan(cf, range, threads, executor, visitors);
+        }
+    }
+
     // ---- close ----
 
     /** @return true once closed */

@@ -1394,7 +1394,8 @@ public final class DifferentialFuzz {
                 writes.add(new byte[][] {k, r.nextInt(4) == 0 ? null : value()});
             }
         }
-        note(src + ".parallelScan(" + f.ref() + ", " + rs + ", " + threads + ", collect)"
+        boolean onExecutor = r.nextInt(3) == 0;
+        note(src + ".parallelScan(" + f.ref() + ", " + rs + ", " + threads + (onExecutor ? ", ForkJoinPool.commonPool()" : "") + ", collect)"
                 + (writes.isEmpty() ? "" : "  // beside a writer of " + writes.size() + " puts and deletes on " + f.ref()));
         java.util.concurrent.ConcurrentLinkedQueue<List<byte[][]>> lists = new java.util.concurrent.ConcurrentLinkedQueue<>();
         java.util.concurrent.atomic.AtomicReference<Throwable> writerFailed = new java.util.concurrent.atomic.AtomicReference<>();
@@ -1422,7 +1423,13 @@ public final class DifferentialFuzz {
                 lists.add(mine);
                 return (k, val) -> mine.add(new byte[][] {k.toByteArray(), val.toByteArray()});
             };
-            n = s == null ? store.parallelScan(f.cf, rs.range, threads, visitors) : s.snapshot.parallelScan(f.cf, rs.range, threads, visitors);
+            if (onExecutor) {
+                java.util.concurrent.Executor ex = java.util.concurrent.ForkJoinPool.commonPool();
+                n = s == null ? store.parallelScan(f.cf, rs.range, threads, ex, visitors)
+                        : s.snapshot.parallelScan(f.cf, rs.range, threads, ex, visitors);
+            } else {
+                n = s == null ? store.parallelScan(f.cf, rs.range, threads, visitors) : s.snapshot.parallelScan(f.cf, rs.range, threads, visitors);
+            }
         } finally {
             if (writer != null) {
                 try {

@@ -242,6 +242,10 @@ public final class Abi {
     /** Record header bytes: u32 op, u32 cf, u32 alen, u32 blen. */
     public static final int OP_HEADER = 16;
 
+    // ---- split points (ferry_split_points)
+    /** Record header bytes: u64 weight, u32 key length. */
+    public static final int SPLIT_HEADER = 12;
+
     // ---- column-family flags
     /** LMDB MDB_DUPSORT. */
     public static final int CF_DUPSORT = 0x1;

@@ -384,6 +384,65 @@ public final class NativeCalls {
         return s.outLong(0);
     }
 
+    /**
+     * What {@code ferry_split_points} answered: boundary candidates and the weight of the data from each
+     * to the next. {@code keys[0]} is null (the range's start).
+     *
+     * @param keys the candidates' keys, in key order, the first null
+     * @param weights the weight after each candidate, in the engine's unit
+     */
+    public record SplitPoints(byte[][] keys, long[] weights) {
+    }
+
+    /**
+     * {@code ferry_split_points}.
+     *
+     * @param store the store
+     * @param view the view (a snapshot or 0)
+     * @param cf the family
+     * @param lo lower bound or null
+     * @param hi upper bound or null
+     * @param max most records wanted
+     * @return the records (none when the engine has nothing to say)
+     */
+    public SplitPoints splitPoints(long store, long view, int cf, byte[] lo, byte[] hi, int max) {
+        Scratch s = Scratch.get(b);
+        int hiOff = s.putTwo(lo, hi);
+        int outOff = align8(hiOff + (hi == null ? 0 : hi.length));
+        int cap = (int) Math.min(1 << 20, Math.max(4096L, 64L * max));
+        NativeBuffer m = s.ensure((long) outOff + cap, outOff);
+        long a = m.addr;
+        int n = b.splitPoints(store, view, cf, lo == null ? 0 : a + Scratch.DATA, lo == null ? 0 : lo.length,
+                hi == null ? 0 : a + hiOff, hi == null ? 0 : hi.length, max, a + outOff, cap, s.out(0), s.err());
+        if (n < 0) {
+            throw s.error(n);
+        }
+        long len = s.outLong(0);
+        if (len < 0 || len > cap) {
+            throw new IllegalStateException("ferry_split_points wrote " + len + " bytes into " + cap);
+        }
+        byte[][] keys = new byte[n][];
+        long[] weights = new long[n];
+        java.nio.ByteBuffer buf = m.buf.duplicate().order(java.nio.ByteOrder.nativeOrder());
+        int at = outOff;
+        for (int i = 0; i < n; i++) {
+            if (at + Abi.SPLIT_HEADER > outOff + len) {
+                throw new IllegalStateException("ferry_split_points: record " + i + " of " + n + " overruns " + len + " bytes");
+            }
+            weights[i] = buf.getLong(at);
+            int kl = buf.getInt(at + 8);
+            if (kl < 0 || at + Abi.SPLIT_HEADER + (long) kl > outOff + len) {
+                throw new IllegalStateException("ferry_split_points: record " + i + " of " + n + " overruns " + len + " bytes");
+            }
+            if (i > 0) {
+                keys[i] = new byte[kl];
+                buf.get(at + Abi.SPLIT_HEADER, keys[i]);
+            }
+            at += Abi.SPLIT_HEADER + kl;
+        }
+        return new SplitPoints(keys, weights);
+    }
+
     // ---- writes ----
 
     /**

@@ -85,6 +85,10 @@ public final class JniBinding implements NativeBinding {
     @Override public int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err) {
         return valueCount0(store, snapshot, cf, key, klen, out, err);
     }
+    @Override public int splitPoints(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen,
+            int max, long dst, long cap, long lenOut, long err) {
+        return splitPoints0(store, snapshot, cf, lower, llen, upper, ulen, max, dst, cap, lenOut, err);
+    }
     @Override public int put(long store, int cf, long key, long klen, long val, long vlen, int flags, long err) {
         return put0(store, cf, key, klen, val, vlen, flags, err);
     }
@@ -212,6 +216,8 @@ public final class JniBinding implements NativeBinding {
     private static native int multiGet0(long store, long snapshot, int cf, int n, long keys, long keysLen, int flags,
             long dst, long cap, long lensOut, long err);
     private static native int valueCount0(long store, long snapshot, int cf, long key, long klen, long out, long err);
+    private static native int splitPoints0(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen,
+            int max, long dst, long cap, long lenOut, long err);
     private static native int put0(long store, int cf, long key, long klen, long val, long vlen, int flags, long err);
     private static native int merge0(long store, int cf, long key, long klen, long operand, long olen, long err);
     private static native int delete0(long store, int cf, long key, long klen, long err);

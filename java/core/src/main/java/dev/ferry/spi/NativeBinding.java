@@ -211,6 +211,26 @@ public interface NativeBinding {
     /** @param store handle @param snapshot snapshot, transaction or 0 @param cf id @param key address @param klen length @param out u64 slot @param err error struct @return rc */
     int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err);
 
+    /**
+     * {@code ferry_split_points}.
+     *
+     * @param store handle
+     * @param snapshot snapshot or 0
+     * @param cf family id
+     * @param lower lower bound address or 0
+     * @param llen its length
+     * @param upper upper bound address or 0
+     * @param ulen its length
+     * @param max most records wanted
+     * @param dst destination
+     * @param cap destination capacity
+     * @param lenOut size_t slot for the bytes written
+     * @param err error struct
+     * @return records written or rc
+     */
+    int splitPoints(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int max, long dst,
+            long cap, long lenOut, long err);
+
     // ---- writes
 
     /** @param store handle @param cf id @param key address @param klen length @param val address @param vlen length @param flags 0 or FERRY_WRITE_* @param err error struct @return rc */

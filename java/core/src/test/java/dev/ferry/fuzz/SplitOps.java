@@ -16,13 +16,19 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
  * {@link Store#split}, {@link Snapshot#split}, {@link Store#parallelScan} and
- * {@link Snapshot#parallelScan}: any family (null, dropped, of another store, created after the
+ * {@link Snapshot#parallelScan} (with Ferry's threads, and on executors: a pool, the common pool, a
+ * direct one, a new thread per task, one that rejects every task, and null): any family (null, dropped, of another store, created after the
  * snapshot, DUPSORT), null, empty and pooled ranges, sub-range counts and thread counts from the
  * extremes ({@code 0}, negative, {@code Integer.MAX_VALUE}) to ordinary, null suppliers and
  * suppliers that return null, and visitors (run on Ferry's worker threads) that stop, throw, keep
@@ -188,11 +194,16 @@ final class SplitOps {
         Watch w = new Watch(r, dups);
         Ctx.FuzzStop stop = new Ctx.FuzzStop();
         Supplier<EntryVisitor> visitors = visitors(c, on, w, stop);
-        String desc = on.name + ".parallelScan(" + f[1] + ", " + d + ", " + threads + ", " + w.mode + ")";
+        int exKind = c.rnd.nextInt(12);
+        Executor ex = exKind < 6 ? null : executor(c, exKind);
+        String exName = exKind < 6 ? "" : EXECUTOR_NAMES[exKind - 6] + ", ";
+        String desc = on.name + ".parallelScan(" + f[1] + ", " + d + ", " + threads + ", " + exName + w.mode + ")";
         long[] total = {-1};
-        boolean ok = c.call(desc, () -> total[0] = on.snap != null
-                ? on.snap.snap.parallelScan((ColumnFamily) f[0], r, threads, visitors)
-                : on.store.store.parallelScan((ColumnFamily) f[0], r, threads, visitors));
+        boolean ok = c.call(desc, () -> total[0] = exKind < 6
+                ? (on.snap != null ? on.snap.snap.parallelScan((ColumnFamily) f[0], r, threads, visitors)
+                        : on.store.store.parallelScan((ColumnFamily) f[0], r, threads, visitors))
+                : (on.snap != null ? on.snap.snap.parallelScan((ColumnFamily) f[0], r, threads, ex, visitors)
+                        : on.store.store.parallelScan((ColumnFamily) f[0], r, threads, ex, visitors)));
         for (String p : w.problems) {
             c.wrong(desc, p);
         }
@@ -213,6 +224,42 @@ final class SplitOps {
             if (read && plain[0] != total[0]) {
                 c.wrong(desc, "visited " + total[0] + " entries, a scan of the same snapshot " + plain[0]);
             }
+        }
+    }
+
+    /** Threads of the pool the executor overload runs on (daemons: nothing waits for them at exit). */
+    private static final ExecutorService POOL = Executors.newFixedThreadPool(3, r -> {
+        Thread t = new Thread(r, "fuzz-executor");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private static final String[] EXECUTOR_NAMES = {"null executor", "pool", "commonPool", "direct", "new thread",
+        "rejecting"};
+
+    /** An executor for {@code parallelScan}: null (must throw), a shared pool, the common pool, a direct
+     * one (tasks run inside {@code execute}, on the fuzz thread), a new thread per task, one that rejects. */
+    private static Executor executor(Ctx c, int kind) {
+        switch (kind - 6) {
+            case 0:
+                c.nullArg("executor");
+                return null;
+            case 1:
+                return POOL;
+            case 2:
+                return ForkJoinPool.commonPool();
+            case 3:
+                return Runnable::run;
+            case 4:
+                return r -> {
+                    Thread t = new Thread(r, "fuzz-task");
+                    t.setDaemon(true);
+                    t.start();
+                };
+            default:
+                return r -> {
+                    throw new RejectedExecutionException("the fuzzer's executor takes nothing");
+                };
         }
     }
 

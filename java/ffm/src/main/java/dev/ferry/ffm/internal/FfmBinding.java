@@ -411,6 +411,16 @@ public final class FfmBinding implements NativeBinding {
     }
 
     @Override
+    public int splitPoints(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen, int max,
+            long dst, long cap, long lenOut, long err) {
+        try {
+            return (int) SplitPoints.H.invokeExact(store, snapshot, cf, lower, llen, upper, ulen, max, dst, cap, lenOut, err);
+        } catch (Throwable t) {
+            throw failure("ferry_split_points", t);
+        }
+    }
+
+    @Override
     public int put(long store, int cf, long key, long klen, long val, long vlen, int flags, long err) {
         try {
             return (int) Put.H.invokeExact(store, cf, key, klen, val, vlen, flags, err);
@@ -883,6 +893,12 @@ public final class FfmBinding implements NativeBinding {
         VALUE_COUNT("ferry_value_count", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG, JAVA_LONG),
 
+        // int ferry_split_points(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
+        //                         const void *upper, size_t ulen, uint32_t max, void *dst, size_t cap,
+        //                         size_t *len_out, ferry_error *err)
+        SPLIT_POINTS("ferry_split_points", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+
         // int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
         //                uint32_t flags, ferry_error *err)
         PUT("ferry_put", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
@@ -1118,6 +1134,9 @@ public final class FfmBinding implements NativeBinding {
     }
     private static final class ValueCount {
         static final MethodHandle H = bind(Fn.VALUE_COUNT);
+    }
+    private static final class SplitPoints {
+        static final MethodHandle H = bind(Fn.SPLIT_POINTS);
     }
     private static final class Put {
         static final MethodHandle H = bind(Fn.PUT);
