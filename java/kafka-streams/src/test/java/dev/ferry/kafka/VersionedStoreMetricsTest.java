@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.serialization.Serdes;
@@ -62,11 +63,13 @@ class VersionedStoreMetricsTest {
     /** Writes each record into the three stores with its timestamp (every tenth a delete) and reads it back. */
     static final class Writer implements Processor<String, String, Void, Void> {
         private final AtomicReference<StreamsMetricsImpl> streamsMetrics;
+        private final AtomicLong processed;
         private final List<VersionedKeyValueStore<String, String>> stores = new ArrayList<>();
         private long n;
 
-        Writer(AtomicReference<StreamsMetricsImpl> streamsMetrics) {
+        Writer(AtomicReference<StreamsMetricsImpl> streamsMetrics, AtomicLong processed) {
             this.streamsMetrics = streamsMetrics;
+            this.processed = processed;
         }
 
         @Override
@@ -91,13 +94,20 @@ class VersionedStoreMetricsTest {
                 s.get(key, ts - 300); // an older version: the history segments
                 s.get(key + "-absent");
             }
+            processed.incrementAndGet();
         }
     }
 
-    static Topology topology(AtomicReference<StreamsMetricsImpl> streamsMetrics) {
+    /**
+     * The topology: source {@code in}, one processor writing into the three stores.
+     *
+     * @param streamsMetrics receives the processor's context's metrics
+     * @param processed counts the records processed
+     */
+    static Topology topology(AtomicReference<StreamsMetricsImpl> streamsMetrics, AtomicLong processed) {
         Topology t = new Topology();
         t.addSource("in", Serdes.String().deserializer(), Serdes.String().deserializer(), "in");
-        t.addProcessor("writer", () -> new Writer(streamsMetrics), "in");
+        t.addProcessor("writer", () -> new Writer(streamsMetrics, processed), "in");
         List<VersionedBytesStoreSupplier> suppliers = List.of(
                 Stores.persistentVersionedKeyValueStore(STORES.get(0), HISTORY, SEGMENT),
                 FerryStores.persistentVersionedKeyValueStore(STORES.get(1), HISTORY, SEGMENT),
@@ -120,7 +130,7 @@ class VersionedStoreMetricsTest {
 
     Run run(String level) throws InterruptedException {
         AtomicReference<StreamsMetricsImpl> streamsMetrics = new AtomicReference<>();
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology(streamsMetrics),
+        try (TopologyTestDriver driver = new TopologyTestDriver(topology(streamsMetrics, new AtomicLong()),
                 FerryStoreMetricsTest.props(level, tmp.resolve("state")))) {
             TestInputTopic<String, String> in = driver.createInputTopic("in", Serdes.String().serializer(), Serdes.String().serializer());
             StreamsMetricsImpl m = streamsMetrics.get();
