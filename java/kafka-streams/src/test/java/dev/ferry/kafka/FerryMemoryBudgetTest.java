@@ -136,6 +136,44 @@ class FerryMemoryBudgetTest {
     }
 
     /**
+     * A store written under the budget (universal compaction) opens without it (level compaction) and
+     * again with it, its table files read each time: switching the budget on or off keeps the data.
+     */
+    @Test
+    void aStoreOpensWithAndWithoutTheBudgetAndKeepsItsData() {
+        TestContext with = ctx("switch");
+        TestContext without = new TestContext(tmp.resolve("switch").toFile());
+        int round = 0;
+        for (TestContext c : List.of(with, without, with)) {
+            round++;
+            try (FerryKeyValueStore s = open("s", c)) {
+                for (int i = 0; i < 300; i++) {
+                    s.put(Bytes.wrap(("r" + round + "-k" + i).getBytes(StandardCharsets.UTF_8)), new byte[500]);
+                }
+                s.flush(); // to table files
+                for (int r = 1; r <= round; r++) {
+                    for (int i = 0; i < 300; i += 37) {
+                        assertEquals(500, s.get(Bytes.wrap(("r" + r + "-k" + i).getBytes(StandardCharsets.UTF_8))).length,
+                                "round " + round + " reads round " + r);
+                    }
+                }
+                assertEquals(300L * round, countAll(s), "every entry of every round");
+            }
+        }
+    }
+
+    private static long countAll(FerryKeyValueStore s) {
+        long n = 0;
+        try (var it = s.all()) {
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
      * With a shared cache every store's block cache metrics report the one cache, whole (Kafka's
      * recorder reads a cache its segments share once, and knows nothing of other stores): the built-in
      * stores with Kafka's recipe and Ferry's stores with the budget alike. A dashboard summing
