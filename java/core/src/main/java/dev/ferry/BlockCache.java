@@ -4,8 +4,6 @@ import dev.ferry.internal.Abi;
 import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
-import java.lang.ref.Cleaner;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A RocksDB LRU block cache that any number of RocksDB stores share, so that one capacity bounds the
@@ -29,37 +27,16 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Thread safety: thread-safe; every method may be called from any thread.
  */
-public final class BlockCache implements AutoCloseable {
-    private final NativeCalls calls;
-    private final long handle;
+public final class BlockCache extends SharedNative implements AutoCloseable {
     private final long capacity;
     private final boolean strict;
     private final double highPriorityPoolRatio;
-    private final Cleaner.Cleanable cleanable;
-    /** Store opens and manager creations hold it shared while they pass the handle to native code; close exclusively. */
-    private final ReentrantReadWriteLock use = new ReentrantReadWriteLock();
-    private volatile boolean closed;
-    /** Set once the native cache is freed (by close or the cleaner), so that neither frees it twice. */
-    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
     private BlockCache(NativeCalls calls, long handle, long capacity, boolean strict, double ratio) {
-        this.calls = calls;
-        this.handle = handle;
+        super(handle, calls::cacheUsage, calls::cacheClose);
         this.capacity = capacity;
         this.strict = strict;
         this.highPriorityPoolRatio = ratio;
-        // the release captures the parameters, not this; it cannot free a cache a store holds (BUSY)
-        java.util.concurrent.atomic.AtomicBoolean released = this.released;
-        this.cleanable = StoreCore.CLEANER.register(this, () -> {
-            try {
-                if (!released.get()) {
-                    calls.cacheClose(handle);
-                    released.set(true);
-                }
-            } catch (RuntimeException ignored) {
-                // held by a store that outlived this object's last reference: left to the process
-            }
-        });
     }
 
     /**
@@ -202,36 +179,9 @@ public final class BlockCache implements AutoCloseable {
         return (int) state()[2];
     }
 
-    private long[] state() {
-        use.readLock().lock();
-        try {
-            check();
-            return calls.cacheUsage(handle);
-        } finally {
-            use.readLock().unlock();
-        }
-    }
-
-    private void check() {
-        if (closed) {
-            throw new IllegalStateException(this + " is closed");
-        }
-    }
-
     /** @return whether {@link #close()} has released the cache */
     public boolean isClosed() {
-        return closed;
-    }
-
-    /** The lock that store opens hold shared while they pass the handle to native code (see Stores.holding). */
-    ReentrantReadWriteLock use() {
-        return use;
-    }
-
-    /** @return the native handle, after checking this is open (under {@link #use()}) */
-    long openHandle() {
-        check();
-        return handle;
+        return closedNow();
     }
 
     /**
@@ -242,24 +192,12 @@ public final class BlockCache implements AutoCloseable {
      */
     @Override
     public void close() {
-        use.writeLock().lock();
-        try {
-            if (closed) {
-                return;
-            }
-            calls.cacheClose(handle);   // throws Busy while held
-            released.set(true);
-            closed = true;
-            cleanable.clean();          // finds it released: frees nothing
-        } finally {
-            use.writeLock().unlock();
-        }
+        closeShared();
     }
 
     @Override
     public String toString() {
         return "BlockCache[" + capacity + " bytes" + (strict ? ", strict" : "") + ", high-priority "
-                + highPriorityPoolRatio + (closed ? ", closed" : "") + "]";
+                + highPriorityPoolRatio + (closedNow() ? ", closed" : "") + "]";
     }
-
 }

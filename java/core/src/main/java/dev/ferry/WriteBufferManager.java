@@ -4,9 +4,6 @@ import dev.ferry.internal.Abi;
 import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
-import java.lang.ref.Cleaner;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A RocksDB write buffer manager that any number of RocksDB stores share: once the memtables of all
@@ -24,34 +21,16 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Thread safety: thread-safe.
  */
-public final class WriteBufferManager implements AutoCloseable {
-    private final NativeCalls calls;
-    private final long handle;
+public final class WriteBufferManager extends SharedNative implements AutoCloseable {
     private final long bufferSize;
     private final BlockCache cache;
     private final boolean allowStall;
-    private final Cleaner.Cleanable cleanable;
-    private final ReentrantReadWriteLock use = new ReentrantReadWriteLock();
-    private final AtomicBoolean released = new AtomicBoolean();
-    private volatile boolean closed;
 
     private WriteBufferManager(NativeCalls calls, long handle, long bufferSize, BlockCache cache, boolean allowStall) {
-        this.calls = calls;
-        this.handle = handle;
+        super(handle, calls::wbmUsage, calls::wbmClose);
         this.bufferSize = bufferSize;
         this.cache = cache;
         this.allowStall = allowStall;
-        AtomicBoolean rel = released;
-        this.cleanable = StoreCore.CLEANER.register(this, () -> {
-            try {
-                if (!rel.get()) {
-                    calls.wbmClose(handle);
-                    rel.set(true);
-                }
-            } catch (RuntimeException ignored) {
-                // held by a store that outlived this object's last reference: left to the process
-            }
-        });
     }
 
     /**
@@ -145,36 +124,9 @@ public final class WriteBufferManager implements AutoCloseable {
         return (int) state()[1];
     }
 
-    private long[] state() {
-        use.readLock().lock();
-        try {
-            check();
-            return calls.wbmUsage(handle);
-        } finally {
-            use.readLock().unlock();
-        }
-    }
-
-    private void check() {
-        if (closed) {
-            throw new IllegalStateException(this + " is closed");
-        }
-    }
-
     /** @return whether {@link #close()} has released it */
     public boolean isClosed() {
-        return closed;
-    }
-
-    /** The lock that store opens hold shared while they pass the handle to native code (see Stores.holding). */
-    ReentrantReadWriteLock use() {
-        return use;
-    }
-
-    /** @return the native handle, after checking this is open (under {@link #use()}) */
-    long openHandle() {
-        check();
-        return handle;
+        return closedNow();
     }
 
     /**
@@ -184,23 +136,12 @@ public final class WriteBufferManager implements AutoCloseable {
      */
     @Override
     public void close() {
-        use.writeLock().lock();
-        try {
-            if (closed) {
-                return;
-            }
-            calls.wbmClose(handle);
-            released.set(true);
-            closed = true;
-            cleanable.clean();
-        } finally {
-            use.writeLock().unlock();
-        }
+        closeShared();
     }
 
     @Override
     public String toString() {
         return "WriteBufferManager[" + bufferSize + " bytes" + (cache != null ? ", charged to " + cache : "")
-                + (allowStall ? ", stalls" : "") + (closed ? ", closed" : "") + "]";
+                + (allowStall ? ", stalls" : "") + (closedNow() ? ", closed" : "") + "]";
     }
 }

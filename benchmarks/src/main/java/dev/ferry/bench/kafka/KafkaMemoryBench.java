@@ -2,6 +2,7 @@ package dev.ferry.bench.kafka;
 
 import dev.ferry.kafka.FerryStoreConfig;
 import dev.ferry.kafka.FerryStores;
+import dev.ferry.kafka.KafkaBoundedMemoryRecipe;
 import dev.ferry.kafka.TestContext;
 import java.io.BufferedReader;
 import java.io.File;
@@ -19,13 +20,7 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.apache.kafka.streams.state.Stores;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.Cache;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
-import org.rocksdb.WriteBufferManager;
 
 /**
  * Native memory of a Kafka Streams application with many RocksDB stores (issue 33.1): {@code stores}
@@ -40,8 +35,8 @@ import org.rocksdb.WriteBufferManager;
  *       ({@code ferry.rocksdb.memory.total.bytes}, memtable fraction 0.5, index/filter fraction 0.1);
  *   <li>{@code kafka-default}: Kafka's built-in RocksDB store with its defaults;
  *   <li>{@code kafka-bounded}: the built-in store with Kafka's documented bounded-memory recipe
- *       ({@link BoundedMemory}: one LRUCache of {@code budget} bytes and a WriteBufferManager of half of
- *       it charged to the cache, index and filter blocks in the cache with high priority).
+ *       ({@link KafkaBoundedMemoryRecipe}: one LRUCache of {@code budget} bytes and a WriteBufferManager of
+ *       half of it charged to the cache, index and filter blocks in the cache with high priority).
  * </ul>
  * The child samples its resident set (VmRSS) every 100 ms; the heap is fixed and pre-touched
  * ({@code -Xms=-Xmx, -XX:+AlwaysPreTouch}), so the growth of RSS over the baseline taken before the
@@ -59,29 +54,6 @@ public final class KafkaMemoryBench {
     static final long COMMIT_NANOS = 30_000_000_000L;
 
     private KafkaMemoryBench() {
-    }
-
-    /** Kafka's bounded-memory recipe (docs: "Managing RocksDB memory"), written for this benchmark. */
-    public static final class BoundedMemory implements RocksDBConfigSetter {
-        static final long TOTAL = Long.getLong("bench.budget", 256L << 20);
-        static final Cache CACHE = new LRUCache(TOTAL, -1, false, 0.1);
-        static final WriteBufferManager WBM = new WriteBufferManager(TOTAL / 2, CACHE);
-
-        @Override
-        public void setConfig(String storeName, Options options, Map<String, Object> configs) {
-            BlockBasedTableConfig t = (BlockBasedTableConfig) options.tableFormatConfig();
-            t.setBlockCache(CACHE);
-            t.setCacheIndexAndFilterBlocks(true);
-            t.setCacheIndexAndFilterBlocksWithHighPriority(true);
-            t.setPinTopLevelIndexAndFilter(true);
-            options.setWriteBufferManager(WBM);
-            options.setTableFormatConfig(t);
-        }
-
-        @Override
-        public void close(String storeName, Options options) {
-            // the cache and the manager are shared by every store: not closed here
-        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -113,8 +85,13 @@ public final class KafkaMemoryBench {
             Path dir = Files.createTempDirectory("ferry-kafka-memory");
             try {
                 List<String> cmd = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
-                        "--enable-native-access=ALL-UNNAMED", "-Dbench.budget=" + (budgetMiB << 20),
-                        "-cp", System.getProperty("java.class.path"), KafkaMemoryBench.class.getName(), "child", v,
+                        "--enable-native-access=ALL-UNNAMED", "-Dkafka.recipe.total.bytes=" + (budgetMiB << 20)));
+                for (String k : System.getProperties().stringPropertyNames()) { // attribution knobs (BenchOptions)
+                    if (k.startsWith("bench.")) {
+                        cmd.add("-D" + k + "=" + System.getProperty(k));
+                    }
+                }
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), KafkaMemoryBench.class.getName(), "child", v,
                         String.valueOf(stores), String.valueOf(totalMiB), String.valueOf(budgetMiB), dir.toString()));
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
                 String result = null;
@@ -141,6 +118,65 @@ public final class KafkaMemoryBench {
         }
     }
 
+    /** This process's resident set as the kernel splits it: anonymous and file-backed pages, KiB (Linux /proc). */
+    static String rssParts() {
+        try {
+            StringBuilder b = new StringBuilder();
+            for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (l.startsWith("RssAnon:") || l.startsWith("RssFile:") || l.startsWith("RssShmem:")) {
+                    b.append(l.replaceAll("\\s+", " ")).append("; ");
+                }
+            }
+            return b.toString();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /**
+     * glibc's malloc account (mallinfo2, all arenas): bytes in use in the arenas and in mmapped chunks, and
+     * free bytes the arenas hold (memory freed but not given back: resident where it was touched), MiB.
+     */
+    static String mallinfo() {
+        try {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            var fn = linker.defaultLookup().find("mallinfo2");
+            if (fn.isEmpty()) {
+                return "";
+            }
+            var layout = java.lang.foreign.MemoryLayout.structLayout(java.util.stream.IntStream.range(0, 10)
+                    .mapToObj(i -> java.lang.foreign.ValueLayout.JAVA_LONG).toArray(java.lang.foreign.MemoryLayout[]::new));
+            var h = linker.downcallHandle(fn.get(), java.lang.foreign.FunctionDescriptor.of(layout));
+            try (var arena = java.lang.foreign.Arena.ofConfined()) {
+                var m = (java.lang.foreign.MemorySegment) h.invoke((java.lang.foreign.SegmentAllocator) arena);
+                long arenaBytes = m.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+                long mmapped = m.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 4);
+                long inUse = m.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 7);
+                long free = m.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 8);
+                return String.format("malloc: arenas %d MiB (in use %d, free %d), mmapped %d MiB; ", arenaBytes >> 20,
+                        inUse >> 20, free >> 20, mmapped >> 20);
+            }
+        } catch (Throwable t) {
+            return "mallinfo2: " + t + "; ";
+        }
+    }
+
+    /** Calls glibc's malloc_trim(0) (gives the arenas' free pages back to the system); false where there is none. */
+    static boolean mallocTrim() {
+        try {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            var fn = linker.defaultLookup().find("malloc_trim");
+            if (fn.isEmpty()) {
+                return false;
+            }
+            linker.downcallHandle(fn.get(), java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT,
+                    java.lang.foreign.ValueLayout.JAVA_LONG)).invoke(0L);
+            return true;
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
     /** Resident set size of this process in bytes (Linux /proc). */
     static long rss() {
         try {
@@ -157,10 +193,68 @@ public final class KafkaMemoryBench {
 
     static void configure(TestContext ctx, String variant, long budget) {
         ctx.configs.put(StreamsConfig.APPLICATION_ID_CONFIG, "memory-bench");
+        if (variant.startsWith("ferry") && BenchOptions.active()) {
+            ctx.configs.put(FerryStoreConfig.OPTIONS_SETTER, BenchOptions.class);
+        }
         switch (variant) {
             case "ferry-budget" -> ctx.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_TOTAL_BYTES, budget);
-            case "kafka-bounded" -> ctx.configs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemory.class);
+            case "kafka-bounded" -> ctx.configs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, KafkaBoundedMemoryRecipe.class);
             default -> { }
+        }
+    }
+
+    /**
+     * RocksDB's account of the stores' memory at the end of the run, from their KIP-607 metrics (the
+     * built-in store's and Ferry's report the same names): memtables (summed), table readers beyond
+     * the cache (summed), block cache usage and pinned usage (the largest one store reports: with a
+     * shared cache every store reports the one cache), and the table files on disk.
+     */
+    static String attribution(List<TestContext> contexts, Path dir, long openKiB) throws IOException {
+        Map<String, java.math.BigInteger> sum = new java.util.TreeMap<>();
+        Map<String, java.math.BigInteger> max = new java.util.TreeMap<>();
+        for (TestContext ctx : contexts) {
+            for (var e : ((org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl) ctx.metrics())
+                    .metrics().entrySet()) {
+                if (!e.getKey().group().equals("stream-state-metrics") || !(e.getValue().metricValue() instanceof java.math.BigInteger v)) {
+                    continue;
+                }
+                sum.merge(e.getKey().name(), v, java.math.BigInteger::add);
+                max.merge(e.getKey().name(), v, java.math.BigInteger::max);
+            }
+        }
+        long sst;
+        try (Stream<Path> s = Files.walk(dir)) {
+            sst = s.filter(f -> f.toString().endsWith(".sst")).count();
+        }
+        return String.format(rssParts() + mallinfo() + "open %d KiB; memtables %s MiB (cur-size-all-mem-tables), table readers %s MiB, "
+                + "block cache usage %s MiB (sum %s), pinned %s MiB (sum %s), %d table files, %s MiB in them",
+                openKiB, mib(sum.get("cur-size-all-mem-tables")), mib(sum.get("estimate-table-readers-mem")),
+                mib(max.get("block-cache-usage")), mib(sum.get("block-cache-usage")), mib(max.get("block-cache-pinned-usage")),
+                mib(sum.get("block-cache-pinned-usage")), sst, mib(sum.get("total-sst-files-size")));
+    }
+
+    private static String mib(java.math.BigInteger b) {
+        return b == null ? "-" : String.format("%.1f", b.doubleValue() / (1 << 20));
+    }
+
+    /**
+     * Ferry-only knobs for attributing the memory (system properties, forwarded to the child):
+     * {@code bench.wal=false} opens the stores without the write-ahead log, {@code bench.rocksdb=<options string>}
+     * adds RocksDB options ({@link dev.ferry.StoreOptions#rocksdbOptions}).
+     */
+    public static final class BenchOptions implements dev.ferry.kafka.FerryStoreOptionsSetter {
+        static boolean active() {
+            return System.getProperty("bench.wal") != null || System.getProperty("bench.rocksdb") != null;
+        }
+
+        @Override
+        public void setOptions(String storeName, dev.ferry.StoreOptions options, Map<String, Object> configs) {
+            if (System.getProperty("bench.wal") != null) {
+                options.wal(Boolean.parseBoolean(System.getProperty("bench.wal")));
+            }
+            if (System.getProperty("bench.rocksdb") != null) {
+                options.rocksdbOptions(System.getProperty("bench.rocksdb"));
+            }
         }
     }
 
@@ -213,6 +307,8 @@ public final class KafkaMemoryBench {
                 stores.add(open(variant, NAMES[i], ctx));
             }
         }
+        Thread.sleep(200);
+        long opened = rss();
         SplittableRandom random = new SplittableRandom(7);
         byte[] value = new byte[VALUE];
         long records = total / (KEY + VALUE);
@@ -248,6 +344,12 @@ public final class KafkaMemoryBench {
         long pk;
         synchronized (peak) {
             pk = Math.max(peak[0], end);
+        }
+        // where the memory is, by RocksDB's own account (the stores' KIP-607 metrics, both store kinds)
+        System.out.printf("attribution: %s%n", attribution(contexts, dir, (opened - base) >> 10));
+        if (mallocTrim()) { // what of the growth is memory the allocator holds freed: glibc gives it back
+            Thread.sleep(200);
+            System.out.printf("attribution: after malloc_trim(0) native %d MiB (%s%s)%n", (rss() - base) >> 20, rssParts(), mallinfo());
         }
         for (KeyValueStore<Bytes, byte[]> s : stores) {
             s.close();

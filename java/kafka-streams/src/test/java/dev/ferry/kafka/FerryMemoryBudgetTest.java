@@ -7,12 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ferry.BlockCache;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,6 +96,130 @@ class FerryMemoryBudgetTest {
         try (FerryKeyValueStore s = (FerryKeyValueStore) FerryStores.lmdbKeyValueStore("l").get()) {
             s.init(c, s);
             assertNull(s.budget());
+        }
+    }
+
+    /** The compaction style of the store's data family, from the last RocksDB OPTIONS file it wrote. */
+    private String compactionStyle(TestContext ctx, String name) throws java.io.IOException {
+        Path dir = ctx.stateDir().toPath().resolve("ferry").resolve(name);
+        Path options;
+        try (var files = java.nio.file.Files.list(dir)) {
+            options = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                    .max(java.util.Comparator.comparing(Path::toString)).orElseThrow();
+        }
+        String text = java.nio.file.Files.readString(options);
+        String data = text.substring(text.indexOf("[CFOptions \"data\"]"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("compaction_style=(\\w+)").matcher(data);
+        assertTrue(m.find(), "compaction_style in " + options);
+        return m.group(1);
+    }
+
+    /**
+     * Under the budget the stores compact as the built-in store does (universal compaction: it rewrites
+     * less, so the allocator keeps less of what compactions free); the application's options string wins.
+     */
+    @Test
+    void underTheBudgetStoresCompactAsTheBuiltInStoreUnlessTheOptionsStringSaysOtherwise() throws Exception {
+        TestContext budget = ctx("universal");
+        try (FerryKeyValueStore s = open("u", budget)) {
+            assertEquals("kCompactionStyleUniversal", compactionStyle(budget, "u"));
+        }
+        TestContext level = ctx("level");
+        level.configs.put(FerryStoreConfig.ROCKSDB_OPTIONS, "compaction_style=kCompactionStyleLevel;write_buffer_size=1048576");
+        try (FerryKeyValueStore s = open("l", level)) {
+            assertEquals("kCompactionStyleLevel", compactionStyle(level, "l"));
+        }
+        TestContext plain = new TestContext(tmp.resolve("plain-style").toFile());
+        try (FerryKeyValueStore s = open("p", plain)) {
+            assertEquals("kCompactionStyleLevel", compactionStyle(plain, "p"), "without the budget: RocksDB's default");
+        }
+    }
+
+    /**
+     * A store written under the budget (universal compaction) opens without it (level compaction) and
+     * again with it, its table files read each time: switching the budget on or off keeps the data.
+     */
+    @Test
+    void aStoreOpensWithAndWithoutTheBudgetAndKeepsItsData() {
+        TestContext with = ctx("switch");
+        TestContext without = new TestContext(tmp.resolve("switch").toFile());
+        int round = 0;
+        for (TestContext c : List.of(with, without, with)) {
+            round++;
+            try (FerryKeyValueStore s = open("s", c)) {
+                for (int i = 0; i < 300; i++) {
+                    s.put(Bytes.wrap(("r" + round + "-k" + i).getBytes(StandardCharsets.UTF_8)), new byte[500]);
+                }
+                s.flush(); // to table files
+                for (int r = 1; r <= round; r++) {
+                    for (int i = 0; i < 300; i += 37) {
+                        assertEquals(500, s.get(Bytes.wrap(("r" + r + "-k" + i).getBytes(StandardCharsets.UTF_8))).length,
+                                "round " + round + " reads round " + r);
+                    }
+                }
+                assertEquals(300L * round, countAll(s), "every entry of every round");
+            }
+        }
+    }
+
+    private static long countAll(FerryKeyValueStore s) {
+        long n = 0;
+        try (var it = s.all()) {
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * With a shared cache every store's block cache metrics report the one cache, whole (Kafka's
+     * recorder reads a cache its segments share once, and knows nothing of other stores): the built-in
+     * stores with Kafka's recipe and Ferry's stores with the budget alike. A dashboard summing
+     * {@code block-cache-usage} over stores counts the shared cache once per store, on both.
+     */
+    @Test
+    void withTheBudgetEveryStoreReportsTheSharedCacheAsBuiltInStoresWithKafkasRecipeDo() {
+        List<AutoCloseable> open = new ArrayList<>();
+        List<StreamsMetricsImpl> ferryMetrics = new ArrayList<>();
+        List<StreamsMetricsImpl> builtInMetrics = new ArrayList<>();
+        try {
+            for (int task = 0; task < 2; task++) {
+                TestContext f = ctx("ferry" + task);
+                FerryKeyValueStore kv = open("kv", f);
+                open.add(kv);
+                for (int i = 0; i < 100; i++) {
+                    kv.put(Bytes.wrap(("k" + i).getBytes(StandardCharsets.UTF_8)), new byte[64]);
+                }
+                ferryMetrics.add((StreamsMetricsImpl) f.metrics());
+                TestContext b = new TestContext(tmp.resolve("builtin" + task).toFile());
+                b.configs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, KafkaBoundedMemoryRecipe.class);
+                @SuppressWarnings("unchecked")
+                KeyValueStore<Bytes, byte[]> s = (KeyValueStore<Bytes, byte[]>) Stores.persistentKeyValueStore("kv").get();
+                s.init(b, s);
+                open.add(s::close);
+                builtInMetrics.add((StreamsMetricsImpl) b.metrics());
+            }
+            BlockCache cache = ((FerryKeyValueStore) open.get(0)).budget().cache;
+            for (int i = 0; i < 2; i++) {
+                Map<String, Object> ferry = FerryStoreMetricsTest.values(ferryMetrics.get(i).metrics(), "kv");
+                Map<String, Object> builtIn = FerryStoreMetricsTest.values(builtInMetrics.get(i).metrics(), "kv");
+                assertEquals(BigInteger.valueOf(KafkaBoundedMemoryRecipe.TOTAL), builtIn.get("block-cache-capacity"), "built-in store " + i);
+                assertEquals(BigInteger.valueOf(cache.capacity()), ferry.get("block-cache-capacity"), "Ferry store " + i);
+                // nothing writes between the two reads: the memtables the manager charges, the same on both stores
+                long usage = cache.usage();
+                assertTrue(usage > 0, "the write buffer manager charges the memtables to the cache");
+                assertEquals(BigInteger.valueOf(usage), ferry.get("block-cache-usage"), "Ferry store " + i + " reports the shared cache");
+            }
+        } finally {
+            for (AutoCloseable c : open) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }
         }
     }
 }

@@ -291,14 +291,7 @@ class FerryStoreMetricsTest {
             List<Map<String, Map<String, Object>>> samples = new ArrayList<>();
             samples.add(snapshot(driver));
 
-            Instant t0 = Instant.now();
-            List<Input> inputs = inputs();
-            for (int i = 0; i < inputs.size(); i++) {
-                in.pipeInput(inputs.get(i).key(), inputs.get(i).value(), t0.plusMillis(inputs.get(i).offsetMillis()));
-                if (i % 100 == 99) {
-                    samples.add(snapshot(driver));
-                }
-            }
+            pipeInputs(in, () -> samples.add(snapshot(driver)));
             waitForBackgroundWork(driver);
             m.rocksDBMetricsRecordingTrigger().run();
             Map<String, Map<String, Set<String>>> tags = new TreeMap<>();
@@ -309,6 +302,18 @@ class FerryStoreMetricsTest {
             }
             samples.add(snapshot(driver));
             return new Run(samples, tags, liveKeys());
+        }
+    }
+
+    /** Pipes {@link #inputs()} into the topic, from now on, sampling after every 100 records. */
+    static void pipeInputs(TestInputTopic<String, String> in, Runnable sample) {
+        Instant t0 = Instant.now();
+        List<Input> inputs = inputs();
+        for (int i = 0; i < inputs.size(); i++) {
+            in.pipeInput(inputs.get(i).key(), inputs.get(i).value(), t0.plusMillis(inputs.get(i).offsetMillis()));
+            if (i % 100 == 99) {
+                sample.run();
+            }
         }
     }
 
@@ -355,18 +360,21 @@ class FerryStoreMetricsTest {
      * compaction may keep reporting one pending that it does not start.
      */
     static void waitForBackgroundWork(TopologyTestDriver driver) throws InterruptedException {
+        waitForBackgroundWork(driver, KINDS.stream().flatMap(k -> k.subList(0, 2).stream()).collect(Collectors.toList()));
+    }
+
+    /** As {@link #waitForBackgroundWork(TopologyTestDriver)}, for the given RocksDB stores. */
+    static void waitForBackgroundWork(TopologyTestDriver driver, List<String> stores) throws InterruptedException {
         List<String> busy = List.of("num-running-flushes", "num-running-compactions", "mem-table-flush-pending");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         int quiet = 0;
         while (quiet < 2) {
             List<String> working = new ArrayList<>();
-            for (List<String> kind : KINDS) {
-                for (String s : kind.subList(0, 2)) {
-                    Map<String, Object> v = values(driver.metrics(), s);
-                    for (String b : busy) {
-                        if (((Number) v.get(b)).longValue() != 0) {
-                            working.add(s + " " + b);
-                        }
+            for (String s : stores) {
+                Map<String, Object> v = values(driver.metrics(), s);
+                for (String b : busy) {
+                    if (((Number) v.get(b)).longValue() != 0) {
+                        working.add(s + " " + b);
                     }
                 }
             }
