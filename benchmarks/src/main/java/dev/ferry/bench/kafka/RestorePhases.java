@@ -22,7 +22,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * store), then the timed restore. Ferry's stores only: {@code -Dgroup=N} hands N restore batches over
  * at once, {@code -Dsorted=true} sorts each handed-over list by key first (how the measurements in
  * docs/kafka-streams.md "Restoration" separated transaction size from key order); {@code -Drocksdb.options=...}
- * sets {@code ferry.rocksdb.options} for Ferry's RocksDB stores.
+ * sets {@code ferry.rocksdb.options} for Ferry's RocksDB stores; {@code -Dentries=N} restores N records (default 200,000).
  */
 public final class RestorePhases {
     private RestorePhases() {
@@ -46,7 +46,7 @@ public final class RestorePhases {
                     k.binding = w.substring(w.indexOf('-') + 1);
                     b = k;
                 }
-                b.entries = 200_000;
+                b.entries = Integer.getInteger("entries", 200_000);
                 b.valueSize = 100;
                 b.setup();
                 Path dir = BenchData.scratch("phases-" + w);

@@ -58,6 +58,12 @@ public final class FerryStoreConfig {
      * 0 writes each restore batch at once (default 8 MiB; docs/kafka-streams.md "Restoration").
      */
     public static final String RESTORE_BUFFER_BYTES = "ferry.restore.buffer.bytes";
+    /**
+     * RocksDB key-value stores: write each buffer of restored records ({@link #RESTORE_BUFFER_BYTES})
+     * as table files and ingest them (default true), instead of writing it into the memtable without
+     * the write-ahead log and flushing before the next commit (false; docs/kafka-streams.md "Restoration").
+     */
+    public static final String ROCKSDB_RESTORE_TABLE_FILES = "ferry.rocksdb.restore.table.files";
 
     static final long DEFAULT_BLOCK_CACHE = 50L << 20;
     static final int DEFAULT_BLOOM_BITS = 10;
@@ -117,6 +123,23 @@ public final class FerryStoreConfig {
      */
     static long restoreBufferBytes(Map<String, Object> configs) {
         return longValue(configs, RESTORE_BUFFER_BYTES, DEFAULT_RESTORE_BUFFER);
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #ROCKSDB_RESTORE_TABLE_FILES}, or its default (true)
+     * @throws ConfigException on a value that is neither true nor false
+     */
+    static boolean restoreTableFiles(Map<String, Object> configs) {
+        Object v = configs.get(ROCKSDB_RESTORE_TABLE_FILES);
+        if (v == null) {
+            return true;
+        }
+        String t = v.toString().trim();
+        if (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(t);
+        }
+        throw new ConfigException(ROCKSDB_RESTORE_TABLE_FILES, v, "expected true or false");
     }
 
     private static Compression compression(Object v) {
