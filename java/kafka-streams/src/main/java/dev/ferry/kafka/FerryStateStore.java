@@ -191,8 +191,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new IllegalStateException("store " + name + " is already initialized");
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
-        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs());
         boolean tableFiles = engine == Engine.ROCKSDB && FerryStoreConfig.restoreTableFiles(context.appConfigs());
+        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), tableFiles);
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         Position kept;
         // the application's memory budget (ferry.rocksdb.memory.total.bytes), held until close

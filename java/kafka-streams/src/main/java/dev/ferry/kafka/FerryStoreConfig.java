@@ -55,7 +55,8 @@ public final class FerryStoreConfig {
     /**
      * Key-value stores, both engines: how many bytes of restored records (keys, values and about 64
      * bytes each) a store buffers on the heap before it writes them sorted by key in one write;
-     * 0 writes each restore batch at once (default 8 MiB; docs/kafka-streams.md "Restoration").
+     * 0 writes each restore batch at once (default 32 MiB on RocksDB with
+     * {@link #ROCKSDB_RESTORE_TABLE_FILES}, else 8 MiB; docs/kafka-streams.md "Restoration").
      */
     public static final String RESTORE_BUFFER_BYTES = "ferry.restore.buffer.bytes";
     /**
@@ -72,6 +73,12 @@ public final class FerryStoreConfig {
     static final double DEFAULT_MEMTABLE_FRACTION = 0.5;
     static final double DEFAULT_INDEX_FILTER_FRACTION = 0.1;
     static final long DEFAULT_RESTORE_BUFFER = 8L << 20;
+    /**
+     * The restore buffer of a RocksDB store that writes it as table files: each buffer becomes a
+     * sorted run of RocksDB's level 0 (about 20 MB of 100-byte records, as the built-in store's
+     * 16 MiB memtables), so a long restore leaves fewer files for compaction to merge.
+     */
+    static final long DEFAULT_RESTORE_BUFFER_TABLE_FILES = 32L << 20;
 
     private FerryStoreConfig() {
     }
@@ -118,11 +125,12 @@ public final class FerryStoreConfig {
 
     /**
      * @param configs the application's configuration
+     * @param tableFiles whether the store writes restored buffers as table files (RocksDB)
      * @return {@link #RESTORE_BUFFER_BYTES}, or its default
      * @throws ConfigException on a value that cannot be used
      */
-    static long restoreBufferBytes(Map<String, Object> configs) {
-        return longValue(configs, RESTORE_BUFFER_BYTES, DEFAULT_RESTORE_BUFFER);
+    static long restoreBufferBytes(Map<String, Object> configs, boolean tableFiles) {
+        return longValue(configs, RESTORE_BUFFER_BYTES, tableFiles ? DEFAULT_RESTORE_BUFFER_TABLE_FILES : DEFAULT_RESTORE_BUFFER);
     }
 
     /**

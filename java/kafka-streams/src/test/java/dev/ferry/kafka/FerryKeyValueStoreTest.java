@@ -557,5 +557,10 @@ class FerryKeyValueStoreTest {
         if (engine == Engine.ROCKSDB) {
             assertThrows(ConfigException.class, () -> open(engine, badCompression));
         }
+        TestContext badTableFiles = new TestContext(tmp.resolve("bad5").toFile());
+        badTableFiles.configs.put(FerryStoreConfig.ROCKSDB_RESTORE_TABLE_FILES, "maybe");
+        if (engine == Engine.ROCKSDB) {
+            assertThrows(ConfigException.class, () -> open(engine, badTableFiles));
+        }
     }
 }
