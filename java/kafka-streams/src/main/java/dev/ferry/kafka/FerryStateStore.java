@@ -401,7 +401,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             }
             sorted[u++] = sorted[i];
         }
-        if (restoreTableFiles && writeTables(s, sorted, u)) {
+        // a buffer of 0 writes each restore batch at once: through the memtable, not as a table file per batch
+        if (restoreTableFiles && restoreBufferLimit > 0 && writeTables(s, sorted, u)) {
             return;
         }
         ColumnFamily d = data;
