@@ -220,6 +220,11 @@ public final class StoreOptions {
         return this;
     }
 
+    /** @return the compression set with {@link #compression(Compression)}, or null for RocksDB's default */
+    public Compression compression() {
+        return compression;
+    }
+
     /**
      * RocksDB: write-ahead log on or off (default on). Off is faster; a crash loses unflushed writes.
      *
@@ -271,6 +276,11 @@ public final class StoreOptions {
         return this;
     }
 
+    /** @return the bloom filter bits per key set with {@link #bloomBitsPerKey(int)}, or -1 for the default (none) */
+    public int bloomBitsPerKey() {
+        return bloomBitsPerKey;
+    }
+
     /**
      * RocksDB: max open files, -1 for unlimited (RocksDB's default).
      *
@@ -296,6 +306,11 @@ public final class StoreOptions {
         only(Engine.ROCKSDB, "rocksdbOptions");
         this.rocksdbOptions = options;
         return this;
+    }
+
+    /** @return the options string set with {@link #rocksdbOptions(String)}, or null */
+    public String rocksdbOptions() {
+        return rocksdbOptions;
     }
 
     /**

@@ -26,6 +26,9 @@ public class KafkaBench extends KafkaStoreBase {
     public String engine;
     @Param({"jni", "ffm"})
     public String binding;
+    /** {@code ferry.restore.buffer.bytes}, or {@code default} for the store's default. */
+    @Param({"default"})
+    public String restoreBuffer;
 
     @Override
     KeyValueBytesStoreSupplier supplier() {
@@ -34,7 +37,11 @@ public class KafkaBench extends KafkaStoreBase {
 
     @Override
     Map<String, Object> configs() {
-        return Map.of(FerryStoreConfig.OPTIONS_SETTER, BindingSetter.class, BindingSetter.BINDING, binding);
+        Map<String, Object> c = new java.util.HashMap<>(Map.of(FerryStoreConfig.OPTIONS_SETTER, BindingSetter.class, BindingSetter.BINDING, binding));
+        if (restoreBuffer != null && !restoreBuffer.equals("default")) {
+            c.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, Long.parseLong(restoreBuffer));
+        }
+        return c;
     }
 
     /** Opens the store on the benchmark's binding (an application leaves Ferry's run-time choice). */

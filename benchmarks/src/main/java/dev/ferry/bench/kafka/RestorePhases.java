@@ -22,7 +22,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * store), then the timed restore. Ferry's stores only: {@code -Dgroup=N} hands N restore batches over
  * at once, {@code -Dsorted=true} sorts each handed-over list by key first (how the measurements in
  * docs/kafka-streams.md "Restoration" separated transaction size from key order); {@code -Drocksdb.options=...}
- * sets {@code ferry.rocksdb.options} for Ferry's RocksDB stores.
+ * sets {@code ferry.rocksdb.options} for Ferry's RocksDB stores; {@code -Dentries=N} restores N records (default 200,000); {@code -DrestoreBuffer=N} sets {@code ferry.restore.buffer.bytes}.
  */
 public final class RestorePhases {
     private RestorePhases() {
@@ -44,9 +44,10 @@ public final class RestorePhases {
                     KafkaBench k = new KafkaBench();
                     k.engine = w.substring(0, w.indexOf('-')).toUpperCase(java.util.Locale.ROOT);
                     k.binding = w.substring(w.indexOf('-') + 1);
+                    k.restoreBuffer = System.getProperty("restoreBuffer", "default"); // ferry.restore.buffer.bytes
                     b = k;
                 }
-                b.entries = 200_000;
+                b.entries = Integer.getInteger("entries", 200_000);
                 b.valueSize = 100;
                 b.setup();
                 Path dir = BenchData.scratch("phases-" + w);

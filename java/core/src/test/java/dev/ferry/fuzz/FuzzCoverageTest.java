@@ -44,7 +44,8 @@ class FuzzCoverageTest {
         String value = "a getter of an immutable value object: no native state, no lifetime, no thread rule (contract tests cover it)";
         for (String m : new String[] {"ColumnFamilyOptions.blockSize", "ColumnFamilyOptions.bloomBitsPerKey", "ColumnFamilyOptions.compression",
             "ColumnFamilyOptions.fixedPrefixLength", "ReadOptions.fillCache()Z", "ReadOptions.verifyChecksums()Z",
-            "StoreOptions.columnFamilyOptions", "StoreOptions.engine()Ldev/ferry/Engine;", "StoreOptions.lmdb", "StoreOptions.rocksdb",
+            "StoreOptions.columnFamilyOptions", "StoreOptions.compression()Ldev/ferry/Compression;",
+            "StoreOptions.bloomBitsPerKey()I", "StoreOptions.rocksdbOptions()Ljava/lang/String;", "StoreOptions.engine()Ldev/ferry/Engine;", "StoreOptions.lmdb", "StoreOptions.rocksdb",
             "WriteOptions.append()Z", "WriteOptions.disableWal()Z", "WriteOptions.noDupData()Z",
             "WriteOptions.noOverwrite()Z", "WriteOptions.sync()Z", "MergeOperator.engineName", "Statistics$HistogramType.engineName",
             "Statistics$Ticker.engineName"}) {

@@ -4,7 +4,9 @@ import dev.ferry.ColumnFamily;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.FerryException;
+import dev.ferry.Compression;
 import dev.ferry.KeyRange;
+import dev.ferry.SstFileWriter;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
@@ -90,6 +92,27 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private volatile boolean unlogged;
     /** RocksDB: the store refused writes without the log (opened with syncWrites): restore with it. */
     private volatile boolean restoreLogged;
+    /**
+     * RocksDB: restored buffers are written as table files and ingested
+     * ({@link FerryStoreConfig#ROCKSDB_RESTORE_TABLE_FILES}, and the engine library can); guarded by
+     * {@link #restoreBuffer}.
+     */
+    private boolean restoreTableFiles;
+    /** RocksDB: the options string restored table files are written with ({@link #tableOptions}). */
+    private String restoreTableOptions;
+    /** RocksDB: where restored table files are written, before the store moves them in: {@code <dir>.restore-<i>.sst}. */
+    private Path restoreTablePrefix;
+    /** A sorted buffer with at least this many records is written as two table files at once, on two threads. */
+    private static final int PARALLEL_TABLE_RECORDS = 16_384;
+    /** Whether a second thread can help: the second table file of a buffer is written on {@link #TABLE_WRITERS}. */
+    private static final boolean PARALLEL_TABLES = Runtime.getRuntime().availableProcessors() > 1;
+    /** The threads that write the second table file of a restored buffer: daemons, idle ones end. */
+    private static final java.util.concurrent.ExecutorService TABLE_WRITERS = new java.util.concurrent.ThreadPoolExecutor(0,
+            Integer.MAX_VALUE, 10, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "ferry-restore-table-writer");
+                t.setDaemon(true);
+                return t;
+            });
     /** How restored records are written on RocksDB: without the write-ahead log, as the built-in store. */
     private static final WriteOptions RESTORE = WriteOptions.DEFAULT.disableWal(true);
     /** The heap a buffered restored record costs beyond its key and value (the KeyValue, two array headers, a slot). */
@@ -168,7 +191,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new IllegalStateException("store " + name + " is already initialized");
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
-        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs());
+        boolean tableFiles = engine == Engine.ROCKSDB && FerryStoreConfig.restoreTableFiles(context.appConfigs());
+        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), tableFiles);
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         Position kept;
         // the application's memory budget (ferry.rocksdb.memory.total.bytes), held until close
@@ -178,6 +202,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 b.apply(options);
             }
             Files.createDirectories(dir.getParent());
+            deleteRestoreTables(dir); // left by a crash while writing them
             Store s = Store.open(dir, options);
             try {
                 data = family(s, DATA_FAMILY);
@@ -199,6 +224,9 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         this.context = context;
         this.restoreBufferLimit = bufferLimit;
+        this.restoreTableFiles = tableFiles;
+        this.restoreTableOptions = tableFiles ? tableOptions(options) : null;
+        this.restoreTablePrefix = dir.resolveSibling(dir.getFileName() + ".restore-");
         this.position = kept;
         this.writtenPosition = kept.copy();
         open = true;
@@ -224,6 +252,44 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * @param data the data family
      */
     void opened(Store s, ColumnFamily data) {
+    }
+
+    /**
+     * The options string of restored table files: the table options the store's families run with
+     * (compression, bloom filter, and the store's RocksDB options string, whatever set them),
+     * so that restored files are read, cached and filtered as the files of the store's own flushes.
+     */
+    static String tableOptions(StoreOptions o) {
+        StringBuilder b = new StringBuilder();
+        Compression c = o.compression();
+        if (c != null) {
+            b.append("compression=").append(switch (c) {
+                case NONE -> "kNoCompression";
+                case SNAPPY -> "kSnappyCompression";
+                case LZ4 -> "kLZ4Compression";
+                case ZSTD -> "kZSTD";
+            }).append(';');
+        }
+        if (o.bloomBitsPerKey() > 0) {
+            b.append("block_based_table_factory={filter_policy=bloomfilter:").append(o.bloomBitsPerKey()).append(":false};");
+        }
+        if (o.rocksdbOptions() != null) {
+            b.append(o.rocksdbOptions());
+        }
+        return b.length() == 0 ? null : b.toString();
+    }
+
+    /** Deletes restored table files a crash left beside the store's directory (never ingested: ingestion moves them). */
+    private static void deleteRestoreTables(Path dir) throws java.io.IOException {
+        String prefix = dir.getFileName() + ".restore-";
+        try (java.util.stream.Stream<Path> l = Files.list(dir.getParent())) {
+            for (Path p : (Iterable<Path>) l::iterator) {
+                String f = p.getFileName().toString();
+                if (f.startsWith(prefix) && f.endsWith(".sst")) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
     }
 
     private static ColumnFamily family(Store s, String name) {
@@ -328,13 +394,21 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             sorted[i] = new Slot(records.get(i));
         }
         Arrays.sort(sorted, KEY_ORDER); // stable
+        int u = 0; // the last record of each key, in key order, to the front
+        for (int i = 0; i < n; i++) {
+            if (i + 1 < n && Arrays.equals(sorted[i].record.key, sorted[i + 1].record.key)) {
+                continue; // a later record of the key replaces it
+            }
+            sorted[u++] = sorted[i];
+        }
+        // a buffer of 0 writes each restore batch at once: through the memtable, not as a table file per batch
+        if (restoreTableFiles && restoreBufferLimit > 0 && writeTables(s, sorted, u)) {
+            return;
+        }
         ColumnFamily d = data;
         try (WriteBatch batch = new WriteBatch()) {
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < u; i++) {
                 KeyValue<byte[], byte[]> r = sorted[i].record;
-                if (i + 1 < n && Arrays.equals(r.key, sorted[i + 1].record.key)) {
-                    continue; // a later record of the key replaces it
-                }
                 if (r.value == null) {
                     batch.delete(d, r.key);
                 } else {
@@ -342,6 +416,108 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 }
             }
             writeRestored(s, batch);
+        }
+    }
+
+    /**
+     * RocksDB: writes sorted restored records (one per key) as table files and ingests them into
+     * the data family: RocksDB adds the files as they are, newer than every entry of the family,
+     * without the memtable, the write-ahead log and a flush. A buffer of at least
+     * {@link #PARALLEL_TABLE_RECORDS} records is split at its middle key into two files, the second
+     * written on another thread, and both are ingested in one step. Ingestion syncs the files and
+     * records them in RocksDB's MANIFEST (synced) before it returns: the records are durable before
+     * any offset covering them can be committed, so the store is not marked {@link #unlogged}.
+     * A crash before the ingestion leaves the files outside the store (deleted at the next
+     * {@link #init}) and the records to restore again.
+     *
+     * @param s the store
+     * @param sorted the records, the first {@code n} sorted by key, each key once
+     * @param n how many
+     * @return false when this RocksDB library cannot write or ingest table files (the caller writes
+     *     a batch instead, from now on)
+     */
+    private boolean writeTables(Store s, Slot[] sorted, int n) {
+        int parts = PARALLEL_TABLES && n >= PARALLEL_TABLE_RECORDS ? 2 : 1;
+        int mid = parts == 2 ? n / 2 : n;
+        List<Path> files = new ArrayList<>(parts);
+        for (int p = 0; p < parts; p++) {
+            files.add(Path.of(restoreTablePrefix + Integer.toString(p) + ".sst"));
+        }
+        String binding = s.binding();
+        java.util.concurrent.Future<?> second = null;
+        try {
+            if (parts == 2) {
+                second = TABLE_WRITERS.submit(() -> writeTable(files.get(1), binding, sorted, mid, n));
+            }
+            writeTable(files.get(0), binding, sorted, 0, mid);
+            if (second != null) {
+                awaitTable(second);
+                second = null;
+            }
+            // not markDirty(): ingested files are synced, so flush() has nothing to add for them
+            s.ingest(data, files, true);
+            return true;
+        } catch (FerryException.NotSupported e) {
+            restoreTableFiles = false; // a RocksDB library without the SstFileWriter or ingestion C API
+            return false;
+        } finally {
+            if (second != null) {
+                try {
+                    awaitTable(second);
+                } catch (RuntimeException ignored) {
+                    // the first failure is the one reported
+                }
+            }
+            for (Path f : files) { // ingested files were moved into the store: these are left over from a failure
+                try {
+                    Files.deleteIfExists(f);
+                } catch (java.io.IOException ignored) {
+                    // deleted at the next init
+                }
+            }
+        }
+    }
+
+    /** Writes sorted[from, to) as one table file. */
+    private void writeTable(Path file, String binding, Slot[] sorted, int from, int to) {
+        try (SstFileWriter w = SstFileWriter.open(file, restoreTableOptions, binding)) {
+            for (int i = from; i < to; i++) {
+                KeyValue<byte[], byte[]> r = sorted[i].record;
+                if (r.value == null) {
+                    w.delete(r.key);
+                } else {
+                    w.put(r.key, r.value);
+                }
+            }
+            w.finish();
+        }
+    }
+
+    /** Waits for a table file written on another thread, rethrowing its failure. */
+    private static void awaitTable(java.util.concurrent.Future<?> f) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    f.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the file must be complete (or failed) before it is ingested or deleted
+                } catch (java.util.concurrent.ExecutionException e) {
+                    Throwable c = e.getCause();
+                    if (c instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (c instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IllegalStateException(c);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

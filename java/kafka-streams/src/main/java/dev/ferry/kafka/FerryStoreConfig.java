@@ -57,9 +57,16 @@ public final class FerryStoreConfig {
     /**
      * Key-value stores, both engines: how many bytes of restored records (keys, values and about 64
      * bytes each) a store buffers on the heap before it writes them sorted by key in one write;
-     * 0 writes each restore batch at once (default 8 MiB; docs/kafka-streams.md "Restoration").
+     * 0 writes each restore batch at once (default 32 MiB on RocksDB with
+     * {@link #ROCKSDB_RESTORE_TABLE_FILES}, else 8 MiB; docs/kafka-streams.md "Restoration").
      */
     public static final String RESTORE_BUFFER_BYTES = "ferry.restore.buffer.bytes";
+    /**
+     * RocksDB key-value stores: write each buffer of restored records ({@link #RESTORE_BUFFER_BYTES})
+     * as table files and ingest them (default true), instead of writing it into the memtable without
+     * the write-ahead log and flushing before the next commit (false; docs/kafka-streams.md "Restoration").
+     */
+    public static final String ROCKSDB_RESTORE_TABLE_FILES = "ferry.rocksdb.restore.table.files";
 
     /**
      * RocksDB options of every store under the memory budget ({@link #ROCKSDB_MEMORY_TOTAL_BYTES}), before
@@ -77,6 +84,12 @@ public final class FerryStoreConfig {
     static final double DEFAULT_MEMTABLE_FRACTION = 0.5;
     static final double DEFAULT_INDEX_FILTER_FRACTION = 0.1;
     static final long DEFAULT_RESTORE_BUFFER = 8L << 20;
+    /**
+     * The restore buffer of a RocksDB store that writes it as table files: each buffer becomes a
+     * sorted run of RocksDB's level 0 (about 20 MB of 100-byte records, as the built-in store's
+     * 16 MiB memtables), so a long restore leaves fewer files for compaction to merge.
+     */
+    static final long DEFAULT_RESTORE_BUFFER_TABLE_FILES = 32L << 20;
 
     private FerryStoreConfig() {
     }
@@ -129,11 +142,29 @@ public final class FerryStoreConfig {
 
     /**
      * @param configs the application's configuration
+     * @param tableFiles whether the store writes restored buffers as table files (RocksDB)
      * @return {@link #RESTORE_BUFFER_BYTES}, or its default
      * @throws ConfigException on a value that cannot be used
      */
-    static long restoreBufferBytes(Map<String, Object> configs) {
-        return longValue(configs, RESTORE_BUFFER_BYTES, DEFAULT_RESTORE_BUFFER);
+    static long restoreBufferBytes(Map<String, Object> configs, boolean tableFiles) {
+        return longValue(configs, RESTORE_BUFFER_BYTES, tableFiles ? DEFAULT_RESTORE_BUFFER_TABLE_FILES : DEFAULT_RESTORE_BUFFER);
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #ROCKSDB_RESTORE_TABLE_FILES}, or its default (true)
+     * @throws ConfigException on a value that is neither true nor false
+     */
+    static boolean restoreTableFiles(Map<String, Object> configs) {
+        Object v = configs.get(ROCKSDB_RESTORE_TABLE_FILES);
+        if (v == null) {
+            return true;
+        }
+        String t = v.toString().trim();
+        if (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(t);
+        }
+        throw new ConfigException(ROCKSDB_RESTORE_TABLE_FILES, v, "expected true or false");
     }
 
     private static Compression compression(Object v) {

@@ -244,12 +244,20 @@ class FerryKeyValueStoreTest {
     @ParameterizedTest
     @EnumSource(Engine.class)
     void restoredRecordsEndAsTheChangelogInOrderWhateverTheBuffer(Engine engine) {
+        // RocksDB: buffers written as ingested table files (the default) and into the memtable
+        for (boolean tableFiles : engine == Engine.ROCKSDB ? new boolean[] {true, false} : new boolean[] {false}) {
+            restoredRecordsEndAsTheChangelogInOrder(engine, tableFiles);
+        }
+    }
+
+    private void restoredRecordsEndAsTheChangelogInOrder(Engine engine, boolean tableFiles) {
         TopicPartition tp = new TopicPartition("app-kv-changelog", 0);
         for (long limit : new long[] {0, 1, FerryStoreConfig.DEFAULT_RESTORE_BUFFER}) {
             java.util.Random r = new java.util.Random(limit + engine.ordinal());
             java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
-            TestContext ctx = new TestContext(tmp.resolve("buffer-" + limit).toFile());
+            TestContext ctx = new TestContext(tmp.resolve("buffer-" + limit + "-" + tableFiles).toFile());
             ctx.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, limit);
+            ctx.configs.put(FerryStoreConfig.ROCKSDB_RESTORE_TABLE_FILES, Boolean.toString(tableFiles));
             long offset = 0;
             long committed = -1;
             try (FerryKeyValueStore s = open(engine, ctx)) {
@@ -294,6 +302,76 @@ class FerryKeyValueStoreTest {
                 assertEquals(want, keys(s.all()), "limit " + limit + ": close kept the buffered records");
                 assertEquals(committed, s.committedOffset(tp), "limit " + limit);
             }
+        }
+    }
+
+    /**
+     * A buffer large enough to be written as two table files at once on RocksDB (split at its middle
+     * key, each written on its own thread, ingested together), and the same records on LMDB: random
+     * keys repeated across batches, deletes of keys written by earlier buffers, and a commit between
+     * buffers; the store ends as the changelog applied in order, before and after a reopen, and the
+     * restore leaves no table file beside the store.
+     */
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void largeRestoreBuffersEndAsTheChangelogInOrder(Engine engine) throws Exception {
+        TopicPartition tp = new TopicPartition("app-kv-changelog", 0);
+        java.util.Random r = new java.util.Random(7 + engine.ordinal());
+        java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+        TestContext ctx = new TestContext(tmp.toFile());
+        ctx.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, 4L << 20); // about 40,000 of these records
+        long offset = 0;
+        try (FerryKeyValueStore s = open(engine, ctx)) {
+            BatchingStateRestoreCallback cb = (BatchingStateRestoreCallback) ctx.restoreCallback;
+            for (int b = 0; b < 120; b++) {
+                List<KeyValue<byte[], byte[]>> batch = new ArrayList<>();
+                for (int i = 0; i < 1000; i++, offset++) {
+                    String k = String.format("k%06d", r.nextInt(60_000));
+                    String val = r.nextInt(10) == 0 ? null : "v" + offset;
+                    batch.add(KeyValue.pair(v(k), val == null ? null : v(val)));
+                    if (val == null) {
+                        model.remove(k);
+                    } else {
+                        model.put(k, val);
+                    }
+                }
+                cb.restoreAll(batch);
+                if (b == 70) {
+                    s.commit(Map.of(tp, offset));
+                }
+            }
+            List<String> want = new ArrayList<>();
+            model.forEach((k, val) -> want.add(k + "=" + val));
+            assertEquals(want, keys(s.all()));
+            s.commit(Map.of(tp, offset));
+        }
+        try (java.util.stream.Stream<Path> l = java.nio.file.Files.list(tmp.resolve("ferry"))) {
+            assertEquals(List.of("kv"), l.map(p -> p.getFileName().toString()).toList(), "only the store's directory");
+        }
+        try (FerryKeyValueStore s = open(engine, ctx)) {
+            List<String> want = new ArrayList<>();
+            model.forEach((k, val) -> want.add(k + "=" + val));
+            assertEquals(want, keys(s.all()), "after a reopen");
+            assertEquals(offset, s.committedOffset(tp));
+        }
+    }
+
+    /** Table files a crash left beside the store while restoring (never ingested) are deleted when it opens, and not read. */
+    @org.junit.jupiter.api.Test
+    void restoredTableFilesLeftByACrashAreDeletedAtOpen() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createDirectories(tmp.resolve("ferry"));
+        java.nio.file.Path left = dir.resolve("kv.restore-0.sst");
+        try (dev.ferry.SstFileWriter w = dev.ferry.SstFileWriter.open(left)) {
+            w.put(v("ghost"), v("x"));
+            w.finish();
+        }
+        java.nio.file.Path half = java.nio.file.Files.write(dir.resolve("kv.restore-1.sst"), new byte[] {1, 2, 3});
+        java.nio.file.Path other = java.nio.file.Files.write(dir.resolve("other.restore-0.sst"), new byte[] {1});
+        try (FerryKeyValueStore s = open(Engine.ROCKSDB)) {
+            assertFalse(java.nio.file.Files.exists(left));
+            assertFalse(java.nio.file.Files.exists(half));
+            assertTrue(java.nio.file.Files.exists(other), "another store's files are its own business");
+            assertNull(s.get(b("ghost")));
         }
     }
 
@@ -478,6 +556,11 @@ class FerryKeyValueStoreTest {
         badCompression.configs.put(FerryStoreConfig.ROCKSDB_COMPRESSION, "brotli");
         if (engine == Engine.ROCKSDB) {
             assertThrows(ConfigException.class, () -> open(engine, badCompression));
+        }
+        TestContext badTableFiles = new TestContext(tmp.resolve("bad5").toFile());
+        badTableFiles.configs.put(FerryStoreConfig.ROCKSDB_RESTORE_TABLE_FILES, "maybe");
+        if (engine == Engine.ROCKSDB) {
+            assertThrows(ConfigException.class, () -> open(engine, badTableFiles));
         }
     }
 }
