@@ -163,6 +163,10 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private volatile boolean restoreBuffered;
     /** {@link FerryStoreConfig#RESTORE_BUFFER_BYTES}: 0 writes each restore batch at once. */
     private long restoreBufferLimit;
+    /** {@link FerryStoreConfig#RESTORE_BUFFER_TOTAL_BYTES}: 0 = no bound on {@link #RESTORE_BUFFERED_TOTAL}. */
+    private long restoreBufferTotalLimit;
+    /** Bytes in the restore buffers of every store in this JVM (each store's {@link #restoreBufferBytes}). */
+    private static final java.util.concurrent.atomic.AtomicLong RESTORE_BUFFERED_TOTAL = new java.util.concurrent.atomic.AtomicLong();
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
     /** The position last written to the offsets family: a commit writes it again only when it moved. */
@@ -193,6 +197,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
         boolean tableFiles = engine == Engine.ROCKSDB && FerryStoreConfig.restoreTableFiles(context.appConfigs());
         long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), tableFiles);
+        long bufferTotalLimit = FerryStoreConfig.restoreBufferTotalBytes(context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         Position kept;
         // the application's memory budget (ferry.rocksdb.memory.total.bytes), held until close
@@ -224,6 +229,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         this.context = context;
         this.restoreBufferLimit = bufferLimit;
+        this.restoreBufferTotalLimit = bufferTotalLimit;
         this.restoreTableFiles = tableFiles;
         this.restoreTableOptions = tableFiles ? tableOptions(options) : null;
         this.restoreTablePrefix = dir.resolveSibling(dir.getFileName() + ".restore-");
@@ -358,12 +364,15 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             return;
         }
         synchronized (restoreBuffer) {
+            long added = 0;
             for (KeyValue<byte[], byte[]> r : records) {
                 restoreBuffer.add(r);
-                restoreBufferBytes += r.key.length + (r.value == null ? 0 : r.value.length) + BUFFERED_RECORD_OVERHEAD;
+                added += r.key.length + (r.value == null ? 0 : r.value.length) + BUFFERED_RECORD_OVERHEAD;
             }
+            restoreBufferBytes += added;
+            long total = RESTORE_BUFFERED_TOTAL.addAndGet(added);
             restoreBuffered = !restoreBuffer.isEmpty();
-            if (restoreBufferBytes >= restoreBufferLimit) {
+            if (restoreBufferBytes >= restoreBufferLimit || (restoreBufferTotalLimit > 0 && total >= restoreBufferTotalLimit)) {
                 drainRestored(s);
             }
         }
@@ -379,8 +388,28 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 return;
             }
             writeSorted(s, restoreBuffer);
+            releaseRestoreBuffer();
+        }
+    }
+
+    /** @return bytes in this store's restore buffer (tests) */
+    final long restoreBufferedBytes() {
+        synchronized (restoreBuffer) {
+            return restoreBufferBytes;
+        }
+    }
+
+    /** @return bytes in the restore buffers of every store in this JVM (tests) */
+    static long restoreBufferedTotal() {
+        return RESTORE_BUFFERED_TOTAL.get();
+    }
+
+    /** Empties the restore buffer (written, or given up at close) and takes its bytes off the JVM's total. */
+    private void releaseRestoreBuffer() {
+        synchronized (restoreBuffer) {
             restoreBuffer.clear();
             restoreBuffer.trimToSize(); // a store keeps no large empty array once restoration is over
+            RESTORE_BUFFERED_TOTAL.addAndGet(-restoreBufferBytes);
             restoreBufferBytes = 0;
             restoreBuffered = false;
         }
@@ -716,6 +745,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             } catch (RuntimeException e) {
                 // the position stays at its last commit: never ahead of the entries
             } finally {
+                releaseRestoreBuffer(); // empty unless writing it failed: those records were never covered by a commit
                 s.close();
                 FerryMemoryBudget b = budget;
                 budget = null;

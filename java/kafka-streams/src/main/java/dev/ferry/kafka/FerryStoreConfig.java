@@ -62,6 +62,14 @@ public final class FerryStoreConfig {
      */
     public static final String RESTORE_BUFFER_BYTES = "ferry.restore.buffer.bytes";
     /**
+     * Key-value stores, both engines: the heap the restore buffers ({@link #RESTORE_BUFFER_BYTES}) of all
+     * Ferry stores in this JVM may hold together. A store whose restore batch takes the total to this
+     * writes its buffer at once, so many stores restoring side by side (a rebalance, a restart) stay
+     * within it (plus one batch each). Default: 128 MiB or an eighth of the maximum heap, whichever is
+     * smaller; 0 = no bound beyond each store's own.
+     */
+    public static final String RESTORE_BUFFER_TOTAL_BYTES = "ferry.restore.buffer.total.bytes";
+    /**
      * RocksDB key-value stores: write each buffer of restored records ({@link #RESTORE_BUFFER_BYTES})
      * as table files and ingest them (default true), instead of writing it into the memtable without
      * the write-ahead log and flushing before the next commit (false; docs/kafka-streams.md "Restoration").
@@ -90,6 +98,9 @@ public final class FerryStoreConfig {
      * 16 MiB memtables), so a long restore leaves fewer files for compaction to merge.
      */
     static final long DEFAULT_RESTORE_BUFFER_TABLE_FILES = 32L << 20;
+
+    /** {@link #RESTORE_BUFFER_TOTAL_BYTES}' default: 128 MiB, at most an eighth of the maximum heap. */
+    static final long DEFAULT_RESTORE_BUFFER_TOTAL = Math.min(128L << 20, Runtime.getRuntime().maxMemory() / 8);
 
     private FerryStoreConfig() {
     }
@@ -138,6 +149,15 @@ public final class FerryStoreConfig {
             setter(setter).setOptions(storeName, o, configs);
         }
         return o;
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #RESTORE_BUFFER_TOTAL_BYTES}, or its default
+     * @throws ConfigException when it is not a whole number of at least 0
+     */
+    static long restoreBufferTotalBytes(Map<String, Object> configs) {
+        return longValue(configs, RESTORE_BUFFER_TOTAL_BYTES, DEFAULT_RESTORE_BUFFER_TOTAL);
     }
 
     /**

@@ -356,6 +356,50 @@ class FerryKeyValueStoreTest {
         }
     }
 
+    /**
+     * Stores restoring side by side keep their buffers within {@link FerryStoreConfig#RESTORE_BUFFER_TOTAL_BYTES}
+     * together: the batch that takes the JVM's total to it writes its own store's buffer at once, and
+     * every record ends in its store.
+     */
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void restoreBuffersOfAllStoresStayWithinTheTotal(Engine engine) {
+        long before = FerryStateStore.restoreBufferedTotal();
+        TestContext a = new TestContext(tmp.resolve("a").toFile());
+        TestContext c = new TestContext(tmp.resolve("c").toFile());
+        for (TestContext ctx : List.of(a, c)) {
+            ctx.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, 64L << 20);        // never reached alone
+            ctx.configs.put(FerryStoreConfig.RESTORE_BUFFER_TOTAL_BYTES, 1L << 20);  // the bound for both
+        }
+        try (FerryKeyValueStore sa = open(engine, a); FerryKeyValueStore sc = open(engine, c)) {
+            BatchingStateRestoreCallback ca = (BatchingStateRestoreCallback) a.restoreCallback;
+            BatchingStateRestoreCallback cc = (BatchingStateRestoreCallback) c.restoreCallback;
+            ca.restoreAll(batch("a", 0, 1000, 600));                 // about 0.7 MiB: buffered
+            long inA = sa.restoreBufferedBytes();
+            assertTrue(inA > (600L << 10), "a buffers its batch: " + inA);
+            assertEquals(before + inA, FerryStateStore.restoreBufferedTotal());
+            cc.restoreAll(batch("c", 0, 1000, 600));                 // the total passes 1 MiB: c writes its buffer
+            assertEquals(0, sc.restoreBufferedBytes(), "c's batch took the total past the bound");
+            assertEquals(inA, sa.restoreBufferedBytes(), "a keeps its buffer");
+            assertEquals(before + inA, FerryStateStore.restoreBufferedTotal());
+            ca.restoreAll(batch("a", 1000, 1000, 600));              // a passes it now
+            assertEquals(0, sa.restoreBufferedBytes());
+            assertEquals(before, FerryStateStore.restoreBufferedTotal());
+            assertEquals(2000, keys(sa.all()).size());
+            assertEquals(1000, keys(sc.all()).size());
+            assertArrayEquals(new byte[600], sa.get(b(String.format("a%06d", 1999))));
+        }
+        assertEquals(before, FerryStateStore.restoreBufferedTotal(), "closed stores hold no buffer");
+    }
+
+    private static List<KeyValue<byte[], byte[]>> batch(String prefix, int from, int n, int valueSize) {
+        List<KeyValue<byte[], byte[]>> out = new ArrayList<>();
+        for (int i = from; i < from + n; i++) {
+            out.add(KeyValue.pair(String.format("%s%06d", prefix, i).getBytes(StandardCharsets.UTF_8), new byte[valueSize]));
+        }
+        return out;
+    }
+
     /** Table files a crash left beside the store while restoring (never ingested) are deleted when it opens, and not read. */
     @org.junit.jupiter.api.Test
     void restoredTableFilesLeftByACrashAreDeletedAtOpen() throws Exception {
@@ -552,6 +596,9 @@ class FerryKeyValueStoreTest {
         TestContext badBuffer = new TestContext(tmp.resolve("bad4").toFile());
         badBuffer.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, "-1");
         assertThrows(ConfigException.class, () -> open(engine, badBuffer));
+        TestContext badTotal = new TestContext(tmp.resolve("bad6").toFile());
+        badTotal.configs.put(FerryStoreConfig.RESTORE_BUFFER_TOTAL_BYTES, "much");
+        assertThrows(ConfigException.class, () -> open(engine, badTotal));
         TestContext badCompression = new TestContext(tmp.resolve("bad3").toFile());
         badCompression.configs.put(FerryStoreConfig.ROCKSDB_COMPRESSION, "brotli");
         if (engine == Engine.ROCKSDB) {
