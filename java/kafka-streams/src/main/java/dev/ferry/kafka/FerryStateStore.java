@@ -196,7 +196,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
         boolean tableFiles = engine == Engine.ROCKSDB && FerryStoreConfig.restoreTableFiles(context.appConfigs());
-        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), tableFiles);
+        long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), engine == Engine.LMDB || tableFiles);
         long bufferTotalLimit = FerryStoreConfig.restoreBufferTotalBytes(context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
         Position kept;

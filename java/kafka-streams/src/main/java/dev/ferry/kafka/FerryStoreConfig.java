@@ -57,7 +57,7 @@ public final class FerryStoreConfig {
     /**
      * Key-value stores, both engines: how many bytes of restored records (keys, values and about 64
      * bytes each) a store buffers on the heap before it writes them sorted by key in one write;
-     * 0 writes each restore batch at once (default 32 MiB on RocksDB with
+     * 0 writes each restore batch at once (default 32 MiB on LMDB and on RocksDB with
      * {@link #ROCKSDB_RESTORE_TABLE_FILES}, else 8 MiB; docs/kafka-streams.md "Restoration").
      */
     public static final String RESTORE_BUFFER_BYTES = "ferry.restore.buffer.bytes";
@@ -93,11 +93,13 @@ public final class FerryStoreConfig {
     static final double DEFAULT_INDEX_FILTER_FRACTION = 0.1;
     static final long DEFAULT_RESTORE_BUFFER = 8L << 20;
     /**
-     * The restore buffer of a RocksDB store that writes it as table files: each buffer becomes a
-     * sorted run of RocksDB's level 0 (about 20 MB of 100-byte records, as the built-in store's
-     * 16 MiB memtables), so a long restore leaves fewer files for compaction to merge.
+     * The restore buffer of an LMDB store and of a RocksDB store that writes it as table files. RocksDB:
+     * each buffer becomes a sorted run of level 0 (about 20 MB of 100-byte records, as the built-in
+     * store's 16 MiB memtables), so a long restore leaves fewer files for compaction to merge. LMDB: each
+     * buffer is one write transaction, which copies every leaf page it touches (with random keys, most of
+     * the tree), so fewer, larger buffers copy the tree fewer times.
      */
-    static final long DEFAULT_RESTORE_BUFFER_TABLE_FILES = 32L << 20;
+    static final long DEFAULT_RESTORE_BUFFER_LARGE = 32L << 20;
 
     /** {@link #RESTORE_BUFFER_TOTAL_BYTES}' default: 128 MiB, at most an eighth of the maximum heap. */
     static final long DEFAULT_RESTORE_BUFFER_TOTAL = Math.min(128L << 20, Runtime.getRuntime().maxMemory() / 8);
@@ -162,12 +164,12 @@ public final class FerryStoreConfig {
 
     /**
      * @param configs the application's configuration
-     * @param tableFiles whether the store writes restored buffers as table files (RocksDB)
+     * @param large whether the store's default is the large buffer (LMDB; RocksDB writing table files)
      * @return {@link #RESTORE_BUFFER_BYTES}, or its default
      * @throws ConfigException on a value that cannot be used
      */
-    static long restoreBufferBytes(Map<String, Object> configs, boolean tableFiles) {
-        return longValue(configs, RESTORE_BUFFER_BYTES, tableFiles ? DEFAULT_RESTORE_BUFFER_TABLE_FILES : DEFAULT_RESTORE_BUFFER);
+    static long restoreBufferBytes(Map<String, Object> configs, boolean large) {
+        return longValue(configs, RESTORE_BUFFER_BYTES, large ? DEFAULT_RESTORE_BUFFER_LARGE : DEFAULT_RESTORE_BUFFER);
     }
 
     /**
