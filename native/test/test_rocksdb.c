@@ -975,9 +975,14 @@ static void test_rocksjava(void)
     void (*opts_destroy)(void *) = (void (*)(void *))dlsym(h, "rocksdb_options_destroy");
     void (*ro_destroy)(void *) = (void (*)(void *))dlsym(h, "rocksdb_readoptions_destroy");
     void (*cf_destroy)(void *) = (void (*)(void *))dlsym(h, "rocksdb_column_family_handle_destroy");
-    CHECK(opts_create && opts_cim && db_open && default_cf && ro_create && iter_create && iter_seek && iter_valid
-          && iter_key && iter_next && iter_destroy && db_close && opts_destroy && ro_destroy && cf_destroy,
-          "C API symbols missing");
+    if (!default_cf) { /* the test's own stand-in for RocksJava's handles needs it; older libraries lack it */
+        printf("test_rocksjava: skipped: this RocksDB library has no rocksdb_get_default_column_family_handle\n");
+        return;
+    }
+    int have = opts_create && opts_cim && db_open && ro_create && iter_create && iter_seek && iter_valid && iter_key
+               && iter_next && iter_destroy && db_close && opts_destroy && ro_destroy && cf_destroy;
+    CHECK(have, "C API symbols missing");
+    if (!have) return;
     void *o = opts_create();
     opts_cim(o, 1);
     char *e = NULL;
