@@ -123,19 +123,32 @@ class ParallelScanContractTest {
     }
 
     private void assertBalanced(List<KeyRange> splits, int n, long total) {
+        assertBalanced(splits, n, total, 0.2);
+    }
+
+    private void assertBalanced(List<KeyRange> splits, int n, long total, double bound) {
         assertEquals(n, splits.size());
         for (KeyRange s : splits) {
             long c = store.scan(cf, s, (k, v) -> true);
             double ratio = c * (double) n / total;
-            assertTrue(ratio > 0.8 && ratio < 1.2, s + " holds " + c + " of " + total + " entries (x" + ratio + " the mean)");
+            assertTrue(ratio > 1 - bound && ratio < 1 + bound, s + " holds " + c + " of " + total + " entries (x" + ratio + " the mean)");
         }
     }
 
     @MatrixTest
     void splitsOfEvenKeysHoldSimilarEntryCounts() {
         fillDecimal(store, 100_000);
+        // RocksDB: the entries are in the memtable, whose size estimates (from the skip list's random
+        // node heights) are documented within +-50%, not 20% (CI saw x1.2); in table files +-20%
+        double memtable = options().engine() == Engine.ROCKSDB ? 0.5 : 0.2;
         for (int n : new int[] {2, 4, 8}) {
-            assertBalanced(store.split(cf, KeyRange.all(), n), n, 100_000);
+            assertBalanced(store.split(cf, KeyRange.all(), n), n, 100_000, memtable);
+        }
+        if (options().engine() == Engine.ROCKSDB) {
+            store.flush();
+            for (int n : new int[] {2, 4, 8}) {
+                assertBalanced(store.split(cf, KeyRange.all(), n), n, 100_000);
+            }
         }
         store.deleteRange(cf, dec(0), dec(100_000));
         Random rnd = new Random(7);
