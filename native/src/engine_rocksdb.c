@@ -2071,8 +2071,9 @@ static char *key_mid(rdb_pool *pool, const char *a, size_t al, const char *b, si
     }
     size_t len = 8;
     while (len > 1 && buf[len - 1] == 0) len--;   /* trailing zeros change nothing of the order against a and b */
-    char *k = pool_copy(pool, a, p + len);
+    char *k = pool_alloc(pool, p + len);   /* a's common prefix (p <= al), then the middle's bytes */
     if (!k) return NULL;
+    if (p) memcpy(k, a, p);
     memcpy(k + p, buf, len);
     *ol = p + len;
     return k;
