@@ -41,6 +41,18 @@ public class KafkaBench extends KafkaStoreBase {
         if (restoreBuffer != null && !restoreBuffer.equals("default")) {
             c.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, Long.parseLong(restoreBuffer));
         }
+        // more of Ferry's keys for an A/B run: -Dbench.kafka.config='ferry.lmdb.restore.runs=false;k=v'
+        // (JMH: -jvmArgsAppend -Dbench.kafka.config=...)
+        String more = System.getProperty("bench.kafka.config", "");
+        for (String kv : more.split(";")) {
+            if (!kv.isBlank()) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("bench.kafka.config: expected key=value, got '" + kv + "'");
+                }
+                c.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+        }
         return c;
     }
 

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * One memory budget shared by every Ferry RocksDB store of a Kafka Streams application in this process
  * ({@link FerryStoreConfig#ROCKSDB_MEMORY_TOTAL_BYTES}): one {@link BlockCache} of the total capacity and
- * one {@link WriteBufferManager} of the memtable share charged to it, as Kafka's bounded-memory recipe
+ * one {@link WriteBufferManager} of the memtable share charged to it (stalling writes with
+ * {@link FerryStoreConfig#ROCKSDB_MEMORY_WRITE_STALL}), as Kafka's bounded-memory recipe
  * builds for its built-in store with a {@code RocksDBConfigSetter}. Budgets are kept in a process-wide
  * registry keyed by {@code application.id} and the settings, counted per store, and closed when the
  * last store that uses one closes.
@@ -43,14 +44,15 @@ final class FerryMemoryBudget {
             return null;
         }
         long total = (long) b[0];
-        String key = applicationId + "|" + total + "|" + b[1] + "|" + b[2];
+        boolean stall = b[3] != 0;
+        String key = applicationId + "|" + total + "|" + b[1] + "|" + b[2] + "|" + stall;
         synchronized (BUDGETS) {
             FerryMemoryBudget budget = BUDGETS.get(key);
             if (budget == null) {
                 BlockCache cache = BlockCache.builder(total).highPriorityPoolRatio(b[2]).build();
                 WriteBufferManager wbm;
                 try {
-                    wbm = WriteBufferManager.create(Math.max(1, (long) (total * b[1])), cache, false);
+                    wbm = WriteBufferManager.create(Math.max(1, (long) (total * b[1])), cache, stall);
                 } catch (RuntimeException e) {
                     cache.close();
                     throw e;

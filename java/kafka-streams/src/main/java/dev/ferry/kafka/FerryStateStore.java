@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +101,12 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private String restoreTableOptions;
     /** RocksDB: where restored table files are written, before the store moves them in: {@code <dir>.restore-<i>.sst}. */
     private Path restoreTablePrefix;
+    /**
+     * LMDB: full restore buffers spilled as sorted runs, merged at the next drain
+     * ({@link FerryStoreConfig#LMDB_RESTORE_RUNS}); null on RocksDB, without a buffer or with runs off.
+     * Guarded by {@link #restoreBuffer}.
+     */
+    private RestoreRuns restoreRuns;
     /** A sorted buffer with at least this many records is written as two table files at once, on two threads. */
     private static final int PARALLEL_TABLE_RECORDS = 16_384;
     /** Whether a second thread can help: the second table file of a buffer is written on {@link #TABLE_WRITERS}. */
@@ -115,42 +120,12 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             });
     /** How restored records are written on RocksDB: without the write-ahead log, as the built-in store. */
     private static final WriteOptions RESTORE = WriteOptions.DEFAULT.disableWal(true);
+    /** LMDB: how merged restored records are appended into an empty data family ({@link #writeMerged}). */
+    private static final WriteOptions APPEND = WriteOptions.DEFAULT.append(true);
+    /** LMDB: the size of one write transaction of merged restored records ({@link #writeMerged}). */
+    static final int MERGED_TRANSACTION_BYTES = 8 << 20;
     /** The heap a buffered restored record costs beyond its key and value (the KeyValue, two array headers, a slot). */
     private static final int BUFFERED_RECORD_OVERHEAD = 64;
-    /**
-     * Restored records' order in one write: by key as unsigned bytes, first by the keys' first 16
-     * bytes held in the slots (zero-padded: the same order), then by the whole keys. With a stable
-     * sort a key's records keep their changelog order. (Twice as fast as comparing the keys' arrays
-     * alone: the comparisons stay within the slots, allocated one after the other.)
-     */
-    private static final Comparator<Slot> KEY_ORDER = (a, b) -> {
-        int c = Long.compareUnsigned(a.hi, b.hi);
-        if (c == 0) {
-            c = Long.compareUnsigned(a.lo, b.lo);
-        }
-        return c != 0 ? c : Arrays.compareUnsigned(a.record.key, b.record.key);
-    };
-
-    /** A restored record and the first 16 bytes of its key, big-endian, zero-padded (the sort's keys). */
-    private static final class Slot {
-        final long hi;
-        final long lo;
-        final KeyValue<byte[], byte[]> record;
-
-        Slot(KeyValue<byte[], byte[]> record) {
-            this.record = record;
-            this.hi = bigEndian(record.key, 0);
-            this.lo = bigEndian(record.key, 8);
-        }
-
-        private static long bigEndian(byte[] k, int from) {
-            long v = 0;
-            for (int i = from; i < from + 8; i++) {
-                v = v << 8 | (i < k.length ? k[i] & 0xff : 0);
-            }
-            return v;
-        }
-    }
     /**
      * Restored records not yet written ({@link #bufferRestored}), in changelog order; guarded by
      * itself. Written as one sorted write when they reach {@link #restoreBufferLimit} bytes, and
@@ -196,6 +171,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
         boolean tableFiles = engine == Engine.ROCKSDB && FerryStoreConfig.restoreTableFiles(context.appConfigs());
+        FerryStoreConfig.lmdbRestoreRuns(context.appConfigs()); // a bad value fails before the store opens
         long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), engine == Engine.LMDB || tableFiles);
         long bufferTotalLimit = FerryStoreConfig.restoreBufferTotalBytes(context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
@@ -233,6 +209,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         this.restoreTableFiles = tableFiles;
         this.restoreTableOptions = tableFiles ? tableOptions(options) : null;
         this.restoreTablePrefix = dir.resolveSibling(dir.getFileName() + ".restore-");
+        this.restoreRuns = engine == Engine.LMDB && bufferLimit > 0 && FerryStoreConfig.lmdbRestoreRuns(context.appConfigs())
+                ? new RestoreRuns(restoreTablePrefix) : null;
         this.position = kept;
         this.writtenPosition = kept.copy();
         open = true;
@@ -285,13 +263,16 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         return b.length() == 0 ? null : b.toString();
     }
 
-    /** Deletes restored table files a crash left beside the store's directory (never ingested: ingestion moves them). */
+    /**
+     * Deletes restored table files and runs a crash left beside the store's directory (never ingested:
+     * ingestion moves them; runs are merged before an offset covers their records).
+     */
     private static void deleteRestoreTables(Path dir) throws java.io.IOException {
         String prefix = dir.getFileName() + ".restore-";
         try (java.util.stream.Stream<Path> l = Files.list(dir.getParent())) {
             for (Path p : (Iterable<Path>) l::iterator) {
                 String f = p.getFileName().toString();
-                if (f.startsWith(prefix) && f.endsWith(".sst")) {
+                if (f.startsWith(prefix) && (f.endsWith(".sst") || f.endsWith(RestoreRuns.SUFFIX))) {
                     Files.deleteIfExists(p);
                 }
             }
@@ -373,7 +354,11 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             long total = RESTORE_BUFFERED_TOTAL.addAndGet(added);
             restoreBuffered = !restoreBuffer.isEmpty();
             if (restoreBufferBytes >= restoreBufferLimit || (restoreBufferTotalLimit > 0 && total >= restoreBufferTotalLimit)) {
-                drainRestored(s);
+                if (restoreRuns != null) {
+                    spillRestored();
+                } else {
+                    drainRestored(s);
+                }
             }
         }
     }
@@ -384,12 +369,82 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      */
     private void drainRestored(Store s) {
         synchronized (restoreBuffer) {
-            if (restoreBuffer.isEmpty()) {
+            if (restoreBuffer.isEmpty() && (restoreRuns == null || restoreRuns.isEmpty())) {
                 return;
             }
             writeSorted(s, restoreBuffer);
             releaseRestoreBuffer();
         }
+    }
+
+    /**
+     * LMDB: writes the restore buffer as a sorted run to a file ({@link RestoreRuns}) and empties it;
+     * the next drain merges the runs into the store. If the file cannot be written, the buffer is
+     * written into the store instead.
+     */
+    private void spillRestored() {
+        synchronized (restoreBuffer) {
+            Sorted sd = sortLastOfEachKey(restoreBuffer);
+            try {
+                restoreRuns.spill(sd::get, sd.n());
+            } catch (java.io.UncheckedIOException e) {
+                writeMerged(openStore(), sd); // a full or read-only disk: in the store, as without runs
+            }
+            releaseRestoreBuffer();
+        }
+    }
+
+    /**
+     * LMDB: merges the runs ({@link RestoreRuns}) with the sorted records and writes each key's newest
+     * record in key order, in transactions of about {@link #MERGED_TRANSACTION_BYTES}: the key ranges
+     * of the transactions follow one another, so each leaf page of the tree is copied once. Into an
+     * empty data family the records are appended (LMDB's MDB_APPEND: no search, full pages) and
+     * deletes dropped (they delete nothing). The runs are deleted once everything is written; on a
+     * failure they stay, with the buffer, and the next drain writes them again (then not appending:
+     * the family holds what the failed drain wrote, and writing it again leaves the same entries).
+     *
+     * @param s the store
+     * @param newest the records not in a run, sorted by key, each key once
+     */
+    private void writeMerged(Store s, Sorted newest) {
+        ColumnFamily d = data;
+        boolean[] append = {s.estimatedKeyCount(d) == 0}; // exact on LMDB
+        try (WriteBatch batch = new WriteBatch()) {
+            restoreRuns.merge(newest::get, newest.n(), r -> {
+                if (r.value != null) {
+                    batch.put(d, r.key, r.value);
+                } else if (!append[0]) {
+                    batch.delete(d, r.key);
+                }
+                if (batch.sizeInBytes() >= MERGED_TRANSACTION_BYTES) {
+                    append[0] = writeMergedBatch(s, batch, append[0]);
+                    batch.clear();
+                }
+            });
+            if (batch.count() > 0) {
+                writeMergedBatch(s, batch, append[0]);
+            }
+        }
+        restoreRuns.clear();
+    }
+
+    /**
+     * One transaction of {@link #writeMerged}.
+     *
+     * @return whether the next batch may append
+     */
+    private boolean writeMergedBatch(Store s, WriteBatch batch, boolean append) {
+        markDirty();
+        if (append) {
+            try {
+                s.write(batch, APPEND);
+                return true;
+            } catch (FerryException.InvalidArgument e) {
+                // a key at or before the family's last one (written by another path meanwhile): write it in place
+            }
+        }
+        s.write(batch);
+        return false;
     }
 
     /** @return bytes in this store's restore buffer (tests) */
@@ -411,25 +466,52 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             restoreBuffer.trimToSize(); // a store keeps no large empty array once restoration is over
             RESTORE_BUFFERED_TOTAL.addAndGet(-restoreBufferBytes);
             restoreBufferBytes = 0;
-            restoreBuffered = false;
+            restoreBuffered = restoreRuns != null && !restoreRuns.isEmpty();
+        }
+    }
+
+    /**
+     * Sorts records by key (stably) and moves the last record of each key (what writing them in
+     * changelog order leaves), in key order, to the front.
+     *
+     * @param records the records, in changelog order
+     * @return the sorted records, each key once
+     */
+    private static Sorted sortLastOfEachKey(List<KeyValue<byte[], byte[]>> records) {
+        int n = records.size();
+        byte[][] keys = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            keys[i] = records.get(i).key;
+        }
+        int[] order = KeyOrder.sort(keys); // stable: a key's records keep their changelog order
+        @SuppressWarnings("unchecked")
+        KeyValue<byte[], byte[]>[] sorted = new KeyValue[n];
+        int u = 0;
+        for (int p = 0; p < n; p++) {
+            if (p + 1 < n && Arrays.equals(keys[order[p]], keys[order[p + 1]])) {
+                continue; // a later record of the key replaces it
+            }
+            sorted[u++] = records.get(order[p]);
+        }
+        return new Sorted(sorted, u);
+    }
+
+    /** Records sorted by key: the first {@code n}, each key once. */
+    private record Sorted(KeyValue<byte[], byte[]>[] records, int n) {
+        KeyValue<byte[], byte[]> get(int i) {
+            return records[i];
         }
     }
 
     /** Sorts records by key (stably) and writes the last record of each key in one restore write. */
     private void writeSorted(Store s, List<KeyValue<byte[], byte[]>> records) {
-        int n = records.size();
-        Slot[] sorted = new Slot[n];
-        for (int i = 0; i < n; i++) {
-            sorted[i] = new Slot(records.get(i));
+        Sorted sd = sortLastOfEachKey(records);
+        if (restoreRuns != null) { // LMDB: merged with the runs, in key order
+            writeMerged(s, sd);
+            return;
         }
-        Arrays.sort(sorted, KEY_ORDER); // stable
-        int u = 0; // the last record of each key, in key order, to the front
-        for (int i = 0; i < n; i++) {
-            if (i + 1 < n && Arrays.equals(sorted[i].record.key, sorted[i + 1].record.key)) {
-                continue; // a later record of the key replaces it
-            }
-            sorted[u++] = sorted[i];
-        }
+        KeyValue<byte[], byte[]>[] sorted = sd.records();
+        int u = sd.n();
         // a buffer of 0 writes each restore batch at once: through the memtable, not as a table file per batch
         if (restoreTableFiles && restoreBufferLimit > 0 && writeTables(s, sorted, u)) {
             return;
@@ -437,7 +519,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         ColumnFamily d = data;
         try (WriteBatch batch = new WriteBatch()) {
             for (int i = 0; i < u; i++) {
-                KeyValue<byte[], byte[]> r = sorted[i].record;
+                KeyValue<byte[], byte[]> r = sorted[i];
                 if (r.value == null) {
                     batch.delete(d, r.key);
                 } else {
@@ -465,7 +547,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * @return false when this RocksDB library cannot write or ingest table files (the caller writes
      *     a batch instead, from now on)
      */
-    private boolean writeTables(Store s, Slot[] sorted, int n) {
+    private boolean writeTables(Store s, KeyValue<byte[], byte[]>[] sorted, int n) {
         int parts = PARALLEL_TABLES && n >= PARALLEL_TABLE_RECORDS ? 2 : 1;
         int mid = parts == 2 ? n / 2 : n;
         List<Path> files = new ArrayList<>(parts);
@@ -508,10 +590,10 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     }
 
     /** Writes sorted[from, to) as one table file. */
-    private void writeTable(Path file, String binding, Slot[] sorted, int from, int to) {
+    private void writeTable(Path file, String binding, KeyValue<byte[], byte[]>[] sorted, int from, int to) {
         try (SstFileWriter w = SstFileWriter.open(file, restoreTableOptions, binding)) {
             for (int i = from; i < to; i++) {
-                KeyValue<byte[], byte[]> r = sorted[i].record;
+                KeyValue<byte[], byte[]> r = sorted[i];
                 if (r.value == null) {
                     w.delete(r.key);
                 } else {
@@ -745,6 +827,11 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             } catch (RuntimeException e) {
                 // the position stays at its last commit: never ahead of the entries
             } finally {
+                synchronized (restoreBuffer) {
+                    if (restoreRuns != null) {
+                        restoreRuns.clear(); // empty unless merging them failed: never covered by a commit
+                    }
+                }
                 releaseRestoreBuffer(); // empty unless writing it failed: those records were never covered by a commit
                 s.close();
                 FerryMemoryBudget b = budget;

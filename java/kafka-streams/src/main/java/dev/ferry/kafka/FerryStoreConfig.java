@@ -52,6 +52,13 @@ public final class FerryStoreConfig {
      * blocks (its high-priority pool), 0 to 1 (default 0.1).
      */
     public static final String ROCKSDB_MEMORY_INDEX_FILTER_FRACTION = "ferry.rocksdb.memory.index.filter.fraction";
+    /**
+     * RocksDB, with {@link #ROCKSDB_MEMORY_TOTAL_BYTES}: true stalls the stores' writes while their memtables
+     * together exceed the memtable share, until flushes bring them under it (RocksDB's {@code allow_stall}),
+     * so the memtables stay within their share when writes outrun the flushes; false (default, as Kafka's
+     * bounded-memory recipe) only makes stores flush, and the memtables may pass the share while flushes lag.
+     */
+    public static final String ROCKSDB_MEMORY_WRITE_STALL = "ferry.rocksdb.memory.write.stall";
     /** The engine of the DSL's stores under {@link FerryDslStoreSuppliers}: {@code rocksdb} (default) or {@code lmdb}. */
     public static final String DSL_ENGINE = "ferry.dsl.engine";
     /**
@@ -75,6 +82,15 @@ public final class FerryStoreConfig {
      * the write-ahead log and flushing before the next commit (false; docs/kafka-streams.md "Restoration").
      */
     public static final String ROCKSDB_RESTORE_TABLE_FILES = "ferry.rocksdb.restore.table.files";
+    /**
+     * LMDB key-value stores: write each full buffer of restored records ({@link #RESTORE_BUFFER_BYTES})
+     * to a file beside the store as a sorted run, and merge the runs into the store in key order when
+     * the store is next used (a flush or commit, a read, the end of the restore), so that a restore
+     * copies each page of the tree once instead of once per buffer; true (default) or false (each
+     * buffer is one write transaction). The runs take about as much disk as the records they hold,
+     * until the merge.
+     */
+    public static final String LMDB_RESTORE_RUNS = "ferry.lmdb.restore.runs";
 
     /**
      * RocksDB options of every store under the memory budget ({@link #ROCKSDB_MEMORY_TOTAL_BYTES}), before
@@ -178,15 +194,28 @@ public final class FerryStoreConfig {
      * @throws ConfigException on a value that is neither true nor false
      */
     static boolean restoreTableFiles(Map<String, Object> configs) {
-        Object v = configs.get(ROCKSDB_RESTORE_TABLE_FILES);
+        return booleanValue(configs, ROCKSDB_RESTORE_TABLE_FILES, true);
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #LMDB_RESTORE_RUNS}, or its default (true)
+     * @throws ConfigException on a value that is neither true nor false
+     */
+    static boolean lmdbRestoreRuns(Map<String, Object> configs) {
+        return booleanValue(configs, LMDB_RESTORE_RUNS, true);
+    }
+
+    private static boolean booleanValue(Map<String, Object> configs, String key, boolean dflt) {
+        Object v = configs.get(key);
         if (v == null) {
-            return true;
+            return dflt;
         }
         String t = v.toString().trim();
         if (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(t);
         }
-        throw new ConfigException(ROCKSDB_RESTORE_TABLE_FILES, v, "expected true or false");
+        throw new ConfigException(key, v, "expected true or false");
     }
 
     private static Compression compression(Object v) {
@@ -221,7 +250,7 @@ public final class FerryStoreConfig {
     /**
      * The memory budget's settings, or null when {@link #ROCKSDB_MEMORY_TOTAL_BYTES} is not set.
      *
-     * @return total bytes, memtable fraction, index/filter fraction
+     * @return total bytes, memtable fraction, index/filter fraction, write stall (1) or not (0)
      */
     static double[] budget(Map<String, Object> configs) {
         if (configs.get(ROCKSDB_MEMORY_TOTAL_BYTES) == null) {
@@ -237,7 +266,8 @@ public final class FerryStoreConfig {
                     "must be above 0 and below 1");
         }
         double idx = fraction(configs, ROCKSDB_MEMORY_INDEX_FILTER_FRACTION, DEFAULT_INDEX_FILTER_FRACTION);
-        return new double[] {total, mem, idx};
+        boolean stall = booleanValue(configs, ROCKSDB_MEMORY_WRITE_STALL, false);
+        return new double[] {total, mem, idx, stall ? 1 : 0};
     }
 
     private static double fraction(Map<String, Object> configs, String key, double dflt) {

@@ -400,6 +400,98 @@ class FerryKeyValueStoreTest {
         return out;
     }
 
+    /**
+     * LMDB: each full restore buffer becomes a sorted run in a file beside the store (RestoreRuns), and
+     * the next use of the store merges the runs in key order. Into an empty store (appended, deletes
+     * dropped) and into one that holds entries the restore overwrites and deletes (written in place),
+     * the store ends as the changelog applied in order; a key's newest record wins across runs and
+     * the buffer; the run files are gone after the merge and after a close; with the runs turned off
+     * no file is written.
+     */
+    @org.junit.jupiter.api.Test
+    void lmdbRestoreSpillsSortedRunsAndMergesThemAtTheNextUse() throws Exception {
+        for (String start : List.of("empty", "filled", "runs-off")) {
+            java.util.Random r = new java.util.Random(start.hashCode());
+            java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+            TestContext ctx = new TestContext(tmp.resolve(start).toFile());
+            ctx.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, 64L << 10);
+            if (start.equals("runs-off")) {
+                ctx.configs.put(FerryStoreConfig.LMDB_RESTORE_RUNS, "false");
+            }
+            Path dir = tmp.resolve(start).resolve("ferry");
+            TopicPartition tp = new TopicPartition("app-kv-changelog", 0);
+            try (FerryKeyValueStore s = open(Engine.LMDB, ctx)) {
+                if (start.equals("filled")) {
+                    for (int i = 0; i < 3000; i += 2) {
+                        String k = String.format("k%05d", i);
+                        s.put(b(k), v("old" + i));
+                        model.put(k, "old" + i);
+                    }
+                    s.commit(Map.of(tp, 0L));
+                }
+                BatchingStateRestoreCallback cb = (BatchingStateRestoreCallback) ctx.restoreCallback;
+                long offset = 0;
+                int mostRuns = 0;
+                for (int b = 0; b < 40; b++) {
+                    List<KeyValue<byte[], byte[]>> batch = new ArrayList<>();
+                    for (int i = 0; i < 200; i++, offset++) {
+                        String k = String.format("k%05d", r.nextInt(3000));
+                        String val = r.nextInt(6) == 0 ? null : "v" + offset + "-" + "x".repeat(r.nextInt(80));
+                        batch.add(KeyValue.pair(v(k), val == null ? null : v(val)));
+                        if (val == null) {
+                            model.remove(k);
+                        } else {
+                            model.put(k, val);
+                        }
+                    }
+                    cb.restoreAll(batch);
+                    mostRuns = Math.max(mostRuns, runFiles(dir).size());
+                    if (b == 25) { // a read merges the runs and the buffer
+                        String k = model.isEmpty() ? "k00000" : model.lastKey();
+                        assertArrayEquals(model.get(k) == null ? null : v(model.get(k)), s.get(b(k)), start);
+                        assertEquals(List.of(), runFiles(dir), start + ": merged");
+                    }
+                }
+                if (start.equals("runs-off")) {
+                    assertEquals(0, mostRuns, "no run files with " + FerryStoreConfig.LMDB_RESTORE_RUNS + "=false");
+                } else {
+                    assertTrue(mostRuns >= 3, start + ": several runs wait for the merge: " + mostRuns);
+                }
+                List<String> want = new ArrayList<>();
+                model.forEach((k, val) -> want.add(k + "=" + val));
+                assertEquals(want, keys(s.all()), start);
+                assertEquals(List.of(), runFiles(dir), start);
+                cb.restoreAll(batch("z", 0, 2000, 100)); // spilled, then merged by close
+                assertEquals(!start.equals("runs-off"), !runFiles(dir).isEmpty(), start + ": a run waits, with runs on");
+            }
+            assertEquals(List.of(), runFiles(dir), start + ": closed");
+            try (FerryKeyValueStore s = open(Engine.LMDB, ctx)) {
+                assertEquals(model.size() + 2000, keys(s.all()).size(), start + ": close merged the last runs");
+                assertArrayEquals(new byte[100], s.get(b("z001999")));
+            }
+        }
+    }
+
+    private static List<String> runFiles(Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> l = java.nio.file.Files.list(dir)) {
+            return l.map(p -> p.getFileName().toString()).filter(f -> f.endsWith(RestoreRuns.SUFFIX)).sorted().toList();
+        }
+    }
+
+    /** LMDB: restore runs a crash left beside the store (never merged) are deleted when it opens, and not read. */
+    @org.junit.jupiter.api.Test
+    void restoreRunsLeftByACrashAreDeletedAtOpen() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createDirectories(tmp.resolve("ferry"));
+        java.nio.file.Path left = java.nio.file.Files.write(dir.resolve("kv.restore-0" + RestoreRuns.SUFFIX), new byte[] {0, 0, 0, 1, 0, 0, 0, 1, 'g', 'x'});
+        java.nio.file.Path other = java.nio.file.Files.write(dir.resolve("other.restore-0" + RestoreRuns.SUFFIX), new byte[] {1});
+        try (FerryKeyValueStore s = open(Engine.LMDB)) {
+            assertFalse(java.nio.file.Files.exists(left));
+            assertTrue(java.nio.file.Files.exists(other), "another store's files are its own business");
+            assertNull(s.get(b("g")));
+            assertEquals(List.of(), keys(s.all()));
+        }
+    }
+
     /** Table files a crash left beside the store while restoring (never ingested) are deleted when it opens, and not read. */
     @org.junit.jupiter.api.Test
     void restoredTableFilesLeftByACrashAreDeletedAtOpen() throws Exception {
@@ -609,5 +701,8 @@ class FerryKeyValueStoreTest {
         if (engine == Engine.ROCKSDB) {
             assertThrows(ConfigException.class, () -> open(engine, badTableFiles));
         }
+        TestContext badRuns = new TestContext(tmp.resolve("bad6").toFile());
+        badRuns.configs.put(FerryStoreConfig.LMDB_RESTORE_RUNS, "sometimes");
+        assertThrows(ConfigException.class, () -> open(engine, badRuns), "checked on both engines");
     }
 }

@@ -1,6 +1,8 @@
 package dev.ferry.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -69,6 +71,43 @@ class FerryMemoryBudgetTest {
         assertEquals(before, FerryMemoryBudget.openBudgets());
         assertTrue(cache.isClosed());
         assertTrue(budget.wbm.isClosed());
+    }
+
+    /**
+     * With {@link FerryStoreConfig#ROCKSDB_MEMORY_WRITE_STALL} the shared write buffer manager stalls
+     * writes (RocksDB's allow_stall): stores writing four times the memtable share go on (the flushes
+     * release the stall) and keep every entry; it is a budget of its own beside a non-stalling one.
+     */
+    @Test
+    void writeStallMakesTheSharedManagerStallWritesAndTheStoresKeepWriting() {
+        TestContext c = ctx("stall");
+        c.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_TOTAL_BYTES, 16L << 20); // a 4 MiB memtable share
+        c.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_WRITE_STALL, "true");
+        TestContext plain = ctx("no-stall");
+        plain.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_TOTAL_BYTES, 16L << 20);
+        try (FerryKeyValueStore a = open("a", c); FerryKeyValueStore b = open("b", c); FerryKeyValueStore p = open("p", plain)) {
+            assertTrue(a.budget().wbm.allowStall());
+            assertSame(a.budget(), b.budget());
+            assertFalse(p.budget().wbm.allowStall(), "the default does not stall, as Kafka's recipe");
+            assertNotSame(a.budget(), p.budget());
+            byte[] value = new byte[1000];
+            for (int i = 0; i < 8_000; i++) { // 2 x 8 MB: four times the share
+                Bytes k = Bytes.wrap(String.format("k%06d", i).getBytes(StandardCharsets.UTF_8));
+                value[0] = (byte) i;
+                a.put(k, value);
+                b.put(k, value);
+            }
+            for (int i = 0; i < 8_000; i += 997) {
+                Bytes k = Bytes.wrap(String.format("k%06d", i).getBytes(StandardCharsets.UTF_8));
+                assertEquals((byte) i, a.get(k)[0]);
+                assertEquals((byte) i, b.get(k)[0]);
+            }
+            assertEquals(8_000L, countAll(a));
+            assertEquals(8_000L, countAll(b));
+        }
+        TestContext bad = ctx("bad-stall");
+        bad.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_WRITE_STALL, "yes");
+        assertThrows(ConfigException.class, () -> open("x", bad));
     }
 
     @Test

@@ -80,6 +80,9 @@ public final class PowerCutWriter {
         KeyValueStore<Bytes, byte[]> store = (engine == Engine.LMDB ? FerryStores.lmdbKeyValueStore(STORE)
                 : FerryStores.persistentKeyValueStore(STORE)).get();
         TestContext context = new TestContext(stateDir);
+        // a 256 KiB restore buffer: a restoration writes several buffers (RocksDB: table files ingested
+        // one after the other; LMDB: sorted runs spilled to files, merged at the next commit)
+        context.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, 256L << 10);
         if (engine == Engine.LMDB) {
             // a 1 MiB map growing by 1 MiB: the map grows (remaps) during the run
             context.configs.put(FerryStoreConfig.LMDB_MAP_SIZE_BYTES, 1L << 20);

@@ -1,0 +1,292 @@
+package dev.ferry.kafka;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import org.apache.kafka.streams.KeyValue;
+
+/**
+ * LMDB key-value stores: restored records spilled to files as sorted runs, then merged into the
+ * store in key order (docs/kafka-streams.md, "Restoration"). Each full restore buffer becomes one run:
+ * its records sorted by key, the last record of each key only, in a file beside the store's directory
+ * ({@code <store>.restore-<n>.run}). The next drain merges every run with what is still buffered,
+ * newest record of each key first, and writes the result in key order: every leaf page of the tree is
+ * then written once per drain, instead of once per buffer (an LMDB write transaction copies each page
+ * it touches, and a buffer of random keys touches most of them).
+ *
+ * <p>The files hold nothing the store needs after a crash: no offset covering their records is
+ * committed before they are merged, so a crash leaves the records to restore again, and
+ * {@link FerryStateStore#init} deletes the files. Format of a run: per record a 4-byte key length,
+ * a 4-byte value length (-1: a delete), the key and the value; the record count is kept in memory.
+ *
+ * <p>Thread safety: guarded by the store's restore buffer lock.
+ */
+final class RestoreRuns {
+    /** Suffix of run files (the store's restored table files end in {@code .sst}). */
+    static final String SUFFIX = ".run";
+    private static final int WRITE_BUFFER = 1 << 20;
+    private static final int MIN_READ_BUFFER = 64 << 10;
+    private static final int MAX_READ_BUFFER = 1 << 20;
+
+    private final String prefix;
+    private final List<Path> files = new ArrayList<>();
+    private final List<Integer> counts = new ArrayList<>();
+    private int next;
+
+    /**
+     * @param prefix the files' path up to the run number: {@code <store directory>.restore-}
+     */
+    RestoreRuns(Path prefix) {
+        this.prefix = prefix.toString();
+    }
+
+    /** @return true when no run is waiting to be merged */
+    boolean isEmpty() {
+        return files.isEmpty();
+    }
+
+    /** @return how many runs wait to be merged (tests) */
+    int size() {
+        return files.size();
+    }
+
+    /**
+     * Writes one run.
+     *
+     * @param sorted the records by index, sorted by key as unsigned bytes, each key once
+     * @param n how many
+     * @throws UncheckedIOException when the file cannot be written (nothing is kept of it)
+     */
+    void spill(IntFunction<KeyValue<byte[], byte[]>> sorted, int n) {
+        Path f = Path.of(prefix + (next++) + SUFFIX);
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(WRITE_BUFFER);
+            for (int i = 0; i < n; i++) {
+                KeyValue<byte[], byte[]> r = sorted.apply(i);
+                if (b.remaining() < 8) {
+                    drain(ch, b);
+                }
+                b.putInt(r.key.length).putInt(r.value == null ? -1 : r.value.length);
+                put(ch, b, r.key);
+                if (r.value != null) {
+                    put(ch, b, r.value);
+                }
+            }
+            drain(ch, b);
+        } catch (IOException e) {
+            deleteQuietly(f);
+            throw new UncheckedIOException("writing restored records to " + f, e);
+        }
+        files.add(f);
+        counts.add(n);
+    }
+
+    /** Adds bytes to the write buffer, writing it out when full (a large array straight to the file). */
+    private static void put(FileChannel ch, ByteBuffer b, byte[] a) throws IOException {
+        if (a.length <= b.remaining()) {
+            b.put(a);
+            return;
+        }
+        drain(ch, b);
+        if (a.length <= b.capacity()) {
+            b.put(a);
+        } else {
+            ByteBuffer w = ByteBuffer.wrap(a);
+            while (w.hasRemaining()) {
+                ch.write(w);
+            }
+        }
+    }
+
+    private static void drain(FileChannel ch, ByteBuffer b) throws IOException {
+        b.flip();
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+        b.clear();
+    }
+
+    /**
+     * Merges the runs and the newest records (still in memory) and hands each key's newest record to
+     * {@code sink}, in key order; deletes included. The runs stay until {@link #clear()}.
+     *
+     * @param newest records newer than every run's, sorted by key, each key once
+     * @param n how many
+     * @param sink takes the records
+     * @throws UncheckedIOException when a run cannot be read
+     */
+    void merge(IntFunction<KeyValue<byte[], byte[]>> newest, int n, Consumer<KeyValue<byte[], byte[]>> sink) {
+        PriorityQueue<Source> queue = new PriorityQueue<>(files.size() + 1);
+        List<Reader> readers = new ArrayList<>(files.size());
+        int buffer = Math.max(MIN_READ_BUFFER, Math.min(MAX_READ_BUFFER, WRITE_BUFFER * 4 / (files.size() + 1)));
+        try {
+            for (int i = 0; i < files.size(); i++) {
+                Reader r = new Reader(files.get(i), counts.get(i), i, buffer);
+                readers.add(r);
+                if (r.advance()) {
+                    queue.add(r);
+                }
+            }
+            Memory m = new Memory(newest, n, files.size());
+            if (m.advance()) {
+                queue.add(m);
+            }
+            byte[] last = null;
+            while (!queue.isEmpty()) {
+                Source s = queue.poll();
+                KeyValue<byte[], byte[]> r = s.current;
+                if (last == null || !Arrays.equals(last, r.key)) { // else an older record of the key just handed over
+                    sink.accept(r);
+                    last = r.key;
+                }
+                if (s.advance()) {
+                    queue.add(s);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading restored records from " + prefix + "*" + SUFFIX, e);
+        } finally {
+            for (Reader r : readers) {
+                r.close();
+            }
+        }
+    }
+
+    /** Deletes every run (merged, or given up). */
+    void clear() {
+        for (Path f : files) {
+            deleteQuietly(f);
+        }
+        files.clear();
+        counts.clear();
+    }
+
+    private static void deleteQuietly(Path f) {
+        try {
+            Files.deleteIfExists(f);
+        } catch (IOException ignored) {
+            // left for the next init, which deletes run files
+        }
+    }
+
+    /** A sorted source of the merge: the current record, ordered by key, then newest source first. */
+    private abstract static class Source implements Comparable<Source> {
+        final int age; // higher = newer
+        KeyValue<byte[], byte[]> current;
+
+        Source(int age) {
+            this.age = age;
+        }
+
+        /** @return false at the end (current then stale) */
+        abstract boolean advance() throws IOException;
+
+        @Override
+        public int compareTo(Source o) {
+            int c = Arrays.compareUnsigned(current.key, o.current.key);
+            return c != 0 ? c : Integer.compare(o.age, age);
+        }
+    }
+
+    private static final class Memory extends Source {
+        private final IntFunction<KeyValue<byte[], byte[]>> records;
+        private final int n;
+        private int i;
+
+        Memory(IntFunction<KeyValue<byte[], byte[]>> records, int n, int age) {
+            super(age);
+            this.records = records;
+            this.n = n;
+        }
+
+        @Override
+        boolean advance() {
+            if (i == n) {
+                return false;
+            }
+            current = records.apply(i++);
+            return true;
+        }
+    }
+
+    private static final class Reader extends Source {
+        private final Path file;
+        private final FileChannel ch;
+        private final ByteBuffer b;
+        private int left;
+
+        Reader(Path file, int count, int age, int buffer) throws IOException {
+            super(age);
+            this.file = file;
+            this.ch = FileChannel.open(file, StandardOpenOption.READ);
+            this.b = ByteBuffer.allocate(buffer);
+            this.b.limit(0);
+            this.left = count;
+        }
+
+        @Override
+        boolean advance() throws IOException {
+            if (left == 0) {
+                return false;
+            }
+            need(8);
+            int kl = b.getInt();
+            int vl = b.getInt();
+            if (kl < 0 || vl < -1) {
+                throw new IOException("corrupt run " + file + ": key length " + kl + ", value length " + vl);
+            }
+            byte[] k = read(new byte[kl]);
+            byte[] v = vl < 0 ? null : read(new byte[vl]);
+            current = new KeyValue<>(k, v);
+            left--;
+            return true;
+        }
+
+        /** Makes at least {@code n} (at most the buffer's capacity) bytes readable. */
+        private void need(int n) throws IOException {
+            if (b.remaining() >= n) {
+                return;
+            }
+            b.compact();
+            while (b.position() < n) {
+                if (ch.read(b) < 0) {
+                    throw new EOFException("run " + file + " ends " + left + " records early");
+                }
+            }
+            b.flip();
+        }
+
+        private byte[] read(byte[] a) throws IOException {
+            int at = 0;
+            while (at < a.length) {
+                if (!b.hasRemaining()) {
+                    need(1);
+                }
+                int c = Math.min(b.remaining(), a.length - at);
+                b.get(a, at, c);
+                at += c;
+            }
+            return a;
+        }
+
+        void close() {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // read only
+            }
+        }
+    }
+}
