@@ -142,7 +142,7 @@ class KafkaPowerCutTest {
                 assertEquals(committedBefore, c.opened, what + ": the child found another committed offset than the parent" + context);
             }
             assertTrue(c.exitCode == 128 + 9, what + ": the child exited by itself with " + c.exitCode + "\n" + c.stderr() + context);
-            long upTo = Math.max(end, lastCommit); // offsets the child may have committed
+            long upTo = Math.max(end, Math.max(lastCommit, c.lastBegun)); // offsets the child may have committed
             long written = upTo + PowerCutWriter.MAX_COMMIT_EVERY; // records the child may have written
             long found;
             try (PowerCutWriter.Opened o = PowerCutWriter.open(engine, disk.resolve("state").toFile())) {
@@ -214,6 +214,8 @@ class KafkaPowerCutTest {
         final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
         long opened = -1;
         long lastCommit = -1;
+        /** The offset of the last commit begun ({@code CP}): a kill may land after it is durable, before its C line. */
+        long lastBegun = -1;
         int commits;
         /** Commits while restoring ({@code RC} lines). */
         int restoreCommits;
@@ -265,6 +267,8 @@ class KafkaPowerCutTest {
                 }
                 lastCommit = offset;
                 commits++;
+            } else if (l.startsWith("CP ")) {
+                lastBegun = Math.max(lastBegun, Long.parseLong(l.substring(3)));
             } else if (l.startsWith("RC ")) {
                 long offset = Long.parseLong(l.substring(3));
                 if (offset < lastCommit) {

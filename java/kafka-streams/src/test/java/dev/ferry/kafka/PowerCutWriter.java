@@ -22,8 +22,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * names (through the store's registered {@link BatchingStateRestoreCallback}, in batches, as Kafka's
  * restoration does, committing the offset restored so far after some batches, as Kafka Streams does while it
  * restores), commits that offset, then processes new records: a put each, a commit of the
- * next offset every few records ({@code C <offset>} on stdout once the commit returned, {@code RC <offset>} for
- * the commits while restoring), now and then
+ * next offset every few records ({@code CP <offset>} on stdout before the commit, {@code C <offset>} once it
+ * returned, {@code RC <offset>} for the commits while restoring), now and then
  * a flush. It runs until it is killed.
  *
  * <p>Arguments: engine, state directory, end of the changelog to restore, seed.
@@ -138,6 +138,8 @@ public final class PowerCutWriter {
             if (r.nextInt(20) == 0) {
                 store.flush();
             }
+            out.println("CP " + next); // a commit may be durable before its C line is out: the parent allows for it
+            out.flush();
             ferry.commit(Map.of(PARTITION, next));
             out.println("C " + next);
             out.flush();
