@@ -267,12 +267,7 @@ class FerryKeyValueStoreTest {
                     for (int i = 1 + r.nextInt(300); i > 0; i--, offset++) {
                         String k = "k" + r.nextInt(500);
                         String val = r.nextInt(5) == 0 ? null : "v" + offset;
-                        batch.add(KeyValue.pair(v(k), val == null ? null : v(val)));
-                        if (val == null) {
-                            model.remove(k);
-                        } else {
-                            model.put(k, val);
-                        }
+                        changelogRecord(batch, model, k, val);
                     }
                     cb.restoreAll(batch);
                     if (b % 7 == 3) { // a read between batches sees every record restored so far
@@ -290,15 +285,13 @@ class FerryKeyValueStoreTest {
                         }
                     }
                 }
-                List<String> want = new ArrayList<>();
-                model.forEach((k, val) -> want.add(k + "=" + val));
+                List<String> want = entries(model);
                 assertEquals(want, keys(s.all()), "limit " + limit);
                 cb.restoreAll(List.of(KeyValue.pair(v("last"), v("L"))));
             }
             model.put("last", "L");
             try (FerryKeyValueStore s = open(engine, ctx)) {
-                List<String> want = new ArrayList<>();
-                model.forEach((k, val) -> want.add(k + "=" + val));
+                List<String> want = entries(model);
                 assertEquals(want, keys(s.all()), "limit " + limit + ": close kept the buffered records");
                 assertEquals(committed, s.committedOffset(tp), "limit " + limit);
             }
@@ -328,20 +321,14 @@ class FerryKeyValueStoreTest {
                 for (int i = 0; i < 1000; i++, offset++) {
                     String k = String.format("k%06d", r.nextInt(60_000));
                     String val = r.nextInt(10) == 0 ? null : "v" + offset;
-                    batch.add(KeyValue.pair(v(k), val == null ? null : v(val)));
-                    if (val == null) {
-                        model.remove(k);
-                    } else {
-                        model.put(k, val);
-                    }
+                    changelogRecord(batch, model, k, val);
                 }
                 cb.restoreAll(batch);
                 if (b == 70) {
                     s.commit(Map.of(tp, offset));
                 }
             }
-            List<String> want = new ArrayList<>();
-            model.forEach((k, val) -> want.add(k + "=" + val));
+            List<String> want = entries(model);
             assertEquals(want, keys(s.all()));
             s.commit(Map.of(tp, offset));
         }
@@ -349,8 +336,7 @@ class FerryKeyValueStoreTest {
             assertEquals(List.of("kv"), l.map(p -> p.getFileName().toString()).toList(), "only the store's directory");
         }
         try (FerryKeyValueStore s = open(engine, ctx)) {
-            List<String> want = new ArrayList<>();
-            model.forEach((k, val) -> want.add(k + "=" + val));
+            List<String> want = entries(model);
             assertEquals(want, keys(s.all()), "after a reopen");
             assertEquals(offset, s.committedOffset(tp));
         }
@@ -390,6 +376,23 @@ class FerryKeyValueStoreTest {
             assertArrayEquals(new byte[600], sa.get(b(String.format("a%06d", 1999))));
         }
         assertEquals(before, FerryStateStore.restoreBufferedTotal(), "closed stores hold no buffer");
+    }
+
+    /** Adds a changelog record (a null value deletes) to a restore batch and applies it to the model of the store. */
+    private static void changelogRecord(List<KeyValue<byte[], byte[]>> batch, java.util.TreeMap<String, String> model, String k, String val) {
+        batch.add(KeyValue.pair(v(k), val == null ? null : v(val)));
+        if (val == null) {
+            model.remove(k);
+        } else {
+            model.put(k, val);
+        }
+    }
+
+    /** The model's entries as {@link #keys} lists a store's. */
+    private static List<String> entries(java.util.TreeMap<String, String> model) {
+        List<String> want = new ArrayList<>();
+        model.forEach((k, val) -> want.add(k + "=" + val));
+        return want;
     }
 
     private static List<KeyValue<byte[], byte[]>> batch(String prefix, int from, int n, int valueSize) {
@@ -437,12 +440,7 @@ class FerryKeyValueStoreTest {
                     for (int i = 0; i < 200; i++, offset++) {
                         String k = String.format("k%05d", r.nextInt(3000));
                         String val = r.nextInt(6) == 0 ? null : "v" + offset + "-" + "x".repeat(r.nextInt(80));
-                        batch.add(KeyValue.pair(v(k), val == null ? null : v(val)));
-                        if (val == null) {
-                            model.remove(k);
-                        } else {
-                            model.put(k, val);
-                        }
+                        changelogRecord(batch, model, k, val);
                     }
                     cb.restoreAll(batch);
                     mostRuns = Math.max(mostRuns, runFiles(dir).size());
@@ -457,8 +455,7 @@ class FerryKeyValueStoreTest {
                 } else {
                     assertTrue(mostRuns >= 3, start + ": several runs wait for the merge: " + mostRuns);
                 }
-                List<String> want = new ArrayList<>();
-                model.forEach((k, val) -> want.add(k + "=" + val));
+                List<String> want = entries(model);
                 assertEquals(want, keys(s.all()), start);
                 assertEquals(List.of(), runFiles(dir), start);
                 cb.restoreAll(batch("z", 0, 2000, 100)); // spilled, then merged by close
