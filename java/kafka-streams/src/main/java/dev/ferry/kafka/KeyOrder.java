@@ -34,7 +34,7 @@ final class KeyOrder {
             idx[i] = i;
         }
         if (n > 1) {
-            new Sorter(keys, n).sort(idx, 0, n, 0);
+            new Sorter(keys, n).sort(idx);
         }
         return idx;
     }
@@ -69,8 +69,25 @@ final class KeyOrder {
             this.idxTmp = new int[n];
         }
 
-        /** Sorts idx[from, to), whose keys share their first {@code off} bytes (zero-padded), stably. */
-        void sort(int[] idx, int from, int to, int off) {
+        /**
+         * Sorts idx, range by range: a range whose keys are equal in the bytes sorted so far and longer
+         * goes on a work list (not the call stack: keys of a megabyte sharing most of it would need
+         * tens of thousands of levels).
+         */
+        void sort(int[] idx) {
+            java.util.ArrayDeque<int[]> work = new java.util.ArrayDeque<>();
+            work.push(new int[] {0, idx.length, 0});
+            while (!work.isEmpty()) {
+                int[] w = work.pop();
+                sortRange(idx, w[0], w[1], w[2], work);
+            }
+        }
+
+        /**
+         * Sorts idx[from, to), whose keys share their first {@code off} bytes (zero-padded), stably by
+         * their next 16 bytes; pushes the runs still equal in those onto {@code work}, or orders them by length.
+         */
+        private void sortRange(int[] idx, int from, int to, int off, java.util.ArrayDeque<int[]> work) {
             for (int p = from; p < to; p++) {
                 byte[] k = keys[idx[p]];
                 hi[p] = prefix(k, off);
@@ -120,7 +137,7 @@ final class KeyOrder {
                         sameLength &= len == len0;
                     }
                     if (longest > off + 16) {
-                        sort(idx, start, end, off + 16); // hi and lo of [start, end) are not read again here
+                        work.push(new int[] {start, end, off + 16}); // disjoint from every range on the list
                     } else if (!sameLength) {
                         byLength(idx, start, end);
                     }

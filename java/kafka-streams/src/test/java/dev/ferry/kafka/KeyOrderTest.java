@@ -79,6 +79,21 @@ class KeyOrderTest {
         assertArrayEquals(reference(keys), KeyOrder.sort(keys));
     }
 
+    /** Keys of 256 KiB that differ only in their last bytes: 16,384 levels of 16 bytes, on a work list, not the stack. */
+    @Test
+    void longKeysSharingAlmostAllTheirBytesSortWithoutDeepRecursion() {
+        Random r = new Random(7);
+        byte[] shared = new byte[256 << 10];
+        r.nextBytes(shared);
+        byte[][] keys = new byte[40][];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = shared.clone();
+            keys[i][keys[i].length - 1] = (byte) r.nextInt(8); // repeats keep their order
+            keys[i][keys[i].length - 2] = (byte) (r.nextBoolean() ? 0x80 : 1);
+        }
+        assertArrayEquals(reference(keys), KeyOrder.sort(keys));
+    }
+
     @Test
     void prefixReadsBigEndianZeroPadded() {
         byte[] k = {1, 2, 3, (byte) 0xff, 5, 6, 7, 8, 9};
