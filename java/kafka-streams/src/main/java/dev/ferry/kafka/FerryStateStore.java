@@ -478,10 +478,12 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * @return the sorted records, each key once
      */
     private static Sorted sortLastOfEachKey(List<KeyValue<byte[], byte[]>> records) {
-        int n = records.size();
+        @SuppressWarnings("unchecked")
+        KeyValue<byte[], byte[]>[] in = records.toArray(new KeyValue[0]); // any List: indexed once, in order
+        int n = in.length;
         byte[][] keys = new byte[n][];
         for (int i = 0; i < n; i++) {
-            keys[i] = records.get(i).key;
+            keys[i] = in[i].key;
         }
         int[] order = KeyOrder.sort(keys); // stable: a key's records keep their changelog order
         @SuppressWarnings("unchecked")
@@ -491,7 +493,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             if (p + 1 < n && Arrays.equals(keys[order[p]], keys[order[p + 1]])) {
                 continue; // a later record of the key replaces it
             }
-            sorted[u++] = records.get(order[p]);
+            sorted[u++] = in[order[p]];
         }
         return new Sorted(sorted, u);
     }
