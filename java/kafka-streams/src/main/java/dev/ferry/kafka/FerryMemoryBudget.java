@@ -39,20 +39,19 @@ final class FerryMemoryBudget {
      * @return the budget, or null when none is configured
      */
     static FerryMemoryBudget acquire(String applicationId, Map<String, Object> configs) {
-        double[] b = FerryStoreConfig.budget(configs);
+        FerryStoreConfig.Budget b = FerryStoreConfig.budget(configs);
         if (b == null) {
             return null;
         }
-        long total = (long) b[0];
-        boolean stall = b[3] != 0;
-        String key = applicationId + "|" + total + "|" + b[1] + "|" + b[2] + "|" + stall;
+        long total = b.totalBytes();
+        String key = applicationId + "|" + total + "|" + b.memtableFraction() + "|" + b.indexFilterFraction() + "|" + b.writeStall();
         synchronized (BUDGETS) {
             FerryMemoryBudget budget = BUDGETS.get(key);
             if (budget == null) {
-                BlockCache cache = BlockCache.builder(total).highPriorityPoolRatio(b[2]).build();
+                BlockCache cache = BlockCache.builder(total).highPriorityPoolRatio(b.indexFilterFraction()).build();
                 WriteBufferManager wbm;
                 try {
-                    wbm = WriteBufferManager.create(Math.max(1, (long) (total * b[1])), cache, stall);
+                    wbm = WriteBufferManager.create(Math.max(1, (long) (total * b.memtableFraction())), cache, b.writeStall());
                 } catch (RuntimeException e) {
                     cache.close();
                     throw e;

@@ -171,7 +171,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         }
         StoreOptions options = FerryStoreConfig.options(engine, name, context.appConfigs());
         boolean tableFiles = engine == Engine.ROCKSDB && FerryStoreConfig.restoreTableFiles(context.appConfigs());
-        FerryStoreConfig.lmdbRestoreRuns(context.appConfigs()); // a bad value fails before the store opens
+        boolean runs = FerryStoreConfig.lmdbRestoreRuns(context.appConfigs()); // on both engines: a bad value fails here
         long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), engine == Engine.LMDB || tableFiles);
         long bufferTotalLimit = FerryStoreConfig.restoreBufferTotalBytes(context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
@@ -209,8 +209,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         this.restoreTableFiles = tableFiles;
         this.restoreTableOptions = tableFiles ? tableOptions(options) : null;
         this.restoreTablePrefix = dir.resolveSibling(dir.getFileName() + ".restore-");
-        this.restoreRuns = engine == Engine.LMDB && bufferLimit > 0 && FerryStoreConfig.lmdbRestoreRuns(context.appConfigs())
-                ? new RestoreRuns(restoreTablePrefix) : null;
+        this.restoreRuns = engine == Engine.LMDB && bufferLimit > 0 && runs ? new RestoreRuns(restoreTablePrefix) : null;
         this.position = kept;
         this.writtenPosition = kept.copy();
         open = true;

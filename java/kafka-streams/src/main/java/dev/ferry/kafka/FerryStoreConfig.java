@@ -248,11 +248,23 @@ public final class FerryStoreConfig {
     }
 
     /**
+     * The memory budget's settings ({@link #ROCKSDB_MEMORY_TOTAL_BYTES} and the keys beside it).
+     *
+     * @param totalBytes the budget
+     * @param memtableFraction the memtables' share
+     * @param indexFilterFraction the cache's high-priority pool
+     * @param writeStall whether the write buffer manager stalls writes
+     */
+    record Budget(long totalBytes, double memtableFraction, double indexFilterFraction, boolean writeStall) {
+    }
+
+    /**
      * The memory budget's settings, or null when {@link #ROCKSDB_MEMORY_TOTAL_BYTES} is not set.
      *
-     * @return total bytes, memtable fraction, index/filter fraction, write stall (1) or not (0)
+     * @param configs the application's configuration
+     * @return the settings, or null
      */
-    static double[] budget(Map<String, Object> configs) {
+    static Budget budget(Map<String, Object> configs) {
         if (configs.get(ROCKSDB_MEMORY_TOTAL_BYTES) == null) {
             return null;
         }
@@ -266,8 +278,7 @@ public final class FerryStoreConfig {
                     "must be above 0 and below 1");
         }
         double idx = fraction(configs, ROCKSDB_MEMORY_INDEX_FILTER_FRACTION, DEFAULT_INDEX_FILTER_FRACTION);
-        boolean stall = booleanValue(configs, ROCKSDB_MEMORY_WRITE_STALL, false);
-        return new double[] {total, mem, idx, stall ? 1 : 0};
+        return new Budget(total, mem, idx, booleanValue(configs, ROCKSDB_MEMORY_WRITE_STALL, false));
     }
 
     private static double fraction(Map<String, Object> configs, String key, double dflt) {

@@ -58,7 +58,7 @@ final class KeyOrder {
         private final long[] hiTmp;
         private final long[] loTmp;
         private final int[] idxTmp;
-        private final int[] count = new int[257];
+        private final int[] count = new int[256];
 
         Sorter(byte[][] keys, int n) {
             this.keys = keys;

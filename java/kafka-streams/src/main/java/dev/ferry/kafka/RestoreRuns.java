@@ -40,9 +40,13 @@ final class RestoreRuns {
     private static final int MAX_READ_BUFFER = 1 << 20;
 
     private final String prefix;
-    private final List<Path> files = new ArrayList<>();
-    private final List<Integer> counts = new ArrayList<>();
+    /** The runs waiting to be merged, oldest first. */
+    private final List<Run> runs = new ArrayList<>();
     private int next;
+
+    /** A run file and how many records it holds. */
+    private record Run(Path file, int count) {
+    }
 
     /**
      * @param prefix the files' path up to the run number: {@code <store directory>.restore-}
@@ -53,12 +57,7 @@ final class RestoreRuns {
 
     /** @return true when no run is waiting to be merged */
     boolean isEmpty() {
-        return files.isEmpty();
-    }
-
-    /** @return how many runs wait to be merged (tests) */
-    int size() {
-        return files.size();
+        return runs.isEmpty();
     }
 
     /**
@@ -89,8 +88,7 @@ final class RestoreRuns {
             deleteQuietly(f);
             throw new UncheckedIOException("writing restored records to " + f, e);
         }
-        files.add(f);
-        counts.add(n);
+        runs.add(new Run(f, n));
     }
 
     /** Adds bytes to the write buffer, writing it out when full (a large array straight to the file). */
@@ -128,18 +126,18 @@ final class RestoreRuns {
      * @throws UncheckedIOException when a run cannot be read
      */
     void merge(IntFunction<KeyValue<byte[], byte[]>> newest, int n, Consumer<KeyValue<byte[], byte[]>> sink) {
-        PriorityQueue<Source> queue = new PriorityQueue<>(files.size() + 1);
-        List<Reader> readers = new ArrayList<>(files.size());
-        int buffer = Math.max(MIN_READ_BUFFER, Math.min(MAX_READ_BUFFER, WRITE_BUFFER * 4 / (files.size() + 1)));
+        PriorityQueue<Source> queue = new PriorityQueue<>(runs.size() + 1);
+        List<Reader> readers = new ArrayList<>(runs.size());
+        int buffer = Math.max(MIN_READ_BUFFER, Math.min(MAX_READ_BUFFER, WRITE_BUFFER * 4 / (runs.size() + 1)));
         try {
-            for (int i = 0; i < files.size(); i++) {
-                Reader r = new Reader(files.get(i), counts.get(i), i, buffer);
+            for (int i = 0; i < runs.size(); i++) {
+                Reader r = new Reader(runs.get(i).file(), runs.get(i).count(), i, buffer);
                 readers.add(r);
                 if (r.advance()) {
                     queue.add(r);
                 }
             }
-            Memory m = new Memory(newest, n, files.size());
+            Memory m = new Memory(newest, n, runs.size());
             if (m.advance()) {
                 queue.add(m);
             }
@@ -166,11 +164,10 @@ final class RestoreRuns {
 
     /** Deletes every run (merged, or given up). */
     void clear() {
-        for (Path f : files) {
-            deleteQuietly(f);
+        for (Run r : runs) {
+            deleteQuietly(r.file());
         }
-        files.clear();
-        counts.clear();
+        runs.clear();
     }
 
     private static void deleteQuietly(Path f) {
