@@ -269,6 +269,14 @@ def javadoc_text(s):
     return s.replace("*/", "*&#47;")
 
 
+NBSP = "\x00"
+
+
+def keep_tags(text):
+    """Text whose inline tags ({@code ...}, {@link ...}) textwrap will not break."""
+    return re.sub(r"\{@\w+ [^}]*\}", lambda m: m.group(0).replace(" ", NBSP), text)
+
+
 def javadoc(indent, paragraphs, tags):
     """A /** */ comment: wrapped paragraphs, then @tags (each (tag, text))."""
     width = WIDTH - len(indent) - 3
@@ -277,14 +285,14 @@ def javadoc(indent, paragraphs, tags):
         if i:
             out.append(indent + " *")
             para = "<p>" + para
-        for line in textwrap.wrap(para, width, break_on_hyphens=False, break_long_words=False):
-            out.append(indent + " * " + line)
+        for line in textwrap.wrap(keep_tags(para), width, break_on_hyphens=False, break_long_words=False):
+            out.append(indent + " * " + line.replace(NBSP, " "))
     if tags:
         out.append(indent + " *")
         for tag, text in tags:
-            wrapped = textwrap.wrap(f"@{tag} {text}", width, subsequent_indent="       ",
+            wrapped = textwrap.wrap(f"@{tag} " + keep_tags(text), width, subsequent_indent="       ",
                                     break_on_hyphens=False, break_long_words=False)
-            out.extend(indent + " * " + line for line in wrapped)
+            out.extend(indent + " * " + line.replace(NBSP, " ") for line in wrapped)
     out.append(indent + " */")
     return "\n".join(out)
 
@@ -350,7 +358,7 @@ def gen_jni_c(fns):
 # ---------------------------------------------------------------- Java: NativeFunctions
 
 def method_doc(f, indent):
-    paras = [f"{{@code {javadoc_text(f.prototype())}}}: " + javadoc_text(f.brief)]
+    paras = [f"{{@code {f.name}}}: " + javadoc_text(f.brief)]
     tags = []
     for p in f.params:
         text = f"{{@code {javadoc_text(p.decl())}}}"
@@ -376,8 +384,8 @@ def gen_spi(fns):
                "The ferry C ABI as seen from Java: one method per {@code ferry_*} function of "
                "{@code native/include/ferry.h}, in the header's order, taking handles and addresses as "
                "{@code long}s and returning the C result unchanged. Generated from ferry.h (each method's "
-               "comment is the function's prototype and its @brief); {@link NativeBinding} adds the "
-               "binding helpers.",
+               "comment is the function's brief, and its parameters' C declarations and notes); "
+               "{@link NativeBinding} adds the binding helpers.",
                "Thread safety: implementations are stateless and thread-safe; the handles passed follow the "
                "threading rules of ferry.h."], []),
            "public interface NativeFunctions {"]

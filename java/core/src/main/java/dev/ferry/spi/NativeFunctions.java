@@ -4,8 +4,8 @@ package dev.ferry.spi;
 /**
  * The ferry C ABI as seen from Java: one method per {@code ferry_*} function of {@code native/include/ferry.h}, in the
  * header's order, taking handles and addresses as {@code long}s and returning the C result unchanged. Generated from
- * ferry.h (each method's comment is the function's prototype and its @brief); {@link NativeBinding} adds the binding
- * helpers.
+ * ferry.h (each method's comment is the function's brief, and its parameters' C declarations and notes);
+ * {@link NativeBinding} adds the binding helpers.
  *
  * <p>Thread safety: implementations are stateless and thread-safe; the handles passed follow the threading rules of
  * ferry.h.
@@ -13,14 +13,14 @@ package dev.ferry.spi;
 public interface NativeFunctions {
 
     /**
-     * {@code int ferry_abi_version(void)}: Return FERRY_ABI_VERSION of the loaded library.
+     * {@code ferry_abi_version}: Return FERRY_ABI_VERSION of the loaded library.
      *
      * @return the C result unchanged
      */
     int abiVersion();
 
     /**
-     * {@code const char *ferry_strerror(int rc)}: Static message for a FERRY_* code ("unknown" for others). Never NULL.
+     * {@code ferry_strerror}: Static message for a FERRY_* code ("unknown" for others). Never NULL.
      *
      * @param rc {@code int rc}
      * @return the C result unchanged, an address
@@ -28,15 +28,14 @@ public interface NativeFunctions {
     long strerror(int rc);
 
     /**
-     * {@code int ferry_noop(void)}: Does nothing: the floor for per-call overhead measurements.
+     * {@code ferry_noop}: Does nothing: the floor for per-call overhead measurements.
      *
      * @return the C result unchanged: 0
      */
     int noop();
 
     /**
-     * {@code int ferry_engine_attach(int engine, const char *lib_path, ferry_error *err)}: Attach an engine library:
-     * resolve its functions into Ferry's table.
+     * {@code ferry_engine_attach}: Attach an engine library: resolve its functions into Ferry's table.
      *
      * @param engine {@code int engine}: FERRY_ENGINE_ROCKSDB or FERRY_ENGINE_LMDB.
      * @param libPath {@code const char *lib_path}: NULL: find the copy already loaded in this process (RocksDB, loaded
@@ -48,7 +47,7 @@ public interface NativeFunctions {
     int engineAttach(int engine, long libPath, long err);
 
     /**
-     * {@code int ferry_engine_path(int engine, char *dst, size_t cap)}: Path of the attached engine object.
+     * {@code ferry_engine_path}: Path of the attached engine object.
      *
      * @param engine {@code int engine}
      * @param dst {@code char *dst}: receives the NUL-terminated path (truncated to cap).
@@ -58,8 +57,7 @@ public interface NativeFunctions {
     int enginePath(int engine, long dst, long cap);
 
     /**
-     * {@code int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t nopts, const char *extra,
-     * const void *cfs, size_t cfs_len, uint32_t ncfs, ferry_store **out, ferry_error *err)}: Open (or create) a store.
+     * {@code ferry_store_open}: Open (or create) a store.
      *
      * @param engine {@code int engine}: FERRY_ENGINE_*; must be attached.
      * @param path {@code const char *path}: directory (RocksDB) or environment directory (LMDB), NUL-terminated UTF-8.
@@ -85,7 +83,7 @@ public interface NativeFunctions {
             long err);
 
     /**
-     * {@code int ferry_store_close(ferry_store *s)}: Close a store and free everything it owns. NULL is ignored.
+     * {@code ferry_store_close}: Close a store and free everything it owns. NULL is ignored.
      *
      * @param store {@code ferry_store *s}
      * @return the C result unchanged: FERRY_OK; FERRY_EBUSY for an LMDB store whose write transaction is open on
@@ -95,9 +93,8 @@ public interface NativeFunctions {
     int storeClose(long store);
 
     /**
-     * {@code int ferry_flush(ferry_store *s, uint32_t cf, ferry_error *err)}: Flush memtables to synced table files
-     * (RocksDB) / sync the map to disk (LMDB): writes acknowledged before it returns survive an OS crash or power loss,
-     * whatever FERRY_OPT_SYNC.
+     * {@code ferry_flush}: Flush memtables to synced table files (RocksDB) / sync the map to disk (LMDB): writes
+     * acknowledged before it returns survive an OS crash or power loss, whatever FERRY_OPT_SYNC.
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -107,8 +104,7 @@ public interface NativeFunctions {
     int flush(long store, int cf, long err);
 
     /**
-     * {@code int ferry_compact_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
-     * size_t elen, ferry_error *err)}: Compact [begin, end); NULL bounds are open. LMDB: FERRY_OK, nothing to do.
+     * {@code ferry_compact_range}: Compact [begin, end); NULL bounds are open. LMDB: FERRY_OK, nothing to do.
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -122,8 +118,7 @@ public interface NativeFunctions {
     int compactRange(long store, int cf, long begin, long blen, long end, long elen, long err);
 
     /**
-     * {@code int ferry_property(ferry_store *s, uint32_t cf, const char *name, char *dst, size_t cap, size_t *len_out,
-     * ferry_error *err)}: A store property as text (e.g. "rocksdb.stats", "lmdb.stat").
+     * {@code ferry_property}: A store property as text (e.g. "rocksdb.stats", "lmdb.stat").
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -137,8 +132,7 @@ public interface NativeFunctions {
     int property(long store, int cf, long name, long dst, long cap, long lenOut, long err);
 
     /**
-     * {@code int ferry_property_int(ferry_store *s, uint32_t cf, const char *name, uint64_t *out, ferry_error *err)}: A
-     * numeric store property. "ferry.estimate-num-keys" works on every engine.
+     * {@code ferry_property_int}: A numeric store property. "ferry.estimate-num-keys" works on every engine.
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -150,8 +144,7 @@ public interface NativeFunctions {
     int propertyInt(long store, int cf, long name, long out, long err);
 
     /**
-     * {@code int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)}: Write a
-     * consistent point-in-time copy of the store into a new directory.
+     * {@code ferry_checkpoint}: Write a consistent point-in-time copy of the store into a new directory.
      *
      * @param store {@code ferry_store *s}
      * @param dir {@code const char *dir}: the directory to create, NUL-terminated UTF-8; it must not exist (its parent
@@ -167,8 +160,8 @@ public interface NativeFunctions {
     int checkpoint(long store, long dir, int flags, long err);
 
     /**
-     * {@code int ferry_cf_count(ferry_store *s, uint32_t *out)}: Number of column-family ids handed out since the store
-     * opened (dropped ones included): the ids are 0..*out-1.
+     * {@code ferry_cf_count}: Number of column-family ids handed out since the store opened (dropped ones included):
+     * the ids are 0..*out-1.
      *
      * @param store {@code ferry_store *s}
      * @param out {@code uint32_t *out}
@@ -177,8 +170,7 @@ public interface NativeFunctions {
     int cfCount(long store, long out);
 
     /**
-     * {@code int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out)}: Name of a column
-     * family.
+     * {@code ferry_cf_name}: Name of a column family.
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -190,9 +182,7 @@ public interface NativeFunctions {
     int cfName(long store, int cf, long dst, long cap, long lenOut);
 
     /**
-     * {@code int ferry_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, uint32_t nopts,
-     * const char *extra, uint32_t *id_out, ferry_error *err)}: Create a column family, with FERRY_CF_* flags (LMDB) or
-     * options of its own (RocksDB).
+     * {@code ferry_cf_create}: Create a column family, with FERRY_CF_* flags (LMDB) or options of its own (RocksDB).
      *
      * @param store {@code ferry_store *s}
      * @param name {@code const char *name}: non-empty, NUL-terminated; LMDB: at most the engine's key size (511 bytes),
@@ -213,9 +203,8 @@ public interface NativeFunctions {
     int cfCreate(long store, long name, int flags, long opts, int nopts, long extra, long idOut, long err);
 
     /**
-     * {@code int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_error *err)}: Find an existing
-     * column family by name, giving it a slot when it has none yet (an LMDB family not listed at open, see
-     * FERRY_LMDB_FAMILY_SCAN_MAX).
+     * {@code ferry_cf_find}: Find an existing column family by name, giving it a slot when it has none yet (an LMDB
+     * family not listed at open, see FERRY_LMDB_FAMILY_SCAN_MAX).
      *
      * @param store {@code ferry_store *s}
      * @param name {@code const char *name}: non-empty, NUL-terminated.
@@ -227,9 +216,8 @@ public interface NativeFunctions {
     int cfFind(long store, long name, long idOut, long err);
 
     /**
-     * {@code int ferry_cf_list_all(ferry_store *s, ferry_error *err)}: Give every existing column family a slot (LMDB:
-     * reads the default family's keys once, when open did not); ferry_cf_count and ferry_cf_name then enumerate them
-     * all.
+     * {@code ferry_cf_list_all}: Give every existing column family a slot (LMDB: reads the default family's keys once,
+     * when open did not); ferry_cf_count and ferry_cf_name then enumerate them all.
      *
      * @param store {@code ferry_store *s}
      * @param err {@code ferry_error *err}
@@ -239,8 +227,7 @@ public interface NativeFunctions {
     int cfListAll(long store, long err);
 
     /**
-     * {@code int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err)}: Drop a column family (not the default
-     * one).
+     * {@code ferry_cf_drop}: Drop a column family (not the default one).
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -250,8 +237,7 @@ public interface NativeFunctions {
     int cfDrop(long store, int cf, long err);
 
     /**
-     * {@code int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)}: The FERRY_CF_* flags a
-     * family was created with (0 on RocksDB and for the default family).
+     * {@code ferry_cf_flags}: The FERRY_CF_* flags a family was created with (0 on RocksDB and for the default family).
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -262,9 +248,7 @@ public interface NativeFunctions {
     int cfFlags(long store, int cf, long out, long err);
 
     /**
-     * {@code int ferry_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen, uint32_t
-     * flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)}: Point read, copying the value into the
-     * caller's buffer.
+     * {@code ferry_get}: Point read, copying the value into the caller's buffer.
      *
      * @param store {@code ferry_store *s}
      * @param snapshot {@code ferry_snapshot *snap}: snapshot, FERRY_TXN_VIEW(txn), or NULL for the latest state.
@@ -283,9 +267,7 @@ public interface NativeFunctions {
             long err);
 
     /**
-     * {@code int ferry_multi_get(ferry_store *s, ferry_snapshot *snap, uint32_t cf, uint32_t n, const void *keys,
-     * size_t keys_len, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)}: Read many keys in
-     * one call.
+     * {@code ferry_multi_get}: Read many keys in one call.
      *
      * @param store {@code ferry_store *s}
      * @param snapshot {@code ferry_snapshot *snap}
@@ -305,9 +287,7 @@ public interface NativeFunctions {
             long lensOut, long err);
 
     /**
-     * {@code int ferry_value_count(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *key, size_t klen,
-     * uint64_t *out, ferry_error *err)}: Number of values of a key: its duplicates in a DUPSORT family, else 1 when
-     * present.
+     * {@code ferry_value_count}: Number of values of a key: its duplicates in a DUPSORT family, else 1 when present.
      *
      * @param store {@code ferry_store *s}
      * @param snapshot {@code ferry_snapshot *snap}: snapshot, FERRY_TXN_VIEW(txn), or NULL for the latest state.
@@ -321,17 +301,15 @@ public interface NativeFunctions {
     int valueCount(long store, long snapshot, int cf, long key, long klen, long out, long err);
 
     /**
-     * {@code int ferry_split_points(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
-     * const void *upper, size_t ulen, uint32_t max, void *dst, size_t cap, size_t *len_out, ferry_error *err)}: Where
-     * the engine's own structure says a range's data lies: boundary candidates with the share of the range's data that
-     * follows each, for cutting the range into pieces of similar size (the Java layer's split). Nothing is read entry
-     * by entry. - LMDB: the keys of the family's B+tree pages, read from the memory map down from the root as far as
-     * 2048 pages per level allow (for 1M entries: down to the leaf pages' separators); a weight counts entries (the
-     * node counts of sampled leaf pages, else one per subtree of the level reached). DUPSORT families and trees of one
-     * page give 0 records. - RocksDB: the range's first and last keys, the key ranges of the family's live table files
-     * (rocksdb_livefiles), and pieces between them halved (by key value) until each holds at most 2 / max of the
-     * range's data, weighed in bytes with rocksdb_approximate_sizes_cf (table files; with
-     * rocksdb_approximate_sizes_cf_with_flags, RocksDB 8.x and later, the memtables too).
+     * {@code ferry_split_points}: Where the engine's own structure says a range's data lies: boundary candidates with
+     * the share of the range's data that follows each, for cutting the range into pieces of similar size (the Java
+     * layer's split). Nothing is read entry by entry. - LMDB: the keys of the family's B+tree pages, read from the
+     * memory map down from the root as far as 2048 pages per level allow (for 1M entries: down to the leaf pages'
+     * separators); a weight counts entries (the node counts of sampled leaf pages, else one per subtree of the level
+     * reached). DUPSORT families and trees of one page give 0 records. - RocksDB: the range's first and last keys, the
+     * key ranges of the family's live table files (rocksdb_livefiles), and pieces between them halved (by key value)
+     * until each holds at most 2 / max of the range's data, weighed in bytes with rocksdb_approximate_sizes_cf (table
+     * files; with rocksdb_approximate_sizes_cf_with_flags, RocksDB 8.x and later, the memtables too).
      *
      * @param store {@code ferry_store *s}
      * @param snapshot {@code ferry_snapshot *snap}: snapshot or NULL (the latest state). A transaction's view:
@@ -364,8 +342,7 @@ public interface NativeFunctions {
             long cap, long lenOut, long err);
 
     /**
-     * {@code int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *val, size_t vlen,
-     * uint32_t flags, ferry_error *err)}: Write one key.
+     * {@code ferry_put}: Write one key.
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -382,8 +359,7 @@ public interface NativeFunctions {
     int put(long store, int cf, long key, long klen, long val, long vlen, int flags, long err);
 
     /**
-     * {@code int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand, size_t
-     * olen, ferry_error *err)}: Merge an operand into a key with the store's merge operator (RocksDB).
+     * {@code ferry_merge}: Merge an operand into a key with the store's merge operator (RocksDB).
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -399,8 +375,7 @@ public interface NativeFunctions {
     int merge(long store, int cf, long key, long klen, long operand, long olen, long err);
 
     /**
-     * {@code int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)}: Delete one
-     * key (a missing key is not an error).
+     * {@code ferry_delete}: Delete one key (a missing key is not an error).
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -412,8 +387,7 @@ public interface NativeFunctions {
     int delete(long store, int cf, long key, long klen, long err);
 
     /**
-     * {@code int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
-     * size_t elen, ferry_error *err)}: Delete every key in [begin, end).
+     * {@code ferry_delete_range}: Delete every key in [begin, end).
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -428,8 +402,7 @@ public interface NativeFunctions {
     int deleteRange(long store, int cf, long begin, long blen, long end, long elen, long err);
 
     /**
-     * {@code int ferry_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error
-     * *err)}: Apply a batch of records (see FERRY_OP_*) atomically.
+     * {@code ferry_write}: Apply a batch of records (see FERRY_OP_*) atomically.
      *
      * @param store {@code ferry_store *s}
      * @param ops {@code const void *ops}: the packed records, len bytes, count records.
@@ -444,8 +417,7 @@ public interface NativeFunctions {
     int write(long store, long ops, long len, int count, int flags, long err);
 
     /**
-     * {@code int ferry_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err)}: Open a consistent read
-     * view (RocksDB snapshot, LMDB read transaction).
+     * {@code ferry_snapshot_open}: Open a consistent read view (RocksDB snapshot, LMDB read transaction).
      *
      * @param store {@code ferry_store *s}
      * @param out {@code ferry_snapshot **out}
@@ -455,8 +427,7 @@ public interface NativeFunctions {
     int snapshotOpen(long store, long out, long err);
 
     /**
-     * {@code int ferry_snapshot_close(ferry_snapshot *snap)}: Release a snapshot. Cursors opened on it must be closed
-     * first. NULL is ignored.
+     * {@code ferry_snapshot_close}: Release a snapshot. Cursors opened on it must be closed first. NULL is ignored.
      *
      * @param snapshot {@code ferry_snapshot *snap}
      * @return the C result unchanged: FERRY_OK; FERRY_EINVAL for FERRY_TXN_VIEW(txn), which is no snapshot
@@ -465,8 +436,7 @@ public interface NativeFunctions {
     int snapshotClose(long snapshot);
 
     /**
-     * {@code int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error
-     * *err)}: Begin a write transaction.
+     * {@code ferry_txn_begin}: Begin a write transaction.
      *
      * @param store {@code ferry_store *s}
      * @param flags {@code uint32_t flags}: 0 (reserved).
@@ -484,8 +454,7 @@ public interface NativeFunctions {
     int txnBegin(long store, int flags, long timeoutMs, long out, long err);
 
     /**
-     * {@code int ferry_txn_write(ferry_txn *txn, const void *ops, size_t len, uint32_t count, ferry_error *err)}: Apply
-     * batch records (FERRY_OP_*, validated as for ferry_write) inside the transaction.
+     * {@code ferry_txn_write}: Apply batch records (FERRY_OP_*, validated as for ferry_write) inside the transaction.
      *
      * @param txn {@code ferry_txn *txn}
      * @param ops {@code const void *ops}
@@ -498,8 +467,7 @@ public interface NativeFunctions {
     int txnWrite(long txn, long ops, long len, int count, long err);
 
     /**
-     * {@code int ferry_txn_get_for_update(ferry_txn *txn, uint32_t cf, const void *key, size_t klen, void *dst, size_t
-     * cap, size_t *vlen_out, ferry_error *err)}: Read a key for update (as ferry_get through the transaction). RocksDB
+     * {@code ferry_txn_get_for_update}: Read a key for update (as ferry_get through the transaction). RocksDB
      * pessimistic: locks the key exclusively until the transaction ends; optimistic: the commit fails with
      * FERRY_ECONFLICT when another writer wrote the key after this read; LMDB: a plain read (the write transaction
      * already excludes every other writer).
@@ -518,8 +486,8 @@ public interface NativeFunctions {
     int txnGetForUpdate(long txn, int cf, long key, long klen, long dst, long cap, long vlenOut, long err);
 
     /**
-     * {@code int ferry_txn_commit(ferry_txn *txn, ferry_error *err)}: Commit. The transaction is over whatever the
-     * result (on failure its writes are gone); free it with ferry_txn_close.
+     * {@code ferry_txn_commit}: Commit. The transaction is over whatever the result (on failure its writes are gone);
+     * free it with ferry_txn_close.
      *
      * @param txn {@code ferry_txn *txn}
      * @param err {@code ferry_error *err}
@@ -530,8 +498,7 @@ public interface NativeFunctions {
     int txnCommit(long txn, long err);
 
     /**
-     * {@code int ferry_txn_close(ferry_txn *txn)}: Roll back (unless committed) and free the transaction. NULL is
-     * ignored.
+     * {@code ferry_txn_close}: Roll back (unless committed) and free the transaction. NULL is ignored.
      *
      * @param txn {@code ferry_txn *txn}
      * @return the C result unchanged: FERRY_OK, FERRY_EBADTXN (see the note).
@@ -539,11 +506,11 @@ public interface NativeFunctions {
     int txnClose(long txn);
 
     /**
-     * {@code int ferry_txn_abandon(ferry_txn *txn)}: Say that the transaction will not be ended soon by the thread that
-     * began it (it was closed on another thread, but its cursors are still out). LMDB: the store's writers that wait
-     * for it, and later ones, fail with FERRY_EBUSY instead of waiting; the beginning thread's own writes keep failing
-     * with FERRY_EBUSY until ferry_txn_close. The handle stays valid: close it with ferry_txn_close. RocksDB: nothing
-     * to do. NULL is ignored.
+     * {@code ferry_txn_abandon}: Say that the transaction will not be ended soon by the thread that began it (it was
+     * closed on another thread, but its cursors are still out). LMDB: the store's writers that wait for it, and later
+     * ones, fail with FERRY_EBUSY instead of waiting; the beginning thread's own writes keep failing with FERRY_EBUSY
+     * until ferry_txn_close. The handle stays valid: close it with ferry_txn_close. RocksDB: nothing to do. NULL is
+     * ignored.
      *
      * @param txn {@code ferry_txn *txn}
      * @return the C result unchanged: FERRY_OK
@@ -551,9 +518,7 @@ public interface NativeFunctions {
     int txnAbandon(long txn);
 
     /**
-     * {@code int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
-     * const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)}: Open a cursor over
-     * [lower, upper) of one family.
+     * {@code ferry_cursor_open}: Open a cursor over [lower, upper) of one family.
      *
      * @param store {@code ferry_store *s}
      * @param snapshot {@code ferry_snapshot *snap}: snapshot, FERRY_TXN_VIEW(txn), or NULL (the cursor then reads an
@@ -573,7 +538,7 @@ public interface NativeFunctions {
             long err);
 
     /**
-     * {@code int ferry_cursor_close(ferry_cursor *c)}: Close a cursor. NULL is ignored.
+     * {@code ferry_cursor_close}: Close a cursor. NULL is ignored.
      *
      * @param cursor {@code ferry_cursor *c}
      * @return the C result unchanged
@@ -581,9 +546,8 @@ public interface NativeFunctions {
     int cursorClose(long cursor);
 
     /**
-     * {@code int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, void *page, size_t cap,
-     * uint32_t max_entries, ferry_error *err)}: Position the cursor (op) and write entries into a caller-owned page
-     * until it is full, max_entries were written, or the range ends.
+     * {@code ferry_cursor_fill}: Position the cursor (op) and write entries into a caller-owned page until it is full,
+     * max_entries were written, or the range ends.
      *
      * @param cursor {@code ferry_cursor *c}
      * @param op {@code int op}: FERRY_FIRST..FERRY_CURRENT_REV; key/klen used by the SEEK ops only.
@@ -601,8 +565,7 @@ public interface NativeFunctions {
     int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
 
     /**
-     * {@code int ferry_backups_open(const char *dir, ferry_backups **out, ferry_error *err)}: Open (creating it when
-     * missing) a RocksDB backup directory.
+     * {@code ferry_backups_open}: Open (creating it when missing) a RocksDB backup directory.
      *
      * @param dir {@code const char *dir}: the backup directory, NUL-terminated UTF-8.
      * @param out {@code ferry_backups **out}: the handle; release with ferry_backups_close.
@@ -613,7 +576,7 @@ public interface NativeFunctions {
     int backupsOpen(long dir, long out, long err);
 
     /**
-     * {@code int ferry_backups_close(ferry_backups *b)}: Close a backup directory handle. NULL is ignored.
+     * {@code ferry_backups_close}: Close a backup directory handle. NULL is ignored.
      *
      * @param backups {@code ferry_backups *b}
      * @return the C result unchanged: FERRY_OK
@@ -621,8 +584,7 @@ public interface NativeFunctions {
     int backupsClose(long backups);
 
     /**
-     * {@code int ferry_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err)}: Back up a
-     * RocksDB store (its memtables flushed first), as a new backup.
+     * {@code ferry_backups_create}: Back up a RocksDB store (its memtables flushed first), as a new backup.
      *
      * @param backups {@code ferry_backups *b}
      * @param store {@code ferry_store *s}
@@ -634,8 +596,7 @@ public interface NativeFunctions {
     int backupsCreate(long backups, long store, long idOut, long err);
 
     /**
-     * {@code int ferry_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err)}:
-     * List the backups, oldest first.
+     * {@code ferry_backups_list}: List the backups, oldest first.
      *
      * @param backups {@code ferry_backups *b}
      * @param dst {@code void *dst}: receives min(count, cap / FERRY_BACKUP_INFO_SIZE) records.
@@ -647,8 +608,7 @@ public interface NativeFunctions {
     int backupsList(long backups, long dst, long cap, long countOut, long err);
 
     /**
-     * {@code int ferry_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err)}: Restore a
-     * backup into a database directory.
+     * {@code ferry_backups_restore}: Restore a backup into a database directory.
      *
      * @param backups {@code ferry_backups *b}
      * @param id {@code uint32_t id}: the backup's id, or 0 for the latest backup.
@@ -661,8 +621,7 @@ public interface NativeFunctions {
     int backupsRestore(long backups, int id, long dbDir, long err);
 
     /**
-     * {@code int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)}: Delete all backups but the
-     * newest keep ones.
+     * {@code ferry_backups_purge}: Delete all backups but the newest keep ones.
      *
      * @param backups {@code ferry_backups *b}
      * @param keep {@code uint32_t keep}: backups to keep (0 deletes every backup).
@@ -672,8 +631,7 @@ public interface NativeFunctions {
     int backupsPurge(long backups, int keep, long err);
 
     /**
-     * {@code int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)}: Create
-     * a writer for a new SST file (an existing file at path is replaced).
+     * {@code ferry_sst_open}: Create a writer for a new SST file (an existing file at path is replaced).
      *
      * @param path {@code const char *path}: the file, NUL-terminated UTF-8.
      * @param extra {@code const char *extra}: RocksDB options string for the table format (compression, block size...)
@@ -686,8 +644,7 @@ public interface NativeFunctions {
     int sstOpen(long path, long extra, long out, long err);
 
     /**
-     * {@code int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen,
-     * ferry_error *err)}: Add a key and value.
+     * {@code ferry_sst_put}: Add a key and value.
      *
      * @param writer {@code ferry_sst_writer *w}
      * @param key {@code const void *key}
@@ -701,8 +658,7 @@ public interface NativeFunctions {
     int sstPut(long writer, long key, long klen, long val, long vlen, long err);
 
     /**
-     * {@code int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand, size_t olen,
-     * ferry_error *err)}: Add a merge operand (the store ingesting the file needs a merge operator to read it).
+     * {@code ferry_sst_merge}: Add a merge operand (the store ingesting the file needs a merge operator to read it).
      *
      * @param writer {@code ferry_sst_writer *w}
      * @param key {@code const void *key}
@@ -715,8 +671,7 @@ public interface NativeFunctions {
     int sstMerge(long writer, long key, long klen, long operand, long olen, long err);
 
     /**
-     * {@code int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err)}: Add a deletion
-     * of a key (hides older versions once ingested).
+     * {@code ferry_sst_delete}: Add a deletion of a key (hides older versions once ingested).
      *
      * @param writer {@code ferry_sst_writer *w}
      * @param key {@code const void *key}
@@ -727,8 +682,8 @@ public interface NativeFunctions {
     int sstDelete(long writer, long key, long klen, long err);
 
     /**
-     * {@code int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)}: Finish the file: write
-     * its index and footer and close it. The writer takes no entry after.
+     * {@code ferry_sst_finish}: Finish the file: write its index and footer and close it. The writer takes no entry
+     * after.
      *
      * @param writer {@code ferry_sst_writer *w}
      * @param sizeOut {@code uint64_t *size_out}: the file's size in bytes (may be NULL).
@@ -739,8 +694,7 @@ public interface NativeFunctions {
     int sstFinish(long writer, long sizeOut, long err);
 
     /**
-     * {@code int ferry_sst_close(ferry_sst_writer *w)}: Release a writer; an unfinished file is left incomplete (delete
-     * it). NULL is ignored.
+     * {@code ferry_sst_close}: Release a writer; an unfinished file is left incomplete (delete it). NULL is ignored.
      *
      * @param writer {@code ferry_sst_writer *w}
      * @return the C result unchanged: FERRY_OK
@@ -748,9 +702,8 @@ public interface NativeFunctions {
     int sstClose(long writer);
 
     /**
-     * {@code int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
-     * ferry_error *err)}: Ingest SST files into a family: their entries become visible at once, newer than every entry
-     * already in the store.
+     * {@code ferry_ingest}: Ingest SST files into a family: their entries become visible at once, newer than every
+     * entry already in the store.
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}
@@ -766,9 +719,8 @@ public interface NativeFunctions {
     int ingest(long store, int cf, long paths, long len, int n, int flags, long err);
 
     /**
-     * {@code int ferry_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen, const
-     * void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)}: Open a cursor over [lower,
-     * upper) of a RocksJava database's family, with Ferry's own read options and iterator.
+     * {@code ferry_rj_cursor_open}: Open a cursor over [lower, upper) of a RocksJava database's family, with Ferry's
+     * own read options and iterator.
      *
      * @param db {@code void *db}: rocksdb::DB*
      * @param cf {@code void *cf}: rocksdb::ColumnFamilyHandle* (not NULL).
@@ -790,8 +742,7 @@ public interface NativeFunctions {
             long err);
 
     /**
-     * {@code int ferry_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)}: A cursor that drives an
-     * existing RocksJava iterator without owning it.
+     * {@code ferry_rj_cursor_wrap}: A cursor that drives an existing RocksJava iterator without owning it.
      *
      * @param iterator {@code void *iterator}: rocksdb::Iterator* (RocksIterator.getNativeHandle()).
      * @param out {@code ferry_cursor **out}: the cursor. Its first fill may use FERRY_CURRENT_FWD / FERRY_CURRENT_REV
@@ -804,10 +755,10 @@ public interface NativeFunctions {
     int rjCursorWrap(long iterator, long out, long err);
 
     /**
-     * {@code int ferry_rj_cursor_forget(ferry_cursor *c)}: Free an interop cursor's own memory without destroying its
-     * engine iterator: for a cursor from ferry_rj_cursor_open whose DB RocksJava has already closed (destroying an
-     * iterator after its DB is unsafe; RocksJava leaks its iterators the same way). Any other cursor is closed as by
-     * ferry_cursor_close. NULL is ignored.
+     * {@code ferry_rj_cursor_forget}: Free an interop cursor's own memory without destroying its engine iterator: for a
+     * cursor from ferry_rj_cursor_open whose DB RocksJava has already closed (destroying an iterator after its DB is
+     * unsafe; RocksJava leaks its iterators the same way). Any other cursor is closed as by ferry_cursor_close. NULL is
+     * ignored.
      *
      * @param cursor {@code ferry_cursor *c}
      * @return the C result unchanged: FERRY_OK
@@ -815,9 +766,8 @@ public interface NativeFunctions {
     int rjCursorForget(long cursor);
 
     /**
-     * {@code int ferry_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst, size_t
-     * cap, size_t *vlen_out, ferry_error *err)}: Point read on a RocksJava database, copying the value into the
-     * caller's buffer (as ferry_get).
+     * {@code ferry_rj_get}: Point read on a RocksJava database, copying the value into the caller's buffer (as
+     * ferry_get).
      *
      * @param db {@code void *db}
      * @param cf {@code void *cf}
@@ -833,9 +783,8 @@ public interface NativeFunctions {
     int rjGet(long db, long cf, long snapshot, long key, long klen, long dst, long cap, long vlenOut, long err);
 
     /**
-     * {@code int ferry_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys, size_t
-     * keys_len, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)}: Many point reads on a RocksJava database
-     * in one call (records and results as ferry_multi_get).
+     * {@code ferry_rj_multi_get}: Many point reads on a RocksJava database in one call (records and results as
+     * ferry_multi_get).
      *
      * @param db {@code void *db}
      * @param cf {@code void *cf}
@@ -854,8 +803,7 @@ public interface NativeFunctions {
             long err);
 
     /**
-     * {@code int ferry_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen,
-     * ferry_error *err)}: Write one key to a RocksJava database.
+     * {@code ferry_rj_put}: Write one key to a RocksJava database.
      *
      * @param db {@code void *db}
      * @param cf {@code void *cf}
@@ -869,8 +817,7 @@ public interface NativeFunctions {
     int rjPut(long db, long cf, long key, long klen, long val, long vlen, long err);
 
     /**
-     * {@code int ferry_rj_write(void *db, void *const *cfs, uint32_t ncfs, const void *ops, size_t len, uint32_t count,
-     * ferry_error *err)}: Apply Ferry batch records (FERRY_OP_*) atomically to a RocksJava database.
+     * {@code ferry_rj_write}: Apply Ferry batch records (FERRY_OP_*) atomically to a RocksJava database.
      *
      * @param db {@code void *db}
      * @param cfs {@code void *const *cfs}: rocksdb::ColumnFamilyHandle* per family id: a record's cf field indexes this
@@ -887,8 +834,7 @@ public interface NativeFunctions {
     int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err);
 
     /**
-     * {@code int ferry_cache_create(uint64_t capacity, uint32_t flags, int64_t high_pri_ppm, ferry_cache **out,
-     * ferry_error *err)}: Create an LRU block cache.
+     * {@code ferry_cache_create}: Create an LRU block cache.
      *
      * @param capacity {@code uint64_t capacity}: bytes (at least 1).
      * @param flags {@code uint32_t flags}: 0 or FERRY_CACHE_STRICT_CAPACITY.
@@ -904,9 +850,8 @@ public interface NativeFunctions {
     int cacheCreate(long capacity, int flags, long highPriPpm, long out, long err);
 
     /**
-     * {@code int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out, uint32_t *stores_out,
-     * uint32_t *wbms_out)}: A cache's state: bytes in use (blocks, and memtables charged by write buffer managers),
-     * bytes pinned, and how many stores and write buffer managers hold it. Any output may be NULL.
+     * {@code ferry_cache_usage}: A cache's state: bytes in use (blocks, and memtables charged by write buffer
+     * managers), bytes pinned, and how many stores and write buffer managers hold it. Any output may be NULL.
      *
      * @param cache {@code ferry_cache *c}
      * @param usageOut {@code uint64_t *usage_out}
@@ -918,8 +863,7 @@ public interface NativeFunctions {
     int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut);
 
     /**
-     * {@code int ferry_cache_close(ferry_cache *c, ferry_error *err)}: Release a cache that nothing holds. NULL is
-     * ignored.
+     * {@code ferry_cache_close}: Release a cache that nothing holds. NULL is ignored.
      *
      * @param cache {@code ferry_cache *c}
      * @param err {@code ferry_error *err}
@@ -929,9 +873,8 @@ public interface NativeFunctions {
     int cacheClose(long cache, long err);
 
     /**
-     * {@code int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint32_t flags, ferry_wbm **out,
-     * ferry_error *err)}: Create a write buffer manager: the stores that use it flush memtables once their memtables
-     * together reach buffer_size bytes.
+     * {@code ferry_wbm_create}: Create a write buffer manager: the stores that use it flush memtables once their
+     * memtables together reach buffer_size bytes.
      *
      * @param cache {@code ferry_cache *cache}: the cache to charge the memtables to (held until ferry_wbm_close), or
      *        NULL.
@@ -946,8 +889,8 @@ public interface NativeFunctions {
     int wbmCreate(long cache, long bufferSize, int flags, long out, long err);
 
     /**
-     * {@code int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out)}: A manager's state: memtable
-     * bytes it counts, and how many stores hold it. Any output may be NULL.
+     * {@code ferry_wbm_usage}: A manager's state: memtable bytes it counts, and how many stores hold it. Any output may
+     * be NULL.
      *
      * @param wbm {@code ferry_wbm *w}
      * @param usageOut {@code uint64_t *usage_out}
@@ -957,8 +900,8 @@ public interface NativeFunctions {
     int wbmUsage(long wbm, long usageOut, long storesOut);
 
     /**
-     * {@code int ferry_wbm_close(ferry_wbm *w, ferry_error *err)}: Release a write buffer manager that no store holds
-     * (and its hold on its cache). NULL is ignored.
+     * {@code ferry_wbm_close}: Release a write buffer manager that no store holds (and its hold on its cache). NULL is
+     * ignored.
      *
      * @param wbm {@code ferry_wbm *w}
      * @param err {@code ferry_error *err}

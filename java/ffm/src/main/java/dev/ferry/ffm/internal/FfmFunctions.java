@@ -11,11 +11,11 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The FFM binding's calls of the ferry C ABI: each method invokes its function's downcall handle, a {@code static
- * final} constant of a holder class of its own (made by {@link FfmBinding#bind} on the function's first call, or by the
- * warm-up thread), with only {@code invokeExact} inside {@code try}. {@link Fn} lists the functions in ferry.h's order
- * with their C prototypes and descriptors. {@link FfmBinding} loads libferry, makes the handles and adds the binding
- * helpers.
+ * The FFM binding's calls of the ferry C ABI: each method invokes its function's downcall handle, a
+ * {@code static final} constant of a holder class of its own (made by {@link FfmBinding#bind} on the function's first
+ * call, or by the warm-up thread), with only {@code invokeExact} inside {@code try}. {@link Fn} lists the functions in
+ * ferry.h's order with their C prototypes and descriptors. {@link FfmBinding} loads libferry, makes the handles and
+ * adds the binding helpers.
  *
  * <p>Thread safety: stateless and thread-safe.
  */
