@@ -27,7 +27,6 @@ Stdlib only.
 
 import argparse
 import difflib
-import keyword
 import re
 import sys
 import textwrap
@@ -66,7 +65,7 @@ INT_TYPES = {"int": None, "int32_t": "int32_t", "uint32_t": "uint32_t"}   # C ca
 LONG_TYPES = {"size_t", "int64_t", "uint64_t"}
 
 WIDTH = 120
-JAVA_RESERVED = set(keyword.kwlist) | {
+JAVA_RESERVED = {"true", "false", "null", "if", "else", "for", "while", "return", "break", "continue", "try",
     "abstract", "assert", "boolean", "byte", "case", "catch", "char", "class", "const", "default", "do",
     "double", "enum", "extends", "final", "finally", "float", "goto", "implements", "import", "instanceof",
     "int", "interface", "long", "native", "new", "package", "private", "protected", "public", "short",
@@ -134,7 +133,7 @@ class Function:
                 p.jname = HANDLE_NAMES[handle.group(1)]
             if p.jname in names:       # two handles of one type: their C names
                 p.jname = camel(p.name)
-            if p.name in ("env", "cls") or p.jname in JAVA_RESERVED or p.jname in names:
+            if p.name in ("env", "cls", "P") or p.jname in JAVA_RESERVED or p.jname in names:
                 raise GenError(f"{name}: parameter name '{p.name}' clashes with a JNI or Java name")
             names.add(p.jname)
         for n in param_docs:
@@ -295,10 +294,6 @@ def javadoc(indent, paragraphs, tags):
             out.extend(indent + " * " + line.replace(NBSP, " ") for line in wrapped)
     out.append(indent + " */")
     return "\n".join(out)
-
-
-def java_type(kind):
-    return kind
 
 
 def layout(kind):
@@ -467,11 +462,12 @@ def gen_ffm(fns):
         for g in f.guards:
             jn = next(p.jname for p in f.params if p.name == g)
             out += [f"        if ({jn} < 0) {{", "            return Abi.EINVAL;", "        }"]
+        thrown = "thrown" if "t" in [p.jname for p in f.params] else "t"
         out.append("        try {")
         out.append(wrap_call(f"return ({f.ret_kind}) {f.holder}.H.invokeExact(", [p.jname for p in f.params], ");",
                              " " * 12, " " * 20))
-        out.append("        } catch (Throwable t) {")
-        out.append(f'            throw FfmBinding.failure("{f.name}", t);')
+        out.append(f"        }} catch (Throwable {thrown}) {{")
+        out.append(f'            throw FfmBinding.failure("{f.name}", {thrown});')
         out.append("        }")
         out.append("    }")
     out.append("")

@@ -96,7 +96,10 @@ class GeneratedBindingsTest {
         assertTrue(ffm.contains("B_MESSAGE(\"ferry_b_message\", false, JAVA_LONG, JAVA_INT),"), ffm);
         assertTrue(ffm.contains("C_SIZED(\"ferry_c_sized\", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,"
                 + " JAVA_INT, JAVA_LONG,\n                JAVA_LONG);"), ffm);
-        assertTrue(ffm.contains("return (long) BMessage.H.invokeExact(rc);"), ffm);
+        assertTrue(ffm.contains("return (long) BMessage.H.invokeExact(rc);\n        } catch (Throwable t) {"), ffm);
+        // a parameter named t: the catch takes another name
+        assertTrue(ffm.contains("} catch (Throwable thrown) {\n            throw FfmBinding.failure(\"ferry_c_sized\", thrown);"),
+                ffm);
         assertTrue(ffm.contains("static final class CSized { static final MethodHandle H = FfmBinding.bind(Fn.C_SIZED); }"),
                 ffm);
         String jni = Files.readString(root.resolve(GLUE_JNI));
