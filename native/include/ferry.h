@@ -23,6 +23,11 @@
  *   never a numbered twin. Functions are grouped by the handle they act on: library, store,
  *   column family, reads and writes of a store, snapshot, transaction, cursor, backups, SST
  *   writer, RocksJava interop, shared memory (block caches, write buffer managers).
+ * - The Java bindings' code for each function (JNI and FFM) is generated from the prototypes
+ *   here by native/gen/bindings.py: every function has its doc comment, and its parameters use
+ *   the fixed-width types the generator maps. "@ffm critical" in a function's comment makes
+ *   the FFM binding call it without a thread-state transition: only for functions that cannot
+ *   block, call back or do I/O.
  *
  * Threading: a store and its snapshots may be used from many threads at once (LMDB
  * snapshots are bound to the opening thread unless the store was opened with NOTLS).
@@ -251,10 +256,10 @@ typedef struct ferry_cursor ferry_cursor;
 /* ------------------------------------------------------------------ */
 /** @name Library: version, messages, engines (no handle) */
 /**@{*/
-/** @brief Return FERRY_ABI_VERSION of the loaded library. */
+/** @brief Return FERRY_ABI_VERSION of the loaded library. @ffm critical */
 FERRY_EXPORT int ferry_abi_version(void);
 
-/** @brief Static message for a FERRY_* code ("unknown" for others). Never NULL. */
+/** @brief Static message for a FERRY_* code ("unknown" for others). Never NULL. @ffm critical */
 FERRY_EXPORT const char *ferry_strerror(int rc);
 
 /** @brief Does nothing: the floor for per-call overhead measurements. @return 0 */
@@ -425,7 +430,7 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
 #define FERRY_CFDESC_HEADER      40
 
 /** @brief Number of column-family ids handed out since the store opened (dropped ones included):
- *  the ids are 0..*out-1. */
+ *  the ids are 0..*out-1. @ffm critical (a lock-free read of the store's family table) */
 FERRY_EXPORT int ferry_cf_count(ferry_store *s, uint32_t *out);
 
 /**
@@ -433,6 +438,7 @@ FERRY_EXPORT int ferry_cf_count(ferry_store *s, uint32_t *out);
  * @param[out] dst NUL-terminated name, truncated to cap.
  * @param[out] len_out full length of the name.
  * @return FERRY_OK, FERRY_EINVAL (bad id), FERRY_ECFDROPPED.
+ * @ffm critical (a lock-free read of the store's family table)
  */
 FERRY_EXPORT int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out);
 

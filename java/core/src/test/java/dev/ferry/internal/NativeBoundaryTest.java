@@ -28,11 +28,14 @@ import org.junit.jupiter.api.Test;
  * {@code ferry_*} prototype there has exactly one {@link NativeBinding} method (named by the rule
  * {@code ferry_a_b_c -> aBC}, in the header's order) and one JNI native ({@code aBC0}), every
  * method and native has its prototype, and each parameter's Java type is the one its C type maps
- * to ({@link CHeader.Kind}). The C side of JNI (native/src/jni/binding.c) is checked against the
- * natives too: JNI does not check that {@code jint}/{@code jlong} parameters match the Java
- * declaration, so a mismatch would pass garbage to the shim instead of failing. The FFM
- * descriptors are checked by java/ffm's {@code NativeBoundaryFfmTest}. Only
- * {@link #strerrorThroughJniGivesTheStaticMessage} loads libferry.
+ * to ({@link CHeader.Kind}). The C side of JNI (native/src/jni/binding.c, and functions.c for
+ * {@code JniFunctions}) is checked against the natives too: JNI does not check that
+ * {@code jint}/{@code jlong} parameters match the Java declaration, so a mismatch would pass
+ * garbage to the shim instead of failing. The FFM descriptors are checked by java/ffm's
+ * {@code NativeBoundaryFfmTest}. The methods, natives and descriptors are generated from ferry.h
+ * by native/gen/bindings.py ({@code GeneratedBindingsTest} checks they are up to date); these tests
+ * read the header with a parser of their own, so a generator that maps a type wrongly fails here.
+ * Only {@link #strerrorThroughJniGivesTheStaticMessage} loads libferry.
  */
 class NativeBoundaryTest {
     /** NativeBinding methods that are binding helpers, not C functions. */
@@ -90,7 +93,7 @@ class NativeBoundaryTest {
         List<String> fromHeader = CHeader.functions().stream().map(CHeader.Function::javaName).toList();
         List<String> problems = new ArrayList<>();
         Map<String, Integer> count = new LinkedHashMap<>();
-        for (Method m : NativeBinding.class.getDeclaredMethods()) {
+        for (Method m : NativeBinding.class.getMethods()) {   // its own and NativeFunctions' (generated)
             count.merge(m.getName(), 1, Integer::sum);
         }
         count.forEach((name, n) -> {
@@ -106,9 +109,9 @@ class NativeBoundaryTest {
                 problems.add(cName(name) + " has no NativeBinding." + name);
             }
         }
-        // the source's order: the header's (by handle type), after the helpers
+        // the generated interface's order: the header's (by handle type)
         List<String> declared = javaMethodsInOrder(Files.readString(
-                CHeader.repoFile("java/core/src/main/java/dev/ferry/spi/NativeBinding.java")));
+                CHeader.repoFile("java/core/src/main/java/dev/ferry/spi/NativeFunctions.java")));
         List<String> abi = declared.stream().filter(n -> !HELPERS.contains(n)).toList();
         if (problems.isEmpty() && !abi.equals(fromHeader)) {
             problems.add("NativeBinding declares its methods in another order than ferry.h:\n    ferry.h:       " + fromHeader
@@ -129,22 +132,31 @@ class NativeBoundaryTest {
         assertNoProblems("NativeBinding and ferry.h", problems);
     }
 
-    @Test
-    void jniNativesAreOnePerFunctionWithTheCTypes() throws Exception {
-        // by name, without initialising the class (which would load libferry)
+    /** @return JniBinding's natives and those of its generated superclass, by name, without loading libferry */
+    private List<Method> jniNatives() throws ClassNotFoundException {
         Class<?> jni = Class.forName("dev.ferry.jni.JniBinding", false, getClass().getClassLoader());
         assertTrue(NativeBinding.class.isAssignableFrom(jni));
+        List<Method> out = new ArrayList<>();
+        for (Class<?> c = jni; c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (Modifier.isNative(m.getModifiers())) {
+                    out.add(m);
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void jniNativesAreOnePerFunctionWithTheCTypes() throws Exception {
         Map<String, CHeader.Function> byNative = new LinkedHashMap<>();
         for (CHeader.Function f : CHeader.functions()) {
             byNative.put(f.javaName() + "0", f);
         }
         List<String> problems = new ArrayList<>();
         Set<String> natives = new TreeSet<>();
-        for (Method m : jni.getDeclaredMethods()) {
+        for (Method m : jniNatives()) {
             int mod = m.getModifiers();
-            if (!Modifier.isNative(mod)) {
-                continue;
-            }
             if (!natives.add(m.getName())) {
                 problems.add("JniBinding." + m.getName() + " is overloaded");
             }
@@ -152,6 +164,10 @@ class NativeBoundaryTest {
                 problems.add("JniBinding." + m.getName() + " is not private static");
             }
             CHeader.Function f = byNative.get(m.getName());
+            String owner = f != null ? "JniFunctions" : "JniBinding";
+            if (!m.getDeclaringClass().getSimpleName().equals(owner)) {
+                problems.add(m.getDeclaringClass().getSimpleName() + "." + m.getName() + " belongs in " + owner);
+            }
             if (f != null) {
                 checkSignature("JniBinding." + m.getName(), m, f, problems);
             } else if (!JNI_HELPERS.contains(m.getName())) {
@@ -166,23 +182,27 @@ class NativeBoundaryTest {
         assertNoProblems("JniBinding and ferry.h", problems);
     }
 
-    /** A function of binding.c: Java_dev_ferry_jni_JniBinding_{name}(JNIEnv *env, jclass cls, ...). */
-    private record JniFunction(String name, String returnType, List<String> paramTypes, String body) {
+    /**
+     * A JNI function of binding.c or functions.c: Java_dev_ferry_jni_{cls}_{name}(JNIEnv *env, jclass cls,
+     * ...), or JNI_FN(name)(...), which functions.c defines as a jint function of JniFunctions.
+     */
+    private record JniFunction(String cls, String name, String returnType, List<String> paramTypes, String body) {
     }
 
-    private static final Pattern JNI_DEF = Pattern.compile(
-            "(?:JNI_FN\\((\\w+)\\)|JNIEXPORT\\s+(\\w+)\\s+JNICALL\\s+Java_dev_ferry_jni_JniBinding_(\\w+))\\s*\\(([^)]*)\\)\\s*\\{");
+    private static final Pattern JNI_DEF = Pattern.compile("(?:JNI_FN\\((\\w+)\\)|JNIEXPORT\\s+(\\w+)\\s+JNICALL\\s+"
+            + "Java_dev_ferry_jni_([A-Za-z0-9]+)_(\\w+))\\s*\\(([^)]*)\\)\\s*\\{");
 
-    /** @return the JniBinding functions of binding.c text, with their JNI parameter types after env and cls */
+    /** @return the JNI functions of binding.c or functions.c text, with their JNI parameter types after env and cls */
     static List<JniFunction> jniFunctions(String text) {
         String code = CHeader.code(text);
         List<JniFunction> out = new ArrayList<>();
         Matcher m = JNI_DEF.matcher(code);
         while (m.find()) {
-            String name = m.group(1) != null ? m.group(1) : m.group(3);
+            String cls = m.group(1) != null ? "JniFunctions" : m.group(3);
+            String name = m.group(1) != null ? m.group(1) : m.group(4);
             String ret = m.group(1) != null ? "jint" : m.group(2);   // JNI_FN(name) declares a jint function
             List<String> types = new ArrayList<>();
-            for (String p : m.group(4).split(",")) {
+            for (String p : m.group(5).split(",")) {
                 String t = p.trim().replaceAll("\\s*\\b\\w+$", "").trim();
                 types.add(t);
             }
@@ -195,7 +215,7 @@ class NativeBoundaryTest {
                 char c = code.charAt(i++);
                 depth += c == '{' ? 1 : c == '}' ? -1 : 0;
             }
-            out.add(new JniFunction(name, ret, List.copyOf(types.subList(2, types.size())), code.substring(m.end(), i - 1)));
+            out.add(new JniFunction(cls, name, ret, List.copyOf(types.subList(2, types.size())), code.substring(m.end(), i - 1)));
         }
         return out;
     }
@@ -212,27 +232,25 @@ class NativeBoundaryTest {
 
     @Test
     void bindingCTakesTheTypesTheJavaNativesDeclareAndCallsItsFunction() throws Exception {
-        Class<?> jni = Class.forName("dev.ferry.jni.JniBinding", false, getClass().getClassLoader());
         Map<String, Method> natives = new LinkedHashMap<>();
-        for (Method m : jni.getDeclaredMethods()) {
-            if (Modifier.isNative(m.getModifiers())) {
-                natives.put(m.getName(), m);
-            }
+        for (Method m : jniNatives()) {
+            natives.put(m.getName(), m);
         }
         Map<String, String> cByJava = new LinkedHashMap<>();
         for (CHeader.Function f : CHeader.functions()) {
             cByJava.put(f.javaName() + "0", f.name());
         }
-        List<JniFunction> cs = jniFunctions(Files.readString(CHeader.repoFile("native/src/jni/binding.c")));
+        List<JniFunction> cs = new ArrayList<>(jniFunctions(Files.readString(CHeader.repoFile("native/src/jni/binding.c"))));
+        cs.addAll(jniFunctions(Files.readString(CHeader.repoFile("native/src/jni/functions.c"))));
         List<String> problems = new ArrayList<>();
         Set<String> defined = new TreeSet<>();
         for (JniFunction c : cs) {
             if (!defined.add(c.name())) {
-                problems.add("binding.c defines JniBinding." + c.name() + " twice");
+                problems.add("the JNI C files define " + c.name() + " twice");
             }
             Method m = natives.get(c.name());
-            if (m == null) {
-                problems.add("binding.c defines " + c.name() + ", which JniBinding does not declare");
+            if (m == null || !m.getDeclaringClass().getSimpleName().equals(c.cls())) {
+                problems.add("the JNI C files define " + c.cls() + "." + c.name() + ", which " + c.cls() + " does not declare");
                 continue;
             }
             List<String> want = Arrays.stream(m.getParameterTypes()).map(NativeBoundaryTest::jniType).toList();
@@ -247,22 +265,27 @@ class NativeBoundaryTest {
         }
         for (String n : natives.keySet()) {
             if (!defined.contains(n)) {
-                problems.add("JniBinding." + n + " is not defined in binding.c");
+                problems.add(natives.get(n).getDeclaringClass().getSimpleName() + "." + n
+                        + " is not defined in binding.c or functions.c");
             }
         }
-        assertTrue(cs.size() >= 50, "parsed only " + cs.size() + " JNI functions from binding.c");
+        assertTrue(cs.size() >= 50, "parsed only " + cs.size() + " JNI functions from binding.c and functions.c");
         assertNoProblems("binding.c and JniBinding", problems);
     }
 
     @Test
     void theBindingCParserReadsBothForms() {
-        String c = "/* JniBinding.get0 */\n"
+        String c = "/* JniFunctions.get0 */\n"
                 + "JNI_FN(get0)(JNIEnv *env, jclass cls, jlong s, jint cf)\n{\n    return ferry_get(P(s), (uint32_t)cf);\n}\n"
-                + "JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_strerror0(JNIEnv *env, jclass cls, jint rc)\n"
-                + "{\n    if (rc) { return 1; }\n    return (jlong)(intptr_t)ferry_strerror(rc);\n}\n";
+                + "JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniFunctions_strerror0(JNIEnv *env, jclass cls, jint rc)\n"
+                + "{\n    if (rc) { return 1; }\n    return (jlong)(intptr_t)ferry_strerror(rc);\n}\n"
+                + "JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_address0(JNIEnv *env, jclass cls, jobject buf)\n"
+                + "{\n    return 0;\n}\n";
         List<JniFunction> f = jniFunctions(c);
-        assertEquals(2, f.size());
-        assertEquals(new JniFunction("get0", "jint", List.of("jlong", "jint"), f.get(0).body()), f.get(0));
+        assertEquals(3, f.size());
+        assertEquals(new JniFunction("JniFunctions", "get0", "jint", List.of("jlong", "jint"), f.get(0).body()), f.get(0));
+        assertEquals(List.of("JniFunctions", "JniFunctions", "JniBinding"), f.stream().map(JniFunction::cls).toList());
+        assertEquals(List.of("jobject"), f.get(2).paramTypes());
         assertEquals(List.of("jint"), f.get(1).paramTypes());
         assertEquals("jlong", f.get(1).returnType());
         assertTrue(f.get(1).body().contains("ferry_strerror(rc)"), f.get(1).body());
@@ -285,7 +308,7 @@ class NativeBoundaryTest {
     }
 
     private static Method method(Class<?> c, String name) {
-        return Arrays.stream(c.getDeclaredMethods()).filter(m -> m.getName().equals(name)).findFirst().orElse(null);
+        return Arrays.stream(c.getMethods()).filter(m -> m.getName().equals(name)).findFirst().orElse(null);
     }
 
     private static String cName(String javaName) {
