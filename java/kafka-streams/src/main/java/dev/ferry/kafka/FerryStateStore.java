@@ -264,18 +264,34 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
 
     /**
      * Deletes restored table files and runs a crash left beside the store's directory (never ingested:
-     * ingestion moves them; runs are merged before an offset covers their records).
+     * ingestion moves them; runs are merged before an offset covers their records): the regular files
+     * named {@code <store>.restore-<n>.sst} or {@code <store>.restore-<n>.run}, and no other, since a
+     * store may be named like another's restore files (store {@code a} and store {@code a.restore-x}).
      */
-    private static void deleteRestoreTables(Path dir) throws java.io.IOException {
-        String prefix = dir.getFileName() + ".restore-";
+    static void deleteRestoreTables(Path dir) throws java.io.IOException {
         try (java.util.stream.Stream<Path> l = Files.list(dir.getParent())) {
             for (Path p : (Iterable<Path>) l::iterator) {
-                String f = p.getFileName().toString();
-                if (f.startsWith(prefix) && (f.endsWith(".sst") || f.endsWith(RestoreRuns.SUFFIX))) {
+                if (isRestoreFile(dir, p.getFileName().toString()) && Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                     Files.deleteIfExists(p);
                 }
             }
         }
+    }
+
+    /** @return whether {@code file} is the name of one of the restore files of the store in {@code dir} */
+    static boolean isRestoreFile(Path dir, String file) {
+        String prefix = dir.getFileName() + ".restore-";
+        String suffix = file.endsWith(".sst") ? ".sst" : file.endsWith(RestoreRuns.SUFFIX) ? RestoreRuns.SUFFIX : null;
+        if (suffix == null || !file.startsWith(prefix) || file.length() <= prefix.length() + suffix.length()) {
+            return false;
+        }
+        for (int i = prefix.length(); i < file.length() - suffix.length(); i++) {
+            char c = file.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static ColumnFamily family(Store s, String name) {
@@ -450,6 +466,13 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     final long restoreBufferedBytes() {
         synchronized (restoreBuffer) {
             return restoreBufferBytes;
+        }
+    }
+
+    /** @return the LMDB restore runs of this store, or null (tests) */
+    final RestoreRuns restoreRuns() {
+        synchronized (restoreBuffer) {
+            return restoreRuns;
         }
     }
 
@@ -802,20 +825,30 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         return openIterators.size();
     }
 
+    /**
+     * Closes the store: stops its metrics, closes its iterators, writes what is still buffered from
+     * restoration and the query position (best effort), closes the Ferry store and lets go of the
+     * memory budget. Each step runs even when one before it failed; the first failure is thrown
+     * afterwards, the others added to it as suppressed.
+     */
     @Override
     public synchronized void close() {
         if (!open) {
             return;
         }
         open = false;
-        if (metrics != null) {
-            metrics.stop();
-            metrics = null;
+        Store s = store;
+        FerryMemoryBudget b = budget;
+        budget = null;
+        FerryStoreMetrics m = metrics;
+        metrics = null;
+        RuntimeException failure = null;
+        if (m != null) {
+            failure = step(failure, m::stop);
         }
         for (FerryIterator it : new ArrayList<>(openIterators)) {
-            it.close();
+            failure = step(failure, it::close);
         }
-        Store s = store;
         if (s != null) {
             try {
                 drainRestored(s); // best effort, as close is: records it loses were never covered by a commit
@@ -827,21 +860,43 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 // the position stays at its last commit: never ahead of the entries
-            } finally {
+            }
+            failure = step(failure, () -> {
                 synchronized (restoreBuffer) {
                     if (restoreRuns != null) {
                         restoreRuns.clear(); // empty unless merging them failed: never covered by a commit
                     }
                 }
-                releaseRestoreBuffer(); // empty unless writing it failed: those records were never covered by a commit
-                s.close();
-                FerryMemoryBudget b = budget;
-                budget = null;
-                if (b != null) {
-                    b.release();
-                }
-            }
+            });
+            failure = step(failure, this::releaseRestoreBuffer); // empty unless writing it failed: never covered by a commit
+            failure = step(failure, () -> closeStore(s));
         }
+        if (b != null) {
+            // after the Ferry store's close, whatever it threw: the budget closes with its last store
+            // (later, if another thread's cursor still holds this store's engine)
+            failure = step(failure, b::release);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Runs one step of {@link #close()}: returns the first failure so far, later ones suppressed in it. */
+    private static RuntimeException step(RuntimeException failure, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                return e;
+            }
+            failure.addSuppressed(e);
+        }
+        return failure;
+    }
+
+    /** Closes the Ferry store underneath, in {@link #close()} (a method of its own: tests make it fail). */
+    void closeStore(Store s) {
+        s.close();
     }
 
     @Override
@@ -1003,6 +1058,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         @Override
         public boolean hasNext() {
             if (closed) {
+                closeCursor(); // closed by the store's close(): free the cursor on its own thread
                 if (segmented) {
                     return false;
                 }
@@ -1033,6 +1089,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 return false;
             } catch (RuntimeException e) {
                 if (closed) {
+                    closeCursor(); // the move that found it closed freed it: the budget may go now
                     if (segmented) {
                         return false;
                     }
@@ -1064,9 +1121,22 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         public void close() {
             closed = true;
             openIterators.remove(this);
+            closeCursor();
+        }
+
+        /**
+         * Closes the cursor. On the thread that owns it, this also frees its native side, which a close
+         * of the store from another thread leaves to this thread; that may be the last hold on the
+         * store's engine, and so on the memory budget ({@link FerryMemoryBudget#closePending()}).
+         */
+        private void closeCursor() {
             Cursor c = cursor;
-            if (c != null) {
-                c.close();
+            if (c == null) {
+                return;
+            }
+            c.close();
+            if (!open) { // the store closed: this may have let its engine, and the budget it held, go
+                FerryMemoryBudget.closePending();
             }
         }
     }
