@@ -546,12 +546,12 @@ class FerryKeyValueStoreTest {
             assertEquals(entries(model), keys(x.all()), "a.restore-x merged every run");
         }
         Path d = Path.of("a");
-        assertTrue(FerryStateStore.isRestoreFile(d, "a.restore-0.sst"));
-        assertTrue(FerryStateStore.isRestoreFile(d, "a.restore-12" + RestoreRuns.SUFFIX));
-        assertFalse(FerryStateStore.isRestoreFile(d, "a.restore-x.restore-0.sst"));
-        assertFalse(FerryStateStore.isRestoreFile(d, "a.restore-.sst"));
-        assertFalse(FerryStateStore.isRestoreFile(d, "a.restore-1.sst.tmp"));
-        assertFalse(FerryStateStore.isRestoreFile(d, "b.restore-1.sst"));
+        assertTrue(RestoreBuffer.isRestoreFile(d, "a.restore-0.sst"));
+        assertTrue(RestoreBuffer.isRestoreFile(d, "a.restore-12" + RestoreRuns.SUFFIX));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "a.restore-x.restore-0.sst"));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "a.restore-.sst"));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "a.restore-1.sst.tmp"));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "b.restore-1.sst"));
     }
 
     private static List<String> runFiles(Path dir) throws java.io.IOException {
