@@ -4,9 +4,7 @@ import dev.ferry.ColumnFamily;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.FerryException;
-import dev.ferry.Compression;
 import dev.ferry.KeyRange;
-import dev.ferry.SstFileWriter;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
@@ -91,57 +89,10 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     private volatile boolean unlogged;
     /** RocksDB: the store refused writes without the log (opened with syncWrites): restore with it. */
     private volatile boolean restoreLogged;
-    /**
-     * RocksDB: restored buffers are written as table files and ingested
-     * ({@link FerryStoreConfig#ROCKSDB_RESTORE_TABLE_FILES}, and the engine library can); guarded by
-     * {@link #restoreBuffer}.
-     */
-    private boolean restoreTableFiles;
-    /** RocksDB: the options string restored table files are written with ({@link #tableOptions}). */
-    private String restoreTableOptions;
-    /** RocksDB: where restored table files are written, before the store moves them in: {@code <dir>.restore-<i>.sst}. */
-    private Path restoreTablePrefix;
-    /**
-     * LMDB: full restore buffers spilled as sorted runs, merged at the next drain
-     * ({@link FerryStoreConfig#LMDB_RESTORE_RUNS}); null on RocksDB, without a buffer or with runs off.
-     * Guarded by {@link #restoreBuffer}.
-     */
-    private RestoreRuns restoreRuns;
-    /** A sorted buffer with at least this many records is written as two table files at once, on two threads. */
-    private static final int PARALLEL_TABLE_RECORDS = 16_384;
-    /** Whether a second thread can help: the second table file of a buffer is written on {@link #TABLE_WRITERS}. */
-    private static final boolean PARALLEL_TABLES = Runtime.getRuntime().availableProcessors() > 1;
-    /** The threads that write the second table file of a restored buffer: daemons, idle ones end. */
-    private static final java.util.concurrent.ExecutorService TABLE_WRITERS = new java.util.concurrent.ThreadPoolExecutor(0,
-            Integer.MAX_VALUE, 10, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
-                Thread t = new Thread(r, "ferry-restore-table-writer");
-                t.setDaemon(true);
-                return t;
-            });
     /** How restored records are written on RocksDB: without the write-ahead log, as the built-in store. */
     private static final WriteOptions RESTORE = WriteOptions.DEFAULT.disableWal(true);
-    /** LMDB: how merged restored records are appended into an empty data family ({@link #writeMerged}). */
-    private static final WriteOptions APPEND = WriteOptions.DEFAULT.append(true);
-    /** LMDB: the size of one write transaction of merged restored records ({@link #writeMerged}). */
-    static final int MERGED_TRANSACTION_BYTES = 8 << 20;
-    /** The heap a buffered restored record costs beyond its key and value (the KeyValue, two array headers, a slot). */
-    private static final int BUFFERED_RECORD_OVERHEAD = 64;
-    /**
-     * Restored records not yet written ({@link #bufferRestored}), in changelog order; guarded by
-     * itself. Written as one sorted write when they reach {@link #restoreBufferLimit} bytes, and
-     * before any other use of the store ({@link #checkOpen()}, {@link #close()}).
-     */
-    private final ArrayList<KeyValue<byte[], byte[]>> restoreBuffer = new ArrayList<>();
-    /** Bytes of the buffered records (keys, values and {@link #BUFFERED_RECORD_OVERHEAD} each). */
-    private long restoreBufferBytes;
-    /** {@link #restoreBuffer} is not empty: the one read the other paths pay. */
-    private volatile boolean restoreBuffered;
-    /** {@link FerryStoreConfig#RESTORE_BUFFER_BYTES}: 0 writes each restore batch at once. */
-    private long restoreBufferLimit;
-    /** {@link FerryStoreConfig#RESTORE_BUFFER_TOTAL_BYTES}: 0 = no bound on {@link #RESTORE_BUFFERED_TOTAL}. */
-    private long restoreBufferTotalLimit;
-    /** Bytes in the restore buffers of every store in this JVM (each store's {@link #restoreBufferBytes}). */
-    private static final java.util.concurrent.atomic.AtomicLong RESTORE_BUFFERED_TOTAL = new java.util.concurrent.atomic.AtomicLong();
+    /** Restored records not yet written, and how they are written (buffer, sort, runs, table files); set by {@link #init}. */
+    private volatile RestoreBuffer restore;
     private StateStoreContext context;
     private Position position = Position.emptyPosition();
     /** The position last written to the offsets family: a commit writes it again only when it moved. */
@@ -183,7 +134,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 b.apply(options);
             }
             Files.createDirectories(dir.getParent());
-            deleteRestoreTables(dir); // left by a crash while writing them
+            RestoreBuffer.deleteFiles(dir); // left by a crash while writing them
             Store s = Store.open(dir, options);
             try {
                 data = family(s, DATA_FAMILY);
@@ -204,12 +155,8 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
         this.context = context;
-        this.restoreBufferLimit = bufferLimit;
-        this.restoreBufferTotalLimit = bufferTotalLimit;
-        this.restoreTableFiles = tableFiles;
-        this.restoreTableOptions = tableFiles ? tableOptions(options) : null;
-        this.restoreTablePrefix = dir.resolveSibling(dir.getFileName() + ".restore-");
-        this.restoreRuns = engine == Engine.LMDB && bufferLimit > 0 && runs ? new RestoreRuns(restoreTablePrefix) : null;
+        this.restore = new RestoreBuffer(this, dir, bufferLimit, bufferTotalLimit, tableFiles,
+                tableFiles ? RestoreBuffer.tableOptions(options) : null, engine == Engine.LMDB && bufferLimit > 0 && runs);
         this.position = kept;
         this.writtenPosition = kept.copy();
         open = true;
@@ -235,47 +182,6 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * @param data the data family
      */
     void opened(Store s, ColumnFamily data) {
-    }
-
-    /**
-     * The options string of restored table files: the table options the store's families run with
-     * (compression, bloom filter, and the store's RocksDB options string, whatever set them),
-     * so that restored files are read, cached and filtered as the files of the store's own flushes.
-     */
-    static String tableOptions(StoreOptions o) {
-        StringBuilder b = new StringBuilder();
-        Compression c = o.compression();
-        if (c != null) {
-            b.append("compression=").append(switch (c) {
-                case NONE -> "kNoCompression";
-                case SNAPPY -> "kSnappyCompression";
-                case LZ4 -> "kLZ4Compression";
-                case ZSTD -> "kZSTD";
-            }).append(';');
-        }
-        if (o.bloomBitsPerKey() > 0) {
-            b.append("block_based_table_factory={filter_policy=bloomfilter:").append(o.bloomBitsPerKey()).append(":false};");
-        }
-        if (o.rocksdbOptions() != null) {
-            b.append(o.rocksdbOptions());
-        }
-        return b.length() == 0 ? null : b.toString();
-    }
-
-    /**
-     * Deletes restored table files and runs a crash left beside the store's directory (never ingested:
-     * ingestion moves them; runs are merged before an offset covers their records).
-     */
-    private static void deleteRestoreTables(Path dir) throws java.io.IOException {
-        String prefix = dir.getFileName() + ".restore-";
-        try (java.util.stream.Stream<Path> l = Files.list(dir.getParent())) {
-            for (Path p : (Iterable<Path>) l::iterator) {
-                String f = p.getFileName().toString();
-                if (f.startsWith(prefix) && (f.endsWith(".sst") || f.endsWith(RestoreRuns.SUFFIX))) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
     }
 
     private static ColumnFamily family(Store s, String name) {
@@ -322,7 +228,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * that is in random key order; written one batch at a time, each batch pays for random inserts
      * into RocksDB's memtable or, on LMDB, a transaction that copies a page per record. The buffer
      * is written as one batch sorted by key, with only the last record of each key (what writing
-     * them in changelog order leaves), through {@link #writeRestored}: RocksDB inserts sorted keys
+     * them in changelog order leaves), through {@link #writeRestored} ({@link RestoreBuffer}): RocksDB inserts sorted keys
      * next to one another and flushes a memtable laid out in key order, LMDB writes each page once.
      *
      * <p>The buffer is written before any other use of the store ({@link #checkOpen()}: reads,
@@ -335,302 +241,22 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * @param records the records, in changelog order
      */
     final void bufferRestored(Collection<KeyValue<byte[], byte[]>> records) {
-        Store s = openStore();
-        for (KeyValue<byte[], byte[]> r : records) {
-            Objects.requireNonNull(r.key, "key cannot be null");
-        }
-        if (restoreBufferLimit == 0) {
-            writeSorted(s, records instanceof List<KeyValue<byte[], byte[]>> l ? l : new ArrayList<>(records));
-            return;
-        }
-        synchronized (restoreBuffer) {
-            long added = 0;
-            for (KeyValue<byte[], byte[]> r : records) {
-                restoreBuffer.add(r);
-                added += r.key.length + (r.value == null ? 0 : r.value.length) + BUFFERED_RECORD_OVERHEAD;
-            }
-            restoreBufferBytes += added;
-            long total = RESTORE_BUFFERED_TOTAL.addAndGet(added);
-            restoreBuffered = !restoreBuffer.isEmpty();
-            if (restoreBufferBytes >= restoreBufferLimit || (restoreBufferTotalLimit > 0 && total >= restoreBufferTotalLimit)) {
-                if (restoreRuns != null) {
-                    spillRestored();
-                } else {
-                    drainRestored(s);
-                }
-            }
-        }
-    }
-
-    /**
-     * Writes the buffered restored records, if any ({@link #bufferRestored}). On failure they stay
-     * buffered: every later use of the store tries again and fails, so no commit covers them.
-     */
-    private void drainRestored(Store s) {
-        synchronized (restoreBuffer) {
-            if (restoreBuffer.isEmpty() && (restoreRuns == null || restoreRuns.isEmpty())) {
-                return;
-            }
-            writeSorted(s, restoreBuffer);
-            releaseRestoreBuffer();
-        }
-    }
-
-    /**
-     * LMDB: writes the restore buffer as a sorted run to a file ({@link RestoreRuns}) and empties it;
-     * the next drain merges the runs into the store. If the file cannot be written, the buffer is
-     * written into the store instead.
-     */
-    private void spillRestored() {
-        synchronized (restoreBuffer) {
-            Sorted sd = sortLastOfEachKey(restoreBuffer);
-            try {
-                restoreRuns.spill(sd::get, sd.n());
-            } catch (java.io.UncheckedIOException e) {
-                writeMerged(openStore(), sd); // a full or read-only disk: in the store, as without runs
-            }
-            releaseRestoreBuffer();
-        }
-    }
-
-    /**
-     * LMDB: merges the runs ({@link RestoreRuns}) with the sorted records and writes each key's newest
-     * record in key order, in transactions of about {@link #MERGED_TRANSACTION_BYTES}: the key ranges
-     * of the transactions follow one another, so each leaf page of the tree is copied once. Into an
-     * empty data family the records are appended (LMDB's MDB_APPEND: no search, full pages) and
-     * deletes dropped (they delete nothing). The runs are deleted once everything is written; on a
-     * failure they stay, with the buffer, and the next drain writes them again (then not appending:
-     * the family holds what the failed drain wrote, and writing it again leaves the same entries).
-     *
-     * @param s the store
-     * @param newest the records not in a run, sorted by key, each key once
-     */
-    private void writeMerged(Store s, Sorted newest) {
-        ColumnFamily d = data;
-        boolean[] append = {s.estimatedKeyCount(d) == 0}; // exact on LMDB
-        try (WriteBatch batch = new WriteBatch()) {
-            restoreRuns.merge(newest::get, newest.n(), r -> {
-                if (r.value != null) {
-                    batch.put(d, r.key, r.value);
-                } else if (!append[0]) {
-                    batch.delete(d, r.key);
-                }
-                if (batch.sizeInBytes() >= MERGED_TRANSACTION_BYTES) {
-                    append[0] = writeMergedBatch(s, batch, append[0]);
-                    batch.clear();
-                }
-            });
-            if (batch.count() > 0) {
-                writeMergedBatch(s, batch, append[0]);
-            }
-        }
-        restoreRuns.clear();
-    }
-
-    /**
-     * One transaction of {@link #writeMerged}.
-     *
-     * @return whether the next batch may append
-     */
-    private boolean writeMergedBatch(Store s, WriteBatch batch, boolean append) {
-        markDirty();
-        if (append) {
-            try {
-                s.write(batch, APPEND);
-                return true;
-            } catch (FerryException.InvalidArgument e) {
-                // a key at or before the family's last one (written by another path meanwhile): write it in place
-            }
-        }
-        s.write(batch);
-        return false;
+        restore.add(openStore(), records);
     }
 
     /** @return bytes in this store's restore buffer (tests) */
     final long restoreBufferedBytes() {
-        synchronized (restoreBuffer) {
-            return restoreBufferBytes;
-        }
+        return restore.bufferedBytes();
+    }
+
+    /** @return the LMDB restore runs of this store, or null (tests) */
+    final RestoreRuns restoreRuns() {
+        return restore.runs();
     }
 
     /** @return bytes in the restore buffers of every store in this JVM (tests) */
     static long restoreBufferedTotal() {
-        return RESTORE_BUFFERED_TOTAL.get();
-    }
-
-    /** Empties the restore buffer (written, or given up at close) and takes its bytes off the JVM's total. */
-    private void releaseRestoreBuffer() {
-        synchronized (restoreBuffer) {
-            restoreBuffer.clear();
-            restoreBuffer.trimToSize(); // a store keeps no large empty array once restoration is over
-            RESTORE_BUFFERED_TOTAL.addAndGet(-restoreBufferBytes);
-            restoreBufferBytes = 0;
-            restoreBuffered = restoreRuns != null && !restoreRuns.isEmpty();
-        }
-    }
-
-    /**
-     * Sorts records by key (stably) and moves the last record of each key (what writing them in
-     * changelog order leaves), in key order, to the front.
-     *
-     * @param records the records, in changelog order
-     * @return the sorted records, each key once
-     */
-    private static Sorted sortLastOfEachKey(List<KeyValue<byte[], byte[]>> records) {
-        @SuppressWarnings("unchecked")
-        KeyValue<byte[], byte[]>[] in = records.toArray(new KeyValue[0]); // any List: indexed once, in order
-        int n = in.length;
-        byte[][] keys = new byte[n][];
-        for (int i = 0; i < n; i++) {
-            keys[i] = in[i].key;
-        }
-        int[] order = KeyOrder.sort(keys); // stable: a key's records keep their changelog order
-        @SuppressWarnings("unchecked")
-        KeyValue<byte[], byte[]>[] sorted = new KeyValue[n];
-        int u = 0;
-        for (int p = 0; p < n; p++) {
-            if (p + 1 < n && Arrays.equals(keys[order[p]], keys[order[p + 1]])) {
-                continue; // a later record of the key replaces it
-            }
-            sorted[u++] = in[order[p]];
-        }
-        return new Sorted(sorted, u);
-    }
-
-    /** Records sorted by key: the first {@code n}, each key once. */
-    private record Sorted(KeyValue<byte[], byte[]>[] records, int n) {
-        KeyValue<byte[], byte[]> get(int i) {
-            return records[i];
-        }
-    }
-
-    /** Sorts records by key (stably) and writes the last record of each key in one restore write. */
-    private void writeSorted(Store s, List<KeyValue<byte[], byte[]>> records) {
-        Sorted sd = sortLastOfEachKey(records);
-        if (restoreRuns != null) { // LMDB: merged with the runs, in key order
-            writeMerged(s, sd);
-            return;
-        }
-        KeyValue<byte[], byte[]>[] sorted = sd.records();
-        int u = sd.n();
-        // a buffer of 0 writes each restore batch at once: through the memtable, not as a table file per batch
-        if (restoreTableFiles && restoreBufferLimit > 0 && writeTables(s, sorted, u)) {
-            return;
-        }
-        ColumnFamily d = data;
-        try (WriteBatch batch = new WriteBatch()) {
-            for (int i = 0; i < u; i++) {
-                KeyValue<byte[], byte[]> r = sorted[i];
-                if (r.value == null) {
-                    batch.delete(d, r.key);
-                } else {
-                    batch.put(d, r.key, r.value);
-                }
-            }
-            writeRestored(s, batch);
-        }
-    }
-
-    /**
-     * RocksDB: writes sorted restored records (one per key) as table files and ingests them into
-     * the data family: RocksDB adds the files as they are, newer than every entry of the family,
-     * without the memtable, the write-ahead log and a flush. A buffer of at least
-     * {@link #PARALLEL_TABLE_RECORDS} records is split at its middle key into two files, the second
-     * written on another thread, and both are ingested in one step. Ingestion syncs the files and
-     * records them in RocksDB's MANIFEST (synced) before it returns: the records are durable before
-     * any offset covering them can be committed, so the store is not marked {@link #unlogged}.
-     * A crash before the ingestion leaves the files outside the store (deleted at the next
-     * {@link #init}) and the records to restore again.
-     *
-     * @param s the store
-     * @param sorted the records, the first {@code n} sorted by key, each key once
-     * @param n how many
-     * @return false when this RocksDB library cannot write or ingest table files (the caller writes
-     *     a batch instead, from now on)
-     */
-    private boolean writeTables(Store s, KeyValue<byte[], byte[]>[] sorted, int n) {
-        int parts = PARALLEL_TABLES && n >= PARALLEL_TABLE_RECORDS ? 2 : 1;
-        int mid = parts == 2 ? n / 2 : n;
-        List<Path> files = new ArrayList<>(parts);
-        for (int p = 0; p < parts; p++) {
-            files.add(Path.of(restoreTablePrefix + Integer.toString(p) + ".sst"));
-        }
-        String binding = s.binding();
-        java.util.concurrent.Future<?> second = null;
-        try {
-            if (parts == 2) {
-                second = TABLE_WRITERS.submit(() -> writeTable(files.get(1), binding, sorted, mid, n));
-            }
-            writeTable(files.get(0), binding, sorted, 0, mid);
-            if (second != null) {
-                awaitTable(second);
-                second = null;
-            }
-            // not markDirty(): ingested files are synced, so flush() has nothing to add for them
-            s.ingest(data, files, true);
-            return true;
-        } catch (FerryException.NotSupported e) {
-            restoreTableFiles = false; // a RocksDB library without the SstFileWriter or ingestion C API
-            return false;
-        } finally {
-            if (second != null) {
-                try {
-                    awaitTable(second);
-                } catch (RuntimeException ignored) {
-                    // the first failure is the one reported
-                }
-            }
-            for (Path f : files) { // ingested files were moved into the store: these are left over from a failure
-                try {
-                    Files.deleteIfExists(f);
-                } catch (java.io.IOException ignored) {
-                    // deleted at the next init
-                }
-            }
-        }
-    }
-
-    /** Writes sorted[from, to) as one table file. */
-    private void writeTable(Path file, String binding, KeyValue<byte[], byte[]>[] sorted, int from, int to) {
-        try (SstFileWriter w = SstFileWriter.open(file, restoreTableOptions, binding)) {
-            for (int i = from; i < to; i++) {
-                KeyValue<byte[], byte[]> r = sorted[i];
-                if (r.value == null) {
-                    w.delete(r.key);
-                } else {
-                    w.put(r.key, r.value);
-                }
-            }
-            w.finish();
-        }
-    }
-
-    /** Waits for a table file written on another thread, rethrowing its failure. */
-    private static void awaitTable(java.util.concurrent.Future<?> f) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    f.get();
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true; // the file must be complete (or failed) before it is ingested or deleted
-                } catch (java.util.concurrent.ExecutionException e) {
-                    Throwable c = e.getCause();
-                    if (c instanceof RuntimeException r) {
-                        throw r;
-                    }
-                    if (c instanceof Error err) {
-                        throw err;
-                    }
-                    throw new IllegalStateException(c);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return RestoreBuffer.bufferedTotal();
     }
 
     /**
@@ -802,23 +428,33 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         return openIterators.size();
     }
 
+    /**
+     * Closes the store: stops its metrics, closes its iterators, writes what is still buffered from
+     * restoration and the query position (best effort), closes the Ferry store and lets go of the
+     * memory budget. Each step runs even when one before it failed; the first failure is thrown
+     * afterwards, the others added to it as suppressed.
+     */
     @Override
     public synchronized void close() {
         if (!open) {
             return;
         }
         open = false;
-        if (metrics != null) {
-            metrics.stop();
-            metrics = null;
+        Store s = store;
+        FerryMemoryBudget b = budget;
+        budget = null;
+        FerryStoreMetrics m = metrics;
+        metrics = null;
+        RuntimeException failure = null;
+        if (m != null) {
+            failure = step(failure, m::stop);
         }
         for (FerryIterator it : new ArrayList<>(openIterators)) {
-            it.close();
+            failure = step(failure, it::close);
         }
-        Store s = store;
         if (s != null) {
             try {
-                drainRestored(s); // best effort, as close is: records it loses were never covered by a commit
+                restore.drain(s); // best effort, as close is: records it loses were never covered by a commit
                 flushUnlogged(s); // RocksDB's own close would flush them too; the order stays explicit
                 Position now = position.copy();
                 if (!now.equals(writtenPosition)) { // keep the position of every write so far (best effort, as close is)
@@ -827,21 +463,36 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 // the position stays at its last commit: never ahead of the entries
-            } finally {
-                synchronized (restoreBuffer) {
-                    if (restoreRuns != null) {
-                        restoreRuns.clear(); // empty unless merging them failed: never covered by a commit
-                    }
-                }
-                releaseRestoreBuffer(); // empty unless writing it failed: those records were never covered by a commit
-                s.close();
-                FerryMemoryBudget b = budget;
-                budget = null;
-                if (b != null) {
-                    b.release();
-                }
             }
+            failure = step(failure, restore::discard); // empty unless writing it failed: never covered by a commit
+            failure = step(failure, () -> closeStore(s));
         }
+        if (b != null) {
+            // after the Ferry store's close, whatever it threw: the budget closes with its last store
+            // (later, if another thread's cursor still holds this store's engine)
+            failure = step(failure, b::release);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Runs one step of {@link #close()}: returns the first failure so far, later ones suppressed in it. */
+    private static RuntimeException step(RuntimeException failure, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                return e;
+            }
+            failure.addSuppressed(e);
+        }
+        return failure;
+    }
+
+    /** Closes the Ferry store underneath, in {@link #close()} (a method of its own: tests make it fail). */
+    void closeStore(Store s) {
+        s.close();
     }
 
     @Override
@@ -860,9 +511,9 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      */
     Store checkOpen() {
         Store s = openStore();
-        if (restoreBuffered) {
+        if (restore.buffered()) {
             try {
-                drainRestored(s);
+                restore.drain(s);
             } catch (RuntimeException e) {
                 throw translate(e, "writing restored records");
             }
@@ -1003,6 +654,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         @Override
         public boolean hasNext() {
             if (closed) {
+                closeCursor(); // closed by the store's close(): free the cursor on its own thread
                 if (segmented) {
                     return false;
                 }
@@ -1033,6 +685,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 return false;
             } catch (RuntimeException e) {
                 if (closed) {
+                    closeCursor(); // the move that found it closed freed it: the budget may go now
                     if (segmented) {
                         return false;
                     }
@@ -1064,9 +717,22 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         public void close() {
             closed = true;
             openIterators.remove(this);
+            closeCursor();
+        }
+
+        /**
+         * Closes the cursor. On the thread that owns it, this also frees its native side, which a close
+         * of the store from another thread leaves to this thread; that may be the last hold on the
+         * store's engine, and so on the memory budget ({@link FerryMemoryBudget#closePending()}).
+         */
+        private void closeCursor() {
             Cursor c = cursor;
-            if (c != null) {
-                c.close();
+            if (c == null) {
+                return;
+            }
+            c.close();
+            if (!open) { // the store closed: this may have let its engine, and the budget it held, go
+                FerryMemoryBudget.closePending();
             }
         }
     }

@@ -25,6 +25,10 @@ import org.apache.kafka.streams.KeyValue;
  * then written once per drain, instead of once per buffer (an LMDB write transaction copies each page
  * it touches, and a buffer of random keys touches most of them).
  *
+ * <p>A merge reads at most {@link #MAX_FAN_IN} runs at once: with more runs waiting (many small
+ * buffers, e.g. while other stores hold the JVM's restore buffer total), it first merges the oldest
+ * runs in groups of up to that many into bigger runs, until no more than that many are left.
+ *
  * <p>The files hold nothing the store needs after a crash: no offset covering their records is
  * committed before they are merged, so a crash leaves the records to restore again, and
  * {@link FerryStateStore#init} deletes the files. Format of a run: per record a 4-byte key length,
@@ -38,11 +42,17 @@ final class RestoreRuns {
     private static final int WRITE_BUFFER = 1 << 20;
     private static final int MIN_READ_BUFFER = 64 << 10;
     private static final int MAX_READ_BUFFER = 1 << 20;
+    /** The most runs a merge reads at once (open files, and read buffers of 64 KiB each). */
+    static final int MAX_FAN_IN = 64;
 
     private final String prefix;
+    private final int fanIn;
     /** The runs waiting to be merged, oldest first. */
-    private final List<Run> runs = new ArrayList<>();
+    private List<Run> runs = new ArrayList<>();
     private int next;
+    /** Run files open for reading now, and the most at once so far (tests). */
+    private int openReaders;
+    private int mostOpenReaders;
 
     /** A run file and how many records it holds. */
     private record Run(Path file, int count) {
@@ -52,7 +62,29 @@ final class RestoreRuns {
      * @param prefix the files' path up to the run number: {@code <store directory>.restore-}
      */
     RestoreRuns(Path prefix) {
+        this(prefix, MAX_FAN_IN);
+    }
+
+    /**
+     * @param prefix as {@link #RestoreRuns(Path)}
+     * @param fanIn the most runs a merge reads at once, at least 2 (tests use small ones)
+     */
+    RestoreRuns(Path prefix, int fanIn) {
+        if (fanIn < 2) {
+            throw new IllegalArgumentException("fan-in must be at least 2, got " + fanIn);
+        }
         this.prefix = prefix.toString();
+        this.fanIn = fanIn;
+    }
+
+    /** @return how many runs wait to be merged (tests) */
+    int runs() {
+        return runs.size();
+    }
+
+    /** @return the most run files open for reading at once so far (tests) */
+    int mostOpenReaders() {
+        return mostOpenReaders;
     }
 
     /** @return true when no run is waiting to be merged */
@@ -69,26 +101,50 @@ final class RestoreRuns {
      */
     void spill(IntFunction<KeyValue<byte[], byte[]>> sorted, int n) {
         Path f = Path.of(prefix + (next++) + SUFFIX);
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
-            ByteBuffer b = ByteBuffer.allocate(WRITE_BUFFER);
+        try (RunWriter w = new RunWriter(f)) {
             for (int i = 0; i < n; i++) {
-                KeyValue<byte[], byte[]> r = sorted.apply(i);
-                if (b.remaining() < 8) {
-                    drain(ch, b);
-                }
-                b.putInt(r.key.length).putInt(r.value == null ? -1 : r.value.length);
-                put(ch, b, r.key);
-                if (r.value != null) {
-                    put(ch, b, r.value);
-                }
+                w.write(sorted.apply(i));
             }
-            drain(ch, b);
+            w.finish();
         } catch (IOException e) {
             deleteQuietly(f);
             throw new UncheckedIOException("writing restored records to " + f, e);
         }
         runs.add(new Run(f, n));
+    }
+
+    /** Writes one run file, record by record. */
+    private static final class RunWriter implements AutoCloseable {
+        private final FileChannel ch;
+        private final ByteBuffer b = ByteBuffer.allocate(WRITE_BUFFER);
+        private int count;
+
+        RunWriter(Path f) throws IOException {
+            ch = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+        }
+
+        void write(KeyValue<byte[], byte[]> r) throws IOException {
+            if (b.remaining() < 8) {
+                drain(ch, b);
+            }
+            b.putInt(r.key.length).putInt(r.value == null ? -1 : r.value.length);
+            put(ch, b, r.key);
+            if (r.value != null) {
+                put(ch, b, r.value);
+            }
+            count++;
+        }
+
+        /** @return how many records were written */
+        int finish() throws IOException {
+            drain(ch, b);
+            return count;
+        }
+
+        @Override
+        public void close() throws IOException {
+            ch.close();
+        }
     }
 
     /** Adds bytes to the write buffer, writing it out when full (a large array straight to the file). */
@@ -126,20 +182,88 @@ final class RestoreRuns {
      * @throws UncheckedIOException when a run cannot be read
      */
     void merge(IntFunction<KeyValue<byte[], byte[]>> newest, int n, Consumer<KeyValue<byte[], byte[]>> sink) {
-        PriorityQueue<Source> queue = new PriorityQueue<>(runs.size() + 1);
-        List<Reader> readers = new ArrayList<>(runs.size());
-        int buffer = Math.max(MIN_READ_BUFFER, Math.min(MAX_READ_BUFFER, WRITE_BUFFER * 4 / (runs.size() + 1)));
+        while (runs.size() > fanIn) {
+            mergeOldest();
+        }
         try {
-            for (int i = 0; i < runs.size(); i++) {
-                Reader r = new Reader(runs.get(i).file(), runs.get(i).count(), i, buffer);
+            merge(runs, new Memory(newest, n, runs.size()), sink);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading restored records from " + prefix + "*" + SUFFIX, e);
+        }
+    }
+
+    /**
+     * One stage of a merge with more than {@link #fanIn} runs: merges the oldest runs, in groups of up to
+     * {@link #fanIn}, each into one bigger run in its place (deletes kept: they may delete entries of
+     * the store), until {@link #fanIn} runs are left or every group was merged. On a failure the runs
+     * stay as they were.
+     */
+    private void mergeOldest() {
+        List<Run> out = new ArrayList<>();
+        List<Run> merged = new ArrayList<>(); // replaced by a bigger run: deleted once the stage is done
+        int excess = runs.size() - fanIn;
+        try {
+            int i = 0;
+            while (i < runs.size()) {
+                int g = Math.min(fanIn, Math.min(excess + 1, runs.size() - i));
+                if (g <= 1) {
+                    out.add(runs.get(i++));
+                    continue;
+                }
+                List<Run> group = runs.subList(i, i + g);
+                Path f = Path.of(prefix + (next++) + SUFFIX);
+                out.add(new Run(f, 0)); // deleted with the others of this stage if the write fails
+                int count;
+                try (RunWriter w = new RunWriter(f)) {
+                    merge(group, null, r -> {
+                        try {
+                            w.write(r);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
+                    count = w.finish();
+                }
+                out.set(out.size() - 1, new Run(f, count));
+                merged.addAll(group);
+                excess -= g - 1;
+                i += g;
+            }
+        } catch (IOException | UncheckedIOException e) {
+            for (Run r : out) {
+                if (!runs.contains(r)) {
+                    deleteQuietly(r.file());
+                }
+            }
+            throw new UncheckedIOException("merging restored records of " + prefix + "*" + SUFFIX,
+                    e instanceof IOException io ? io : ((UncheckedIOException) e).getCause());
+        }
+        runs = out;
+        for (Run r : merged) {
+            deleteQuietly(r.file());
+        }
+    }
+
+    /**
+     * Merges runs, oldest first, and perhaps records newer than all of them, handing each key's newest
+     * record to {@code sink} in key order (deletes included). Opens one reader per run.
+     */
+    private void merge(List<Run> group, Memory memory, Consumer<KeyValue<byte[], byte[]>> sink) throws IOException {
+        PriorityQueue<Source> queue = new PriorityQueue<>(group.size() + 1);
+        List<Reader> readers = new ArrayList<>(group.size());
+        int buffer = Math.max(MIN_READ_BUFFER, Math.min(MAX_READ_BUFFER, WRITE_BUFFER * 4 / (group.size() + 1)));
+        try {
+            for (int i = 0; i < group.size(); i++) {
+                Reader r = new Reader(group.get(i).file(), group.get(i).count(), i, buffer);
                 readers.add(r);
+                openReaders++;
+                mostOpenReaders = Math.max(mostOpenReaders, openReaders);
                 if (r.advance()) {
                     queue.add(r);
                 }
             }
-            Memory m = new Memory(newest, n, runs.size());
-            if (m.advance()) {
-                queue.add(m);
+            if (memory != null && memory.advance()) {
+                queue.add(memory);
             }
             byte[] last = null;
             while (!queue.isEmpty()) {
@@ -153,11 +277,10 @@ final class RestoreRuns {
                     queue.add(s);
                 }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading restored records from " + prefix + "*" + SUFFIX, e);
         } finally {
             for (Reader r : readers) {
                 r.close();
+                openReaders--;
             }
         }
     }
@@ -167,7 +290,7 @@ final class RestoreRuns {
         for (Run r : runs) {
             deleteQuietly(r.file());
         }
-        runs.clear();
+        runs = new ArrayList<>();
     }
 
     private static void deleteQuietly(Path f) {

@@ -469,6 +469,91 @@ class FerryKeyValueStoreTest {
         }
     }
 
+    /**
+     * LMDB: while other stores hold the JVM's restore buffer total, each restore batch spills a tiny
+     * run. The merge reads at most {@link RestoreRuns#MAX_FAN_IN} runs at once (it merges the oldest
+     * into bigger runs first), and the store ends as the changelog applied in order.
+     */
+    @org.junit.jupiter.api.Test
+    void manyTinyRestoreRunsMergeWithABoundedFanIn() throws Exception {
+        TestContext hold = new TestContext(tmp.resolve("hold").toFile());
+        TestContext ctx = new TestContext(tmp.resolve("tiny").toFile());
+        for (TestContext c : List.of(hold, ctx)) {
+            c.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, 64L << 20);       // never reached alone
+            c.configs.put(FerryStoreConfig.RESTORE_BUFFER_TOTAL_BYTES, 1L << 20); // the bound for both
+        }
+        Path dir = tmp.resolve("tiny").resolve("ferry");
+        java.util.Random r = new java.util.Random(7);
+        java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+        try (FerryKeyValueStore h = open(Engine.LMDB, hold); FerryKeyValueStore s = open(Engine.LMDB, ctx)) {
+            // h holds all of the total but 100 bytes: every batch of s then takes the total past it
+            ((BatchingStateRestoreCallback) hold.restoreCallback).restoreAll(List.of(KeyValue.pair(v("h"), new byte[(1 << 20) - 1 - 64 - 100])));
+            assertEquals((1 << 20) - 100, h.restoreBufferedBytes(), "held in h's buffer");
+            BatchingStateRestoreCallback cb = (BatchingStateRestoreCallback) ctx.restoreCallback;
+            int batches = RestoreRuns.MAX_FAN_IN * 2 + 20;
+            long offset = 0;
+            for (int b = 0; b < batches; b++) {
+                List<KeyValue<byte[], byte[]>> batch = new ArrayList<>();
+                for (int i = 0; i < 50; i++, offset++) {
+                    String k = String.format("k%05d", r.nextInt(4000));
+                    changelogRecord(batch, model, k, r.nextInt(5) == 0 ? null : "v" + offset);
+                }
+                cb.restoreAll(batch);
+            }
+            assertEquals(batches, runFiles(dir).size(), "each batch spilled a run");
+            assertEquals(batches, s.restoreRuns().runs());
+            assertEquals(entries(model), keys(s.all()), "the store as the changelog applied in order");
+            int most = s.restoreRuns().mostOpenReaders();
+            assertTrue(most > 0 && most <= RestoreRuns.MAX_FAN_IN, "run files open at once: " + most);
+            assertEquals(List.of(), runFiles(dir), "merged");
+        }
+    }
+
+    /**
+     * A store deletes only its own restore files at open: store {@code a} leaves alone the files of
+     * store {@code a.restore-x} (whose names start with {@code a.restore-} too), even while that store
+     * restores beside it with runs waiting.
+     */
+    @org.junit.jupiter.api.Test
+    void aStoreDeletesOnlyItsOwnRestoreFilesNotThoseOfAStoreNamedLikeThem() throws Exception {
+        TestContext ctx = new TestContext(tmp.toFile());
+        ctx.configs.put(FerryStoreConfig.RESTORE_BUFFER_BYTES, 16L << 10);
+        Path dir = java.nio.file.Files.createDirectories(tmp.resolve("ferry"));
+        Path ownRun = java.nio.file.Files.write(dir.resolve("a.restore-3" + RestoreRuns.SUFFIX), new byte[] {1});
+        Path ownTable = java.nio.file.Files.write(dir.resolve("a.restore-0.sst"), new byte[] {1});
+        java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+        FerryKeyValueStore x = (FerryKeyValueStore) FerryStores.lmdbKeyValueStore("a.restore-x").get();
+        x.init(ctx, x);
+        try (x) {
+            BatchingStateRestoreCallback cb = (BatchingStateRestoreCallback) ctx.restoreCallback;
+            for (int b = 0; b < 5; b++) {
+                List<KeyValue<byte[], byte[]>> batch = new ArrayList<>();
+                for (int i = 0; i < 300; i++) {
+                    changelogRecord(batch, model, String.format("k%05d", (b * 131 + i * 7) % 1000), "v" + b + "-" + i);
+                }
+                cb.restoreAll(batch);
+            }
+            List<String> waiting = runFiles(dir).stream().filter(f -> f.startsWith("a.restore-x.restore-")).toList();
+            assertTrue(waiting.size() >= 3, "runs of a.restore-x wait for the merge: " + waiting);
+            FerryKeyValueStore a = (FerryKeyValueStore) FerryStores.lmdbKeyValueStore("a").get();
+            a.init(new TestContext(tmp.toFile()), a);
+            try (a) {
+                assertFalse(java.nio.file.Files.exists(ownRun), "a's own run, left by a crash");
+                assertFalse(java.nio.file.Files.exists(ownTable), "a's own table file, left by a crash");
+                assertEquals(waiting, runFiles(dir), "a.restore-x's runs are its own business");
+                assertEquals(List.of(), keys(a.all()));
+            }
+            assertEquals(entries(model), keys(x.all()), "a.restore-x merged every run");
+        }
+        Path d = Path.of("a");
+        assertTrue(RestoreBuffer.isRestoreFile(d, "a.restore-0.sst"));
+        assertTrue(RestoreBuffer.isRestoreFile(d, "a.restore-12" + RestoreRuns.SUFFIX));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "a.restore-x.restore-0.sst"));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "a.restore-.sst"));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "a.restore-1.sst.tmp"));
+        assertFalse(RestoreBuffer.isRestoreFile(d, "b.restore-1.sst"));
+    }
+
     private static List<String> runFiles(Path dir) throws java.io.IOException {
         try (java.util.stream.Stream<Path> l = java.nio.file.Files.list(dir)) {
             return l.map(p -> p.getFileName().toString()).filter(f -> f.endsWith(RestoreRuns.SUFFIX)).sorted().toList();

@@ -9,16 +9,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ferry.BlockCache;
+import dev.ferry.Engine;
+import dev.ferry.Store;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
@@ -71,6 +78,75 @@ class FerryMemoryBudgetTest {
         assertEquals(before, FerryMemoryBudget.openBudgets());
         assertTrue(cache.isClosed());
         assertTrue(budget.wbm.isClosed());
+    }
+
+    /**
+     * The last store closes while another thread holds an iterator of it: the store's close frees
+     * that cursor only on its own thread, so the store's engine still holds the cache and the manager.
+     * The close does not throw; the budget stays registered (no second one for a store opened
+     * meanwhile, which shares it) and closes once the iterator's thread lets the cursor go.
+     */
+    @Test
+    void theLastStoreClosingWhileAnotherThreadHoldsAnIteratorClosesTheBudgetOnceTheIteratorGoes() throws Exception {
+        int before = FerryMemoryBudget.openBudgets();
+        TestContext c = ctx("held");
+        FerryKeyValueStore s = open("a", c);
+        for (int i = 0; i < 100; i++) {
+            s.put(Bytes.wrap(("k" + i).getBytes(StandardCharsets.UTF_8)), new byte[64]);
+        }
+        FerryMemoryBudget budget = s.budget();
+        BlockCache cache = budget.cache;
+        ExecutorService reader = Executors.newSingleThreadExecutor();
+        try {
+            KeyValueIterator<Bytes, byte[]> it = reader.submit(() -> {
+                KeyValueIterator<Bytes, byte[]> i = s.all();
+                assertTrue(i.hasNext());
+                return i;
+            }).get(30, TimeUnit.SECONDS);
+            s.close(); // the reader's cursor keeps the engine, and so the budget, held
+            assertFalse(s.isOpen());
+            assertEquals(0, budget.stores());
+            assertEquals(before + 1, FerryMemoryBudget.openBudgets(), "the budget waits for the engine to let go");
+            assertFalse(cache.isClosed());
+            FerryKeyValueStore t = open("b", c);
+            assertSame(budget, t.budget(), "a store opened meanwhile shares the budget: never two at once");
+            assertEquals(before + 1, FerryMemoryBudget.openBudgets());
+            t.close();
+            assertFalse(cache.isClosed(), "still held by the first store's engine");
+            reader.submit(() -> {
+                assertThrows(InvalidStateStoreException.class, it::hasNext);
+                it.close();
+            }).get(30, TimeUnit.SECONDS);
+            assertEquals(before, FerryMemoryBudget.openBudgets());
+            assertTrue(budget.wbm.isClosed());
+            assertTrue(cache.isClosed());
+        } finally {
+            reader.shutdownNow();
+        }
+    }
+
+    /** A store whose close fails still lets go of the budget: it closes with the last store. */
+    @Test
+    void aStoreWhoseCloseFailsStillReleasesTheBudget() {
+        int before = FerryMemoryBudget.openBudgets();
+        TestContext c = ctx("failing");
+        FerryKeyValueStore s = new FerryKeyValueStore("f", Engine.ROCKSDB) {
+            @Override
+            void closeStore(Store st) {
+                super.closeStore(st);
+                throw new IllegalStateException("close failed");
+            }
+        };
+        s.init(c, s);
+        FerryMemoryBudget budget = s.budget();
+        assertEquals(before + 1, FerryMemoryBudget.openBudgets());
+        IllegalStateException e = assertThrows(IllegalStateException.class, s::close);
+        assertEquals("close failed", e.getMessage());
+        assertFalse(s.isOpen());
+        assertEquals(before, FerryMemoryBudget.openBudgets(), "released though the close failed");
+        assertTrue(budget.cache.isClosed());
+        assertTrue(budget.wbm.isClosed());
+        s.close(); // idempotent: nothing more to release
     }
 
     /**
