@@ -4,6 +4,7 @@
 #include "test_files.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -807,6 +808,7 @@ static void test_drop_while_reading(void)
 typedef struct counter_race {
     ferry_store *s;
     int stop;
+    int started;
     long reads;
     int went_back;
     uint64_t seen, then;
@@ -825,6 +827,7 @@ static void *read_counter_until_stopped(void *arg)
 {
     counter_race *a = arg;
     uint64_t last = 0;
+    __atomic_add_fetch(&a->started, 1, __ATOMIC_ACQ_REL);
     for (long i = 0; !__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE); i++) {
         int rc;
         ferry_snapshot *snap = NULL;
@@ -846,7 +849,7 @@ static void test_reads_never_go_back(void)
 {
     ferry_store *s = open_store("go-back");
     if (!s) return;
-    counter_race a = { s, 0, 0, 0, 0, 0 };
+    counter_race a = { s, 0, 0, 0, 0, 0, 0 };
     enum { READERS = 6 };
     pthread_t t[READERS];
     uint64_t n = 0;
@@ -857,7 +860,12 @@ static void test_reads_never_go_back(void)
      * lower (native/test/CMakeLists.txt). */
     const char *env = getenv("FERRY_TEST_RACE_COMMITS");
     const uint64_t COMMITS = env && atoi(env) > 0 ? (uint64_t)atoi(env) : 20000;
-    for (n = 1; n <= COMMITS && ok && !__atomic_load_n(&a.went_back, __ATOMIC_ACQUIRE); n++)
+    /* The race needs readers running while the commits go on: wait until every reader has started, and
+     * on a loaded machine (where the commits can outrun descheduled readers) go on committing past
+     * COMMITS until the readers have made 1,000 reads, up to 50 times COMMITS. */
+    while (__atomic_load_n(&a.started, __ATOMIC_ACQUIRE) < READERS) sched_yield();
+    for (n = 1; ok && !__atomic_load_n(&a.went_back, __ATOMIC_ACQUIRE)
+                && (n <= COMMITS || (__atomic_load_n(&a.reads, __ATOMIC_RELAXED) <= 1000 && n <= 50 * COMMITS)); n++)
         ok = ferry_put(s, 0, "n", 1, &n, sizeof n, 0, &err) == FERRY_OK;
     CHECK(ok, "put failed: %s", err.message);
     __atomic_store_n(&a.stop, 1, __ATOMIC_RELEASE);
