@@ -135,6 +135,23 @@ static void test_sync_skips_special_files(void)
 }
 #endif
 
+/* The state calls of the shared-memory handles on a handle that is not open: FERRY_EINVAL, the outputs
+ * untouched (they take no ferry_error, so there is no message to give; ferry.h). No engine needed:
+ * such a handle is never looked at. */
+static void test_usage_of_handles_not_open(void)
+{
+    uint64_t u = 7, p = 7;
+    uint32_t st = 7, w = 7;
+    CHECK(ferry_cache_usage(NULL, &u, &p, &st, &w) == FERRY_EINVAL);
+    long fake[8] = {0};
+    CHECK(ferry_cache_usage((ferry_cache *)fake, &u, &p, &st, &w) == FERRY_EINVAL);
+    CHECK(u == 7 && p == 7 && st == 7 && w == 7, "outputs written: %llu %llu %u %u", (unsigned long long)u,
+          (unsigned long long)p, st, w);
+    CHECK(ferry_wbm_usage(NULL, &u, &st) == FERRY_EINVAL);
+    CHECK(ferry_wbm_usage((ferry_wbm *)fake, &u, &st) == FERRY_EINVAL);
+    CHECK(u == 7 && st == 7, "outputs written: %llu %u", (unsigned long long)u, st);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -144,6 +161,7 @@ int main(int argc, char **argv)
     scratch = argv[1];
     if (test_fresh_dir(scratch) != 0) { fprintf(stderr, "cannot recreate %s\n", scratch); return 2; }
     test_sync_plain_tree();
+    test_usage_of_handles_not_open();
 #ifndef _WIN32
     test_sync_dangling_link();
     test_sync_links_to_dirs();
