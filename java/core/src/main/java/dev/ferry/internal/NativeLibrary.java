@@ -361,7 +361,7 @@ public final class NativeLibrary {
                 Files.createDirectories(dir);
                 AclFileAttributeView acl = Files.getFileAttributeView(dir, AclFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
                 if (acl != null) {
-                    makeAclPrivate(dir, acl, currentUser(dir.getParent()));
+                    makeAclPrivate(dir, acl, currentUser(dir.getParent()), windowsAdministration(dir));
                 }
                 return dir;
             }
@@ -396,22 +396,46 @@ public final class NativeLibrary {
             AclEntryPermission.WRITE_ACL, AclEntryPermission.WRITE_OWNER);
 
     /**
+     * The principals that administer a Windows system, whose write access to a directory exposes it to
+     * no one new (they can take ownership of any file anyway): SYSTEM and the Administrators group, as far
+     * as they can be looked up by name (wine shows an entry granting SYSTEM every right on files).
+     * Where the names are not found (a Windows in another language), nobody: their entries are then
+     * replaced like any other.
+     *
+     * @param dir a path on the file system to look them up on
+     * @return the principals found
+     */
+    static Set<UserPrincipal> windowsAdministration(Path dir) {
+        Set<UserPrincipal> out = new java.util.HashSet<>();
+        for (String name : new String[] {"NT AUTHORITY\\SYSTEM", "BUILTIN\\Administrators"}) {
+            try {
+                out.add(dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(name));
+            } catch (IOException | UnsupportedOperationException e) {
+                // not known by this name here
+            }
+        }
+        return out;
+    }
+
+    /**
      * The ACL form of {@link #privateDirectory}'s check: the directory must be owned by {@code me}, and
-     * no one else may change what it holds. An ACL that lets someone else is replaced by
-     * {@link #ownerOnlyAcl}, and checked again.
+     * no one else but {@code trusted} may change what it holds. An ACL that lets someone else is
+     * replaced by {@link #ownerOnlyAcl}, and checked again.
      *
      * @param dir the directory (for messages)
      * @param view its ACL view
      * @param me the user this process runs as
+     * @param trusted principals whose write access is no risk (the system's administration)
      * @throws UnsatisfiedLinkError when another user owns it, or its ACL cannot be made private
      * @throws IOException when the owner or the ACL cannot be read
      */
-    static void makeAclPrivate(Path dir, AclFileAttributeView view, UserPrincipal me) throws IOException {
+    static void makeAclPrivate(Path dir, AclFileAttributeView view, UserPrincipal me, Set<UserPrincipal> trusted)
+            throws IOException {
         UserPrincipal owner = view.getOwner();
         if (!owner.equals(me)) {
-            throw refuse(dir, aclProblem(owner, me, List.of()));
+            throw refuse(dir, aclProblem(owner, me, trusted, List.of()));
         }
-        String why = aclProblem(owner, me, view.getAcl());
+        String why = aclProblem(owner, me, trusted, view.getAcl());
         if (why == null) {
             return;
         }
@@ -422,7 +446,7 @@ public final class NativeLibrary {
             u.initCause(e);
             throw u;
         }
-        why = aclProblem(view.getOwner(), me, view.getAcl());
+        why = aclProblem(view.getOwner(), me, trusted, view.getAcl());
         if (why != null) {
             throw refuse(dir, why + " after its ACL was replaced by one granting only its owner");
         }
@@ -430,21 +454,23 @@ public final class NativeLibrary {
 
     /**
      * Why a directory with this owner and ACL is not {@code me}'s alone, or null when it is: it is owned
-     * by someone else, or an entry allows someone else to add, remove or rename its entries or to change
-     * its ACL or owner. Entries that only deny, and entries that only pass to new files and
-     * subdirectories (inherit-only), grant nothing on the directory itself.
+     * by someone else, or an entry allows someone else (not {@code trusted}) to add, remove or rename its
+     * entries or to change its ACL or owner. Entries that only deny, and entries that only pass to new
+     * files and subdirectories (inherit-only), grant nothing on the directory itself.
      *
      * @param owner the directory's owner
      * @param me the user this process runs as
+     * @param trusted principals whose write access is no risk
      * @param acl the directory's ACL
      * @return the reason, for a message after "which", or null
      */
-    static String aclProblem(UserPrincipal owner, UserPrincipal me, List<AclEntry> acl) {
+    static String aclProblem(UserPrincipal owner, UserPrincipal me, Set<UserPrincipal> trusted, List<AclEntry> acl) {
         if (!owner.equals(me)) {
             return "belongs to user '" + owner.getName() + "', not to '" + me.getName() + "'";
         }
         for (AclEntry e : acl) {
-            if (e.type() != AclEntryType.ALLOW || e.flags().contains(AclEntryFlag.INHERIT_ONLY) || e.principal().equals(me)) {
+            if (e.type() != AclEntryType.ALLOW || e.flags().contains(AclEntryFlag.INHERIT_ONLY) || e.principal().equals(me)
+                    || trusted.contains(e.principal())) {
                 continue;
             }
             Set<AclEntryPermission> granted = EnumSet.noneOf(AclEntryPermission.class);

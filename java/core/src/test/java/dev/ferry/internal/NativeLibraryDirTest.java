@@ -165,7 +165,7 @@ class NativeLibraryDirTest {
         Path d = NativeLibrary.privateDirectory(tmp.resolve("ferry-me"));
         AclFileAttributeView v = Files.getFileAttributeView(d, AclFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
         assumeTrue(v != null, "no ACLs on this file system");
-        assertNull(NativeLibrary.aclProblem(v.getOwner(), v.getOwner(), v.getAcl()));
+        assertNull(NativeLibrary.aclProblem(v.getOwner(), v.getOwner(), NativeLibrary.windowsAdministration(d), v.getAcl()));
     }
 
     // ---- the ACL decision (Windows), on made-up principals and ACLs ----
@@ -174,6 +174,8 @@ class NativeLibraryDirTest {
     private static final Principal ATTACKER = new Principal("HOST\\attacker");
     private static final Principal USERS = new Principal("BUILTIN\\Users");
     private static final Principal EVERYONE = new Principal("Everyone");
+    private static final Principal SYSTEM = new Principal("NT AUTHORITY\\SYSTEM");
+    private static final java.util.Set<UserPrincipal> NONE = java.util.Set.of();
 
     /** A user or group known by name alone. */
     private static final class Principal implements UserPrincipal {
@@ -263,7 +265,7 @@ class NativeLibraryDirTest {
     void aDirectoryOfAnotherOwnerIsRefusedOnAclFileSystems() {
         Acl v = new Acl(ATTACKER, allow(ATTACKER), allow(ME));
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class,
-                () -> NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), v, ME));
+                () -> NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), v, ME, NONE));
         assertTrue(e.getMessage().contains("belongs to user 'HOST\\attacker'") && e.getMessage().contains("refusing"), e.getMessage());
         assertEquals(0, v.sets, "another user's directory is left as it is");
     }
@@ -271,18 +273,18 @@ class NativeLibraryDirTest {
     @Test
     void anAclLettingOthersAddFilesIsReplacedByOneGrantingOnlyTheOwner() throws Exception {
         Acl v = inheritedFromWindowsTemp();
-        String why = NativeLibrary.aclProblem(v.owner, ME, v.acl);
+        String why = NativeLibrary.aclProblem(v.owner, ME, NONE, v.acl);
         assertTrue(why != null && why.contains("BUILTIN\\Users") && why.contains("WRITE_DATA"), why);
-        NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), v, ME);
+        NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), v, ME, NONE);
         assertEquals(NativeLibrary.ownerOnlyAcl(ME), v.acl);
-        assertNull(NativeLibrary.aclProblem(v.owner, ME, v.acl));
+        assertNull(NativeLibrary.aclProblem(v.owner, ME, NONE, v.acl));
     }
 
     @Test
     void everyWayToChangeTheDirectoryCountsAsWrite() {
         for (AclEntryPermission p : new AclEntryPermission[] {AclEntryPermission.WRITE_DATA, AclEntryPermission.APPEND_DATA,
             AclEntryPermission.DELETE_CHILD, AclEntryPermission.DELETE, AclEntryPermission.WRITE_ACL, AclEntryPermission.WRITE_OWNER}) {
-            String why = NativeLibrary.aclProblem(ME, ME, List.of(allow(ME), allow(EVERYONE, p)));
+            String why = NativeLibrary.aclProblem(ME, ME, NONE, List.of(allow(ME), allow(EVERYONE, p)));
             assertTrue(why != null && why.contains("Everyone") && why.contains(p.name()), p + ": " + why);
         }
     }
@@ -294,8 +296,8 @@ class NativeLibraryDirTest {
                 entry(AclEntryType.DENY, ATTACKER, EnumSet.noneOf(AclEntryFlag.class)),
                 entry(AclEntryType.ALLOW, USERS, EnumSet.of(AclEntryFlag.INHERIT_ONLY, AclEntryFlag.FILE_INHERIT)));
         List<AclEntry> before = v.acl;
-        assertNull(NativeLibrary.aclProblem(ME, ME, v.acl));
-        NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), v, ME);
+        assertNull(NativeLibrary.aclProblem(ME, ME, NONE, v.acl));
+        NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), v, ME, NONE);
         assertEquals(0, v.sets);
         assertEquals(before, v.acl);
     }
@@ -305,11 +307,29 @@ class NativeLibraryDirTest {
         Acl ignored = inheritedFromWindowsTemp();
         ignored.ignoreSet = true;
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class,
-                () -> NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), ignored, ME));
+                () -> NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), ignored, ME, NONE));
         assertTrue(e.getMessage().contains("BUILTIN\\Users") && e.getMessage().contains("after its ACL was replaced"), e.getMessage());
         Acl failing = inheritedFromWindowsTemp();
         failing.failSet = new IOException("access denied");
-        e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), failing, ME));
+        e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), failing, ME, NONE));
         assertTrue(e.getMessage().contains("cannot be replaced") && e.getCause() == failing.failSet, e.getMessage());
+    }
+
+    /**
+     * The system's administration (SYSTEM, Administrators) may write: it can take any file anyway. Wine
+     * shows an entry granting SYSTEM every right on files, so without this no directory would do there.
+     */
+    @Test
+    void writeAccessOfTheSystemsAdministrationIsKept() throws Exception {
+        Acl v = new Acl(ME, allow(SYSTEM), allow(ME));
+        assertTrue(NativeLibrary.aclProblem(ME, ME, NONE, v.acl).contains("SYSTEM"));
+        assertNull(NativeLibrary.aclProblem(ME, ME, java.util.Set.of(SYSTEM), v.acl));
+        NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), v, ME, java.util.Set.of(SYSTEM));
+        assertEquals(0, v.sets);
+        Acl withUsers = new Acl(ME, allow(SYSTEM), allow(ME), allow(USERS, AclEntryPermission.ADD_FILE));
+        withUsers.ignoreSet = true; // an ACL that will not change: refused for the Users entry, not SYSTEM's
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class,
+                () -> NativeLibrary.makeAclPrivate(tmp.resolve("ferry-service"), withUsers, ME, java.util.Set.of(SYSTEM)));
+        assertTrue(e.getMessage().contains("BUILTIN\\Users"), e.getMessage());
     }
 }
