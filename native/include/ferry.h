@@ -1107,7 +1107,8 @@ FERRY_EXPORT int ferry_cache_create(uint64_t capacity, uint32_t flags, int64_t h
 /**
  * @brief A cache's state: bytes in use (blocks, and memtables charged by write buffer managers), bytes
  *        pinned, and how many stores and write buffer managers hold it. Any output may be NULL.
- * @return FERRY_OK, FERRY_EINVAL (NULL cache).
+ * @return FERRY_OK, FERRY_EINVAL (NULL, or a cache that is closed or was not made by ferry_cache_create;
+ *         the outputs are then left as they were, and there is no message: this call takes no ferry_error).
  */
 FERRY_EXPORT int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out, uint32_t *stores_out,
                                    uint32_t *wbms_out);
@@ -1135,7 +1136,8 @@ FERRY_EXPORT int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint
 
 /**
  * @brief A manager's state: memtable bytes it counts, and how many stores hold it. Any output may be NULL.
- * @return FERRY_OK, FERRY_EINVAL (NULL manager).
+ * @return FERRY_OK, FERRY_EINVAL (NULL, or a manager that is closed or was not made by ferry_wbm_create;
+ *         the outputs are then left as they were, and there is no message: this call takes no ferry_error).
  */
 FERRY_EXPORT int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out);
 

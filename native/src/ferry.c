@@ -1139,11 +1139,16 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
 /* ------------------------------------------------------------------ */
 /* Checkpoints and backups                                             */
 
-/* fsync every file and directory under dir (not dir itself). */
-static int sync_under(const char *dir, ferry_error *err)
+/* fsync every regular file and directory under dir (not dir itself). Links are not followed (a
+ * link to a directory would sync a tree outside dir; a dangling one cannot be synced) and other
+ * kinds of file are skipped; an entry that vanishes during the walk (ENOENT: a file the engine
+ * removed meanwhile) has nothing left to sync. nested: dir itself was found by the walk, and may
+ * have vanished too. */
+static int sync_under(const char *dir, int nested, ferry_error *err)
 {
     int de = 0;
     plat_dir *d = plat_dir_open(dir, &de);
+    if (!d && nested && de == ENOENT) return FERRY_OK;
     if (!d) return ferry_fail(err, FERRY_EIO, de, "cannot sync directory %s: %s", dir, strerror(de));
     size_t n = strlen(dir);
     int rc = FERRY_OK;
@@ -1153,13 +1158,14 @@ static int sync_under(const char *dir, ferry_error *err)
         char *f = malloc(m);
         if (!f) { rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); break; }
         snprintf(f, m, "%s/%s", dir, name);
-        int x = 0, kind = plat_stat(f, &x);
+        int x = 0, kind = plat_lstat(f, &x);
         if (kind == PLAT_DIR) {
-            rc = sync_under(f, err);
+            rc = sync_under(f, 1, err);
             if (rc == FERRY_OK) x = plat_sync_dir(f);
         } else if (kind == PLAT_FILE) {
             x = plat_sync_file(f);
         }
+        if (x == ENOENT) x = 0;
         if (x && rc == FERRY_OK) rc = ferry_fail(err, FERRY_EIO, x, "cannot sync %s: %s", f, strerror(x));
         free(f);
     }
@@ -1173,7 +1179,7 @@ static int sync_under(const char *dir, ferry_error *err)
  * a backup directory's new entries were lost. Found by the power-cut test (docs/testing.md). */
 int ferry_sync_tree(const char *dir, ferry_error *err)
 {
-    int rc = sync_under(dir, err);
+    int rc = sync_under(dir, 0, err);
     return rc == FERRY_OK ? sync_store_dirs(dir, err) : rc;
 }
 

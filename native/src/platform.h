@@ -76,6 +76,12 @@ FERRY_HIDDEN int plat_unlink(const char *path);
 #define PLAT_DIR  2
 FERRY_HIDDEN int plat_stat(const char *path, int *err_out);
 
+/* What path itself is, links not followed: PLAT_DIR (a real directory), PLAT_FILE (a regular file),
+ * PLAT_OTHER (a symbolic link, a Windows reparse point such as a junction, a device, a pipe, a
+ * socket), or 0 as plat_stat. */
+#define PLAT_OTHER 3
+FERRY_HIDDEN int plat_lstat(const char *path, int *err_out);
+
 /* fopen of a UTF-8 path. */
 FERRY_HIDDEN FILE *plat_fopen(const char *path, const char *mode);
 

@@ -40,6 +40,16 @@ int plat_stat(const char *path, int *err_out)
     return S_ISDIR(st.st_mode) ? PLAT_DIR : PLAT_FILE;
 }
 
+int plat_lstat(const char *path, int *err_out)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (err_out) *err_out = errno;
+        return 0;
+    }
+    return S_ISDIR(st.st_mode) ? PLAT_DIR : S_ISREG(st.st_mode) ? PLAT_FILE : PLAT_OTHER;
+}
+
 FILE *plat_fopen(const char *path, const char *mode)
 {
     return fopen(path, mode);

@@ -326,6 +326,28 @@ int plat_stat(const char *path, int *err_out)
     return (a & FILE_ATTRIBUTE_DIRECTORY) ? PLAT_DIR : PLAT_FILE;
 }
 
+/* GetFileAttributesW does not follow a reparse point: a symbolic link or junction shows its own
+ * attributes, FILE_ATTRIBUTE_REPARSE_POINT among them (with FILE_ATTRIBUTE_DIRECTORY for a link to a
+ * directory), so it is PLAT_OTHER here, never a directory to descend into. */
+int plat_lstat(const char *path, int *err_out)
+{
+    int e = 0;
+    wchar_t *w = wide(path, &e);
+    if (!w) {
+        if (err_out) *err_out = e;
+        return 0;
+    }
+    DWORD a = GetFileAttributesW(w);
+    DWORD why = GetLastError();
+    free(w);
+    if (a == INVALID_FILE_ATTRIBUTES) {
+        if (err_out) *err_out = errno_of(why);
+        return 0;
+    }
+    if (a & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DEVICE)) return PLAT_OTHER;
+    return (a & FILE_ATTRIBUTE_DIRECTORY) ? PLAT_DIR : PLAT_FILE;
+}
+
 FILE *plat_fopen(const char *path, const char *mode)
 {
     wchar_t *w = wide(path, NULL), *m = wide(mode, NULL);

@@ -9,12 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Remove path and everything under it (rm -rf); 0 when nothing is left. */
+/* Remove path and everything under it (rm -rf; links removed, not followed); 0 when nothing is left. */
 static inline int test_rm_tree(const char *path)
 {
-    int kind = plat_stat(path, NULL);
+    int kind = plat_lstat(path, NULL);
     if (kind == 0) return 0;
     if (kind == PLAT_FILE) return plat_unlink(path);
+    if (kind == PLAT_OTHER) return plat_unlink(path) == 0 ? 0 : plat_rmdir(path); /* a link: not what it names */
     plat_dir *d = plat_dir_open(path, NULL);
     if (!d) return -1;
     int rc = 0;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -335,6 +336,17 @@ final class RangeSplits {
      */
     static long parallelScan(Snapshot snap, ColumnFamily cf, List<KeyRange> splits, int threads, Executor executor,
                              Supplier<? extends EntryVisitor> visitors) {
+        return parallelScan(snap, cf, splits, threads, executor, null, visitors);
+    }
+
+    /**
+     * As {@link #parallelScan(Snapshot, ColumnFamily, List, int, Executor, Supplier)}; without an executor
+     * the helper threads come from {@code threadFactory} (null: daemon threads named
+     * {@code ferry-parallel-scan-<i>}). A thread that cannot be made or started fails the scan: the helpers
+     * already started are stopped and joined before the failure is thrown, so no visitor runs after it.
+     */
+    static long parallelScan(Snapshot snap, ColumnFamily cf, List<KeyRange> splits, int threads, Executor executor,
+                             ThreadFactory threadFactory, Supplier<? extends EntryVisitor> visitors) {
         AtomicInteger next = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong total = new AtomicLong();
@@ -386,11 +398,21 @@ final class RangeSplits {
             }
             return result(failure, total);
         }
-        Thread[] ts = new Thread[Math.max(0, workers)];
-        for (int t = 0; t < ts.length; t++) {
-            ts[t] = new Thread(work, "ferry-parallel-scan-" + t);
-            ts[t].setDaemon(true);
-            ts[t].start();
+        List<Thread> ts = new ArrayList<>(Math.max(0, workers));
+        try {
+            for (int t = 0; t < workers; t++) {
+                Thread th = threadFactory == null ? new Thread(work, "ferry-parallel-scan-" + t) : threadFactory.newThread(work);
+                if (th == null) {
+                    throw new IllegalStateException("the thread factory made no thread for parallel scan helper " + t);
+                }
+                th.setDaemon(true);
+                ts.add(th); // joined below even if start fails (a thread never started joins at once)
+                th.start(); // OutOfMemoryError ("unable to create native thread") when the system has none left
+            }
+        } catch (RuntimeException | Error e) {
+            // fail the scan, but only once the helpers that run have stopped: none may call a visitor after it
+            stop.set(true);
+            failure.compareAndSet(null, e);
         }
         work.run();
         boolean interrupted = false;

@@ -493,6 +493,67 @@ class ParallelScanContractTest {
         assertSame(null, writerFailure.get());
     }
 
+    /**
+     * Issue 43: a helper thread that cannot be started (the system has no thread left) fails the scan,
+     * but only after the helpers already started have stopped: no visitor runs once the call has thrown.
+     * The started helper stays inside its first visit until the caller waits for it (the fix) or the
+     * call has thrown (before it), so the count is the same on every run.
+     */
+    @MatrixTest
+    void aHelperThatCannotStartFailsTheScanOnlyOnceTheStartedOnesStopped() throws Exception {
+        fillDecimal(store, 2000);
+        List<KeyRange> splits = store.split(cf, KeyRange.all(), 6);
+        assertTrue(splits.size() >= 3, "sub-ranges: " + splits.size());
+        Thread caller = Thread.currentThread();
+        java.util.concurrent.CountDownLatch firstVisit = new java.util.concurrent.CountDownLatch(1);
+        AtomicBoolean startFailed = new AtomicBoolean();
+        AtomicBoolean thrown = new AtomicBoolean();
+        AtomicInteger visits = new AtomicInteger();
+        List<Thread> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger made = new AtomicInteger();
+        java.util.concurrent.ThreadFactory factory = r -> {
+            if (made.getAndIncrement() == 0) {
+                Thread t = new Thread(r, "scan-helper-0");
+                started.add(t);
+                return t;
+            }
+            return new Thread(r, "scan-helper-that-cannot-start") {
+                @Override
+                public synchronized void start() {
+                    try {
+                        firstVisit.await(); // the started helper is inside its first visit
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    startFailed.set(true);
+                    throw new OutOfMemoryError("unable to create native thread (test)");
+                }
+            };
+        };
+        java.util.function.Supplier<EntryVisitor> visitors = () -> (k, v) -> {
+            if (visits.incrementAndGet() == 1) {
+                firstVisit.countDown();
+                // hold this visit until the caller waits for the helpers, or until the call has thrown
+                while (!thrown.get() && !(startFailed.get() && caller.getState() == Thread.State.WAITING)) {
+                    Thread.yield();
+                }
+            }
+            return true;
+        };
+        try (Snapshot snap = store.snapshot()) {
+            OutOfMemoryError e = assertThrows(OutOfMemoryError.class,
+                    () -> RangeSplits.parallelScan(snap, cf, splits, 3, null, factory, visitors));
+            int atThrow = visits.get();
+            thrown.set(true);
+            for (Thread t : started) {
+                t.join();
+            }
+            assertTrue(e.getMessage().contains("(test)"), e.getMessage());
+            assertEquals(1, atThrow, "visits when the scan threw");
+            assertEquals(atThrow, visits.get(), "visits after the scan threw");
+        }
+    }
+
     @MatrixTest
     void aVisitorReturningFalseStopsTheScan() {
         fillDecimal(store, 10_000);

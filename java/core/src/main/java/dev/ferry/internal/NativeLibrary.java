@@ -12,6 +12,11 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.AclEntry;
+import java.nio.file.attribute.AclEntryFlag;
+import java.nio.file.attribute.AclEntryPermission;
+import java.nio.file.attribute.AclEntryType;
+import java.nio.file.attribute.AclFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,6 +24,7 @@ import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -28,8 +34,9 @@ import java.util.Set;
  * LMDB (from org.lmdbjava:native, or {@code -Dferry.lmdb.lib=<path>}). Jar resources are
  * extracted into {@code <java.io.tmpdir>/ferry-<user>/} under a name that carries a hash of
  * their content, so two versions never overwrite each other and a re-run reuses the file. That
- * directory is created owner-only and refused when it is a link or another user's; a reused file
- * is compared byte for byte with the jar's copy first.
+ * directory is created owner-only (POSIX mode 0700; on Windows an ACL granting only its owner) and
+ * refused when it is a link or another user's; a reused file must be this user's with no other
+ * name (one link) and is compared byte for byte with the jar's copy first, else it is extracted again.
  *
  * <p>The jar carries libferry for the {@link #SUPPORTED_PLATFORMS}; on any other platform
  * {@link #ferryPath()} throws a {@link FerryException} naming it, unless {@code -Dferry.native.lib}
@@ -277,9 +284,12 @@ public final class NativeLibrary {
 
     /**
      * Writes {@code bytes} to {@code <dir>/<prefix>-<hash><suffix>} unless a file with exactly
-     * these bytes is there already (a file of the right name but other content, planted or
-     * damaged, is replaced). The file is written under a temporary name and moved into place, so
-     * a concurrent loader never sees half a library.
+     * these bytes, owned by this user and with no other name, is there already (a file of the right
+     * name but other content, planted or damaged, is replaced; so is one of another user, or a hard
+     * link, which someone holding its other name could change between this check and the load: it
+     * may have been planted while the directory was still open to others, {@link #privateDirectory}).
+     * The file is written under a temporary name and moved into place, so a concurrent loader never
+     * sees half a library.
      *
      * @param dir a directory that {@link #privateDirectory} accepted
      * @param bytes the library
@@ -290,8 +300,8 @@ public final class NativeLibrary {
     static Path extractTo(Path dir, byte[] bytes, String prefix, String suffix) {
         try {
             Path target = dir.resolve(prefix + "-" + sha256(bytes) + suffix);
-            if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == bytes.length
-                    && Arrays.equals(Files.readAllBytes(target), bytes)) {
+            if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && soleAndOwn(dir, target)
+                    && Files.size(target) == bytes.length && Arrays.equals(Files.readAllBytes(target), bytes)) {
                 return target;
             }
             Path part = Files.createTempFile(dir, prefix, ".part"); // owner-only (0600) on POSIX
@@ -308,10 +318,34 @@ public final class NativeLibrary {
     }
 
     /**
+     * Whether {@code file} in {@code dir} is this user's own and its only name: owned by the owner of
+     * {@code dir} (which {@link #privateDirectory} checked is this user) and, where the file system
+     * counts links (Linux, macOS), with one link.
+     *
+     * @param dir the directory
+     * @param file a regular file in it
+     * @return false when another user owns the file or it has another name
+     * @throws IOException when its attributes cannot be read
+     */
+    static boolean soleAndOwn(Path dir, Path file) throws IOException {
+        Set<String> views = file.getFileSystem().supportedFileAttributeViews();
+        if (views.contains("owner")
+                && !Files.getOwner(file, LinkOption.NOFOLLOW_LINKS).equals(Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS))) {
+            return false;
+        }
+        return !views.contains("unix") || ((Number) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).longValue() == 1;
+    }
+
+    /**
      * Makes sure libraries can be loaded from {@code dir} without another local user having had
      * a chance to plant one: the directory is created owner-only (0700); an existing one must be a
      * real directory (not a symbolic link) owned by this process's user, and is tightened to 0700
-     * if it is more open. (Files in it are checked byte for byte before they are loaded.)
+     * if it is more open. Where the file system has ACLs instead of modes (Windows: a service running
+     * as SYSTEM extracts into the shared {@code C:\Windows\Temp}, where any user may create a
+     * directory, and a directory created there inherits ACL entries that let other users add files),
+     * the directory must be owned by this process's user too, and its ACL is replaced by one that
+     * grants only its owner ({@link #makeAclPrivate}). (Files in it are checked before they are loaded,
+     * {@link #extractTo}.)
      *
      * @param dir the directory, usually {@code <java.io.tmpdir>/ferry-<user>}
      * @return {@code dir}
@@ -320,11 +354,15 @@ public final class NativeLibrary {
     static Path privateDirectory(Path dir) {
         try {
             if (!dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                // no POSIX owners here (Windows: the temp directory is per user); still no link or file in its place
+                // no POSIX owners and modes here (Windows): no link or file in its place, then its owner and ACL
                 if (Files.isSymbolicLink(dir) || Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                     throw refuse(dir, "is " + (Files.isSymbolicLink(dir) ? "a symbolic link" : "not a directory"));
                 }
                 Files.createDirectories(dir);
+                AclFileAttributeView acl = Files.getFileAttributeView(dir, AclFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+                if (acl != null) {
+                    makeAclPrivate(dir, acl, currentUser(dir.getParent()), windowsAdministration(dir));
+                }
                 return dir;
             }
             Files.createDirectories(dir.getParent());
@@ -351,6 +389,112 @@ public final class NativeLibrary {
     }
 
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+
+    /** What lets a principal change what a directory holds: add, remove or rename entries, or change who may. */
+    private static final Set<AclEntryPermission> ACL_WRITE = EnumSet.of(AclEntryPermission.WRITE_DATA,
+            AclEntryPermission.APPEND_DATA, AclEntryPermission.DELETE_CHILD, AclEntryPermission.DELETE,
+            AclEntryPermission.WRITE_ACL, AclEntryPermission.WRITE_OWNER);
+
+    /**
+     * The principals that administer a Windows system, whose write access to a directory exposes it to
+     * no one new (they can take ownership of any file anyway): SYSTEM and the Administrators group, as far
+     * as they can be looked up by name (wine shows an entry granting SYSTEM every right on files).
+     * Where the names are not found (a Windows in another language), nobody: their entries are then
+     * replaced like any other.
+     *
+     * @param dir a path on the file system to look them up on
+     * @return the principals found
+     */
+    static Set<UserPrincipal> windowsAdministration(Path dir) {
+        Set<UserPrincipal> out = new java.util.HashSet<>();
+        for (String name : new String[] {"NT AUTHORITY\\SYSTEM", "BUILTIN\\Administrators"}) {
+            try {
+                out.add(dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(name));
+            } catch (IOException | UnsupportedOperationException e) {
+                // not known by this name here
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The ACL form of {@link #privateDirectory}'s check: the directory must be owned by {@code me}, and
+     * no one else but {@code trusted} may change what it holds. An ACL that lets someone else is
+     * replaced by {@link #ownerOnlyAcl}, and checked again.
+     *
+     * @param dir the directory (for messages)
+     * @param view its ACL view
+     * @param me the user this process runs as
+     * @param trusted principals whose write access is no risk (the system's administration)
+     * @throws UnsatisfiedLinkError when another user owns it, or its ACL cannot be made private
+     * @throws IOException when the owner or the ACL cannot be read
+     */
+    static void makeAclPrivate(Path dir, AclFileAttributeView view, UserPrincipal me, Set<UserPrincipal> trusted)
+            throws IOException {
+        UserPrincipal owner = view.getOwner();
+        if (!owner.equals(me)) {
+            throw refuse(dir, aclProblem(owner, me, trusted, List.of()));
+        }
+        String why = aclProblem(owner, me, trusted, view.getAcl());
+        if (why == null) {
+            return;
+        }
+        try {
+            view.setAcl(ownerOnlyAcl(me));
+        } catch (IOException e) {
+            UnsatisfiedLinkError u = refuse(dir, why + ", and its ACL cannot be replaced (" + e + ")");
+            u.initCause(e);
+            throw u;
+        }
+        why = aclProblem(view.getOwner(), me, trusted, view.getAcl());
+        if (why != null) {
+            throw refuse(dir, why + " after its ACL was replaced by one granting only its owner");
+        }
+    }
+
+    /**
+     * Why a directory with this owner and ACL is not {@code me}'s alone, or null when it is: it is owned
+     * by someone else, or an entry allows someone else (not {@code trusted}) to add, remove or rename its
+     * entries or to change its ACL or owner. Entries that only deny, and entries that only pass to new
+     * files and subdirectories (inherit-only), grant nothing on the directory itself.
+     *
+     * @param owner the directory's owner
+     * @param me the user this process runs as
+     * @param trusted principals whose write access is no risk
+     * @param acl the directory's ACL
+     * @return the reason, for a message after "which", or null
+     */
+    static String aclProblem(UserPrincipal owner, UserPrincipal me, Set<UserPrincipal> trusted, List<AclEntry> acl) {
+        if (!owner.equals(me)) {
+            return "belongs to user '" + owner.getName() + "', not to '" + me.getName() + "'";
+        }
+        for (AclEntry e : acl) {
+            if (e.type() != AclEntryType.ALLOW || e.flags().contains(AclEntryFlag.INHERIT_ONLY) || e.principal().equals(me)
+                    || trusted.contains(e.principal())) {
+                continue;
+            }
+            Set<AclEntryPermission> granted = EnumSet.noneOf(AclEntryPermission.class);
+            granted.addAll(e.permissions());
+            granted.retainAll(ACL_WRITE);
+            if (!granted.isEmpty()) {
+                return "lets '" + e.principal().getName() + "' change what it holds (its ACL grants " + granted + ")";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * An ACL granting {@code me} everything, on the directory and (inherited) on what is created in it,
+     * and no one else anything.
+     *
+     * @param me the directory's owner
+     * @return the ACL
+     */
+    static List<AclEntry> ownerOnlyAcl(UserPrincipal me) {
+        return List.of(AclEntry.newBuilder().setType(AclEntryType.ALLOW).setPrincipal(me)
+                .setPermissions(EnumSet.allOf(AclEntryPermission.class))
+                .setFlags(AclEntryFlag.FILE_INHERIT, AclEntryFlag.DIRECTORY_INHERIT).build());
+    }
 
     private static UnsatisfiedLinkError refuse(Path dir, String why) {
         return new UnsatisfiedLinkError("Ferry extracts its native libraries into " + dir + ", which " + why
