@@ -858,7 +858,9 @@ public interface NativeFunctions {
      * @param pinnedOut {@code uint64_t *pinned_out}
      * @param storesOut {@code uint32_t *stores_out}
      * @param wbmsOut {@code uint32_t *wbms_out}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL cache).
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, or a cache that is closed or was not made by
+     *        ferry_cache_create; the outputs are then left as they were, and there is no message: this call takes no
+     *        ferry_error).
      */
     int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut);
 
@@ -895,7 +897,9 @@ public interface NativeFunctions {
      * @param wbm {@code ferry_wbm *w}
      * @param usageOut {@code uint64_t *usage_out}
      * @param storesOut {@code uint32_t *stores_out}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL manager).
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, or a manager that is closed or was not made by
+     *        ferry_wbm_create; the outputs are then left as they were, and there is no message: this call takes no
+     *        ferry_error).
      */
     int wbmUsage(long wbm, long usageOut, long storesOut);
 
