@@ -20,11 +20,15 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * {@code dsl.store.suppliers.class} ({@code StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG}) to this
  * class, and optionally {@link FerryStoreConfig#DSL_ENGINE} to {@code lmdb} (default {@code rocksdb}).
  * Key-value, window and session stores come from {@link FerryStores} in the format the DSL asks for
- * (plain or timestamped). What Ferry does not provide stays Kafka's built-in RocksDB store: the
- * time-ordered stores of emit-on-window-close aggregations and the header-carrying stores
- * ({@code dsl.store.format=HEADERS}). Kafka 4.3's {@code DslStoreSuppliers} has no method for versioned
- * stores (the DSL makes one only from a supplier in {@code Materialized.as(...)}): use
- * {@link FerryStores#persistentVersionedKeyValueStore} or {@link FerryStores#lmdbVersionedKeyValueStore} there.
+ * (plain or timestamped); the window stores of emit-on-window-close aggregations are
+ * {@link FerryTimeOrderedWindowStore}s (ordered by time, as Kafka's emit-final processors read them), and
+ * their session stores plain {@link FerrySessionStore}s (which answer the time-ordered
+ * {@code findSessions(earliestEnd, latestEnd)} those processors call). Only the header-carrying formats
+ * ({@code dsl.store.format=HEADERS}) stay Kafka's built-in RocksDB stores. Kafka's {@code DslStoreSuppliers}
+ * (4.4 too) has no method for versioned stores (the DSL makes one only from a supplier in
+ * {@code Materialized.as(...)}): use {@link FerryStores#persistentVersionedKeyValueStore} or
+ * {@link FerryStores#lmdbVersionedKeyValueStore} there. Suppression buffers are no business of the
+ * suppliers: Kafka builds its in-memory buffer itself.
  *
  * <p>Thread safety: configured once, then read only.
  */
@@ -73,9 +77,14 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
         DslStoreFormat format = params.dslStoreFormat();
-        if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE
-                || (format != DslStoreFormat.TIMESTAMPED && format != DslStoreFormat.PLAIN)) {
+        if (format != DslStoreFormat.TIMESTAMPED && format != DslStoreFormat.PLAIN) {
             return builtIn.windowStore(params);
+        }
+        if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE) {
+            // what Kafka's emit-final aggregations read their closed windows from: a store ordered by time
+            return engine == Engine.ROCKSDB
+                    ? FerryStores.persistentTimeOrderedWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates())
+                    : FerryStores.lmdbTimeOrderedWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates());
         }
         boolean timestamped = format == DslStoreFormat.TIMESTAMPED;
         if (engine == Engine.ROCKSDB) {
@@ -88,9 +97,13 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
                 : FerryStores.lmdbWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates());
     }
 
+    /**
+     * A Ferry session store; for emit-on-window-close aggregations too, since every Ferry session store
+     * answers {@code findSessions(earliestEnd, latestEnd)} in time order, the read their emit path needs.
+     */
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
-        if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE || params.storeFormat() == DslStoreFormat.HEADERS) {
+        if (params.storeFormat() == DslStoreFormat.HEADERS) {
             return builtIn.sessionStore(params);
         }
         return engine == Engine.ROCKSDB ? FerryStores.persistentSessionStore(params.name(), params.retentionPeriod())

@@ -2,7 +2,10 @@ package dev.ferry.kafka;
 
 import dev.ferry.Engine;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.function.Predicate;
@@ -127,6 +130,45 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
         return findRange(keyFrom, keyTo, 0, Long.MAX_VALUE, false);
     }
 
+    /**
+     * The sessions that end in {@code [earliestSessionEndTime, latestSessionEndTime]}, in time order (by
+     * end, then start, then key bytes), as Kafka's time-ordered session store returns them to the DSL's
+     * emit-on-window-close session aggregations. The store is ordered by key within a segment, so this
+     * reads each segment the range touches whole and sorts its sessions in memory before handing them
+     * out (Kafka's time-ordered store keeps a second, time-first copy of every key instead).
+     *
+     * @param earliestSessionEndTime earliest session end, inclusive
+     * @param latestSessionEndTime latest session end, inclusive
+     * @return the sessions, in time order
+     */
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
+        checkOpen();
+        List<KeyValue<Windowed<Bytes>, byte[]>> found = new ArrayList<>();
+        List<KeyValue<byte[], byte[]>> segment = new ArrayList<>();
+        Predicate<byte[]> ending = k -> k.length >= SUFFIX && endOf(k) >= earliestSessionEndTime && endOf(k) <= latestSessionEndTime;
+        for (long id : segmentsFor(earliestSessionEndTime, latestSessionEndTime, true)) {
+            segment.clear();
+            try (KeyValueIterator<Bytes, byte[]> it = segmentIterator(List.of(id), null, null, true, ending)) {
+                it.forEachRemaining(kv -> segment.add(KeyValue.pair(kv.key.get(), kv.value)));
+            }
+            segment.sort(TIME_ORDER);
+            for (KeyValue<byte[], byte[]> kv : segment) {
+                found.add(KeyValue.pair(windowed(kv.key), kv.value));
+            }
+        }
+        return new Listed(found);
+    }
+
+    /** Kafka's time-first session key order: end, start, then key bytes. */
+    private static final Comparator<KeyValue<byte[], byte[]>> TIME_ORDER = (a, b) -> {
+        int c = Long.compare(endOf(a.key), endOf(b.key));
+        if (c == 0) {
+            c = Long.compare(startOf(a.key), startOf(b.key));
+        }
+        return c != 0 ? c : Arrays.compareUnsigned(a.key, 0, a.key.length - SUFFIX, b.key, 0, b.key.length - SUFFIX);
+    };
+
     private KeyValueIterator<Windowed<Bytes>, byte[]> findKey(Bytes key, long earliestEnd, long latestStart, boolean forward) {
         Objects.requireNonNull(key, "key cannot be null");
         checkOpen();
@@ -166,6 +208,42 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
     private static Windowed<Bytes> windowed(byte[] storeKey) {
         byte[] key = Arrays.copyOf(storeKey, storeKey.length - SUFFIX);
         return new Windowed<>(Bytes.wrap(key), new SessionWindow(startOf(storeKey), endOf(storeKey)));
+    }
+
+    /** Sessions read ahead into a list. */
+    private static final class Listed implements KeyValueIterator<Windowed<Bytes>, byte[]> {
+        private final List<KeyValue<Windowed<Bytes>, byte[]>> sessions;
+        private int next;
+
+        Listed(List<KeyValue<Windowed<Bytes>, byte[]>> sessions) {
+            this.sessions = sessions;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return next < sessions.size();
+        }
+
+        @Override
+        public KeyValue<Windowed<Bytes>, byte[]> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return sessions.get(next++);
+        }
+
+        @Override
+        public Windowed<Bytes> peekNextKey() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return sessions.get(next).key;
+        }
+
+        @Override
+        public void close() {
+            next = sessions.size();
+        }
     }
 
     /** Session keys and aggregates. */

@@ -266,8 +266,52 @@ public final class FerryStores {
             throw new IllegalArgumentException("The retention period of the window store " + name
                     + " must be no smaller than its window size. Got size=[" + size + "], retention=[" + retention + "]");
         }
-        return new WindowSupplier(name, engine, retention, segmentInterval(retention), size, retainDuplicates, timestamped);
+        return new WindowSupplier(name, engine, retention, segmentInterval(retention), size, retainDuplicates,
+                timestamped ? WindowLayout.TIMESTAMPED : WindowLayout.PLAIN);
     }
+
+    /**
+     * A supplier of Ferry-RocksDB window stores ordered by time ({@link FerryTimeOrderedWindowStore}): the
+     * store the DSL's emit-on-window-close aggregations want (the counterpart of Kafka's internal
+     * {@code RocksDbIndexedTimeOrderedWindowBytesStoreSupplier}); values in the timestamped format.
+     * Arguments and checks as {@link #persistentWindowStore}.
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long windows are kept
+     * @param windowSize the size of the windows
+     * @param retainDuplicates whether every put is kept instead of overwriting
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTimeOrderedWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                                            boolean retainDuplicates) {
+        return timeOrdered(name, Engine.ROCKSDB, retentionPeriod, windowSize, retainDuplicates);
+    }
+
+    /**
+     * As {@link #persistentTimeOrderedWindowStore}, on Ferry-LMDB.
+     *
+     * @param name the store's name
+     * @param retentionPeriod how long windows are kept
+     * @param windowSize the size of the windows
+     * @param retainDuplicates whether every put is kept instead of overwriting
+     * @return the supplier
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier lmdbTimeOrderedWindowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                                      boolean retainDuplicates) {
+        return timeOrdered(name, Engine.LMDB, retentionPeriod, windowSize, retainDuplicates);
+    }
+
+    private static WindowBytesStoreSupplier timeOrdered(String name, Engine engine, Duration retentionPeriod, Duration windowSize,
+                                                        boolean retainDuplicates) {
+        WindowSupplier checked = (WindowSupplier) window(name, engine, retentionPeriod, windowSize, retainDuplicates, true);
+        return new WindowSupplier(name, engine, checked.retention, checked.segmentInterval, checked.windowSize, retainDuplicates,
+                WindowLayout.TIME_ORDERED);
+    }
+
+    /** The window stores a {@link WindowSupplier} makes. */
+    private enum WindowLayout { PLAIN, TIMESTAMPED, TIME_ORDERED }
 
     private static long millis(Duration d, String what) {
         Objects.requireNonNull(d, what + " cannot be null");
@@ -299,17 +343,17 @@ public final class FerryStores {
         private final long segmentInterval;
         private final long windowSize;
         private final boolean retainDuplicates;
-        private final boolean timestamped;
+        private final WindowLayout layout;
 
         WindowSupplier(String name, Engine engine, long retention, long segmentInterval, long windowSize, boolean retainDuplicates,
-                       boolean timestamped) {
+                       WindowLayout layout) {
             this.name = name;
             this.engine = engine;
             this.retention = retention;
             this.segmentInterval = segmentInterval;
             this.windowSize = windowSize;
             this.retainDuplicates = retainDuplicates;
-            this.timestamped = timestamped;
+            this.layout = layout;
         }
 
         @Override
@@ -319,9 +363,11 @@ public final class FerryStores {
 
         @Override
         public WindowStore<Bytes, byte[]> get() {
-            return timestamped
-                    ? new FerryTimestampedWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates)
-                    : new FerryWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates);
+            switch (layout) {
+                case TIMESTAMPED: return new FerryTimestampedWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates);
+                case TIME_ORDERED: return new FerryTimeOrderedWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates);
+                default: return new FerryWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates);
+            }
         }
 
         @Override
@@ -352,7 +398,7 @@ public final class FerryStores {
         @Override
         public String toString() {
             return "FerryStores[" + name + ", " + engine + ", window " + windowSize + " ms, retention " + retention + " ms"
-                    + (retainDuplicates ? ", duplicates" : "") + (timestamped ? ", timestamped" : "") + "]";
+                    + (retainDuplicates ? ", duplicates" : "") + ", " + layout.name().toLowerCase(java.util.Locale.ROOT) + "]";
         }
     }
 

@@ -348,7 +348,7 @@ class WindowedTopologyComparisonTest {
     }
 
     @org.junit.jupiter.api.Test
-    void dslStoreSuppliersLeaveWhatFerryLacksToKafkaAndRejectUnknownEngines() {
+    void dslStoreSuppliersGiveTimeOrderedStoresLeaveHeadersToKafkaAndRejectUnknownEngines() {
         FerryDslStoreSuppliers s = new FerryDslStoreSuppliers();
         s.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB"));
         var plain = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
@@ -357,10 +357,14 @@ class WindowedTopologyComparisonTest {
         assertEquals(dev.ferry.Engine.LMDB, ((FerryWindowStore) plain.get()).engine());
         var onClose = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true));
-        assertFalse(onClose.get() instanceof FerryStateStore, "emit-on-window-close keeps Kafka's time-ordered store");
+        assertInstanceOf(FerryTimeOrderedWindowStore.class, onClose.get(), "emit-on-window-close: Ferry's time-ordered store");
+        assertEquals(dev.ferry.Engine.LMDB, ((FerryTimeOrderedWindowStore) onClose.get()).engine());
         var sessionOnClose = s.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose()));
-        assertFalse(sessionOnClose.get() instanceof FerryStateStore);
+        assertInstanceOf(FerrySessionStore.class, sessionOnClose.get());
+        var headers = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate(), false, org.apache.kafka.streams.DslStoreFormat.HEADERS));
+        assertFalse(headers.get() instanceof FerryStateStore, "the headers format stays Kafka's");
         assertInstanceOf(FerrySessionStore.class, s.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate())).get());
         assertThrows(org.apache.kafka.common.config.ConfigException.class,
