@@ -349,8 +349,17 @@ class WindowedTopologyComparisonTest {
 
     @org.junit.jupiter.api.Test
     void dslStoreSuppliersGiveTimeOrderedStoresLeaveHeadersToKafkaAndRejectUnknownEngines() {
+        FerryDslStoreSuppliers cached = new FerryDslStoreSuppliers();
+        cached.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB"));
+        // with Kafka's record cache on (the default), emit-on-window-close aggregations keep Kafka's time-ordered stores
+        assertFalse(cached.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true)).get() instanceof FerryStateStore);
+        assertFalse(cached.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose())).get() instanceof FerryStateStore);
+        assertInstanceOf(FerrySessionStore.class, cached.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate())).get());
         FerryDslStoreSuppliers s = new FerryDslStoreSuppliers();
-        s.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB"));
+        s.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB", "statestore.cache.max.bytes", 0L));
         var plain = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate(), false, true));
         assertInstanceOf(FerryTimestampedWindowStore.class, plain.get());
