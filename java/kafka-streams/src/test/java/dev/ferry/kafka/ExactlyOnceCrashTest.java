@@ -231,27 +231,46 @@ class ExactlyOnceCrashTest {
         }
     }
 
+    /**
+     * Produces n seeded records and builds the model from what the input topic then holds, partition by
+     * partition in offset order (a key's records are in one partition, in that order).
+     */
     private static Model produce(String bootstrap, String topic, int n, Random r) throws Exception {
-        Model m = new Model();
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        long window = ExactlyOnceApp.WINDOW.toMillis();
+        // not idempotent: an idempotent producer's first flush hung now and then on this in-process broker; the
+        // model is read back from the topic, so a retried (duplicated) record would be in it too
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         long base = System.currentTimeMillis() - 10 * 60_000L; // recent: within the changelogs' retention
+        java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
         try (KafkaProducer<String, Long> producer = new KafkaProducer<>(p, new StringSerializer(), new LongSerializer())) {
             for (int i = 0; i < n; i++) {
-                String k = "k" + r.nextInt(KEYS);
-                long v = r.nextInt(1000);
                 long ts = base + i * 40L + r.nextInt(2000); // out of order within the grace period
-                List<Long> aggs = m.sums.computeIfAbsent(k, x -> new ArrayList<>());
-                aggs.add(ExactlyOnceApp.aggregate(aggs.isEmpty() ? 0 : aggs.get(aggs.size() - 1), v));
-                List<Long> c = m.counts.computeIfAbsent(k + "@" + (ts - ts % window), x -> new ArrayList<>());
-                c.add(c.size() + 1L);
-                producer.send(new ProducerRecord<>(topic, null, ts, k, v));
+                producer.send(new ProducerRecord<>(topic, null, ts, "k" + r.nextInt(KEYS), (long) r.nextInt(1000)), (md, e) -> {
+                    if (e != null) {
+                        failed.compareAndSet(null, e);
+                    }
+                });
             }
             producer.flush();
         }
+        if (failed.get() != null) {
+            throw failed.get();
+        }
+        Model m = new Model();
+        long window = ExactlyOnceApp.WINDOW.toMillis();
+        for (ConsumerRecord<byte[], byte[]> rec : readCommitted(bootstrap, topic, PARTITIONS)) {
+            String k = new String(rec.key(), StandardCharsets.UTF_8);
+            long v = ByteBuffer.wrap(rec.value()).getLong();
+            long ts = rec.timestamp();
+            List<Long> aggs = m.sums.computeIfAbsent(k, x -> new ArrayList<>());
+            aggs.add(ExactlyOnceApp.aggregate(aggs.isEmpty() ? 0 : aggs.get(aggs.size() - 1), v));
+            List<Long> c = m.counts.computeIfAbsent(k + "@" + (ts - ts % window), x -> new ArrayList<>());
+            c.add(c.size() + 1L);
+        }
+        assertEquals(n, size(m.sums), "the input topic holds the records produced");
         return m;
     }
 
