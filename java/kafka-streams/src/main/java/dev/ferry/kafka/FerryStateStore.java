@@ -28,8 +28,10 @@ import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
@@ -70,6 +72,13 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
      * its own offsets family); no changelog partition's key ({@code <topic>-<partition>}) can equal it.
      */
     static final byte[] POSITION_KEY = "position".getBytes(StandardCharsets.UTF_8);
+    /**
+     * The key of the store's open/closed status in the offsets family (the built-in store's key and values:
+     * 1 while open, 0 once closed); under exactly-once a store found open was not closed and is not trusted.
+     */
+    static final byte[] STATUS_KEY = "status".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] OPENED = ByteBuffer.allocate(Long.BYTES).putLong(1).array();
+    private static final byte[] CLOSED = ByteBuffer.allocate(Long.BYTES).putLong(0).array();
     private final String name;
     private final Engine engine;
     private final Set<FerryIterator> openIterators = ConcurrentHashMap.newKeySet();
@@ -141,6 +150,15 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 offsets = family(s, OFFSETS_FAMILY);
                 byte[] p = s.get(offsets, POSITION_KEY);
                 kept = p == null ? Position.emptyPosition() : PositionSerde.deserialize(ByteBuffer.wrap(p));
+                byte[] status = s.get(offsets, STATUS_KEY);
+                if (status != null && !Arrays.equals(status, CLOSED) && StreamsConfig.EXACTLY_ONCE_V2.equals(
+                        context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
+                    // not closed: it may hold writes of a transaction the broker aborted, which its offsets do not
+                    // cover; Kafka Streams wipes the task's state and restores it (as for its own store)
+                    throw new TaskCorruptedException(Set.of(context.taskId()), new ProcessorStateException(
+                            "Ferry store " + name + " at " + dir + " was not closed: under exactly-once its entries may hold uncommitted writes"));
+                }
+                s.put(offsets, STATUS_KEY, OPENED, COMMIT); // synced: before every write this opening makes
                 opened(s, data);
             } catch (RuntimeException e) {
                 s.close();
@@ -151,6 +169,9 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         } catch (java.io.IOException | RuntimeException e) {
             if (b != null) {
                 b.release();
+            }
+            if (e instanceof TaskCorruptedException t) {
+                throw t;
             }
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
@@ -461,6 +482,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                     s.put(offsets, POSITION_KEY, positionBytes(now));
                     writtenPosition = now;
                 }
+                s.put(offsets, STATUS_KEY, CLOSED); // after every write: a store found without it was not closed
             } catch (RuntimeException e) {
                 // the position stays at its last commit: never ahead of the entries
             }

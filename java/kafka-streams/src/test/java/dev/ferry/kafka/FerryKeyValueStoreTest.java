@@ -622,6 +622,39 @@ class FerryKeyValueStoreTest {
         }
     }
 
+    /**
+     * Under exactly-once a store that was not closed (the process died) may hold writes of a transaction the
+     * broker aborted, which no committed offset covers: init throws TaskCorruptedException, so Kafka Streams
+     * wipes the task's state and restores it, as for its own store. At-least-once keeps trusting it.
+     */
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void underExactlyOnceAStoreThatWasNotClosedIsCorrupted(Engine engine) {
+        TestContext eos = new TestContext(tmp.toFile());
+        eos.configs.put(org.apache.kafka.streams.StreamsConfig.PROCESSING_GUARANTEE_CONFIG,
+                org.apache.kafka.streams.StreamsConfig.EXACTLY_ONCE_V2);
+        TopicPartition tp = new TopicPartition("app-kv-changelog", 0);
+        try (FerryKeyValueStore s = open(engine, eos)) {
+            s.put(b("a"), "A".getBytes(StandardCharsets.UTF_8));
+            s.commit(Map.of(tp, 5L));
+        }
+        FerryKeyValueStore crashed = open(engine, eos); // closed before: opens
+        crashed.put(b("b"), "B".getBytes(StandardCharsets.UTF_8)); // a write no commit covers
+        crashed.checkOpen().close(); // the process dies: the engine's files are left as they are, the store never closes
+        org.apache.kafka.streams.errors.TaskCorruptedException e = org.junit.jupiter.api.Assertions.assertThrows(
+                org.apache.kafka.streams.errors.TaskCorruptedException.class, () -> open(engine, eos));
+        assertEquals(java.util.Set.of(eos.taskId()), e.corruptedTasks());
+        org.junit.jupiter.api.Assertions.assertThrows(org.apache.kafka.streams.errors.TaskCorruptedException.class,
+                () -> open(engine, eos), "still not trusted: the refused open wrote nothing");
+        try (FerryKeyValueStore s = open(engine)) { // at-least-once
+            assertEquals(5L, s.committedOffset(tp));
+            assertEquals(List.of("a=A", "b=B"), keys(s.all()));
+        }
+        try (FerryKeyValueStore s = open(engine, eos)) { // closed again: trusted
+            assertEquals(5L, s.committedOffset(tp));
+        }
+    }
+
     /** flush() once flushed only RocksDB's empty default family, leaving entries and offsets in memtables. */
     @org.junit.jupiter.api.Test
     void rocksDbFlushWritesEntriesAndOffsetsToTableFiles() {
