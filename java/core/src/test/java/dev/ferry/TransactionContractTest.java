@@ -910,6 +910,7 @@ class TransactionContractTest {
                 txn.write(wb.put(b("before1"), b("1")).put(b("before2"), b("2")));
             }
             txn.setSavePoint();
+            txn.put(b("first"), b("0")); // a write between the savepoint and the batch's own (RocksDB)
             try (WriteBatch wb = new WriteBatch()) {
                 txn.write(wb.put(b("in1"), b("1")).put(b("in2"), b("2")).delete(b("before1")));
             }
@@ -920,6 +921,7 @@ class TransactionContractTest {
             assertNull(txn.get(b("in1")));
             assertNull(txn.get(b("in2")));
             assertNull(txn.get(b("single")));
+            assertNull(txn.get(b("first")));
             assertThrows(FerryException.NotFound.class, txn::rollbackToSavePoint);
             txn.commit();
         }
