@@ -795,6 +795,47 @@ FERRY_EXPORT int ferry_txn_close(ferry_txn *txn);
  * @return FERRY_OK
  */
 FERRY_EXPORT int ferry_txn_abandon(ferry_txn *txn);
+
+/*
+ * Savepoints: a stack of marks in the transaction. ferry_txn_rollback_to_savepoint undoes the
+ * transaction's writes since the most recent savepoint and removes it; ferry_txn_pop_savepoint
+ * removes it and keeps the writes (they then belong to the savepoint below, if any). Both fail with
+ * FERRY_NOTFOUND when the transaction has no savepoint (nothing changes). A rollback or a pop
+ * counts as a write for the transaction's cursors (FERRY_NEXT/FERRY_PREV fail with FERRY_EINVAL
+ * until they are positioned again) and for pointer pages; setting one does not.
+ * - RocksDB: Transaction::SetSavePoint and RollbackToSavePoint (rocksdb_transaction_set_savepoint,
+ *   rocksdb_transaction_rollback_to_savepoint, in every rocksdbjni with the transaction C API).
+ *   Pessimistic: a rollback also releases the locks taken since the savepoint. The C API has no
+ *   pop: Ferry marks the savepoint popped and steps over it at the next rollback, so RocksDB keeps
+ *   a small record of each popped savepoint until the transaction ends.
+ * - LMDB: each savepoint is a nested write transaction (mdb_txn_begin with the innermost as
+ *   parent), and reads, writes and new cursors go through the innermost one. Rollback aborts it,
+ *   pop commits it into its parent. Cursors opened since the savepoint move to the parent (they
+ *   are then not positioned). LMDB has no nested transactions with FERRY_LMDB_WRITEMAP:
+ *   ferry_txn_set_savepoint then fails with FERRY_ENOTSUP. A failed transaction (FERRY_EBADTXN)
+ *   stays failed: rolling back to a savepoint does not revive it.
+ */
+
+/**
+ * @brief Set a savepoint: push a mark that ferry_txn_rollback_to_savepoint can roll back to.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_EBADTXN, FERRY_ENOMEM, FERRY_ENOTSUP (LMDB with
+ *         FERRY_LMDB_WRITEMAP), engine codes.
+ */
+FERRY_EXPORT int ferry_txn_set_savepoint(ferry_txn *txn, ferry_error *err);
+
+/**
+ * @brief Undo the transaction's writes since the most recent savepoint, and remove that savepoint.
+ * @return FERRY_OK, FERRY_NOTFOUND (no savepoint), FERRY_EINVAL, FERRY_EBADTXN, engine codes (the
+ *         transaction then failed: close it).
+ */
+FERRY_EXPORT int ferry_txn_rollback_to_savepoint(ferry_txn *txn, ferry_error *err);
+
+/**
+ * @brief Remove the most recent savepoint and keep the writes made since it.
+ * @return FERRY_OK, FERRY_NOTFOUND (no savepoint), FERRY_EINVAL, FERRY_EBADTXN, engine codes (the
+ *         transaction then failed: close it).
+ */
+FERRY_EXPORT int ferry_txn_pop_savepoint(ferry_txn *txn, ferry_error *err);
 /**@}*/
 
 /* ------------------------------------------------------------------ */

@@ -153,11 +153,15 @@ typedef struct lmdb_store {
     _Atomic(pthread_t) txn_owner;
     struct lmdb_txn *txn;
     atomic_int abandoned;
+    int writemap;                 /* opened with MDB_WRITEMAP: no nested transactions (savepoints) */
 } lmdb_store;
 
 typedef struct lmdb_txn {
     ferry_txn base;
-    MDB_txn *txn;
+    MDB_txn *txn;       /* the innermost: root, or the newest savepoint's nested transaction */
+    MDB_txn *root;      /* the transaction itself: its commit and abort end the nested ones too */
+    MDB_txn **parents;  /* parents[i]: the parent of savepoint i's nested transaction */
+    uint32_t depth, cap; /* savepoints (nested transactions) open, and parents' capacity */
     int ended;          /* committed or failed in LMDB: txn is gone, wlock released */
     atomic_int released; /* ferry_txn_close ran on another thread: its beginning thread may end it */
     int map_full;       /* a write hit MDB_MAP_FULL: grow when it ends (auto-grow) */
@@ -172,6 +176,8 @@ typedef struct lmdb_cursor {
     ferry_cursor base;
     MDB_cursor *cur;
     MDB_txn *own_txn;   /* the cursor's own read txn when opened without a snapshot */
+    MDB_dbi dbi;        /* a transaction's cursor: its family, and the savepoint depth it was */
+    uint32_t depth;     /* opened at (see lmdb_txn_savepoint) */
     int pointers;
     int rc;             /* result of the last move: the pending entry is valid when 0 */
     MDB_val k, v;       /* pending entry: the next one to emit */
@@ -476,6 +482,7 @@ static int wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err)
         lmdb_txn *t = s->txn;   /* abandoned: nobody else holds it; roll it back and free it here */
         txn_end_locked(s, t);
         pthread_mutex_destroy(&t->base.lock);
+        free(t->parents);
         free(t);
     }
     if (timeout_ms == 0) {
@@ -2061,7 +2068,7 @@ static void txn_release(lmdb_store *s, lmdb_txn *t)
 static int txn_end_locked(lmdb_store *s, lmdb_txn *t)
 {
     if (!t->ended) {
-        mdb.mdb_txn_abort(t->txn);
+        mdb.mdb_txn_abort(t->root);
         t->ended = 1;
         txn_release(s, t);
     }
@@ -2091,7 +2098,7 @@ static int lmdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, fe
         free(t);
         return rc ? rc : lmdb_fail(err, mrc, "begin write transaction");
     }
-    t->txn = txn;
+    t->txn = t->root = txn;
     t->base.view.cf_limit = atomic_load_explicit(&s->cf_count, memory_order_acquire);
     ls->txn = t;
     atomic_store(&ls->abandoned, 0);
@@ -2201,6 +2208,8 @@ static int lmdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lo
     if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     int mrc = mdb.mdb_cursor_open(LTXN(tb)->txn, DBI(cf), &c->cur);
     if (mrc) { free(c); return lmdb_fail(err, mrc, "open cursor"); }
+    c->dbi = DBI(cf);
+    c->depth = LTXN(tb)->depth;
     cursor_set_range(c, lower, llen, upper, ulen, flags);
     c->walk = 0;   /* the transaction's dirty pages live outside the map: never walked */
     c->rc = MDB_NOTFOUND;
@@ -2221,7 +2230,7 @@ static int lmdb_txn_commit(ferry_txn *tb, ferry_error *err)
     lmdb_store *s = LS(tb->view.store);
     lmdb_txn *t = LTXN(tb);
     atomic_fetch_add_explicit(&s->commits, 1, memory_order_seq_cst);
-    int mrc = mdb.mdb_txn_commit(t->txn);   /* ends the transaction, also when it fails */
+    int mrc = mdb.mdb_txn_commit(t->root);   /* ends the transaction (nested ones first), also when it fails */
     atomic_fetch_add_explicit(&s->commits, 1, memory_order_release);
     t->ended = 1;
     if (mrc == MDB_MAP_FULL) t->map_full = 1;
@@ -2249,7 +2258,69 @@ static int lmdb_txn_close(ferry_txn *tb)
         txn_end_locked(s, t);
     }
     pthread_mutex_destroy(&tb->lock);
+    free(t->parents);
     free(t);
+    return FERRY_OK;
+}
+
+/* The nested transaction of the newest savepoint ended (LMDB freed the cursors opened in it):
+ * its parent becomes the innermost, and the transaction's cursors opened in it are opened again
+ * there, not positioned (ferry.c counted the call as a write). A cursor that cannot be opened
+ * again is left dead. */
+static void savepoint_ended(lmdb_txn *t)
+{
+    uint32_t gone = t->depth--;
+    t->txn = t->parents[t->depth];
+    for (ferry_cursor *fc = t->base.cursors; fc; fc = fc->tnext) {
+        lmdb_cursor *c = (lmdb_cursor *)fc;
+        if (fc->dead || c->depth != gone) continue;
+        c->cur = NULL;
+        c->rc = MDB_NOTFOUND;
+        c->leaf = 0;
+        c->depth = t->depth;
+        if (mdb.mdb_cursor_open(t->txn, c->dbi, &c->cur) != MDB_SUCCESS) {
+            c->cur = NULL;
+            fc->dead = 1;
+        }
+    }
+}
+
+/* Savepoints as nested write transactions (see ferry.h). */
+static int lmdb_txn_savepoint(ferry_txn *tb, int op, ferry_error *err)
+{
+    lmdb_store *s = LS(tb->view.store);
+    lmdb_txn *t = LTXN(tb);
+    if (op == FERRY_SP_SET) {
+        if (s->writemap)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "savepoints on LMDB are nested transactions, which LMDB does not "
+                              "have with LmdbFlag.WRITEMAP (FERRY_LMDB_WRITEMAP): open the store without it");
+        if (t->depth == t->cap) {
+            uint32_t cap = t->cap ? t->cap * 2 : 4;
+            MDB_txn **n = realloc(t->parents, cap * sizeof *n);
+            if (!n) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            t->parents = n;
+            t->cap = cap;
+        }
+        MDB_txn *child = NULL;
+        int mrc = mdb.mdb_txn_begin(s->env, t->txn, 0, &child);
+        if (mrc) return lmdb_fail(err, mrc, "set savepoint (begin a nested transaction)");
+        t->parents[t->depth++] = t->txn;
+        t->txn = child;
+        return FERRY_OK;
+    }
+    if (op == FERRY_SP_ROLLBACK) {
+        mdb.mdb_txn_abort(t->txn);
+        savepoint_ended(t);
+        return FERRY_OK;
+    }
+    int mrc = mdb.mdb_txn_commit(t->txn);   /* into its parent; on failure LMDB aborted it */
+    savepoint_ended(t);
+    if (mrc == MDB_MAP_FULL) t->map_full = 1;
+    if (mrc) {
+        tb->state = FERRY_TXN_FAILED;
+        return lmdb_fail(err, mrc, "pop savepoint (commit a nested transaction into its parent): the transaction "
+                         "lost its writes since the savepoint and failed (close it)");
+    }
     return FERRY_OK;
 }
 
@@ -2273,6 +2344,7 @@ static int lmdb_close(ferry_store *s)
         txn_end_locked(ls, t);
         if (released) {   /* closed on another thread earlier: its handle is gone, free it here */
             pthread_mutex_destroy(&t->base.lock);
+            free(t->parents);
             free(t);
         }
     }
@@ -2369,6 +2441,7 @@ static const ferry_engine_ops lmdb_ops = {
     .txn_commit = lmdb_txn_commit,
     .txn_close = lmdb_txn_close,
     .txn_abandon = lmdb_txn_abandon,
+    .txn_savepoint = lmdb_txn_savepoint,
 };
 
 /* mkdir -p path: each prefix ending before a separator, and path itself, that is not a directory
@@ -2635,6 +2708,7 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     }
     s->base.read_only = read_only;
     s->grow_step = read_only ? 0 : grow;
+    s->writemap = (lflags & FERRY_LMDB_WRITEMAP) != 0;
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->pool_lock, NULL);
     atomic_init(&s->growing, 0);

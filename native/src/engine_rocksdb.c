@@ -265,6 +265,11 @@ typedef struct rdb_txn {
     rocksdb_readoptions_t *ropts;     /* reads through the transaction */
     uint32_t *cfs;                    /* families written (commit checks none was dropped) */
     uint32_t ncfs, capcfs;
+    /* RocksDB's savepoint stack, one entry per rocksdb_transaction_set_savepoint not yet rolled
+     * back: 1 a live savepoint of ferry_txn_set_savepoint, 0 one popped (the C API has no pop) or
+     * a batch's own (see rdb_txn_write), which the next rollback steps over */
+    uint8_t *sps;
+    uint32_t nsps, capsps;
 } rdb_txn;
 
 typedef struct rdb_snapshot {
@@ -1885,6 +1890,21 @@ static int txn_touch(rdb_txn *t, uint32_t id)
     return FERRY_OK;
 }
 
+/* Set a RocksDB savepoint and push its entry (live: 1); non-zero when out of memory (nothing set). */
+static int sp_push(rdb_txn *t, uint8_t live)
+{
+    if (t->nsps == t->capsps) {
+        uint32_t cap = t->capsps ? t->capsps * 2 : 8;
+        uint8_t *n = realloc(t->sps, cap);
+        if (!n) return FERRY_ENOMEM;
+        t->sps = n;
+        t->capsps = cap;
+    }
+    R.transaction_set_savepoint(t->t);
+    t->sps[t->nsps++] = live;
+    return FERRY_OK;
+}
+
 static int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err)
 {
     rdb_txn *t = TXN(tb);
@@ -1914,11 +1934,12 @@ static int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t co
         }
         if (txn_touch(t, r.cf)) { rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); break; }
     }
+    /* a batch of several records gets a savepoint of its own, left popped (0) once applied */
+    if (!rc && count > 1 && sp_push(t, 0)) rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     if (rc) {
         pthread_rwlock_unlock(&STORE(s)->drop_lock);
         return rc;
     }
-    if (count > 1) R.transaction_set_savepoint(t->t);
     p = ops;
     char *e = NULL;
     while (!e && ferry_batch_next(&p, end, &r)) {
@@ -1933,6 +1954,7 @@ static int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t co
         if (count > 1) {   /* undo the records this call applied: the batch is all or nothing */
             char *e2 = NULL;
             R.transaction_rollback_to_savepoint(t->t, &e2);
+            t->nsps--;
             if (e2) {
                 R.free(e2);
                 tb->state = FERRY_TXN_FAILED;
@@ -1955,6 +1977,31 @@ static void rdb_txn_cursor_kill(ferry_cursor *cb)
     rdb_cursor *c = (rdb_cursor *)cb;
     if (c->it) R.iter_destroy(c->it);
     c->it = NULL;
+}
+
+/* Savepoints (see rdb_txn.sps). A rollback rolls RocksDB back over the popped entries on top, then
+ * the live one; a pop marks the live one on top popped. */
+static int rdb_txn_savepoint(ferry_txn *tb, int op, ferry_error *err)
+{
+    rdb_txn *t = TXN(tb);
+    if (op == FERRY_SP_SET) return sp_push(t, 1) ? ferry_fail(err, FERRY_ENOMEM, 0, "out of memory") : FERRY_OK;
+    if (op == FERRY_SP_POP) {
+        uint32_t i = t->nsps;
+        while (i > 0 && !t->sps[i - 1]) i--;
+        if (i > 0) t->sps[i - 1] = 0;   /* ferry.c counted a live one: always found */
+        return FERRY_OK;
+    }
+    while (t->nsps > 0) {
+        int live = t->sps[--t->nsps];
+        char *e = NULL;
+        R.transaction_rollback_to_savepoint(t->t, &e);
+        if (e) {
+            tb->state = FERRY_TXN_FAILED;
+            return txn_error(err, e);
+        }
+        if (live) break;
+    }
+    return FERRY_OK;
 }
 
 /* Commit under drop_lock, after checking no family the transaction wrote was dropped: RocksDB would
@@ -1986,6 +2033,7 @@ static int rdb_txn_close(ferry_txn *tb)
     R.transaction_destroy(t->t);   /* rolls back what was not committed */
     R.readoptions_destroy(t->ropts);
     free(t->cfs);
+    free(t->sps);
     pthread_mutex_destroy(&tb->lock);
     free(t);
     return FERRY_OK;
@@ -2389,6 +2437,7 @@ static const ferry_engine_ops rdb_ops = {
     .txn_cursor_kill = rdb_txn_cursor_kill,
     .txn_commit = rdb_txn_commit,
     .txn_close = rdb_txn_close,
+    .txn_savepoint = rdb_txn_savepoint,
 };
 
 /* ------------------------------------------------------------------ */

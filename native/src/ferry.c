@@ -1353,6 +1353,7 @@ int ferry_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_tx
     t->state = FERRY_TXN_ACTIVE;
     t->writes = 0;
     t->cursors = NULL;
+    t->savepoints = 0;
     *out = t;
     return FERRY_OK;
 }
@@ -1412,4 +1413,39 @@ int ferry_txn_abandon(ferry_txn *t)
 {
     if (t && t->view.store->ops->txn_abandon) t->view.store->ops->txn_abandon(t);
     return FERRY_OK;
+}
+
+/* The savepoint calls: checks, then the engine. A rollback or a pop counts as a write: a rollback
+ * changes what the cursors read, and on LMDB both end the nested transaction they may read. */
+static int txn_savepoint(ferry_txn *t, int op, ferry_error *err)
+{
+    CHECK_E(t != NULL, err, "transaction is NULL");
+    int rc = txn_enter(t, err);
+    if (rc) return rc;
+    if (op != FERRY_SP_SET && t->savepoints == 0) {
+        txn_exit(t);
+        return ferry_fail(err, FERRY_NOTFOUND, 0, "the transaction has no savepoint to %s (set one first)",
+                          op == FERRY_SP_POP ? "pop" : "roll back to");
+    }
+    if (op != FERRY_SP_SET) t->writes++;
+    rc = t->view.store->ops->txn_savepoint(t, op, err);
+    if (rc == FERRY_OK) t->savepoints += op == FERRY_SP_SET ? 1 : -1;
+    else if (op != FERRY_SP_SET) t->savepoints--;   /* the engine removed it anyway (and failed t) */
+    txn_exit(t);
+    return rc;
+}
+
+int ferry_txn_set_savepoint(ferry_txn *t, ferry_error *err)
+{
+    return txn_savepoint(t, FERRY_SP_SET, err);
+}
+
+int ferry_txn_rollback_to_savepoint(ferry_txn *t, ferry_error *err)
+{
+    return txn_savepoint(t, FERRY_SP_ROLLBACK, err);
+}
+
+int ferry_txn_pop_savepoint(ferry_txn *t, ferry_error *err)
+{
+    return txn_savepoint(t, FERRY_SP_POP, err);
 }

@@ -103,7 +103,13 @@ struct ferry_txn {
     int state;                  /* FERRY_TXN_* */
     uint64_t writes;            /* write calls so far (cursors re-position after one) */
     ferry_cursor *cursors;      /* open cursors */
+    uint32_t savepoints;        /* savepoints set and not yet rolled back or popped */
 };
+
+/* The savepoint operations of txn_savepoint (engine ops). */
+#define FERRY_SP_SET      0
+#define FERRY_SP_ROLLBACK 1
+#define FERRY_SP_POP      2
 
 /* Engine entry points, one per operation (its flags and options are parameters, as in ferry.h).
  * Arguments are already checked by ferry.c: handles non-NULL, cf a live slot, pointers non-NULL
@@ -203,6 +209,10 @@ struct ferry_engine_ops {
     int (*txn_close)(ferry_txn *t);
     /* see ferry_txn_abandon; any thread, without t->lock; NULL = nothing to do */
     void (*txn_abandon)(ferry_txn *t);
+    /* FERRY_SP_*: set a savepoint, roll back to or pop the most recent one (ferry.c checked that
+     * there is one, and counted the call as a write). On a failure that leaves the transaction
+     * unusable the engine sets t->state to FERRY_TXN_FAILED. */
+    int (*txn_savepoint)(ferry_txn *t, int op, ferry_error *err);
 };
 
 /* ---- engine open functions (engine_rocksdb.c, engine_lmdb.c) ---- */

@@ -2183,6 +2183,76 @@ static void test_txn(void)
 
 
 /* Shared block caches and write buffer managers are RocksDB's: an LMDB open with one is refused. */
+/* Savepoints as nested transactions: reads and writes through the innermost, cursors opened in a
+ * nested transaction moved to its parent when it ends (LMDB frees them: ASan checks nothing uses
+ * them after), no savepoint: FERRY_NOTFOUND, after the commit: FERRY_EBADTXN. */
+static void test_txn_savepoints(void)
+{
+    ferry_store *s = open_store("savepoints");
+    ferry_txn *t = NULL;
+    char buf[64];
+    uint8_t ops[512], page[4096];
+    EQ(put_s(s, 0, "a", "1"), FERRY_OK);
+    EQ(ferry_txn_set_savepoint(NULL, &err), FERRY_EINVAL);
+    EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+    EQ(ferry_txn_rollback_to_savepoint(t, &err), FERRY_NOTFOUND);
+    EQ(ferry_txn_pop_savepoint(t, &err), FERRY_NOTFOUND);
+    ferry_cursor *outer = NULL, *inner = NULL;
+    EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, NULL, 0, FERRY_CURSOR_POINTERS, &outer, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(outer, FERRY_FIRST, NULL, 0, page, sizeof page, 1, &err), 1);
+    EQ(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "b", "2"), 1, &err), FERRY_OK);
+    EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, NULL, 0, 0, &inner, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(inner, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);
+    EQ(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_DELETE, 0, "a", NULL), 1, &err), FERRY_OK);
+    EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "a", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(ferry_txn_rollback_to_savepoint(t, &err), FERRY_OK);   /* the delete of a is undone */
+    EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "a", buf, sizeof buf), 1);
+    EQ(ferry_cursor_fill(inner, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), FERRY_EINVAL); /* re-position */
+    EQ(ferry_cursor_fill(inner, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);
+    EQ(ferry_txn_rollback_to_savepoint(t, &err), FERRY_OK);   /* b goes; inner moves to the transaction itself */
+    EQ(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(ferry_cursor_fill(inner, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 1);
+    EQ(ferry_cursor_fill(outer, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 1);
+    EQ(ferry_txn_rollback_to_savepoint(t, &err), FERRY_NOTFOUND);
+    /* pop: the writes stay; a cursor opened inside moves out and keeps working */
+    EQ(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+    ferry_cursor *popped = NULL;
+    EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, NULL, 0, 0, &popped, &err), FERRY_OK);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "c", "3"), 1, &err), FERRY_OK);
+    EQ(ferry_txn_pop_savepoint(t, &err), FERRY_OK);
+    EQ(ferry_cursor_fill(popped, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 2);
+    EQ(ferry_cursor_close(popped), FERRY_OK);
+    EQ(ferry_cursor_close(inner), FERRY_OK);
+    /* commit with a savepoint still set: everything is committed; outer is closed by the commit */
+    EQ(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+    EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, NULL, 0, 0, &inner, &err), FERRY_OK);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "d", "4"), 1, &err), FERRY_OK);
+    EQ(ferry_txn_commit(t, &err), FERRY_OK);
+    EQ(ferry_txn_set_savepoint(t, &err), FERRY_EBADTXN);
+    EQ(ferry_txn_rollback_to_savepoint(t, &err), FERRY_EBADTXN);
+    EQ(ferry_txn_pop_savepoint(t, &err), FERRY_EBADTXN);
+    EQ(ferry_cursor_fill(outer, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), FERRY_EBADTXN);
+    EQ(ferry_cursor_close(outer), FERRY_OK);
+    EQ(ferry_cursor_close(inner), FERRY_OK);
+    EQ(ferry_txn_close(t), FERRY_OK);
+    EQ(get_s(s, NULL, 0, "c", buf, sizeof buf), 1);
+    EQ(get_s(s, NULL, 0, "d", buf, sizeof buf), 1);
+    EQ(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_NOTFOUND);
+    /* close with nested transactions and a cursor inside open: all rolled back */
+    EQ(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+    EQ(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+    EQ(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+    EQ(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "e", "5"), 1, &err), FERRY_OK);
+    EQ(ferry_cursor_open(s, FERRY_TXN_VIEW(t), 0, NULL, 0, NULL, 0, 0, &inner, &err), FERRY_OK);
+    EQ(ferry_txn_close(t), FERRY_OK);
+    EQ(ferry_cursor_close(inner), FERRY_OK);
+    EQ(get_s(s, NULL, 0, "e", buf, sizeof buf), FERRY_NOTFOUND);
+    EQ(put_s(s, 0, "e", "5"), FERRY_OK);   /* the writer lock was given back */
+    EQ(ferry_store_close(s), FERRY_OK);
+}
+
 static void test_shared_memory_refused(void)
 {
     int64_t o[FERRY_OPT_COUNT];
@@ -2387,6 +2457,7 @@ int main(int argc, char **argv)
     test_dupsort();
     test_cf_options();
     test_txn();
+    test_txn_savepoints();
     test_null_handles();
     test_shared_memory_refused();
     test_split_points();

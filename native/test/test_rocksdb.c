@@ -1597,6 +1597,57 @@ static size_t txrec(uint8_t *buf, uint32_t op, uint32_t cf, const char *a, const
     return 16 + al + bl;
 }
 
+/* Two put records (a, b) in buf; returns their length. */
+static size_t txrec2(uint8_t *buf, const char *a, const char *b)
+{
+    size_t n = txrec(buf, FERRY_OP_PUT, 0, a, "1");
+    return n + txrec(buf + n, FERRY_OP_PUT, 0, b, "1");
+}
+
+/* Savepoints in both modes: nesting, pop (marked and stepped over: the C API has none), a batch of
+ * several records after a savepoint (its own savepoint must not stop the rollback), no savepoint:
+ * FERRY_NOTFOUND, after the commit: FERRY_EBADTXN. */
+static void test_txn_savepoints(void)
+{
+    char buf[64];
+    uint8_t ops[512];
+    int saved = txn_mode;
+    for (int mode = 1; mode <= 2; mode++) {
+        txn_mode = mode;
+        ferry_store *s = NULL;
+        ferry_txn *t = NULL;
+        CHECK_RC(open_store(mode == 1 ? "sp-p" : "sp-o", &s), FERRY_OK);
+        if (!s) continue;
+        CHECK_RC(ferry_txn_begin(s, 0, -1, &t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_rollback_to_savepoint(t, &err), FERRY_NOTFOUND);
+        CHECK_RC(ferry_txn_pop_savepoint(t, &err), FERRY_NOTFOUND);
+        CHECK_RC(ferry_txn_write(t, ops, txrec2(ops, "a", "b"), 2, &err), FERRY_OK);  /* a batch before */
+        CHECK_RC(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "x", "1"), 1, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec2(ops, "c", "d"), 2, &err), FERRY_OK);  /* a batch after */
+        CHECK_RC(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "e", "1"), 1, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_pop_savepoint(t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_write(t, ops, txrec(ops, FERRY_OP_PUT, 0, "f", "1"), 1, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_rollback_to_savepoint(t, &err), FERRY_OK);   /* x, c, d, e and f go */
+        const char *gone[] = { "x", "c", "d", "e", "f" };
+        for (int i = 0; i < 5; i++) CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, gone[i], buf, sizeof buf), FERRY_NOTFOUND);
+        CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, "a", buf, sizeof buf), FERRY_OK);
+        CHECK_RC(get_s(s, FERRY_TXN_VIEW(t), 0, "b", buf, sizeof buf), FERRY_OK);
+        CHECK_RC(ferry_txn_rollback_to_savepoint(t, &err), FERRY_NOTFOUND);
+        CHECK_RC(ferry_txn_set_savepoint(t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_commit(t, &err), FERRY_OK);
+        CHECK_RC(ferry_txn_set_savepoint(t, &err), FERRY_EBADTXN);
+        CHECK_RC(ferry_txn_rollback_to_savepoint(t, &err), FERRY_EBADTXN);
+        CHECK_RC(ferry_txn_close(t), FERRY_OK);
+        CHECK_RC(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_OK);
+        CHECK_RC(get_s(s, NULL, 0, "c", buf, sizeof buf), FERRY_NOTFOUND);
+        ferry_store_close(s);
+    }
+    CHECK_RC(ferry_txn_set_savepoint(NULL, &err), FERRY_EINVAL);
+    txn_mode = saved;
+}
+
 static void test_txn(void)
 {
     ferry_store *s = NULL;
@@ -2054,6 +2105,7 @@ int main(int argc, char **argv)
     if (argc == 4) test_no_c_api(argv[3]);
     test_attach();
     test_txn();
+    test_txn_savepoints();
     for (txn_mode = 0; txn_mode <= 2; txn_mode++) {
     ferry_store *s = NULL;
     CHECK_RC(open_store(txn_mode == 0 ? "main" : txn_mode == 1 ? "main-p" : "main-o", &s), FERRY_OK);

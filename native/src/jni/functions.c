@@ -241,6 +241,24 @@ JNI_FN(txnAbandon0)(JNIEnv *env, jclass cls, jlong txn)
     return ferry_txn_abandon(P(txn));
 }
 
+/* JniFunctions.txnSetSavepoint0: ferry_txn_set_savepoint */
+JNI_FN(txnSetSavepoint0)(JNIEnv *env, jclass cls, jlong txn, jlong err)
+{
+    return ferry_txn_set_savepoint(P(txn), P(err));
+}
+
+/* JniFunctions.txnRollbackToSavepoint0: ferry_txn_rollback_to_savepoint */
+JNI_FN(txnRollbackToSavepoint0)(JNIEnv *env, jclass cls, jlong txn, jlong err)
+{
+    return ferry_txn_rollback_to_savepoint(P(txn), P(err));
+}
+
+/* JniFunctions.txnPopSavepoint0: ferry_txn_pop_savepoint */
+JNI_FN(txnPopSavepoint0)(JNIEnv *env, jclass cls, jlong txn, jlong err)
+{
+    return ferry_txn_pop_savepoint(P(txn), P(err));
+}
+
 /* JniFunctions.cursorOpen0: ferry_cursor_open */
 JNI_FN(cursorOpen0)(JNIEnv *env, jclass cls, jlong s, jlong snap, jint cf, jlong lower, jlong llen, jlong upper,
                     jlong ulen, jint flags, jlong out, jlong err)

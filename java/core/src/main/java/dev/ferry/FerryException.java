@@ -85,7 +85,9 @@ public class FerryException extends RuntimeException {
 
     /**
      * The store does not exist and {@link StoreOptions#createIfMissing(boolean) createIfMissing}
-     * is off (or it was opened read-only); the message names the path. Same on every engine.
+     * is off (or it was opened read-only); the message names the path. Same on every engine. Also
+     * from {@link Transaction#rollbackToSavePoint()} and {@link Transaction#popSavePoint()} when the
+     * transaction has no savepoint (RocksDB's NotFound).
      */
     public static final class NotFound extends FerryException {
         private static final long serialVersionUID = 1L;

@@ -42,6 +42,10 @@ import java.util.Objects;
  *     {@link FerryException.NotSupported} from {@link Store#beginTransaction()}.</li>
  * </ul>
  *
+ * <p>Savepoints ({@link #setSavePoint()}, {@link #rollbackToSavePoint()}, {@link #popSavePoint()})
+ * undo part of a transaction: rolling back to the most recent savepoint undoes the writes made since
+ * it and removes it.
+ *
  * <p>Cursors of a transaction see its writes made before each positioning call. A write through
  * the transaction unpositions its open cursors: their views become invalid (LMDB pointer views
  * point into the transaction's own pages, which the write may change), and the next
@@ -164,6 +168,73 @@ public final class Transaction extends WriteView implements AutoCloseable {
     /** Unpositions the open cursors before a write (see the class comment). */
     private void beforeWrite() {
         StoreCore.transactionWrote(cursors);
+    }
+
+    // ---- savepoints ----
+
+    /**
+     * Sets a savepoint: {@link #rollbackToSavePoint()} can later undo the writes made after it.
+     * Savepoints nest: each call pushes one onto the transaction's stack, and rollback and pop act
+     * on the most recent one. Reads and cursors are unaffected. RocksDB: RocksDB's own savepoint
+     * ({@code Transaction::SetSavePoint}). LMDB: a nested write transaction, through which the
+     * transaction's reads and writes then go; LMDB has none with {@link LmdbFlag#WRITEMAP}.
+     *
+     * @throws FerryException.NotSupported on an LMDB store opened with {@link LmdbFlag#WRITEMAP}
+     * @throws IllegalStateException when committed, closed, failed, or on another thread
+     */
+    public void setSavePoint() {
+        enter();
+        try {
+            core.calls.txnSetSavepoint(handle);
+        } catch (FerryException e) {
+            throw fail(e);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Undoes the transaction's writes made since the most recent savepoint, and removes that
+     * savepoint (the one before it, if any, is then the most recent). Writes made before it stay.
+     * On a pessimistic RocksDB store the locks taken since the savepoint are released. Counts as a
+     * write for the transaction's open cursors (see the class comment): they continue after or
+     * before the key they stood on, now seeing the rolled-back state.
+     *
+     * @throws FerryException.NotFound when the transaction has no savepoint (nothing changes)
+     * @throws IllegalStateException when committed, closed, failed, or on another thread
+     */
+    public void rollbackToSavePoint() {
+        endSavePoint(true);
+    }
+
+    /**
+     * Removes the most recent savepoint and keeps the writes made since it: they now belong to the
+     * savepoint before it, if any, so a later {@link #rollbackToSavePoint()} undoes them together
+     * with that savepoint's. Counts as a write for the transaction's open cursors (see the class
+     * comment). RocksDB's C API has no pop: the savepoint is marked popped and stepped over by the
+     * next rollback, so RocksDB keeps a small record of it until the transaction ends.
+     *
+     * @throws FerryException.NotFound when the transaction has no savepoint (nothing changes)
+     * @throws IllegalStateException when committed, closed, failed, or on another thread
+     */
+    public void popSavePoint() {
+        endSavePoint(false);
+    }
+
+    private void endSavePoint(boolean rollback) {
+        enter();
+        try {
+            beforeWrite();
+            if (rollback) {
+                core.calls.txnRollbackToSavepoint(handle);
+            } else {
+                core.calls.txnPopSavepoint(handle);
+            }
+        } catch (FerryException e) {
+            throw fail(e);
+        } finally {
+            guard.exit();
+        }
     }
 
     // ---- end ----

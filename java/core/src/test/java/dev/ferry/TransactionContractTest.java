@@ -793,6 +793,302 @@ class TransactionContractTest {
         assertEquals("writable", s(store.get(b("still"))));
     }
 
+    // ---- savepoints ----
+
+    @MatrixTest
+    void rollbackToSavePointUndoesTheWritesSinceIt() {
+        ColumnFamily cf = store.createColumnFamily("f");
+        store.put(b("a"), b("0"));
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("a"), b("1"));
+            txn.setSavePoint();
+            txn.put(b("b"), b("2"));
+            txn.delete(b("a"));
+            txn.put(cf, b("c"), b("3"));
+            assertNull(txn.get(b("a")));
+            txn.rollbackToSavePoint();
+            assertEquals("1", s(txn.get(b("a"))));
+            assertNull(txn.get(b("b")));
+            assertNull(txn.get(cf, b("c")));
+            txn.put(b("d"), b("4")); // the transaction goes on after the rollback
+            txn.commit();
+        }
+        assertEquals("1", s(store.get(b("a"))));
+        assertNull(store.get(b("b")));
+        assertNull(store.get(cf, b("c")));
+        assertEquals("4", s(store.get(b("d"))));
+    }
+
+    @MatrixTest
+    void savePointsNestAndEachRollbackRemovesOne() {
+        try (Transaction txn = store.beginTransaction()) {
+            txn.setSavePoint();
+            txn.put(b("x"), b("1"));
+            txn.setSavePoint();
+            txn.put(b("y"), b("2"));
+            txn.put(b("x"), b("changed"));
+            txn.rollbackToSavePoint();
+            assertEquals("1", s(txn.get(b("x"))));
+            assertNull(txn.get(b("y")));
+            txn.rollbackToSavePoint();
+            assertNull(txn.get(b("x")));
+            FerryException.NotFound e = assertThrows(FerryException.NotFound.class, txn::rollbackToSavePoint);
+            assertTrue(e.getMessage().contains("no savepoint"), e.getMessage());
+            txn.put(b("z"), b("3"));
+            txn.commit();
+        }
+        assertNull(store.get(b("x")));
+        assertEquals("3", s(store.get(b("z"))));
+    }
+
+    @MatrixTest
+    void popKeepsTheWritesForTheSavePointBelow() {
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("a"), b("1"));
+            txn.setSavePoint();
+            txn.put(b("b"), b("2"));
+            txn.setSavePoint();
+            txn.put(b("c"), b("3"));
+            txn.popSavePoint();
+            assertEquals("3", s(txn.get(b("c"))));
+            txn.rollbackToSavePoint(); // to the first savepoint: b and c both go
+            assertEquals("1", s(txn.get(b("a"))));
+            assertNull(txn.get(b("b")));
+            assertNull(txn.get(b("c")));
+            txn.setSavePoint();
+            txn.put(b("d"), b("4"));
+            txn.popSavePoint();
+            assertThrows(FerryException.NotFound.class, txn::popSavePoint);
+            assertThrows(FerryException.NotFound.class, txn::rollbackToSavePoint);
+            txn.commit();
+        }
+        assertEquals("1", s(store.get(b("a"))));
+        assertNull(store.get(b("b")));
+        assertEquals("4", s(store.get(b("d"))));
+    }
+
+    @MatrixTest
+    void withoutASavePointRollbackAndPopThrowAndChangeNothing() {
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("k"), b("v"));
+            FerryException.NotFound r = assertThrows(FerryException.NotFound.class, txn::rollbackToSavePoint);
+            assertEquals(ErrorCode.NOT_FOUND, r.code());
+            assertThrows(FerryException.NotFound.class, txn::popSavePoint);
+            assertEquals("v", s(txn.get(b("k"))));
+            txn.commit();
+        }
+        assertEquals("v", s(store.get(b("k"))));
+    }
+
+    @MatrixTest
+    void commitWithOpenSavePointsCommitsEverythingAndCloseRollsBackEverything() {
+        try (Transaction txn = store.beginTransaction()) {
+            txn.setSavePoint();
+            txn.put(b("a"), b("1"));
+            txn.setSavePoint();
+            txn.put(b("b"), b("2"));
+            txn.commit();
+        }
+        assertEquals("1", s(store.get(b("a"))));
+        assertEquals("2", s(store.get(b("b"))));
+        try (Transaction txn = store.beginTransaction()) {
+            txn.put(b("c"), b("3"));
+            txn.setSavePoint();
+            txn.put(b("d"), b("4"));
+            txn.setSavePoint();
+        }
+        assertNull(store.get(b("c")));
+        assertNull(store.get(b("d")));
+        store.put(b("e"), b("5")); // the store takes writes again (LMDB: the nested transactions ended too)
+        assertEquals("5", s(store.get(b("e"))));
+    }
+
+    @MatrixTest
+    void rollbackUndoesWholeBatchesWrittenAfterTheSavePoint() {
+        try (Transaction txn = store.beginTransaction()) {
+            try (WriteBatch wb = new WriteBatch()) {
+                txn.write(wb.put(b("before1"), b("1")).put(b("before2"), b("2")));
+            }
+            txn.setSavePoint();
+            txn.put(b("first"), b("0")); // a write between the savepoint and the batch's own (RocksDB)
+            try (WriteBatch wb = new WriteBatch()) {
+                txn.write(wb.put(b("in1"), b("1")).put(b("in2"), b("2")).delete(b("before1")));
+            }
+            txn.put(b("single"), b("3"));
+            txn.rollbackToSavePoint();
+            assertEquals("1", s(txn.get(b("before1"))));
+            assertEquals("2", s(txn.get(b("before2"))));
+            assertNull(txn.get(b("in1")));
+            assertNull(txn.get(b("in2")));
+            assertNull(txn.get(b("single")));
+            assertNull(txn.get(b("first")));
+            assertThrows(FerryException.NotFound.class, txn::rollbackToSavePoint);
+            txn.commit();
+        }
+        assertEquals("1", s(store.get(b("before1"))));
+        assertNull(store.get(b("in1")));
+    }
+
+    @MatrixTest
+    void savePointCallsAfterTheEndOrOnAnotherThreadThrow() throws Exception {
+        Transaction txn = store.beginTransaction();
+        txn.setSavePoint();
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            for (Runnable call : List.<Runnable>of(txn::setSavePoint, txn::rollbackToSavePoint, txn::popSavePoint)) {
+                Future<?> f = other.submit(call);
+                assertThrows(IllegalStateException.class, unwrap(f));
+            }
+        } finally {
+            other.shutdownNow();
+        }
+        txn.put(b("k"), b("v"));
+        txn.commit();
+        assertThrows(IllegalStateException.class, txn::setSavePoint);
+        assertThrows(IllegalStateException.class, txn::rollbackToSavePoint);
+        assertThrows(IllegalStateException.class, txn::popSavePoint);
+        txn.close();
+        assertThrows(IllegalStateException.class, txn::setSavePoint);
+        assertThrows(IllegalStateException.class, txn::rollbackToSavePoint);
+        assertThrows(IllegalStateException.class, txn::popSavePoint);
+        assertEquals("v", s(store.get(b("k"))));
+    }
+
+    @MatrixTest
+    void cursorsGoOnAcrossRollbackAndPop() {
+        for (String k : List.of("a", "c", "e")) {
+            store.put(b(k), b("0"));
+        }
+        try (Transaction txn = store.beginTransaction()) {
+            Cursor before = txn.cursor(store.defaultColumnFamily(), KeyRange.all(), null);
+            assertTrue(before.next());
+            assertEquals("a", s(before.keyBytes()));
+            txn.setSavePoint();
+            txn.put(b("b"), b("1"));
+            txn.put(b("d"), b("1"));
+            Cursor inside = txn.cursor(store.defaultColumnFamily(), KeyRange.all(), null);
+            assertTrue(inside.next());
+            assertTrue(inside.next());
+            assertEquals("b", s(inside.keyBytes()));
+            txn.rollbackToSavePoint();
+            // both continue after the key they stood on, in the rolled-back state
+            assertTrue(before.next());
+            assertEquals("c", s(before.keyBytes()));
+            assertTrue(inside.next());
+            assertEquals("c", s(inside.keyBytes()));
+            txn.setSavePoint();
+            Cursor third = txn.cursor(store.defaultColumnFamily(), KeyRange.all(), null);
+            assertTrue(third.first());
+            txn.put(b("f"), b("1"));
+            txn.popSavePoint();
+            assertTrue(third.next());
+            assertEquals("c", s(third.keyBytes()));
+            assertTrue(third.next());
+            assertTrue(third.next());
+            assertEquals("f", s(third.keyBytes()));
+            assertFalse(third.next());
+            assertEquals(List.of("a", "c", "e", "f"), keys(inside));
+            inside.close();
+            txn.commit(); // closes the other cursors
+            assertTrue(before.isClosed());
+            assertTrue(third.isClosed());
+        }
+        try (Cursor c = store.cursor(store.defaultColumnFamily(), KeyRange.all(), null)) {
+            assertEquals(List.of("a", "c", "e", "f"), keys(c));
+        }
+    }
+
+    @MatrixTest
+    void savePointsAgreeWithAModelOnRandomOperations() {
+        java.util.Random rnd = new java.util.Random(44);
+        for (int round = 0; round < 20; round++) {
+            java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+            for (int i = 0; i < 8; i++) {
+                String v = store.get(b("k" + i)) == null ? null : s(store.get(b("k" + i)));
+                if (v != null) {
+                    model.put("k" + i, v);
+                }
+            }
+            java.util.ArrayDeque<java.util.TreeMap<String, String>> marks = new java.util.ArrayDeque<>();
+            try (Transaction txn = store.beginTransaction()) {
+                for (int step = 0; step < 40; step++) {
+                    String k = "k" + rnd.nextInt(8);
+                    String v = round + "." + step;
+                    switch (rnd.nextInt(8)) {
+                        case 0, 1 -> {
+                            txn.put(b(k), b(v));
+                            model.put(k, v);
+                        }
+                        case 2 -> {
+                            txn.delete(b(k));
+                            model.remove(k);
+                        }
+                        case 3 -> {
+                            String k2 = "k" + rnd.nextInt(8);
+                            try (WriteBatch wb = new WriteBatch()) {
+                                txn.write(wb.put(b(k), b(v)).delete(b(k2)));
+                            }
+                            model.put(k, v);
+                            model.remove(k2);
+                        }
+                        case 4 -> {
+                            txn.setSavePoint();
+                            marks.push(new java.util.TreeMap<>(model));
+                        }
+                        case 5 -> {
+                            if (marks.isEmpty()) {
+                                assertThrows(FerryException.NotFound.class, txn::rollbackToSavePoint);
+                            } else {
+                                txn.rollbackToSavePoint();
+                                model = marks.pop();
+                            }
+                        }
+                        case 6 -> {
+                            if (marks.isEmpty()) {
+                                assertThrows(FerryException.NotFound.class, txn::popSavePoint);
+                            } else {
+                                txn.popSavePoint();
+                                marks.pop();
+                            }
+                        }
+                        default -> {
+                            try (Cursor c = txn.cursor(store.defaultColumnFamily(), KeyRange.all(), null)) {
+                                assertEquals(new ArrayList<>(model.keySet()), keys(c), "round " + round + " step " + step);
+                            }
+                        }
+                    }
+                    assertEquals(model.get(k), s(txn.get(b(k))), "round " + round + " step " + step + " key " + k);
+                }
+                if (rnd.nextBoolean()) {
+                    txn.commit();
+                } else {
+                    model = null;
+                }
+            }
+            if (model != null) {
+                for (int i = 0; i < 8; i++) {
+                    assertEquals(model.get("k" + i), s(store.get(b("k" + i))), "round " + round + " after commit");
+                }
+            }
+        }
+    }
+
+    @MatrixTest
+    void lmdbWithWriteMapHasNoSavePoints() throws Exception {
+        if (!lmdb()) {
+            return;
+        }
+        try (Store wm = Store.open(dir.resolve("writemap"), options().lmdbFlags(java.util.EnumSet.of(LmdbFlag.WRITEMAP)));
+                Transaction txn = wm.beginTransaction()) {
+            txn.put(b("k"), b("v"));
+            FerryException.NotSupported e = assertThrows(FerryException.NotSupported.class, txn::setSavePoint);
+            assertTrue(e.getMessage().contains("WRITEMAP"), e.getMessage());
+            assertThrows(FerryException.NotFound.class, txn::rollbackToSavePoint);
+            txn.commit();
+            assertEquals("v", s(wm.get(b("k"))));
+        }
+    }
+
     private static org.junit.jupiter.api.function.Executable unwrap(Future<?> f) {
         return () -> {
             try {

@@ -807,6 +807,36 @@ public final class NativeCalls {
         b.txnAbandon(txn);
     }
 
+    /**
+     * {@code ferry_txn_set_savepoint}.
+     *
+     * @param txn the transaction
+     */
+    public void txnSetSavepoint(long txn) {
+        Scratch s = Scratch.get(b);
+        check(s, b.txnSetSavepoint(txn, s.err()));
+    }
+
+    /**
+     * {@code ferry_txn_rollback_to_savepoint}.
+     *
+     * @param txn the transaction
+     */
+    public void txnRollbackToSavepoint(long txn) {
+        Scratch s = Scratch.get(b);
+        check(s, b.txnRollbackToSavepoint(txn, s.err()));
+    }
+
+    /**
+     * {@code ferry_txn_pop_savepoint}.
+     *
+     * @param txn the transaction
+     */
+    public void txnPopSavepoint(long txn) {
+        Scratch s = Scratch.get(b);
+        check(s, b.txnPopSavepoint(txn, s.err()));
+    }
+
     // ---- cursors ----
 
     /**

@@ -202,6 +202,21 @@ public abstract class JniFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int txnSetSavepoint(long txn, long err) {
+        return txnSetSavepoint0(txn, err);
+    }
+
+    @Override
+    public final int txnRollbackToSavepoint(long txn, long err) {
+        return txnRollbackToSavepoint0(txn, err);
+    }
+
+    @Override
+    public final int txnPopSavepoint(long txn, long err) {
+        return txnPopSavepoint0(txn, err);
+    }
+
+    @Override
     public final int cursorOpen(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen,
             int flags, long out, long err) {
         return cursorOpen0(store, snapshot, cf, lower, llen, upper, ulen, flags, out, err);
@@ -393,6 +408,9 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int txnCommit0(long txn, long err);
     private static native int txnClose0(long txn);
     private static native int txnAbandon0(long txn);
+    private static native int txnSetSavepoint0(long txn, long err);
+    private static native int txnRollbackToSavepoint0(long txn, long err);
+    private static native int txnPopSavepoint0(long txn, long err);
     private static native int cursorOpen0(long store, long snapshot, int cf, long lower, long llen, long upper,
             long ulen, int flags, long out, long err);
     private static native int cursorClose0(long cursor);

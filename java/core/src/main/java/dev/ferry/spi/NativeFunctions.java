@@ -518,6 +518,38 @@ public interface NativeFunctions {
     int txnAbandon(long txn);
 
     /**
+     * {@code ferry_txn_set_savepoint}: Set a savepoint: push a mark that ferry_txn_rollback_to_savepoint can roll back
+     * to.
+     *
+     * @param txn {@code ferry_txn *txn}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_EBADTXN, FERRY_ENOMEM, FERRY_ENOTSUP (LMDB with
+     *        FERRY_LMDB_WRITEMAP), engine codes.
+     */
+    int txnSetSavepoint(long txn, long err);
+
+    /**
+     * {@code ferry_txn_rollback_to_savepoint}: Undo the transaction's writes since the most recent savepoint, and
+     * remove that savepoint.
+     *
+     * @param txn {@code ferry_txn *txn}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_NOTFOUND (no savepoint), FERRY_EINVAL, FERRY_EBADTXN, engine
+     *        codes (the transaction then failed: close it).
+     */
+    int txnRollbackToSavepoint(long txn, long err);
+
+    /**
+     * {@code ferry_txn_pop_savepoint}: Remove the most recent savepoint and keep the writes made since it.
+     *
+     * @param txn {@code ferry_txn *txn}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_NOTFOUND (no savepoint), FERRY_EINVAL, FERRY_EBADTXN, engine
+     *        codes (the transaction then failed: close it).
+     */
+    int txnPopSavepoint(long txn, long err);
+
+    /**
      * {@code ferry_cursor_open}: Open a cursor over [lower, upper) of one family.
      *
      * @param store {@code ferry_store *s}

@@ -72,7 +72,11 @@ final class TxnOps {
     }
 
     private static void step(Ctx c, StoreRef s, Transaction t) {
-        int op = c.rnd.nextInt(18);
+        int op = c.rnd.nextInt(20);
+        if (op >= 18) {
+            savepoints(c, t);
+            return;
+        }
         if (op >= 11) {
             views(c, s, t, op);
             return;
@@ -250,6 +254,35 @@ final class TxnOps {
                         c.call("t.get(" + Ctx.hex(k) + ", into " + into.capacity() + ")", () -> t.get(k, into));
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Savepoints: set, roll back or pop one, with or without one set (rollback and pop must throw
+     * then), and a cursor of the transaction walked across a rollback or pop (LMDB moves cursors
+     * opened in the nested transaction to its parent).
+     */
+    private static void savepoints(Ctx c, Transaction t) {
+        switch (c.rnd.nextInt(4)) {
+            case 0 -> c.call("t.setSavePoint()", t::setSavePoint);
+            case 1 -> c.call("t.rollbackToSavePoint()", t::rollbackToSavePoint);
+            case 2 -> c.call("t.popSavePoint()", t::popSavePoint);
+            default -> {
+                boolean rollback = c.oneIn(2);
+                c.call("t.setSavePoint(), put, cursor, " + (rollback ? "rollbackToSavePoint()" : "popSavePoint()") + ", cursor.next()", () -> {
+                    t.setSavePoint();
+                    t.put(new byte[] {1, (byte) c.rnd.nextInt(4)}, new byte[] {2});
+                    try (Cursor cur = t.cursor(KeyRange.all())) {
+                        cur.next();
+                        if (rollback) {
+                            t.rollbackToSavePoint();
+                        } else {
+                            t.popSavePoint();
+                        }
+                        cur.next();
+                    }
+                });
             }
         }
     }

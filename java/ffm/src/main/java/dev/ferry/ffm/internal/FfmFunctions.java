@@ -359,6 +359,33 @@ public abstract class FfmFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int txnSetSavepoint(long txn, long err) {
+        try {
+            return (int) TxnSetSavepoint.H.invokeExact(txn, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_txn_set_savepoint", t);
+        }
+    }
+
+    @Override
+    public final int txnRollbackToSavepoint(long txn, long err) {
+        try {
+            return (int) TxnRollbackToSavepoint.H.invokeExact(txn, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_txn_rollback_to_savepoint", t);
+        }
+    }
+
+    @Override
+    public final int txnPopSavepoint(long txn, long err) {
+        try {
+            return (int) TxnPopSavepoint.H.invokeExact(txn, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_txn_pop_savepoint", t);
+        }
+    }
+
+    @Override
     public final int cursorOpen(long store, long snapshot, int cf, long lower, long llen, long upper, long ulen,
             int flags, long out, long err) {
         try {
@@ -728,6 +755,12 @@ public abstract class FfmFunctions implements NativeFunctions {
         TXN_CLOSE("ferry_txn_close", false, JAVA_INT, JAVA_LONG),
         // int ferry_txn_abandon(ferry_txn *txn)
         TXN_ABANDON("ferry_txn_abandon", false, JAVA_INT, JAVA_LONG),
+        // int ferry_txn_set_savepoint(ferry_txn *txn, ferry_error *err)
+        TXN_SET_SAVEPOINT("ferry_txn_set_savepoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_txn_rollback_to_savepoint(ferry_txn *txn, ferry_error *err)
+        TXN_ROLLBACK_TO_SAVEPOINT("ferry_txn_rollback_to_savepoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_txn_pop_savepoint(ferry_txn *txn, ferry_error *err)
+        TXN_POP_SAVEPOINT("ferry_txn_pop_savepoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
         // int ferry_cursor_open(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const void *lower, size_t llen,
         //    const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
         CURSOR_OPEN("ferry_cursor_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
@@ -858,6 +891,9 @@ public abstract class FfmFunctions implements NativeFunctions {
     static final class TxnCommit { static final MethodHandle H = FfmBinding.bind(Fn.TXN_COMMIT); }
     static final class TxnClose { static final MethodHandle H = FfmBinding.bind(Fn.TXN_CLOSE); }
     static final class TxnAbandon { static final MethodHandle H = FfmBinding.bind(Fn.TXN_ABANDON); }
+    static final class TxnSetSavepoint { static final MethodHandle H = FfmBinding.bind(Fn.TXN_SET_SAVEPOINT); }
+    static final class TxnRollbackToSavepoint { static final MethodHandle H = FfmBinding.bind(Fn.TXN_ROLLBACK_TO_SAVEPOINT); }
+    static final class TxnPopSavepoint { static final MethodHandle H = FfmBinding.bind(Fn.TXN_POP_SAVEPOINT); }
     static final class CursorOpen { static final MethodHandle H = FfmBinding.bind(Fn.CURSOR_OPEN); }
     static final class CursorClose { static final MethodHandle H = FfmBinding.bind(Fn.CURSOR_CLOSE); }
     static final class CursorFill { static final MethodHandle H = FfmBinding.bind(Fn.CURSOR_FILL); }
