@@ -8,7 +8,8 @@ module dev.ferry.ffm {
     requires transitive dev.ferry;
 
     exports dev.ferry.ffm;
-    // the binding and the scoped buffers: found by dev.ferry (by name on the class path), not API
+    // the provider (binding and scoped entry buffers): a service, found by name only on class paths
+    // that lost the service file (merged jars); not API
     exports dev.ferry.ffm.internal to dev.ferry;
 
     provides dev.ferry.spi.BindingProvider with dev.ferry.ffm.internal.FfmBindingProvider;

@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import java.util.Set;
 
 /**
@@ -36,7 +37,7 @@ public final class ColumnFamily {
 
     /** @return true when the family keeps several values per key ({@link ColumnFamilyFlag#DUPSORT}) */
     public boolean hasDuplicates() {
-        return (flags & dev.ferry.internal.Abi.CF_DUPSORT) != 0;
+        return (flags & Abi.CF_DUPSORT) != 0;
     }
 
     /** @return the family's name ({@code "default"} for the default family) */

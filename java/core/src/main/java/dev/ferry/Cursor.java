@@ -5,10 +5,13 @@ import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Mem;
 import dev.ferry.internal.NativeBuffer;
-import dev.ferry.internal.Once;
 import dev.ferry.internal.NativeCalls;
+import dev.ferry.internal.Once;
+import dev.ferry.spi.CurrentEntry;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -72,7 +75,7 @@ public final class Cursor implements AutoCloseable {
     private static final int PAGE_END = Abi.PAGE_END;
     private static final int PAGE_POINTERS = Abi.PAGE_POINTERS;
     private static final int ETOOSMALL = Abi.ETOOSMALL;
-    private static final boolean LITTLE = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+    private static final boolean LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     /** Offset of the seek key in aux memory; [0, KEY) holds the error struct. */
     private static final int KEY = Abi.ERROR_SIZE;
     /** Bytes after the page for the error struct and a seek key of up to 1024 bytes. */
@@ -103,6 +106,8 @@ public final class Cursor implements AutoCloseable {
     private NativeBuffer aux;
     private int auxOff;
     private Runnable moveListener;
+    /** This cursor's current entry as binding modules see it, made on first use ({@link #currentEntry()}). */
+    private CurrentEntry entry;
     /** Offsets of the entries walked so far in a copy page (grown on demand). */
     private int[] offs = new int[16];
 
@@ -418,18 +423,57 @@ public final class Cursor implements AutoCloseable {
         }
     }
 
-    // ---- for InternalAccess (Ferry's other packages) ----
+    // ---- for binding modules (View.asByteBuffer, InternalAccess) ----
 
-    /** Registers an action run once, on this cursor's thread, before its next move, refill, unpositioning or close. */
-    void beforeNextMove(Runnable action) {
-        checkThread();
-        moveListener = action;
-        disarm();
+    /** @return this cursor's current entry as the SPI hands it to binding modules (one object per cursor) */
+    CurrentEntry currentEntry() {
+        CurrentEntry e = entry;
+        if (e == null) {
+            e = new Entry(this);
+            entry = e;
+        }
+        return e;
     }
 
-    /** @return the action registered by {@link #beforeNextMove}, or null */
-    Runnable moveListener() {
-        return moveListener;
+    /** The {@link CurrentEntry} of a cursor: holds it, so scopes made from it keep the cursor reachable. */
+    private static final class Entry implements CurrentEntry {
+        private final Cursor c;
+
+        Entry(Cursor c) {
+            this.c = c;
+        }
+
+        @Override
+        public long keyAddress() {
+            return c.key().addr;
+        }
+
+        @Override
+        public int keyLength() {
+            return c.key().length();
+        }
+
+        @Override
+        public long valueAddress() {
+            return c.value().addr;
+        }
+
+        @Override
+        public int valueLength() {
+            return c.value().length();
+        }
+
+        @Override
+        public void beforeNextMove(Runnable action) {
+            c.checkThread();
+            c.moveListener = action;
+            c.disarm();
+        }
+
+        @Override
+        public Runnable moveListener() {
+            return c.moveListener;
+        }
     }
 
     // ---- internals ----
@@ -598,7 +642,7 @@ public final class Cursor implements AutoCloseable {
             idx = ++i;
             off += (8 + key.len + value.len + 7) & ~7;
             if (i == offs.length) {
-                offs = java.util.Arrays.copyOf(offs, i * 2);
+                offs = Arrays.copyOf(offs, i * 2);
             }
             offs[i] = off;
             loadCopy(pageAddr + off);

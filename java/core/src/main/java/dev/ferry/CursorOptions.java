@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
+
 /**
  * Per-cursor settings. Defaults: the store's page size, fill the block cache, zero-copy pointer
  * pages where the engine supports them (LMDB), LMDB leaf pages read directly.
@@ -120,11 +122,11 @@ public final class CursorOptions {
 
     /** @return the {@code FERRY_CURSOR_*} flags of these options */
     int nativeFlags() {
-        return (pointers ? dev.ferry.internal.Abi.CURSOR_POINTERS : 0)
-                | (fillCache ? 0 : dev.ferry.internal.Abi.CURSOR_NO_FILL_CACHE)
-                | (pageWalk ? 0 : dev.ferry.internal.Abi.CURSOR_ENGINE_STEPS)
-                | (verifyChecksums ? 0 : dev.ferry.internal.Abi.CURSOR_NO_VERIFY_CHECKSUMS)
-                | (asyncIo ? dev.ferry.internal.Abi.CURSOR_ASYNC_IO : 0)
-                | (autoPrefixMode ? dev.ferry.internal.Abi.CURSOR_AUTO_PREFIX : 0);
+        return (pointers ? Abi.CURSOR_POINTERS : 0)
+                | (fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
+                | (pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS)
+                | (verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)
+                | (asyncIo ? Abi.CURSOR_ASYNC_IO : 0)
+                | (autoPrefixMode ? Abi.CURSOR_AUTO_PREFIX : 0);
     }
 }

@@ -2,20 +2,21 @@ package dev.ferry;
 
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Once;
+import dev.ferry.spi.CurrentEntry;
 import java.nio.ByteBuffer;
 
 /**
- * Not API: the one door through which Ferry's other packages ({@code dev.ferry.rocksjava},
- * {@code dev.ferry.ffm}) and the adapters of {@code dev.ferry} ({@link AgronaViews}) reach
- * package-private parts of {@code dev.ferry}: building a cursor over a host other than a store, a
- * batch's encoded records, a cursor's current entry and a view by address. {@link #get()} hands
- * the instance only to classes of Ferry's packages; applications get {@link IllegalCallerException}.
+ * Not API: the one door through which Ferry's other packages ({@code dev.ferry.rocksjava}, the
+ * FFM module's public {@code Segments}) and the adapters of {@code dev.ferry} ({@link AgronaViews})
+ * reach package-private parts of {@code dev.ferry}: building a cursor over a host other than a
+ * store, a batch's encoded records, a cursor's current entry and a view by address. {@link #get()}
+ * hands the instance only to classes of Ferry's own modules; applications get
+ * {@link IllegalCallerException}. The FFM module's internals take what they need through the SPI
+ * ({@code dev.ferry.spi.CurrentEntry}), not through this class.
  *
  * <p>It lives in {@code dev.ferry}, not in {@code dev.ferry.internal}, because its methods name
  * {@code dev.ferry}'s classes: declared in the internal package it would make that package depend
- * on this one, and this one on it (the import circle that {@code ApiAccess} and
- * {@code CursorAccess}, installed from {@link Cursor}'s static initializer, used to make). No
- * installation step: the instance exists when this class does.
+ * on this one. No installation step: the instance exists when this class does.
  *
  * <p>Thread safety: thread-safe; the cursor methods must run on the cursor's thread.
  */
@@ -27,15 +28,23 @@ public final class InternalAccess {
     }
 
     /**
-     * Returns the access point to a class of Ferry's own packages.
+     * Returns the access point to a class of Ferry's own modules: on the module path a class of
+     * {@code dev.ferry} or {@code dev.ferry.ffm}; on the class path (where modules cannot tell)
+     * a class of a {@code dev.ferry} package loaded by ferry-core's class loader.
      *
      * @return the access point
-     * @throws IllegalCallerException when the caller is not in {@code dev.ferry} or a {@code dev.ferry.*} package
+     * @throws IllegalCallerException for any other caller
      */
     public static InternalAccess get() {
         Class<?> caller = WALKER.getCallerClass();
+        Module own = InternalAccess.class.getModule();
+        Module module = caller.getModule();
         String pkg = caller.getPackageName();
-        if (!pkg.equals("dev.ferry") && !pkg.startsWith("dev.ferry.")) {
+        boolean ferry = own.isNamed()
+                ? module == own || module.isNamed() && module.getName().equals("dev.ferry.ffm")
+                : !module.isNamed() && caller.getClassLoader() == InternalAccess.class.getClassLoader()
+                        && (pkg.equals("dev.ferry") || pkg.startsWith("dev.ferry."));
+        if (!ferry) {
             throw new IllegalCallerException("dev.ferry.InternalAccess is Ferry's own: not for " + caller.getName());
         }
         return INSTANCE;
@@ -79,35 +88,14 @@ public final class InternalAccess {
     }
 
     /**
-     * Address of the current key's first byte.
+     * The current entry of a cursor as the SPI carries it ({@code dev.ferry.ffm.Segments} takes a
+     * cursor and works on this): one object per cursor, which keeps the cursor reachable.
      *
-     * @param c a positioned cursor
-     * @return the address
-     * @throws IllegalStateException when the cursor is not on an entry, closed or on another thread
+     * @param c the cursor
+     * @return its current entry
      */
-    public long keyAddress(Cursor c) {
-        return c.key().addr;
-    }
-
-    /**
-     * Length of the current key.
-     *
-     * @param c a positioned cursor
-     * @return the length
-     */
-    public int keyLength(Cursor c) {
-        return c.key().length();
-    }
-
-    /**
-     * Address of the current value's first byte.
-     *
-     * @param c a positioned cursor
-     * @return the address
-     * @throws IllegalStateException when the cursor is not on an entry, closed or on another thread
-     */
-    public long valueAddress(Cursor c) {
-        return c.value().addr;
+    public CurrentEntry currentEntry(Cursor c) {
+        return c.currentEntry();
     }
 
     /**
@@ -119,38 +107,5 @@ public final class InternalAccess {
      */
     public long address(View v) {
         return v.addr;
-    }
-
-    /**
-     * Length of the current value.
-     *
-     * @param c a positioned cursor
-     * @return the length
-     */
-    public int valueLength(Cursor c) {
-        return c.value().length();
-    }
-
-    /**
-     * Registers an action run once, on the cursor's thread, before its next move, refill,
-     * unpositioning or close (replacing an earlier registration).
-     *
-     * @param c the cursor
-     * @param action the action
-     */
-    public void beforeNextMove(Cursor c, Runnable action) {
-        c.beforeNextMove(action);
-    }
-
-    /**
-     * The action registered with {@link #beforeNextMove} and not yet run. Production code uses it:
-     * the FFM binding's {@code Segments} finds the current entry's arena this way, so the key and
-     * value segments of one entry share one arena.
-     *
-     * @param c the cursor
-     * @return the registered action, or null
-     */
-    public Runnable moveListener(Cursor c) {
-        return c.moveListener();
     }
 }

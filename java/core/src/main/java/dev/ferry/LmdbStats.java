@@ -1,5 +1,7 @@
 package dev.ferry;
 
+import java.util.Arrays;
+
 /**
  * LMDB's statistics of one column family (its B+tree: {@code mdb_stat}) and of the environment
  * ({@code mdb_env_info}), read at one moment by {@link Store#lmdbStats(ColumnFamily)}. The default
@@ -40,7 +42,7 @@ public final class LmdbStats {
     /** Parses the shim's {@code lmdb.stat} and {@code lmdb.info} texts ({@code key=value ...}). */
     static LmdbStats parse(String stat, String info) {
         long[] v = new long[KEYS.length];
-        java.util.Arrays.fill(v, -1);
+        Arrays.fill(v, -1);
         for (String pair : (stat + " " + info).trim().split("\\s+")) {
             int eq = pair.indexOf('=');
             if (eq < 0) {

@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.NativeCalls;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -81,7 +82,7 @@ final class RangeSplits {
     }
 
     /** The engine's split points of {@code range} of family {@code id} through {@code view} (ferry_split_points). */
-    static dev.ferry.internal.NativeCalls.SplitPoints points(StoreCore core, long view, int id, KeyRange range, int n) {
+    static NativeCalls.SplitPoints points(StoreCore core, long view, int id, KeyRange range, int n) {
         return core.calls.splitPoints(core.handle, view, id, range.lowerRef(), range.upperRef(), pointsFor(core.engine, n));
     }
 
@@ -94,7 +95,7 @@ final class RangeSplits {
      * Splits {@code range} into at most {@code n} sub-ranges, reading through {@code c}, placing the
      * boundaries by the engine's split points where it gave some ({@code points} non-null).
      */
-    static List<KeyRange> split(Cursor c, KeyRange range, int n, dev.ferry.internal.NativeCalls.SplitPoints points) {
+    static List<KeyRange> split(Cursor c, KeyRange range, int n, NativeCalls.SplitPoints points) {
         Objects.requireNonNull(range, "range");
         if (n < 1) {
             throw new IllegalArgumentException("n=" + n + " (at least 1 sub-range)");
@@ -127,7 +128,7 @@ final class RangeSplits {
      * interpolated within the piece holding that point; null when the weights are all zero.
      */
     private static List<KeyRange> weighted(Cursor c, KeyRange range, int n, byte[] first, byte[] last,
-                                           dev.ferry.internal.NativeCalls.SplitPoints points) {
+                                           NativeCalls.SplitPoints points) {
         byte[][] keys = points.keys();
         long[] w = points.weights();
         double total = 0;

@@ -3,10 +3,13 @@ package dev.ferry;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
+import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
 import java.lang.ref.Cleaner;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * A consistent, read-only view of a store at the moment it was taken (RocksDB snapshot, LMDB
@@ -127,7 +130,7 @@ public final class Snapshot extends ReadView implements AutoCloseable {
      * @param n the largest number of sub-ranges wanted (at least 1)
      * @return the sub-ranges (one, {@code range} itself, when it holds fewer than two keys)
      */
-    public java.util.List<KeyRange> split(ColumnFamily cf, KeyRange range, int n) {
+    public List<KeyRange> split(ColumnFamily cf, KeyRange range, int n) {
         Objects.requireNonNull(range, "range");
         if (n < 1) {
             throw new IllegalArgumentException("n=" + n + " (at least 1 sub-range)");
@@ -138,7 +141,7 @@ public final class Snapshot extends ReadView implements AutoCloseable {
     }
 
     /** The engine's split points for {@code range} (see {@link RangeSplits}), or null when it has none. */
-    private dev.ferry.internal.NativeCalls.SplitPoints splitPoints(ColumnFamily cf, KeyRange range, int n) {
+    private NativeCalls.SplitPoints splitPoints(ColumnFamily cf, KeyRange range, int n) {
         int id = enter(cf);
         try {
             return RangeSplits.points(core, view, id, range, n);
@@ -172,12 +175,12 @@ public final class Snapshot extends ReadView implements AutoCloseable {
      * @return the number of entries visited
      */
     public long parallelScan(ColumnFamily cf, KeyRange range, int threads,
-                             java.util.function.Supplier<? extends EntryVisitor> visitors) {
+                             Supplier<? extends EntryVisitor> visitors) {
         Objects.requireNonNull(visitors, "visitors");
         if (threads < 1) {
             throw new IllegalArgumentException("threads=" + threads + " (at least 1)");
         }
-        java.util.List<KeyRange> splits = split(cf, range,
+        List<KeyRange> splits = split(cf, range,
                 threads == 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, (long) threads * RangeSplits.SPLITS_PER_THREAD));
         return RangeSplits.parallelScan(this, cf, splits, threads, visitors);
     }
@@ -201,14 +204,14 @@ public final class Snapshot extends ReadView implements AutoCloseable {
      * @param visitors gives a visitor for each sub-range, called on the thread that visits it
      * @return the number of entries visited
      */
-    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, java.util.concurrent.Executor executor,
-                             java.util.function.Supplier<? extends EntryVisitor> visitors) {
+    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, Executor executor,
+                             Supplier<? extends EntryVisitor> visitors) {
         Objects.requireNonNull(executor, "executor");
         Objects.requireNonNull(visitors, "visitors");
         if (threads < 1) {
             throw new IllegalArgumentException("threads=" + threads + " (at least 1)");
         }
-        java.util.List<KeyRange> splits = split(cf, range,
+        List<KeyRange> splits = split(cf, range,
                 threads == 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, (long) threads * RangeSplits.SPLITS_PER_THREAD));
         return RangeSplits.parallelScan(this, cf, splits, threads, executor, visitors);
     }

@@ -3,6 +3,7 @@ package dev.ferry;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.Once;
+import dev.ferry.internal.PointReads;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -12,7 +13,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * An open key-value store: a RocksDB database or an LMDB environment on disk, reached through
@@ -42,8 +45,8 @@ import java.util.function.Function;
  * are confined to their thread.
  */
 public final class Store extends WriteView implements AutoCloseable {
-    /** Returned by the buffer-filling {@code get}s when the key is absent. */
-    public static final int NOT_FOUND = -1;
+    /** Returned by the buffer-filling {@code get}s when the key is absent: -1. */
+    public static final int NOT_FOUND = PointReads.NOT_FOUND;
 
 
     private final StoreAdmin admin;
@@ -507,7 +510,7 @@ public final class Store extends WriteView implements AutoCloseable {
      * @param visitors gives a visitor for each sub-range, called on the thread that visits it
      * @return the number of entries visited
      */
-    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, java.util.function.Supplier<? extends EntryVisitor> visitors) {
+    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, Supplier<? extends EntryVisitor> visitors) {
         Objects.requireNonNull(visitors, "visitors");
         if (threads < 1) {
             throw new IllegalArgumentException("threads=" + threads + " (at least 1)");
@@ -529,8 +532,8 @@ public final class Store extends WriteView implements AutoCloseable {
      * @param visitors gives a visitor for each sub-range, called on the thread that visits it
      * @return the number of entries visited
      */
-    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, java.util.concurrent.Executor executor,
-                             java.util.function.Supplier<? extends EntryVisitor> visitors) {
+    public long parallelScan(ColumnFamily cf, KeyRange range, int threads, Executor executor,
+                             Supplier<? extends EntryVisitor> visitors) {
         Objects.requireNonNull(executor, "executor");
         Objects.requireNonNull(visitors, "visitors");
         if (threads < 1) {

@@ -1,6 +1,7 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -64,7 +65,7 @@ final class StoreAdmin {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no files to ingest");
         }
-        java.io.ByteArrayOutputStream paths = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream paths = new ByteArrayOutputStream();
         for (Path f : files) {
             byte[] p = Objects.requireNonNull(f, "file").toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8);
             for (byte c : p) {

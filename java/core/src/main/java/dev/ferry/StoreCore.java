@@ -9,12 +9,20 @@ import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
 import dev.ferry.internal.Readers;
 import dev.ferry.internal.SeekRuns;
+import java.io.IOException;
 import java.lang.ref.Cleaner;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
 import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 
 /**
  * The state of one open store that its public objects share: the call layer and native handle,
@@ -193,7 +201,7 @@ final class StoreCore {
      * @return what the call returned
      * @throws IllegalStateException when the store is closed
      */
-    <T> T withHandle(java.util.function.LongFunction<T> call) {
+    <T> T withHandle(LongFunction<T> call) {
         guard.enter();
         try {
             return call.apply(handle);
@@ -254,7 +262,7 @@ final class StoreCore {
     /** {@link WriteView}'s writes of a store: the dedicated native calls (see {@link WriteView}). */
     void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int id = cfId(cf);
-        if (op == Abi.OP_DELETE_RANGE && java.util.Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl) >= 0) {
+        if (op == Abi.OP_DELETE_RANGE && Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl) >= 0) {
             guard.check(); // an empty range: no native call
             return;
         }
@@ -310,8 +318,8 @@ final class StoreCore {
                 }
             }
             long maxMicros = Math.min(50_000L, 100L << Math.min(attempt, 9));
-            long micros = java.util.concurrent.ThreadLocalRandom.current().nextLong(maxMicros / 2, maxMicros + 1);
-            java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000L);
+            long micros = ThreadLocalRandom.current().nextLong(maxMicros / 2, maxMicros + 1);
+            LockSupport.parkNanos(micros * 1000L);
         }
     }
 
@@ -365,7 +373,7 @@ final class StoreCore {
     }
 
     /** Runs a write on a family inside the guard. */
-    void write(ColumnFamily cf, java.util.function.IntConsumer call) {
+    void write(ColumnFamily cf, IntConsumer call) {
         int id = cfId(cf);
         guard.enter();
         try {
@@ -376,7 +384,7 @@ final class StoreCore {
     }
 
     /** {@link #write(ColumnFamily, java.util.function.IntConsumer)} for a write that answers. */
-    <T> T writeFor(ColumnFamily cf, java.util.function.IntFunction<T> call) {
+    <T> T writeFor(ColumnFamily cf, IntFunction<T> call) {
         int id = cfId(cf);
         guard.enter();
         try {
@@ -407,8 +415,8 @@ final class StoreCore {
         Path parent = dir.getParent();
         if (parent != null) {
             try {
-                java.nio.file.Files.createDirectories(parent);
-            } catch (java.io.IOException e) {
+                Files.createDirectories(parent);
+            } catch (IOException e) {
                 throw FerryException.of(ErrorCode.IO_ERROR, 0, "cannot create " + parent + ": " + e);
             }
         }

@@ -1,8 +1,16 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
-
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -50,7 +58,7 @@ public final class StoreOptions {
     int pageSize = DEFAULT_PAGE_SIZE;
     TransactionMode transactions = TransactionMode.NONE;
     long lockTimeoutMillis = -1;
-    final java.util.LinkedHashMap<String, ColumnFamilyOptions> familyOptions = new java.util.LinkedHashMap<>();
+    final LinkedHashMap<String, ColumnFamilyOptions> familyOptions = new LinkedHashMap<>();
 
     private StoreOptions(Engine engine) {
         this.engine = Objects.requireNonNull(engine, "engine");
@@ -395,8 +403,8 @@ public final class StoreOptions {
     }
 
     /** @return the per-family options given with {@link #columnFamily(String, ColumnFamilyOptions)}, by name */
-    public java.util.Map<String, ColumnFamilyOptions> columnFamilyOptions() {
-        return java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(familyOptions));
+    public Map<String, ColumnFamilyOptions> columnFamilyOptions() {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(familyOptions));
     }
 
     /**
@@ -554,7 +562,7 @@ public final class StoreOptions {
         if (engine != owner) {
             throw new IllegalArgumentException("StoreOptions." + option + " is a" + (owner == Engine.LMDB ? "n " : " ")
                     + title(owner) + " option; these options are for " + title(engine) + " (StoreOptions."
-                    + engine.name().toLowerCase(java.util.Locale.ROOT) + "())");
+                    + engine.name().toLowerCase(Locale.ROOT) + "())");
         }
     }
 
@@ -564,7 +572,7 @@ public final class StoreOptions {
 
     long[] toNative() {
         long[] o = new long[Abi.OPT_COUNT];
-        java.util.Arrays.fill(o, -1);
+        Arrays.fill(o, -1);
         o[Abi.OPT_CREATE_IF_MISSING] = createIfMissing ? 1 : 0;
         o[Abi.OPT_ERROR_IF_EXISTS] = errorIfExists ? 1 : 0;
         o[Abi.OPT_READ_ONLY] = readOnly ? 1 : 0;
@@ -596,13 +604,13 @@ public final class StoreOptions {
 
     /** @return ferry_store_open's family records for the per-family entries */
     byte[] familyRecords() {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        for (java.util.Map.Entry<String, ColumnFamilyOptions> e : familyOptions.entrySet()) {
-            byte[] name = e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Map.Entry<String, ColumnFamilyOptions> e : familyOptions.entrySet()) {
+            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
             String x = e.getValue().nativeOptionsString();
-            byte[] extra = x == null ? new byte[0] : x.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            int size = dev.ferry.internal.Abi.CFDESC_HEADER;
-            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(size).order(java.nio.ByteOrder.nativeOrder());
+            byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
+            int size = Abi.CFDESC_HEADER;
+            ByteBuffer h = ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());
             h.putInt(name.length).putInt(extra.length);
             for (long v : e.getValue().toNative()) {
                 h.putLong(v);

@@ -1,17 +1,19 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
-import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
+import dev.ferry.internal.binding.Bindings;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
 
 /**
  * Opening stores, and what the process remembers about the stores it opened: LMDB environments
@@ -77,8 +79,8 @@ final class Stores {
      * @throws IllegalStateException when either is closed
      */
     static <T> T holding(BlockCache cache, WriteBufferManager wbm, SharedAction<T> action) {
-        java.util.concurrent.locks.Lock a = cache == null ? null : cache.use().readLock();
-        java.util.concurrent.locks.Lock b = wbm == null ? null : wbm.use().readLock();
+        Lock a = cache == null ? null : cache.use().readLock();
+        Lock b = wbm == null ? null : wbm.use().readLock();
         if (a != null) {
             a.lock();
         }
@@ -120,8 +122,8 @@ final class Stores {
                 OPEN_LMDB.remove(path);
             }
             // the store held them natively until now: keep the Java objects reachable as long
-            java.lang.ref.Reference.reachabilityFence(cache);
-            java.lang.ref.Reference.reachabilityFence(wbm);
+            Reference.reachabilityFence(cache);
+            Reference.reachabilityFence(wbm);
         });
         Store store;
         try {

@@ -301,10 +301,7 @@ public final class Transaction extends WriteView implements AutoCloseable {
         return "Transaction[" + core.engine + (isClosed() ? ", closed" : ended ? ", committed" : "") + "]";
     }
 
-    /**
-     * The exception for a failed native call: the engine's, or {@link IllegalStateException} when
-     * the transaction can no longer be used (an earlier failure ended it, see the class comment).
-     */
+    /** The family's id, after the thread check and the guard; refuses a transaction that is over. */
     @Override
     int enter(ColumnFamily cf) {
         int id = core.cfId(cf);
@@ -327,6 +324,10 @@ public final class Transaction extends WriteView implements AutoCloseable {
         return lifetime;
     }
 
+    /**
+     * The exception for a failed native call: the engine's, or {@link IllegalStateException} when
+     * the transaction can no longer be used (an earlier failure ended it, see the class comment).
+     */
     @Override
     RuntimeException translate(FerryException e) {
         return fail(e);

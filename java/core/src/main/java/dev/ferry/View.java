@@ -1,8 +1,9 @@
 package dev.ferry;
 
-import dev.ferry.internal.EntryBuffers;
 import dev.ferry.internal.Mem;
 import dev.ferry.internal.NativeCalls;
+import dev.ferry.internal.binding.Bindings;
+import dev.ferry.spi.EntryBuffers;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
@@ -250,9 +251,9 @@ public final class View {
      */
     public ByteBuffer asByteBuffer() {
         int l = checkedLength();
-        EntryBuffers scoped = EntryBuffers.get();
+        EntryBuffers scoped = Bindings.entryBuffers();
         ByteBuffer b = l == 0 ? ByteBuffer.allocate(0)
-                : scoped != null ? scoped.readOnly(owner, addr, l)
+                : scoped != null ? scoped.readOnly(owner.currentEntry(), addr, l)
                 : ByteBuffer.wrap(toByteArray());
         return b.asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
     }

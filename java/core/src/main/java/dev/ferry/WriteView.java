@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -55,7 +56,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
     public void put(ColumnFamily cf, byte[] key, byte[] value) {
         StoreCore.requireKey(key);
         Objects.requireNonNull(value, "value");
-        send(dev.ferry.internal.Abi.OP_PUT, cf, key, 0, key.length, value, 0, value.length);
+        send(Abi.OP_PUT, cf, key, 0, key.length, value, 0, value.length);
     }
 
     /**
@@ -72,7 +73,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
     public void put(ColumnFamily cf, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
         requireSlice(key, keyOffset, keyLength);
         requireSlice(value, valueOffset, valueLength);
-        send(dev.ferry.internal.Abi.OP_PUT, cf, key, keyOffset, keyLength, value, valueOffset, valueLength);
+        send(Abi.OP_PUT, cf, key, keyOffset, keyLength, value, valueOffset, valueLength);
     }
 
     /**
@@ -119,7 +120,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      */
     public void delete(ColumnFamily cf, byte[] key, int offset, int length) {
         requireSlice(key, offset, length);
-        send(dev.ferry.internal.Abi.OP_DELETE, cf, key, offset, length, key, 0, 0);
+        send(Abi.OP_DELETE, cf, key, offset, length, key, 0, 0);
     }
 
     /**
@@ -158,7 +159,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
     public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
         Objects.requireNonNull(begin, "begin");
         Objects.requireNonNull(end, "end");
-        send(dev.ferry.internal.Abi.OP_DELETE_RANGE, cf, begin, 0, begin.length, end, 0, end.length);
+        send(Abi.OP_DELETE_RANGE, cf, begin, 0, begin.length, end, 0, end.length);
     }
 
     /**
@@ -175,7 +176,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
     public void delete(ColumnFamily cf, byte[] key, byte[] value) {
         StoreCore.requireKey(key);
         Objects.requireNonNull(value, "value");
-        send(dev.ferry.internal.Abi.OP_DELETE_VALUE, cf, key, 0, key.length, value, 0, value.length);
+        send(Abi.OP_DELETE_VALUE, cf, key, 0, key.length, value, 0, value.length);
     }
 
     /**
@@ -210,7 +211,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
     public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
         StoreCore.requireKey(key);
         Objects.requireNonNull(operand, "operand");
-        send(dev.ferry.internal.Abi.OP_MERGE, cf, key, 0, key.length, operand, 0, operand.length);
+        send(Abi.OP_MERGE, cf, key, 0, key.length, operand, 0, operand.length);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.ferry;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -9,6 +10,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -16,38 +19,85 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.spi.ToolProvider;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The layering of ferry-core's main classes, read from their bytecode by the JDK's {@code jdeps}
- * (docs/design.md, "Layers in Java"): {@code dev.ferry} (the API) uses {@code dev.ferry.internal}
- * (the call layer and the mechanisms under it), never the other way round apart from the API's
- * value types that the call layer reports errors and engines with.
+ * The layering of Ferry's main classes, read from their bytecode (docs/design.md, "Layers in
+ * Java"): the JDK's {@code jdeps} for the classes each class names, and the class files' constant
+ * pools for package-private members and for class names held as strings. Every module is read:
+ * ferry-core, ferry-ffm and ferry-kafka-streams ({@link #MODULES}: this test runs in ferry-core,
+ * where only core is built yet, and again in ferry-ffm, which reads core and ffm; a module's
+ * {@code target/classes} is read whenever it is built, and {@code -Dferry.layering.classes=
+ * core=DIR,ffm=DIR,...} names other builds). {@code dev.ferry} (the API) uses
+ * {@code dev.ferry.internal} (the call layer and the mechanisms under it), never the other way
+ * round apart from the API's value types that the call layer reports errors and engines with;
+ * the FFM module's internals name the SPI, not the API; nothing reaches another package by a
+ * class name in a string unless {@link #REFLECTIVE} says why.
  *
  * <p>To see the check work, make a class of {@code dev.ferry.internal} name a class of
  * {@code dev.ferry} that uses the internal package (e.g. {@code Cursor} in {@code CursorHost}):
- * both tests fail and print the circle.
+ * both circle tests fail and print the circle. Before issue 43 core loaded the FFM module's
+ * {@code ScopedEntryBuffers} by name and that class named {@code Cursor}: a circle jdeps cannot
+ * see, which {@link #noReflectiveReachAcrossLayers} and {@link #bindingModulesNameTheSpiNotTheApi}
+ * refuse.
  */
 class LayeringTest {
     /** The classes of {@code dev.ferry} that {@code dev.ferry.internal} may name: values with no behaviour of the API. */
     private static final Set<String> VOCABULARY = Set.of("dev.ferry.FerryException", "dev.ferry.ErrorCode", "dev.ferry.Engine");
 
+    /** Each module's main classes (a directory or a jar), core first; modules not built are absent. */
+    private static final Map<String, Path> MODULES = new LinkedHashMap<>();
+
     /** Top-level class to the top-level classes it uses (Ferry's own only). */
     private static final Map<String, Set<String>> USES = new TreeMap<>();
 
+    /** Every main class file read, by internal name ({@code dev/ferry/Store}), and the module it is in. */
+    private static final Map<String, ClassFile> CLASSES = new TreeMap<>();
+    private static final Map<String, String> MODULE_OF = new HashMap<>();
+
+    /**
+     * Class names in strings that reach into another package, with the reason they stay
+     * ("holder -> named class"). Any other is a dependency no import shows.
+     */
+    private static final Map<String, String> REFLECTIVE = Map.of(
+            "dev.ferry.internal.binding.Bindings -> dev.ferry.ffm.internal.FfmBindingProvider",
+            "the SPI's implementation in ferry-ffm, found by name only on a class path whose jars were merged"
+                    + " without their service files; core reaches it as a BindingProvider, nothing else");
+
+    /** The classes of the API that the FFM module may name, and why: its public package takes the API's types. */
+    private static final Map<String, String> FFM_API_USES = Map.of(
+            "dev.ferry.ffm.Segments -> dev.ferry.Cursor", "Segments is public API: its methods take a cursor",
+            "dev.ferry.ffm.Segments -> dev.ferry.InternalAccess", "turns that cursor into the SPI's CurrentEntry");
+
+    /** The packages of ferry-core each other module may use: what core's module descriptor exports to it. */
+    private static final Map<String, Set<String>> CORE_PACKAGES_FOR = Map.of(
+            "ffm", Set.of("dev.ferry", "dev.ferry.internal", "dev.ferry.internal.binding", "dev.ferry.spi", "dev.ferry.jni"),
+            "kafka-streams", Set.of("dev.ferry", "dev.ferry.rocksjava"));
+
     @BeforeAll
     static void readBytecode() throws Exception {
-        Path classes = Paths.get(Store.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        String out = jdeps("-verbose:class", "-filter:none", "--ignore-missing-deps", classes.toString());
+        findModules();
+        for (Map.Entry<String, Path> m : MODULES.entrySet()) {
+            for (ClassFile cf : readClasses(m.getValue())) {
+                CLASSES.put(cf.name, cf);
+                MODULE_OF.put(cf.name, m.getKey());
+            }
+        }
+        List<String> args = new ArrayList<>(List.of("-verbose:class", "-filter:none", "--ignore-missing-deps"));
+        MODULES.values().forEach(p -> args.add(p.toString()));
+        String out = jdeps(args.toArray(new String[0]));
         for (String line : out.split("\\R")) {
             String[] f = line.trim().split("\\s+");
             if (f.length < 3 || !f[1].equals("->") || !f[0].startsWith("dev.ferry.") || !f[2].startsWith("dev.ferry.")) {
@@ -61,7 +111,145 @@ class LayeringTest {
             USES.computeIfAbsent(to, k -> new TreeSet<>());
         }
         assertTrue(USES.containsKey("dev.ferry.Store") && !USES.get("dev.ferry.Store").isEmpty(),
-                "jdeps found no dependencies of dev.ferry.Store in " + classes + ":\n" + out);
+                "jdeps found no dependencies of dev.ferry.Store in " + MODULES + ":\n" + out);
+    }
+
+    /**
+     * Core from this class path; ffm from the class path when it is on it (its own test run), else
+     * from its build directory; kafka-streams from its build directory.
+     */
+    private static void findModules() throws Exception {
+        String given = System.getProperty("ferry.layering.classes", "");
+        if (!given.isEmpty()) {
+            for (String kv : given.split(",")) {
+                String[] p = kv.split("=", 2);
+                MODULES.put(p[0], Paths.get(p[1]));
+            }
+            return;
+        }
+        Path core = location(Store.class);
+        MODULES.put("core", core);
+        Path root = core.toAbsolutePath();
+        while (root != null && !Files.isRegularFile(root.resolve("java/core/pom.xml"))) {
+            root = root.getParent();
+        }
+        for (String[] m : new String[][] {{"ffm", "dev.ferry.ffm.Segments"}, {"kafka-streams", "dev.ferry.kafka.FerryStores"}}) {
+            Path p = null;
+            try {
+                p = location(Class.forName(m[1], false, LayeringTest.class.getClassLoader()));
+            } catch (ClassNotFoundException e) {
+                Path built = root == null ? null : root.resolve("java/" + m[0] + "/target/classes");
+                if (built != null && Files.isRegularFile(built.resolve(m[1].replace('.', '/') + ".class"))) {
+                    p = built;
+                }
+            }
+            if (p != null) {
+                MODULES.put(m[0], p);
+            }
+        }
+    }
+
+    private static Path location(Class<?> c) throws Exception {
+        return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    /** The class files of a directory or jar (not module-info, not other releases' versions). */
+    private static List<ClassFile> readClasses(Path location) throws IOException {
+        List<ClassFile> out = new ArrayList<>();
+        FileSystem jar = Files.isDirectory(location) ? null : FileSystems.newFileSystem(location);
+        try {
+            Path root = jar == null ? location : jar.getPath("/");
+            try (Stream<Path> files = Files.walk(root)) {
+                for (Path f : files.filter(f -> f.toString().endsWith(".class") && !f.toString().contains("META-INF")
+                        && !f.getFileName().toString().equals("module-info.class")).collect(Collectors.toList())) {
+                    try (InputStream in = Files.newInputStream(f)) {
+                        out.add(ClassFile.read(in));
+                    }
+                }
+            }
+        } finally {
+            if (jar != null) {
+                jar.close();
+            }
+        }
+        assertFalse(out.isEmpty(), "no class files in " + location);
+        return out;
+    }
+
+    /** Reports (as skipped) a module this run could not read because it is not built yet. */
+    @Test
+    void everyModuleIsRead() {
+        assertTrue(MODULES.containsKey("core") && CLASSES.containsKey("dev/ferry/Store"), "read: " + MODULES);
+        if (MODULES.containsKey("ffm")) {
+            assertTrue(CLASSES.containsKey("dev/ferry/ffm/internal/FfmBindingProvider"), "ffm read from " + MODULES.get("ffm"));
+        }
+        assumeTrue(MODULES.keySet().containsAll(List.of("core", "ffm", "kafka-streams")),
+                "modules not built before this run, not read here: only " + MODULES.keySet());
+    }
+
+    /**
+     * No class of Ferry holds, as a string, the name of a class of another package (a
+     * {@code Class.forName}, a {@code ServiceLoader} fallback, a concatenated name), unless
+     * {@link #REFLECTIVE} gives the reason: such a reach is a dependency that no import and no
+     * jdeps edge shows, and it hid a circle between core and ffm (issue 43). Read from each class
+     * file's string constants, including the recipes of string concatenations.
+     *
+     * <p>To see the check work, put {@code Class.forName("dev.ferry.ffm.internal.FfmBinding")} in a
+     * class of core: it fails naming the holder and the string.
+     */
+    @Test
+    void noReflectiveReachAcrossLayers() {
+        Pattern className = Pattern.compile("dev[./]ferry([./][A-Za-z0-9_$]+)*[./]([A-Z][A-Za-z0-9_$]*|\u0001)");
+        List<String> bad = new ArrayList<>();
+        int seen = 0;
+        for (ClassFile cf : CLASSES.values()) {
+            String holder = topLevel(cf.name.replace('/', '.'));
+            for (String s : cf.strings) {
+                if (!className.matcher(s).matches()) {
+                    continue;
+                }
+                String named = topLevel(s.replace('/', '.'));
+                if (packageOf(named).equals(packageOf(holder))) {
+                    continue;
+                }
+                seen++;
+                if (!REFLECTIVE.containsKey(holder + " -> " + named)) {
+                    bad.add(holder + " (" + MODULE_OF.get(cf.name) + ") holds \"" + s.replace("\u0001", "<arg>") + "\"");
+                }
+            }
+        }
+        assertTrue(bad.isEmpty(), "classes reach another package by a class name in a string (import it, use the SPI,"
+                + " or list it with its reason in REFLECTIVE):\n" + String.join("\n", bad));
+        assertTrue(seen > 0 || !MODULES.containsKey("ffm"), "the allowed reach into ffm was not found: is the scan blind?");
+    }
+
+    /**
+     * The FFM module's internals name the SPI ({@code dev.ferry.spi}), not the API: the API's
+     * classes reach them only as SPI types ({@code CurrentEntry}, {@code EntryBuffers}); only its
+     * public package names API classes, as {@link #FFM_API_USES} lists. And no module uses a
+     * package of core that core's descriptor does not export to it ({@link #CORE_PACKAGES_FOR}).
+     */
+    @Test
+    void bindingModulesNameTheSpiNotTheApi() {
+        List<String> bad = new ArrayList<>();
+        USES.forEach((from, tos) -> {
+            String module = MODULE_OF.get(from.replace('.', '/'));
+            if (module == null || module.equals("core")) {
+                return;
+            }
+            for (String to : tos) {
+                if (!"core".equals(MODULE_OF.get(to.replace('.', '/')))) {
+                    continue;
+                }
+                if (!CORE_PACKAGES_FOR.get(module).contains(packageOf(to))) {
+                    bad.add(from + " -> " + to + " (" + packageOf(to) + " is not exported to " + module + ")");
+                } else if (module.equals("ffm") && packageOf(to).equals("dev.ferry") && !VOCABULARY.contains(to)
+                        && !FFM_API_USES.containsKey(from + " -> " + to)) {
+                    bad.add(from + " -> " + to + " (an API class in the binding module: carry it as an SPI type)");
+                }
+            }
+        });
+        assertTrue(bad.isEmpty(), "modules use core beyond their layer:\n" + String.join("\n", bad));
     }
 
     @Test
@@ -165,18 +353,14 @@ class LayeringTest {
      * naming the call.
      */
     @Test
-    void noPublicClassUsesAnotherPublicClassPackagePrivateMembers() throws Exception {
-        Path root = Paths.get(Store.class.getProtectionDomain().getCodeSource().getLocation().toURI()).resolve("dev/ferry");
+    void noPublicClassUsesAnotherPublicClassPackagePrivateMembers() {
         Map<String, ClassFile> files = new TreeMap<>();
-        try (var list = Files.list(root)) {
-            for (Path p : list.filter(f -> f.toString().endsWith(".class")).collect(Collectors.toList())) {
-                try (InputStream in = Files.newInputStream(p)) {
-                    ClassFile cf = ClassFile.read(in);
-                    files.put(cf.name, cf);
-                }
+        CLASSES.forEach((name, cf) -> {
+            if ("core".equals(MODULE_OF.get(name)) && name.lastIndexOf('/') == "dev/ferry".length()) {
+                files.put(name, cf);
             }
-        }
-        assertTrue(files.containsKey("dev/ferry/Store") && files.containsKey("dev/ferry/WriteBatch"), "no class files in " + root);
+        });
+        assertTrue(files.containsKey("dev/ferry/Store") && files.containsKey("dev/ferry/WriteBatch"), "no class files of dev.ferry in " + MODULES.get("core"));
         List<String> bad = new ArrayList<>();
         int checked = 0;
         for (ClassFile caller : files.values()) {
@@ -207,7 +391,8 @@ class LayeringTest {
     /**
      * Uses of package-private members between public classes that stay: the native encodings of
      * option and flag values (read where the value is sent to the engine), and {@link Cursor}
-     * building and moving its {@link View}s (a view is the cursor's window; they are one unit).
+     * building and moving its {@link View}s, a view asking its cursor for the SPI's current entry
+     * (a view is the cursor's window; they are one unit).
      */
     private static final Set<String> ALLOWED = Set.of(
             "ColumnFamily -> ColumnFamilyFlag.of",
@@ -223,6 +408,7 @@ class LayeringTest {
             "Cursor -> View.addr",
             "Cursor -> View.set",
             "Cursor -> View.invalidate",
+            "View -> Cursor.currentEntry",
             "KeyRange -> View.hex");
 
     private static String simple(String internalName) {
@@ -259,6 +445,8 @@ class LayeringTest {
         final List<String[]> refs = new ArrayList<>();
         /** Declared members: field name, or method name + descriptor, to access flags. */
         final Map<String, Integer> members = new HashMap<>();
+        /** String constants (also the recipes of string concatenations, where character 1 marks an argument). */
+        final List<String> strings = new ArrayList<>();
 
         boolean isPublic() {
             return (access & 0x0001) != 0;
@@ -290,6 +478,9 @@ class LayeringTest {
             }
             ClassFile cf = new ClassFile();
             for (int i = 1; i < n; i++) {
+                if (links[i] != null && links[i][0] == 8) { // String
+                    cf.strings.add((String) pool[links[i][1]]);
+                }
                 if (links[i] != null && links[i][0] >= 9 && links[i][0] <= 11) { // Fieldref, Methodref, InterfaceMethodref
                     int[] nat = links[links[i][2]];
                     cf.refs.add(new String[] {(String) pool[links[links[i][1]][1]], (String) pool[nat[1]], (String) pool[nat[2]]});

@@ -532,7 +532,7 @@ class LifecycleContractTest extends StoreContract {
     @MatrixTest
     void asByteBufferNeverOutlivesItsEntry() {
         putAll("a", "apple", "b", "banana");
-        boolean scoped = dev.ferry.internal.EntryBuffers.get() != null;
+        boolean scoped = dev.ferry.internal.binding.Bindings.entryBuffers() != null;
         Cursor c = store.cursor();
         assertTrue(c.first());
         ByteBuffer first = c.value().asByteBuffer();

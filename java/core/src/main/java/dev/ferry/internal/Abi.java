@@ -1,5 +1,7 @@
 package dev.ferry.internal;
 
+import java.security.CodeSource;
+
 /**
  * The constants of Ferry's C ABI ({@code native/include/ferry.h}), typed once for all Java code:
  * each {@code FERRY_X} of the header is {@code Abi.X} here with the same value. A unit test
@@ -319,7 +321,7 @@ public final class Abi {
 
     private static String codeSource() {
         try {
-            java.security.CodeSource cs = Abi.class.getProtectionDomain().getCodeSource();
+            CodeSource cs = Abi.class.getProtectionDomain().getCodeSource();
             return cs == null || cs.getLocation() == null ? "dev.ferry (ferry-core)" : "ferry-core at " + cs.getLocation();
         } catch (SecurityException e) {
             return "dev.ferry (ferry-core)";

@@ -5,6 +5,7 @@ import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The open children of a store or snapshot (cursors, snapshots), held weakly: closing the
@@ -80,7 +81,7 @@ public final class Children {
      *
      * @param action the action
      */
-    public void forEach(java.util.function.Consumer<AutoCloseable> action) {
+    public void forEach(Consumer<AutoCloseable> action) {
         for (Reference<? extends AutoCloseable> r : refs) {
             AutoCloseable c = r.get();
             if (c != null) {

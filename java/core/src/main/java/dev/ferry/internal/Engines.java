@@ -5,6 +5,7 @@ import dev.ferry.ErrorCode;
 import dev.ferry.FerryException;
 import dev.ferry.spi.NativeBinding;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 
 /**
  * Attaches the engine libraries to the shim once per process: RocksDB is loaded by RocksJava
@@ -107,7 +108,7 @@ public final class Engines {
         }
     }
 
-    private static java.nio.file.Path lmdbPath() {
+    private static Path lmdbPath() {
         try {
             return NativeLibrary.lmdbPath();
         } catch (UnsatisfiedLinkError e) {

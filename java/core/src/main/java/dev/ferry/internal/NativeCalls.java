@@ -4,15 +4,20 @@ import dev.ferry.ErrorCode;
 import dev.ferry.FerryException;
 import dev.ferry.spi.NativeBinding;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 
 /**
- * The call layer: one typed method per native operation of the ferry C ABI, and the only code
- * that lays arguments out in per-thread scratch memory ({@link Scratch}), calls the binding and
- * turns a return code into an exception ({@link #failure}). The public classes of {@code dev.ferry}
- * and {@code dev.ferry.rocksjava} call these methods instead of the binding, so a change of the
- * binding's shape (ABI 5: one function per operation with its flags) touches this class only.
+ * The call layer: one typed method per native operation of the ferry C ABI. It lays arguments
+ * out in per-thread scratch memory ({@link Scratch}), calls the binding and turns a return code
+ * into an exception (made in one place, {@link #failure}). The public classes of {@code dev.ferry}
+ * and {@code dev.ferry.rocksjava} call these methods instead of the binding. Two loops sit beside
+ * it rather than in it: the point reads' grow-and-retry and reader-table retries
+ * ({@link PointReads}, which these methods call), and {@code Cursor}'s page fill, which lays out
+ * its own page and error struct, retries a page too small itself and calls {@link #cursorFill}
+ * as a plain pass-through (issue 43: folding both in here is still to do).
  *
  * <p>Conventions: handles are {@code long}s; a method that fails throws the engine's
  * {@link FerryException}; "absent" answers that are not errors come back as values (null, false,
@@ -86,7 +91,7 @@ public final class NativeCalls {
             m.buf.get(start, bytes);
             msg = new String(bytes, StandardCharsets.UTF_8);
         } else {
-            msg = code.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+            msg = code.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         }
         return FerryException.of(code, engineCode, msg + " (" + code + ")");
     }
@@ -317,70 +322,70 @@ public final class NativeCalls {
         check(s, b.cfDrop(store, cf, s.err()));
     }
 
-    // ---- reads (view: 0 for the latest state, a snapshot's or a transaction's handle) ----
+    // ---- reads (snapshot: 0 for the latest state, a snapshot's or a transaction's handle, as in ferry.h) ----
 
     /**
-     * {@code ferry_get} with {@code FERRY_READ_*} flags.
+     * {@code ferry_get} with read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS}).
      *
      * @param store the store
-     * @param view the view
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
      * @param cf the family
      * @param key the key array
      * @param off first key byte
      * @param len key length
-     * @param flags {@code FERRY_READ_*} flags
+     * @param flags 0 or read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS})
      * @param readers retries when LMDB's reader table is full
      * @return a copy of the value, or null when absent
      */
-    public byte[] get(long store, long view, int cf, byte[] key, int off, int len, int flags, Readers readers) {
-        return PointReads.get(b, readers, (k, kl, d, c, vo, e) -> b.get(store, view, cf, k, kl, flags, d, c, vo, e), key, off, len);
+    public byte[] get(long store, long snapshot, int cf, byte[] key, int off, int len, int flags, Readers readers) {
+        return PointReads.get(b, readers, (k, kl, d, c, vo, e) -> b.get(store, snapshot, cf, k, kl, flags, d, c, vo, e), key, off, len);
     }
 
     /**
      * {@code ferry_get} into a caller's buffer (see {@link PointReads#getInto}).
      *
      * @param store the store
-     * @param view the view
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
      * @param cf the family
      * @param key the key (position to limit)
      * @param into receives the value
      * @param readers retries when LMDB's reader table is full
      * @return the value's full length, or {@link PointReads#NOT_FOUND}
      */
-    public int getInto(long store, long view, int cf, ByteBuffer key, ByteBuffer into, Readers readers) {
-        return PointReads.getInto(b, readers, (k, kl, d, c, vo, e) -> b.get(store, view, cf, k, kl, 0, d, c, vo, e), key, into);
+    public int getInto(long store, long snapshot, int cf, ByteBuffer key, ByteBuffer into, Readers readers) {
+        return PointReads.getInto(b, readers, (k, kl, d, c, vo, e) -> b.get(store, snapshot, cf, k, kl, 0, d, c, vo, e), key, into);
     }
 
     /**
      * {@code ferry_multi_get}.
      *
      * @param store the store
-     * @param view the view
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
      * @param cf the family
      * @param keys the keys
-     * @param flags {@code FERRY_READ_*} flags
+     * @param flags 0 or read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS})
      * @param readers retries when LMDB's reader table is full
      * @return values in key order, null for absent keys
      */
-    public List<byte[]> multiGet(long store, long view, int cf, List<byte[]> keys, int flags, Readers readers) {
+    public List<byte[]> multiGet(long store, long snapshot, int cf, List<byte[]> keys, int flags, Readers readers) {
         return PointReads.multiGet(b, readers,
-                (n, k, kl, d, c, lo, e) -> b.multiGet(store, view, cf, n, k, kl, flags, d, c, lo, e), keys);
+                (n, k, kl, d, c, lo, e) -> b.multiGet(store, snapshot, cf, n, k, kl, flags, d, c, lo, e), keys);
     }
 
     /**
      * {@code ferry_value_count}.
      *
      * @param store the store
-     * @param view the view
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
      * @param cf the family
      * @param key the key
      * @return the count
      */
-    public long valueCount(long store, long view, int cf, byte[] key) {
+    public long valueCount(long store, long snapshot, int cf, byte[] key) {
         Scratch s = Scratch.get(b);
         NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
         m.buf.put(Scratch.DATA, key, 0, key.length);
-        check(s, b.valueCount(store, view, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err()));
+        check(s, b.valueCount(store, snapshot, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err()));
         return s.outLong(0);
     }
 
@@ -398,21 +403,21 @@ public final class NativeCalls {
      * {@code ferry_split_points}.
      *
      * @param store the store
-     * @param view the view (a snapshot or 0)
+     * @param snapshot a snapshot's handle or 0
      * @param cf the family
      * @param lo lower bound or null
      * @param hi upper bound or null
      * @param max most records wanted
      * @return the records (none when the engine has nothing to say)
      */
-    public SplitPoints splitPoints(long store, long view, int cf, byte[] lo, byte[] hi, int max) {
+    public SplitPoints splitPoints(long store, long snapshot, int cf, byte[] lo, byte[] hi, int max) {
         Scratch s = Scratch.get(b);
         int hiOff = s.putTwo(lo, hi);
         int outOff = align8(hiOff + (hi == null ? 0 : hi.length));
         int cap = (int) Math.min(1 << 20, Math.max(4096L, 64L * max));
         NativeBuffer m = s.ensure((long) outOff + cap, outOff);
         long a = m.addr;
-        int n = b.splitPoints(store, view, cf, lo == null ? 0 : a + Scratch.DATA, lo == null ? 0 : lo.length,
+        int n = b.splitPoints(store, snapshot, cf, lo == null ? 0 : a + Scratch.DATA, lo == null ? 0 : lo.length,
                 hi == null ? 0 : a + hiOff, hi == null ? 0 : hi.length, max, a + outOff, cap, s.out(0), s.err());
         if (n < 0) {
             throw s.error(n);
@@ -423,7 +428,7 @@ public final class NativeCalls {
         }
         byte[][] keys = new byte[n][];
         long[] weights = new long[n];
-        java.nio.ByteBuffer buf = m.buf.duplicate().order(java.nio.ByteOrder.nativeOrder());
+        ByteBuffer buf = m.buf.duplicate().order(ByteOrder.nativeOrder());
         int at = outOff;
         for (int i = 0; i < n; i++) {
             if (at + Abi.SPLIT_HEADER > outOff + len) {
@@ -843,7 +848,7 @@ public final class NativeCalls {
      * {@code ferry_cursor_open}.
      *
      * @param store the store
-     * @param view the view
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
      * @param cf the family
      * @param lo inclusive lower bound, or null
      * @param hi exclusive upper bound, or null
@@ -851,7 +856,7 @@ public final class NativeCalls {
      * @param readers retries when LMDB's reader table is full (leaked cursors may hold its slots)
      * @return the cursor handle
      */
-    public long cursorOpen(long store, long view, int cf, byte[] lo, byte[] hi, int flags, Readers readers) {
+    public long cursorOpen(long store, long snapshot, int cf, byte[] lo, byte[] hi, int flags, Readers readers) {
         Scratch s = Scratch.get(b);
         int hiOff = s.putTwo(lo, hi);
         long a = s.mem.addr;
@@ -859,10 +864,10 @@ public final class NativeCalls {
         int loLen = lo == null ? 0 : lo.length;
         long hiAddr = hi == null ? 0 : a + hiOff;
         int hiLen = hi == null ? 0 : hi.length;
-        int rc = b.cursorOpen(store, view, cf, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
+        int rc = b.cursorOpen(store, snapshot, cf, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
         for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
             s.clearError();
-            rc = b.cursorOpen(store, view, cf, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
+            rc = b.cursorOpen(store, snapshot, cf, loAddr, loLen, hiAddr, hiLen, flags, s.out(0), s.err());
         }
         check(s, rc);
         return s.outLong(0);

@@ -25,9 +25,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Finds native libraries: libferry (from this jar, or {@code -Dferry.native.lib=<path>}) and
@@ -155,7 +157,7 @@ public final class NativeLibrary {
      * a glibc system may have musl installed beside it.
      */
     private static boolean muslProcess() {
-        try (java.util.stream.Stream<String> maps = Files.lines(Paths.get("/proc/self/maps"))) {
+        try (Stream<String> maps = Files.lines(Paths.get("/proc/self/maps"))) {
             return maps.anyMatch(NativeLibrary::isMuslMapping);
         } catch (IOException | UncheckedIOException | SecurityException e) {
             return false; // no /proc: assume glibc, the common case; -Dferry.native.lib covers the rest
@@ -406,7 +408,7 @@ public final class NativeLibrary {
      * @return the principals found
      */
     static Set<UserPrincipal> windowsAdministration(Path dir) {
-        Set<UserPrincipal> out = new java.util.HashSet<>();
+        Set<UserPrincipal> out = new HashSet<>();
         for (String name : new String[] {"NT AUTHORITY\\SYSTEM", "BUILTIN\\Administrators"}) {
             try {
                 out.add(dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(name));

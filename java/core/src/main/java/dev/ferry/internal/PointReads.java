@@ -16,7 +16,7 @@ import java.util.Objects;
  * <p>Thread safety: thread-safe (scratch memory is per thread).
  */
 public final class PointReads {
-    /** Returned by {@link #getInto} when the key is absent. */
+    /** Returned by {@link #getInto} when the key is absent; the API's {@code Store.NOT_FOUND} is this one. */
     public static final int NOT_FOUND = -1;
     /** Scratch bytes offered to a value on the first read into a caller's buffer. */
     private static final int FIRST_VALUE_ROOM = 64 * 1024;

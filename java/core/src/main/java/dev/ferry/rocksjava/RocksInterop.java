@@ -3,6 +3,7 @@ package dev.ferry.rocksjava;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.KeyRange;
+import dev.ferry.Store;
 import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
 import dev.ferry.InternalAccess;
@@ -57,8 +58,8 @@ import org.rocksdb.Snapshot;
  * be used by RocksJava while the Ferry cursor drives it.
  */
 public final class RocksInterop {
-    /** Returned by {@link #get(RocksDB, ColumnFamilyHandle, byte[], ByteBuffer)} for an absent key. */
-    public static final int NOT_FOUND = -1;
+    /** Returned by {@link #get(RocksDB, ColumnFamilyHandle, byte[], ByteBuffer)} for an absent key: -1, as {@link Store#NOT_FOUND}. */
+    public static final int NOT_FOUND = Store.NOT_FOUND;
 
     private static final int PAGE_SIZE = StoreOptions.DEFAULT_PAGE_SIZE;
     private static final InternalAccess ACCESS = InternalAccess.get();

@@ -26,4 +26,15 @@ public interface BindingProvider {
      * @return the binding
      */
     NativeBinding binding();
+
+    /**
+     * Returns the provider's scoped buffers over a cursor's current entry, used by
+     * {@code View.asByteBuffer()} whichever binding makes the calls. Asking does not load
+     * libferry.
+     *
+     * @return the buffers, or null when this provider has none (then views copy)
+     */
+    default EntryBuffers entryBuffers() {
+        return null;
+    }
 }

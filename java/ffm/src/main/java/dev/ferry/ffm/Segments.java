@@ -3,6 +3,7 @@ package dev.ferry.ffm;
 import dev.ferry.Cursor;
 import dev.ferry.InternalAccess;
 import dev.ferry.ffm.internal.EntrySegments;
+import dev.ferry.spi.CurrentEntry;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -39,8 +40,8 @@ public final class Segments {
      * @throws IllegalStateException when the cursor is not on an entry, closed or used from another thread
      */
     public static MemorySegment key(Cursor c) {
-        long addr = ACCESS.keyAddress(c);
-        return EntrySegments.segment(c, addr, ACCESS.keyLength(c));
+        CurrentEntry e = ACCESS.currentEntry(c);
+        return EntrySegments.segment(e, e.keyAddress(), e.keyLength());
     }
 
     /**
@@ -51,7 +52,7 @@ public final class Segments {
      * @throws IllegalStateException when the cursor is not on an entry, closed or used from another thread
      */
     public static MemorySegment value(Cursor c) {
-        long addr = ACCESS.valueAddress(c);
-        return EntrySegments.segment(c, addr, ACCESS.valueLength(c));
+        CurrentEntry e = ACCESS.currentEntry(c);
+        return EntrySegments.segment(e, e.valueAddress(), e.valueLength());
     }
 }

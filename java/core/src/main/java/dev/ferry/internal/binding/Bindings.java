@@ -3,6 +3,7 @@ package dev.ferry.internal.binding;
 import dev.ferry.internal.NativeLibrary;
 import dev.ferry.jni.JniBinding;
 import dev.ferry.spi.BindingProvider;
+import dev.ferry.spi.EntryBuffers;
 import dev.ferry.spi.NativeBinding;
 import java.util.Locale;
 import java.util.ServiceConfigurationError;
@@ -13,19 +14,24 @@ import java.util.ServiceLoader;
  * {@code -Dferry.binding=jni|ffm} overrides. On Java 17 no FFM class is touched.
  *
  * <p>ferry-ffm is found as a {@link BindingProvider} service (its module descriptor on the module
- * path, {@code META-INF/services} on the class path), else by its class name on the class path
- * (for jars merged without their service files).
+ * path, {@code META-INF/services} on the class path), else by its provider's class name on the
+ * class path (for jars merged without their service files). The same provider supplies the scoped
+ * entry buffers ({@link #entryBuffers()}), whichever binding makes the calls.
  *
  * <p>Thread safety: thread-safe.
  */
 public final class Bindings {
     /** System property that forces a binding: {@code jni} or {@code ffm}. */
     public static final String PROPERTY = "ferry.binding";
-    private static final String FFM_CLASS = "dev.ferry.ffm.internal.FfmBinding";
+    /** The FFM module's provider, for class paths that lost its service file (a merged jar). */
+    private static final String FFM_PROVIDER = "dev.ferry.ffm.internal.FfmBindingProvider";
 
     private static volatile NativeBinding defaultBinding;
     /** The FFM provider once looked up; {@link #NONE} when there is none. */
     private static volatile BindingProvider ffmProvider;
+    /** The FFM module's entry buffers once looked up; {@link #NO_BUFFERS} when there are none. */
+    private static volatile Object entryBuffers;
+    private static final Object NO_BUFFERS = new Object();
     private static final BindingProvider NONE = new BindingProvider() {
         @Override
         public String name() {
@@ -153,24 +159,32 @@ public final class Bindings {
         }
         requireSupportedPlatform();
         try {
-            Class<?> c = Class.forName(FFM_CLASS, false, Bindings.class.getClassLoader());
-            return new BindingProvider() {
-                @Override
-                public String name() {
-                    return "ffm";
-                }
-
-                @Override
-                public NativeBinding binding() {
-                    try {
-                        return (NativeBinding) c.getField("INSTANCE").get(null);
-                    } catch (ReflectiveOperationException e) {
-                        throw new IllegalStateException("cannot load " + FFM_CLASS, e);
-                    }
-                }
-            };
-        } catch (ClassNotFoundException | LinkageError e) {
+            Class<?> c = Class.forName(FFM_PROVIDER, false, Bindings.class.getClassLoader());
+            return (BindingProvider) c.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
             return NONE;
         }
+    }
+
+    /**
+     * Returns the FFM module's scoped buffers over a cursor's current entry (looked up once).
+     *
+     * @return the buffers, or null below Java 22, without ferry-ffm, or when it cannot load here
+     */
+    public static EntryBuffers entryBuffers() {
+        Object b = entryBuffers;
+        if (b == null) {
+            b = NO_BUFFERS;
+            try {
+                if (ffmAvailable()) {
+                    EntryBuffers found = ffmProvider().entryBuffers();
+                    b = found == null ? NO_BUFFERS : found;
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // no scoped buffers here: views copy
+            }
+            entryBuffers = b;
+        }
+        return b == NO_BUFFERS ? null : (EntryBuffers) b;
     }
 }
