@@ -196,45 +196,6 @@ static int cf_descs_parse(const void *cfs, size_t len, uint32_t n, ferry_cf_desc
     return FERRY_OK;
 }
 
-/* After a read-write open: make the store's directory and every directory above it durable (fsync
- * each), so that the store's files and the directories Ferry, the Java binding or the engine
- * created for it keep their names after an OS crash or power cut. Neither engine does it: LMDB
- * never syncs a directory (a new store's data.mdb could vanish with every synced commit in it) and
- * RocksDB syncs the store's own directory but not its name in the parent. Found by the power-cut
- * test (docs/testing.md). Fails only when a sync itself fails (an I/O error). */
-static int sync_store_dirs(const char *path, ferry_error *err)
-{
-    size_t n = strlen(path);
-    char *p = malloc(n + 2);
-    if (!p) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    memcpy(p, path, n + 1);
-    int rc = 0;
-    for (;;) {
-        while (n > 1 && plat_is_sep(p[n - 1])) p[--n] = '\0';
-        int e = plat_sync_dir(n ? p : ".");
-        if (e) {
-            rc = ferry_fail(err, FERRY_EIO, e, "cannot sync directory %s (making the store's files durable): %s",
-                            n ? p : ".", strerror(e));
-            break;
-        }
-        char *slash = NULL;
-        for (char *c = p; *c; c++)
-            if (plat_is_sep(*c)) slash = c;
-        if (!slash) { /* a relative path: its last directory is the working directory */
-            if (strcmp(p, ".") != 0 && n) { p[0] = '.'; p[1] = '\0'; n = 1; continue; }
-            break;
-        }
-        if (slash == p) {
-            if (n > 1) { p[1] = '\0'; n = 1; continue; }
-            break;
-        }
-        *slash = '\0';
-        n = (size_t)(slash - p);
-    }
-    free(p);
-    return rc;
-}
-
 /* ------------------------------------------------------------------ */
 /* Shared block caches and write buffer managers: the registry of live ones (a store open checks
  * its handles against it) and their hold counts, all under g_shared_lock. */
@@ -528,7 +489,7 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
         if (rc == FERRY_OK) rc = ferry_lmdb_open(path, o, extra, out, err);
     }
     cf_descs_free(d, ncfs);
-    if (rc == FERRY_OK && !(*out)->read_only && (rc = sync_store_dirs(path, err)) != FERRY_OK) {
+    if (rc == FERRY_OK && !(*out)->read_only && (rc = ferry_sync_store_dirs(path, err)) != FERRY_OK) {
         ferry_store_close(*out);
         *out = NULL;
     }
@@ -1138,50 +1099,6 @@ int ferry_cursor_fill(ferry_cursor *c, int op, const void *key, size_t klen, voi
 
 /* ------------------------------------------------------------------ */
 /* Checkpoints and backups                                             */
-
-/* fsync every regular file and directory under dir (not dir itself). Links are not followed (a
- * link to a directory would sync a tree outside dir; a dangling one cannot be synced) and other
- * kinds of file are skipped; an entry that vanishes during the walk (ENOENT: a file the engine
- * removed meanwhile) has nothing left to sync. nested: dir itself was found by the walk, and may
- * have vanished too. */
-static int sync_under(const char *dir, int nested, ferry_error *err)
-{
-    int de = 0;
-    plat_dir *d = plat_dir_open(dir, &de);
-    if (!d && nested && de == ENOENT) return FERRY_OK;
-    if (!d) return ferry_fail(err, FERRY_EIO, de, "cannot sync directory %s: %s", dir, strerror(de));
-    size_t n = strlen(dir);
-    int rc = FERRY_OK;
-    for (const char *name; rc == FERRY_OK && (name = plat_dir_next(d)) != NULL;) {
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
-        size_t m = n + strlen(name) + 2;
-        char *f = malloc(m);
-        if (!f) { rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory"); break; }
-        snprintf(f, m, "%s/%s", dir, name);
-        int x = 0, kind = plat_lstat(f, &x);
-        if (kind == PLAT_DIR) {
-            rc = sync_under(f, 1, err);
-            if (rc == FERRY_OK) x = plat_sync_dir(f);
-        } else if (kind == PLAT_FILE) {
-            x = plat_sync_file(f);
-        }
-        if (x == ENOENT) x = 0;
-        if (x && rc == FERRY_OK) rc = ferry_fail(err, FERRY_EIO, x, "cannot sync %s: %s", f, strerror(x));
-        free(f);
-    }
-    plat_dir_close(d);
-    return rc;
-}
-
-/* After a checkpoint, a backup or a restore: every file and directory of the tree, and the
- * directories above it, durable. Neither engine promises it: mdb_env_copy2 syncs neither the copy
- * nor its name, a RocksDB checkpoint directory renamed into place is not synced in its parent, and
- * a backup directory's new entries were lost. Found by the power-cut test (docs/testing.md). */
-int ferry_sync_tree(const char *dir, ferry_error *err)
-{
-    int rc = sync_under(dir, 0, err);
-    return rc == FERRY_OK ? sync_store_dirs(dir, err) : rc;
-}
 
 int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
 {

@@ -179,54 +179,81 @@ FERRY_HIDDEN int lmdb_fail(ferry_error *err, int rc, const char *what);
 
 /* readtxn.c */
 FERRY_HIDDEN void lmdb_pool_drain(lmdb_store *s);
-FERRY_HIDDEN __attribute__((noinline)) int lmdb_read_begin_slow(lmdb_store *s, lmdb_stripe *st, MDB_txn *txn, int attempt, MDB_txn **out, ferry_error *err);
+FERRY_HIDDEN __attribute__((noinline)) int lmdb_read_begin_slow(lmdb_store *s, lmdb_stripe *st, MDB_txn *txn,
+                           int attempt, MDB_txn **out, ferry_error *err);
 FERRY_HIDDEN __attribute__((noinline)) void lmdb_read_keep_slow(lmdb_store *s, MDB_txn *txn);
 
 /* writes.c */
 FERRY_HIDDEN int lmdb_wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err);
 FERRY_HIDDEN int lmdb_remap(lmdb_store *s, size_t new_size, ferry_error *err);
 FERRY_HIDDEN int lmdb_grow_map(lmdb_store *s, int attempt, ferry_error *err);
-FERRY_HIDDEN int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen, const void *end, size_t elen, ferry_error *err);
-FERRY_HIDDEN int lmdb_family_key_fail(lmdb_store *s, MDB_dbi dbi, int rc, const char *what, const MDB_val *k, ferry_error *err);
-FERRY_HIDDEN int lmdb_put_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, uint32_t flags, const char *what, ferry_error *err);
-FERRY_HIDDEN int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val, size_t vlen, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen,
+                                   const void *end, size_t elen, ferry_error *err);
+FERRY_HIDDEN int lmdb_family_key_fail(lmdb_store *s, MDB_dbi dbi, int rc, const char *what, const MDB_val *k,
+                                      ferry_error *err);
+FERRY_HIDDEN int lmdb_put_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v,
+                              uint32_t flags, const char *what, ferry_error *err);
+FERRY_HIDDEN int lmdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                          size_t vlen, uint32_t flags, ferry_error *err);
 FERRY_HIDDEN int lmdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
-FERRY_HIDDEN int lmdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen, const void *end, size_t elen, ferry_error *err);
-FERRY_HIDDEN int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int lmdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                                   const void *end, size_t elen, ferry_error *err);
+FERRY_HIDDEN int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                            ferry_error *err);
 
 /* families.c */
 FERRY_HIDDEN lmdb_stripe *lmdb_names_enter(lmdb_store *s, ferry_cf_slot *cf);
-FERRY_HIDDEN int lmdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, const char *extra, void **handle_out, int *bits_out, ferry_error *err);
+FERRY_HIDDEN int lmdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts,
+                                const char *extra, void **handle_out, int *bits_out, ferry_error *err);
 FERRY_HIDDEN int lmdb_cf_flags(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
 FERRY_HIDDEN int lmdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err);
 
 /* reads.c */
 FERRY_HIDDEN int lmdb_snapshot_open(ferry_store *s, ferry_snapshot **out, ferry_error *err);
 FERRY_HIDDEN int lmdb_snapshot_close(ferry_snapshot *snap);
-FERRY_HIDDEN int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen, uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
-FERRY_HIDDEN int lmdb_count_values(MDB_txn *txn, MDB_dbi dbi, MDB_cursor *cur, const void *key, size_t klen, uint64_t *out);
-FERRY_HIDDEN int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen, uint64_t *out, ferry_error *err);
-FERRY_HIDDEN int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
+FERRY_HIDDEN int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key,
+                          size_t klen, uint32_t flags, void *dst, size_t cap, size_t *vlen_out,
+                          ferry_error *err);
+FERRY_HIDDEN int lmdb_count_values(MDB_txn *txn, MDB_dbi dbi, MDB_cursor *cur, const void *key, size_t klen,
+                                   uint64_t *out);
+FERRY_HIDDEN int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key,
+                                  size_t klen, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
+                                const void *keys, uint32_t flags, void *dst, size_t cap, int64_t *lens_out,
+                                ferry_error *err);
 FERRY_HIDDEN int lmdb_flush(ferry_store *s, ferry_cf_slot *cf, ferry_error *err);
-FERRY_HIDDEN int lmdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen, const void *end, size_t elen, ferry_error *err);
-FERRY_HIDDEN int lmdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap, size_t *len_out, ferry_error *err);
-FERRY_HIDDEN int lmdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int lmdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                                    const void *end, size_t elen, ferry_error *err);
+FERRY_HIDDEN int lmdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                               size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int lmdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                                   ferry_error *err);
 
 /* cursors.c */
-FERRY_HIDDEN int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                                  size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                                  ferry_cursor **out, ferry_error *err);
 FERRY_HIDDEN int lmdb_cursor_close(ferry_cursor *fc);
-FERRY_HIDDEN int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t klen, uint8_t *page, size_t cap, uint32_t max_entries, ferry_error *err);
+FERRY_HIDDEN int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t klen, uint8_t *page,
+                                  size_t cap, uint32_t max_entries, ferry_error *err);
 
 /* split.c */
-FERRY_HIDDEN int lmdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper, size_t ulen, uint32_t max, void *dst, size_t cap, size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int lmdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot *cf,
+                                   const void *lower, size_t llen, const void *upper, size_t ulen,
+                                   uint32_t max, void *dst, size_t cap, size_t *len_out, ferry_error *err);
 
 /* txn.c */
 FERRY_HIDDEN void lmdb_txn_release(lmdb_store *s, lmdb_txn *t);
-FERRY_HIDDEN int lmdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err);
-FERRY_HIDDEN int lmdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap, size_t *vlen_out, int for_update, ferry_error *err);
-FERRY_HIDDEN int lmdb_txn_value_count(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int lmdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out,
+                                ferry_error *err);
+FERRY_HIDDEN int lmdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst,
+                              size_t cap, size_t *vlen_out, int for_update, ferry_error *err);
+FERRY_HIDDEN int lmdb_txn_value_count(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen,
+                                      uint64_t *out, ferry_error *err);
 FERRY_HIDDEN int lmdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err);
-FERRY_HIDDEN int lmdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int lmdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen,
+                                      const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out,
+                                      ferry_error *err);
 FERRY_HIDDEN void lmdb_txn_cursor_kill(ferry_cursor *fc);
 FERRY_HIDDEN int lmdb_txn_commit(ferry_txn *tb, ferry_error *err);
 FERRY_HIDDEN void lmdb_txn_abandon(ferry_txn *tb);

@@ -117,50 +117,81 @@ FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* reads.c */
-FERRY_HIDDEN int rdb_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf, const void *key, size_t klen, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
-FERRY_HIDDEN int rdb_multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf, uint32_t n, const void *keys, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
-FERRY_HIDDEN int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen, uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
-FERRY_HIDDEN int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys, uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
+FERRY_HIDDEN int rdb_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro,
+                              rocksdb_column_family_handle_t *cf, const void *key, size_t klen, void *dst,
+                              size_t cap, size_t *vlen_out, ferry_error *err);
+FERRY_HIDDEN int rdb_multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro,
+                                    rocksdb_column_family_handle_t *cf, uint32_t n, const void *keys,
+                                    void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
+FERRY_HIDDEN int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key,
+                         size_t klen, uint32_t flags, void *dst, size_t cap, size_t *vlen_out,
+                         ferry_error *err);
+FERRY_HIDDEN int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
+                               const void *keys, uint32_t flags, void *dst, size_t cap, int64_t *lens_out,
+                               ferry_error *err);
 
 /* writes.c */
-FERRY_HIDDEN int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val, size_t vlen, uint32_t flags, ferry_error *err);
-FERRY_HIDDEN int rdb_merge(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *operand, size_t olen, ferry_error *err);
+FERRY_HIDDEN int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                         size_t vlen, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_merge(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen,
+                           const void *operand, size_t olen, ferry_error *err);
 FERRY_HIDDEN int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
-FERRY_HIDDEN int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen, const void *end, size_t elen, ferry_error *err);
-FERRY_HIDDEN int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                                  const void *end, size_t elen, ferry_error *err);
+FERRY_HIDDEN int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                           ferry_error *err);
 FERRY_HIDDEN int rdb_flush(ferry_store *s, ferry_cf_slot *cf, ferry_error *err);
-FERRY_HIDDEN int rdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen, const void *end, size_t elen, ferry_error *err);
+FERRY_HIDDEN int rdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                                   const void *end, size_t elen, ferry_error *err);
 
 /* admin.c */
-FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap, size_t *len_out, ferry_error *err);
-FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                              size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                                  ferry_error *err);
 FERRY_HIDDEN int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
-FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n,
+                            uint32_t flags, ferry_error *err);
 
 /* cursors.c */
-FERRY_HIDDEN int rdb_cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transaction_t *txn, rocksdb_column_family_handle_t *cf, const rocksdb_snapshot_t *snap, const void *lower, size_t llen, const void *upper, size_t ulen, uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err);
-FERRY_HIDDEN int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int rdb_cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transaction_t *txn,
+                                      rocksdb_column_family_handle_t *cf, const rocksdb_snapshot_t *snap,
+                                      const void *lower, size_t llen, const void *upper, size_t ulen,
+                                      uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                                 size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                                 ferry_cursor **out, ferry_error *err);
 FERRY_HIDDEN int rdb_cursor_close(ferry_cursor *cb);
-FERRY_HIDDEN int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint8_t *page, size_t cap, uint32_t max_entries, ferry_error *err);
+FERRY_HIDDEN int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint8_t *page,
+                                 size_t cap, uint32_t max_entries, ferry_error *err);
 
 /* admin.c */
-FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap, size_t *len_out, ferry_error *err);
-FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                              size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                                  ferry_error *err);
 FERRY_HIDDEN int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
-FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n,
+                            uint32_t flags, ferry_error *err);
 
 /* txn.c */
-FERRY_HIDDEN int rdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out, ferry_error *err);
-FERRY_HIDDEN int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap, size_t *vlen_out, int for_update, ferry_error *err);
+FERRY_HIDDEN int rdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out,
+                               ferry_error *err);
+FERRY_HIDDEN int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst,
+                             size_t cap, size_t *vlen_out, int for_update, ferry_error *err);
 FERRY_HIDDEN int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err);
-FERRY_HIDDEN int rdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int rdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen,
+                                     const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out,
+                                     ferry_error *err);
 FERRY_HIDDEN void rdb_txn_cursor_kill(ferry_cursor *cb);
 FERRY_HIDDEN int rdb_txn_savepoint(ferry_txn *tb, int op, ferry_error *err);
 FERRY_HIDDEN int rdb_txn_commit(ferry_txn *tb, ferry_error *err);
 FERRY_HIDDEN int rdb_txn_close(ferry_txn *tb);
 
 /* split.c */
-FERRY_HIDDEN int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper, size_t ulen, uint32_t max, void *dst, size_t cap, size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                                  size_t llen, const void *upper, size_t ulen, uint32_t max, void *dst,
+                                  size_t cap, size_t *len_out, ferry_error *err);
 
 /* open.c */
 FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
@@ -168,10 +199,13 @@ FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* admin.c */
-FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap, size_t *len_out, ferry_error *err);
-FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                              size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                                  ferry_error *err);
 FERRY_HIDDEN int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
-FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n,
+                            uint32_t flags, ferry_error *err);
 
 /* Are the transaction functions all there? */
 static inline int rdb_has_txn(void)

@@ -53,10 +53,15 @@ int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error
     return FERRY_OK;
 }
 
+int ferry_rocksdb_rj_cursor_owned(const ferry_cursor *c)
+{
+    return c->store == &rj_owner;
+}
+
+/* c is an interop cursor (ferry_rocksdb_rj_cursor_owned; rocksjava.c closes the others). */
 int ferry_rocksdb_rj_cursor_forget(ferry_cursor *cb)
 {
     rdb_cursor *c = (rdb_cursor *)cb;
-    if (cb->store != &rj_owner) return ferry_cursor_close(cb);
     if (c->ropts) RDB.readoptions_destroy(c->ropts);   /* the iterator (leaked) is never used again */
     free(c);
     return FERRY_OK;
