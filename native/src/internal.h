@@ -215,7 +215,7 @@ struct ferry_engine_ops {
     int (*txn_savepoint)(ferry_txn *t, int op, ferry_error *err);
 };
 
-/* ---- engine open functions (engine_rocksdb.c, engine_lmdb.c) ---- */
+/* ---- engine open functions (rocksdb/, lmdb/) ---- */
 FERRY_HIDDEN int ferry_rocksdb_attach(const char *lib_path, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_path(char *dst, size_t cap);
 FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
@@ -225,10 +225,7 @@ FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
 FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra,
                                  ferry_store **out, ferry_error *err);
 
-/* ---- RocksDB backup engine (engine_rocksdb.c; argument checks in ferry.c) ---- */
-/* Make a directory tree durable: fsync every file and directory under dir, dir itself and every
- * directory above it (ferry.c). For checkpoints, backups and restores. */
-FERRY_HIDDEN int ferry_sync_tree(const char *dir, ferry_error *err);
+/* ---- RocksDB backup engine (rocksdb/admin.c; argument checks in ferry.c) ---- */
 FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_backups_close(ferry_backups *b);
 FERRY_HIDDEN int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
@@ -237,7 +234,7 @@ FERRY_HIDDEN int ferry_rocksdb_backups_list(ferry_backups *b, void *dst, size_t 
 FERRY_HIDDEN int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err);
 
-/* ---- SST files (engine_rocksdb.c; argument checks in ferry.c) ---- */
+/* ---- SST files (rocksdb/admin.c; argument checks in ferry.c) ---- */
 FERRY_HIDDEN int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err);
 /* op: FERRY_OP_PUT, FERRY_OP_MERGE or FERRY_OP_DELETE */
 FERRY_HIDDEN int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val,
@@ -245,7 +242,7 @@ FERRY_HIDDEN int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *
 FERRY_HIDDEN int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_sst_close(ferry_sst_writer *w);
 
-/* ---- shared block caches and write buffer managers (engine_rocksdb.c; registry and checks in ferry.c) ---- */
+/* ---- shared block caches and write buffer managers (rocksdb/admin.c; registry and checks in ferry.c) ---- */
 /* *out: a rocksdb_cache_t*; *rj_made: made by RocksJava's constructor (high_pri_ppm >= 0) */
 FERRY_HIDDEN int ferry_rocksdb_cache_create(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out,
                                             int *rj_made, ferry_error *err);
@@ -273,6 +270,11 @@ FERRY_HIDDEN int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *o
 FERRY_HIDDEN int ferry_store_add_cf(ferry_store *s, const char *name, void *handle, int bits, uint32_t *id_out);
 /* Free the slot names and the table. Engines free the handles first. */
 FERRY_HIDDEN void ferry_store_base_free(ferry_store *s);
+/* fsync path's directory and every directory above it (after a read-write open). */
+FERRY_HIDDEN int ferry_sync_store_dirs(const char *path, ferry_error *err);
+/* Make a directory tree durable: fsync every file and directory under dir, dir itself and every
+ * directory above it. For checkpoints, backups and restores. */
+FERRY_HIDDEN int ferry_sync_tree(const char *dir, ferry_error *err);
 
 /* The slot of id; id must be below an acquire-load of cf_count. */
 static inline ferry_cf_slot *ferry_slot(const ferry_store *s, uint32_t id)
@@ -305,7 +307,9 @@ FERRY_HIDDEN int ferry_keys_validate(uint32_t n, const void *keys, size_t keys_l
 FERRY_HIDDEN int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t ncf,
                                       const ferry_store *s, ferry_error *err);
 
-/* ---- RocksJava interop (engine_rocksdb.c; argument checks in rocksjava.c) ---- */
+/* ---- RocksJava interop (rocksdb/interop.c; argument checks in rocksjava.c) ---- */
+/* Whether c is an interop cursor (ferry_rocksdb_rj_cursor_open or _wrap): only those may be forgotten. */
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_owned(const ferry_cursor *c);
 FERRY_HIDDEN int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower,
                                               size_t llen, const void *upper, size_t ulen, uint32_t flags,
                                               ferry_cursor **out, ferry_error *err);

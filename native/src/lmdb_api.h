@@ -1,5 +1,5 @@
 /* The subset of LMDB's C API (0.9.x ABI) that Ferry's lmdb engine uses, declared here so the
- * shim builds without lmdb.h. Functions are resolved at run time into ferry_mdb (engine_lmdb.c)
+ * shim builds without lmdb.h. Functions are resolved at run time into ferry_mdb (lmdb/attach.c)
  * from the liblmdb shipped in org.lmdbjava:native. Values below are LMDB's ABI facts. */
 #ifndef FERRY_LMDB_API_H
 #define FERRY_LMDB_API_H

@@ -26,6 +26,7 @@ int ferry_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
 int ferry_rj_cursor_forget(ferry_cursor *c)
 {
     if (!c) return FERRY_OK;
+    if (!ferry_rocksdb_rj_cursor_owned(c)) return ferry_cursor_close(c);
     return ferry_rocksdb_rj_cursor_forget(c);
 }
 

@@ -1,0 +1,129 @@
+/* LMDB engine: column families (named databases). */
+#include "engine.h"
+
+lmdb_stripe *lmdb_names_enter(lmdb_store *s, ferry_cf_slot *cf)
+{
+    return lmdb_is_default_cf(s, cf) ? NULL : lmdb_names_enter_on(s, lmdb_stripe_of(s), cf);
+}
+
+/* Called by a drop (under cf_lock, before it takes wlock) before mdb_drop closes a handle;
+ * names_allow once the slot is marked. Readers spin meanwhile (a drop is rare; it may wait for
+ * its commit's sync). */
+static void names_block(lmdb_store *s)
+{
+    atomic_store(&s->dropping, 1);
+    for (int i = 0; i < LMDB_STRIPES; i++)
+        while (atomic_load(&s->stripes[i].n) != 0) plat_yield();
+}
+
+static void names_allow(lmdb_store *s)
+{
+    atomic_store(&s->dropping, 0);
+}
+
+typedef struct cf_ctx {
+    const char *name;
+    MDB_dbi dbi;
+    int closed;   /* a drop: mdb_drop closed the handle in some attempt */
+    unsigned dbflags; /* create: MDB_DUPSORT / MDB_DUPFIXED */
+} cf_ctx;
+
+/* Write fn: create (or open) a named database. */
+static int cf_create_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    cf_ctx *c = ctx;
+    if (!s->families_listed) {
+        /* families not listed at open (see list_families) may exist without a slot: creating one
+         * would open it with its data */
+        MDB_dbi probe;
+        int prc = MDB.mdb_dbi_open(txn, c->name, 0, &probe);
+        if (prc == MDB_SUCCESS)
+            return ferry_fail(err, FERRY_EEXISTS, 0, "column family '%s' already exists", c->name);
+        if (prc != MDB_NOTFOUND && prc != MDB_INCOMPATIBLE && prc != MDB_DBS_FULL)
+            return lmdb_fail(err, prc, "create column family");
+    }
+    int rc = MDB.mdb_dbi_open(txn, c->name, MDB_CREATE | c->dbflags, &c->dbi);
+    if (rc == MDB_DBS_FULL) /* ferry_cf_create counts live families first: not expected */
+        return ferry_fail(err, FERRY_EDBSFULL, rc, "cannot create '%s': LMDB has no free database handle "
+                          "(maxColumnFamilies, FERRY_OPT_MAX_DBS)", c->name);
+    if (rc == MDB_INCOMPATIBLE)
+        return ferry_fail(err, FERRY_EEXISTS, rc, "cannot create '%s': a key of that name exists in the default family", c->name);
+    return rc ? lmdb_fail(err, rc, "create column family") : FERRY_OK;
+}
+
+/* Write fn: delete a named database and close its handle. The handle is looked up by name in
+ * each attempt: when an earlier attempt's commit failed (map full, then grown), its mdb_drop had
+ * already closed the handle the slot records. */
+static int cf_drop_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    cf_ctx *c = ctx;
+    MDB_dbi dbi;
+    int rc = MDB.mdb_dbi_open(txn, c->name, 0, &dbi);
+    if (rc) return lmdb_fail(err, rc, "drop column family: open");
+    rc = MDB.mdb_drop(txn, dbi, 1);
+    if (rc) return lmdb_fail(err, rc, "drop column family");
+    c->closed = 1;
+    return FERRY_OK;
+}
+
+/* Write fn: open a family's handle by name (after a drop that closed it did not commit). */
+static int cf_reopen_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
+{
+    cf_ctx *c = ctx;
+    int rc = MDB.mdb_dbi_open(txn, c->name, 0, &c->dbi);
+    return rc ? lmdb_fail(err, rc, "reopen column family") : FERRY_OK;
+}
+
+int lmdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, const char *extra,
+                          void **handle_out, int *bits_out, ferry_error *err)
+{
+    (void)opts, (void)extra, (void)bits_out;   /* ferry.c refused options: they are RocksDB's */
+    size_t n = strlen(name);
+    if (n > LS(s)->max_key)
+        return ferry_fail(err, FERRY_EINVAL, 0,
+                          "column family name of %zu bytes is too long: LMDB keeps family names as keys of the "
+                          "default family, at most %zu bytes", n, LS(s)->max_key);
+    cf_ctx c = { name, 0, 0, 0 };
+    if (flags & FERRY_CF_DUPSORT) c.dbflags |= MDB_DUPSORT;
+    if (flags & FERRY_CF_DUPFIXED) c.dbflags |= MDB_DUPFIXED;
+    int rc = lmdb_with_write_txn(LS(s), cf_create_fn, &c, err);
+    if (rc == FERRY_OK) *handle_out = (void *)(uintptr_t)c.dbi;
+    return rc;
+}
+
+/* cf_flags: the flags LMDB keeps with the database, read in a read transaction. */
+int lmdb_cf_flags(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err)
+{
+    MDB_txn *txn;
+    int rc = lmdb_read_acquire(LS(s), &txn, err);
+    if (rc) return rc;
+    unsigned dbflags = 0;
+    int mrc = MDB.mdb_dbi_flags(txn, DBI(cf), &dbflags);
+    lmdb_read_release(LS(s), txn);
+    if (mrc) return lmdb_fail(err, mrc, "column family flags");
+    int drc = lmdb_dropped_since(cf, err);
+    if (drc) return drc;
+    *out = ((dbflags & MDB_DUPSORT) ? FERRY_CF_DUPSORT : 0) | ((dbflags & MDB_DUPFIXED) ? FERRY_CF_DUPFIXED : 0);
+    return FERRY_OK;
+}
+
+/* cf_drop: mdb_drop(del=1) deletes the database and closes its handle; the slot is marked
+ * dropped at the commit, under wlock (see family_live). Reads of named families wait from
+ * before mdb_drop frees the name until the slot is marked (see names_enter), so a racing read
+ * sees either the live family or "dropped". When the drop fails after LMDB closed the handle,
+ * the family still exists: its handle is opened again (readers are still held off, so the slot
+ * can take the new number). */
+int lmdb_cf_drop(ferry_store *s, ferry_cf_slot *slot, ferry_error *err)
+{
+    cf_ctx c = { slot->name, DBI(slot), 0, 0 };
+    names_block(LS(s));
+    int rc = lmdb_with_write_txn_then(LS(s), cf_drop_fn, &c, &slot->dropped, err);
+    if (rc != FERRY_OK && c.closed) {
+        cf_ctx r = { slot->name, 0, 0, 0 };
+        ferry_error e2;
+        if (lmdb_with_write_txn(LS(s), cf_reopen_fn, &r, &e2) == FERRY_OK) slot->handle = (void *)(uintptr_t)r.dbi;
+        else atomic_store(&slot->dropped, 1); /* unreachable now: refuse it rather than read a closed handle */
+    }
+    names_allow(LS(s));
+    return rc;
+}

@@ -1,0 +1,187 @@
+/* RocksDB engine: cursors and the page fill (the scan hot path). */
+#include "engine.h"
+
+/* ------------------------------------------------------------------ */
+/* Cursors                                                             */
+
+/* An iterator on db/cf with its own read options and cursor-owned copies of the bounds.
+ * owner: the store, or the interop pseudo-store for cursors on RocksJava's objects. */
+int rdb_cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transaction_t *txn,
+                            rocksdb_column_family_handle_t *cf, const rocksdb_snapshot_t *snap, const void *lower,
+                            size_t llen, const void *upper, size_t ulen, uint32_t flags, size_t readahead,
+                            ferry_cursor **out, ferry_error *err)
+{
+    if ((flags & FERRY_CURSOR_ASYNC_IO) && !RDB.readoptions_set_async_io)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no asynchronous reads (rocksdb_readoptions_set_async_io, "
+                          "RocksDB 8 and later): open the cursor without asyncIo", rdb_lib_path);
+    if ((flags & FERRY_CURSOR_AUTO_PREFIX) && !RDB.readoptions_set_auto_prefix_mode)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no automatic prefix mode (rocksdb_readoptions_set_auto_prefix_mode): "
+                          "open the cursor without autoPrefixMode", rdb_lib_path);
+    size_t blen = (lower ? llen : 0) + (upper ? ulen : 0);
+    if (blen < llen) return ferry_fail(err, FERRY_EINVAL, 0, "bounds too long");
+    rdb_cursor *c = calloc(1, sizeof *c + blen);
+    if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    c->base.store = owner;
+    c->ropts = RDB.readoptions_create();
+    /* Ferry's ranges are exact: with a prefix_extractor (set through the options string, or by a
+     * RocksJava application) a prefix seek may skip keys of other prefixes. Automatic prefix mode
+     * keeps total-order answers: RocksDB takes the prefix path only where it cannot change them. */
+    if (flags & FERRY_CURSOR_AUTO_PREFIX) RDB.readoptions_set_auto_prefix_mode(c->ropts, 1);
+    else RDB.readoptions_set_total_order_seek(c->ropts, 1);
+    if (snap) RDB.readoptions_set_snapshot(c->ropts, snap);
+    if (flags & FERRY_CURSOR_NO_FILL_CACHE) RDB.readoptions_set_fill_cache(c->ropts, 0);
+    if (flags & FERRY_CURSOR_NO_VERIFY_CHECKSUMS) RDB.readoptions_set_verify_checksums(c->ropts, 0);
+    if (flags & FERRY_CURSOR_ASYNC_IO) RDB.readoptions_set_async_io(c->ropts, 1);
+    if (readahead) RDB.readoptions_set_readahead_size(c->ropts, readahead);
+    char *b = c->bounds;
+    if (lower) {
+        if (llen) memcpy(b, lower, llen);
+        RDB.readoptions_set_iterate_lower_bound(c->ropts, b, llen);
+        c->lower = b;
+        c->llen = llen;
+        b += llen;
+    }
+    if (upper) {
+        if (ulen) memcpy(b, upper, ulen);
+        RDB.readoptions_set_iterate_upper_bound(c->ropts, b, ulen);
+        c->upper = b;
+        c->ulen = ulen;
+    }
+    c->check_bounds = txn != NULL;
+    c->it = txn ? RDB.transaction_create_iterator_cf(txn, c->ropts, cf) : RDB.create_iterator_cf(db, c->ropts, cf);
+    *out = &c->base;
+    return FERRY_OK;
+}
+
+/* Store cursor. */
+int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                           size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                           ferry_cursor **out, ferry_error *err)
+{
+    return rdb_cursor_create(s, STORE(s)->db, CFH(cf), snap ? ((rdb_snapshot *)snap)->snap : NULL, lower, llen,
+                         upper, ulen, flags, STORE(s)->readahead, out, err);
+}
+
+/* Destroy an owned iterator before the read options it points into; a wrapped (borrowed)
+ * iterator stays with RocksJava. */
+int rdb_cursor_close(ferry_cursor *cb)
+{
+    rdb_cursor *c = (rdb_cursor *)cb;
+    if (c->it && c->it != (rocksdb_iterator_t *)&c->borrowed) RDB.iter_destroy(c->it);
+    if (c->ropts) RDB.readoptions_destroy(c->ropts);
+    free(c);
+    return FERRY_OK;
+}
+
+/* Is the iterator on exactly key? */
+static inline int at_key(rocksdb_iterator_t *it, const void *key, size_t klen)
+{
+    if (!RDB.iter_valid(it)) return 0;
+    size_t kl;
+    const char *k = RDB.iter_key(it, &kl);
+    return kl == klen && (klen == 0 || memcmp(k, key, klen) == 0);
+}
+
+/* Position the iterator for op; returns 1 for a forward fill, 0 for reverse. */
+static int position(rocksdb_iterator_t *it, int op, const void *key, size_t klen)
+{
+    switch (op) {
+    case FERRY_FIRST: RDB.iter_seek_to_first(it); return 1;
+    case FERRY_LAST: RDB.iter_seek_to_last(it); return 0;
+    case FERRY_SEEK_GE: RDB.iter_seek(it, key, klen); return 1;
+    case FERRY_SEEK_GT:
+        RDB.iter_seek(it, key, klen);
+        if (at_key(it, key, klen)) RDB.iter_next(it);
+        return 1;
+    case FERRY_SEEK_LE: RDB.iter_seek_for_prev(it, key, klen); return 0;
+    case FERRY_SEEK_LT:
+        RDB.iter_seek_for_prev(it, key, klen);
+        if (at_key(it, key, klen)) RDB.iter_prev(it);
+        return 0;
+    case FERRY_NEXT: case FERRY_CURRENT_FWD: return 1;
+    default: return 0; /* FERRY_PREV, FERRY_CURRENT_REV */
+    }
+}
+
+/* Unsigned byte order of two keys. */
+static inline int rdb_key_cmp(const void *a, size_t al, const void *b, size_t bl)
+{
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    return c ? c : (al > bl) - (al < bl);
+}
+
+/* Position a transaction cursor for op within its bounds (the write batch part of a transaction's
+ * iterator is not clamped by the read options everywhere): seeks below the lower bound start at it,
+ * reverse seeks at or past the upper bound start below it. Returns 1 forward, 0 reverse. */
+static int position_bounded(rdb_cursor *c, int op, const void *key, size_t klen)
+{
+    rocksdb_iterator_t *it = c->it;
+    switch (op) {
+    case FERRY_FIRST:
+        if (c->lower) RDB.iter_seek(it, c->lower, c->llen);
+        else RDB.iter_seek_to_first(it);
+        return 1;
+    case FERRY_SEEK_GE: case FERRY_SEEK_GT:
+        if (c->lower && rdb_key_cmp(key, klen, c->lower, c->llen) < 0) { RDB.iter_seek(it, c->lower, c->llen); return 1; }
+        break;
+    case FERRY_LAST:
+        if (!c->upper) { RDB.iter_seek_to_last(it); return 0; }
+        RDB.iter_seek_for_prev(it, c->upper, c->ulen);
+        if (at_key(it, c->upper, c->ulen)) RDB.iter_prev(it);
+        return 0;
+    case FERRY_SEEK_LE: case FERRY_SEEK_LT:
+        if (c->upper && rdb_key_cmp(key, klen, c->upper, c->ulen) >= 0) return position_bounded(c, FERRY_LAST, NULL, 0);
+        break;
+    default: break;
+    }
+    return position(it, op, key, klen);
+}
+
+/* Position, then copy entries into the page until it is full, max_entries or the range ends. */
+int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint8_t *page,
+                           size_t cap, uint32_t max_entries, ferry_error *err)
+{
+    rdb_cursor *rc_ = (rdb_cursor *)cb;
+    rocksdb_iterator_t *it = rc_->it;
+    int fwd = rc_->check_bounds ? position_bounded(rc_, op, key, klen) : position(it, op, key, klen);
+    void (*step)(rocksdb_iterator_t *) = fwd ? RDB.iter_next : RDB.iter_prev;
+    const char *bound = rc_->check_bounds ? (fwd ? rc_->upper : rc_->lower) : NULL;
+    size_t blen = fwd ? rc_->ulen : rc_->llen;
+    unsigned char (*valid)(const rocksdb_iterator_t *) = RDB.iter_valid;
+    const char *(*get_key)(const rocksdb_iterator_t *, size_t *) = RDB.iter_key;
+    const char *(*get_val)(const rocksdb_iterator_t *, size_t *) = RDB.iter_value;
+    size_t used = FERRY_PAGE_HEADER;
+    uint32_t count = 0, flags = 0;
+    if (max_entries > INT_MAX) max_entries = INT_MAX;
+    int more;
+    while ((more = valid(it)) && count < max_entries) {
+        size_t kl, vl;
+        const char *k = get_key(it, &kl);
+        if (bound) {
+            int cmp = rdb_key_cmp(k, kl, bound, blen);
+            if (fwd ? cmp >= 0 : cmp < 0) { more = 0; break; }
+        }
+        const char *v = get_val(it, &vl);
+        if (kl > UINT32_MAX || vl > UINT32_MAX) {
+            if (count) break;
+            return ferry_fail(err, FERRY_EKEYSIZE, 0, "entry of %zu + %zu bytes exceeds the page format", kl, vl);
+        }
+        if (!ferry_page_emit_copy(page, cap, &used, k, kl, v, vl)) {
+            if (count) break;
+            ferry_page_header(page, 0, 0, FERRY_PAGE_HEADER + ferry_copy_entry_size(kl, vl));
+            return ferry_fail(err, FERRY_ETOOSMALL, 0, "entry needs a page of %zu bytes",
+                              FERRY_PAGE_HEADER + ferry_copy_entry_size(kl, vl));
+        }
+        count++;
+        step(it);
+    }
+    if (!more) {
+        char *e = NULL;
+        RDB.iter_get_error(it, &e);
+        if (e) return rdb_error(err, e);
+        flags = FERRY_PAGE_END;
+    }
+    ferry_page_header(page, count, flags, used);
+    return (int)count;
+}

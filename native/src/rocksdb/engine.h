@@ -1,0 +1,302 @@
+/* RocksDB engine, private to native/src/rocksdb: the handles, the C API table and what its sections share.
+ * The engine drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a function
+ * table resolved at attach time (attach.c; rocksdb_api.h lists the functions used). Sections: attach.c
+ * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), reads.c,
+ * writes.c, cursors.c, txn.c (transactions), split.c (split points), admin.c (properties, checkpoints,
+ * SST files, backups, shared caches), interop.c (RocksJava's own objects). */
+#ifndef FERRY_ROCKSDB_ENGINE_H
+#define FERRY_ROCKSDB_ENGINE_H
+
+#include "internal.h"
+#include "platform.h"
+#include "rocksdb_api.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------------ */
+/* Handles                                                             */
+
+typedef struct rdb_store {
+    ferry_store base;
+    /* Writes hold it shared, a family drop exclusively: RocksDB fails a write to a dropped
+     * family only after its WAL write, and then refuses every later write, so no write may
+     * pass the dropped check before a drop and reach RocksDB after it. */
+    pthread_rwlock_t drop_lock;
+    rocksdb_t *db;
+    rocksdb_options_t *opts;          /* DB and family options (kept for cf_create) */
+    rocksdb_readoptions_t *ropts;     /* reads without a snapshot */
+    rocksdb_writeoptions_t *wopts;
+    int wal_off, sync_on;   /* the store's FERRY_OPT_WAL == 0 and FERRY_OPT_SYNC, which wopts holds */
+    rocksdb_flushoptions_t *fopts;
+    rocksdb_cache_t *cache;
+    size_t readahead;                 /* cursors' readahead_size (0: RocksDB's automatic readahead) */
+    int has_merge;                    /* the options string set one of the accepted merge operators */
+    /* Transactions (FERRY_OPT_TRANSACTIONS): the TransactionDB or OptimisticTransactionDB, and db
+     * then points at shell, a rocksdb_t around the same object (see rdb_txndb_shell) */
+    int txn_mode;                     /* FERRY_TXN_MODE_* */
+    void *txndb;
+    rdb_db_shell shell;
+    int64_t lock_timeout_ms;          /* FERRY_OPT_TXN_LOCK_TIMEOUT_MS, -1 = RocksDB's default */
+    rocksdb_t *base_db;               /* the database under txndb (range deletes), or NULL */
+    rocksdb_transactiondb_options_t *tdb_opts;
+    /* A read-only store that RocksDB serves in its compacted-DB mode (see open_default_read_only;
+     * property "ferry.compacted-read-only") */
+    int compacted;
+} rdb_store;
+
+typedef struct rdb_txn {
+    ferry_txn base;
+    rocksdb_transaction_t *t;
+    rocksdb_readoptions_t *ropts;     /* reads through the transaction */
+    uint32_t *cfs;                    /* families written (commit checks none was dropped) */
+    uint32_t ncfs, capcfs;
+    /* RocksDB's savepoint stack, one entry per rocksdb_transaction_set_savepoint not yet rolled
+     * back: 1 a live savepoint of ferry_txn_set_savepoint, 0 one popped (the C API has no pop) or
+     * a batch's own (see rdb_txn_write), which the next rollback steps over */
+    uint8_t *sps;
+    uint32_t nsps, capsps;
+} rdb_txn;
+
+typedef struct rdb_snapshot {
+    ferry_snapshot base;
+    const rocksdb_snapshot_t *snap;
+    rocksdb_readoptions_t *ropts;     /* reads at snap */
+} rdb_snapshot;
+
+typedef struct rdb_cursor {
+    ferry_cursor base;
+    rocksdb_iterator_t *it;           /* owned, or &borrowed for a wrapped RocksJava iterator */
+    rocksdb_readoptions_t *ropts;     /* owned: holds the bound slices (NULL when wrapped) */
+    rdb_iter_shell borrowed;          /* wrapped cursors: RocksJava's Iterator*, never destroyed */
+    /* transaction cursors check the bounds themselves: a transaction's iterator merges the write
+     * batch, whose entries the read options' bounds may not cover */
+    int check_bounds;
+    const char *lower, *upper;        /* into bounds, NULL = none */
+    size_t llen, ulen;
+    char bounds[];                    /* lower then upper bound bytes */
+} rdb_cursor;
+
+#define STORE(s) ((rdb_store *)(s))
+
+#define CFH(slot) ((rocksdb_column_family_handle_t *)(slot)->handle)
+
+/* Slot bits of a family with options of its own (ferry_cf_slot.bits); a slot without
+ * RDB_SLOT_OWN has the store's options. */
+#define RDB_SLOT_OWN   0x1
+
+#define RDB_SLOT_MERGE 0x2  /* with RDB_SLOT_OWN: the family has a merge operator */
+
+#define RDB_SLOT_RANGE_DEL 0x4 /* a range delete may sit in the family's memtables (set by range deletes and by an
+                                  open that replayed a log into them; never cleared): see rdb_split_points */
+
+/* The family handle of a batch record's cf id. */
+typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id);
+
+#define RJ_READY(err) \
+    do { if (!atomic_load_explicit(&rdb_ready, memory_order_acquire)) \
+        return ferry_fail((err), FERRY_ENOENGINE, 0, "RocksDB engine not attached"); } while (0)
+
+/* attach.c */
+extern FERRY_HIDDEN rocksdb_api RDB;
+extern FERRY_HIDDEN plat_lib *rdb_lib;
+extern FERRY_HIDDEN char *rdb_lib_path;
+extern FERRY_HIDDEN atomic_int rdb_ready;
+extern FERRY_HIDDEN rocksdb_readoptions_t *rdb_rj_ropts;
+extern FERRY_HIDDEN rocksdb_writeoptions_t *rdb_rj_wopts;
+FERRY_HIDDEN int rdb_error(ferry_error *err, char *msg);
+FERRY_HIDDEN void rdb_store_free(rdb_store *s);
+FERRY_HIDDEN int rdb_close(ferry_store *s);
+FERRY_HIDDEN int rdb_open_error(const char *path, char *e, ferry_error *err);
+
+/* open.c */
+FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
+FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
+extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
+
+/* reads.c */
+FERRY_HIDDEN int rdb_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro,
+                              rocksdb_column_family_handle_t *cf, const void *key, size_t klen, void *dst,
+                              size_t cap, size_t *vlen_out, ferry_error *err);
+FERRY_HIDDEN int rdb_multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro,
+                                    rocksdb_column_family_handle_t *cf, uint32_t n, const void *keys,
+                                    void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
+FERRY_HIDDEN int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key,
+                         size_t klen, uint32_t flags, void *dst, size_t cap, size_t *vlen_out,
+                         ferry_error *err);
+FERRY_HIDDEN int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n,
+                               const void *keys, uint32_t flags, void *dst, size_t cap, int64_t *lens_out,
+                               ferry_error *err);
+
+/* writes.c */
+FERRY_HIDDEN int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, const void *val,
+                         size_t vlen, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_merge(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen,
+                           const void *operand, size_t olen, ferry_error *err);
+FERRY_HIDDEN int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, ferry_error *err);
+FERRY_HIDDEN int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                                  const void *end, size_t elen, ferry_error *err);
+FERRY_HIDDEN int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
+                           ferry_error *err);
+FERRY_HIDDEN int rdb_flush(ferry_store *s, ferry_cf_slot *cf, ferry_error *err);
+FERRY_HIDDEN int rdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_t blen,
+                                   const void *end, size_t elen, ferry_error *err);
+
+/* admin.c */
+FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                              size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                                  ferry_error *err);
+FERRY_HIDDEN int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n,
+                            uint32_t flags, ferry_error *err);
+
+/* cursors.c */
+FERRY_HIDDEN int rdb_cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transaction_t *txn,
+                                      rocksdb_column_family_handle_t *cf, const rocksdb_snapshot_t *snap,
+                                      const void *lower, size_t llen, const void *upper, size_t ulen,
+                                      uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                                 size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                                 ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int rdb_cursor_close(ferry_cursor *cb);
+FERRY_HIDDEN int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint8_t *page,
+                                 size_t cap, uint32_t max_entries, ferry_error *err);
+
+/* admin.c */
+FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                              size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                                  ferry_error *err);
+FERRY_HIDDEN int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n,
+                            uint32_t flags, ferry_error *err);
+
+/* txn.c */
+FERRY_HIDDEN int rdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn **out,
+                               ferry_error *err);
+FERRY_HIDDEN int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst,
+                             size_t cap, size_t *vlen_out, int for_update, ferry_error *err);
+FERRY_HIDDEN int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err);
+FERRY_HIDDEN int rdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen,
+                                     const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out,
+                                     ferry_error *err);
+FERRY_HIDDEN void rdb_txn_cursor_kill(ferry_cursor *cb);
+FERRY_HIDDEN int rdb_txn_savepoint(ferry_txn *tb, int op, ferry_error *err);
+FERRY_HIDDEN int rdb_txn_commit(ferry_txn *tb, ferry_error *err);
+FERRY_HIDDEN int rdb_txn_close(ferry_txn *tb);
+
+/* split.c */
+FERRY_HIDDEN int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_cf_slot *cf, const void *lower,
+                                  size_t llen, const void *upper, size_t ulen, uint32_t max, void *dst,
+                                  size_t cap, size_t *len_out, ferry_error *err);
+
+/* open.c */
+FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
+FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
+extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
+
+/* admin.c */
+FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
+                              size_t *len_out, ferry_error *err);
+FERRY_HIDDEN int rdb_property_int(ferry_store *s, ferry_cf_slot *cf, const char *name, uint64_t *out,
+                                  ferry_error *err);
+FERRY_HIDDEN int rdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err);
+FERRY_HIDDEN int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size_t n,
+                            uint32_t flags, ferry_error *err);
+
+/* Are the transaction functions all there? */
+static inline int rdb_has_txn(void)
+{
+#define RDB_PRESENT(name, ret, params) && RDB.name != NULL
+    return 1 RDB_API_TXN_FUNCS(RDB_PRESENT);
+#undef RDB_PRESENT
+}
+
+/* Read options for a snapshot or the store's defaults. */
+static inline const rocksdb_readoptions_t *rdb_read_opts(ferry_store *s, ferry_snapshot *snap)
+{
+    return snap ? ((rdb_snapshot *)snap)->ropts : STORE(s)->ropts;
+}
+
+/* Whether merges into the family can work: it, or the store it inherits from, has an operator. */
+static inline int rdb_family_has_merge(ferry_store *s, ferry_cf_slot *slot)
+{
+    int bits = atomic_load_explicit(&slot->bits, memory_order_relaxed);
+    return bits & RDB_SLOT_OWN ? (bits & RDB_SLOT_MERGE) != 0 : STORE(s)->has_merge;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writes                                                              */
+
+/* Write one key. */
+static inline int rdb_put_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, rocksdb_column_family_handle_t *cf,
+                    const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
+{
+    char *e = NULL;
+    RDB.put_cf(db, wo, cf, key, klen, val, vlen, &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+/* Take drop_lock shared and check the family is still live; on failure the lock is not held. */
+static inline int rdb_write_enter(ferry_store *s, ferry_cf_slot *cf, ferry_error *err)
+{
+    pthread_rwlock_rdlock(&STORE(s)->drop_lock);
+    if (!atomic_load(&cf->dropped)) return FERRY_OK;
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", cf->name);
+}
+
+static inline void rdb_write_exit(ferry_store *s)
+{
+    pthread_rwlock_unlock(&STORE(s)->drop_lock);
+}
+
+/* A merge without an operator: RocksDB refuses a single merge itself, but a merge in a write
+ * batch only after its WAL write; say it in Ferry's words before either. */
+static inline int rdb_no_merge_operator(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "this store has no merge operator: open it with "
+                      "StoreOptions.mergeOperator(...) (options string: merge_operator=uint64add)");
+}
+
+/* Translate validated records into one RocksDB write batch and apply it. */
+static inline int rdb_write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, const void *ops, size_t len,
+                      cf_of_fn cf_of, void *ctx, ferry_error *err)
+{
+    const uint8_t *p = ops, *end = p + len;
+    ferry_batch_rec r;
+    for (uint32_t i = 0; ferry_batch_next(&p, end, &r); i++)
+        if (r.op == FERRY_OP_DELETE_VALUE)
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "batch record %u: deleting one value of a key needs an LMDB "
+                              "DUPSORT column family: RocksDB keeps one value per key (delete the key)", i);
+    rocksdb_writebatch_t *b = RDB.writebatch_create();
+    p = ops;
+    while (ferry_batch_next(&p, end, &r)) {
+        rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf);
+        const char *a = (const char *)r.a, *bb = (const char *)r.b;
+        /* an empty range is a no-op: RocksDB would fail it after the WAL write (see ferry_range_empty) */
+        if (r.op == FERRY_OP_DELETE_RANGE && ferry_range_empty(a, r.alen, bb, r.blen)) continue;
+        switch (r.op) {
+        case FERRY_OP_PUT: RDB.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
+        case FERRY_OP_MERGE: RDB.writebatch_merge_cf(b, h, a, r.alen, bb, r.blen); break;
+        case FERRY_OP_DELETE: RDB.writebatch_delete_cf(b, h, a, r.alen); break;
+        default: RDB.writebatch_delete_range_cf(b, h, a, r.alen, bb, r.blen); break;
+        }
+    }
+    char *e = NULL;
+    RDB.write(db, wo, b, &e);
+    RDB.writebatch_destroy(b);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}
+
+static inline int rdb_cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_column_family_handle_t *cf,
+                         const rocksdb_snapshot_t *snap, const void *lower, size_t llen, const void *upper,
+                         size_t ulen, uint32_t flags, size_t readahead, ferry_cursor **out, ferry_error *err)
+{
+    return rdb_cursor_create_in(owner, db, NULL, cf, snap, lower, llen, upper, ulen, flags, readahead, out, err);
+}
+
+#endif /* FERRY_ROCKSDB_ENGINE_H */
