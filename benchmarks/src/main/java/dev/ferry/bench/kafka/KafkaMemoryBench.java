@@ -33,8 +33,6 @@ import org.apache.kafka.streams.state.Stores;
  *       RocksDB's memtables per store);
  *   <li>{@code ferry-budget}: Ferry's stores sharing one budget of {@code budget} bytes
  *       ({@code ferry.rocksdb.memory.total.bytes}, memtable fraction 0.5, index/filter fraction 0.1);
- *   <li>{@code ferry-budget-stall} (only when named in {@code variants}): the same budget with
- *       {@code ferry.rocksdb.memory.write.stall=true};
  *   <li>{@code kafka-default}: Kafka's built-in RocksDB store with its defaults;
  *   <li>{@code kafka-bounded}: the built-in store with Kafka's documented bounded-memory recipe
  *       ({@link KafkaBoundedMemoryRecipe}: one LRUCache of {@code budget} bytes and a WriteBufferManager of
@@ -200,10 +198,6 @@ public final class KafkaMemoryBench {
         }
         switch (variant) {
             case "ferry-budget" -> ctx.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_TOTAL_BYTES, budget);
-            case "ferry-budget-stall" -> {
-                ctx.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_TOTAL_BYTES, budget);
-                ctx.configs.put(FerryStoreConfig.ROCKSDB_MEMORY_WRITE_STALL, true);
-            }
             case "kafka-bounded" -> ctx.configs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, KafkaBoundedMemoryRecipe.class);
             default -> { }
         }

@@ -53,10 +53,14 @@ public final class FerryStoreConfig {
      */
     public static final String ROCKSDB_MEMORY_INDEX_FILTER_FRACTION = "ferry.rocksdb.memory.index.filter.fraction";
     /**
-     * RocksDB, with {@link #ROCKSDB_MEMORY_TOTAL_BYTES}: true stalls the stores' writes while their memtables
-     * together exceed the memtable share, until flushes bring them under it (RocksDB's {@code allow_stall}),
-     * so the memtables stay within their share when writes outrun the flushes; false (default, as Kafka's
-     * bounded-memory recipe) only makes stores flush, and the memtables may pass the share while flushes lag.
+     * RocksDB, with {@link #ROCKSDB_MEMORY_TOTAL_BYTES}: whether the shared write buffer manager stalls writes
+     * while the memtables together exceed the memtable share (RocksDB's {@code allow_stall}). Only {@code false}
+     * (the default, as Kafka's bounded-memory recipe) is accepted; {@code true} is refused with a
+     * {@link ConfigException}: RocksDB ends such a stall only when memory is freed, and it flushes only the store
+     * being written, so one stream thread that writes to several stores of one budget (as every Kafka Streams
+     * thread does) can stall in one store forever while another store's memtable holds the memory
+     * (FerryMemoryBudgetTest hung this way under load). It was also measured to bring no lower peak
+     * (docs/kafka-streams.md, "Bounded memory").
      */
     public static final String ROCKSDB_MEMORY_WRITE_STALL = "ferry.rocksdb.memory.write.stall";
     /** The engine of the DSL's stores under {@link FerryDslStoreSuppliers}: {@code rocksdb} (default) or {@code lmdb}. */
@@ -278,7 +282,12 @@ public final class FerryStoreConfig {
                     "must be above 0 and below 1");
         }
         double idx = fraction(configs, ROCKSDB_MEMORY_INDEX_FILTER_FRACTION, DEFAULT_INDEX_FILTER_FRACTION);
-        return new Budget(total, mem, idx, booleanValue(configs, ROCKSDB_MEMORY_WRITE_STALL, false));
+        if (booleanValue(configs, ROCKSDB_MEMORY_WRITE_STALL, false)) {
+            throw new ConfigException(ROCKSDB_MEMORY_WRITE_STALL, configs.get(ROCKSDB_MEMORY_WRITE_STALL),
+                    "a stalling write buffer manager shared by the stores of one stream thread can stall it forever "
+                    + "(RocksDB flushes only the store being written); leave it false");
+        }
+        return new Budget(total, mem, idx, false);
     }
 
     private static double fraction(Map<String, Object> configs, String key, double dflt) {
