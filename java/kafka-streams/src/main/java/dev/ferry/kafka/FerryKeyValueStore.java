@@ -3,11 +3,11 @@ package dev.ferry.kafka;
 import dev.ferry.Engine;
 import dev.ferry.KeyRange;
 import dev.ferry.Store;
-import dev.ferry.WriteBatch;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -15,6 +15,7 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * A persistent Kafka Streams key-value store on a Ferry {@link Store} (RocksDB or LMDB): the
@@ -62,7 +63,7 @@ public class FerryKeyValueStore extends FerryStateStore implements KeyValueStore
         Objects.requireNonNull(key, "key cannot be null");
         Store s = checkOpen();
         try {
-            return s.get(data(), key.get());
+            return getData(s, key.get());
         } catch (RuntimeException e) {
             throw translate(e, "get");
         }
@@ -73,12 +74,7 @@ public class FerryKeyValueStore extends FerryStateStore implements KeyValueStore
         Objects.requireNonNull(key, "key cannot be null");
         Store s = checkOpen();
         try {
-            markDirty();
-            if (value == null) {
-                s.delete(data(), key.get());
-            } else {
-                s.put(data(), key.get(), value);
-            }
+            putData(s, key.get(), value);
         } catch (RuntimeException e) {
             throw translate(e, "put");
         }
@@ -102,16 +98,16 @@ public class FerryKeyValueStore extends FerryStateStore implements KeyValueStore
             Objects.requireNonNull(e.key, "key cannot be null");
         }
         Store s = checkOpen();
-        try (WriteBatch batch = new WriteBatch()) {
+        try {
+            DataBatch batch = new DataBatch();
             for (KeyValue<Bytes, byte[]> e : entries) {
                 if (e.value == null) {
-                    batch.delete(data(), e.key.get());
+                    batch.delete(e.key.get());
                 } else {
-                    batch.put(data(), e.key.get(), e.value);
+                    batch.put(e.key.get(), e.value);
                 }
             }
-            markDirty();
-            s.write(batch);
+            writeData(s, batch);
         } catch (RuntimeException e) {
             throw translate(e, "putAll");
         }
@@ -174,6 +170,16 @@ public class FerryKeyValueStore extends FerryStateStore implements KeyValueStore
 
     private KeyValueIterator<Bytes, byte[]> open(KeyRange range, boolean forward) {
         return iterator(range, forward);
+    }
+
+    /**
+     * The {@code READ_COMMITTED} view of a transactional store hides its uncommitted writes; any other
+     * level, or a store that is not transactional, gives the store itself (KIP-892).
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public ReadOnlyKeyValueStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        return readOnlyView(isolationLevel, ReadOnlyKeyValueStore.class, this);
     }
 
     @Override

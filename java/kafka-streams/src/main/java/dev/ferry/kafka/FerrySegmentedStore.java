@@ -169,19 +169,17 @@ abstract class FerrySegmentedStore extends FerryStateStore {
         if (live) { // before the write: a concurrent reader may then search a segment still empty, never miss one
             segments.add(id);
         }
-        try (WriteBatch batch = new WriteBatch()) {
+        try {
+            DataBatch batch = new DataBatch();
             if (live) {
                 if (value == null) {
-                    batch.delete(data(), prefixed(id, storeKey));
+                    batch.delete(prefixed(id, storeKey));
                 } else {
-                    batch.put(data(), prefixed(id, storeKey), value);
+                    batch.put(prefixed(id, storeKey), value);
                 }
             }
             List<Long> expired = dropExpired(batch, minLive);
-            if (batch.count() > 0) {
-                markDirty();
-                s.write(batch);
-            }
+            writeData(s, batch);
             segments.removeAll(expired);
         } catch (RuntimeException e) {
             throw translate(e, "put");
@@ -194,13 +192,13 @@ abstract class FerrySegmentedStore extends FerryStateStore {
     }
 
     /** Adds to a batch the deletion of every segment before {@code minLive}; returns their ids. */
-    private List<Long> dropExpired(WriteBatch batch, long minLive) {
+    private List<Long> dropExpired(DataBatch batch, long minLive) {
         NavigableSet<Long> head = segments.headSet(minLive, false);
         if (head.isEmpty()) {
             return Collections.emptyList();
         }
         List<Long> ids = new ArrayList<>(head);
-        batch.deleteRange(data(), prefix(ids.get(0)), prefix(minLive));
+        batch.deleteRange(prefix(ids.get(0)), prefix(minLive));
         return ids;
     }
 
@@ -222,7 +220,7 @@ abstract class FerrySegmentedStore extends FerryStateStore {
             return null;
         }
         try {
-            return s.get(data(), prefixed(id, storeKey));
+            return getData(s, prefixed(id, storeKey));
         } catch (RuntimeException e) {
             throw translate(e, "get");
         }
@@ -243,8 +241,7 @@ abstract class FerrySegmentedStore extends FerryStateStore {
             return;
         }
         try {
-            markDirty();
-            s.delete(data(), prefixed(id, storeKey));
+            putData(s, prefixed(id, storeKey), null);
         } catch (RuntimeException e) {
             throw translate(e, "remove");
         }
@@ -266,6 +263,7 @@ abstract class FerrySegmentedStore extends FerryStateStore {
         long minLive = segmentId(observed - retentionPeriod);
         List<Long> added = new ArrayList<>();
         try (WriteBatch batch = new WriteBatch()) {
+            DataBatch ops = new DataBatch();
             for (KeyValue<byte[], byte[]> r : records) {
                 long id = segmentId(segmentTimestamp(r.key));
                 if (id < minLive) {
@@ -275,14 +273,15 @@ abstract class FerrySegmentedStore extends FerryStateStore {
                     added.add(id);
                 }
                 if (r.value == null) {
-                    batch.delete(data(), prefixed(id, r.key));
+                    ops.delete(prefixed(id, r.key));
                 } else {
-                    batch.put(data(), prefixed(id, r.key), r.value);
+                    ops.put(prefixed(id, r.key), r.value);
                 }
             }
-            List<Long> expired = dropExpired(batch, minLive);
+            List<Long> expired = dropExpired(ops, minLive);
+            ops.addTo(batch, data());
             if (batch.count() > 0) {
-                writeRestored(s, batch);
+                writeRestored(s, batch); // restoration writes the family directly, transactional or not
             }
             segments.removeAll(expired);
         } catch (RuntimeException e) {

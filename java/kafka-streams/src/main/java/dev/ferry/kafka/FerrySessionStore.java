@@ -9,11 +9,13 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.function.Predicate;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.SessionWindow;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlySessionStore;
 import org.apache.kafka.streams.state.SessionStore;
 
 /**
@@ -282,5 +284,15 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
                 inner.close();
             }
         }
+    }
+
+    /**
+     * The {@code READ_COMMITTED} view of a transactional store hides its uncommitted writes; any other
+     * level, or a store that is not transactional, gives the store itself (KIP-892).
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public ReadOnlySessionStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        return readOnlyView(isolationLevel, ReadOnlySessionStore.class, this);
     }
 }

@@ -23,8 +23,10 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -79,10 +81,19 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     static final byte[] STATUS_KEY = "status".getBytes(StandardCharsets.UTF_8);
     private static final byte[] OPENED = ByteBuffer.allocate(Long.BYTES).putLong(1).array();
     private static final byte[] CLOSED = ByteBuffer.allocate(Long.BYTES).putLong(0).array();
+    /**
+     * The status while open as a transactional store ({@link Uncommitted}): the family holds committed
+     * writes only, so a store found with it can be trusted under exactly-once too.
+     */
+    private static final byte[] OPENED_TRANSACTIONAL = ByteBuffer.allocate(Long.BYTES).putLong(2).array();
+    /** Set while a {@link #readCommitted} call runs on this thread. */
+    private static final ThreadLocal<Boolean> COMMITTED_READ = new ThreadLocal<>();
     private final String name;
     private final Engine engine;
     private final Set<FerryIterator> openIterators = ConcurrentHashMap.newKeySet();
     private volatile Store store;
+    /** The uncommitted writes when Kafka Streams asked for transactional stores; else null. */
+    private volatile Uncommitted uncommitted;
     /** The application's shared memory budget this store holds while open, or null. */
     private volatile FerryMemoryBudget budget;
     private ColumnFamily data;
@@ -135,6 +146,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         long bufferLimit = FerryStoreConfig.restoreBufferBytes(context.appConfigs(), engine == Engine.LMDB || tableFiles);
         long bufferTotalLimit = FerryStoreConfig.restoreBufferTotalBytes(context.appConfigs());
         Path dir = new File(new File(context.stateDir(), "ferry"), name).toPath();
+        boolean transactional = Uncommitted.enabled(context.appConfigs());
         Position kept;
         // the application's memory budget (ferry.rocksdb.memory.total.bytes), held until close
         FerryMemoryBudget b = engine == Engine.ROCKSDB ? FerryMemoryBudget.acquire(context.applicationId(), context.appConfigs()) : null;
@@ -151,14 +163,16 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 byte[] p = s.get(offsets, POSITION_KEY);
                 kept = p == null ? Position.emptyPosition() : PositionSerde.deserialize(ByteBuffer.wrap(p));
                 byte[] status = s.get(offsets, STATUS_KEY);
-                if (status != null && !Arrays.equals(status, CLOSED) && StreamsConfig.EXACTLY_ONCE_V2.equals(
+                if (status != null && !Arrays.equals(status, CLOSED) && !Arrays.equals(status, OPENED_TRANSACTIONAL)
+                        && StreamsConfig.EXACTLY_ONCE_V2.equals(
                         context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
                     // not closed: it may hold writes of a transaction the broker aborted, which its offsets do not
                     // cover; Kafka Streams wipes the task's state and restores it (as for its own store)
                     throw new TaskCorruptedException(Set.of(context.taskId()), new ProcessorStateException(
                             "Ferry store " + name + " at " + dir + " was not closed: under exactly-once its entries may hold uncommitted writes"));
                 }
-                s.put(offsets, STATUS_KEY, OPENED, COMMIT); // synced: before every write this opening makes
+                // synced: before every write this opening makes
+                s.put(offsets, STATUS_KEY, transactional ? OPENED_TRANSACTIONAL : OPENED, COMMIT);
                 opened(s, data);
             } catch (RuntimeException e) {
                 s.close();
@@ -176,6 +190,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             throw new ProcessorStateException("Error opening Ferry " + engine + " store " + name + " at " + dir, e);
         }
         this.context = context;
+        this.uncommitted = transactional ? new Uncommitted() : null;
         this.restore = new RestoreBuffer(this, dir, bufferLimit, bufferTotalLimit, tableFiles,
                 tableFiles ? RestoreBuffer.tableOptions(options) : null, engine == Engine.LMDB && bufferLimit > 0 && runs);
         this.position = kept;
@@ -313,6 +328,129 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         return data;
     }
 
+    /** @return whether the store keeps its writes out of the family until a commit (KIP-892) */
+    final boolean transactional() {
+        return uncommitted != null;
+    }
+
+    /**
+     * Reads one key of the data family: in a transactional store, as the task sees it (its
+     * uncommitted writes over the family) unless a {@link #readCommitted} call runs on this thread.
+     *
+     * @param s the Ferry store
+     * @param key the key in the family's layout
+     * @return the value, or null
+     */
+    final byte[] getData(Store s, byte[] key) {
+        Uncommitted u = uncommitted;
+        if (u != null && COMMITTED_READ.get() == null) {
+            byte[] v = u.lookup(key);
+            if (v != null) {
+                return v == Uncommitted.DELETED ? null : v;
+            }
+        }
+        return s.get(data, key);
+    }
+
+    /**
+     * Writes one key of the data family (a null value deletes it): to the family, or in a
+     * transactional store to its uncommitted writes.
+     *
+     * @param s the Ferry store
+     * @param key the key in the family's layout
+     * @param value the value, or null
+     */
+    final void putData(Store s, byte[] key, byte[] value) {
+        Uncommitted u = uncommitted;
+        if (u != null) {
+            u.put(key, value);
+            return;
+        }
+        markDirty();
+        if (value == null) {
+            s.delete(data, key);
+        } else {
+            s.put(data, key, value);
+        }
+    }
+
+    /**
+     * Writes a batch of operations on the data family: in one atomic write to the family, or in a
+     * transactional store to its uncommitted writes.
+     *
+     * @param s the Ferry store
+     * @param batch the operations
+     */
+    final void writeData(Store s, DataBatch batch) {
+        if (batch.count() == 0) {
+            return;
+        }
+        Uncommitted u = uncommitted;
+        if (u != null) {
+            u.apply(batch);
+            return;
+        }
+        try (WriteBatch b = new WriteBatch()) {
+            batch.addTo(b, data);
+            markDirty();
+            s.write(b);
+        }
+    }
+
+    /** @return whether a {@link #readCommitted} call runs on this thread */
+    static boolean readingCommitted() {
+        return COMMITTED_READ.get() != null;
+    }
+
+    /**
+     * Runs reads on this store with its uncommitted writes hidden: the {@code READ_COMMITTED} view of
+     * a transactional store ({@link CommittedView}). Iterators opened inside keep reading the
+     * committed state only.
+     *
+     * @param read the reads
+     * @param <T> the result
+     * @return the result
+     * @throws Exception what the reads throw
+     */
+    final <T> T readCommitted(Callable<T> read) throws Exception {
+        if (COMMITTED_READ.get() != null) {
+            return read.call();
+        }
+        COMMITTED_READ.set(Boolean.TRUE);
+        try {
+            return read.call();
+        } finally {
+            COMMITTED_READ.remove();
+        }
+    }
+
+    /**
+     * What {@code readOnly(IsolationLevel)} returns (KIP-892): a transactional store's
+     * {@code READ_COMMITTED} view hides its uncommitted writes; otherwise the store itself, which
+     * holds every write.
+     *
+     * @param level the isolation level
+     * @param type the store kind's read-only interface
+     * @param self this store, as that interface
+     * @param <T> the interface
+     * @return the view
+     */
+    final <T> T readOnlyView(IsolationLevel level, Class<T> type, T self) {
+        Objects.requireNonNull(level, "isolationLevel cannot be null");
+        return level == IsolationLevel.READ_COMMITTED && uncommitted != null ? CommittedView.of(type, this) : self;
+    }
+
+    /**
+     * The bytes of a transactional store's uncommitted writes (keys, values and
+     * {@value Uncommitted#ENTRY_OVERHEAD} bytes per entry), which Kafka Streams adds up to commit
+     * early ({@code statestore.uncommitted.max.bytes}); 0 when the store is not transactional.
+     */
+    @Override
+    public long approximateNumUncommittedBytes() {
+        Uncommitted u = uncommitted;
+        return u == null ? 0 : u.bytes();
+    }
+
     /** Marks the store written to, so the next {@link #flush()} flushes. */
     void markDirty() {
         dirty = true;
@@ -380,8 +518,12 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
         Objects.requireNonNull(changelogOffsets, "changelogOffsets");
         Store s = checkOpen();
+        Uncommitted u = uncommitted;
         try (WriteBatch batch = new WriteBatch()) {
             flushUnlogged(s);
+            if (u != null && !u.isEmpty()) {
+                u.writeTo(batch, data); // the uncommitted writes first: the offsets cover them
+            }
             Position now = position.copy();
             boolean moved = !now.equals(writtenPosition);
             if (moved) {
@@ -399,7 +541,15 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 // synced: it makes every entry logged before it durable first, so a power cut that
                 // keeps some unsynced log pages and drops others (a hole the log's reader skips)
                 // cannot keep these offsets without the entries they cover (KafkaPowerCutTest)
-                s.write(batch, COMMIT);
+                if (u == null) {
+                    s.write(batch, COMMIT);
+                } else {
+                    synchronized (u) { // an iterator opening meanwhile sees the writes in the family or in the overlay
+                        markDirty();
+                        s.write(batch, COMMIT);
+                        u.clear();
+                    }
+                }
             }
             if (moved) {
                 writtenPosition = now;
@@ -477,8 +627,10 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             try {
                 restore.drain(s); // best effort, as close is: records it loses were never covered by a commit
                 flushUnlogged(s); // RocksDB's own close would flush them too; the order stays explicit
+                Uncommitted u = uncommitted;
                 Position now = position.copy();
-                if (!now.equals(writtenPosition)) { // keep the position of every write so far (best effort, as close is)
+                // a transactional store's uncommitted writes are lost: its position stays at the last commit
+                if (!now.equals(writtenPosition) && (u == null || u.isEmpty())) { // keep the position of every write so far (best effort, as close is)
                     s.put(offsets, POSITION_KEY, positionBytes(now));
                     writtenPosition = now;
                 }
@@ -487,6 +639,10 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 // the position stays at its last commit: never ahead of the entries
             }
             failure = step(failure, restore::discard); // empty unless writing it failed: never covered by a commit
+            Uncommitted u = uncommitted;
+            if (u != null) {
+                u.clear(); // never committed: dropped
+            }
             failure = step(failure, () -> closeStore(s));
         }
         if (b != null) {
@@ -634,9 +790,13 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
         private final int strip;
         private final Predicate<byte[]> keep;
         private final boolean segmented;
+        /** A transactional store's uncommitted writes to merge over the cursors, or null (none, or read-committed). */
+        private final Uncommitted overlay;
         /** The first range's cursor has been opened (at creation, or at the first read if segmented). */
         private boolean started;
         private Cursor cursor;
+        /** The current range's cursor with the overlay merged over it, or null to read the cursor alone. */
+        private Uncommitted.Merge merge;
         private KeyValue<Bytes, byte[]> next;
         private boolean done;
         private volatile boolean closed;
@@ -647,6 +807,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             this.strip = strip;
             this.keep = keep;
             this.segmented = segmented;
+            this.overlay = COMMITTED_READ.get() == null ? uncommitted : null;
         }
 
         /** Closes the current cursor and opens the next range's; false when no range is left. */
@@ -661,8 +822,17 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                 return false;
             }
             Store s = checkOpen();
+            merge = null;
             try {
-                cursor = s.cursor(data, ranges.next(), null);
+                KeyRange range = ranges.next();
+                if (overlay == null) {
+                    cursor = s.cursor(data, range, null);
+                } else {
+                    synchronized (overlay) { // the cursor and the overlay's copy show the same commit
+                        cursor = s.cursor(data, range, null);
+                        merge = overlay.merge(cursor, range, forward);
+                    }
+                }
             } catch (RuntimeException e) {
                 throw translate(e, "opening an iterator");
             }
@@ -690,17 +860,17 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
                     return false;
                 }
                 while (!done) {
-                    boolean ok = forward ? cursor.next() : cursor.prev();
+                    boolean ok = merge != null ? merge.move() : forward ? cursor.next() : cursor.prev();
                     if (!ok) {
                         advanceRange();
                         continue;
                     }
-                    byte[] k = cursor.keyBytes();
+                    byte[] k = merge != null ? merge.key() : cursor.keyBytes();
                     if (strip > 0) {
                         k = Arrays.copyOfRange(k, strip, k.length);
                     }
                     if (keep == null || keep.test(k)) {
-                        next = KeyValue.pair(Bytes.wrap(k), cursor.valueBytes());
+                        next = KeyValue.pair(Bytes.wrap(k), merge != null ? merge.value() : cursor.valueBytes());
                         return true;
                     }
                 }

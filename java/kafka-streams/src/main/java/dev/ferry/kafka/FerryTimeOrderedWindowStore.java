@@ -9,11 +9,13 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.function.Predicate;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.TimeWindow;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
 import org.apache.kafka.streams.state.TimestampedBytesStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
@@ -290,5 +292,15 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
                 inner.close();
             }
         }
+    }
+
+    /**
+     * The {@code READ_COMMITTED} view of a transactional store hides its uncommitted writes; any other
+     * level, or a store that is not transactional, gives the store itself (KIP-892).
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public ReadOnlyWindowStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        return readOnlyView(isolationLevel, ReadOnlyWindowStore.class, this);
     }
 }

@@ -16,6 +16,7 @@ import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListSet;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -196,7 +197,7 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
         Objects.requireNonNull(key, "key cannot be null");
         Store s = checkOpen();
         try {
-            byte[] latest = s.get(data(), FerrySegmentedStore.prefixed(LATEST, key.get()));
+            byte[] latest = getData(s, FerrySegmentedStore.prefixed(LATEST, key.get()));
             return latest == null ? null : new VersionedRecord<>(latestValue(latest), latestTimestamp(latest));
         } catch (RuntimeException e) {
             throw translate(e, "get");
@@ -215,7 +216,7 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
     }
 
     private VersionedRecord<byte[]> getAsOf(Store s, byte[] key, long asOf) {
-        byte[] latest = s.get(data(), FerrySegmentedStore.prefixed(LATEST, key));
+        byte[] latest = getData(s, FerrySegmentedStore.prefixed(LATEST, key));
         if (latest != null && latestTimestamp(latest) <= asOf) {
             return new VersionedRecord<>(latestValue(latest), latestTimestamp(latest)); // the latest version never expires
         }
@@ -225,7 +226,7 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
         }
         // newest segment first, from the one asOf falls in
         for (long id : segments.tailSet(segmentId(asOf), true).descendingSet()) {
-            byte[] raw = s.get(data(), FerrySegmentedStore.prefixed(id, key));
+            byte[] raw = getData(s, FerrySegmentedStore.prefixed(id, key));
             if (raw == null) {
                 continue;
             }
@@ -516,7 +517,7 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
             if (v != null) {
                 return v == deleted ? null : v;
             }
-            return s.get(data(), rawKey);
+            return getData(s, rawKey);
         }
 
         void put(byte[] rawKey, byte[] value) {
@@ -567,23 +568,21 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
             if (writes.isEmpty() && dropFrom == NONE) {
                 return;
             }
-            try (WriteBatch batch = new WriteBatch()) {
-                if (dropFrom != NONE) {
-                    batch.deleteRange(data(), FerrySegmentedStore.prefix(dropFrom), FerrySegmentedStore.prefix(dropTo));
-                }
-                for (Map.Entry<Bytes, byte[]> w : writes.entrySet()) {
-                    if (w.getValue() == deleted) {
-                        batch.delete(data(), w.getKey().get());
-                    } else {
-                        batch.put(data(), w.getKey().get(), w.getValue());
-                    }
-                }
+            DataBatch ops = new DataBatch();
+            if (dropFrom != NONE) {
+                ops.deleteRange(FerrySegmentedStore.prefix(dropFrom), FerrySegmentedStore.prefix(dropTo));
+            }
+            for (Map.Entry<Bytes, byte[]> w : writes.entrySet()) {
+                ops.put(w.getKey().get(), w.getValue() == deleted ? null : w.getValue());
+            }
+            if (!restored) {
+                writeData(s, ops); // to the uncommitted writes in a transactional store
+                return;
+            }
+            try (WriteBatch batch = new WriteBatch()) { // restoration writes the family directly
+                ops.addTo(batch, data());
                 markDirty();
-                if (restored) {
-                    writeRestored(s, batch);
-                } else {
-                    s.write(batch);
-                }
+                writeRestored(s, batch);
             }
         }
 
@@ -624,32 +623,49 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
             ids.add(0, LATEST);
         }
         List<VersionedRecord<byte[]>> out = new ArrayList<>();
-        try (dev.ferry.Snapshot snap = s.snapshot()) {
-            for (long id : ids) {
-                byte[] raw = snap.get(data(), FerrySegmentedStore.prefixed(id, key.get()));
-                if (raw == null) {
-                    continue;
-                }
-                List<VersionedRecord<byte[]>> found = new ArrayList<>(); // newest first
-                if (id == LATEST) {
-                    if (latestTimestamp(raw) <= toTime) {
-                        found.add(new VersionedRecord<>(latestValue(raw), latestTimestamp(raw)));
-                    }
-                } else {
-                    VersionRow row = VersionRow.parse(raw);
-                    for (int i = 0; i < row.size(); i++) {
-                        if (row.value(i) != null && row.validFrom(i) <= toTime && row.validTo(i) > fromTime) {
-                            found.add(new VersionedRecord<>(row.value(i), row.validFrom(i), row.validTo(i)));
-                        }
+        // a transactional store's uncommitted writes are read with the family under this store's lock
+        // (no put or commit half done), else the family from one snapshot
+        List<byte[]> raws = new ArrayList<>(ids.size());
+        try {
+            if (transactional() && !readingCommitted()) {
+                synchronized (this) {
+                    for (long id : ids) {
+                        raws.add(getData(s, FerrySegmentedStore.prefixed(id, key.get())));
                     }
                 }
-                if (ascending) {
-                    java.util.Collections.reverse(found);
+            } else {
+                try (dev.ferry.Snapshot snap = s.snapshot()) {
+                    for (long id : ids) {
+                        raws.add(snap.get(data(), FerrySegmentedStore.prefixed(id, key.get())));
+                    }
                 }
-                out.addAll(found);
             }
         } catch (RuntimeException e) {
             throw translate(e, "get");
+        }
+        for (int j = 0; j < ids.size(); j++) {
+            long id = ids.get(j);
+            byte[] raw = raws.get(j);
+            if (raw == null) {
+                continue;
+            }
+            List<VersionedRecord<byte[]>> found = new ArrayList<>(); // newest first
+            if (id == LATEST) {
+                if (latestTimestamp(raw) <= toTime) {
+                    found.add(new VersionedRecord<>(latestValue(raw), latestTimestamp(raw)));
+                }
+            } else {
+                VersionRow row = VersionRow.parse(raw);
+                for (int i = 0; i < row.size(); i++) {
+                    if (row.value(i) != null && row.validFrom(i) <= toTime && row.validTo(i) > fromTime) {
+                        found.add(new VersionedRecord<>(row.value(i), row.validFrom(i), row.validTo(i)));
+                    }
+                }
+            }
+            if (ascending) {
+                java.util.Collections.reverse(found);
+            }
+            out.addAll(found);
         }
         return new Versions(out.iterator());
     }
@@ -711,5 +727,15 @@ public class FerryVersionedKeyValueStore extends FerryStateStore implements Vers
     public String toString() {
         return "FerryVersionedKeyValueStore[" + name() + ", " + engine() + ", history " + historyRetention + " ms"
                 + (isOpen() ? "" : ", closed") + "]";
+    }
+
+    /**
+     * The {@code READ_COMMITTED} view of a transactional store hides its uncommitted writes; any other
+     * level, or a store that is not transactional, gives the store itself (KIP-892).
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public VersionedKeyValueStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        return readOnlyView(isolationLevel, VersionedKeyValueStore.class, this);
     }
 }

@@ -4,11 +4,13 @@ import dev.ferry.Engine;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.function.Predicate;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.TimeWindow;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 
@@ -278,5 +280,15 @@ public class FerryWindowStore extends FerrySegmentedStore implements WindowStore
                 inner.close();
             }
         }
+    }
+
+    /**
+     * The {@code READ_COMMITTED} view of a transactional store hides its uncommitted writes; any other
+     * level, or a store that is not transactional, gives the store itself (KIP-892).
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public ReadOnlyWindowStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        return readOnlyView(isolationLevel, ReadOnlyWindowStore.class, this);
     }
 }
