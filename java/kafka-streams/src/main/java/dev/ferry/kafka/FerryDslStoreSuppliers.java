@@ -16,19 +16,24 @@ import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
- * Puts every DSL store of an application on Ferry at once, without a supplier per operator: set
- * {@code dsl.store.suppliers.class} ({@code StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG}) to this
- * class, and optionally {@link FerryStoreConfig#DSL_ENGINE} to {@code lmdb} (default {@code rocksdb}).
- * Key-value, window and session stores come from {@link FerryStores} in the format the DSL asks for
- * (plain or timestamped); when the application runs without Kafka's record cache
- * ({@code statestore.cache.max.bytes=0}), the window stores of emit-on-window-close aggregations are
- * {@link FerryTimeOrderedWindowStore}s (ordered by time, as Kafka's emit-final processors read them), and
- * their session stores plain {@link FerrySessionStore}s (which answer the time-ordered
- * {@code findSessions(earliestEnd, latestEnd)} those processors call); with the cache on, those two stay
- * Kafka's built-in time-ordered stores (see {@code recordCacheOff}). The header-carrying formats
- * ({@code dsl.store.format=HEADERS}) stay Kafka's built-in RocksDB stores too. Kafka's {@code DslStoreSuppliers}
- * (4.4 too) has no method for versioned stores (the DSL makes one only from a supplier in
- * {@code Materialized.as(...)}): use {@link FerryStores#persistentVersionedKeyValueStore} or
+ * Puts every DSL store of an application on Ferry's RocksDB stores at once, without a supplier per operator:
+ * set {@code dsl.store.suppliers.class} ({@code StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG}) to this
+ * class; {@link FerryLmdbDslStoreSuppliers} does the same with LMDB stores. The engine comes from the class,
+ * not from the configuration: Kafka 4.4 calls {@link #configure} only when the {@code StreamsBuilder} has no
+ * {@code TopologyConfig} ({@code TopologyConfig} instantiates the class and never configures it), so a
+ * setting could not reach the suppliers on that path. {@link FerryStoreConfig#DSL_ENGINE}, if set, must name
+ * the class's engine; {@link #configure} refuses any other.
+ *
+ * <p>Key-value, window and session stores come from {@link FerryStores} in the format the DSL asks for
+ * (plain or timestamped). Session stores of emit-on-window-close aggregations are plain
+ * {@link FerrySessionStore}s too (they answer the time-ordered {@code findSessions(earliestEnd, latestEnd)}
+ * those processors call; Kafka never caches those stores). The window stores of emit-on-window-close
+ * aggregations are {@link FerryTimeOrderedWindowStore}s (ordered by time, as Kafka's emit-final processors
+ * read them) only when {@link #configure} saw Kafka's record cache off ({@code statestore.cache.max.bytes=0}):
+ * otherwise they stay Kafka's built-in time-ordered stores (see {@code recordCacheOff}). The header-carrying
+ * formats ({@code dsl.store.format=HEADERS}) stay Kafka's built-in RocksDB stores too. Kafka's
+ * {@code DslStoreSuppliers} (4.4 too) has no method for versioned stores (the DSL makes one only from a
+ * supplier in {@code Materialized.as(...)}): use {@link FerryStores#persistentVersionedKeyValueStore} or
  * {@link FerryStores#lmdbVersionedKeyValueStore} there. Suppression buffers are no business of the
  * suppliers: Kafka builds its in-memory buffer itself.
  *
@@ -36,25 +41,44 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  */
 public class FerryDslStoreSuppliers implements DslStoreSuppliers {
     private final DslStoreSuppliers builtIn = new BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers();
-    private Engine engine = Engine.ROCKSDB;
+    private final Engine engine;
     /**
-     * Whether the application runs without Kafka's record cache ({@code statestore.cache.max.bytes=0}). Only
-     * then do emit-on-window-close aggregations get Ferry's stores: with the cache on, Kafka puts its
-     * key-ordered {@code CachingWindowStore} over any window store but its own time-ordered one, and the
-     * outputs then differ from the built-in store's (EveryDslStoreTest); until that is solved, such
-     * aggregations keep Kafka's built-in time-ordered stores, which Kafka caches in time order.
+     * Whether {@link #configure} saw the application run without Kafka's record cache
+     * ({@code statestore.cache.max.bytes=0}). Only then do emit-on-window-close windowed aggregations get
+     * Ferry's time-ordered store. With the cache on, Kafka's {@code TimestampedWindowStoreBuilder} puts its
+     * time-ordered {@code TimeOrderedCachingWindowStore} only over an instance of its own
+     * {@code RocksDBTimeOrderedWindowStore} (whose only constructor is package-private) and its key-ordered
+     * {@code CachingWindowStore} over any other store; that cache merges its entries with the store's in key
+     * order, which a time-ordered store breaks (the outputs differ from the built-in run: EveryDslStoreTest).
+     * On the {@code TopologyConfig} path {@link #configure} is not called, the cache size is unknown, and such
+     * aggregations keep Kafka's built-in time-ordered store too.
      */
     private boolean recordCacheOff;
 
-    /** Makes the suppliers; Kafka Streams instantiates the class by name and calls {@link #configure}. */
+    /** Makes the RocksDB suppliers; Kafka Streams instantiates the class by name. */
     public FerryDslStoreSuppliers() {
+        this(Engine.ROCKSDB);
+    }
+
+    FerryDslStoreSuppliers(Engine engine) {
+        this.engine = engine;
     }
 
     /**
-     * Reads {@link FerryStoreConfig#DSL_ENGINE}.
+     * The engine of the stores these suppliers make.
+     *
+     * @return {@link Engine#ROCKSDB} for this class, {@link Engine#LMDB} for {@link FerryLmdbDslStoreSuppliers}
+     */
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * Reads the record cache size, and checks {@link FerryStoreConfig#DSL_ENGINE} against the class's engine.
+     * Kafka 4.4 calls this only when the {@code StreamsBuilder} has no {@code TopologyConfig}.
      *
      * @param configs the application's configuration
-     * @throws ConfigException on an engine name other than {@code rocksdb} or {@code lmdb}
+     * @throws ConfigException when {@link FerryStoreConfig#DSL_ENGINE} is set to anything but this class's engine
      */
     @Override
     public void configure(Map<String, ?> configs) {
@@ -64,13 +88,19 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
         recordCacheOff = cache != null && cache.toString().trim().equals("0");
         Object e = configs.get(FerryStoreConfig.DSL_ENGINE);
         if (e == null) {
-            engine = Engine.ROCKSDB;
             return;
         }
+        Engine asked;
         switch (e.toString().trim().toLowerCase(Locale.ROOT)) {
-            case "rocksdb": engine = Engine.ROCKSDB; break;
-            case "lmdb": engine = Engine.LMDB; break;
+            case "rocksdb": asked = Engine.ROCKSDB; break;
+            case "lmdb": asked = Engine.LMDB; break;
             default: throw new ConfigException(FerryStoreConfig.DSL_ENGINE, e, "expected rocksdb or lmdb");
+        }
+        if (asked != engine) {
+            throw new ConfigException(FerryStoreConfig.DSL_ENGINE, e, "dsl.store.suppliers.class is " + getClass().getName()
+                    + ", which makes " + engine + " stores; for " + asked + " stores set dsl.store.suppliers.class to "
+                    + (asked == Engine.LMDB ? FerryLmdbDslStoreSuppliers.class : FerryDslStoreSuppliers.class).getName()
+                    + " (the engine comes from the class: Kafka does not configure the suppliers of a StreamsBuilder made with a TopologyConfig)");
         }
     }
 
@@ -115,12 +145,13 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
 
     /**
      * A Ferry session store; for emit-on-window-close aggregations too, since every Ferry session store
-     * answers {@code findSessions(earliestEnd, latestEnd)} in time order, the read their emit path needs.
+     * answers {@code findSessions(earliestEnd, latestEnd)} in time order, the read their emit path needs,
+     * and Kafka's {@code SessionStoreMaterializer} never puts its cache over those stores (whatever
+     * {@code statestore.cache.max.bytes} says).
      */
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
-        if (params.storeFormat() == DslStoreFormat.HEADERS
-                || (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE && !recordCacheOff)) {
+        if (params.storeFormat() == DslStoreFormat.HEADERS) {
             return builtIn.sessionStore(params);
         }
         return engine == Engine.ROCKSDB ? FerryStores.persistentSessionStore(params.name(), params.retentionPeriod())
@@ -129,6 +160,6 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
 
     @Override
     public String toString() {
-        return "FerryDslStoreSuppliers[" + engine + "]";
+        return getClass().getSimpleName() + "[" + engine + "]";
     }
 }

@@ -329,8 +329,10 @@ class WindowedTopologyComparisonTest {
         List<KeyValue<String, Long>> input = clicks(25, 800);
         Properties builtInProps = props("b", false);
         Properties ferryProps = props("f", false);
-        ferryProps.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, FerryDslStoreSuppliers.class);
+        ferryProps.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG,
+                engine.equals("lmdb") ? FerryLmdbDslStoreSuppliers.class : FerryDslStoreSuppliers.class);
         ferryProps.put(FerryStoreConfig.DSL_ENGINE, engine);
+        dev.ferry.Engine asked = engine.equals("lmdb") ? dev.ferry.Engine.LMDB : dev.ferry.Engine.ROCKSDB;
         Run builtIn = run(namedStores(builtInProps), "b", false, input, d -> List.of(), d -> List.of());
         List<String> ferryDirs = new ArrayList<>();
         Run ferry = run(namedStores(ferryProps), "f", false, input, d -> {
@@ -339,6 +341,7 @@ class WindowedTopologyComparisonTest {
                     ferryDirs.add(store);
                 }
                 assertInstanceOf(FerryStateStore.class, inner(d.getAllStateStores().get(store)), store);
+                assertEquals(asked, ((FerryStateStore) inner(d.getAllStateStores().get(store))).engine(), store);
             }
             return List.of();
         }, d -> List.of());
@@ -349,17 +352,27 @@ class WindowedTopologyComparisonTest {
 
     @org.junit.jupiter.api.Test
     void dslStoreSuppliersGiveTimeOrderedStoresLeaveHeadersToKafkaAndRejectUnknownEngines() {
-        FerryDslStoreSuppliers cached = new FerryDslStoreSuppliers();
+        FerryDslStoreSuppliers cached = new FerryLmdbDslStoreSuppliers();
         cached.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB"));
-        // with Kafka's record cache on (the default), emit-on-window-close aggregations keep Kafka's time-ordered stores
+        assertEquals(dev.ferry.Engine.LMDB, cached.engine());
+        // with Kafka's record cache on (the default), emit-on-window-close windowed aggregations keep Kafka's time-ordered stores
         assertFalse(cached.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true)).get() instanceof FerryStateStore);
-        assertFalse(cached.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
-                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose())).get() instanceof FerryStateStore);
+        // Kafka never caches an emit-on-window-close session store: Ferry's
+        assertInstanceOf(FerrySessionStore.class, cached.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose())).get());
         assertInstanceOf(FerrySessionStore.class, cached.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate())).get());
-        FerryDslStoreSuppliers s = new FerryDslStoreSuppliers();
-        s.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB", "statestore.cache.max.bytes", 0L));
+        // never configured (Kafka's TopologyConfig path): the class's engine, emit-final windows Kafka's
+        FerryDslStoreSuppliers unconfigured = new FerryLmdbDslStoreSuppliers();
+        assertEquals(dev.ferry.Engine.LMDB, ((FerryStateStore) unconfigured.keyValueStore(
+                new org.apache.kafka.streams.state.DslKeyValueParams("k", true)).get()).engine());
+        assertFalse(unconfigured.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
+                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true)).get() instanceof FerryStateStore);
+        assertEquals(dev.ferry.Engine.ROCKSDB, ((FerryStateStore) new FerryDslStoreSuppliers().keyValueStore(
+                new org.apache.kafka.streams.state.DslKeyValueParams("k", true)).get()).engine());
+        FerryDslStoreSuppliers s = new FerryLmdbDslStoreSuppliers();
+        s.configure(java.util.Map.of("statestore.cache.max.bytes", 0L));
         var plain = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate(), false, true));
         assertInstanceOf(FerryTimestampedWindowStore.class, plain.get());
@@ -378,6 +391,12 @@ class WindowedTopologyComparisonTest {
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate())).get());
         assertThrows(org.apache.kafka.common.config.ConfigException.class,
                 () -> new FerryDslStoreSuppliers().configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "leveldb")));
+        // the engine comes from the class; a setting naming the other one is refused, both ways
+        assertThrows(org.apache.kafka.common.config.ConfigException.class,
+                () -> new FerryDslStoreSuppliers().configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "lmdb")));
+        assertThrows(org.apache.kafka.common.config.ConfigException.class,
+                () -> new FerryLmdbDslStoreSuppliers().configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "rocksdb")));
+        new FerryDslStoreSuppliers().configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, " RocksDB "));
     }
 
     @ParameterizedTest
