@@ -14,11 +14,15 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.TimeWindow;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyWindowStore;
 import org.apache.kafka.streams.state.TimestampedBytesStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 /**
  * A persistent window store ordered by time, on a Ferry store (RocksDB or LMDB): what the DSL's
@@ -33,6 +37,11 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * restoration turns them around. There is no key-first index: a read of one key or a key range walks
  * the time range asked for and keeps that key's windows (Kafka builds its index only for sliding
  * windows, whose aggregation reads one key's windows per record).
+ *
+ * <p>Not under Kafka's record cache: Kafka puts its key-ordered {@code CachingWindowStore} over any window
+ * store but its own time-ordered one, and that cache's merged reads are wrong over a time-ordered store. So
+ * {@link #init} refuses a store under a {@code CachingWindowStore} unless {@code statestore.cache.max.bytes}
+ * is 0; use {@code Materialized.withCachingDisabled()} (or {@code withCachingDisabled()} on the store builder).
  *
  * <p>Thread safety, closed-store and error behaviour as {@link FerryStateStore}; a null key throws
  * {@link NullPointerException} (a null bound of a key range is open).
@@ -74,6 +83,28 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
     /** @return whether duplicates are retained */
     public boolean retainDuplicates() {
         return retainDuplicates;
+    }
+
+    /**
+     * Opens the store, after checking that no key-ordered record cache sits over it (see the class comment).
+     *
+     * @param context the store's context
+     * @param root the outermost store of the stack this store is in
+     * @throws ProcessorStateException when Kafka's key-ordered {@code CachingWindowStore} wraps this store and
+     *         the record cache is on
+     */
+    @Override
+    public synchronized void init(StateStoreContext context, StateStore root) {
+        Object cache = context.appConfigs().get("statestore.cache.max.bytes");
+        boolean cacheOff = cache != null && cache.toString().trim().equals("0");
+        for (StateStore s = root; !cacheOff && s instanceof WrappedStateStore && s != this; s = ((WrappedStateStore<?, ?, ?>) s).wrapped()) {
+            if (s.getClass().getName().equals("org.apache.kafka.streams.state.internals.CachingWindowStore")) {
+                throw new ProcessorStateException("store " + name() + ": a FerryTimeOrderedWindowStore cannot be under Kafka's record cache"
+                        + " (Kafka puts its key-ordered CachingWindowStore over it, whose reads are wrong over a time-ordered store):"
+                        + " disable caching for this store (Materialized.withCachingDisabled()) or set statestore.cache.max.bytes=0");
+            }
+        }
+        super.init(context, root);
     }
 
     static byte[] storeKey(byte[] key, long timestamp, int seqnum) {

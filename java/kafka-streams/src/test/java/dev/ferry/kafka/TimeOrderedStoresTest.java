@@ -89,4 +89,48 @@ class TimeOrderedStoresTest {
             assertEquals(List.of(), windows(s.findSessions(70_001, 100_000)));
         }
     }
+
+    static org.apache.kafka.streams.Topology hoppingFinal(Engine engine, boolean caching) {
+        org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
+        java.time.Duration size = java.time.Duration.ofMinutes(1);
+        var m = org.apache.kafka.streams.kstream.Materialized.<String, Long>as(engine == Engine.LMDB
+                        ? FerryStores.lmdbTimeOrderedWindowStore("final", java.time.Duration.ofMinutes(10), size, false)
+                        : FerryStores.persistentTimeOrderedWindowStore("final", java.time.Duration.ofMinutes(10), size, false))
+                .withKeySerde(org.apache.kafka.common.serialization.Serdes.String())
+                .withValueSerde(org.apache.kafka.common.serialization.Serdes.Long());
+        b.stream("in", org.apache.kafka.streams.kstream.Consumed.with(org.apache.kafka.common.serialization.Serdes.String(),
+                        org.apache.kafka.common.serialization.Serdes.Long())).groupByKey()
+                .windowedBy(org.apache.kafka.streams.kstream.TimeWindows.ofSizeAndGrace(size, java.time.Duration.ZERO)
+                        .advanceBy(java.time.Duration.ofSeconds(20)))
+                .emitStrategy(org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose())
+                .count(caching ? m : m.withCachingDisabled());
+        return b.build();
+    }
+
+    static java.util.Properties props(Path dir, long cacheBytes) {
+        java.util.Properties p = new java.util.Properties();
+        p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, "time-ordered-cache");
+        p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
+        p.put(org.apache.kafka.streams.StreamsConfig.STATE_DIR_CONFIG, dir.toString());
+        p.put(org.apache.kafka.streams.StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheBytes);
+        return p;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void aTimeOrderedWindowStoreUnderKafkasKeyOrderedCacheIsRefused(Engine engine) {
+        Throwable t = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> new org.apache.kafka.streams.TopologyTestDriver(
+                hoppingFinal(engine, true), props(tmp.resolve("on"), 8192)).close());
+        while (!(t instanceof org.apache.kafka.streams.errors.ProcessorStateException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(t.getMessage() != null && t.getMessage().contains("withCachingDisabled"), String.valueOf(t));
+        // without the cache over it, or with a cache of 0 bytes, the store opens and is Ferry's
+        for (java.util.Properties p : List.of(props(tmp.resolve("off"), 8192), props(tmp.resolve("zero"), 0))) {
+            boolean caching = p.get(org.apache.kafka.streams.StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG).equals(0L);
+            try (org.apache.kafka.streams.TopologyTestDriver d = new org.apache.kafka.streams.TopologyTestDriver(hoppingFinal(engine, caching), p)) {
+                org.junit.jupiter.api.Assertions.assertInstanceOf(FerryTimeOrderedWindowStore.class, EveryDslStoreTest.innermost(d.getAllStateStores().get("final")));
+            }
+        }
+    }
 }
