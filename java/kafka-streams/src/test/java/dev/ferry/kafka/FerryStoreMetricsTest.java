@@ -505,9 +505,9 @@ class FerryStoreMetricsTest {
             assertTrue(run.value(lmdb, "max-readers") > 0);
             assertTrue(run.value(lmdb, "num-readers") >= 0 && run.value(lmdb, "num-readers") <= run.value(lmdb, "max-readers"));
         }
-        // exact on LMDB: the live keys plus the offsets family's two entries, the committed changelog
-        // offset (one partition) and the query position
-        assertEquals(run.liveKeys() + 2, (long) run.value(KV.get(2), "estimate-num-keys"));
+        // exact on LMDB: the live keys plus the offsets family's three entries, the committed changelog
+        // offset (one partition), the query position and the open/closed status (exactly-once)
+        assertEquals(run.liveKeys() + 3, (long) run.value(KV.get(2), "estimate-num-keys"));
     }
 
     @Test
