@@ -159,9 +159,9 @@ class BrokerMetricsEndToEndTest {
                 if (kinds != FerryStoreMetricsTest.KINDS) { // the key-value store's exact LMDB key count
                     return;
                 }
-                assertEquals(FerryStoreMetricsTest.liveKeys() + 2,
+                assertEquals(FerryStoreMetricsTest.liveKeys() + 3,
                         ((Number) after.get(kinds.get(0).get(2)).get("estimate-num-keys")).longValue(),
-                        "LMDB's key count is exact: the live keys, the committed changelog offset and the query position");
+                        "LMDB's key count is exact: the live keys, the committed changelog offset, the query position and the open/closed status");
                 assertTrue(((Number) after.get(kinds.get(0).get(1)).get("estimate-num-keys")).longValue() > 0);
             }
         }
