@@ -29,19 +29,6 @@ import java.util.Locale;
  * <p>Thread safety: thread-safe (scratch memory is per thread).
  */
 public final class NativeCalls {
-    // The point reads' native calls: lambdas that capture nothing, so each is one constant; the
-    // handles travel as arguments (PointReads.Get), and no read allocates a lambda.
-    private static final PointReads.Get GET = (b, store, view, cf, flags, k, kl, d, c, vo, e) ->
-            b.get(store, view, (int) cf, k, kl, flags, d, c, vo, e);
-    private static final PointReads.MultiGet MULTI_GET = (b, store, view, cf, flags, n, k, kl, d, c, lo, e) ->
-            b.multiGet(store, view, (int) cf, n, k, kl, flags, d, c, lo, e);
-    private static final PointReads.Get TXN_GET_FOR_UPDATE = (b, txn, cf, unused, flags, k, kl, d, c, vo, e) ->
-            b.txnGetForUpdate(txn, (int) cf, k, kl, d, c, vo, e);
-    private static final PointReads.Get RJ_GET = (b, db, cf, snapshot, flags, k, kl, d, c, vo, e) ->
-            b.rjGet(db, cf, snapshot, k, kl, d, c, vo, e);
-    private static final PointReads.MultiGet RJ_MULTI_GET = (b, db, cf, snapshot, flags, n, k, kl, d, c, lo, e) ->
-            b.rjMultiGet(db, cf, snapshot, n, k, kl, d, c, lo, e);
-
     private final NativeBinding b;
     private AdminCalls admin;
 
@@ -368,7 +355,7 @@ public final class NativeCalls {
      * @return a copy of the value, or null when absent
      */
     public byte[] get(long store, long snapshot, int cf, byte[] key, int off, int len, int flags, Readers readers) {
-        return PointReads.get(b, readers, GET, store, snapshot, cf, flags, key, off, len);
+        return PointReads.get(b, readers, PointReads.GET, store, snapshot, cf, flags, key, off, len);
     }
 
     /**
@@ -383,7 +370,7 @@ public final class NativeCalls {
      * @return the value's full length, or {@link PointReads#NOT_FOUND}
      */
     public int getInto(long store, long snapshot, int cf, ByteBuffer key, ByteBuffer into, Readers readers) {
-        return PointReads.getInto(b, readers, GET, store, snapshot, cf, 0, key, into);
+        return PointReads.getInto(b, readers, PointReads.GET, store, snapshot, cf, 0, key, into);
     }
 
     /**
@@ -398,7 +385,7 @@ public final class NativeCalls {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> multiGet(long store, long snapshot, int cf, List<byte[]> keys, int flags, Readers readers) {
-        return PointReads.multiGet(b, readers, MULTI_GET, store, snapshot, cf, flags, keys);
+        return PointReads.multiGet(b, readers, PointReads.MULTI_GET, store, snapshot, cf, flags, keys);
     }
 
     /**
@@ -706,7 +693,7 @@ public final class NativeCalls {
      * @return a copy of the value, or null when absent
      */
     public byte[] txnGetForUpdate(long txn, int cf, byte[] key) {
-        return PointReads.get(b, Readers.NONE, TXN_GET_FOR_UPDATE, txn, cf, 0, 0, key, 0, key.length);
+        return PointReads.get(b, Readers.NONE, PointReads.TXN_GET_FOR_UPDATE, txn, cf, 0, 0, key, 0, key.length);
     }
 
     /**
@@ -876,7 +863,7 @@ public final class NativeCalls {
      * @return a copy of the value, or null when absent
      */
     public byte[] rjGet(long db, long cf, long snapshot, byte[] key) {
-        return PointReads.get(b, Readers.NONE, RJ_GET, db, cf, snapshot, 0, key, 0, key.length);
+        return PointReads.get(b, Readers.NONE, PointReads.RJ_GET, db, cf, snapshot, 0, key, 0, key.length);
     }
 
     /**
@@ -889,7 +876,7 @@ public final class NativeCalls {
      * @return the value's full length, or {@link PointReads#NOT_FOUND}
      */
     public int rjGetInto(long db, long cf, ByteBuffer key, ByteBuffer into) {
-        return PointReads.getInto(b, Readers.NONE, RJ_GET, db, cf, 0, 0, key, into);
+        return PointReads.getInto(b, Readers.NONE, PointReads.RJ_GET, db, cf, 0, 0, key, into);
     }
 
     /**
@@ -902,7 +889,7 @@ public final class NativeCalls {
      * @return values in key order, null for absent keys
      */
     public List<byte[]> rjMultiGet(long db, long cf, long snapshot, List<byte[]> keys) {
-        return PointReads.multiGet(b, Readers.NONE, RJ_MULTI_GET, db, cf, snapshot, 0, keys);
+        return PointReads.multiGet(b, Readers.NONE, PointReads.RJ_MULTI_GET, db, cf, snapshot, 0, keys);
     }
 
     /**

@@ -21,6 +21,18 @@ public final class PointReads {
     /** Scratch bytes offered to a value on the first read into a caller's buffer. */
     private static final int FIRST_VALUE_ROOM = 64 * 1024;
 
+    // The point reads' native calls (NativeCalls passes them): lambdas that capture nothing, so each is
+    // one constant; the handles travel as arguments, and no read allocates a lambda.
+    static final Get GET = (b, store, view, cf, flags, k, kl, d, c, vo, e) ->
+            b.get(store, view, (int) cf, k, kl, flags, d, c, vo, e);
+    static final MultiGet MULTI_GET = (b, store, view, cf, flags, n, k, kl, d, c, lo, e) ->
+            b.multiGet(store, view, (int) cf, n, k, kl, flags, d, c, lo, e);
+    static final Get TXN_GET_FOR_UPDATE = (b, txn, cf, unused, flags, k, kl, d, c, vo, e) ->
+            b.txnGetForUpdate(txn, (int) cf, k, kl, d, c, vo, e);
+    static final Get RJ_GET = (b, db, cf, snapshot, flags, k, kl, d, c, vo, e) ->
+            b.rjGet(db, cf, snapshot, k, kl, d, c, vo, e);
+    static final MultiGet RJ_MULTI_GET = (b, db, cf, snapshot, flags, n, k, kl, d, c, lo, e) ->
+            b.rjMultiGet(db, cf, snapshot, n, k, kl, d, c, lo, e);
 
     private PointReads() {
     }
