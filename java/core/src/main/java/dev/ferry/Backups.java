@@ -49,7 +49,7 @@ public final class Backups implements AutoCloseable {
         this.path = path;
         this.handle = handle;
         // the release captures the parameters, not this (a cleaner action must not reach its object)
-        this.cleanable = StoreCore.CLEANER.register(this, new Once(() -> calls.backupsClose(handle)));
+        this.cleanable = StoreCore.CLEANER.register(this, new Once(() -> calls.admin().backupsClose(handle)));
     }
 
     /**
@@ -79,11 +79,11 @@ public final class Backups implements AutoCloseable {
         Engines.attach(calls, Engine.ROCKSDB);
         Path dir = backupDir.toAbsolutePath().normalize();
         StoreCore.createParents(dir);
-        long h = calls.backupsOpen(dir.toString().getBytes(StandardCharsets.UTF_8));
+        long h = calls.admin().backupsOpen(dir.toString().getBytes(StandardCharsets.UTF_8));
         try {
             return new Backups(calls, dir, h);
         } catch (RuntimeException | Error e) {
-            calls.backupsClose(h);
+            calls.admin().backupsClose(h);
             throw e;
         }
     }
@@ -113,7 +113,7 @@ public final class Backups implements AutoCloseable {
             throw FerryException.of(ErrorCode.NOT_SUPPORTED, 0, "LMDB has no backup engine: copy the store with "
                     + "Store.checkpoint(dir) or checkpoint(dir, true) (compacting) instead");
         }
-        return StoreCore.of(store).withHandle(h -> calls.backupsCreate(handle, h));
+        return StoreCore.of(store).withHandle(h -> calls.admin().backupsCreate(handle, h));
     }
 
     /**
@@ -125,7 +125,7 @@ public final class Backups implements AutoCloseable {
     public synchronized List<BackupInfo> list() {
         check();
         List<BackupInfo> r = new ArrayList<>();
-        for (long[] i : calls.backupsList(handle)) {
+        for (long[] i : calls.admin().backupsList(handle)) {
             r.add(new BackupInfo((int) i[0], Instant.ofEpochSecond(i[1]), i[2], (int) i[3]));
         }
         return Collections.unmodifiableList(r);
@@ -175,7 +175,7 @@ public final class Backups implements AutoCloseable {
         if (keep < 0) {
             throw new IllegalArgumentException("keep must be >= 0, got " + keep);
         }
-        calls.backupsPurge(handle, keep);
+        calls.admin().backupsPurge(handle, keep);
     }
 
     /** @return true once closed */
@@ -203,7 +203,7 @@ public final class Backups implements AutoCloseable {
         Objects.requireNonNull(dbDir, "dbDir");
         Path dir = dbDir.toAbsolutePath().normalize();
         StoreCore.createParents(dir);
-        calls.backupsRestore(handle, id, dir.toString().getBytes(StandardCharsets.UTF_8));
+        calls.admin().backupsRestore(handle, id, dir.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private void check() {

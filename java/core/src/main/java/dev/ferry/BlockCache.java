@@ -33,7 +33,7 @@ public final class BlockCache extends SharedNative implements AutoCloseable {
     private final double highPriorityPoolRatio;
 
     private BlockCache(NativeCalls calls, long handle, long capacity, boolean strict, double ratio) {
-        super(handle, calls::cacheUsage, calls::cacheClose);
+        super(handle, calls.admin()::cacheUsage, calls.admin()::cacheClose);
         this.capacity = capacity;
         this.strict = strict;
         this.highPriorityPoolRatio = ratio;
@@ -124,11 +124,11 @@ public final class BlockCache extends SharedNative implements AutoCloseable {
             NativeCalls calls = new NativeCalls(binding == null ? Bindings.defaultBinding() : Bindings.byName(binding));
             Engines.attach(calls, Engine.ROCKSDB);
             long ppm = ratio < 0 ? -1 : Math.round(ratio * 1_000_000);
-            long h = calls.cacheCreate(capacity, strict ? Abi.CACHE_STRICT_CAPACITY : 0, ppm);
+            long h = calls.admin().cacheCreate(capacity, strict ? Abi.CACHE_STRICT_CAPACITY : 0, ppm);
             try {
                 return new BlockCache(calls, h, capacity, strict, ratio < 0 ? 0.5 : ratio);
             } catch (RuntimeException | Error e) {
-                calls.cacheClose(h);
+                calls.admin().cacheClose(h);
                 throw e;
             }
         }

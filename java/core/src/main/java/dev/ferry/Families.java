@@ -121,7 +121,7 @@ final class Families {
             throw new IllegalArgumentException("column family name must be non-empty and free of NUL characters");
         }
         if (core.engine == Engine.LMDB) {
-            Long known = core.withHandle(h -> core.calls.propertyLong(h, 0, "lmdb.max-key-size".getBytes(StandardCharsets.UTF_8)));
+            Long known = core.withHandle(h -> core.calls.admin().propertyLong(h, 0, "lmdb.max-key-size".getBytes(StandardCharsets.UTF_8)));
             long max = known == null ? 511 : known;
             if (n.length > max) {
                 throw new IllegalArgumentException("column family name of " + n.length + " bytes is too long: LMDB keeps "

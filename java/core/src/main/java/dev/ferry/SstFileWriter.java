@@ -51,7 +51,7 @@ public final class SstFileWriter implements AutoCloseable {
         this.calls = calls;
         this.path = path;
         this.handle = handle;
-        this.cleanable = StoreCore.CLEANER.register(this, new Once(() -> calls.sstClose(handle)));
+        this.cleanable = StoreCore.CLEANER.register(this, new Once(() -> calls.admin().sstClose(handle)));
     }
 
     /**
@@ -89,11 +89,11 @@ public final class SstFileWriter implements AutoCloseable {
                 throw new IllegalArgumentException("NUL character in " + (x == pb ? "file name" : "options string"));
             }
         }
-        long h = calls.sstOpen(pb, eb);
+        long h = calls.admin().sstOpen(pb, eb);
         try {
             return new SstFileWriter(calls, p, h);
         } catch (RuntimeException | Error e) {
-            calls.sstClose(h);
+            calls.admin().sstClose(h);
             throw e;
         }
     }
@@ -166,7 +166,7 @@ public final class SstFileWriter implements AutoCloseable {
     private SstFileWriter add(int op, byte[] key, byte[] value) {
         Objects.requireNonNull(key, "key");
         check();
-        calls.sstAdd(handle, op, key, value);
+        calls.admin().sstAdd(handle, op, key, value);
         entries++;
         return this;
     }
@@ -180,7 +180,7 @@ public final class SstFileWriter implements AutoCloseable {
      */
     public synchronized long finish() {
         check();
-        long size = calls.sstFinish(handle);
+        long size = calls.admin().sstFinish(handle);
         finished = true;
         return size;
     }

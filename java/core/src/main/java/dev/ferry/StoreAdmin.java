@@ -27,7 +27,7 @@ final class StoreAdmin {
         int id = core.cfId(cf);
         core.guard.enter();
         try {
-            core.calls.flush(core.handle, id);
+            core.calls.admin().flush(core.handle, id);
         } finally {
             core.guard.exit();
         }
@@ -37,7 +37,7 @@ final class StoreAdmin {
         int id = core.cfId(cf);
         core.guard.enter();
         try {
-            core.calls.compactRange(core.handle, id, begin, end);
+            core.calls.admin().compactRange(core.handle, id, begin, end);
         } finally {
             core.guard.exit();
         }
@@ -54,7 +54,7 @@ final class StoreAdmin {
         core.guard.enter();
         try {
             StoreCore.createParents(target);
-            core.calls.checkpoint(core.handle, p, compact ? Abi.CHECKPOINT_COMPACT : 0);
+            core.calls.admin().checkpoint(core.handle, p, compact ? Abi.CHECKPOINT_COMPACT : 0);
         } finally {
             core.guard.exit();
         }
@@ -80,7 +80,7 @@ final class StoreAdmin {
         int id = core.cfId(cf);
         core.guard.enter();
         try {
-            core.calls.ingest(core.handle, id, all, files.size(), move ? Abi.INGEST_MOVE : 0);
+            core.calls.admin().ingest(core.handle, id, all, files.size(), move ? Abi.INGEST_MOVE : 0);
         } finally {
             core.guard.exit();
         }
@@ -115,7 +115,7 @@ final class StoreAdmin {
         int id = core.cfId(cf);
         core.guard.enter();
         try {
-            return Optional.ofNullable(core.calls.property(core.handle, id, n));
+            return Optional.ofNullable(core.calls.admin().property(core.handle, id, n));
         } finally {
             core.guard.exit();
         }
@@ -126,7 +126,7 @@ final class StoreAdmin {
         int id = core.cfId(cf);
         core.guard.enter();
         try {
-            Long v = core.calls.propertyLong(core.handle, id, n);
+            Long v = core.calls.admin().propertyLong(core.handle, id, n);
             return v == null ? OptionalLong.empty() : OptionalLong.of(v);
         } finally {
             core.guard.exit();

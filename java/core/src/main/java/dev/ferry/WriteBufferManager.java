@@ -27,7 +27,7 @@ public final class WriteBufferManager extends SharedNative implements AutoClosea
     private final boolean allowStall;
 
     private WriteBufferManager(NativeCalls calls, long handle, long bufferSize, BlockCache cache, boolean allowStall) {
-        super(handle, calls::wbmUsage, calls::wbmClose);
+        super(handle, calls.admin()::wbmUsage, calls.admin()::wbmClose);
         this.bufferSize = bufferSize;
         this.cache = cache;
         this.allowStall = allowStall;
@@ -67,7 +67,7 @@ public final class WriteBufferManager extends SharedNative implements AutoClosea
         Engines.attach(calls, Engine.ROCKSDB);
         long h = Stores.holding(chargeTo, null, (ch, unused) -> {
             try {
-                return calls.wbmCreate(ch, bufferSizeBytes, allowStall ? Abi.WBM_ALLOW_STALL : 0);
+                return calls.admin().wbmCreate(ch, bufferSizeBytes, allowStall ? Abi.WBM_ALLOW_STALL : 0);
             } catch (FerryException.NotSupported e) {
                 throw FerryException.of(ErrorCode.NOT_SUPPORTED, e.engineCode(), e.getMessage()
                         + " (this process runs RocksDB " + rocksdbVersion() + ")");
@@ -76,7 +76,7 @@ public final class WriteBufferManager extends SharedNative implements AutoClosea
         try {
             return new WriteBufferManager(calls, h, bufferSizeBytes, chargeTo, allowStall);
         } catch (RuntimeException | Error e) {
-            calls.wbmClose(h);
+            calls.admin().wbmClose(h);
             throw e;
         }
     }

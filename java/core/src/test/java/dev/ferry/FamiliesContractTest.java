@@ -181,7 +181,7 @@ class FamiliesContractTest extends StoreContract {
         assertNull(store.get(d, b("k")));
         store.dropColumnFamily(d);
         // past the shim's first chunk of 64 slots; family churn is slow on RocksDB (MANIFEST writes,
-        // dropped families kept until close), so it does fewer here (test_rocksdb.c churns 100
+        // dropped families kept until close), so it does fewer here (test_rocksdb_families.c churns 100
         // families, FERRY_TEST_CF_CHURN=n more)
         int cycles = options().engine() == Engine.LMDB ? 70 : 10;
         for (int i = 0; i < cycles; i++) {

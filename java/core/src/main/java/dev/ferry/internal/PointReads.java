@@ -21,16 +21,37 @@ public final class PointReads {
     /** Scratch bytes offered to a value on the first read into a caller's buffer. */
     private static final int FIRST_VALUE_ROOM = 64 * 1024;
 
+    // The point reads' native calls (NativeCalls passes them): lambdas that capture nothing, so each is
+    // one constant; the handles travel as arguments, and no read allocates a lambda.
+    static final Get GET = (b, store, view, cf, flags, k, kl, d, c, vo, e) ->
+            b.get(store, view, (int) cf, k, kl, flags, d, c, vo, e);
+    static final MultiGet MULTI_GET = (b, store, view, cf, flags, n, k, kl, d, c, lo, e) ->
+            b.multiGet(store, view, (int) cf, n, k, kl, flags, d, c, lo, e);
+    static final Get TXN_GET_FOR_UPDATE = (b, txn, cf, unused, flags, k, kl, d, c, vo, e) ->
+            b.txnGetForUpdate(txn, (int) cf, k, kl, d, c, vo, e);
+    static final Get RJ_GET = (b, db, cf, snapshot, flags, k, kl, d, c, vo, e) ->
+            b.rjGet(db, cf, snapshot, k, kl, d, c, vo, e);
+    static final MultiGet RJ_MULTI_GET = (b, db, cf, snapshot, flags, n, k, kl, d, c, lo, e) ->
+            b.rjMultiGet(db, cf, snapshot, n, k, kl, d, c, lo, e);
 
     private PointReads() {
     }
 
-    /** A {@code ferry_get}-shaped call with the reader's own handles bound. */
+    /**
+     * A {@code ferry_get}-shaped call. The reader's handles come as arguments rather than captured,
+     * so that the callers' lambdas capture nothing and are constants: a lambda capturing them was
+     * allocated on every read (40 bytes per {@code Store.get}).
+     */
     @FunctionalInterface
     public interface Get {
         /**
          * Reads one key.
          *
+         * @param b the binding
+         * @param h1 the first handle ({@code ferry_get}: the store; RocksJava's: the database; a transaction's)
+         * @param h2 the second ({@code ferry_get}: the read view; RocksJava's: the family; a transaction's: the family)
+         * @param h3 the third ({@code ferry_get}: the family; RocksJava's: the snapshot; a transaction's: unused)
+         * @param flags read flags
          * @param key key address
          * @param klen key length
          * @param dst destination
@@ -39,15 +60,21 @@ public final class PointReads {
          * @param err error struct
          * @return rc
          */
-        int call(long key, long klen, long dst, long cap, long vlenOut, long err);
+        int call(NativeBinding b, long h1, long h2, long h3, int flags, long key, long klen, long dst, long cap,
+                long vlenOut, long err);
     }
 
-    /** A {@code ferry_multi_get}-shaped call with the reader's own handles bound. */
+    /** A {@code ferry_multi_get}-shaped call, its handles passed as {@link Get}'s are. */
     @FunctionalInterface
     public interface MultiGet {
         /**
          * Reads many keys.
          *
+         * @param b the binding
+         * @param h1 the first handle (as {@link Get#call})
+         * @param h2 the second
+         * @param h3 the third
+         * @param flags read flags
          * @param n key count
          * @param keys packed keys
          * @param keysLen their length
@@ -57,7 +84,8 @@ public final class PointReads {
          * @param err error struct
          * @return keys answered or rc
          */
-        int call(int n, long keys, long keysLen, long dst, long cap, long lensOut, long err);
+        int call(NativeBinding b, long h1, long h2, long h3, int flags, int n, long keys, long keysLen, long dst,
+                long cap, long lensOut, long err);
     }
 
     /**
@@ -66,22 +94,27 @@ public final class PointReads {
      * @param binding resolves scratch memory
      * @param readers retries calls that found LMDB's reader table full
      * @param fn the native read
+     * @param h1 its first handle
+     * @param h2 its second
+     * @param h3 its third
+     * @param flags its read flags
      * @param key key array
      * @param koff first key byte
      * @param klen key length
      * @return a copy of the value, or null when absent
      */
-    public static byte[] get(NativeBinding binding, Readers readers, Get fn, byte[] key, int koff, int klen) {
+    public static byte[] get(NativeBinding binding, Readers readers, Get fn, long h1, long h2, long h3, int flags,
+            byte[] key, int koff, int klen) {
         Scratch s = Scratch.get(binding);
         int voff = align8(Scratch.DATA + klen);
         NativeBuffer m = s.ensure(voff + 256L, 0);
         m.buf.put(Scratch.DATA, key, koff, klen);
         for (;;) {
             int cap = m.cap - voff;
-            int rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+            int rc = fn.call(binding, h1, h2, h3, flags, m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
             for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
                 s.clearError();
-                rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+                rc = fn.call(binding, h1, h2, h3, flags, m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
             }
             if (rc == Abi.NOTFOUND) {
                 return null;
@@ -123,11 +156,16 @@ public final class PointReads {
      * @param binding resolves scratch memory
      * @param readers retries calls that found LMDB's reader table full
      * @param fn the native read
+     * @param h1 its first handle
+     * @param h2 its second
+     * @param h3 its third
+     * @param flags its read flags
      * @param key the key (position to limit; not moved)
      * @param into receives up to {@code into.remaining()} bytes of the value; its position advances
      * @return the value's full length (at most {@code Integer.MAX_VALUE}), or {@link #NOT_FOUND}
      */
-    public static int getInto(NativeBinding binding, Readers readers, Get fn, ByteBuffer key, ByteBuffer into) {
+    public static int getInto(NativeBinding binding, Readers readers, Get fn, long h1, long h2, long h3, int flags,
+            ByteBuffer key, ByteBuffer into) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(into, "into");
         if (into.isReadOnly()) {
@@ -144,10 +182,10 @@ public final class PointReads {
         m.buf.put(Scratch.DATA, key, key.position(), klen);
         for (;;) {
             int cap = (int) Math.min(want, (long) m.cap - voff);
-            int rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+            int rc = fn.call(binding, h1, h2, h3, flags, m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
             for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
                 s.clearError();
-                rc = fn.call(m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
+                rc = fn.call(binding, h1, h2, h3, flags, m.addr + Scratch.DATA, klen, m.addr + voff, cap, s.out(0), s.err());
             }
             if (rc == Abi.NOTFOUND) {
                 return NOT_FOUND;
@@ -174,10 +212,15 @@ public final class PointReads {
      * @param binding resolves scratch memory
      * @param readers retries calls that found LMDB's reader table full
      * @param fn the native multi-read
+     * @param h1 its first handle
+     * @param h2 its second
+     * @param h3 its third
+     * @param flags its read flags
      * @param keys the keys
      * @return values in key order, null for absent keys
      */
-    public static List<byte[]> multiGet(NativeBinding binding, Readers readers, MultiGet fn, List<byte[]> keys) {
+    public static List<byte[]> multiGet(NativeBinding binding, Readers readers, MultiGet fn, long h1, long h2, long h3,
+            int flags, List<byte[]> keys) {
         Objects.requireNonNull(keys, "keys");
         int n = keys.size();
         List<byte[]> out = new ArrayList<>(n);
@@ -206,11 +249,11 @@ public final class PointReads {
                 m.buf.put(p + 4, k);
                 p += 4 + k.length;
             }
-            int rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
+            int rc = fn.call(binding, h1, h2, h3, flags, batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff,
                     m.cap - dstOff, m.addr + lensOff, s.err());
             for (int attempt = 0; readers.reclaim(rc, attempt); attempt++) {
                 s.clearError();
-                rc = fn.call(batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff, m.cap - dstOff, m.addr + lensOff, s.err());
+                rc = fn.call(binding, h1, h2, h3, flags, batch, m.addr + Scratch.DATA, keyBytes, m.addr + dstOff, m.cap - dstOff, m.addr + lensOff, s.err());
             }
             if (rc == Abi.ETOOSMALL) {
                 long need = checkFits(m.buf.getLong(lensOff), dstOff);

@@ -30,11 +30,11 @@ class PointReadsTest {
     void getOfAValueLargerThanAnArrayThrows() {
         int[] calls = {0};
         FerryException e = assertThrows(FerryException.class, () -> PointReads.get(JniBinding.INSTANCE, Readers.NONE,
-                (key, klen, dst, cap, vlenOut, err) -> {
+                (b, h1, h2, h3, flags, key, klen, dst, cap, vlenOut, err) -> {
                     calls[0]++;
                     putLong(vlenOut, THREE_GIB);
                     return 0;
-                }, new byte[] {1}, 0, 1));
+                }, 0, 0, 0, 0, new byte[] {1}, 0, 1));
         assertEquals(ErrorCode.BUFFER_TOO_SMALL, e.code());
         assertTrue(e.getMessage().contains(Long.toString(THREE_GIB)), e.getMessage());
         assertEquals(1, calls[0], "asked once, then refused");
@@ -44,13 +44,13 @@ class PointReadsTest {
     void multiGetOfAValueLargerThanAnArrayThrowsInsteadOfRetrying() {
         int[] calls = {0};
         FerryException e = assertThrows(FerryException.class, () -> PointReads.multiGet(JniBinding.INSTANCE, Readers.NONE,
-                (n, keys, keysLen, dst, cap, lensOut, err) -> {
+                (b, h1, h2, h3, flags, n, keys, keysLen, dst, cap, lensOut, err) -> {
                     if (++calls[0] > 5) {
                         throw new AssertionError("multiGet keeps retrying a value that cannot fit");
                     }
                     putLong(lensOut, THREE_GIB);
                     return ETOOSMALL;
-                }, List.of(new byte[] {1})));
+                }, 0, 0, 0, 0, List.of(new byte[] {1})));
         assertEquals(ErrorCode.BUFFER_TOO_SMALL, e.code());
         assertEquals(1, calls[0]);
     }
@@ -60,7 +60,8 @@ class PointReadsTest {
         // larger than this thread's scratch memory now (other tests may have grown it)
         int big = Scratch.get(JniBinding.INSTANCE).mem.cap + 1000;
         int[] calls = {0};
-        List<byte[]> got = PointReads.multiGet(JniBinding.INSTANCE, Readers.NONE, (n, keys, keysLen, dst, cap, lensOut, err) -> {
+        List<byte[]> got = PointReads.multiGet(JniBinding.INSTANCE, Readers.NONE, (b, h1, h2, h3, flags, n, keys, keysLen, dst, cap,
+                lensOut, err) -> {
             calls[0]++;
             if (cap < big) {
                 putLong(lensOut, big);
@@ -71,7 +72,7 @@ class PointReadsTest {
             m.buf.put((int) (dst - m.addr), (byte) 7);
             m.buf.put((int) (dst - m.addr) + big - 1, (byte) 9);
             return 1;
-        }, List.of(new byte[] {1}));
+        }, 0, 0, 0, 0, List.of(new byte[] {1}));
         assertEquals(2, calls[0]);
         assertEquals(big, got.get(0).length);
         assertArrayEquals(new byte[] {7, 9}, new byte[] {got.get(0)[0], got.get(0)[big - 1]});
