@@ -156,6 +156,7 @@ public abstract class FerryStateStore implements StateStore, AutoCloseable {
             }
             Files.createDirectories(dir.getParent());
             RestoreBuffer.deleteFiles(dir); // left by a crash while writing them
+            BuiltInImport.run(this, dir, options, context); // no Ferry store yet, Kafka's built-in one: take its entries and offsets
             Store s = Store.open(dir, options);
             try {
                 data = family(s, DATA_FAMILY);

@@ -95,6 +95,20 @@ public final class FerryStoreConfig {
      * until the merge.
      */
     public static final String LMDB_RESTORE_RUNS = "ferry.lmdb.restore.runs";
+    /**
+     * Key-value stores, both engines: when a store opens and finds no Ferry store of its own but Kafka's
+     * built-in RocksDB store of the same name in the task's directory ({@code <task>/rocksdb/<name>}), it
+     * imports that store's entries and committed changelog offsets, so Kafka Streams restores only what the
+     * changelog holds beyond them (default true; docs/kafka-streams.md "Switching from the built-in store").
+     * On by default: without it a switch restores every store whole, and a {@code .checkpoint} file of
+     * Kafka before 4.3 would hand the new, empty store the old store's offsets.
+     */
+    public static final String IMPORT_BUILT_IN = "ferry.import.builtin";
+    /**
+     * With {@link #IMPORT_BUILT_IN}: delete the built-in store's directory once its import is complete
+     * (default false: it stays, so that going back to the built-in store restores only the changelog's tail).
+     */
+    public static final String IMPORT_BUILT_IN_DELETE = "ferry.import.builtin.delete";
 
     /**
      * RocksDB options of every store under the memory budget ({@link #ROCKSDB_MEMORY_TOTAL_BYTES}), before
@@ -208,6 +222,24 @@ public final class FerryStoreConfig {
      */
     static boolean lmdbRestoreRuns(Map<String, Object> configs) {
         return booleanValue(configs, LMDB_RESTORE_RUNS, true);
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #IMPORT_BUILT_IN}, or its default (true)
+     * @throws ConfigException on a value that is neither true nor false
+     */
+    static boolean importBuiltIn(Map<String, Object> configs) {
+        return booleanValue(configs, IMPORT_BUILT_IN, true);
+    }
+
+    /**
+     * @param configs the application's configuration
+     * @return {@link #IMPORT_BUILT_IN_DELETE}, or its default (false)
+     * @throws ConfigException on a value that is neither true nor false
+     */
+    static boolean importBuiltInDelete(Map<String, Object> configs) {
+        return booleanValue(configs, IMPORT_BUILT_IN_DELETE, false);
     }
 
     private static boolean booleanValue(Map<String, Object> configs, String key, boolean dflt) {
