@@ -124,14 +124,7 @@ class VersionedStoreComparisonTest {
     }
 
     static String hex(byte[] b) {
-        if (b == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (byte x : b) {
-            sb.append(String.format("%02x", x));
-        }
-        return sb.toString();
+        return VersionedTopologyComparisonTest.hex(b);
     }
 
     static ConsumerRecord<byte[], byte[]> changelog(byte[] key, byte[] value, long ts, long offset) {
