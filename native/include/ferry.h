@@ -53,8 +53,9 @@ extern "C" {
 
 /** ABI version: bumped when a signature or a layout below changes. 5: each operation one function
  *  (ferry_store_open, ferry_cf_create, ferry_get, ferry_multi_get, ferry_put and ferry_write took the
- *  parameters of their numbered twins, which are gone). */
-#define FERRY_ABI_VERSION 5
+ *  parameters of their numbered twins, which are gone). 6: ferry_cache_usage and ferry_wbm_usage take
+ *  a ferry_error, last. */
+#define FERRY_ABI_VERSION 6
 
 /** @name Engines */
 /**@{*/
@@ -1149,10 +1150,10 @@ FERRY_EXPORT int ferry_cache_create(uint64_t capacity, uint32_t flags, int64_t h
  * @brief A cache's state: bytes in use (blocks, and memtables charged by write buffer managers), bytes
  *        pinned, and how many stores and write buffer managers hold it. Any output may be NULL.
  * @return FERRY_OK, FERRY_EINVAL (NULL, or a cache that is closed or was not made by ferry_cache_create;
- *         the outputs are then left as they were, and there is no message: this call takes no ferry_error).
+ *         the outputs are then left as they were, and the message says so).
  */
 FERRY_EXPORT int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out, uint32_t *stores_out,
-                                   uint32_t *wbms_out);
+                                   uint32_t *wbms_out, ferry_error *err);
 
 /**
  * @brief Release a cache that nothing holds. NULL is ignored.
@@ -1178,9 +1179,9 @@ FERRY_EXPORT int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint
 /**
  * @brief A manager's state: memtable bytes it counts, and how many stores hold it. Any output may be NULL.
  * @return FERRY_OK, FERRY_EINVAL (NULL, or a manager that is closed or was not made by ferry_wbm_create;
- *         the outputs are then left as they were, and there is no message: this call takes no ferry_error).
+ *         the outputs are then left as they were, and the message says so).
  */
-FERRY_EXPORT int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out);
+FERRY_EXPORT int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out, ferry_error *err);
 
 /**
  * @brief Release a write buffer manager that no store holds (and its hold on its cache). NULL is ignored.

@@ -131,9 +131,9 @@ int ferry_cache_create(uint64_t capacity, uint32_t flags, int64_t high_pri_ppm, 
 }
 
 int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out, uint32_t *stores_out,
-                      uint32_t *wbms_out)
+                      uint32_t *wbms_out, ferry_error *err)
 {
-    CHECK(c != NULL);
+    CHECK_E(c != NULL, err, "block cache is NULL");
     uint64_t u = 0, p = 0;
     pthread_mutex_lock(&g_shared_lock);
     int live = cache_live(c);
@@ -143,7 +143,8 @@ int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out,
         if (wbms_out) *wbms_out = c->wbms;
     }
     pthread_mutex_unlock(&g_shared_lock);
-    if (!live) return FERRY_EINVAL;
+    if (!live)
+        return ferry_fail(err, FERRY_EINVAL, 0, "not an open block cache (closed, or not made by ferry_cache_create)");
     if (usage_out) *usage_out = u;
     if (pinned_out) *pinned_out = p;
     return FERRY_OK;
@@ -205,9 +206,9 @@ int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint32_t flags, f
     return FERRY_OK;
 }
 
-int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out)
+int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out, ferry_error *err)
 {
-    CHECK(w != NULL);
+    CHECK_E(w != NULL, err, "write buffer manager is NULL");
     pthread_mutex_lock(&g_shared_lock);
     int live = wbm_live(w);
     if (live) {
@@ -215,7 +216,10 @@ int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out)
         if (stores_out) *stores_out = w->stores;
     }
     pthread_mutex_unlock(&g_shared_lock);
-    return live ? FERRY_OK : FERRY_EINVAL;
+    if (!live)
+        return ferry_fail(err, FERRY_EINVAL, 0,
+                          "not an open write buffer manager (closed, or not made by ferry_wbm_create)");
+    return FERRY_OK;
 }
 
 int ferry_wbm_close(ferry_wbm *w, ferry_error *err)

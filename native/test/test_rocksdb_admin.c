@@ -502,7 +502,7 @@ void test_shared_memory(void)
     }
     uint64_t usage = 0, pinned = 0;
     uint32_t stores = 0, wbms = 0;
-    CHECK_RC(ferry_cache_usage(c, &usage, &pinned, &stores, &wbms), FERRY_OK);
+    CHECK_RC(ferry_cache_usage(c, &usage, &pinned, &stores, &wbms, &err), FERRY_OK);
     CHECK(stores == 2 && wbms == (uint32_t)have_wbm, "stores %u wbms %u", stores, wbms);
     CHECK(!have_wbm || usage > 0, "memtables charged to the cache: usage %llu", (unsigned long long)usage);
     CHECK_RC(ferry_cache_close(c, &err), FERRY_EBUSY);
@@ -525,7 +525,7 @@ void test_shared_memory(void)
     CHECK(strstr(err.message, "not an open block cache") != NULL, "%s", err.message);
     ferry_store_close(a);
     ferry_store_close(b);
-    CHECK_RC(ferry_cache_usage(c, NULL, NULL, &stores, &wbms), FERRY_OK);
+    CHECK_RC(ferry_cache_usage(c, NULL, NULL, &stores, &wbms, &err), FERRY_OK);
     CHECK(stores == 0, "stores %u after close", stores);
     if (have_wbm) {
         CHECK_RC(ferry_cache_close(c, &err), FERRY_EBUSY);   /* the manager still holds it */
@@ -534,9 +534,11 @@ void test_shared_memory(void)
         CHECK_RC(ferry_wbm_close(w, &err), FERRY_EINVAL);    /* gone: found in no registry */
     }
     CHECK_RC(ferry_cache_close(c, &err), FERRY_OK);
+    CHECK_RC(ferry_cache_usage(c, NULL, NULL, &stores, &wbms, &err), FERRY_EINVAL);   /* closed: a message */
+    CHECK(strstr(err.message, "not an open block cache") != NULL, "%s", err.message);
     CHECK_RC(ferry_cache_close(c2, &err), FERRY_OK);
     CHECK_RC(ferry_cache_close(NULL, &err), FERRY_OK);
-    CHECK_RC(ferry_cache_usage(NULL, NULL, NULL, NULL, NULL), FERRY_EINVAL);
+    CHECK_RC(ferry_cache_usage(NULL, NULL, NULL, NULL, NULL, &err), FERRY_EINVAL);
     /* a closed cache at open: refused */
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
     o[FERRY_OPT_BLOCK_CACHE] = (int64_t)(intptr_t)c;

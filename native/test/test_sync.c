@@ -135,21 +135,32 @@ static void test_sync_skips_special_files(void)
 }
 #endif
 
-/* The state calls of the shared-memory handles on a handle that is not open: FERRY_EINVAL, the outputs
- * untouched (they take no ferry_error, so there is no message to give; ferry.h). No engine needed:
- * such a handle is never looked at. */
+/* The state calls of the shared-memory handles on a handle that is not open: FERRY_EINVAL with a message
+ * naming what is wrong, the outputs untouched (ferry.h). No engine needed: such a handle is never looked at. */
 static void test_usage_of_handles_not_open(void)
 {
     uint64_t u = 7, p = 7;
     uint32_t st = 7, w = 7;
-    CHECK(ferry_cache_usage(NULL, &u, &p, &st, &w) == FERRY_EINVAL);
     long fake[8] = {0};
-    CHECK(ferry_cache_usage((ferry_cache *)fake, &u, &p, &st, &w) == FERRY_EINVAL);
+    memset(&err, 0, sizeof err);
+    CHECK(ferry_cache_usage(NULL, &u, &p, &st, &w, &err) == FERRY_EINVAL);
+    CHECK(err.code == FERRY_EINVAL && strstr(err.message, "block cache is NULL") != NULL, "code %d: %s", err.code,
+          err.message);
+    memset(&err, 0, sizeof err);
+    CHECK(ferry_cache_usage((ferry_cache *)fake, &u, &p, &st, &w, &err) == FERRY_EINVAL);
+    CHECK(strstr(err.message, "not an open block cache") != NULL, "message: %s", err.message);
     CHECK(u == 7 && p == 7 && st == 7 && w == 7, "outputs written: %llu %llu %u %u", (unsigned long long)u,
           (unsigned long long)p, st, w);
-    CHECK(ferry_wbm_usage(NULL, &u, &st) == FERRY_EINVAL);
-    CHECK(ferry_wbm_usage((ferry_wbm *)fake, &u, &st) == FERRY_EINVAL);
+    memset(&err, 0, sizeof err);
+    CHECK(ferry_wbm_usage(NULL, &u, &st, &err) == FERRY_EINVAL);
+    CHECK(err.code == FERRY_EINVAL && strstr(err.message, "write buffer manager is NULL") != NULL, "code %d: %s", err.code,
+          err.message);
+    memset(&err, 0, sizeof err);
+    CHECK(ferry_wbm_usage((ferry_wbm *)fake, &u, &st, &err) == FERRY_EINVAL);
+    CHECK(strstr(err.message, "not an open write buffer manager") != NULL, "message: %s", err.message);
     CHECK(u == 7 && st == 7, "outputs written: %llu %u", (unsigned long long)u, st);
+    /* a NULL ferry_error is allowed, as everywhere */
+    CHECK(ferry_wbm_usage((ferry_wbm *)fake, &u, &st, NULL) == FERRY_EINVAL);
 }
 
 int main(int argc, char **argv)

@@ -413,9 +413,9 @@ JNI_FN(cacheCreate0)(JNIEnv *env, jclass cls, jlong capacity, jint flags, jlong 
 
 /* JniFunctions.cacheUsage0: ferry_cache_usage */
 JNI_FN(cacheUsage0)(JNIEnv *env, jclass cls, jlong c, jlong usage_out, jlong pinned_out, jlong stores_out,
-                    jlong wbms_out)
+                    jlong wbms_out, jlong err)
 {
-    return ferry_cache_usage(P(c), P(usage_out), P(pinned_out), P(stores_out), P(wbms_out));
+    return ferry_cache_usage(P(c), P(usage_out), P(pinned_out), P(stores_out), P(wbms_out), P(err));
 }
 
 /* JniFunctions.cacheClose0: ferry_cache_close */
@@ -431,9 +431,9 @@ JNI_FN(wbmCreate0)(JNIEnv *env, jclass cls, jlong cache, jlong buffer_size, jint
 }
 
 /* JniFunctions.wbmUsage0: ferry_wbm_usage */
-JNI_FN(wbmUsage0)(JNIEnv *env, jclass cls, jlong w, jlong usage_out, jlong stores_out)
+JNI_FN(wbmUsage0)(JNIEnv *env, jclass cls, jlong w, jlong usage_out, jlong stores_out, jlong err)
 {
-    return ferry_wbm_usage(P(w), P(usage_out), P(stores_out));
+    return ferry_wbm_usage(P(w), P(usage_out), P(stores_out), P(err));
 }
 
 /* JniFunctions.wbmClose0: ferry_wbm_close */

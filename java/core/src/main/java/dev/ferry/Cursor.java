@@ -1,15 +1,14 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import dev.ferry.internal.CursorHost;
+import dev.ferry.internal.CursorPage;
+import dev.ferry.internal.CursorPage.Op;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Mem;
-import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
 import dev.ferry.spi.CurrentEntry;
 import java.lang.ref.Cleaner;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Objects;
@@ -55,33 +54,12 @@ import java.util.Objects;
  * every view of it) is unreachable.
  */
 public final class Cursor implements AutoCloseable {
-    private static final int FIRST = Abi.FIRST;
-    private static final int LAST = Abi.LAST;
-    private static final int SEEK_GE = Abi.SEEK_GE;
-    private static final int SEEK_GT = Abi.SEEK_GT;
-    private static final int SEEK_LE = Abi.SEEK_LE;
-    private static final int SEEK_LT = Abi.SEEK_LT;
-    private static final int NEXT = Abi.NEXT;
-    private static final int PREV = Abi.PREV;
-    private static final int CURRENT_FWD = Abi.CURRENT_FWD;
-    private static final int CURRENT_REV = Abi.CURRENT_REV;
-    private static final int SEEK_PAIR_GT = Abi.SEEK_PAIR_GT;
-    private static final int SEEK_PAIR_LT = Abi.SEEK_PAIR_LT;
-    private static final int HEADER = Abi.PAGE_HEADER;
+    private static final int HEADER = CursorPage.HEADER;
     /** Bytes of a pointer entry: u64 key address, u32 key length, u32 value length, u64 value address. */
-    private static final int POINTER_ENTRY = Abi.PTR_ENTRY;
+    private static final int POINTER_ENTRY = CursorPage.POINTER_ENTRY;
     /** {@link #fastNext}/{@link #fastPrev} when the hot path is off: below every address. */
     private static final long NO_FAST = Long.MIN_VALUE;
-    private static final int PAGE_END = Abi.PAGE_END;
-    private static final int PAGE_POINTERS = Abi.PAGE_POINTERS;
-    private static final int ETOOSMALL = Abi.ETOOSMALL;
     private static final boolean LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-    /** Offset of the seek key in aux memory; [0, KEY) holds the error struct. */
-    private static final int KEY = Abi.ERROR_SIZE;
-    /** Bytes after the page for the error struct and a seek key of up to 1024 bytes. */
-    static final int AUX = KEY + 1024;
-    /** Largest page a cursor grows to (an int-sized buffer, with room for the aux area). */
-    private static final long MAX_PAGE = Integer.MAX_VALUE - 64 - AUX;
 
     /**
      * Releases cursors dropped without being closed (once they and their views are unreachable):
@@ -98,13 +76,10 @@ public final class Cursor implements AutoCloseable {
     private final int firstMax;
     private final int growth;
     private final long handle;
-    private NativeBuffer page;
-    private ByteBuffer pbuf;
+    /** The page memory, its error struct and seek key; null once released. */
+    private CursorPage page;
+    /** The page's first byte, kept here for the walk (a page's memory changes only at a fill). */
     private long pageAddr;
-    private int pageCap;
-    /** Error struct and seek key: the page buffer's tail, or a larger buffer of its own. */
-    private NativeBuffer aux;
-    private int auxOff;
     private Runnable moveListener;
     /** This cursor's current entry as binding modules see it, made on first use ({@link #currentEntry()}). */
     private CurrentEntry entry;
@@ -112,7 +87,10 @@ public final class Cursor implements AutoCloseable {
     private int[] offs = new int[16];
 
     private int count;
-    private int flags;
+    /** The page holds pointer entries (else copy entries). */
+    private boolean pointers;
+    /** The page's fill reached the end of the range in its direction. */
+    private boolean pageEnd;
     private int pdir;
     /** Index of the current entry in a copy page (pointer pages use {@link #at}; see {@link #index()}). */
     private int idx;
@@ -167,7 +145,7 @@ public final class Cursor implements AutoCloseable {
         this.key = new View(this, calls, owner);
         this.value = new View(this, calls, owner);
         // may throw (direct memory exhausted): before the cleaner exists
-        usePage(host.takePage(pageSize + AUX));
+        this.page = host.takePage(pageSize);
         this.cleanable = CLEANER.register(this, release);
     }
 
@@ -177,7 +155,7 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry
      */
     public boolean first() {
-        return position(FIRST, null);
+        return position(Op.FIRST, null);
     }
 
     /**
@@ -186,7 +164,7 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry
      */
     public boolean last() {
-        return position(LAST, null);
+        return position(Op.LAST, null);
     }
 
     /**
@@ -196,7 +174,7 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry
      */
     public boolean seek(byte[] key) {
-        return position(SEEK_GE, Objects.requireNonNull(key, "key"));
+        return position(Op.SEEK_GE, Objects.requireNonNull(key, "key"));
     }
 
     /**
@@ -206,7 +184,7 @@ public final class Cursor implements AutoCloseable {
      * @return true when the cursor stands on an entry
      */
     public boolean seekForPrev(byte[] key) {
-        return position(SEEK_LE, Objects.requireNonNull(key, "key"));
+        return position(Op.SEEK_LE, Objects.requireNonNull(key, "key"));
     }
 
     /**
@@ -218,7 +196,7 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public boolean nextKey() {
-        return position(SEEK_GT, keyBytes());
+        return position(Op.SEEK_GT, keyBytes());
     }
 
     /**
@@ -229,7 +207,7 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public boolean prevKey() {
-        return position(SEEK_LT, keyBytes());
+        return position(Op.SEEK_LT, keyBytes());
     }
 
     /**
@@ -241,7 +219,7 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public boolean firstValue() {
-        return position(SEEK_GE, keyBytes());
+        return position(Op.SEEK_GE, keyBytes());
     }
 
     /**
@@ -252,7 +230,7 @@ public final class Cursor implements AutoCloseable {
      * @throws IllegalStateException when the cursor is not on an entry
      */
     public boolean lastValue() {
-        return position(SEEK_LE, keyBytes());
+        return position(Op.SEEK_LE, keyBytes());
     }
 
     /**
@@ -301,10 +279,10 @@ public final class Cursor implements AutoCloseable {
         boolean fwd = d > 0;
         if (!positioned) {
             if (resumeKey != null) {
-                return position(fwd ? SEEK_GT : SEEK_LT, resumeKey);
+                return position(fwd ? Op.SEEK_GT : Op.SEEK_LT, resumeKey);
             }
-            return armed ? position(fwd ? CURRENT_FWD : CURRENT_REV, null)
-                    : fresh ? position(fwd ? FIRST : LAST, null) : unpositionedMove();
+            return armed ? position(fwd ? Op.CURRENT_FWD : Op.CURRENT_REV, null)
+                    : fresh ? position(fwd ? Op.FIRST : Op.LAST, null) : unpositionedMove();
         }
         int i = index();
         if (pdir == d) {
@@ -313,17 +291,17 @@ public final class Cursor implements AutoCloseable {
                 return true;
             }
             runBefore += count;
-            if ((flags & PAGE_END) != 0) {
+            if (pageEnd) {
                 exhaust();
                 return false;
             }
-            return fill(fwd ? NEXT : PREV, 0, 0, nextMax);
+            return fill(fwd ? Op.NEXT : Op.PREV, 0, 0, nextMax);
         }
         if (i > 0) {
             step(i, -1);
             return true;
         }
-        return pairSeeks ? reseekPair(fwd ? SEEK_PAIR_GT : SEEK_PAIR_LT) : reseek(fwd ? SEEK_GT : SEEK_LT);
+        return pairSeeks ? reseekPair(fwd ? Op.SEEK_PAIR_GT : Op.SEEK_PAIR_LT) : reseek(fwd ? Op.SEEK_GT : Op.SEEK_LT);
     }
 
     /** @return true when the cursor stands on an entry */
@@ -418,7 +396,6 @@ public final class Cursor implements AutoCloseable {
             invalidate();
             host.returnPage(page);
             page = null;
-            pbuf = null;
             cleanable.clean();
         }
     }
@@ -478,18 +455,7 @@ public final class Cursor implements AutoCloseable {
 
     // ---- internals ----
 
-    private void usePage(NativeBuffer p) {
-        page = p;
-        pbuf = p.buf;
-        pageAddr = p.addr;
-        // the error struct after the page must be aligned (ferry_error holds int32s; UBSan found
-        // it at odd offsets after odd page sizes): the page ends on a multiple of 8
-        pageCap = (p.cap - AUX) & ~7;
-        aux = p;
-        auxOff = pageCap;
-    }
-
-    private boolean position(int op, byte[] k) {
+    private boolean position(Op op, byte[] k) {
         checkThread();
         checkOpen();
         armed = false;
@@ -503,9 +469,7 @@ public final class Cursor implements AutoCloseable {
         long kaddr = 0;
         int klen = 0;
         if (k != null) {
-            ensureAux(k.length);
-            aux.buf.put(auxOff + KEY, k);
-            kaddr = aux.addr + auxOff + KEY;
+            kaddr = page.key(k);
             klen = k.length;
         }
         endRun();
@@ -524,67 +488,50 @@ public final class Cursor implements AutoCloseable {
     }
 
     /** Seeks past the current entry in the other direction (direction change at a page edge). */
-    private boolean reseek(int op) {
+    private boolean reseek(Op op) {
         int klen = key.len;
-        ensureAux(klen);
-        Mem.copy(key.addr, aux.addr + auxOff + KEY, klen);
-        return fill(op, aux.addr + auxOff + KEY, klen, firstMax);
+        long at = page.keySpace(klen);
+        Mem.copy(key.addr, at, klen);
+        return fill(op, at, klen, firstMax);
     }
 
     /** Seeks past the current (key, value) pair: the packed pair "u32 key length, key, value". */
-    private boolean reseekPair(int op) {
+    private boolean reseekPair(Op op) {
         int klen = key.len;
         int vlen = value.len;
-        int len = 4 + klen + vlen;
-        ensureAux(len);
-        long at = aux.addr + auxOff + KEY;
-        aux.buf.putInt(auxOff + KEY, klen);
+        long at = page.pairSpace(klen, vlen);
         Mem.copy(key.addr, at + 4, klen);
         Mem.copy(value.addr, at + 4 + klen, vlen);
-        return fill(op, at, len, firstMax);
+        return fill(op, at, 4 + klen + vlen, firstMax);
     }
 
-    private boolean fill(int op, long kaddr, int klen, int max) {
-        boolean forward = op == FIRST || op == SEEK_GE || op == SEEK_GT || op == NEXT || op == CURRENT_FWD
-                || op == SEEK_PAIR_GT;
+    private boolean fill(Op op, long kaddr, int klen, int max) {
         if (moveListener != null) {
             moved();
         }
-        int rc;
+        int n;
         if (!guard.tryEnter()) {
             // closed by another thread since this call began: free what the owner holds, here
             throw closedOnOwner();
         }
         try {
             host.beforeNativeCall();
-            // the error struct sits in the aux area, which a seek key never overlaps
-            long err = aux.addr + auxOff;
-            aux.buf.putInt(auxOff, 0);
-            rc = calls.cursorFill(handle, op, kaddr, klen, pageAddr, pageCap, max, err);
-            while (rc == ETOOSMALL) {
-                long need = pbuf.getLong(8);
-                if (need > MAX_PAGE) {
-                    // no Java buffer or view holds the entry: stop here, a seek past its key goes on
-                    invalidate();
-                    throw new FerryException(ErrorCode.BUFFER_TOO_SMALL, 0, "entry of " + need
-                            + " bytes (key and value) is larger than a Java buffer or view holds; seek past it to go on");
-                }
-                growPage(need);
-                err = aux.addr + auxOff;
-                aux.buf.putInt(auxOff, 0);
-                rc = calls.cursorFill(handle, forward ? NEXT : PREV, 0, 0, pageAddr, pageCap, max, err);
+            try {
+                n = calls.cursorFill(handle, op, kaddr, klen, page, max);
+            } catch (FerryException e) {
+                pageAddr = page.address();  // the page may have grown before the failure
+                invalidate();
+                throw e;
             }
         } finally {
             host.afterNativeCall();
             guard.exit();
         }
-        if (rc < 0) {
-            invalidate();
-            throw NativeCalls.failure(aux, auxOff, rc);
-        }
-        count = rc;
-        flags = pbuf.getInt(4);
-        pdir = forward ? 1 : -1;
+        count = n;
+        pointers = page.pointers();
+        pageEnd = page.endReached();
+        pageAddr = page.address();
+        pdir = op.forward ? 1 : -1;
         nextMax = (int) Math.min(Integer.MAX_VALUE, (long) max * growth);
         if (count == 0) {
             invalidate();
@@ -596,7 +543,7 @@ public final class Cursor implements AutoCloseable {
         offs[0] = HEADER;
         exhausted = false;
         positioned = true;
-        if ((flags & PAGE_POINTERS) != 0) {
+        if (pointers) {
             at = pageAddr + HEADER;
             loadPointers(at);
         } else {
@@ -626,7 +573,7 @@ public final class Cursor implements AutoCloseable {
 
     /** @return the page index of the current entry */
     private int index() {
-        return (flags & PAGE_POINTERS) != 0 ? (int) ((at - pageAddr - HEADER) / POINTER_ENTRY) : idx;
+        return pointers ? (int) ((at - pageAddr - HEADER) / POINTER_ENTRY) : idx;
     }
 
     /** Steps from page index {@code i} one entry in page order ({@code d} 1) or back (-1). */
@@ -634,7 +581,7 @@ public final class Cursor implements AutoCloseable {
         if (moveListener != null) {
             moved();
         }
-        if ((flags & PAGE_POINTERS) != 0) {
+        if (pointers) {
             at += d > 0 ? POINTER_ENTRY : -POINTER_ENTRY;
             loadPointers(at);
         } else if (d > 0) {
@@ -658,7 +605,7 @@ public final class Cursor implements AutoCloseable {
      * waits (the cursor is positioned on it), off otherwise.
      */
     private void arm() {
-        if ((flags & PAGE_POINTERS) != 0 && moveListener == null) {
+        if (pointers && moveListener == null) {
             long last = pageAddr + HEADER + (long) (count - 1) * POINTER_ENTRY;
             fastNext = pdir > 0 ? last : NO_FAST;
             fastPrev = pdir > 0 ? NO_FAST : last;
@@ -695,30 +642,6 @@ public final class Cursor implements AutoCloseable {
     /** @return the value length from an entry's {@code [u32 klen][u32 vlen]} pair read as one long */
     private static int valueLength(long lens) {
         return (int) (LITTLE ? lens >>> 32 : lens);
-    }
-
-    private void growPage(long need) {
-        int cap = Integer.highestOneBit((int) need - 1) << 1;
-        if (cap < need) {
-            cap = (int) ((need + 7) & ~7L); // usePage keeps multiples of 8
-        }
-        boolean ownAux = aux != page;
-        NativeBuffer n = calls.allocate(cap + AUX);
-        host.returnPage(page);
-        NativeBuffer keep = aux;
-        int keepOff = auxOff;
-        usePage(n);
-        if (ownAux) {
-            aux = keep;
-            auxOff = keepOff;
-        }
-    }
-
-    private void ensureAux(int klen) {
-        if (aux.cap - auxOff < KEY + klen) {
-            aux = calls.allocate(KEY + klen);
-            auxOff = 0;
-        }
     }
 
     /** Runs and clears the move listener (used by bindings that scope views to one entry). */

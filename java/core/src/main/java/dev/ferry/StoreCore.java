@@ -2,9 +2,9 @@ package dev.ferry;
 
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.Children;
+import dev.ferry.internal.CursorPage;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
-import dev.ferry.internal.NativeBuffer;
 import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
 import dev.ferry.internal.Readers;
@@ -61,7 +61,7 @@ final class StoreCore {
     final Readers readers;
     final Lifetime lifetime;
     final Families families;
-    private final ConcurrentLinkedDeque<NativeBuffer> pages = new ConcurrentLinkedDeque<>();
+    private final ConcurrentLinkedDeque<CursorPage> pages = new ConcurrentLinkedDeque<>();
 
     StoreCore(NativeCalls calls, Path path, StoreOptions options, long handle, Once release) {
         this.calls = calls;
@@ -180,16 +180,16 @@ final class StoreCore {
         return c;
     }
 
-    NativeBuffer takePage(int size) {
-        NativeBuffer p = pages.pollFirst();
-        while (p != null && p.cap != size) {
+    CursorPage takePage(int size) {
+        CursorPage p = pages.pollFirst();
+        while (p != null && !p.fits(size)) {
             p = pages.pollFirst();
         }
-        return p != null ? p : calls.allocate(size);
+        return p != null ? p.reset() : new CursorPage(calls, size);
     }
 
-    void returnPage(NativeBuffer p) {
-        if (p != null && p.cap == options.pageSize + Cursor.AUX && pages.size() < MAX_POOLED_PAGES && !guard.isClosed()) {
+    void returnPage(CursorPage p) {
+        if (p != null && p.fits(options.pageSize) && pages.size() < MAX_POOLED_PAGES && !guard.isClosed()) {
             pages.offerFirst(p);
         }
     }

@@ -3,7 +3,7 @@ package dev.ferry;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.CursorHost;
 import dev.ferry.internal.Lifetime;
-import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.CursorPage;
 import dev.ferry.internal.NativeCalls;
 import java.util.function.Supplier;
 
@@ -45,12 +45,12 @@ final class StoreCursorHost implements CursorHost {
     }
 
     @Override
-    public NativeBuffer takePage(int size) {
-        return store.takePage(size);
+    public CursorPage takePage(int pageSize) {
+        return store.takePage(pageSize);
     }
 
     @Override
-    public void returnPage(NativeBuffer page) {
+    public void returnPage(CursorPage page) {
         store.returnPage(page);
     }
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every {@code get}, {@code get(key, ByteBuffer)} and {@code multiGet}). Counted with the thread's
  * allocated bytes (HotSpot's {@code com.sun.management.ThreadMXBean}) around 10,000 reads; the bound is the
  * value's own array plus less than such a lambda, so it holds whether the JIT has compiled the path
- * or not (escape analysis can only take allocations away).
+ * or not (escape analysis can only take allocations away). A scan allocates nothing per entry or page.
  */
 @Matrix(Target.Slice.ENGINES)
 class PointReadAllocationTest {
@@ -96,5 +96,64 @@ class PointReadAllocationTest {
             assertTrue(perGet < answer + SLACK, "get allocates " + perGet + " bytes, its answer " + answer);
             assertTrue(perGetInto < SLACK, "get(ByteBuffer, ByteBuffer) allocates " + perGetInto + " bytes");
         }
+    }
+
+    /**
+     * A scan of 10,000 entries allocates nothing per entry or per page: the page fill is one call
+     * per page through the call layer, the views are re-pointed, not made. Counted on a cursor that
+     * has scanned once (its copy-page offsets array has grown to the page's entry count); the whole
+     * life of a fresh cursor (open, scan, close) is printed for comparisons across changes.
+     */
+    @MatrixTest
+    void aScanAllocatesNothingPerEntryOrPage() {
+        LongSupplier allocated = allocatedBytes();
+        byte[] value = new byte[100];
+        try (Store s = Store.open(dir.resolve("db"), target.options())) {
+            WriteBatch batch = new WriteBatch();
+            for (int i = 0; i < N; i++) {
+                batch.put(String.format("key-%012d", i).getBytes(), value);
+            }
+            s.write(batch);
+            long sink = 0;
+            for (int i = 0; i < 50; i++) { // first scans: class loading, page pool, JIT
+                sink += scan(s);
+            }
+            long b0 = allocated.getAsLong();
+            long b1 = allocated.getAsLong();
+            long reading = b1 - b0; // what reading the counter allocates (reflection, a boxed Long)
+            long t0 = allocated.getAsLong();
+            sink += scan(s);
+            long t1 = allocated.getAsLong();
+            long scanned;
+            long t2;
+            long t3;
+            try (Cursor c = s.cursor()) {
+                sink += walk(c);
+                t2 = allocated.getAsLong();
+                scanned = walk(c);
+                t3 = allocated.getAsLong();
+            }
+            assertEquals(N, scanned);
+            assertEquals(52L * N, sink);
+            long fresh = t1 - t0 - reading;
+            long rescan = t3 - t2 - reading;
+            System.out.println("[" + target + "] a fresh cursor's scan of " + N + " entries (open, scan, close): "
+                    + fresh + " bytes; a rescan on an open cursor: " + rescan + " bytes");
+            assertTrue(rescan < SLACK, "a rescan of " + N + " entries allocates " + rescan + " bytes");
+        }
+    }
+
+    private static long scan(Store s) {
+        try (Cursor c = s.cursor()) {
+            return walk(c);
+        }
+    }
+
+    private static long walk(Cursor c) {
+        long n = 0;
+        for (boolean ok = c.first(); ok; ok = c.next()) {
+            n += c.value().length() == 100 ? 1 : 0;
+        }
+        return n;
     }
 }

@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ferry.internal.AdminCalls;
+import dev.ferry.internal.Engines;
+import dev.ferry.internal.NativeCalls;
+import dev.ferry.internal.binding.Bindings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -154,6 +158,37 @@ class SharedMemoryContractTest {
             fill(s, 100, 10);
             assertEquals(100, count(s));
         }
+    }
+
+    /**
+     * The call layer under {@link BlockCache#usage()} and {@link WriteBufferManager#memoryUsage()}: a handle
+     * that is not open (NULL, or closed) reaches native code only past the Java state check, and then gives
+     * an InvalidArgument exception carrying the native message (before ABI 6 these calls took no error
+     * struct and the message was the bare code's).
+     */
+    @MatrixTest
+    void usageOfAHandleNotOpenThrowsWithTheNativeMessage() {
+        NativeCalls calls = new NativeCalls(Bindings.byName(target.binding));
+        AdminCalls admin = calls.admin();
+        FerryException e = assertThrows(FerryException.class, () -> admin.cacheUsage(0));
+        assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+        assertTrue(e.getMessage().contains("block cache is NULL"), e.getMessage());
+        e = assertThrows(FerryException.class, () -> admin.wbmUsage(0));
+        assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+        assertTrue(e.getMessage().contains("write buffer manager is NULL"), e.getMessage());
+        if (target.engine != Engine.ROCKSDB) {
+            return;
+        }
+        Engines.attach(calls, Engine.ROCKSDB);
+        long h = admin.cacheCreate(1 << 20, 0, -1);
+        admin.cacheClose(h);
+        // the native side looks the handle up in its registry, never dereferences it
+        e = assertThrows(FerryException.class, () -> admin.cacheUsage(h));
+        assertTrue(e.getMessage().contains("not an open block cache"), e.getMessage());
+        long w = admin.wbmCreate(0, 1 << 20, 0);
+        admin.wbmClose(w);
+        e = assertThrows(FerryException.class, () -> admin.wbmUsage(w));
+        assertTrue(e.getMessage().contains("not an open write buffer manager"), e.getMessage());
     }
 
     @MatrixTest

@@ -16,7 +16,7 @@ public final class Abi {
     }
 
     /** Bumped when a signature or a layout of the ABI changes. */
-    public static final int ABI_VERSION = 5;
+    public static final int ABI_VERSION = 6;
 
     // ---- engines
     /** RocksDB. */

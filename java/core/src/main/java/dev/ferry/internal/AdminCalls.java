@@ -296,11 +296,12 @@ public final class AdminCalls {
      *
      * @param cache the handle
      * @return usage bytes, pinned bytes, holding stores, holding write buffer managers
+     * @throws FerryException (InvalidArgument, with the native message) for a handle that is not an open cache
      */
     public long[] cacheUsage(long cache) {
         Scratch s = Scratch.get(b);
         s.mem.buf.putLong(Scratch.OUT + 16, 0).putLong(Scratch.OUT + 24, 0);
-        check(s, b.cacheUsage(cache, s.out(0), s.out(1), s.out(2), s.out(3)));
+        check(s, b.cacheUsage(cache, s.out(0), s.out(1), s.out(2), s.out(3), s.err()));
         return new long[] {s.outLong(0), s.outLong(1), s.mem.buf.getInt(Scratch.OUT + 16) & 0xffffffffL,
             s.mem.buf.getInt(Scratch.OUT + 24) & 0xffffffffL};
     }
@@ -335,11 +336,12 @@ public final class AdminCalls {
      *
      * @param wbm the handle
      * @return memtable bytes counted, holding stores
+     * @throws FerryException (InvalidArgument, with the native message) for a handle that is not an open manager
      */
     public long[] wbmUsage(long wbm) {
         Scratch s = Scratch.get(b);
         s.mem.buf.putLong(Scratch.OUT + 8, 0);
-        check(s, b.wbmUsage(wbm, s.out(0), s.out(1)));
+        check(s, b.wbmUsage(wbm, s.out(0), s.out(1), s.err()));
         return new long[] {s.outLong(0), s.mem.buf.getInt(Scratch.OUT + 8) & 0xffffffffL};
     }
 

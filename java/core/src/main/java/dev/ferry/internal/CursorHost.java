@@ -16,19 +16,19 @@ public interface CursorHost {
     NativeCalls calls();
 
     /**
-     * Lends a page buffer.
+     * Lends a page: a pooled one that {@link CursorPage#fits} the size ({@link CursorPage#reset}), or a new one.
      *
-     * @param size its capacity in bytes
-     * @return the buffer
+     * @param pageSize its capacity for entries, in bytes
+     * @return the page
      */
-    NativeBuffer takePage(int size);
+    CursorPage takePage(int pageSize);
 
     /**
-     * Takes a page back (it may be pooled or dropped).
+     * Takes a page back (it may be pooled or dropped); the cursor does not use it after.
      *
      * @param page the page, or null
      */
-    void returnPage(NativeBuffer page);
+    void returnPage(CursorPage page);
 
     /**
      * Runs before every native call on the cursor's handle, inside the cursor's guard.

@@ -13,11 +13,12 @@ import java.util.Locale;
  * The call layer: one typed method per native operation of the ferry C ABI. It lays arguments
  * out in per-thread scratch memory ({@link Scratch}), calls the binding and turns a return code
  * into an exception (made in one place, {@link #failure}). The public classes of {@code dev.ferry}
- * and {@code dev.ferry.rocksjava} call these methods instead of the binding. Two loops sit beside
- * it rather than in it: the point reads' grow-and-retry and reader-table retries
- * ({@link PointReads}, which these methods call), and {@code Cursor}'s page fill, which lays out
- * its own page and error struct, retries a page too small itself and calls {@link #cursorFill}
- * as a plain pass-through (issue 43: folding both in here is still to do). The maintenance and
+ * and {@code dev.ferry.rocksjava} call these methods instead of the binding. The cursor's page
+ * fill is one of them ({@link #cursorFill}: the page and its error struct are a {@link CursorPage},
+ * a page too small for an entry grows here), so {@code Cursor} only walks the entries of a page.
+ * One loop sits beside this class rather than in it: the point reads' grow-and-retry and
+ * reader-table retries ({@link PointReads}, which these methods call; folded in, this class would
+ * pass 1,000 lines). The maintenance and
  * administration calls (flush, compaction, checkpoints, ingestion, properties, backups, SST file
  * writers, block caches, write buffer managers) are in {@link AdminCalls}, through {@link #admin()}.
  *
@@ -786,20 +787,41 @@ public final class NativeCalls {
     }
 
     /**
-     * {@code ferry_cursor_fill}: the cursor's own page and error struct (not scratch memory).
+     * {@code ferry_cursor_fill} into the cursor's own page (not scratch memory): moves the cursor by
+     * {@code op} and writes entries until the page is full, {@code max} are written or the range
+     * ends; {@link CursorPage#count()}, {@link CursorPage#endReached()} and {@link CursorPage#pointers()}
+     * then describe the page. A page too small for the next entry is grown to the size the engine
+     * reports and the fill goes on from there ({@code FERRY_NEXT} or {@code FERRY_PREV}). One native
+     * call per page; nothing allocated unless the page grows.
      *
      * @param cursor the handle
-     * @param op {@code FERRY_FIRST} ... {@code FERRY_SEEK_PAIR_LT}
-     * @param key seek key address, or 0
+     * @param op the move
+     * @param key seek key address (in the page's aux area, {@link CursorPage#key}), or 0
      * @param klen its length
      * @param page the page
-     * @param cap its capacity
      * @param max entries at most
-     * @param err the error struct
-     * @return entries written, or a negative rc ({@link #failure} reads the error struct)
+     * @return the entries written (0: none in range)
+     * @throws FerryException the engine's error, or {@code BUFFER_TOO_SMALL} for an entry larger than
+     *         a Java buffer holds
      */
-    public int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int max, long err) {
-        return b.cursorFill(cursor, op, key, klen, page, cap, max, err);
+    public int cursorFill(long cursor, CursorPage.Op op, long key, int klen, CursorPage page, int max) {
+        int rc = b.cursorFill(cursor, op.code, key, klen, page.address(), page.capacity(), max, page.clearedError());
+        while (rc == Abi.ETOOSMALL) {
+            long need = page.needed();
+            if (need > CursorPage.MAX_PAGE) {
+                // no Java buffer or view holds the entry: stop here, a seek past its key goes on
+                throw new FerryException(ErrorCode.BUFFER_TOO_SMALL, 0, "entry of " + need
+                        + " bytes (key and value) is larger than a Java buffer or view holds; seek past it to go on");
+            }
+            page.grow(need);
+            rc = b.cursorFill(cursor, op.forward ? Abi.NEXT : Abi.PREV, 0, 0, page.address(), page.capacity(), max,
+                    page.clearedError());
+        }
+        if (rc < 0) {
+            throw failure(page.errorMemory(), page.errorOffset(), rc);
+        }
+        page.filled(rc);
+        return rc;
     }
 
     /**

@@ -342,8 +342,8 @@ public abstract class JniFunctions implements NativeFunctions {
     }
 
     @Override
-    public final int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut) {
-        return cacheUsage0(cache, usageOut, pinnedOut, storesOut, wbmsOut);
+    public final int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut, long err) {
+        return cacheUsage0(cache, usageOut, pinnedOut, storesOut, wbmsOut, err);
     }
 
     @Override
@@ -357,8 +357,8 @@ public abstract class JniFunctions implements NativeFunctions {
     }
 
     @Override
-    public final int wbmUsage(long wbm, long usageOut, long storesOut) {
-        return wbmUsage0(wbm, usageOut, storesOut);
+    public final int wbmUsage(long wbm, long usageOut, long storesOut, long err) {
+        return wbmUsage0(wbm, usageOut, storesOut, err);
     }
 
     @Override
@@ -440,9 +440,10 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int rjPut0(long db, long cf, long key, long klen, long val, long vlen, long err);
     private static native int rjWrite0(long db, long cfs, int ncfs, long ops, long len, int count, long err);
     private static native int cacheCreate0(long capacity, int flags, long highPriPpm, long out, long err);
-    private static native int cacheUsage0(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut);
+    private static native int cacheUsage0(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut,
+            long err);
     private static native int cacheClose0(long cache, long err);
     private static native int wbmCreate0(long cache, long bufferSize, int flags, long out, long err);
-    private static native int wbmUsage0(long wbm, long usageOut, long storesOut);
+    private static native int wbmUsage0(long wbm, long usageOut, long storesOut, long err);
     private static native int wbmClose0(long wbm, long err);
 }

@@ -1,7 +1,7 @@
 package dev.ferry.rocksjava;
 
 import dev.ferry.internal.CursorHost;
-import dev.ferry.internal.NativeBuffer;
+import dev.ferry.internal.CursorPage;
 import dev.ferry.internal.NativeCalls;
 import java.lang.ref.Reference;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -17,7 +17,7 @@ import org.rocksdb.RocksObject;
  */
 final class RocksCursorHost implements CursorHost {
     private static final int MAX_POOLED_PAGES = 8;
-    private static final ConcurrentLinkedDeque<NativeBuffer> PAGES = new ConcurrentLinkedDeque<>();
+    private static final ConcurrentLinkedDeque<CursorPage> PAGES = new ConcurrentLinkedDeque<>();
 
     private final NativeCalls calls;
     private final int pageSize;
@@ -49,14 +49,17 @@ final class RocksCursorHost implements CursorHost {
     }
 
     @Override
-    public NativeBuffer takePage(int size) {
-        NativeBuffer p = size == pageSize ? PAGES.pollFirst() : null;
-        return p != null ? p : calls.allocate(size);
+    public CursorPage takePage(int size) {
+        CursorPage p = PAGES.pollFirst();
+        while (p != null && !p.fits(size)) {
+            p = PAGES.pollFirst();
+        }
+        return p != null ? p.reset() : new CursorPage(calls, size);
     }
 
     @Override
-    public void returnPage(NativeBuffer page) {
-        if (page != null && page.cap == pageSize && PAGES.size() < MAX_POOLED_PAGES) {
+    public void returnPage(CursorPage page) {
+        if (page != null && page.fits(pageSize) && PAGES.size() < MAX_POOLED_PAGES) {
             PAGES.offerFirst(page);
         }
     }

@@ -890,11 +890,11 @@ public interface NativeFunctions {
      * @param pinnedOut {@code uint64_t *pinned_out}
      * @param storesOut {@code uint32_t *stores_out}
      * @param wbmsOut {@code uint32_t *wbms_out}
+     * @param err {@code ferry_error *err}
      * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, or a cache that is closed or was not made by
-     *        ferry_cache_create; the outputs are then left as they were, and there is no message: this call takes no
-     *        ferry_error).
+     *        ferry_cache_create; the outputs are then left as they were, and the message says so).
      */
-    int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut);
+    int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut, long err);
 
     /**
      * {@code ferry_cache_close}: Release a cache that nothing holds. NULL is ignored.
@@ -929,11 +929,11 @@ public interface NativeFunctions {
      * @param wbm {@code ferry_wbm *w}
      * @param usageOut {@code uint64_t *usage_out}
      * @param storesOut {@code uint32_t *stores_out}
+     * @param err {@code ferry_error *err}
      * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, or a manager that is closed or was not made by
-     *        ferry_wbm_create; the outputs are then left as they were, and there is no message: this call takes no
-     *        ferry_error).
+     *        ferry_wbm_create; the outputs are then left as they were, and the message says so).
      */
-    int wbmUsage(long wbm, long usageOut, long storesOut);
+    int wbmUsage(long wbm, long usageOut, long storesOut, long err);
 
     /**
      * {@code ferry_wbm_close}: Release a write buffer manager that no store holds (and its hold on its cache). NULL is

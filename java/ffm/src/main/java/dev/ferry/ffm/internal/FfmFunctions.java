@@ -607,9 +607,9 @@ public abstract class FfmFunctions implements NativeFunctions {
     }
 
     @Override
-    public final int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut) {
+    public final int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut, long err) {
         try {
-            return (int) CacheUsage.H.invokeExact(cache, usageOut, pinnedOut, storesOut, wbmsOut);
+            return (int) CacheUsage.H.invokeExact(cache, usageOut, pinnedOut, storesOut, wbmsOut, err);
         } catch (Throwable t) {
             throw FfmBinding.failure("ferry_cache_usage", t);
         }
@@ -634,9 +634,9 @@ public abstract class FfmFunctions implements NativeFunctions {
     }
 
     @Override
-    public final int wbmUsage(long wbm, long usageOut, long storesOut) {
+    public final int wbmUsage(long wbm, long usageOut, long storesOut, long err) {
         try {
-            return (int) WbmUsage.H.invokeExact(wbm, usageOut, storesOut);
+            return (int) WbmUsage.H.invokeExact(wbm, usageOut, storesOut, err);
         } catch (Throwable t) {
             throw FfmBinding.failure("ferry_wbm_usage", t);
         }
@@ -829,15 +829,16 @@ public abstract class FfmFunctions implements NativeFunctions {
         //    ferry_error *err)
         CACHE_CREATE("ferry_cache_create", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out, uint32_t *stores_out,
-        //    uint32_t *wbms_out)
-        CACHE_USAGE("ferry_cache_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        //    uint32_t *wbms_out, ferry_error *err)
+        CACHE_USAGE("ferry_cache_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
         // int ferry_cache_close(ferry_cache *c, ferry_error *err)
         CACHE_CLOSE("ferry_cache_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
         // int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint32_t flags, ferry_wbm **out,
         //    ferry_error *err)
         WBM_CREATE("ferry_wbm_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
-        // int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out)
-        WBM_USAGE("ferry_wbm_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out, ferry_error *err)
+        WBM_USAGE("ferry_wbm_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_wbm_close(ferry_wbm *w, ferry_error *err)
         WBM_CLOSE("ferry_wbm_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG);
 
