@@ -181,8 +181,8 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
         byte[] k = key.get();
         byte[] lower = storeKey(k, 0, Math.max(0, from));
         byte[] upper = storeKey(k, latestStart, Long.MAX_VALUE);
-        return new Sessions(segmentIterator(segmentsFor(from, Long.MAX_VALUE, forward), lower, upper, forward,
-                within(k, k, from, latestStart)));
+        return new WindowedIterator(segmentIterator(segmentsFor(from, Long.MAX_VALUE, forward), lower, upper, forward,
+                within(k, k, from, latestStart)), FerrySessionStore::windowed);
     }
 
     private KeyValueIterator<Windowed<Bytes>, byte[]> findRange(Bytes keyFrom, Bytes keyTo, long earliestEnd, long latestStart,
@@ -192,13 +192,13 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
         byte[] kt = keyTo == null ? null : keyTo.get();
         if (kf != null && kt != null && keyFrom.compareTo(keyTo) > 0) {
             InvalidRange.warn(FerrySessionStore.class); // empty, with the built-in store's warning
-            return new Sessions(null);
+            return new WindowedIterator(null, FerrySessionStore::windowed);
         }
         long from = actualFrom(earliestEnd);
         byte[] lower = kf == null ? null : lowerRange(kf, SUFFIX);
         byte[] upper = kt == null ? null : upperRange(kt, ByteBuffer.allocate(SUFFIX).putLong(Long.MAX_VALUE).putLong(latestStart).array());
-        return new Sessions(segmentIterator(segmentsFor(from, Long.MAX_VALUE, forward), lower, upper, forward,
-                within(kf, kt, from, latestStart)));
+        return new WindowedIterator(segmentIterator(segmentsFor(from, Long.MAX_VALUE, forward), lower, upper, forward,
+                within(kf, kt, from, latestStart)), FerrySessionStore::windowed);
     }
 
     /** The filter on store keys: key in {@code [keyFrom, keyTo]} (null = open), end at or after {@code earliestEnd}, start at or before {@code latestStart}. */
@@ -245,44 +245,6 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
         @Override
         public void close() {
             next = sessions.size();
-        }
-    }
-
-    /** Session keys and aggregates. */
-    private static final class Sessions implements KeyValueIterator<Windowed<Bytes>, byte[]> {
-        private final KeyValueIterator<Bytes, byte[]> inner; // null: empty
-
-        Sessions(KeyValueIterator<Bytes, byte[]> inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return inner != null && inner.hasNext();
-        }
-
-        @Override
-        public KeyValue<Windowed<Bytes>, byte[]> next() {
-            if (inner == null) {
-                throw new NoSuchElementException();
-            }
-            KeyValue<Bytes, byte[]> kv = inner.next();
-            return KeyValue.pair(windowed(kv.key.get()), kv.value);
-        }
-
-        @Override
-        public Windowed<Bytes> peekNextKey() {
-            if (inner == null) {
-                throw new NoSuchElementException();
-            }
-            return windowed(inner.peekNextKey().get());
-        }
-
-        @Override
-        public void close() {
-            if (inner != null) {
-                inner.close();
-            }
         }
     }
 

@@ -187,29 +187,29 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
         checkOpen();
         if (keyFrom != null && keyTo != null && keyFrom.compareTo(keyTo) > 0) {
             InvalidRange.warn(FerryTimeOrderedWindowStore.class); // empty, with Kafka's warning
-            return new Windows(null);
+            return new WindowedIterator(null, this::windowed);
         }
-        return new Windows(read(keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(), timeFrom, timeTo, forward));
+        return new WindowedIterator(read(keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(), timeFrom, timeTo, forward), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> all() {
-        return new Windows(read(null, null, 0, Long.MAX_VALUE, true));
+        return new WindowedIterator(read(null, null, 0, Long.MAX_VALUE, true), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardAll() {
-        return new Windows(read(null, null, 0, Long.MAX_VALUE, false));
+        return new WindowedIterator(read(null, null, 0, Long.MAX_VALUE, false), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
-        return new Windows(read(null, null, timeFrom, timeTo, true));
+        return new WindowedIterator(read(null, null, timeFrom, timeTo, true), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
-        return new Windows(read(null, null, timeFrom, timeTo, false));
+        return new WindowedIterator(read(null, null, timeFrom, timeTo, false), this::windowed);
     }
 
     /** The windows starting in {@code [timeFrom, timeTo]} (and within retention) of the keys in {@code [keyFrom, keyTo]}; null when none. */
@@ -277,44 +277,6 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
                 throw new NoSuchElementException();
             }
             return timestampOf(inner.peekNextKey().get());
-        }
-
-        @Override
-        public void close() {
-            if (inner != null) {
-                inner.close();
-            }
-        }
-    }
-
-    /** Windowed keys and values. */
-    private final class Windows implements KeyValueIterator<Windowed<Bytes>, byte[]> {
-        private final KeyValueIterator<Bytes, byte[]> inner; // null: empty
-
-        Windows(KeyValueIterator<Bytes, byte[]> inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return inner != null && inner.hasNext();
-        }
-
-        @Override
-        public KeyValue<Windowed<Bytes>, byte[]> next() {
-            if (inner == null) {
-                throw new NoSuchElementException();
-            }
-            KeyValue<Bytes, byte[]> kv = inner.next();
-            return KeyValue.pair(windowed(kv.key.get()), kv.value);
-        }
-
-        @Override
-        public Windowed<Bytes> peekNextKey() {
-            if (inner == null) {
-                throw new NoSuchElementException();
-            }
-            return windowed(inner.peekNextKey().get());
         }
 
         @Override

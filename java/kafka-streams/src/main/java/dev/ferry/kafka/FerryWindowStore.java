@@ -146,14 +146,14 @@ public class FerryWindowStore extends FerrySegmentedStore implements WindowStore
         long from = actualFrom(timeFrom);
         if (kf != null && kt != null && keyFrom.compareTo(keyTo) > 0) {
             InvalidRange.warn(FerryWindowStore.class); // empty, with the built-in store's warning
-            return new Windows(null);
+            return new WindowedIterator(null, this::windowed);
         }
         if (timeTo < from) {
-            return new Windows(null);
+            return new WindowedIterator(null, this::windowed);
         }
         byte[] lower = kf == null ? null : lowerRange(kf, SUFFIX);
         byte[] upper = kt == null ? null : upperRange(kt, ByteBuffer.allocate(SUFFIX).putLong(timeTo).putInt(Integer.MAX_VALUE).array());
-        return new Windows(segmentIterator(segmentsFor(from, timeTo, forward), lower, upper, forward, within(kf, kt, from, timeTo)));
+        return new WindowedIterator(segmentIterator(segmentsFor(from, timeTo, forward), lower, upper, forward, within(kf, kt, from, timeTo)), this::windowed);
     }
 
     @Override
@@ -180,9 +180,9 @@ public class FerryWindowStore extends FerrySegmentedStore implements WindowStore
         checkOpen();
         long from = actualFrom(timeFrom);
         if (timeTo < from) {
-            return new Windows(null);
+            return new WindowedIterator(null, this::windowed);
         }
-        return new Windows(segmentIterator(segmentsFor(from, timeTo, forward), null, null, forward, within(null, null, from, timeTo)));
+        return new WindowedIterator(segmentIterator(segmentsFor(from, timeTo, forward), null, null, forward, within(null, null, from, timeTo)), this::windowed);
     }
 
     /** The filter on store keys: key bytes in {@code [keyFrom, keyTo]} (null = open), window start in {@code [from, to]}. */
@@ -234,44 +234,6 @@ public class FerryWindowStore extends FerrySegmentedStore implements WindowStore
                 throw new java.util.NoSuchElementException();
             }
             return timestampOf(inner.peekNextKey().get());
-        }
-
-        @Override
-        public void close() {
-            if (inner != null) {
-                inner.close();
-            }
-        }
-    }
-
-    /** Windowed keys and values. */
-    private final class Windows implements KeyValueIterator<Windowed<Bytes>, byte[]> {
-        private final KeyValueIterator<Bytes, byte[]> inner; // null: empty
-
-        Windows(KeyValueIterator<Bytes, byte[]> inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return inner != null && inner.hasNext();
-        }
-
-        @Override
-        public KeyValue<Windowed<Bytes>, byte[]> next() {
-            if (inner == null) {
-                throw new java.util.NoSuchElementException();
-            }
-            KeyValue<Bytes, byte[]> kv = inner.next();
-            return KeyValue.pair(windowed(kv.key.get()), kv.value);
-        }
-
-        @Override
-        public Windowed<Bytes> peekNextKey() {
-            if (inner == null) {
-                throw new java.util.NoSuchElementException();
-            }
-            return windowed(inner.peekNextKey().get());
         }
 
         @Override
