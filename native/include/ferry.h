@@ -54,8 +54,8 @@ extern "C" {
 /** ABI version: bumped when a signature or a layout below changes. 5: each operation one function
  *  (ferry_store_open, ferry_cf_create, ferry_get, ferry_multi_get, ferry_put and ferry_write took the
  *  parameters of their numbered twins, which are gone). 6: ferry_cache_usage and ferry_wbm_usage take
- *  a ferry_error, last. */
-#define FERRY_ABI_VERSION 6
+ *  a ferry_error, last. 7: FERRY_CFOPT_KEY_ORDER (FERRY_CFOPT_COUNT 5, FERRY_CFDESC_HEADER 48). */
+#define FERRY_ABI_VERSION 7
 
 /** @name Engines */
 /**@{*/
@@ -419,7 +419,8 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
 #define FERRY_CFOPT_PREFIX_LEN   3  /**< fixed-length prefix extractor: prefix bytes 1..FERRY_CFOPT_MAX_PREFIX_LEN, 0 = none. Bloom
                                          filters then also hold the prefixes; cursors still seek in total
                                          order (Ferry's ranges are exact) */
-#define FERRY_CFOPT_COUNT        4
+#define FERRY_CFOPT_KEY_ORDER    4  /**< the family's key order, FERRY_ORDER_* (see "Key order" below); -1: bytewise */
+#define FERRY_CFOPT_COUNT        5
 
 #define FERRY_CFOPT_MAX_BLOOM_BITS 100        /**< largest FERRY_CFOPT_BLOOM_BITS */
 #define FERRY_CFOPT_MAX_BLOCK_SIZE 1073741824 /**< largest FERRY_CFOPT_BLOCK_SIZE (2^30) */
@@ -428,7 +429,35 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
 /** Size of a family record's header for ferry_store_open: uint32_t name length, uint32_t options
  *  string length, int64_t opts[FERRY_CFOPT_COUNT], all native-endian and unaligned, followed by the
  *  name's bytes and the options string's bytes (no NUL terminators). */
-#define FERRY_CFDESC_HEADER      40
+#define FERRY_CFDESC_HEADER      48
+
+/** @name Key order (RocksDB: native comparators, per family)
+ * A RocksDB family orders its keys by one of these comparators, chosen when it is created
+ * (FERRY_CFOPT_KEY_ORDER) and given again at every open: RocksDB records the comparator's name and
+ * refuses an open with another one (FERRY_EENGINEARG, the message names both). The comparators run
+ * inside the engine: no call leaves native code per comparison.
+ * - FERRY_ORDER_BYTEWISE: unsigned bytes, then length (RocksDB's leveldb.BytewiseComparator), the default.
+ * - FERRY_ORDER_REVERSE: the reverse of bytewise (RocksDB's built-in rocksdb.ReverseBytewiseComparator,
+ *   RocksJava's BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR). Every bound is taken in this order: a
+ *   cursor's [lower, upper) holds the keys k with lower >= k > upper in bytewise terms, FERRY_FIRST is
+ *   the bytewise-largest key, a range delete [begin, end) with begin <= end bytewise is empty (skipped).
+ *   ferry_split_points answers 0 records (no split), ferry_ingest refuses the family (FERRY_ENOTSUP:
+ *   ferry_sst_* write bytewise files).
+ * - FERRY_ORDER_U64_BE: keys are unsigned 64-bit integers, 8 bytes big-endian, in numeric order
+ *   (ferry.Uint64BigEndianComparator, a comparator of the shim): the same order as bytewise for 8-byte
+ *   keys, with the key length checked: a put or merge of a key of another length fails with
+ *   FERRY_EKEYSIZE before RocksDB sees it (a delete or a read of one finds nothing). Its name keeps a
+ *   store written as integers from being opened bytewise. ferry_ingest refuses it as for REVERSE.
+ * ferry_cf_flags reports a RocksDB family's order as FERRY_CF_ORDER_* bits. LMDB: FERRY_ENOTSUP for any
+ * order set, as for every FERRY_CFOPT_*.
+ */
+/**@{*/
+#define FERRY_ORDER_BYTEWISE 0
+#define FERRY_ORDER_REVERSE  1
+#define FERRY_ORDER_U64_BE   2
+#define FERRY_CF_ORDER_REVERSE 0x100 /**< ferry_cf_flags: the family is in FERRY_ORDER_REVERSE */
+#define FERRY_CF_ORDER_U64_BE  0x200 /**< ferry_cf_flags: the family is in FERRY_ORDER_U64_BE */
+/**@}*/
 
 /** @brief Number of column-family ids handed out since the store opened (dropped ones included):
  *  the ids are 0..*out-1. @ffm critical (a lock-free read of the store's family table) */
@@ -499,7 +528,8 @@ FERRY_EXPORT int ferry_cf_list_all(ferry_store *s, ferry_error *err);
 FERRY_EXPORT int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err);
 
 /**
- * @brief The FERRY_CF_* flags a family was created with (0 on RocksDB and for the default family).
+ * @brief The FERRY_CF_* flags a family was created with (LMDB; 0 for the default family), or its
+ *        FERRY_CF_ORDER_* bits (RocksDB; 0 for bytewise).
  * @return FERRY_OK, FERRY_EINVAL (bad id), FERRY_ECFDROPPED.
  */
 FERRY_EXPORT int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err);

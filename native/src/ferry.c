@@ -114,8 +114,8 @@ static int check_foreign_store(int engine, const char *path, ferry_error *err)
 /* Any per-family setting given: an option not -1 or a non-empty options string. */
 static int cfopts_set(const int64_t *opts, const char *extra)
 {
-    for (int i = 0; i < FERRY_CFOPT_COUNT; i++)
-        if (opts[i] != -1) return 1;
+    for (int i = 0; i < FERRY_CFOPT_COUNT; i++)   /* bytewise is every engine's own order: not a setting */
+        if (opts[i] != -1 && !(i == FERRY_CFOPT_KEY_ORDER && opts[i] == FERRY_ORDER_BYTEWISE)) return 1;
     return extra && extra[0];
 }
 
@@ -618,6 +618,7 @@ int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t klen, const v
     }
     WRITABLE(s, err);
     SLOT(s, cf, err);
+    if (klen != 8 && ferry_slot_order(slot) == FERRY_ORDER_U64_BE) return ferry_u64_key_fail(slot, klen, err);
     return s->ops->put(s, slot, key, klen, val, vlen, flags, err);
 }
 
@@ -695,6 +696,8 @@ int ferry_split_points(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const 
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
     if (!s->ops->split_points) return ferry_fail(err, FERRY_ENOTSUP, 0, "this engine has no split points");
+    /* a family in reverse order: nothing to say (the engines weigh bytewise ranges) */
+    if (ferry_slot_order(slot) == FERRY_ORDER_REVERSE) return 0;
     /* an empty range (an upper bound of the empty key, or lower >= upper) has nothing to weigh */
     if (upper && (ulen == 0 || (lower && ferry_range_empty(lower, llen, upper, ulen)))) return 0;
     return s->ops->split_points(s, snap, slot, lower, llen, upper, ulen, max, dst, cap, len_out, err);
@@ -710,6 +713,7 @@ int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const
                           "read, combine and put in one write batch instead");
     WRITABLE(s, err);
     SLOT(s, cf, err);
+    if (klen != 8 && ferry_slot_order(slot) == FERRY_ORDER_U64_BE) return ferry_u64_key_fail(slot, klen, err);
     return s->ops->merge(s, slot, key, klen, operand, olen, err);
 }
 
@@ -729,7 +733,7 @@ int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t bl
     CHECK_E(BYTES_OK(begin, blen) && BYTES_OK(end, elen), err, "NULL bound with a length");
     WRITABLE(s, err);
     SLOT(s, cf, err);
-    if (ferry_range_empty(begin, blen, end, elen)) return FERRY_OK;
+    if (ferry_range_empty_in(ferry_slot_order(slot), begin, blen, end, elen)) return FERRY_OK;
     return s->ops->delete_range(s, slot, begin, blen, end, elen, err);
 }
 

@@ -376,6 +376,10 @@ int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uin
                           "write batch instead");
     WRITABLE(s, err);
     SLOT(s, cf, err);
+    if (ferry_slot_order(slot) != FERRY_ORDER_BYTEWISE)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "column family '%s' does not order its keys bytewise (FERRY_CFOPT_KEY_ORDER):"
+                          " SST files are written in bytewise order, which RocksDB refuses to ingest into it; write "
+                          "the entries with a write batch instead", slot->name);
     /* n NUL-terminated, non-empty paths filling exactly len bytes */
     const char **list = malloc(n * sizeof *list);
     if (!list) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");

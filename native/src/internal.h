@@ -34,8 +34,13 @@ typedef struct ferry_cf_slot {
     void *handle;
     char *name;
     atomic_int dropped;
-    atomic_int bits;     /* engine-private (RocksDB: RDB_SLOT_* of the family's own options) */
+    atomic_int bits;     /* engine-private (RocksDB: RDB_SLOT_* of the family's own options), but for the
+                            key order above FERRY_SLOT_ORDER_SHIFT (see ferry_slot_order) */
 } ferry_cf_slot;
+
+/* A family's key order (FERRY_ORDER_*) sits in its slot bits from this bit on; engines set it when
+ * they add the slot. */
+#define FERRY_SLOT_ORDER_SHIFT 16
 
 /* A family's options for ferry_store_open / ferry_cf_create: opts holds FERRY_CFOPT_COUNT values
  * (-1 = the store's), extra is NULL or the family's options string. */
@@ -300,6 +305,9 @@ typedef struct ferry_split_cand {
 FERRY_HIDDEN int ferry_split_pack(const ferry_split_cand *c, size_t n, uint32_t max, void *dst, size_t cap,
                                   size_t *len_out);
 
+/* FERRY_EKEYSIZE for a key that is not 8 bytes in a FERRY_ORDER_U64_BE family. */
+FERRY_HIDDEN int ferry_u64_key_fail(const ferry_cf_slot *slot, size_t klen, ferry_error *err) __attribute__((cold));
+
 /* Check n packed multi-get key records ("u32 klen; key") against keys_len. */
 FERRY_HIDDEN int ferry_keys_validate(uint32_t n, const void *keys, size_t keys_len, ferry_error *err);
 /* Check batch records (FERRY_OP_*) before any is applied: ops, lengths, cf ids < ncf, and with
@@ -339,6 +347,19 @@ static inline int ferry_range_empty(const void *begin, size_t blen, const void *
     size_t n = blen < elen ? blen : elen;
     int c = n ? memcmp(begin, end, n) : 0;
     return c > 0 || (c == 0 && blen >= elen);
+}
+
+/* The FERRY_ORDER_* of a family's keys. */
+static inline int ferry_slot_order(const ferry_cf_slot *slot)
+{
+    return (atomic_load_explicit((atomic_int *)&slot->bits, memory_order_relaxed) >> FERRY_SLOT_ORDER_SHIFT) & 0xff;
+}
+
+/* Is [begin, end) empty in a family's key order? In reverse order begin must be above end bytewise. */
+static inline int ferry_range_empty_in(int order, const void *begin, size_t blen, const void *end, size_t elen)
+{
+    return order == FERRY_ORDER_REVERSE ? ferry_range_empty(end, elen, begin, blen)
+                                        : ferry_range_empty(begin, blen, end, elen);
 }
 
 /* Copy-mode page writing, shared by the engines. */

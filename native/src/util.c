@@ -118,6 +118,10 @@ int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t n
         if (s && atomic_load(&ferry_slot(s, cf)->dropped))
             return ferry_fail(err, FERRY_ECFDROPPED, 0, "batch record %u: column family '%s' was dropped", seen,
                               ferry_slot(s, cf)->name);
+        if (s && (op == FERRY_OP_PUT || op == FERRY_OP_MERGE) && alen != 8
+                && ferry_slot_order(ferry_slot(s, cf)) == FERRY_ORDER_U64_BE)
+            return ferry_fail(err, FERRY_EKEYSIZE, 0, "batch record %u: a key of %u bytes in column family '%s', whose "
+                              "keys are 8-byte unsigned integers (FERRY_ORDER_U64_BE)", seen, alen, ferry_slot(s, cf)->name);
         p += FERRY_OP_HEADER + alen + blen;
         seen++;
     }
@@ -131,6 +135,12 @@ static size_t split_bytes(const ferry_split_cand *c, size_t n, size_t g)
     size_t bytes = 0;
     for (size_t i = 0; i < n; i += g) bytes += FERRY_SPLIT_HEADER + (i ? c[i].klen : 0);
     return bytes;
+}
+
+int ferry_u64_key_fail(const ferry_cf_slot *slot, size_t klen, ferry_error *err)
+{
+    return ferry_fail(err, FERRY_EKEYSIZE, 0, "a key of %zu bytes in column family '%s', whose keys are 8-byte unsigned "
+                      "integers, big-endian (FERRY_ORDER_U64_BE)", klen, slot->name);
 }
 
 int ferry_split_pack(const ferry_split_cand *c, size_t n, uint32_t max, void *dst, size_t cap, size_t *len_out)

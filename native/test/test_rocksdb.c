@@ -262,6 +262,8 @@ int main(int argc, char **argv)
     test_rocksjava();
     test_shared_memory();
     test_split_points();
+    test_key_order();
+    test_key_order_txn();
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

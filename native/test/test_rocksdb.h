@@ -90,5 +90,7 @@ void test_sst(void);                                   /* test_rocksdb_admin.c *
 void test_rocksjava(void);                             /* test_rocksdb_interop.c */
 void test_shared_memory(void);                         /* test_rocksdb_admin.c */
 void test_split_points(void);                          /* test_rocksdb_txn.c */
+void test_key_order(void);                             /* test_rocksdb_order.c */
+void test_key_order_txn(void);
 
 #endif

@@ -111,6 +111,13 @@ static inline int rdb_key_cmp(const void *a, size_t al, const void *b, size_t bl
     return c ? c : (al > bl) - (al < bl);
 }
 
+/* Order of two keys in the cursor's family (bytewise, or its reverse). */
+static inline int cur_cmp(const rdb_cursor *c, const void *a, size_t al, const void *b, size_t bl)
+{
+    int r = rdb_key_cmp(a, al, b, bl);
+    return c->reverse ? -r : r;
+}
+
 /* Position a transaction cursor for op within its bounds (the write batch part of a transaction's
  * iterator is not clamped by the read options everywhere): seeks below the lower bound start at it,
  * reverse seeks at or past the upper bound start below it. Returns 1 forward, 0 reverse. */
@@ -123,7 +130,7 @@ static int position_bounded(rdb_cursor *c, int op, const void *key, size_t klen)
         else RDB.iter_seek_to_first(it);
         return 1;
     case FERRY_SEEK_GE: case FERRY_SEEK_GT:
-        if (c->lower && rdb_key_cmp(key, klen, c->lower, c->llen) < 0) { RDB.iter_seek(it, c->lower, c->llen); return 1; }
+        if (c->lower && cur_cmp(c, key, klen, c->lower, c->llen) < 0) { RDB.iter_seek(it, c->lower, c->llen); return 1; }
         break;
     case FERRY_LAST:
         if (!c->upper) { RDB.iter_seek_to_last(it); return 0; }
@@ -131,7 +138,7 @@ static int position_bounded(rdb_cursor *c, int op, const void *key, size_t klen)
         if (at_key(it, c->upper, c->ulen)) RDB.iter_prev(it);
         return 0;
     case FERRY_SEEK_LE: case FERRY_SEEK_LT:
-        if (c->upper && rdb_key_cmp(key, klen, c->upper, c->ulen) >= 0) return position_bounded(c, FERRY_LAST, NULL, 0);
+        if (c->upper && cur_cmp(c, key, klen, c->upper, c->ulen) >= 0) return position_bounded(c, FERRY_LAST, NULL, 0);
         break;
     default: break;
     }
@@ -159,7 +166,7 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
         size_t kl, vl;
         const char *k = get_key(it, &kl);
         if (bound) {
-            int cmp = rdb_key_cmp(k, kl, bound, blen);
+            int cmp = cur_cmp(rc_, k, kl, bound, blen);
             if (fwd ? cmp >= 0 : cmp < 0) { more = 0; break; }
         }
         const char *v = get_val(it, &vl);

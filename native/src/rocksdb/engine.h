@@ -74,6 +74,7 @@ typedef struct rdb_cursor {
     /* transaction cursors check the bounds themselves: a transaction's iterator merges the write
      * batch, whose entries the read options' bounds may not cover */
     int check_bounds;
+    int reverse;                      /* with check_bounds: the family is in FERRY_ORDER_REVERSE */
     const char *lower, *upper;        /* into bounds, NULL = none */
     size_t llen, ulen;
     char bounds[];                    /* lower then upper bound bytes */
@@ -92,8 +93,8 @@ typedef struct rdb_cursor {
 #define RDB_SLOT_RANGE_DEL 0x4 /* a range delete may sit in the family's memtables (set by range deletes and by an
                                   open that replayed a log into them; never cleared): see rdb_split_points */
 
-/* The family handle of a batch record's cf id. */
-typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id);
+/* The family handle of a batch record's cf id, and its key order (FERRY_ORDER_*) in *order. */
+typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id, int *order);
 
 #define RJ_READY(err) \
     do { if (!atomic_load_explicit(&rdb_ready, memory_order_acquire)) \
@@ -110,6 +111,13 @@ FERRY_HIDDEN int rdb_error(ferry_error *err, char *msg);
 FERRY_HIDDEN void rdb_store_free(rdb_store *s);
 FERRY_HIDDEN int rdb_close(ferry_store *s);
 FERRY_HIDDEN int rdb_open_error(const char *path, char *e, ferry_error *err);
+/* Key orders (order.c): check a FERRY_CFOPT_KEY_ORDER value; set a family's comparator in *f (which
+ * may be replaced by a new options object); the ferry_cf_flags op; an open error, worded for a family
+ * opened in another order than its own. */
+FERRY_HIDDEN int rdb_order_check(const char *name, int64_t order, ferry_error *err);
+FERRY_HIDDEN int rdb_order_apply(rocksdb_options_t **f, int64_t order, ferry_error *err);
+FERRY_HIDDEN int rdb_cf_flags(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+FERRY_HIDDEN int rdb_order_error(const char *path, char *e, ferry_error *err);
 
 /* open.c */
 FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
@@ -275,10 +283,11 @@ static inline int rdb_write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo
     rocksdb_writebatch_t *b = RDB.writebatch_create();
     p = ops;
     while (ferry_batch_next(&p, end, &r)) {
-        rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf);
+        int order = FERRY_ORDER_BYTEWISE;
+        rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf, &order);
         const char *a = (const char *)r.a, *bb = (const char *)r.b;
         /* an empty range is a no-op: RocksDB would fail it after the WAL write (see ferry_range_empty) */
-        if (r.op == FERRY_OP_DELETE_RANGE && ferry_range_empty(a, r.alen, bb, r.blen)) continue;
+        if (r.op == FERRY_OP_DELETE_RANGE && ferry_range_empty_in(order, a, r.alen, bb, r.blen)) continue;
         switch (r.op) {
         case FERRY_OP_PUT: RDB.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
         case FERRY_OP_MERGE: RDB.writebatch_merge_cf(b, h, a, r.alen, bb, r.blen); break;

@@ -318,6 +318,7 @@ static int check_family(rdb_store *s, const char *name, const int64_t *o, const 
     if (pl < -1 || pl > FERRY_CFOPT_MAX_PREFIX_LEN)
         return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': prefix length %lld outside 0..%d", name,
                           (long long)pl, FERRY_CFOPT_MAX_PREFIX_LEN);
+    if (rdb_order_check(name, o[FERRY_CFOPT_KEY_ORDER], err)) return FERRY_EINVAL;
     int fam_merge = 0;
     if (extra && (rdb_check_extra(extra, err) || rdb_check_merge(extra, &fam_merge, err))) return FERRY_EINVAL;
     *has_merge = extra && mentions_merge(extra) ? fam_merge : s->has_merge;
@@ -365,8 +366,14 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
     if (!has_merge && extra && mentions_merge(extra))
         RDB.options_set_merge_operator(f, RDB.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
                                                                refuse_partial_merge, refused_delete, refused_name));
+    int64_t order = o[FERRY_CFOPT_KEY_ORDER] < 0 ? FERRY_ORDER_BYTEWISE : o[FERRY_CFOPT_KEY_ORDER];
+    int orc = rdb_order_apply(&f, order, err);
+    if (orc) {
+        RDB.options_destroy(f);
+        return orc;
+    }
     *out = f;
-    *bits = RDB_SLOT_OWN | (has_merge ? RDB_SLOT_MERGE : 0);
+    *bits = RDB_SLOT_OWN | (has_merge ? RDB_SLOT_MERGE : 0) | (int)(order << FERRY_SLOT_ORDER_SHIFT);
     return FERRY_OK;
 }
 
@@ -534,7 +541,7 @@ static int open_families(rdb_store *s, const char *path, int read_only, const fe
             s->txndb = NULL;
             s->db = NULL;
         }
-        rc = rdb_open_error(path, e, err);
+        rc = rdb_order_error(path, e, err);
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
@@ -755,6 +762,7 @@ FERRY_HIDDEN const ferry_engine_ops rdb_ops = {
     .ingest = rdb_ingest,
     .cf_create = rdb_cf_create,
     .cf_drop = rdb_cf_drop,
+    .cf_flags = rdb_cf_flags,
     .get = rdb_get,
     .multi_get = rdb_multi_get,
     .split_points = rdb_split_points,

@@ -174,8 +174,10 @@ int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, fe
 int rdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper,
                                size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
 {
-    return rdb_cursor_create_in(tb->view.store, NULL, TXN(tb)->t, CFH(cf), NULL, lower, llen, upper, ulen, flags,
-                            STORE(tb->view.store)->readahead, out, err);
+    int rc = rdb_cursor_create_in(tb->view.store, NULL, TXN(tb)->t, CFH(cf), NULL, lower, llen, upper, ulen, flags,
+                                  STORE(tb->view.store)->readahead, out, err);
+    if (rc == FERRY_OK) ((rdb_cursor *)*out)->reverse = ferry_slot_order(cf) == FERRY_ORDER_REVERSE;
+    return rc;
 }
 
 void rdb_txn_cursor_kill(ferry_cursor *cb)

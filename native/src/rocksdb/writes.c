@@ -93,8 +93,9 @@ int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_
 }
 
 /* A store's family handle by id (ctx: the store). */
-static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id)
+static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id, int *order)
 {
+    *order = ferry_slot_order(ferry_slot(ctx, id));
     return ferry_slot(ctx, id)->handle;
 }
 

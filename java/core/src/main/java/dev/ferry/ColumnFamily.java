@@ -35,6 +35,15 @@ public final class ColumnFamily {
         return ColumnFamilyFlag.of(flags);
     }
 
+    /**
+     * The order of the family's keys, as the engine reports it ({@link ColumnFamilyOptions#keyOrder(KeyOrder)}).
+     *
+     * @return the order; {@link KeyOrder#BYTEWISE} on LMDB
+     */
+    public KeyOrder keyOrder() {
+        return KeyOrder.ofFlags(flags);
+    }
+
     /** @return true when the family keeps several values per key ({@link ColumnFamilyFlag#DUPSORT}) */
     public boolean hasDuplicates() {
         return (flags & Abi.CF_DUPSORT) != 0;

@@ -8,7 +8,8 @@ import java.util.OptionalInt;
 
 /**
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
- * bits per key, table block size, a fixed-length prefix extractor and the merge operator. A setting
+ * bits per key, table block size, a fixed-length prefix extractor, the merge operator and the key
+ * order ({@link KeyOrder}). A setting
  * left unset is the store's ({@link StoreOptions}).
  *
  * <pre>{@code
@@ -33,21 +34,23 @@ import java.util.OptionalInt;
  * <p>Thread safety: immutable; every setter returns a new instance.
  */
 public final class ColumnFamilyOptions {
-    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null);
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null);
 
     private final Compression compression;
     private final int bloomBitsPerKey;
     private final int blockSize;
     private final int prefixLength;
     private final MergeOperator mergeOperator;
+    private final KeyOrder keyOrder;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
-            MergeOperator mergeOperator) {
+            MergeOperator mergeOperator, KeyOrder keyOrder) {
         this.compression = compression;
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.blockSize = blockSize;
         this.prefixLength = prefixLength;
         this.mergeOperator = mergeOperator;
+        this.keyOrder = keyOrder == KeyOrder.BYTEWISE ? null : keyOrder;
     }
 
     /** @return options with nothing set: the family has the store's options */
@@ -63,7 +66,7 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
-        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator);
+        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder);
     }
 
     /**
@@ -78,7 +81,7 @@ public final class ColumnFamilyOptions {
         if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
         }
-        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator);
+        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, keyOrder);
     }
 
     /**
@@ -92,7 +95,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, keyOrder);
     }
 
     /**
@@ -108,7 +111,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, keyOrder);
     }
 
     /**
@@ -120,7 +123,24 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, keyOrder);
+    }
+
+    /**
+     * The order of the family's keys (see {@link KeyOrder}): set when the family is created and given
+     * again at every open. {@link KeyOrder#BYTEWISE}, every family's order, is the same as not setting it.
+     *
+     * @param order the order
+     * @return a copy with it set
+     */
+    public ColumnFamilyOptions keyOrder(KeyOrder order) {
+        Objects.requireNonNull(order, "keyOrder");
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, order);
+    }
+
+    /** @return the key order ({@link KeyOrder#BYTEWISE} when not set) */
+    public KeyOrder keyOrder() {
+        return keyOrder == null ? KeyOrder.BYTEWISE : keyOrder;
     }
 
     /** @return the compression, if set */
@@ -161,6 +181,7 @@ public final class ColumnFamilyOptions {
         o[Abi.CFOPT_BLOOM_BITS] = bloomBitsPerKey;
         o[Abi.CFOPT_BLOCK_SIZE] = blockSize;
         o[Abi.CFOPT_PREFIX_LEN] = prefixLength;
+        o[Abi.CFOPT_KEY_ORDER] = keyOrder == null ? -1 : keyOrder.value();
         return o;
     }
 
@@ -176,12 +197,12 @@ public final class ColumnFamilyOptions {
         }
         ColumnFamilyOptions x = (ColumnFamilyOptions) o;
         return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
-                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator;
+                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator && keyOrder == x.keyOrder;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator);
+        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder);
     }
 
     @Override
@@ -206,6 +227,10 @@ public final class ColumnFamilyOptions {
         }
         if (mergeOperator != null) {
             b.append(sep).append("mergeOperator=").append(mergeOperator);
+            sep = ", ";
+        }
+        if (keyOrder != null) {
+            b.append(sep).append("keyOrder=").append(keyOrder);
         }
         return b.append('}').toString();
     }

@@ -134,12 +134,17 @@ public final class Cursor implements AutoCloseable {
      *        throws (the cleaner registered last shares it, so nothing is freed twice)
      */
     Cursor(CursorHost host, long handle, Once release, KeyRange range, int pageSize, boolean scanMode, boolean armed) {
+        this(host, handle, release, range.isEmpty(), pageSize, scanMode, armed);
+    }
+
+    /** As above, with the range's emptiness in its family's key order. */
+    Cursor(CursorHost host, long handle, Once release, boolean emptyRange, int pageSize, boolean scanMode, boolean armed) {
         this.host = host;
         this.calls = host.calls();
         this.handle = handle;
         this.armed = armed;
         this.owner = Thread.currentThread();
-        this.emptyRange = range.isEmpty();
+        this.emptyRange = emptyRange;
         this.firstMax = scanMode ? Integer.MAX_VALUE : 1;
         this.growth = scanMode ? 1 : 8;
         this.key = new View(this, calls, owner);

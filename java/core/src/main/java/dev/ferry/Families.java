@@ -137,7 +137,7 @@ final class Families {
                 load();
                 return list.get(id);
             }
-            ColumnFamily cf = new ColumnFamily(core, id, name, mask);
+            ColumnFamily cf = new ColumnFamily(core, id, name, mask | options.keyOrder().flag());
             list.add(cf);
             return cf;
         } finally {

@@ -8,19 +8,29 @@ import java.util.Objects;
  * a prefix. Every range is reduced to a half-open interval {@code [lower, upper)} that the
  * engine enforces natively (RocksDB iterate bounds, a C comparison for LMDB): an exclusive
  * lower bound {@code k} becomes {@code k + 0x00}, an inclusive upper bound {@code k} becomes
- * {@code k + 0x00}, a prefix {@code p} becomes {@code [p, successor(p))}.
+ * {@code k + 0x00}, a prefix {@code p} becomes {@code [p, successor(p))}. On a column family in
+ * {@link KeyOrder#REVERSE_BYTEWISE} order the bounds {@code [lower, upper)} are read in that order;
+ * only ranges without derived bounds ({@link #all()}, {@link #atLeast}, {@link #lessThan},
+ * {@link #closedOpen}) are accepted there.
  *
  * <p>Thread safety: immutable.
  */
 public final class KeyRange {
-    private static final KeyRange ALL = new KeyRange(null, null);
+    private static final KeyRange ALL = new KeyRange(null, null, false);
 
     private final byte[] lower;
     private final byte[] upper;
+    /** A bound was derived in bytewise order (a successor key, a prefix's end): no bound of another order. */
+    private final boolean derived;
 
     private KeyRange(byte[] lower, byte[] upper) {
+        this(lower, upper, true);
+    }
+
+    private KeyRange(byte[] lower, byte[] upper, boolean derived) {
         this.lower = lower;
         this.upper = upper;
+        this.derived = derived;
     }
 
     /** @return the range of all keys */
@@ -35,7 +45,7 @@ public final class KeyRange {
      * @return the range
      */
     public static KeyRange atLeast(byte[] from) {
-        return new KeyRange(copy(from), null);
+        return new KeyRange(copy(from), null, false);
     }
 
     /**
@@ -65,7 +75,7 @@ public final class KeyRange {
      * @return the range
      */
     public static KeyRange lessThan(byte[] to) {
-        return new KeyRange(null, copy(to));
+        return new KeyRange(null, copy(to), false);
     }
 
     /**
@@ -87,7 +97,7 @@ public final class KeyRange {
      * @return the range
      */
     public static KeyRange closedOpen(byte[] from, byte[] to) {
-        return new KeyRange(copy(from), copy(to));
+        return new KeyRange(copy(from), copy(to), false);
     }
 
     /**
@@ -147,6 +157,23 @@ public final class KeyRange {
     /** @return true when no key can lie in the range */
     public boolean isEmpty() {
         return upper != null && (upper.length == 0 || (lower != null && Arrays.compareUnsigned(lower, upper) >= 0));
+    }
+
+    /**
+     * Whether the range holds no key of a family in {@code order} (in reverse order, its lower bound
+     * must be above its upper bound bytewise), for cursors; throws when its bounds were derived in
+     * bytewise order and the family is in reverse order.
+     */
+    boolean isEmptyIn(KeyOrder order) {
+        if (order != KeyOrder.REVERSE_BYTEWISE) {
+            return isEmpty();
+        }
+        if (derived) {
+            throw new IllegalArgumentException("the range " + this + " has a bound derived in bytewise order (greaterThan, "
+                    + "atMost, closed, openClosed, open, prefix): a REVERSE_BYTEWISE family takes ranges made with all, "
+                    + "atLeast, lessThan or closedOpen, whose bounds are read in the family's order");
+        }
+        return upper != null && lower != null && Arrays.compareUnsigned(lower, upper) <= 0;
     }
 
     /**

@@ -296,7 +296,8 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
         Objects.requireNonNull(range, "range");
         int id = enter(cf);
         try {
-            return core.openCursor(view, cursors(), lifetime(), id, cf.hasDuplicates(), range, options, scanMode);
+            return core.openCursor(view, cursors(), lifetime(), id, cf.hasDuplicates(), cf.keyOrder(), range, options,
+                    scanMode);
         } catch (FerryException e) {
             throw translate(e);
         } finally {

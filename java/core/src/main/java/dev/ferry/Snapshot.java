@@ -224,7 +224,8 @@ public final class Snapshot extends ReadView implements AutoCloseable {
         Objects.requireNonNull(range, "range");
         guard.enter();
         try {
-            return core.openCursor(view, cursors, lifetime, familyId(cf), cf.hasDuplicates(), range, null, true);
+            return core.openCursor(view, cursors, lifetime, familyId(cf), cf.hasDuplicates(), cf.keyOrder(), range, null,
+                    true);
         } catch (FerryException e) {
             throw translate(e);
         } finally {

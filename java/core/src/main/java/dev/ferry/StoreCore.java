@@ -159,9 +159,10 @@ final class StoreCore {
      * the latest state), tracked in {@code siblings} and pinning {@code parent}. The caller holds
      * its guard.
      */
-    Cursor openCursor(long view, Children siblings, Lifetime parent, int cf, boolean pairSeeks, KeyRange range,
-                      CursorOptions options, boolean scanMode) {
+    Cursor openCursor(long view, Children siblings, Lifetime parent, int cf, boolean pairSeeks, KeyOrder order,
+                      KeyRange range, CursorOptions options, boolean scanMode) {
         CursorOptions o = options == null ? CursorOptions.defaults() : options;
+        boolean empty = range.isEmptyIn(order); // throws before the native call for a range the order cannot take
         int flags = o.nativeFlags();
         long h = calls.cursorOpen(handle, view, cf, range.lowerRef(), range.upperRef(), flags, readers);
         parent.pin();
@@ -169,7 +170,7 @@ final class StoreCore {
         Once release = new Once(host.release(h));
         Cursor c;
         try {
-            c = new Cursor(host, h, release, range, o.pageSize > 0 ? o.pageSize : this.options.pageSize, scanMode, false);
+            c = new Cursor(host, h, release, empty, o.pageSize > 0 ? o.pageSize : this.options.pageSize, scanMode, false);
             c.pairSeeks = pairSeeks;
         } catch (RuntimeException | Error e) {
             release.run();
@@ -262,7 +263,9 @@ final class StoreCore {
     /** {@link WriteView}'s writes of a store: the dedicated native calls (see {@link WriteView}). */
     void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int id = cfId(cf);
-        if (op == Abi.OP_DELETE_RANGE && Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl) >= 0) {
+        boolean reverse = op == Abi.OP_DELETE_RANGE && cf.keyOrder() == KeyOrder.REVERSE_BYTEWISE;
+        if (op == Abi.OP_DELETE_RANGE && (reverse ? Arrays.compareUnsigned(b, bo, bo + bl, a, ao, ao + al)
+                : Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl)) >= 0) {
             guard.check(); // an empty range: no native call
             return;
         }

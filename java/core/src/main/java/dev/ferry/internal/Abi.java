@@ -16,7 +16,7 @@ public final class Abi {
     }
 
     /** Bumped when a signature or a layout of the ABI changes. */
-    public static final int ABI_VERSION = 6;
+    public static final int ABI_VERSION = 7;
 
     // ---- engines
     /** RocksDB. */
@@ -263,8 +263,10 @@ public final class Abi {
     public static final int CFOPT_BLOCK_SIZE = 2;
     /** Fixed prefix extractor length, 0 = none. */
     public static final int CFOPT_PREFIX_LEN = 3;
+    /** The family's key order, ORDER_*. */
+    public static final int CFOPT_KEY_ORDER = 4;
     /** Number of CFOPT_* entries. */
-    public static final int CFOPT_COUNT = 4;
+    public static final int CFOPT_COUNT = 5;
     /** Largest CFOPT_BLOOM_BITS. */
     public static final int CFOPT_MAX_BLOOM_BITS = 100;
     /** Largest CFOPT_BLOCK_SIZE (2^30). */
@@ -272,7 +274,19 @@ public final class Abi {
     /** Largest CFOPT_PREFIX_LEN. */
     public static final int CFOPT_MAX_PREFIX_LEN = 4096;
     /** Header bytes of a ferry_store_open family record: u32 name length, u32 options length, CFOPT_COUNT int64. */
-    public static final int CFDESC_HEADER = 40;
+    public static final int CFDESC_HEADER = 48;
+
+    // ---- key orders (CFOPT_KEY_ORDER) and their ferry_cf_flags bits
+    /** Unsigned bytes, then length. */
+    public static final int ORDER_BYTEWISE = 0;
+    /** RocksDB's reverse bytewise comparator. */
+    public static final int ORDER_REVERSE = 1;
+    /** 8-byte big-endian unsigned integers. */
+    public static final int ORDER_U64_BE = 2;
+    /** ferry_cf_flags: the family is in ORDER_REVERSE. */
+    public static final int CF_ORDER_REVERSE = 0x100;
+    /** ferry_cf_flags: the family is in ORDER_U64_BE. */
+    public static final int CF_ORDER_U64_BE = 0x200;
 
     // ---- per-write flags (ferry_put, ferry_write)
     /** Sync before returning. */

@@ -87,6 +87,7 @@ public final class MisuseFuzz {
         DupOps.register(this, table);
         MergeSstOps.register(this, table);
         CfOptionOps.register(this, table);
+        KeyOrderOps.register(this, table);
         TxnOps.register(this, table);
         SplitOps.register(this, table);
         MoreOps.register(this, table);
