@@ -54,7 +54,8 @@ extern "C" {
 /** ABI version: bumped when a signature or a layout below changes. 5: each operation one function
  *  (ferry_store_open, ferry_cf_create, ferry_get, ferry_multi_get, ferry_put and ferry_write took the
  *  parameters of their numbered twins, which are gone). 6: ferry_cache_usage and ferry_wbm_usage take
- *  a ferry_error, last. 7: FERRY_CFOPT_KEY_ORDER (FERRY_CFOPT_COUNT 5, FERRY_CFDESC_HEADER 48). */
+ *  a ferry_error, last. 7: FERRY_CFOPT_KEY_ORDER, FERRY_CFOPT_TTL_MS and FERRY_CFOPT_TTL_OFFSET (FERRY_CFOPT_COUNT 7,
+ *  FERRY_CFDESC_HEADER 64), ferry_ttl_clock. */
 #define FERRY_ABI_VERSION 7
 
 /** @name Engines */
@@ -420,16 +421,19 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
                                          filters then also hold the prefixes; cursors still seek in total
                                          order (Ferry's ranges are exact) */
 #define FERRY_CFOPT_KEY_ORDER    4  /**< the family's key order, FERRY_ORDER_* (see "Key order" below); -1: bytewise */
-#define FERRY_CFOPT_COUNT        5
+#define FERRY_CFOPT_TTL_MS       5  /**< time to live of the family's values in ms, at least 1 (see "TTL" below); -1: none */
+#define FERRY_CFOPT_TTL_OFFSET   6  /**< byte offset of a value's timestamp, 0..FERRY_CFOPT_MAX_TTL_OFFSET; -1: 0 */
+#define FERRY_CFOPT_COUNT        7
 
 #define FERRY_CFOPT_MAX_BLOOM_BITS 100        /**< largest FERRY_CFOPT_BLOOM_BITS */
 #define FERRY_CFOPT_MAX_BLOCK_SIZE 1073741824 /**< largest FERRY_CFOPT_BLOCK_SIZE (2^30) */
 #define FERRY_CFOPT_MAX_PREFIX_LEN 4096       /**< largest FERRY_CFOPT_PREFIX_LEN */
+#define FERRY_CFOPT_MAX_TTL_OFFSET 65536      /**< largest FERRY_CFOPT_TTL_OFFSET */
 
 /** Size of a family record's header for ferry_store_open: uint32_t name length, uint32_t options
  *  string length, int64_t opts[FERRY_CFOPT_COUNT], all native-endian and unaligned, followed by the
  *  name's bytes and the options string's bytes (no NUL terminators). */
-#define FERRY_CFDESC_HEADER      48
+#define FERRY_CFDESC_HEADER      64
 
 /** @name Key order (RocksDB: native comparators, per family)
  * A RocksDB family orders its keys by one of these comparators, chosen when it is created
@@ -457,6 +461,30 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
 #define FERRY_ORDER_U64_BE   2
 #define FERRY_CF_ORDER_REVERSE 0x100 /**< ferry_cf_flags: the family is in FERRY_ORDER_REVERSE */
 #define FERRY_CF_ORDER_U64_BE  0x200 /**< ferry_cf_flags: the family is in FERRY_ORDER_U64_BE */
+/**@}*/
+
+/** @name TTL (RocksDB: a compaction filter of the shim, per family)
+ * A RocksDB family created with FERRY_CFOPT_TTL_MS keeps values that carry their write time: a
+ * big-endian signed int64 of milliseconds since the epoch at byte FERRY_CFOPT_TTL_OFFSET of the value
+ * (the writer puts it there; Apache Flink's TTL state has it at offset 0 for value state and 1 for
+ * map state). A value is expired once timestamp + TTL <= now (the sum saturates). Expired values are
+ * - dropped by compactions (a compaction filter of the shim, "ferry.TtlCompactionFilter": plain C, no
+ *   call per key leaves native code), and
+ * - hidden from reads until then: ferry_get and a transaction's get answer FERRY_NOTFOUND,
+ *   ferry_multi_get -1, cursor fills skip them (value counts follow ferry_get).
+ * A value shorter than offset + 8 bytes has no timestamp and never expires; merge operands are not
+ * filtered. "now" is the store's TTL clock: the wall clock, or a time set with ferry_ttl_clock (tests).
+ * Like every family option it is given again at every open (a family opened without it keeps its
+ * values, expired ones included, and shows them). LMDB: FERRY_ENOTSUP, as for every FERRY_CFOPT_*.
+ */
+/**@{*/
+/**
+ * @brief Set the store's TTL clock: the "now" of its TTL families' compaction filters and reads.
+ * @param[in] now_ms milliseconds since the epoch; a negative value: the wall clock again (the default).
+ * @note Thread-safe; takes effect for compactions and reads that start after it.
+ * @return FERRY_OK, FERRY_EINVAL (NULL store), FERRY_ENOTSUP (LMDB).
+ */
+FERRY_EXPORT int ferry_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err);
 /**@}*/
 
 /** @brief Number of column-family ids handed out since the store opened (dropped ones included):

@@ -365,6 +365,14 @@ int ferry_sst_close(ferry_sst_writer *w)
     return w ? ferry_rocksdb_sst_close(w) : FERRY_OK;
 }
 
+int ferry_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    if (s->engine != FERRY_ENGINE_ROCKSDB)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "TTL families are RocksDB's: LMDB has no compaction filter");
+    return ferry_rocksdb_ttl_clock(s, now_ms);
+}
+
 int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,
                  ferry_error *err)
 {

@@ -230,6 +230,9 @@ FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
 FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra,
                                  ferry_store **out, ferry_error *err);
 
+/* ---- RocksDB TTL clock (rocksdb/ttl.c; argument checks in ferry_admin.c) ---- */
+FERRY_HIDDEN int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms);
+
 /* ---- RocksDB backup engine (rocksdb/admin.c; argument checks in ferry.c) ---- */
 FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_backups_close(ferry_backups *b);

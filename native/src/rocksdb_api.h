@@ -29,6 +29,7 @@ typedef struct rocksdb_restore_options_t rocksdb_restore_options_t;
 typedef struct rocksdb_envoptions_t rocksdb_envoptions_t;
 typedef struct rocksdb_mergeoperator_t rocksdb_mergeoperator_t;
 typedef struct rocksdb_comparator_t rocksdb_comparator_t;
+typedef struct rocksdb_compactionfilter_t rocksdb_compactionfilter_t;
 typedef struct rocksdb_sstfilewriter_t rocksdb_sstfilewriter_t;
 typedef struct rocksdb_ingestexternalfileoptions_t rocksdb_ingestexternalfileoptions_t;
 typedef struct rocksdb_transactiondb_t rocksdb_transactiondb_t;
@@ -77,6 +78,11 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(comparator_create, rocksdb_comparator_t *, (void *state, void (*destructor)(void *), \
         int (*compare)(void *, const char *a, size_t alen, const char *b, size_t blen), const char *(*name)(void *))) \
     X(options_set_comparator, void, (rocksdb_options_t *o, rocksdb_comparator_t *c)) \
+    X(compactionfilter_create, rocksdb_compactionfilter_t *, (void *state, void (*destructor)(void *), \
+        unsigned char (*filter)(void *, int level, const char *key, size_t klen, const char *val, size_t vlen, \
+            char **new_val, size_t *new_len, unsigned char *changed), const char *(*name)(void *))) \
+    X(compactionfilter_destroy, void, (rocksdb_compactionfilter_t *f)) \
+    X(options_set_compaction_filter, void, (rocksdb_options_t *o, rocksdb_compactionfilter_t *f)) \
     X(mergeoperator_create, rocksdb_mergeoperator_t *, (void *state, void (*destructor)(void *), \
         char *(*full_merge)(void *, const char *key, size_t klen, const char *existing, size_t elen, \
             const char *const *ops, const size_t *op_lens, int n, unsigned char *success, size_t *new_len), \

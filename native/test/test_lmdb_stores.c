@@ -572,8 +572,8 @@ void test_checkpoint(void)
 void test_cf_options(void)
 {
     ferry_store *s = open_store("cfopts");
-    int64_t lz4[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, -1, -1, -1 };
-    int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1 };
+    int64_t lz4[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, -1, -1, -1, -1, -1, -1 };
+    int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -1, -1, -1 };
     uint32_t cf = 0, flags = 0;
     EQ(ferry_cf_create(s, "a", 0, lz4, FERRY_CFOPT_COUNT, NULL, &cf, &err), FERRY_ENOTSUP);
     EQ(strstr(err.message, "RocksDB") != NULL, 1);

@@ -264,6 +264,7 @@ int main(int argc, char **argv)
     test_split_points();
     test_key_order();
     test_key_order_txn();
+    test_ttl();
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

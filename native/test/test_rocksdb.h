@@ -92,5 +92,6 @@ void test_shared_memory(void);                         /* test_rocksdb_admin.c *
 void test_split_points(void);                          /* test_rocksdb_txn.c */
 void test_key_order(void);                             /* test_rocksdb_order.c */
 void test_key_order_txn(void);
+void test_ttl(void);                                  /* test_rocksdb_ttl.c */
 
 #endif

@@ -443,8 +443,8 @@ void test_cf_options(void)
     ferry_store *s = NULL;
     CHECK_RC(open_store("cfopts", &s), FERRY_OK);
     if (!s) return;
-    int64_t o[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, 10, 8192, 4 };
-    int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1 };
+    int64_t o[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, 10, 8192, 4, -1, -1, -1 };
+    int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -1, -1, -1 };
     uint32_t p = 0, m = 0, u = 0;
     CHECK_RC(ferry_cf_create(s, "p", 0, o, FERRY_CFOPT_COUNT, NULL, &p, &err), FERRY_OK);
     CHECK_RC(ferry_cf_create(s, "m", 0, none, FERRY_CFOPT_COUNT, "merge_operator=uint64add", &m, &err), FERRY_OK);
@@ -506,10 +506,10 @@ void test_cf_options(void)
 
     /* bad values, NULLs and garbage */
     int64_t bad[][FERRY_CFOPT_COUNT] = {
-        { 9, -1, -1, -1 }, { -2, -1, -1, -1 }, { -1, FERRY_CFOPT_MAX_BLOOM_BITS + 1, -1, -1 }, { -1, -2, -1, -1 },
-        { -1, -1, 0, -1 }, { -1, -1, (int64_t)FERRY_CFOPT_MAX_BLOCK_SIZE + 1, -1 },
-        { -1, -1, -1, FERRY_CFOPT_MAX_PREFIX_LEN + 1 }, { -1, -1, -1, -5 },
-        { INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX },
+        { 9, -1, -1, -1, -1, -1, -1 }, { -2, -1, -1, -1, -1, -1, -1 }, { -1, FERRY_CFOPT_MAX_BLOOM_BITS + 1, -1, -1, -1, -1, -1 }, { -1, -2, -1, -1, -1, -1, -1 },
+        { -1, -1, 0, -1, -1, -1, -1 }, { -1, -1, (int64_t)FERRY_CFOPT_MAX_BLOCK_SIZE + 1, -1, -1, -1, -1 },
+        { -1, -1, -1, FERRY_CFOPT_MAX_PREFIX_LEN + 1, -1, -1, -1 }, { -1, -1, -1, -5, -1, -1, -1 },
+        { INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, -1, -1, -1 },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK_RC(ferry_cf_create(s, "x", 0, bad[i], FERRY_CFOPT_COUNT, NULL, &u, &err), FERRY_EINVAL);

@@ -23,7 +23,7 @@ static void be64(uint8_t *b, uint64_t v)
 /* Append a ferry_store_open family record to b at *n (options: -1 but the key order). */
 static void order_rec(uint8_t *b, size_t *n, const char *name, int64_t order)
 {
-    int64_t o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, order };
+    int64_t o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, order, -1, -1 };
     uint32_t nl = (uint32_t)strlen(name), el = 0;
     memcpy(b + *n, &nl, 4);
     memcpy(b + *n + 4, &el, 4);
@@ -37,10 +37,10 @@ void test_key_order(void)
     ferry_store *s = NULL;
     CHECK_RC(open_store("order", &s), FERRY_OK);
     if (!s) return;
-    int64_t rev_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_REVERSE };
-    int64_t u64_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_U64_BE };
-    int64_t bad_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, 3 };
-    int64_t neg_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -2 };
+    int64_t rev_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_REVERSE, -1, -1 };
+    int64_t u64_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_U64_BE, -1, -1 };
+    int64_t bad_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, 3, -1, -1 };
+    int64_t neg_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -2, -1, -1 };
     uint32_t rev = 0, u64 = 0, x = 0, fl = 99;
     CHECK_RC(ferry_cf_create(s, "rev", 0, rev_o, FERRY_CFOPT_COUNT, NULL, &rev, &err), FERRY_OK);
     CHECK_RC(ferry_cf_create(s, "u64", 0, u64_o, FERRY_CFOPT_COUNT, NULL, &u64, &err), FERRY_OK);
@@ -141,7 +141,7 @@ void test_key_order_txn(void)
     ferry_store *s = NULL;
     CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("order-txn"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
     if (!s) return;
-    int64_t rev_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_REVERSE };
+    int64_t rev_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_REVERSE, -1, -1 };
     uint32_t rev = 0;
     CHECK_RC(ferry_cf_create(s, "rev", 0, rev_o, FERRY_CFOPT_COUNT, NULL, &rev, &err), FERRY_OK);
     CHECK_RC(put_s(s, rev, "a", "a"), FERRY_OK);

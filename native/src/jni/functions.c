@@ -86,6 +86,12 @@ JNI_FN(checkpoint0)(JNIEnv *env, jclass cls, jlong s, jlong dir, jint flags, jlo
     return ferry_checkpoint(P(s), P(dir), (uint32_t)flags, P(err));
 }
 
+/* JniFunctions.ttlClock0: ferry_ttl_clock */
+JNI_FN(ttlClock0)(JNIEnv *env, jclass cls, jlong s, jlong now_ms, jlong err)
+{
+    return ferry_ttl_clock(P(s), (int64_t)now_ms, P(err));
+}
+
 /* JniFunctions.cfCount0: ferry_cf_count */
 JNI_FN(cfCount0)(JNIEnv *env, jclass cls, jlong s, jlong out)
 {

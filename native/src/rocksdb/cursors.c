@@ -58,8 +58,10 @@ int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, con
                            size_t llen, const void *upper, size_t ulen, uint32_t flags,
                            ferry_cursor **out, ferry_error *err)
 {
-    return rdb_cursor_create(s, STORE(s)->db, CFH(cf), snap ? ((rdb_snapshot *)snap)->snap : NULL, lower, llen,
-                         upper, ulen, flags, STORE(s)->readahead, out, err);
+    int rc = rdb_cursor_create(s, STORE(s)->db, CFH(cf), snap ? ((rdb_snapshot *)snap)->snap : NULL, lower, llen,
+                               upper, ulen, flags, STORE(s)->readahead, out, err);
+    if (rc == FERRY_OK) ((rdb_cursor *)*out)->ttl = rdb_slot_ttl(s, cf);
+    return rc;
 }
 
 /* Destroy an owned iterator before the read options it points into; a wrapped (borrowed)
@@ -160,6 +162,8 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
     const char *(*get_val)(const rocksdb_iterator_t *, size_t *) = RDB.iter_value;
     size_t used = FERRY_PAGE_HEADER;
     uint32_t count = 0, flags = 0;
+    const rdb_ttl *ttl = rc_->ttl;
+    int64_t now = ttl ? rdb_ttl_now(ttl) : 0;
     if (max_entries > INT_MAX) max_entries = INT_MAX;
     int more;
     while ((more = valid(it)) && count < max_entries) {
@@ -170,6 +174,10 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
             if (fwd ? cmp >= 0 : cmp < 0) { more = 0; break; }
         }
         const char *v = get_val(it, &vl);
+        if (ttl && rdb_ttl_expired_at(ttl, v, vl, now)) { /* hidden until a compaction drops it */
+            step(it);
+            continue;
+        }
         if (kl > UINT32_MAX || vl > UINT32_MAX) {
             if (count) break;
             return ferry_fail(err, FERRY_EKEYSIZE, 0, "entry of %zu + %zu bytes exceeds the page format", kl, vl);

@@ -19,6 +19,11 @@
 /* ------------------------------------------------------------------ */
 /* Handles                                                             */
 
+/* Distinct TTL settings (TTL, timestamp offset) a store holds at most (ttl.c). */
+#define RDB_TTL_MAX 127
+
+struct rdb_ttl;
+
 typedef struct rdb_store {
     ferry_store base;
     /* Writes hold it shared, a family drop exclusively: RocksDB fails a write to a dropped
@@ -45,6 +50,13 @@ typedef struct rdb_store {
     /* A read-only store that RocksDB serves in its compacted-DB mode (see open_default_read_only;
      * property "ferry.compacted-read-only") */
     int compacted;
+    /* TTL families (FERRY_CFOPT_TTL_MS, ttl.c): their distinct settings, each with its compaction
+     * filter, never moved or freed before the store closes (a slot names one in its bits, see
+     * rdb_slot_ttl); the TTL clock, -1 for the wall clock */
+    pthread_mutex_t ttl_lock;
+    struct rdb_ttl *ttl[RDB_TTL_MAX];
+    int nttl;
+    _Atomic int64_t ttl_clock;
 } rdb_store;
 
 typedef struct rdb_txn {
@@ -68,6 +80,7 @@ typedef struct rdb_snapshot {
 
 typedef struct rdb_cursor {
     ferry_cursor base;
+    const struct rdb_ttl *ttl;        /* a TTL family's setting: fills skip expired values; NULL: none */
     rocksdb_iterator_t *it;           /* owned, or &borrowed for a wrapped RocksJava iterator */
     rocksdb_readoptions_t *ropts;     /* owned: holds the bound slices (NULL when wrapped) */
     rdb_iter_shell borrowed;          /* wrapped cursors: RocksJava's Iterator*, never destroyed */
@@ -92,6 +105,31 @@ typedef struct rdb_cursor {
 
 #define RDB_SLOT_RANGE_DEL 0x4 /* a range delete may sit in the family's memtables (set by range deletes and by an
                                   open that replayed a log into them; never cleared): see rdb_split_points */
+
+/* TTL families: one setting (ttl.c). */
+typedef struct rdb_ttl {
+    int64_t ttl_ms;
+    uint32_t offset;                  /* of the value's big-endian int64 timestamp in ms */
+    _Atomic int64_t *clock;           /* the store's ttl_clock */
+    rocksdb_compactionfilter_t *filter;
+} rdb_ttl;
+
+/* A slot's TTL setting: index + 1 in its bits from this bit (0: none). */
+#define RDB_SLOT_TTL_SHIFT 24
+
+static inline const rdb_ttl *rdb_slot_ttl(ferry_store *s, const ferry_cf_slot *slot)
+{
+    int i = (atomic_load_explicit((atomic_int *)&slot->bits, memory_order_relaxed) >> RDB_SLOT_TTL_SHIFT) & 0x7f;
+    return i ? STORE(s)->ttl[i - 1] : NULL;
+}
+
+FERRY_HIDDEN int rdb_ttl_check(const char *name, int64_t ttl_ms, int64_t offset, ferry_error *err);
+/* Give f the compaction filter of (ttl_ms, offset) (none for ttl_ms -1); *index: for the slot bits. */
+FERRY_HIDDEN int rdb_ttl_apply(rdb_store *s, const char *name, rocksdb_options_t *f, int64_t ttl_ms, int64_t offset,
+                               int *index, ferry_error *err);
+FERRY_HIDDEN void rdb_ttl_free(rdb_store *s);
+FERRY_HIDDEN int64_t rdb_ttl_now(const rdb_ttl *t);
+FERRY_HIDDEN int rdb_ttl_expired_at(const rdb_ttl *t, const void *val, size_t vlen, int64_t now);
 
 /* The family handle of a batch record's cf id, and its key order (FERRY_ORDER_*) in *order. */
 typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id, int *order);
@@ -125,10 +163,11 @@ FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* reads.c */
-FERRY_HIDDEN int rdb_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro,
+/* ttl: a TTL family's setting (expired values are not found), or NULL */
+FERRY_HIDDEN int rdb_get_core(const struct rdb_ttl *ttl, rocksdb_t *db, const rocksdb_readoptions_t *ro,
                               rocksdb_column_family_handle_t *cf, const void *key, size_t klen, void *dst,
                               size_t cap, size_t *vlen_out, ferry_error *err);
-FERRY_HIDDEN int rdb_multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro,
+FERRY_HIDDEN int rdb_multi_get_core(const struct rdb_ttl *ttl, rocksdb_t *db, const rocksdb_readoptions_t *ro,
                                     rocksdb_column_family_handle_t *cf, uint32_t n, const void *keys,
                                     void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
 FERRY_HIDDEN int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key,

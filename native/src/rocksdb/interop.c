@@ -73,7 +73,7 @@ int ferry_rocksdb_rj_get(void *db, void *cf, const void *snapshot, const void *k
     RJ_READY(err);
     RJ_SHELLS(db, cf);
     rocksdb_readoptions_t *ro = rj_read_opts(snapshot);
-    int rc = rdb_get_core(rdb_, ro, rcf_, key, klen, dst, cap, vlen_out, err);
+    int rc = rdb_get_core(NULL, rdb_, ro, rcf_, key, klen, dst, cap, vlen_out, err);
     rj_read_done(ro);
     return rc;
 }
@@ -84,7 +84,7 @@ int ferry_rocksdb_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_
     RJ_READY(err);
     RJ_SHELLS(db, cf);
     rocksdb_readoptions_t *ro = rj_read_opts(snapshot);
-    int rc = rdb_multi_get_core(rdb_, ro, rcf_, n, keys, dst, cap, lens_out, err);
+    int rc = rdb_multi_get_core(NULL, rdb_, ro, rcf_, n, keys, dst, cap, lens_out, err);
     rj_read_done(ro);
     return rc;
 }

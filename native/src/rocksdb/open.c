@@ -319,6 +319,7 @@ static int check_family(rdb_store *s, const char *name, const int64_t *o, const 
         return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': prefix length %lld outside 0..%d", name,
                           (long long)pl, FERRY_CFOPT_MAX_PREFIX_LEN);
     if (rdb_order_check(name, o[FERRY_CFOPT_KEY_ORDER], err)) return FERRY_EINVAL;
+    if (rdb_ttl_check(name, o[FERRY_CFOPT_TTL_MS], o[FERRY_CFOPT_TTL_OFFSET], err)) return FERRY_EINVAL;
     int fam_merge = 0;
     if (extra && (rdb_check_extra(extra, err) || rdb_check_merge(extra, &fam_merge, err))) return FERRY_EINVAL;
     *has_merge = extra && mentions_merge(extra) ? fam_merge : s->has_merge;
@@ -367,13 +368,16 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
         RDB.options_set_merge_operator(f, RDB.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
                                                                refuse_partial_merge, refused_delete, refused_name));
     int64_t order = o[FERRY_CFOPT_KEY_ORDER] < 0 ? FERRY_ORDER_BYTEWISE : o[FERRY_CFOPT_KEY_ORDER];
+    int ttl_index = 0;
     int orc = rdb_order_apply(&f, order, err);
+    if (!orc) orc = rdb_ttl_apply(s, name, f, o[FERRY_CFOPT_TTL_MS], o[FERRY_CFOPT_TTL_OFFSET], &ttl_index, err);
     if (orc) {
         RDB.options_destroy(f);
         return orc;
     }
     *out = f;
-    *bits = RDB_SLOT_OWN | (has_merge ? RDB_SLOT_MERGE : 0) | (int)(order << FERRY_SLOT_ORDER_SHIFT);
+    *bits = RDB_SLOT_OWN | (has_merge ? RDB_SLOT_MERGE : 0) | (int)(order << FERRY_SLOT_ORDER_SHIFT)
+          | ttl_index << RDB_SLOT_TTL_SHIFT;
     return FERRY_OK;
 }
 
@@ -666,6 +670,8 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     if (!s) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     /* a drop must not wait behind an endless stream of writes */
     plat_rwlock_init_writer_first(&s->drop_lock);
+    pthread_mutex_init(&s->ttl_lock, NULL);
+    atomic_store(&s->ttl_clock, -1);
     if (ferry_store_base_init(&s->base, &rdb_ops, FERRY_ENGINE_ROCKSDB, UINT32_MAX) != FERRY_OK) {
         rdb_store_free(s);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");

@@ -5,7 +5,7 @@
 /* Reads                                                               */
 
 /* Pinned point read: copy min(vlen, cap) bytes, report the full length. */
-int rdb_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
+int rdb_get_core(const rdb_ttl *ttl, rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
                     const void *key, size_t klen, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
     char *e = NULL;
@@ -14,6 +14,10 @@ int rdb_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_
     if (!v) return FERRY_NOTFOUND;
     size_t vlen;
     const char *val = RDB.pinnableslice_value(v, &vlen);
+    if (ttl && rdb_ttl_expired_at(ttl, val, vlen, rdb_ttl_now(ttl))) {
+        RDB.pinnableslice_destroy(v);
+        return FERRY_NOTFOUND;
+    }
     if (cap) memcpy(dst, val, vlen < cap ? vlen : cap);
     *vlen_out = vlen;
     RDB.pinnableslice_destroy(v);
@@ -21,9 +25,11 @@ int rdb_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_
 }
 
 /* Point reads in key order, packing values into dst until the next one does not fit. */
-int rdb_multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
-                          uint32_t n, const void *keys, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+int rdb_multi_get_core(const rdb_ttl *ttl, rocksdb_t *db, const rocksdb_readoptions_t *ro,
+                       rocksdb_column_family_handle_t *cf, uint32_t n, const void *keys, void *dst, size_t cap,
+                       int64_t *lens_out, ferry_error *err)
 {
+    int64_t now = ttl ? rdb_ttl_now(ttl) : 0;
     const uint8_t *p = keys;
     uint8_t *out = dst;
     size_t used = 0;
@@ -39,6 +45,11 @@ int rdb_multi_get_core(rocksdb_t *db, const rocksdb_readoptions_t *ro, rocksdb_c
         if (!v) { lens_out[i] = -1; continue; }
         size_t vlen;
         const char *val = RDB.pinnableslice_value(v, &vlen);
+        if (ttl && rdb_ttl_expired_at(ttl, val, vlen, now)) {
+            RDB.pinnableslice_destroy(v);
+            lens_out[i] = -1;
+            continue;
+        }
         if (vlen > cap - used) {
             RDB.pinnableslice_destroy(v);
             if (i > 0) return (int)i;
@@ -68,10 +79,11 @@ static rocksdb_readoptions_t *flag_read_opts(ferry_snapshot *snap, uint32_t flag
 int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void *key, size_t klen,
                    uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
-    if (!flags) return rdb_get_core(STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), key, klen, dst, cap, vlen_out, err);
+    const rdb_ttl *ttl = rdb_slot_ttl(s, cf);
+    if (!flags) return rdb_get_core(ttl, STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), key, klen, dst, cap, vlen_out, err);
     rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
     if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    int rc = rdb_get_core(STORE(s)->db, ro, CFH(cf), key, klen, dst, cap, vlen_out, err);
+    int rc = rdb_get_core(ttl, STORE(s)->db, ro, CFH(cf), key, klen, dst, cap, vlen_out, err);
     RDB.readoptions_destroy(ro);
     return rc;
 }
@@ -80,10 +92,12 @@ int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void 
 int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
                          uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
 {
-    if (!flags) return rdb_multi_get_core(STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out, err);
+    const rdb_ttl *ttl = rdb_slot_ttl(s, cf);
+    if (!flags) return rdb_multi_get_core(ttl, STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out,
+                                          err);
     rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
     if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    int rc = rdb_multi_get_core(STORE(s)->db, ro, CFH(cf), n, keys, dst, cap, lens_out, err);
+    int rc = rdb_multi_get_core(ttl, STORE(s)->db, ro, CFH(cf), n, keys, dst, cap, lens_out, err);
     RDB.readoptions_destroy(ro);
     return rc;
 }

@@ -3,6 +3,9 @@
 #include "engine.h"
 
 #include <time.h>
+#ifndef _WIN32
+#include <sys/time.h>
+#endif
 
 /* The wall clock in milliseconds since the epoch. RocksDB's C API is not on Windows (the shim refuses
  * it there), so a second's resolution does there. */
@@ -11,9 +14,9 @@ static int64_t wall_ms(void)
 #ifdef _WIN32
     return (int64_t)time(NULL) * 1000;
 #else
-    struct timespec ts;
-    if (timespec_get(&ts, TIME_UTC) != TIME_UTC) return (int64_t)time(NULL) * 1000;
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    struct timeval tv;   /* gettimeofday: timespec_get is newer than the oldest macOS the library runs on */
+    if (gettimeofday(&tv, NULL) != 0) return (int64_t)time(NULL) * 1000;
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 #endif
 }
 

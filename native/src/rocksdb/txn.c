@@ -61,6 +61,11 @@ int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, 
         if (!v) return FERRY_NOTFOUND;
         size_t vlen;
         const char *val = RDB.pinnableslice_value(v, &vlen);
+        const rdb_ttl *ttl = rdb_slot_ttl(tb->view.store, cf);
+        if (ttl && rdb_ttl_expired_at(ttl, val, vlen, rdb_ttl_now(ttl))) {
+            RDB.pinnableslice_destroy(v);
+            return FERRY_NOTFOUND;
+        }
         if (cap) memcpy(dst, val, vlen < cap ? vlen : cap);
         *vlen_out = vlen;
         RDB.pinnableslice_destroy(v);
@@ -74,6 +79,11 @@ int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, 
     rdb_write_exit(tb->view.store);
     if (e) return txn_error(err, e);
     if (!v) return FERRY_NOTFOUND;
+    const rdb_ttl *ttl = rdb_slot_ttl(tb->view.store, cf);
+    if (ttl && rdb_ttl_expired_at(ttl, v, vlen, rdb_ttl_now(ttl))) { /* locked all the same, as for a missing key */
+        RDB.free(v);
+        return FERRY_NOTFOUND;
+    }
     if (cap) memcpy(dst, v, vlen < cap ? vlen : cap);
     *vlen_out = vlen;
     RDB.free(v);
@@ -176,7 +186,10 @@ int rdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, siz
 {
     int rc = rdb_cursor_create_in(tb->view.store, NULL, TXN(tb)->t, CFH(cf), NULL, lower, llen, upper, ulen, flags,
                                   STORE(tb->view.store)->readahead, out, err);
-    if (rc == FERRY_OK) ((rdb_cursor *)*out)->reverse = ferry_slot_order(cf) == FERRY_ORDER_REVERSE;
+    if (rc == FERRY_OK) {
+        ((rdb_cursor *)*out)->reverse = ferry_slot_order(cf) == FERRY_ORDER_REVERSE;
+        ((rdb_cursor *)*out)->ttl = rdb_slot_ttl(tb->view.store, cf);
+    }
     return rc;
 }
 

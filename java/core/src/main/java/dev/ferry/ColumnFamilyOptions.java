@@ -5,11 +5,12 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
- * bits per key, table block size, a fixed-length prefix extractor, the merge operator and the key
- * order ({@link KeyOrder}). A setting
+ * bits per key, table block size, a fixed-length prefix extractor, the merge operator, the key
+ * order ({@link KeyOrder}) and a time to live ({@link #ttl(long, int)}). A setting
  * left unset is the store's ({@link StoreOptions}).
  *
  * <pre>{@code
@@ -34,7 +35,7 @@ import java.util.OptionalInt;
  * <p>Thread safety: immutable; every setter returns a new instance.
  */
 public final class ColumnFamilyOptions {
-    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null);
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, -1, -1);
 
     private final Compression compression;
     private final int bloomBitsPerKey;
@@ -42,15 +43,19 @@ public final class ColumnFamilyOptions {
     private final int prefixLength;
     private final MergeOperator mergeOperator;
     private final KeyOrder keyOrder;
+    private final long ttlMillis;
+    private final int ttlOffset;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
-            MergeOperator mergeOperator, KeyOrder keyOrder) {
+            MergeOperator mergeOperator, KeyOrder keyOrder, long ttlMillis, int ttlOffset) {
         this.compression = compression;
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.blockSize = blockSize;
         this.prefixLength = prefixLength;
         this.mergeOperator = mergeOperator;
         this.keyOrder = keyOrder == KeyOrder.BYTEWISE ? null : keyOrder;
+        this.ttlMillis = ttlMillis;
+        this.ttlOffset = ttlOffset;
     }
 
     /** @return options with nothing set: the family has the store's options */
@@ -66,7 +71,7 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
-        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder);
+        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
     }
 
     /**
@@ -81,7 +86,7 @@ public final class ColumnFamilyOptions {
         if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
         }
-        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, keyOrder);
+        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
     }
 
     /**
@@ -95,7 +100,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, keyOrder);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
     }
 
     /**
@@ -111,7 +116,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, keyOrder);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, keyOrder, ttlMillis, ttlOffset);
     }
 
     /**
@@ -123,7 +128,7 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, keyOrder);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, keyOrder, ttlMillis, ttlOffset);
     }
 
     /**
@@ -135,7 +140,43 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions keyOrder(KeyOrder order) {
         Objects.requireNonNull(order, "keyOrder");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, order);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, order, ttlMillis, ttlOffset);
+    }
+
+    /**
+     * A time to live for the family's values, enforced natively (a compaction filter of Ferry's library
+     * and a check on reads; no Java runs per key). Each value carries its write time: a big-endian
+     * {@code long} of milliseconds since the epoch at byte {@code timestampOffset} of the value, which
+     * the writer puts there (Apache Flink's TTL state keeps it at offset 0 for value state, 1 for map
+     * state). A value is expired once {@code timestamp + ttlMillis <= now}: reads no longer find it
+     * (gets, multiGets, cursors, transactions) and compactions drop it. A value shorter than
+     * {@code timestampOffset + 8} bytes never expires. "Now" is the wall clock, or
+     * {@link Store#setTtlClock(long)}'s time. Given again at every open, like every family option.
+     *
+     * @param ttlMillis the time to live in milliseconds, at least 1
+     * @param timestampOffset the timestamp's byte offset in each value, 0 to 65536
+     * @return a copy with it set
+     * @throws IllegalArgumentException outside those ranges
+     */
+    public ColumnFamilyOptions ttl(long ttlMillis, int timestampOffset) {
+        if (ttlMillis < 1) {
+            throw new IllegalArgumentException("ttlMillis=" + ttlMillis + ", must be at least 1");
+        }
+        if (timestampOffset < 0 || timestampOffset > Abi.CFOPT_MAX_TTL_OFFSET) {
+            throw new IllegalArgumentException("timestampOffset=" + timestampOffset + ", must be 0.." + Abi.CFOPT_MAX_TTL_OFFSET);
+        }
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder,
+                ttlMillis, timestampOffset);
+    }
+
+    /** @return the time to live in milliseconds, if set */
+    public OptionalLong ttlMillis() {
+        return ttlMillis < 0 ? OptionalLong.empty() : OptionalLong.of(ttlMillis);
+    }
+
+    /** @return the byte offset of the values' timestamps, if a TTL is set */
+    public OptionalInt ttlTimestampOffset() {
+        return ttlOffset < 0 ? OptionalInt.empty() : OptionalInt.of(ttlOffset);
     }
 
     /** @return the key order ({@link KeyOrder#BYTEWISE} when not set) */
@@ -182,6 +223,8 @@ public final class ColumnFamilyOptions {
         o[Abi.CFOPT_BLOCK_SIZE] = blockSize;
         o[Abi.CFOPT_PREFIX_LEN] = prefixLength;
         o[Abi.CFOPT_KEY_ORDER] = keyOrder == null ? -1 : keyOrder.value();
+        o[Abi.CFOPT_TTL_MS] = ttlMillis;
+        o[Abi.CFOPT_TTL_OFFSET] = ttlOffset;
         return o;
     }
 
@@ -197,12 +240,13 @@ public final class ColumnFamilyOptions {
         }
         ColumnFamilyOptions x = (ColumnFamilyOptions) o;
         return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
-                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator && keyOrder == x.keyOrder;
+                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator && keyOrder == x.keyOrder
+                && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder);
+        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
     }
 
     @Override
@@ -231,6 +275,10 @@ public final class ColumnFamilyOptions {
         }
         if (keyOrder != null) {
             b.append(sep).append("keyOrder=").append(keyOrder);
+            sep = ", ";
+        }
+        if (ttlMillis >= 0) {
+            b.append(sep).append("ttl=").append(ttlMillis).append("ms@").append(ttlOffset);
         }
         return b.append('}').toString();
     }

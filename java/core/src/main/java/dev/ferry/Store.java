@@ -260,6 +260,18 @@ public final class Store extends WriteView implements AutoCloseable {
         admin.flush(cf);
     }
 
+    /**
+     * Sets the clock of the store's TTL families ({@link ColumnFamilyOptions#ttl(long, int)}): their
+     * compactions and reads take this time as "now" from the next one on. For tests: a store starts on
+     * the wall clock.
+     *
+     * @param nowMillis milliseconds since the epoch, or a negative value for the wall clock again
+     * @throws FerryException.NotSupported on LMDB
+     */
+    public void setTtlClock(long nowMillis) {
+        admin.ttlClock(nowMillis);
+    }
+
     /** Compacts the whole default family (LMDB: nothing to do). */
     public void compactRange() {
         compactRange(defaultColumnFamily(), null, null);

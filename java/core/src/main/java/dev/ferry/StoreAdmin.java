@@ -23,6 +23,15 @@ final class StoreAdmin {
         this.core = core;
     }
 
+    void ttlClock(long nowMillis) {
+        core.guard.enter();
+        try {
+            core.calls.admin().ttlClock(core.handle, nowMillis);
+        } finally {
+            core.guard.exit();
+        }
+    }
+
     void flush(ColumnFamily cf) {
         int id = core.cfId(cf);
         core.guard.enter();

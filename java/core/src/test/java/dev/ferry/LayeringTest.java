@@ -414,6 +414,8 @@ class LayeringTest {
     private static final Set<String> ALLOWED = Set.of(
             "ColumnFamily -> ColumnFamilyFlag.of",
             "ColumnFamilyOptions -> Compression.value",
+            "ColumnFamilyOptions -> KeyOrder.value",
+            "ColumnFamily -> KeyOrder.ofFlags",
             "StoreOptions -> Compression.value",
             "StoreOptions -> LmdbFlag.bit",
             "StoreOptions -> ColumnFamilyOptions.nativeOptionsString",

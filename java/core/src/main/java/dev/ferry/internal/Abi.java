@@ -265,8 +265,12 @@ public final class Abi {
     public static final int CFOPT_PREFIX_LEN = 3;
     /** The family's key order, ORDER_*. */
     public static final int CFOPT_KEY_ORDER = 4;
+    /** Time to live of the family's values in ms. */
+    public static final int CFOPT_TTL_MS = 5;
+    /** Byte offset of a value's big-endian ms timestamp. */
+    public static final int CFOPT_TTL_OFFSET = 6;
     /** Number of CFOPT_* entries. */
-    public static final int CFOPT_COUNT = 5;
+    public static final int CFOPT_COUNT = 7;
     /** Largest CFOPT_BLOOM_BITS. */
     public static final int CFOPT_MAX_BLOOM_BITS = 100;
     /** Largest CFOPT_BLOCK_SIZE (2^30). */
@@ -274,7 +278,9 @@ public final class Abi {
     /** Largest CFOPT_PREFIX_LEN. */
     public static final int CFOPT_MAX_PREFIX_LEN = 4096;
     /** Header bytes of a ferry_store_open family record: u32 name length, u32 options length, CFOPT_COUNT int64. */
-    public static final int CFDESC_HEADER = 48;
+    public static final int CFDESC_HEADER = 64;
+    /** Largest CFOPT_TTL_OFFSET. */
+    public static final int CFOPT_MAX_TTL_OFFSET = 65536;
 
     // ---- key orders (CFOPT_KEY_ORDER) and their ferry_cf_flags bits
     /** Unsigned bytes, then length. */

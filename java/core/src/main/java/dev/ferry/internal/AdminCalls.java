@@ -26,6 +26,17 @@ public final class AdminCalls {
     // ---- maintenance ----
 
     /**
+     * {@code ferry_ttl_clock}.
+     *
+     * @param store the store
+     * @param nowMillis the TTL clock's time, or negative for the wall clock
+     */
+    public void ttlClock(long store, long nowMillis) {
+        Scratch s = Scratch.get(b);
+        check(s, b.ttlClock(store, nowMillis, s.err()));
+    }
+
+    /**
      * {@code ferry_flush}.
      *
      * @param store the store

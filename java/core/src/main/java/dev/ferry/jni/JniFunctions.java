@@ -77,6 +77,11 @@ public abstract class JniFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int ttlClock(long store, long nowMs, long err) {
+        return ttlClock0(store, nowMs, err);
+    }
+
+    @Override
     public final int cfCount(long store, long out) {
         return cfCount0(store, out);
     }
@@ -379,6 +384,7 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int property0(long store, int cf, long name, long dst, long cap, long lenOut, long err);
     private static native int propertyInt0(long store, int cf, long name, long out, long err);
     private static native int checkpoint0(long store, long dir, int flags, long err);
+    private static native int ttlClock0(long store, long nowMs, long err);
     private static native int cfCount0(long store, long out);
     private static native int cfName0(long store, int cf, long dst, long cap, long lenOut);
     private static native int cfCreate0(long store, long name, int flags, long opts, int nopts, long extra, long idOut,

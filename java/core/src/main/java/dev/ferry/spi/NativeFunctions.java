@@ -160,6 +160,17 @@ public interface NativeFunctions {
     int checkpoint(long store, long dir, int flags, long err);
 
     /**
+     * {@code ferry_ttl_clock}: Set the store's TTL clock: the "now" of its TTL families' compaction filters and reads.
+     *
+     * @param store {@code ferry_store *s}
+     * @param nowMs {@code int64_t now_ms}: milliseconds since the epoch; a negative value: the wall clock again (the
+     *        default).
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL store), FERRY_ENOTSUP (LMDB).
+     */
+    int ttlClock(long store, long nowMs, long err);
+
+    /**
      * {@code ferry_cf_count}: Number of column-family ids handed out since the store opened (dropped ones included):
      * the ids are 0..*out-1.
      *

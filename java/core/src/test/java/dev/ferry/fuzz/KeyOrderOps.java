@@ -18,7 +18,10 @@ import java.util.Arrays;
  * random lengths (a {@code UINT64_BIG_ENDIAN} family must refuse those not of 8 bytes), a scan checked
  * to run in the family's order, cursors over every kind of {@link KeyRange} (a reverse family must
  * refuse those with derived bounds), a range delete, then a reopen without the order (must throw) and
- * with it. Also {@code keyOrder(null)}.
+ * with it. Also {@code keyOrder(null)}. And TTL families ({@link ColumnFamilyOptions#ttl(long, int)}) in a
+ * store of their own: setters given out-of-range values must throw, LMDB must refuse the family and
+ * {@link Store#setTtlClock(long)}, and on RocksDB reads at a random clock must never show a value
+ * expired at that time, and must show every stamped value that has not.
  *
  * <p>Thread safety: stateless; every method runs on the calling fuzz thread.
  */
@@ -28,6 +31,7 @@ final class KeyOrderOps {
 
     static void register(MisuseFuzz f, OpTable t) {
         t.add("keyOrderStore", 2, KeyOrderOps::ownStore, true);
+        t.add("ttlStore", 2, KeyOrderOps::ttlStore, true);
     }
 
     private static void ownStore(Ctx c) {
@@ -106,6 +110,88 @@ final class KeyOrderOps {
             }
             scanInOrder(c, st[0], again, order);
         });
+    }
+
+    private static void ttlStore(Ctx c) {
+        long ttl = c.oneIn(8) ? c.rnd.nextInt(3) - 1 : 1 + c.rnd.nextInt(1000);
+        int off = c.oneIn(8) ? (c.oneIn(2) ? -1 : 65537) : c.rnd.nextInt(3);
+        ColumnFamilyOptions[] o = new ColumnFamilyOptions[1];
+        if (ttl < 1 || off < 0 || off > 65536) {
+            c.badIndex("ttl(" + ttl + ", " + off + ") accepted");
+        }
+        if (!c.call("ColumnFamilyOptions.of().ttl(" + ttl + ", " + off + ")", () -> o[0] = ColumnFamilyOptions.of().ttl(ttl, off))) {
+            return;
+        }
+        if (o[0].ttlMillis().getAsLong() != ttl || o[0].ttlTimestampOffset().getAsInt() != off) {
+            c.wrong("ColumnFamilyOptions.ttl", "read back " + o[0]);
+        }
+        Path dir = c.world.root.resolve("ttl-" + c.world.nextId());
+        StoreOptions so = StoreOptions.of(c.world.engine).binding(c.world.binding);
+        if (c.world.engine == Engine.LMDB) {
+            so.mapSize(64L << 20);
+        }
+        Store[] st = new Store[1];
+        if (!c.call("Store.open(" + dir.getFileName() + ")", () -> st[0] = Store.open(dir, so))) {
+            return;
+        }
+        try {
+            boolean lmdb = c.world.engine == Engine.LMDB;
+            long now = 1_000_000 + c.rnd.nextInt(1000);
+            if (lmdb) {
+                c.mustThrow("setTtlClock on LMDB");
+            }
+            c.call("setTtlClock(" + now + ")", () -> st[0].setTtlClock(now));
+            ColumnFamily[] cf = new ColumnFamily[1];
+            if (lmdb) {
+                c.mustThrow("a TTL family on LMDB");
+            }
+            if (!c.call("createColumnFamily(t, " + o[0] + ")", () -> cf[0] = st[0].createColumnFamily("t", o[0]))) {
+                return;
+            }
+            java.util.Map<String, Boolean> live = new java.util.TreeMap<>();
+            for (int i = 0; i < 1 + c.rnd.nextInt(20); i++) {
+                String k = "k" + i;
+                boolean stamped = !c.oneIn(5);
+                long ts = now - c.rnd.nextInt((int) Math.min(2000, ttl * 2));
+                byte[] v = new byte[stamped ? off + 8 + c.rnd.nextInt(4) : c.rnd.nextInt(off + 8)];
+                if (stamped) {
+                    java.nio.ByteBuffer.wrap(v, off, 8).putLong(ts);
+                }
+                if (c.call("put(t, " + k + ", ts " + (stamped ? ts : "none") + ")", () -> st[0].put(cf[0], k.getBytes(), v))) {
+                    live.put(k, !stamped || ts + ttl > now);
+                }
+            }
+            if (c.oneIn(2)) {
+                c.call("flush+compact(t)", () -> {
+                    st[0].flush(cf[0]);
+                    st[0].compactRange(cf[0], null, null);
+                });
+            }
+            c.call("scan(t) at " + now, () -> {
+                java.util.List<String> seen = new java.util.ArrayList<>();
+                try (Cursor cur = st[0].cursor(cf[0], KeyRange.all(), null)) {
+                    for (boolean ok = cur.first(); ok; ok = cur.next()) {
+                        seen.add(new String(cur.keyBytes()));
+                    }
+                }
+                java.util.List<String> want = new java.util.ArrayList<>();
+                live.forEach((k, alive) -> {
+                    if (alive) {
+                        want.add(k);
+                    }
+                });
+                if (!seen.equals(want)) {
+                    c.wrong("scan of a TTL family", "saw " + seen + ", want " + want);
+                }
+                for (String k : live.keySet()) {
+                    if ((st[0].get(cf[0], k.getBytes()) != null) != live.get(k)) {
+                        c.wrong("get of a TTL family", k + " found=" + !live.get(k));
+                    }
+                }
+            });
+        } finally {
+            c.call(dir.getFileName() + ".close()", () -> st[0].close());
+        }
     }
 
     /** A whole forward scan must run in the family's order. */

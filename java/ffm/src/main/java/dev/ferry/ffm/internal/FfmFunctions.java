@@ -137,6 +137,15 @@ public abstract class FfmFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int ttlClock(long store, long nowMs, long err) {
+        try {
+            return (int) TtlClock.H.invokeExact(store, nowMs, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_ttl_clock", t);
+        }
+    }
+
+    @Override
     public final int cfCount(long store, long out) {
         try {
             return (int) CfCount.H.invokeExact(store, out);
@@ -688,6 +697,8 @@ public abstract class FfmFunctions implements NativeFunctions {
         PROPERTY_INT("ferry_property_int", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_error *err)
         CHECKPOINT("ferry_checkpoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+        // int ferry_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
+        TTL_CLOCK("ferry_ttl_clock", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_cf_count(ferry_store *s, uint32_t *out)
         CF_COUNT("ferry_cf_count", true, JAVA_INT, JAVA_LONG, JAVA_LONG),
         // int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out)
@@ -868,6 +879,7 @@ public abstract class FfmFunctions implements NativeFunctions {
     static final class Property { static final MethodHandle H = FfmBinding.bind(Fn.PROPERTY); }
     static final class PropertyInt { static final MethodHandle H = FfmBinding.bind(Fn.PROPERTY_INT); }
     static final class Checkpoint { static final MethodHandle H = FfmBinding.bind(Fn.CHECKPOINT); }
+    static final class TtlClock { static final MethodHandle H = FfmBinding.bind(Fn.TTL_CLOCK); }
     static final class CfCount { static final MethodHandle H = FfmBinding.bind(Fn.CF_COUNT); }
     static final class CfName { static final MethodHandle H = FfmBinding.bind(Fn.CF_NAME); }
     static final class CfCreate { static final MethodHandle H = FfmBinding.bind(Fn.CF_CREATE); }

@@ -1,0 +1,111 @@
+/* TTL families (FERRY_CFOPT_TTL_MS): expired values hidden from reads, dropped by compactions, on
+ * the store's TTL clock; the timestamp at a configurable offset. */
+#include "test_rocksdb.h"
+
+/* value = pad bytes of 'p', the big-endian ms timestamp, then tail */
+static size_t ttl_value(uint8_t *b, int pad, int64_t ts, const char *tail)
+{
+    memset(b, 'p', (size_t)pad);
+    for (int i = 0; i < 8; i++) b[pad + i] = (uint8_t)((uint64_t)ts >> (56 - 8 * i));
+    size_t n = strlen(tail);
+    memcpy(b + pad + 8, tail, n);
+    return (size_t)pad + 8 + n;
+}
+
+static int count_entries(ferry_store *s, ferry_snapshot *v, uint32_t cf, char *out, size_t cap)
+{
+    ferry_cursor *c = NULL;
+    CHECK_RC(ferry_cursor_open(s, v, cf, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    if (!c) return -1;
+    int n = scan(c, FERRY_FIRST, NULL, 0, FERRY_NEXT, 256, 2, out, cap);
+    ferry_cursor_close(c);
+    return n;
+}
+
+static void ttl_rec(uint8_t *b, size_t *n, const char *name, int64_t ttl, int64_t off)
+{
+    int64_t o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -1, ttl, off };
+    uint32_t nl = (uint32_t)strlen(name), el = 0;
+    memcpy(b + *n, &nl, 4);
+    memcpy(b + *n + 4, &el, 4);
+    memcpy(b + *n + 8, o, sizeof o);
+    memcpy(b + *n + FERRY_CFDESC_HEADER, name, nl);
+    *n += FERRY_CFDESC_HEADER + nl;
+}
+
+void test_ttl(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("ttl", &s), FERRY_OK);
+    if (!s) return;
+    int64_t t_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -1, 1000, -1 };
+    int64_t m_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -1, 500, 1 };
+    int64_t bad[][FERRY_CFOPT_COUNT] = {
+        { -1, -1, -1, -1, -1, 0, -1 }, { -1, -1, -1, -1, -1, -5, -1 }, { -1, -1, -1, -1, -1, -1, 0 },
+        { -1, -1, -1, -1, -1, 10, FERRY_CFOPT_MAX_TTL_OFFSET + 1 }, { -1, -1, -1, -1, -1, 10, -2 },
+    };
+    uint32_t t = 0, m = 0, x = 0;
+    CHECK_RC(ferry_cf_create(s, "t", 0, t_o, FERRY_CFOPT_COUNT, NULL, &t, &err), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "m", 0, m_o, FERRY_CFOPT_COUNT, NULL, &m, &err), FERRY_OK);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_RC(ferry_cf_create(s, "x", 0, bad[i], FERRY_CFOPT_COUNT, NULL, &x, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ttl_clock(NULL, 1, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_ttl_clock(s, 10000, &err), FERRY_OK);
+
+    uint8_t v[64];
+    size_t n = ttl_value(v, 0, 9500, "live");    /* expires at 10500 */
+    CHECK_RC(ferry_put(s, t, "k1", 2, v, n, 0, &err), FERRY_OK);
+    n = ttl_value(v, 0, 9000, "dead");           /* expired at 10000 (<= now) */
+    CHECK_RC(ferry_put(s, t, "k2", 2, v, n, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_put(s, t, "k3", 2, "short", 5, 0, &err), FERRY_OK);  /* no timestamp: never expires */
+    n = ttl_value(v, 1, 9600, "m");               /* Flink map state: timestamp at offset 1 */
+    CHECK_RC(ferry_put(s, m, "a", 1, v, n, 0, &err), FERRY_OK);
+    n = ttl_value(v, 1, 9400, "m");               /* expired at 9900 */
+    CHECK_RC(ferry_put(s, m, "b", 1, v, n, 0, &err), FERRY_OK);
+
+    char buf[64], out[256];
+    size_t vlen = 0;
+    CHECK_RC(ferry_get(s, NULL, t, "k1", 2, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, t, "k2", 2, 0, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_get(s, NULL, t, "k2", 2, 0, NULL, 0, &vlen, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_get(s, NULL, t, "k3", 2, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, m, "a", 1, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, m, "b", 1, 0, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    uint8_t keys[32];
+    uint32_t kl = 2;
+    memcpy(keys, &kl, 4); memcpy(keys + 4, "k1", 2);
+    memcpy(keys + 6, &kl, 4); memcpy(keys + 10, "k2", 2);
+    int64_t lens[2];
+    uint8_t vals[64];
+    CHECK_RC(ferry_multi_get(s, NULL, t, 2, keys, 12, 0, vals, sizeof vals, lens, &err), 2);
+    CHECK(lens[0] == 12 && lens[1] == -1, "multi_get lens %lld %lld", (long long)lens[0], (long long)lens[1]);
+    CHECK(count_entries(s, NULL, t, out, sizeof out) == 2 && strcmp(out, "k1\nk3\n") == 0, "scan %s", out);
+    uint64_t cnt = 9;
+    CHECK_RC(ferry_value_count(s, NULL, t, "k2", 2, &cnt, &err), FERRY_OK);
+    CHECK(cnt == 0, "value count of an expired key %llu", (unsigned long long)cnt);
+
+    /* hidden, not gone: an earlier clock shows it again; a compaction at 10000 drops it */
+    CHECK_RC(ferry_ttl_clock(s, 0, &err), FERRY_OK);
+    CHECK(count_entries(s, NULL, t, out, sizeof out) == 3, "scan at time 0 %s", out);
+    CHECK_RC(ferry_ttl_clock(s, 10000, &err), FERRY_OK);
+    CHECK_RC(ferry_flush(s, t, &err), FERRY_OK);
+    CHECK_RC(ferry_compact_range(s, t, NULL, 0, NULL, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_ttl_clock(s, -1, &err), FERRY_OK);   /* the wall clock: far later, all expire */
+    CHECK(count_entries(s, NULL, t, out, sizeof out) == 1 && strcmp(out, "k3\n") == 0, "wall clock %s", out);
+    CHECK_RC(ferry_ttl_clock(s, 0, &err), FERRY_OK);
+    CHECK(count_entries(s, NULL, t, out, sizeof out) == 2 && strcmp(out, "k1\nk3\n") == 0, "after compaction %s", out);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+
+    /* reopen: with the records the TTL holds (a new store starts on the wall clock) */
+    uint8_t recs[256];
+    size_t rn = 0;
+    ttl_rec(recs, &rn, "t", 1000, 0);
+    ttl_rec(recs, &rn, "m", 500, 1);
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("ttl"), NULL, 0, NULL, recs, rn, 2, &s, &err), FERRY_OK);
+    if (!s) return;
+    CHECK_RC(ferry_get(s, NULL, t, "k1", 2, 0, buf, sizeof buf, &vlen, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_get(s, NULL, t, "k3", 2, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_ttl_clock(s, 9000, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, t, "k1", 2, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
