@@ -157,7 +157,13 @@ typedef struct ferry_cursor ferry_cursor;
                                              it, and those of level-0 files stay pinned there
                                              (cache_index_and_filter_blocks, ..._with_high_priority,
                                              pin_l0_filter_and_index_blocks_in_cache). LMDB: FERRY_EINVAL */
-#define FERRY_OPT_COUNT             23
+#define FERRY_OPT_TTL_SECONDS      23 /**< RocksDB: open a TTL store (RocksDB's DBWithTTL, rocksdb_open_column_families_with_ttl):
+                                             every value written gets a 4-byte timestamp suffix, which reads
+                                             strip, and compactions drop values older than this many seconds
+                                             (reads may still see them until then; 0: never). -1: a plain
+                                             store. A TTL store and a plain one cannot be opened as each
+                                             other (FERRY_EINVAL, see "TTL stores"). LMDB: FERRY_EINVAL */
+#define FERRY_OPT_COUNT             24
 /**@}*/
 
 /** @name Values of FERRY_OPT_TRANSACTIONS */
@@ -462,6 +468,19 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
 #define FERRY_CF_ORDER_REVERSE 0x100 /**< ferry_cf_flags: the family is in FERRY_ORDER_REVERSE */
 #define FERRY_CF_ORDER_U64_BE  0x200 /**< ferry_cf_flags: the family is in FERRY_ORDER_U64_BE */
 /**@}*/
+
+/* TTL stores (RocksDB's DBWithTTL, FERRY_OPT_TTL_SECONDS).
+ * A TTL store keeps a 4-byte timestamp after every value on disk. Ferry's reads and writes, checkpoints,
+ * backups and the RocksJava interop calls (on a RocksJava TtlDB too: the C API reaches its virtual
+ * methods) all go through the TTL layer and never show the suffix; what would bypass it is refused:
+ * - a plain open (without FERRY_OPT_TTL_SECONDS) of a store whose newest OPTIONS file names RocksDB's
+ *   TtlCompactionFilterFactory (a TTL store, or its checkpoint, backup or a RocksJava TtlDB's store):
+ *   FERRY_EINVAL naming FERRY_OPT_TTL_SECONDS;
+ * - a TTL open of an existing store whose OPTIONS file does not (its values have no suffix): FERRY_EINVAL;
+ * - ferry_ingest into a TTL store (SST files hold values without the suffix): FERRY_ENOTSUP;
+ * - a TTL store with transactions (FERRY_EINVAL) or read-only (FERRY_ENOTSUP: RocksDB's C API opens TTL
+ *   stores read-write only).
+ */
 
 /** @name TTL (RocksDB: a compaction filter of the shim, per family)
  * A RocksDB family created with FERRY_CFOPT_TTL_MS keeps values that carry their write time: a

@@ -194,6 +194,12 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(optimistictransactiondb_close_base_db, void, (rocksdb_t *base)) \
     X(transaction_merge_cf, void, (rocksdb_transaction_t *t, rocksdb_column_family_handle_t *cf, const char *k, \
         size_t klen, const char *v, size_t vlen, char **errptr)) \
+    /* TTL stores (FERRY_OPT_TTL_SECONDS): in rocksdbjni 7.9.2 and later, resolved as optional */ \
+    X(open_column_families_with_ttl, rocksdb_t *, (const rocksdb_options_t *o, const char *path, int n, \
+        const char *const *names, const rocksdb_options_t *const *cf_opts, rocksdb_column_family_handle_t **handles, \
+        const int *ttls, char **errptr)) \
+    X(create_column_family_with_ttl, rocksdb_column_family_handle_t *, (rocksdb_t *db, const rocksdb_options_t *o, \
+        const char *name, int ttl, char **errptr)) \
     RDB_API_SHARED_FUNCS(X) \
     RDB_API_SPLIT_FUNCS(X)
 

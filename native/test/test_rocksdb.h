@@ -93,5 +93,6 @@ void test_split_points(void);                          /* test_rocksdb_txn.c */
 void test_key_order(void);                             /* test_rocksdb_order.c */
 void test_key_order_txn(void);
 void test_ttl(void);                                  /* test_rocksdb_ttl.c */
+void test_ttl_store(void);
 
 #endif

@@ -109,3 +109,79 @@ void test_ttl(void)
     CHECK_RC(ferry_get(s, NULL, t, "k1", 2, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
+
+/* Open "name" with FERRY_OPT_TTL_SECONDS ttl (-1: plain) and extra options o2/v2 (o2 < 0: none). */
+static int open_ttl(const char *path, int64_t ttl, int o2, int64_t v2, ferry_store **s)
+{
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_TTL_SECONDS] = ttl;
+    if (o2 >= 0) o[o2] = v2;
+    *s = NULL;
+    return ferry_store_open(FERRY_ENGINE_ROCKSDB, path, o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, s, &err);
+}
+
+/* TTL stores (RocksDB's DBWithTTL): the suffix never shows; what would bypass the TTL layer is refused. */
+void test_ttl_store(void)
+{
+    char path[4096], cp[4096], plain[4096];
+    snprintf(path, sizeof path, "%s", dir("ttlstore"));
+    snprintf(cp, sizeof cp, "%s", dir("ttlstore-cp"));
+    snprintf(plain, sizeof plain, "%s", dir("ttlstore-plain"));
+    ferry_store *s = NULL;
+    CHECK_RC(open_ttl(path, -5, -1, 0, &s), FERRY_EINVAL);
+    CHECK_RC(open_ttl(path, 100, FERRY_OPT_TRANSACTIONS, FERRY_TXN_MODE_PESSIMISTIC, &s), FERRY_EINVAL);
+    CHECK_RC(open_ttl(path, 100, FERRY_OPT_TRANSACTIONS, FERRY_TXN_MODE_OPTIMISTIC, &s), FERRY_EINVAL);
+    CHECK_RC(open_ttl(path, 100, -1, 0, &s), FERRY_OK);
+    if (!s) return;
+    char buf[64], out[256];
+    size_t vlen = 0;
+    uint32_t f = 0;
+    CHECK_RC(put_s(s, 0, "k", "v"), FERRY_OK);
+    CHECK_RC(ferry_cf_create(s, "f", 0, NULL, 0, NULL, &f, &err), FERRY_OK);
+    CHECK_RC(put_s(s, f, "a", "xy"), FERRY_OK);
+    uint8_t b[64];
+    size_t n = rec(b, 0, FERRY_OP_PUT, f, "b", "xyz");
+    CHECK_RC(ferry_write(s, b, n, 1, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_get(s, NULL, 0, "k", 1, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK(vlen == 1 && buf[0] == 'v', "TTL store get: %zu bytes", vlen);
+    CHECK_RC(ferry_get(s, NULL, f, "b", 1, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+    CHECK(vlen == 3, "TTL store batch value: %zu bytes", vlen);
+    ferry_cursor *c = NULL;
+    CHECK_RC(ferry_cursor_open(s, NULL, f, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    uint8_t page[256];
+    CHECK_RC(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 10, &err), 2);
+    const uint8_t *kk, *vv;
+    uint32_t kl, vl;
+    size_t off = page_entry(page, FERRY_PAGE_HEADER, &kk, &kl, &vv, &vl);
+    CHECK(vl == 2, "TTL store cursor value: %u bytes", vl);
+    page_entry(page, off, &kk, &kl, &vv, &vl);
+    CHECK(vl == 3, "TTL store cursor value: %u bytes", vl);
+    ferry_cursor_close(c);
+    CHECK_RC(ferry_ingest(s, 0, "/nonexistent.sst", 17, 1, 0, &err), FERRY_ENOTSUP);
+    CHECK(strstr(err.message, "TTL") != NULL, "%s", err.message);
+    CHECK_RC(ferry_checkpoint(s, cp, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+
+    /* plain opens of the store and of its checkpoint are refused; TTL opens read the values whole */
+    CHECK_RC(open_ttl(path, -1, -1, 0, &s), FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "TTL store") != NULL, "%s", err.message);
+    CHECK_RC(open_ttl(cp, -1, -1, 0, &s), FERRY_EINVAL);
+    CHECK_RC(open_ttl(cp, 100, FERRY_OPT_READ_ONLY, 1, &s), FERRY_ENOTSUP);
+    CHECK_RC(open_ttl(cp, 50, -1, 0, &s), FERRY_OK);
+    if (s) {
+        CHECK_RC(ferry_cf_find(s, "f", &f, &err), FERRY_OK);
+        CHECK_RC(ferry_get(s, NULL, f, "a", 1, 0, buf, sizeof buf, &vlen, &err), FERRY_OK);
+        CHECK(vlen == 2, "checkpoint of a TTL store: %zu bytes", vlen);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    /* a plain store with data is no TTL store */
+    CHECK_RC(open_ttl(plain, -1, -1, 0, &s), FERRY_OK);
+    if (s) {
+        CHECK_RC(put_s(s, 0, "k", "v"), FERRY_OK);
+        CHECK_RC(ferry_store_close(s), FERRY_OK);
+    }
+    CHECK_RC(open_ttl(plain, 100, -1, 0, &s), FERRY_EINVAL);
+    CHECK(s == NULL && strstr(err.message, "not a TTL store") != NULL, "%s", err.message);
+    (void)out;
+}

@@ -365,6 +365,9 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, fe
     if (ferry_opt(opts, FERRY_OPT_READAHEAD_BYTES, 0) != 0)
         return ferry_fail(err, FERRY_EINVAL, 0, "readahead size (FERRY_OPT_READAHEAD_BYTES) is a RocksDB option: LMDB "
                           "reads through the OS page cache (LmdbFlag.NORDAHEAD turns the OS readahead off)");
+    if (ferry_opt(opts, FERRY_OPT_TTL_SECONDS, -1) != -1)
+        return ferry_fail(err, FERRY_EINVAL, 0, "a TTL store (FERRY_OPT_TTL_SECONDS) is RocksDB's (DBWithTTL): LMDB has no "
+                          "compactions to expire values");
     if (ferry_opt(opts, FERRY_OPT_STATISTICS, 0) != 0)
         return ferry_fail(err, FERRY_EINVAL, 0, "statistics (FERRY_OPT_STATISTICS) are a RocksDB option: LMDB's counters "
                           "are read with the lmdb.stat and lmdb.info properties");

@@ -173,6 +173,9 @@ int rdb_ingest(ferry_store *s, ferry_cf_slot *cf, const char *const *paths, size
                       ferry_error *err)
 {
     if (!rdb_has_sst()) return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no external file ingestion C API", rdb_lib_path);
+    if (STORE(s)->ttl_seconds >= 0)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "a TTL store (FERRY_OPT_TTL_SECONDS) takes no SST files: their values "
+                          "lack the 4-byte timestamp suffix every value of the store carries; write the entries instead");
     int rc = rdb_write_enter(s, cf, err);
     if (rc) return rc;
     rocksdb_ingestexternalfileoptions_t *o = RDB.ingestexternalfileoptions_create();

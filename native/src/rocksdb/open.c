@@ -202,6 +202,18 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         return ferry_fail(err, FERRY_EINVAL, 0, "syncWrites needs the write-ahead log: RocksDB cannot sync a write it "
                           "does not log (wal(false) with syncWrites(true); FERRY_OPT_WAL 0 with FERRY_OPT_SYNC 1)");
 
+    int64_t ttl = ferry_opt(opts, FERRY_OPT_TTL_SECONDS, -1);
+    if (ttl < -1 || ttl > INT_MAX) return ferry_fail(err, FERRY_EINVAL, 0, "TTL of %lld s (FERRY_OPT_TTL_SECONDS)", (long long)ttl);
+    if (ttl >= 0 && ferry_opt(opts, FERRY_OPT_TRANSACTIONS, FERRY_TXN_MODE_NONE) != FERRY_TXN_MODE_NONE)
+        return ferry_fail(err, FERRY_EINVAL, 0, "a TTL store (FERRY_OPT_TTL_SECONDS) has no transactions: RocksDB's "
+                          "DBWithTTL is not a TransactionDB");
+    if (ttl >= 0 && ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "a TTL store (FERRY_OPT_TTL_SECONDS) opens read-write only: RocksDB's C "
+                          "API has no read-only TTL open");
+    if (ttl >= 0 && (!RDB.open_column_families_with_ttl || !RDB.create_column_family_with_ttl))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no TTL stores (rocksdb_open_column_families_with_ttl missing)",
+                          rdb_lib_path);
+    s->ttl_seconds = (int)ttl;
     int64_t txn_mode = ferry_opt(opts, FERRY_OPT_TRANSACTIONS, FERRY_TXN_MODE_NONE);
     int64_t lock_ms = ferry_opt(opts, FERRY_OPT_TXN_LOCK_TIMEOUT_MS, -1);
     if (txn_mode < FERRY_TXN_MODE_NONE || txn_mode > FERRY_TXN_MODE_OPTIMISTIC)
@@ -535,6 +547,16 @@ static int open_families(rdb_store *s, const char *path, int read_only, const fe
                  && RDB.optimistictransactiondb_close_base_db)
             s->base_db = RDB.optimistictransactiondb_get_base_db(s->txndb);
     }
+    if (!s->db && !s->txn_mode && s->ttl_seconds >= 0) {
+        int *ttls = malloc(n * sizeof *ttls);
+        if (!ttls) {
+            rc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) ttls[i] = s->ttl_seconds;
+        s->db = RDB.open_column_families_with_ttl(s->opts, path, (int)n, names, cf_opts, handles, ttls, &e);
+        free(ttls);
+    }
     if (!s->db && !s->txn_mode) s->db = read_only
         ? RDB.open_for_read_only_column_families(s->opts, path, (int)n, names, cf_opts, handles, 0, &e)
         : RDB.open_column_families(s->opts, path, (int)n, names, cf_opts, handles, &e);
@@ -631,7 +653,8 @@ static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_de
         p += 15;
         size_t n = strcspn(p, "\r\n");
         while (n > 0 && blank(p[n - 1])) n--;
-        if (n == 0 || key_is(p, n, "nullptr") || key_is(p, n, "ferry.NoMergeOperator")) continue;
+        /* a TTL store names its merge operator wrapped in RocksDB's TtlMergeOperator */
+        if (n == 0 || key_is(p, n, "nullptr") || contains(p, n, "ferry.NoMergeOperator")) continue;
         const ferry_cf_desc *d = find_desc(cfs, ncfs, family);
         int has = s->has_merge;
         if (d && check_family(s, d->name, d->opts, d->extra, &has, err)) { rc = FERRY_EINVAL; break; }
@@ -685,6 +708,7 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
         rc = check_family(s, cfs[i].name, cfs[i].opts, cfs[i].extra, &has, err);
     }
     if (rc == FERRY_OK) rc = check_merge_history(s, path, cfs, ncfs, err);
+    if (rc == FERRY_OK) rc = rdb_ttl_store_check(path, s->ttl_seconds >= 0, err);
     if (rc == FERRY_OK) {
         rc = open_families(s, path, read_only, cfs, ncfs, err);
         for (int attempt = 1; rc != FERRY_OK && read_only && attempt <= RO_OPEN_ATTEMPTS && file_vanished(err); attempt++) {
@@ -716,7 +740,9 @@ static int rdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const
         if (rc) return rc;
     }
     char *e = NULL;
-    rocksdb_column_family_handle_t *h = RDB.create_column_family(STORE(s)->db, f, name, &e);
+    rocksdb_column_family_handle_t *h = STORE(s)->ttl_seconds >= 0
+        ? RDB.create_column_family_with_ttl(STORE(s)->db, f, name, STORE(s)->ttl_seconds, &e)
+        : RDB.create_column_family(STORE(s)->db, f, name, &e);
     if (f != STORE(s)->opts) RDB.options_destroy(f);
     if (e) return rdb_error(err, e);
     *handle_out = h;

@@ -2,6 +2,8 @@
  * hides their expired values from reads (rdb_ttl_expired). Plain C: no Java per key. */
 #include "engine.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #ifndef _WIN32
 #include <sys/time.h>
@@ -117,5 +119,42 @@ void rdb_ttl_free(rdb_store *s)
 int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms)
 {
     atomic_store(&STORE(s)->ttl_clock, now_ms < 0 ? -1 : now_ms);
+    return FERRY_OK;
+}
+
+int rdb_ttl_store_check(const char *path, int ttl_open, ferry_error *err)
+{
+    plat_dir *d = plat_dir_open(path, NULL);
+    if (!d) return FERRY_OK;
+    unsigned long long best = 0;
+    int found = 0;
+    for (const char *name; (name = plat_dir_next(d)) != NULL;) {
+        unsigned long long n;
+        char tail;
+        if (sscanf(name, "OPTIONS-%llu%c", &n, &tail) == 1 && (!found || n > best)) { best = n; found = 1; }
+    }
+    plat_dir_close(d);
+    if (!found) return FERRY_OK;
+    size_t plen = strlen(path) + 40;
+    char *file = malloc(plen);
+    if (!file) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    snprintf(file, plen, "%s/OPTIONS-%06llu", path, best);
+    FILE *f = plat_fopen(file, "r");
+    free(file);
+    if (!f) return FERRY_OK;
+    char line[1024];
+    int ttl_store = 0;
+    while (!ttl_store && fgets(line, sizeof line, f))
+        ttl_store = strstr(line, "compaction_filter_factory") && strstr(line, "TtlCompactionFilterFactory");
+    fclose(f);
+    if (ttl_store && !ttl_open)
+        return ferry_fail(err, FERRY_EINVAL, 0, "the RocksDB store at %s is a TTL store (RocksDB's DBWithTTL: its OPTIONS "
+                          "file names TtlCompactionFilterFactory), or a checkpoint or backup of one: every value carries a "
+                          "4-byte timestamp suffix that a plain open would show; open it as a TTL store "
+                          "(StoreOptions.ttlSeconds, FERRY_OPT_TTL_SECONDS)", path);
+    if (!ttl_store && ttl_open)
+        return ferry_fail(err, FERRY_EINVAL, 0, "the RocksDB store at %s is not a TTL store: its values carry no timestamp "
+                          "suffix, and a TTL open (StoreOptions.ttlSeconds, FERRY_OPT_TTL_SECONDS) would read their last "
+                          "4 bytes as one; open it without a TTL", path);
     return FERRY_OK;
 }

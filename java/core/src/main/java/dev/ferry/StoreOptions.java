@@ -49,6 +49,7 @@ public final class StoreOptions {
     String rocksdbOptions;
     MergeOperator mergeOperator;
     boolean statistics;
+    int ttlSeconds = -1;
     long readaheadSize = -1;
     long mapSize = -1;
     int maxColumnFamilies = -1;
@@ -358,6 +359,30 @@ public final class StoreOptions {
     }
 
     /**
+     * RocksDB: open a TTL store (RocksDB's {@code DBWithTTL}, RocksJava's {@code TtlDB}): every value
+     * written gets a 4-byte timestamp suffix on disk, which reads strip, and compactions drop values
+     * older than {@code seconds} (reads may still see them until a compaction reaches them, as in
+     * RocksDB; 0: never expire). Every column family has this TTL. A TTL store must always be opened
+     * with a TTL, and a plain store without: the other open throws {@link FerryException.InvalidArgument}
+     * (so a checkpoint or backup of a TTL store, or RocksJava's TtlDB's store, never shows the suffixes).
+     * Not with transactions (the open throws {@link FerryException.InvalidArgument}), not read-only and
+     * no SST ingestion ({@link FerryException.NotSupported}). For an expiry read from a timestamp of the value itself,
+     * see {@link ColumnFamilyOptions#ttl(long, int)}.
+     *
+     * @param seconds the TTL in seconds, 0 or more
+     * @return this
+     * @throws IllegalArgumentException when negative, or when these are LMDB options
+     */
+    public StoreOptions ttlSeconds(int seconds) {
+        only(Engine.ROCKSDB, "ttlSeconds");
+        if (seconds < 0) {
+            throw new IllegalArgumentException("ttlSeconds=" + seconds + ", must be 0 or more");
+        }
+        this.ttlSeconds = seconds;
+        return this;
+    }
+
+    /**
      * RocksDB: readahead of every cursor's table file reads, in bytes ({@code ReadOptions.readahead_size};
      * default 0: RocksDB's own automatic readahead, which grows on sequential reads). A fixed size
      * helps long scans on storage with high latency. LMDB reads through the OS page cache (see
@@ -592,6 +617,7 @@ public final class StoreOptions {
         o[Abi.OPT_LMDB_FLAGS] = f;
         o[Abi.OPT_AUTO_GROW] = autoGrowStep;
         o[Abi.OPT_STATISTICS] = statistics ? 1 : -1;
+        o[Abi.OPT_TTL_SECONDS] = ttlSeconds;
         o[Abi.OPT_READAHEAD_BYTES] = readaheadSize;
         o[Abi.OPT_TRANSACTIONS] = engine == Engine.LMDB ? Abi.TXN_MODE_NONE
                 : transactions == TransactionMode.PESSIMISTIC ? Abi.TXN_MODE_PESSIMISTIC

@@ -140,8 +140,10 @@ public final class Abi {
     public static final int OPT_WRITE_BUFFER_MANAGER = 21;
     /** RocksDB: index and filter blocks in the block cache, high priority, level 0 pinned (bool). */
     public static final int OPT_CACHE_INDEX_AND_FILTER = 22;
-    /** Number of option slots. */
-    public static final int OPT_COUNT = 23;
+    /** RocksDB: a TTL store (DBWithTTL) with this TTL in seconds; -1 = a plain store. */
+    public static final int OPT_TTL_SECONDS = 23;
+    /** Number of OPT_* entries. */
+    public static final int OPT_COUNT = 24;
 
     // ---- transaction modes (OPT_TRANSACTIONS)
     /** No transactions. */

@@ -21,7 +21,8 @@ import java.util.Arrays;
  * with it. Also {@code keyOrder(null)}. And TTL families ({@link ColumnFamilyOptions#ttl(long, int)}) in a
  * store of their own: setters given out-of-range values must throw, LMDB must refuse the family and
  * {@link Store#setTtlClock(long)}, and on RocksDB reads at a random clock must never show a value
- * expired at that time, and must show every stamped value that has not.
+ * expired at that time, and must show every stamped value that has not (in a TTL store of RocksDB's
+ * kind, {@link StoreOptions#ttlSeconds(int)}, a third of the time).
  *
  * <p>Thread safety: stateless; every method runs on the calling fuzz thread.
  */
@@ -129,6 +130,15 @@ final class KeyOrderOps {
         StoreOptions so = StoreOptions.of(c.world.engine).binding(c.world.binding);
         if (c.world.engine == Engine.LMDB) {
             so.mapSize(64L << 20);
+        }
+        if (c.oneIn(3)) { // a TTL store (RocksDB's DBWithTTL) under the TTL family: its suffixes stay invisible
+            int secs = c.oneIn(8) ? -1 - c.rnd.nextInt(3) : c.oneIn(2) ? 0 : 3600 + c.rnd.nextInt(100_000); // none expires meanwhile
+            if (c.world.engine == Engine.LMDB) {
+                c.mustThrow("ttlSeconds on LMDB options");
+            } else if (secs < 0) {
+                c.badIndex("ttlSeconds(" + secs + ") accepted");
+            }
+            c.call("StoreOptions.ttlSeconds(" + secs + ")", () -> so.ttlSeconds(secs));
         }
         Store[] st = new Store[1];
         if (!c.call("Store.open(" + dir.getFileName() + ")", () -> st[0] = Store.open(dir, so))) {
