@@ -506,6 +506,39 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
 FERRY_EXPORT int ferry_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err);
 /**@}*/
 
+/** @name Secondary instances (RocksDB)
+ * A secondary instance reads a RocksDB store that another store (the primary, in this process or
+ * another) has open for writing: it opens the primary's files without its lock, keeps its own logs in a
+ * directory of its own, and sees the primary's writes as of its open, then as of each ferry_catch_up.
+ * It is read-only (writes: FERRY_EREADONLY); families the primary creates after the secondary opened
+ * are seen after a new open only (RocksDB's rule).
+ */
+/**@{*/
+/**
+ * @brief Open a secondary instance of the RocksDB store at path (rocksdb_open_as_secondary_column_families).
+ * @param[in] secondary_path a directory of the instance's own (its info logs), NUL-terminated; not path.
+ * @param[in] opts, nopts, extra, cfs, cfs_len, ncfs as for ferry_store_open (the families' options must
+ *            match the primary's, merge operators and key orders included). FERRY_OPT_TRANSACTIONS,
+ *            FERRY_OPT_TTL_SECONDS and FERRY_OPT_READ_ONLY: FERRY_EINVAL (a secondary is read-only anyway).
+ * @param[out] out the store, read-only; close with ferry_store_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_NOTFOUND (no store at path), FERRY_ENOENGINE, FERRY_ENOTSUP (a
+ *         RocksDB without secondary instances), engine codes.
+ */
+FERRY_EXPORT int ferry_store_open_secondary(const char *path, const char *secondary_path, const int64_t *opts,
+                                            uint32_t nopts, const char *extra, const void *cfs, size_t cfs_len,
+                                            uint32_t ncfs, ferry_store **out, ferry_error *err);
+
+/**
+ * @brief Bring a secondary instance up to date with its primary (rocksdb_try_catch_up_with_primary): reads
+ *        after the call see what the primary had written (its memtables replayed from its logs, its new
+ *        table files). A snapshot of a secondary does not keep its view across a catch-up: RocksDB reads a
+ *        secondary instance at its latest state, whatever the snapshot.
+ * @note Thread-safe; reads may run meanwhile.
+ * @return FERRY_OK, FERRY_EINVAL (NULL, or not a secondary instance), FERRY_ENOTSUP (LMDB), engine codes.
+ */
+FERRY_EXPORT int ferry_catch_up(ferry_store *s, ferry_error *err);
+/**@}*/
+
 /** @brief Number of column-family ids handed out since the store opened (dropped ones included):
  *  the ids are 0..*out-1. @ffm critical (a lock-free read of the store's family table) */
 FERRY_EXPORT int ferry_cf_count(ferry_store *s, uint32_t *out);

@@ -10,6 +10,10 @@
 /* A (pointer, length) pair is valid when the pointer is set or the length is 0. */
 #define BYTES_OK(p, n) ((p) != NULL || (n) == 0)
 
+/* ferry_store_open's family records (ferry.c): parse into n descriptions (free with cf_descs_free). */
+FERRY_HIDDEN int cf_descs_parse(const void *cfs, size_t len, uint32_t n, ferry_cf_desc **out, ferry_error *err);
+FERRY_HIDDEN void cf_descs_free(ferry_cf_desc *d, uint32_t n);
+
 /* Resolve a cf id to a live slot, or return an error code. */
 FERRY_HIDDEN int ferry_cf_slot_check(ferry_store *s, uint32_t cf, ferry_cf_slot **slot, ferry_error *err);
 

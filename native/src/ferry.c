@@ -119,7 +119,7 @@ static int cfopts_set(const int64_t *opts, const char *extra)
     return extra && extra[0];
 }
 
-static void cf_descs_free(ferry_cf_desc *d, uint32_t n)
+void cf_descs_free(ferry_cf_desc *d, uint32_t n)
 {
     if (!d) return;
     for (uint32_t i = 0; i < n; i++) {
@@ -130,7 +130,7 @@ static void cf_descs_free(ferry_cf_desc *d, uint32_t n)
 }
 
 /* Decode ferry_store_open's family records into *out (free with cf_descs_free). */
-static int cf_descs_parse(const void *cfs, size_t len, uint32_t n, ferry_cf_desc **out, ferry_error *err)
+int cf_descs_parse(const void *cfs, size_t len, uint32_t n, ferry_cf_desc **out, ferry_error *err)
 {
     *out = NULL;
     if (n == 0) {
@@ -219,7 +219,7 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
         return rc;
     }
     if (engine == FERRY_ENGINE_ROCKSDB) {
-        rc = ferry_rocksdb_open(path, o, extra, d, ncfs, out, err);
+        rc = ferry_rocksdb_open(path, NULL, o, extra, d, ncfs, out, err);
         if (rc == FERRY_OK) {
             (*out)->shared_cache = sc;
             (*out)->shared_wbm = sw;

@@ -365,6 +365,48 @@ int ferry_sst_close(ferry_sst_writer *w)
     return w ? ferry_rocksdb_sst_close(w) : FERRY_OK;
 }
 
+int ferry_store_open_secondary(const char *path, const char *secondary_path, const int64_t *opts, uint32_t nopts,
+                               const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs, ferry_store **out,
+                               ferry_error *err)
+{
+    CHECK_E(path != NULL && path[0] != '\0', err, "path is empty");
+    CHECK_E(secondary_path != NULL && secondary_path[0] != '\0', err, "secondary path is empty");
+    CHECK_E(out != NULL, err, "out is NULL");
+    CHECK_E(opts != NULL || nopts == 0, err, "opts is NULL");
+    *out = NULL;
+    CHECK_E(strcmp(path, secondary_path) != 0, err, "the secondary path is the store's own directory");
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = i < (int)nopts ? opts[i] : -1;
+    if (o[FERRY_OPT_TRANSACTIONS] > 0 || o[FERRY_OPT_TTL_SECONDS] != -1 || (o[FERRY_OPT_READ_ONLY] != -1 && o[FERRY_OPT_READ_ONLY] != 0))
+        return ferry_fail(err, FERRY_EINVAL, 0, "a secondary instance has no transactions and no TTL store, and is "
+                          "read-only by nature (FERRY_OPT_TRANSACTIONS, FERRY_OPT_TTL_SECONDS, FERRY_OPT_READ_ONLY)");
+    ferry_cf_desc *d;
+    int rc = cf_descs_parse(cfs, cfs_len, ncfs, &d, err);
+    if (rc) return rc;
+    ferry_cache *sc = NULL;
+    ferry_wbm *sw = NULL;
+    if ((rc = ferry_shared_acquire(FERRY_ENGINE_ROCKSDB, o, &sc, &sw, err)) == FERRY_OK) {
+        rc = ferry_rocksdb_open(path, secondary_path, o, extra, d, ncfs, out, err);
+        if (rc == FERRY_OK) {
+            (*out)->shared_cache = sc;
+            (*out)->shared_wbm = sw;
+        } else {
+            ferry_shared_release(sc, sw);
+        }
+    }
+    cf_descs_free(d, ncfs);
+    return rc;
+}
+
+int ferry_catch_up(ferry_store *s, ferry_error *err)
+{
+    CHECK_E(s != NULL, err, "store is NULL");
+    if (s->engine != FERRY_ENGINE_ROCKSDB)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "secondary instances are RocksDB's: an LMDB store sees every commit of "
+                          "another process at its next read transaction");
+    return ferry_rocksdb_catch_up(s, err);
+}
+
 int ferry_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
 {
     CHECK_E(s != NULL, err, "store is NULL");

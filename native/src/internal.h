@@ -223,12 +223,16 @@ struct ferry_engine_ops {
 /* ---- engine open functions (rocksdb/, lmdb/) ---- */
 FERRY_HIDDEN int ferry_rocksdb_attach(const char *lib_path, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_path(char *dst, size_t cap);
-FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
+/* secondary: NULL, or the directory of a secondary instance of the store at path (ferry_store_open_secondary) */
+FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *opts, const char *extra,
                                     const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err);
 FERRY_HIDDEN int ferry_lmdb_attach(const char *lib_path, ferry_error *err);
 FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
 FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra,
                                  ferry_store **out, ferry_error *err);
+
+/* ---- RocksDB secondary instances (rocksdb/open.c; argument checks in ferry_admin.c) ---- */
+FERRY_HIDDEN int ferry_rocksdb_catch_up(ferry_store *s, ferry_error *err);
 
 /* ---- RocksDB TTL clock (rocksdb/ttl.c; argument checks in ferry_admin.c) ---- */
 FERRY_HIDDEN int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms);

@@ -200,6 +200,11 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
         const int *ttls, char **errptr)) \
     X(create_column_family_with_ttl, rocksdb_column_family_handle_t *, (rocksdb_t *db, const rocksdb_options_t *o, \
         const char *name, int ttl, char **errptr)) \
+    /* secondary instances (ferry_store_open_secondary): in rocksdbjni 7.9.2 and later, resolved as optional */ \
+    X(open_as_secondary_column_families, rocksdb_t *, (const rocksdb_options_t *o, const char *path, \
+        const char *secondary, int n, const char *const *names, const rocksdb_options_t *const *cf_opts, \
+        rocksdb_column_family_handle_t **handles, char **errptr)) \
+    X(try_catch_up_with_primary, void, (rocksdb_t *db, char **errptr)) \
     RDB_API_SHARED_FUNCS(X) \
     RDB_API_SPLIT_FUNCS(X)
 

@@ -266,6 +266,7 @@ int main(int argc, char **argv)
     test_key_order_txn();
     test_ttl();
     test_ttl_store();
+    test_secondary();
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

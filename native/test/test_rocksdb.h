@@ -94,5 +94,6 @@ void test_key_order(void);                             /* test_rocksdb_order.c *
 void test_key_order_txn(void);
 void test_ttl(void);                                  /* test_rocksdb_ttl.c */
 void test_ttl_store(void);
+void test_secondary(void);
 
 #endif

@@ -185,3 +185,42 @@ void test_ttl_store(void)
     CHECK(s == NULL && strstr(err.message, "not a TTL store") != NULL, "%s", err.message);
     (void)out;
 }
+
+/* Secondary instances: they see the primary's writes as of their open and of each catch-up, and write nothing. */
+void test_secondary(void)
+{
+    char path[4096], sec[4096];
+    snprintf(path, sizeof path, "%s", dir("primary"));
+    snprintf(sec, sizeof sec, "%s", dir("secondary"));
+    ferry_store *p = NULL, *s = NULL;
+    CHECK_RC(ferry_store_open_secondary(path, sec, NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_NOTFOUND);
+    CHECK_RC(open_store("primary", &p), FERRY_OK);
+    if (!p) return;
+    CHECK_RC(put_s(p, 0, "a", "1"), FERRY_OK);
+    CHECK_RC(ferry_flush(p, 0, &err), FERRY_OK);
+    CHECK_RC(put_s(p, 0, "b", "2"), FERRY_OK);
+    CHECK_RC(ferry_store_open_secondary(path, path, NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open_secondary(path, NULL, NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_TRANSACTIONS] = FERRY_TXN_MODE_PESSIMISTIC;
+    CHECK_RC(ferry_store_open_secondary(path, sec, o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_open_secondary(path, sec, NULL, 0, NULL, NULL, 0, 0, &s, &err), FERRY_OK);
+    if (!s) { ferry_store_close(p); return; }
+    char buf[16];
+    CHECK_RC(get_s(s, NULL, 0, "a", buf, sizeof buf), FERRY_OK);
+    CHECK_RC(get_s(s, NULL, 0, "b", buf, sizeof buf), FERRY_OK);  /* replayed from the primary's log */
+    CHECK_RC(put_s(p, 0, "c", "3"), FERRY_OK);
+    CHECK_RC(ferry_flush(p, 0, &err), FERRY_OK);
+    CHECK_RC(put_s(p, 0, "d", "4"), FERRY_OK);
+    CHECK_RC(get_s(s, NULL, 0, "c", buf, sizeof buf), FERRY_NOTFOUND);
+    CHECK_RC(ferry_catch_up(s, &err), FERRY_OK);
+    CHECK_RC(get_s(s, NULL, 0, "c", buf, sizeof buf), FERRY_OK);
+    CHECK(strcmp(buf, "3") == 0, "c = %s", buf);
+    CHECK_RC(get_s(s, NULL, 0, "d", buf, sizeof buf), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "x", "y"), FERRY_EREADONLY);
+    CHECK_RC(ferry_catch_up(p, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_catch_up(NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+    CHECK_RC(ferry_store_close(p), FERRY_OK);
+}

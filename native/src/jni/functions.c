@@ -92,6 +92,20 @@ JNI_FN(ttlClock0)(JNIEnv *env, jclass cls, jlong s, jlong now_ms, jlong err)
     return ferry_ttl_clock(P(s), (int64_t)now_ms, P(err));
 }
 
+/* JniFunctions.storeOpenSecondary0: ferry_store_open_secondary */
+JNI_FN(storeOpenSecondary0)(JNIEnv *env, jclass cls, jlong path, jlong secondary_path, jlong opts, jint nopts,
+                            jlong extra, jlong cfs, jlong cfs_len, jint ncfs, jlong out, jlong err)
+{
+    return ferry_store_open_secondary(P(path), P(secondary_path), P(opts), (uint32_t)nopts, P(extra), P(cfs),
+                                      (size_t)cfs_len, (uint32_t)ncfs, P(out), P(err));
+}
+
+/* JniFunctions.catchUp0: ferry_catch_up */
+JNI_FN(catchUp0)(JNIEnv *env, jclass cls, jlong s, jlong err)
+{
+    return ferry_catch_up(P(s), P(err));
+}
+
 /* JniFunctions.cfCount0: ferry_cf_count */
 JNI_FN(cfCount0)(JNIEnv *env, jclass cls, jlong s, jlong out)
 {

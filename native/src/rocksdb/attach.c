@@ -241,6 +241,7 @@ void rdb_store_free(rdb_store *s)
     if (s->fopts) RDB.flushoptions_destroy(s->fopts);
     if (s->cache) RDB.cache_destroy(s->cache);
     rdb_ttl_free(s);   /* after the database: its compactions used the filters */
+    free(s->secondary);
     pthread_mutex_destroy(&s->ttl_lock);
     ferry_store_base_free(&s->base);
     pthread_rwlock_destroy(&s->drop_lock);

@@ -58,6 +58,7 @@ typedef struct rdb_store {
     int nttl;
     _Atomic int64_t ttl_clock;
     int ttl_seconds;                  /* FERRY_OPT_TTL_SECONDS: a TTL store (DBWithTTL); -1: a plain one */
+    char *secondary;                  /* a secondary instance: its own directory (ferry_store_open_secondary); else NULL */
 } rdb_store;
 
 typedef struct rdb_txn {

@@ -547,6 +547,8 @@ static int open_families(rdb_store *s, const char *path, int read_only, const fe
                  && RDB.optimistictransactiondb_close_base_db)
             s->base_db = RDB.optimistictransactiondb_get_base_db(s->txndb);
     }
+    if (!s->db && s->secondary)
+        s->db = RDB.open_as_secondary_column_families(s->opts, path, s->secondary, (int)n, names, cf_opts, handles, &e);
     if (!s->db && !s->txn_mode && s->ttl_seconds >= 0) {
         int *ttls = malloc(n * sizeof *ttls);
         if (!ttls) {
@@ -684,8 +686,8 @@ static int file_vanished(const ferry_error *err)
         && strstr(err->message, "No such file or directory") != NULL;
 }
 
-int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs,
-                       uint32_t ncfs, ferry_store **out, ferry_error *err)
+int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *opts, const char *extra,
+                       const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err)
 {
     if (!atomic_load_explicit(&rdb_ready, memory_order_acquire))
         return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
@@ -701,8 +703,19 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
     }
     int read_only = ferry_opt(opts, FERRY_OPT_READ_ONLY, 0) != 0;
     int create = ferry_opt(opts, FERRY_OPT_CREATE_IF_MISSING, 1) != 0;
-    int rc = !create || read_only ? check_exists(path, read_only, err) : FERRY_OK;
+    if (secondary && !(s->secondary = strdup(secondary))) {
+        rdb_store_free(s);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
+    if (secondary && !RDB.open_as_secondary_column_families) {
+        rdb_store_free(s);
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no secondary instances (rocksdb_open_as_secondary_column_families "
+                          "missing)", rdb_lib_path);
+    }
+    int rc = !create || read_only || secondary ? check_exists(path, read_only || secondary, err) : FERRY_OK;
     if (rc == FERRY_OK) rc = configure(s, opts, extra, err);
+    /* RocksDB: a secondary instance keeps every table file open (max_open_files -1) */
+    if (rc == FERRY_OK && secondary) RDB.options_set_max_open_files(s->opts, -1);
     for (uint32_t i = 0; rc == FERRY_OK && i < ncfs; i++) {  /* every record checked, named families or not */
         int has;
         rc = check_family(s, cfs[i].name, cfs[i].opts, cfs[i].extra, &has, err);
@@ -720,7 +733,7 @@ int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
         rdb_store_free(s);
         return rc;
     }
-    s->base.read_only = read_only;
+    s->base.read_only = read_only || secondary;
     *out = &s->base;
     return FERRY_OK;
 }
@@ -817,3 +830,14 @@ FERRY_HIDDEN const ferry_engine_ops rdb_ops = {
     .txn_close = rdb_txn_close,
     .txn_savepoint = rdb_txn_savepoint,
 };
+
+int ferry_rocksdb_catch_up(ferry_store *fs, ferry_error *err)
+{
+    rdb_store *s = STORE(fs);
+    if (!s->secondary)
+        return ferry_fail(err, FERRY_EINVAL, 0, "not a secondary instance: only a store opened with "
+                          "ferry_store_open_secondary (Store.openSecondary) catches up with its primary");
+    char *e = NULL;
+    RDB.try_catch_up_with_primary(s->db, &e);
+    return e ? rdb_error(err, e) : FERRY_OK;
+}

@@ -261,6 +261,20 @@ public final class Store extends WriteView implements AutoCloseable {
     }
 
     /**
+     * Brings a secondary instance ({@link StoreOptions#secondary(Path)}) up to date with its primary
+     * (RocksDB's {@code TryCatchUpWithPrimary}): reads after the call see what the primary had written
+     * by then. A snapshot of a secondary does not keep its view across a catch-up: RocksDB reads a
+     * secondary instance at its latest state, whatever the snapshot.
+     *
+     * @throws FerryException.InvalidArgument when this store is not a secondary instance
+     * @throws FerryException.NotSupported on LMDB (an LMDB store sees other processes' commits at its
+     *         next read)
+     */
+    public void tryCatchUpWithPrimary() {
+        admin.catchUp();
+    }
+
+    /**
      * Sets the clock of the store's TTL families ({@link ColumnFamilyOptions#ttl(long, int)}): their
      * compactions and reads take this time as "now" from the next one on. For tests: a store starts on
      * the wall clock.

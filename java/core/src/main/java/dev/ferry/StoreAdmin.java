@@ -23,6 +23,15 @@ final class StoreAdmin {
         this.core = core;
     }
 
+    void catchUp() {
+        core.guard.enter();
+        try {
+            core.calls.admin().catchUp(core.handle);
+        } finally {
+            core.guard.exit();
+        }
+    }
+
     void ttlClock(long nowMillis) {
         core.guard.enter();
         try {

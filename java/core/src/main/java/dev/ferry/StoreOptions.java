@@ -5,6 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -50,6 +51,7 @@ public final class StoreOptions {
     MergeOperator mergeOperator;
     boolean statistics;
     int ttlSeconds = -1;
+    Path secondary;
     long readaheadSize = -1;
     long mapSize = -1;
     int maxColumnFamilies = -1;
@@ -355,6 +357,26 @@ public final class StoreOptions {
     public StoreOptions statistics(boolean on) {
         only(Engine.ROCKSDB, "statistics");
         this.statistics = on;
+        return this;
+    }
+
+    /**
+     * RocksDB: open the store as a secondary instance ({@code DB::OpenAsSecondary}): it reads the files
+     * of the store that another {@code Store} or process (the primary) has open for writing, without its
+     * lock, and keeps its own logs in {@code dir}. It sees the primary's writes as of its open, then as
+     * of each {@link Store#tryCatchUpWithPrimary()}. Read-only: writes throw
+     * {@link FerryException.ReadOnly}. Give the families' options as the primary has them (merge
+     * operators, key orders). Families the primary creates later are seen after a new open only. Not
+     * with transactions, {@link #ttlSeconds(int)} or {@link #readOnly(boolean)} (the open throws
+     * {@link FerryException.InvalidArgument}).
+     *
+     * @param dir the instance's own directory (not the store's)
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options
+     */
+    public StoreOptions secondary(Path dir) {
+        only(Engine.ROCKSDB, "secondary");
+        this.secondary = Objects.requireNonNull(dir, "dir");
         return this;
     }
 

@@ -111,8 +111,15 @@ final class Stores {
         long h = holding(cache, wbm, (ch, wh) -> {
             o[Abi.OPT_BLOCK_CACHE] = ch;
             o[Abi.OPT_WRITE_BUFFER_MANAGER] = wh;
-            return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o,
-                    x == null ? null : x.getBytes(StandardCharsets.UTF_8), records, options.familyOptions.size());
+            byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
+            if (options.secondary != null) {
+                Path sec = options.secondary.toAbsolutePath().normalize();
+                StoreCore.createParents(sec);
+                return calls.storeOpenSecondary(path.toString().getBytes(StandardCharsets.UTF_8),
+                        sec.toString().getBytes(StandardCharsets.UTF_8), o, extra, records, options.familyOptions.size());
+            }
+            return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o, extra, records,
+                    options.familyOptions.size());
         });
         Engine engine = options.engine;
         Once release = new Once(() -> {

@@ -26,6 +26,16 @@ public final class AdminCalls {
     // ---- maintenance ----
 
     /**
+     * {@code ferry_catch_up}.
+     *
+     * @param store the store
+     */
+    public void catchUp(long store) {
+        Scratch s = Scratch.get(b);
+        check(s, b.catchUp(store, s.err()));
+    }
+
+    /**
      * {@code ferry_ttl_clock}.
      *
      * @param store the store

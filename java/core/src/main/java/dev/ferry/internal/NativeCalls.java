@@ -207,6 +207,34 @@ public final class NativeCalls {
     }
 
     /**
+     * {@code ferry_store_open_secondary}, with or without family records.
+     *
+     * @param path the primary's directory (UTF-8)
+     * @param secondary the secondary instance's own directory (UTF-8)
+     * @param opts the {@code FERRY_OPT_*} array
+     * @param extra the engine's option string, or null
+     * @param families encoded family records, or null
+     * @param familyCount how many records
+     * @return the store handle
+     */
+    public long storeOpenSecondary(byte[] path, byte[] secondary, long[] opts, byte[] extra, byte[] families, int familyCount) {
+        Scratch s = Scratch.get(b);
+        int[] o = optionsAndStrings(s, opts, path, extra);
+        int secOff = o[2] + (extra == null ? 0 : extra.length + 1);
+        NativeBuffer m = s.ensure((long) secOff + secondary.length + 1 + 16, secOff);
+        int cfsOff = align8(m.putCString(secOff, secondary));
+        if (families != null) {
+            m = s.ensure((long) cfsOff + families.length, cfsOff);
+            m.buf.put(cfsOff, families);
+        }
+        int rc = b.storeOpenSecondary(m.addr + o[1], m.addr + secOff, m.addr + o[0], opts.length,
+                extra == null ? 0 : m.addr + o[2], families == null ? 0 : m.addr + cfsOff,
+                families == null ? 0 : families.length, familyCount, s.out(0), s.err());
+        check(s, rc);
+        return s.outLong(0);
+    }
+
+    /**
      * {@code ferry_store_close}.
      *
      * @param store the handle

@@ -82,6 +82,17 @@ public abstract class JniFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int storeOpenSecondary(long path, long secondaryPath, long opts, int nopts, long extra, long cfs,
+            long cfsLen, int ncfs, long out, long err) {
+        return storeOpenSecondary0(path, secondaryPath, opts, nopts, extra, cfs, cfsLen, ncfs, out, err);
+    }
+
+    @Override
+    public final int catchUp(long store, long err) {
+        return catchUp0(store, err);
+    }
+
+    @Override
     public final int cfCount(long store, long out) {
         return cfCount0(store, out);
     }
@@ -385,6 +396,9 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int propertyInt0(long store, int cf, long name, long out, long err);
     private static native int checkpoint0(long store, long dir, int flags, long err);
     private static native int ttlClock0(long store, long nowMs, long err);
+    private static native int storeOpenSecondary0(long path, long secondaryPath, long opts, int nopts, long extra,
+            long cfs, long cfsLen, int ncfs, long out, long err);
+    private static native int catchUp0(long store, long err);
     private static native int cfCount0(long store, long out);
     private static native int cfName0(long store, int cf, long dst, long cap, long lenOut);
     private static native int cfCreate0(long store, long name, int flags, long opts, int nopts, long extra, long idOut,

@@ -171,6 +171,43 @@ public interface NativeFunctions {
     int ttlClock(long store, long nowMs, long err);
 
     /**
+     * {@code ferry_store_open_secondary}: Open a secondary instance of the RocksDB store at path
+     * (rocksdb_open_as_secondary_column_families).
+     *
+     * @param path {@code const char *path}
+     * @param secondaryPath {@code const char *secondary_path}: a directory of the instance's own (its info logs),
+     *        NUL-terminated; not path.
+     * @param opts {@code const int64_t *opts}: , nopts, extra, cfs, cfs_len, ncfs as for ferry_store_open (the
+     *        families' options must match the primary's, merge operators and key orders included).
+     *        FERRY_OPT_TRANSACTIONS, FERRY_OPT_TTL_SECONDS and FERRY_OPT_READ_ONLY: FERRY_EINVAL (a secondary is
+     *        read-only anyway).
+     * @param nopts {@code uint32_t nopts}
+     * @param extra {@code const char *extra}
+     * @param cfs {@code const void *cfs}
+     * @param cfsLen {@code size_t cfs_len}
+     * @param ncfs {@code uint32_t ncfs}
+     * @param out {@code ferry_store **out}: the store, read-only; close with ferry_store_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_NOTFOUND (no store at path), FERRY_ENOENGINE,
+     *        FERRY_ENOTSUP (a RocksDB without secondary instances), engine codes.
+     */
+    int storeOpenSecondary(long path, long secondaryPath, long opts, int nopts, long extra, long cfs, long cfsLen,
+            int ncfs, long out, long err);
+
+    /**
+     * {@code ferry_catch_up}: Bring a secondary instance up to date with its primary
+     * (rocksdb_try_catch_up_with_primary): reads after the call see what the primary had written (its memtables
+     * replayed from its logs, its new table files). A snapshot of a secondary does not keep its view across a catch-up:
+     * RocksDB reads a secondary instance at its latest state, whatever the snapshot.
+     *
+     * @param store {@code ferry_store *s}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, or not a secondary instance), FERRY_ENOTSUP (LMDB),
+     *        engine codes.
+     */
+    int catchUp(long store, long err);
+
+    /**
      * {@code ferry_cf_count}: Number of column-family ids handed out since the store opened (dropped ones included):
      * the ids are 0..*out-1.
      *

@@ -22,7 +22,10 @@ import java.util.Arrays;
  * store of their own: setters given out-of-range values must throw, LMDB must refuse the family and
  * {@link Store#setTtlClock(long)}, and on RocksDB reads at a random clock must never show a value
  * expired at that time, and must show every stamped value that has not (in a TTL store of RocksDB's
- * kind, {@link StoreOptions#ttlSeconds(int)}, a third of the time).
+ * kind, {@link StoreOptions#ttlSeconds(int)}, a third of the time). And secondary instances
+ * ({@link StoreOptions#secondary(Path)}) of a store of their own: LMDB must refuse them and
+ * {@link Store#tryCatchUpWithPrimary()}; on RocksDB a secondary must see the primary's keys after a
+ * catch-up, refuse writes, and a primary must refuse to catch up.
  *
  * <p>Thread safety: stateless; every method runs on the calling fuzz thread.
  */
@@ -33,6 +36,7 @@ final class KeyOrderOps {
     static void register(MisuseFuzz f, OpTable t) {
         t.add("keyOrderStore", 2, KeyOrderOps::ownStore, true);
         t.add("ttlStore", 2, KeyOrderOps::ttlStore, true);
+        t.add("secondaryStore", 1, KeyOrderOps::secondaryStore, true);
     }
 
     private static void ownStore(Ctx c) {
@@ -201,6 +205,54 @@ final class KeyOrderOps {
             });
         } finally {
             c.call(dir.getFileName() + ".close()", () -> st[0].close());
+        }
+    }
+
+    private static void secondaryStore(Ctx c) {
+        Path dir = c.world.root.resolve("primary-" + c.world.nextId());
+        StoreOptions so = StoreOptions.of(c.world.engine).binding(c.world.binding);
+        boolean lmdb = c.world.engine == Engine.LMDB;
+        if (lmdb) {
+            so.mapSize(64L << 20);
+            c.mustThrow("secondary on LMDB options");
+            c.call("StoreOptions.secondary(..)", () -> StoreOptions.lmdb().secondary(dir.resolveSibling("sec")));
+        }
+        Store[] p = new Store[1];
+        if (!c.call("Store.open(" + dir.getFileName() + ")", () -> p[0] = Store.open(dir, so))) {
+            return;
+        }
+        try {
+            c.mustThrow(lmdb ? "tryCatchUpWithPrimary on LMDB" : "tryCatchUpWithPrimary on a primary");
+            c.call("primary.tryCatchUpWithPrimary()", () -> p[0].tryCatchUpWithPrimary());
+            if (lmdb) {
+                return;
+            }
+            int n = 1 + c.rnd.nextInt(30);
+            for (int i = 0; i < n; i++) {
+                byte[] k = ("k" + i).getBytes();
+                c.call("primary.put(k" + i + ")", () -> p[0].put(k, k));
+            }
+            Path sec = dir.resolveSibling(dir.getFileName() + "-sec");
+            Store[] s = new Store[1];
+            if (!c.call("Store.open(secondary)", () -> s[0] = Store.open(dir, StoreOptions.rocksdb().binding(c.world.binding).secondary(sec)))) {
+                return;
+            }
+            try {
+                byte[] more = ("k" + n).getBytes();
+                c.call("primary.put(k" + n + ")", () -> p[0].put(more, more));
+                c.call("secondary.tryCatchUpWithPrimary()", () -> {
+                    s[0].tryCatchUpWithPrimary();
+                    if (s[0].get(more) == null) {
+                        c.wrong("Store.tryCatchUpWithPrimary", "the secondary does not see a key put before the catch-up");
+                    }
+                });
+                c.mustThrow("a write on a secondary instance");
+                c.call("secondary.put", () -> s[0].put(more, more));
+            } finally {
+                c.call("secondary.close()", () -> s[0].close());
+            }
+        } finally {
+            c.call(dir.getFileName() + ".close()", () -> p[0].close());
         }
     }
 

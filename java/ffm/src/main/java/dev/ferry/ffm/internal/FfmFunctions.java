@@ -146,6 +146,26 @@ public abstract class FfmFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int storeOpenSecondary(long path, long secondaryPath, long opts, int nopts, long extra, long cfs,
+            long cfsLen, int ncfs, long out, long err) {
+        try {
+            return (int) StoreOpenSecondary.H.invokeExact(path, secondaryPath, opts, nopts, extra, cfs, cfsLen, ncfs,
+                    out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_store_open_secondary", t);
+        }
+    }
+
+    @Override
+    public final int catchUp(long store, long err) {
+        try {
+            return (int) CatchUp.H.invokeExact(store, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_catch_up", t);
+        }
+    }
+
+    @Override
     public final int cfCount(long store, long out) {
         try {
             return (int) CfCount.H.invokeExact(store, out);
@@ -699,6 +719,13 @@ public abstract class FfmFunctions implements NativeFunctions {
         CHECKPOINT("ferry_checkpoint", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
         // int ferry_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
         TTL_CLOCK("ferry_ttl_clock", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_store_open_secondary(const char *path, const char *secondary_path, const int64_t *opts,
+        //    uint32_t nopts, const char *extra, const void *cfs, size_t cfs_len, uint32_t ncfs, ferry_store **out,
+        //    ferry_error *err)
+        STORE_OPEN_SECONDARY("ferry_store_open_secondary", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_catch_up(ferry_store *s, ferry_error *err)
+        CATCH_UP("ferry_catch_up", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
         // int ferry_cf_count(ferry_store *s, uint32_t *out)
         CF_COUNT("ferry_cf_count", true, JAVA_INT, JAVA_LONG, JAVA_LONG),
         // int ferry_cf_name(ferry_store *s, uint32_t cf, char *dst, size_t cap, size_t *len_out)
@@ -880,6 +907,8 @@ public abstract class FfmFunctions implements NativeFunctions {
     static final class PropertyInt { static final MethodHandle H = FfmBinding.bind(Fn.PROPERTY_INT); }
     static final class Checkpoint { static final MethodHandle H = FfmBinding.bind(Fn.CHECKPOINT); }
     static final class TtlClock { static final MethodHandle H = FfmBinding.bind(Fn.TTL_CLOCK); }
+    static final class StoreOpenSecondary { static final MethodHandle H = FfmBinding.bind(Fn.STORE_OPEN_SECONDARY); }
+    static final class CatchUp { static final MethodHandle H = FfmBinding.bind(Fn.CATCH_UP); }
     static final class CfCount { static final MethodHandle H = FfmBinding.bind(Fn.CF_COUNT); }
     static final class CfName { static final MethodHandle H = FfmBinding.bind(Fn.CF_NAME); }
     static final class CfCreate { static final MethodHandle H = FfmBinding.bind(Fn.CF_CREATE); }
