@@ -637,6 +637,66 @@ FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t 
 FERRY_EXPORT int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
                              size_t olen, ferry_error *err);
 
+/* ------------------------------------------------------------------ */
+/** @name Merge operators of the binding's language (RocksDB)
+ * A merge operator whose code lives in the caller (Java): ferry_merge_operator_create registers a
+ * callback and a token; the options string then names it as "merge_operator=ferry.callback.<N>", N
+ * the handle's address in decimal (ferry_store_open's extra, a family's options string, ferry_cf_create).
+ * Only handles made here and not yet closed are accepted (FERRY_EINVAL otherwise). RocksDB records the
+ * operator's name in the store's OPTIONS file; an open that gives a family another operator than the
+ * Java operator of its last open (another name, a built-in or none), or a Java operator to a family
+ * whose last open had a built-in one, fails with FERRY_EINVAL naming both.
+ *
+ * RocksDB calls the callback from the thread that reads (get, multi-get, cursor fills) and from its
+ * own flush and compaction threads. kind 0 is a full merge: existing is the key's value (elen bytes)
+ * or NULL with elen -1 when the key has none, and the operands come oldest first; kind 1 is a partial
+ * merge of n >= 2 operands into one (no existing value). The callback puts the result in out with
+ * ferry_merge_value_alloc and returns 1, or returns 0: a failed full merge (RocksDB fails the read
+ * with FERRY_ECORRUPTION, "Could not perform merge", or fails the flush or compaction), or a partial
+ * merge it cannot do (RocksDB keeps the operands). key, existing and the operands are valid during
+ * the call only. The callback must not call this library on the same store.
+ * Threading: create and close from any thread; the callback runs on any thread, concurrently.
+ */
+/**@{*/
+typedef struct ferry_merge_operator ferry_merge_operator;
+typedef struct ferry_merge_value ferry_merge_value;
+
+/** A merge callback (see above); returns 1 with the result set, or 0. */
+typedef int32_t (*ferry_merge_fn)(int64_t token, int32_t kind, const void *key, size_t klen, const void *existing,
+                                  int64_t elen, int32_t n, const void *const *ops, const size_t *op_lens,
+                                  ferry_merge_value *out);
+
+#define FERRY_MERGE_NAME_MAX 128 /**< longest merge operator name: letters, digits, '_', '.', '-' */
+
+/**
+ * @brief Register a merge operator implemented by a callback.
+ * @param[in] name the name RocksDB records (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not starting
+ *            with "ferry."), copied.
+ * @param[in] token passed to every call of callback.
+ * @param[in] callback a ferry_merge_fn (a binding's C function or upcall stub), as an address.
+ * @param[out] out the handle; give it to stores through their options strings; release with
+ *             ferry_merge_operator_close.
+ * @return FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_merge_operator_create(const char *name, int64_t token, void *callback,
+                                             ferry_merge_operator **out, ferry_error *err);
+
+/**
+ * @brief Release a merge operator: later opens refuse it; stores open with it keep it (and call
+ *        its callback) until they close. NULL and handles not made by ferry_merge_operator_create
+ *        (or closed already) are ignored.
+ * @return FERRY_OK.
+ */
+FERRY_EXPORT int ferry_merge_operator_close(ferry_merge_operator *m);
+
+/**
+ * @brief Inside a merge callback: the buffer for the result, len bytes, that RocksDB takes and frees.
+ * @param[in] v the callback's out argument; a second call replaces the first buffer.
+ * @return the buffer to fill, or NULL (out of memory, or v NULL).
+ */
+FERRY_EXPORT void *ferry_merge_value_alloc(ferry_merge_value *v, size_t len);
+/**@}*/
+
 /** @brief Delete one key (a missing key is not an error). */
 FERRY_EXPORT int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err);
 

@@ -240,6 +240,7 @@ void rdb_store_free(rdb_store *s)
     if (s->wopts) RDB.writeoptions_destroy(s->wopts);
     if (s->fopts) RDB.flushoptions_destroy(s->fopts);
     if (s->cache) RDB.cache_destroy(s->cache);
+    rdb_merge_release(s->java_merge);
     ferry_store_base_free(&s->base);
     pthread_rwlock_destroy(&s->drop_lock);
     free(s);

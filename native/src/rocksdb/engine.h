@@ -1,7 +1,8 @@
 /* RocksDB engine, private to native/src/rocksdb: the handles, the C API table and what its sections share.
  * The engine drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a function
  * table resolved at attach time (attach.c; rocksdb_api.h lists the functions used). Sections: attach.c
- * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), reads.c,
+ * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), merge.c (merge
+ * operators of the binding's language), reads.c,
  * writes.c, cursors.c, txn.c (transactions), split.c (split points), admin.c (properties, checkpoints,
  * SST files, backups, shared caches), interop.c (RocksJava's own objects). */
 #ifndef FERRY_ROCKSDB_ENGINE_H
@@ -34,6 +35,7 @@ typedef struct rdb_store {
     rocksdb_cache_t *cache;
     size_t readahead;                 /* cursors' readahead_size (0: RocksDB's automatic readahead) */
     int has_merge;                    /* the options string set one of the accepted merge operators */
+    ferry_merge_operator *java_merge; /* the store's operator when it is a callback's (a reference), or NULL */
     /* Transactions (FERRY_OPT_TRANSACTIONS): the TransactionDB or OptimisticTransactionDB, and db
      * then points at shell, a rocksdb_t around the same object (see rdb_txndb_shell) */
     int txn_mode;                     /* FERRY_TXN_MODE_* */
@@ -113,7 +115,15 @@ FERRY_HIDDEN int rdb_open_error(const char *path, char *e, ferry_error *err);
 
 /* open.c */
 FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
-FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
+FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferry_error *err);
+
+/* merge.c: merge operators of the binding's language; an options string names one as
+ * "merge_operator=" RDB_MERGE_TOKEN "<handle address in decimal>" */
+#define RDB_MERGE_TOKEN "ferry.callback."
+FERRY_HIDDEN ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token);
+FERRY_HIDDEN void rdb_merge_release(ferry_merge_operator *m);
+FERRY_HIDDEN const char *rdb_merge_name(const ferry_merge_operator *m);
+FERRY_HIDDEN rocksdb_mergeoperator_t *rdb_merge_operator(ferry_merge_operator *m);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* reads.c */
@@ -195,7 +205,15 @@ FERRY_HIDDEN int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_c
 
 /* open.c */
 FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
-FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
+FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferry_error *err);
+
+/* merge.c: merge operators of the binding's language; an options string names one as
+ * "merge_operator=" RDB_MERGE_TOKEN "<handle address in decimal>" */
+#define RDB_MERGE_TOKEN "ferry.callback."
+FERRY_HIDDEN ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token);
+FERRY_HIDDEN void rdb_merge_release(ferry_merge_operator *m);
+FERRY_HIDDEN const char *rdb_merge_name(const ferry_merge_operator *m);
+FERRY_HIDDEN rocksdb_mergeoperator_t *rdb_merge_operator(ferry_merge_operator *m);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* admin.c */

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Function;
 
 /**
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
@@ -33,21 +34,23 @@ import java.util.OptionalInt;
  * <p>Thread safety: immutable; every setter returns a new instance.
  */
 public final class ColumnFamilyOptions {
-    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null);
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null);
 
     private final Compression compression;
     private final int bloomBitsPerKey;
     private final int blockSize;
     private final int prefixLength;
     private final MergeOperator mergeOperator;
+    private final JavaMergeOperator javaMergeOperator;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
-            MergeOperator mergeOperator) {
+            MergeOperator mergeOperator, JavaMergeOperator javaMergeOperator) {
         this.compression = compression;
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.blockSize = blockSize;
         this.prefixLength = prefixLength;
         this.mergeOperator = mergeOperator;
+        this.javaMergeOperator = javaMergeOperator;
     }
 
     /** @return options with nothing set: the family has the store's options */
@@ -63,7 +66,7 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
-        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator);
+        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator);
     }
 
     /**
@@ -78,7 +81,7 @@ public final class ColumnFamilyOptions {
         if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
         }
-        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator);
+        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator);
     }
 
     /**
@@ -92,7 +95,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator);
     }
 
     /**
@@ -108,7 +111,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator);
     }
 
     /**
@@ -120,7 +123,20 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null);
+    }
+
+    /**
+     * The family's merge operator written in Java (replaces a built-in one set with
+     * {@link #mergeOperator(MergeOperator)}); see {@link JavaMergeOperator}.
+     *
+     * @param op the operator
+     * @return a copy with it set
+     * @throws IllegalArgumentException when its {@link JavaMergeOperator#name() name} breaks the rules
+     */
+    public ColumnFamilyOptions javaMergeOperator(JavaMergeOperator op) {
+        JavaMerges.checkName(op);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op);
     }
 
     /** @return the compression, if set */
@@ -148,6 +164,11 @@ public final class ColumnFamilyOptions {
         return Optional.ofNullable(mergeOperator);
     }
 
+    /** @return the merge operator written in Java, if set */
+    public Optional<JavaMergeOperator> javaMergeOperator() {
+        return Optional.ofNullable(javaMergeOperator);
+    }
+
     /** @return whether nothing is set (the family has the store's options) */
     public boolean isEmpty() {
         return equals(EMPTY);
@@ -164,8 +185,16 @@ public final class ColumnFamilyOptions {
         return o;
     }
 
-    /** @return the family's options string for the shim, or null */
-    String nativeOptionsString() {
+    /**
+     * The family's options string for the shim.
+     *
+     * @param tokens the options-string value of a Java merge operator for the store being opened
+     * @return the string, or null
+     */
+    String nativeOptionsString(Function<JavaMergeOperator, String> tokens) {
+        if (javaMergeOperator != null) {
+            return "merge_operator=" + tokens.apply(javaMergeOperator);
+        }
         return mergeOperator == null ? null : "merge_operator=" + mergeOperator.engineName();
     }
 
@@ -176,12 +205,14 @@ public final class ColumnFamilyOptions {
         }
         ColumnFamilyOptions x = (ColumnFamilyOptions) o;
         return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
-                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator;
+                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator
+                && javaMergeOperator == x.javaMergeOperator;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator);
+        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator == null ? 0 : System.identityHashCode(javaMergeOperator));
     }
 
     @Override
@@ -206,6 +237,9 @@ public final class ColumnFamilyOptions {
         }
         if (mergeOperator != null) {
             b.append(sep).append("mergeOperator=").append(mergeOperator);
+        }
+        if (javaMergeOperator != null) {
+            b.append(sep).append("mergeOperator=").append(javaMergeOperator.name());
         }
         return b.append('}').toString();
     }

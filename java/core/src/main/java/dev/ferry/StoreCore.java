@@ -61,9 +61,11 @@ final class StoreCore {
     final Readers readers;
     final Lifetime lifetime;
     final Families families;
+    /** The merge operators written in Java registered for this store. */
+    final JavaMerges merges;
     private final ConcurrentLinkedDeque<CursorPage> pages = new ConcurrentLinkedDeque<>();
 
-    StoreCore(NativeCalls calls, Path path, StoreOptions options, long handle, Once release) {
+    StoreCore(NativeCalls calls, Path path, StoreOptions options, long handle, Once release, JavaMerges merges) {
         this.calls = calls;
         this.handle = handle;
         this.engine = options.engine;
@@ -74,6 +76,8 @@ final class StoreCore {
         this.readers = engine == Engine.LMDB ? new Readers() : Readers.NONE;
         this.lifetime = new Lifetime(release);
         this.families = new Families(this);
+        this.merges = merges;
+        merges.attach(guard, handle);
     }
 
     /** The family's id, after checking it belongs to this store and is not dropped. */

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Options for {@link Store#open(java.nio.file.Path, StoreOptions)}. Setters return {@code this};
@@ -48,6 +49,7 @@ public final class StoreOptions {
     int maxOpenFiles = -1;
     String rocksdbOptions;
     MergeOperator mergeOperator;
+    JavaMergeOperator javaMergeOperator;
     boolean statistics;
     long readaheadSize = -1;
     long mapSize = -1;
@@ -338,6 +340,28 @@ public final class StoreOptions {
     public StoreOptions mergeOperator(MergeOperator op) {
         only(Engine.ROCKSDB, "mergeOperator");
         this.mergeOperator = op;
+        this.javaMergeOperator = null;
+        return this;
+    }
+
+    /**
+     * RocksDB: a merge operator written in Java for every column family (replaces one set with
+     * {@link #mergeOperator(MergeOperator)}); see {@link JavaMergeOperator}. Each store opened with these
+     * options registers it with the engine at open and releases it at close. A merge operator in the options
+     * string ({@link #rocksdbOptions(String)}) still wins over it.
+     *
+     * @param op the operator, or null for none
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no merge operators), or when the
+     *         operator's {@link JavaMergeOperator#name() name} breaks the rules
+     */
+    public StoreOptions javaMergeOperator(JavaMergeOperator op) {
+        only(Engine.ROCKSDB, "javaMergeOperator");
+        if (op != null) {
+            JavaMerges.checkName(op);
+        }
+        this.javaMergeOperator = op;
+        this.mergeOperator = null;
         return this;
     }
 
@@ -410,13 +434,15 @@ public final class StoreOptions {
     /**
      * The options string the shim receives: the merge operator, then {@link #rocksdbOptions(String)}.
      *
+     * @param tokens the options-string value of a Java merge operator for the store being opened
      * @return the string, or null when there is none
      */
-    String nativeOptionsString() {
-        if (mergeOperator == null) {
+    String nativeOptionsString(Function<JavaMergeOperator, String> tokens) {
+        if (mergeOperator == null && javaMergeOperator == null) {
             return rocksdbOptions;
         }
-        String m = "merge_operator=" + mergeOperator.engineName();
+        String m = "merge_operator=" + (javaMergeOperator != null ? tokens.apply(javaMergeOperator)
+                : mergeOperator.engineName());
         return rocksdbOptions == null ? m : m + ";" + rocksdbOptions;
     }
 
@@ -603,11 +629,11 @@ public final class StoreOptions {
     }
 
     /** @return ferry_store_open's family records for the per-family entries */
-    byte[] familyRecords() {
+    byte[] familyRecords(Function<JavaMergeOperator, String> tokens) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (Map.Entry<String, ColumnFamilyOptions> e : familyOptions.entrySet()) {
             byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
-            String x = e.getValue().nativeOptionsString();
+            String x = e.getValue().nativeOptionsString(tokens);
             byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
             int size = Abi.CFDESC_HEADER;
             ByteBuffer h = ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());

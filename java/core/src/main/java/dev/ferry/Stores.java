@@ -103,23 +103,35 @@ final class Stores {
     }
 
     private static Store openNative(NativeCalls calls, Path path, StoreOptions options) {
-        String x = options.nativeOptionsString();
-        byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords();
-        long[] o = options.toNative();
+        JavaMerges merges = new JavaMerges(calls);
+        long h;
+        try {
+            String x = options.nativeOptionsString(merges::value);
+            byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords(merges::value);
+            long[] o = options.toNative();
+            h = holding(options.blockCache, options.writeBufferManager, (ch, wh) -> {
+                o[Abi.OPT_BLOCK_CACHE] = ch;
+                o[Abi.OPT_WRITE_BUFFER_MANAGER] = wh;
+                return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o,
+                        x == null ? null : x.getBytes(StandardCharsets.UTF_8), records, options.familyOptions.size());
+            });
+        } catch (RuntimeException | Error e) {
+            merges.close();
+            throw e;
+        }
         BlockCache cache = options.blockCache;
         WriteBufferManager wbm = options.writeBufferManager;
-        long h = holding(cache, wbm, (ch, wh) -> {
-            o[Abi.OPT_BLOCK_CACHE] = ch;
-            o[Abi.OPT_WRITE_BUFFER_MANAGER] = wh;
-            return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o,
-                    x == null ? null : x.getBytes(StandardCharsets.UTF_8), records, options.familyOptions.size());
-        });
         Engine engine = options.engine;
         Once release = new Once(() -> {
             // EBUSY: an LMDB write transaction of another thread kept the environment open (only
             // that thread may end it), so the path stays open in this process
-            if (calls.storeClose(h) != Abi.EBUSY && engine == Engine.LMDB) {
+            int rc = calls.storeClose(h);
+            if (rc != Abi.EBUSY && engine == Engine.LMDB) {
                 OPEN_LMDB.remove(path);
+            }
+            // RocksDB's close waited for its flushes and compactions: no merge runs any more
+            if (rc != Abi.EBUSY) {
+                merges.close();
             }
             // the store held them natively until now: keep the Java objects reachable as long
             Reference.reachabilityFence(cache);
@@ -127,7 +139,7 @@ final class Stores {
         });
         Store store;
         try {
-            store = new Store(new StoreCore(calls, path, options, h, release));
+            store = new Store(new StoreCore(calls, path, options, h, release, merges));
         } catch (RuntimeException | Error e) {
             release.run();
             throw e;

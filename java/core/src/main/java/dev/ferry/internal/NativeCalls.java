@@ -20,7 +20,8 @@ import java.util.Locale;
  * reader-table retries ({@link PointReads}, which these methods call; folded in, this class would
  * pass 1,000 lines). The maintenance and
  * administration calls (flush, compaction, checkpoints, ingestion, properties, backups, SST file
- * writers, block caches, write buffer managers) are in {@link AdminCalls}, through {@link #admin()}.
+ * writers, block caches, write buffer managers) are in {@link AdminCalls}, through {@link #admin()};
+ * the registration of callbacks written in Java in {@link CallbackCalls}, through {@link #callbacks()}.
  *
  * <p>Conventions: handles are {@code long}s; a method that fails throws the engine's
  * {@link FerryException}; "absent" answers that are not errors come back as values (null, false,
@@ -32,6 +33,7 @@ import java.util.Locale;
 public final class NativeCalls {
     private final NativeBinding b;
     private AdminCalls admin;
+    private CallbackCalls callbacks;
 
     /**
      * A call layer over one binding.
@@ -54,6 +56,20 @@ public final class NativeCalls {
             admin = a;
         }
         return a;
+    }
+
+    /**
+     * The calls that register callbacks written in Java, over the same binding.
+     *
+     * @return them (made on first use)
+     */
+    public CallbackCalls callbacks() {
+        CallbackCalls c = callbacks;
+        if (c == null) {
+            c = new CallbackCalls(b); // stateless: a race makes two, either serves
+            callbacks = c;
+        }
+        return c;
     }
 
     /** @return the binding's name ({@code "jni"} or {@code "ffm"}) */
@@ -111,7 +127,30 @@ public final class NativeCalls {
         } else {
             msg = code.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         }
-        return FerryException.of(code, engineCode, msg + " (" + code + ")");
+        FerryException e = FerryException.of(code, engineCode, msg + " (" + code + ")");
+        Throwable cause = code == ErrorCode.CORRUPTION ? Callbacks.takeFailure() : null;
+        if (cause != null) { // a merge operator written in Java threw during this call
+            e.initCause(cause);
+        }
+        return e;
+    }
+
+    /**
+     * {@link #check} for a call of a store whose failure may come from a callback of that store that
+     * failed on another thread (RocksDB's flush and compaction threads): the exception's cause is then
+     * that callback's exception.
+     */
+    static void checkStore(Scratch s, int rc, long store) {
+        if (rc != 0) {
+            FerryException e = s.error(rc);
+            if (e.getCause() == null && e.code() == ErrorCode.CORRUPTION) {
+                Throwable cause = Callbacks.causeFor(store);
+                if (cause != null) {
+                    e.initCause(cause);
+                }
+            }
+            throw e;
+        }
     }
 
     static void check(Scratch s, int rc) {
@@ -483,7 +522,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         int voff = two(s, key, ko, kl, value, vo, vl);
         long a = s.mem.addr;
-        check(s, b.put(store, cf, a + Scratch.DATA, kl, a + voff, vl, 0, s.err()));
+        checkStore(s, b.put(store, cf, a + Scratch.DATA, kl, a + voff, vl, 0, s.err()), store);
     }
 
     /**
@@ -526,7 +565,7 @@ public final class NativeCalls {
         NativeBuffer m = s.ensure((long) voff + vlen, 0);
         m.buf.put(voff, value, value.position(), vlen);
         m.buf.put(Scratch.DATA, key, key.position(), klen);
-        check(s, b.put(store, cf, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, 0, s.err()));
+        checkStore(s, b.put(store, cf, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, 0, s.err()), store);
     }
 
     /**
@@ -541,7 +580,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         int voff = two(s, key, 0, key.length, operand, 0, operand.length);
         long a = s.mem.addr;
-        check(s, b.merge(store, cf, a + Scratch.DATA, key.length, a + voff, operand.length, s.err()));
+        checkStore(s, b.merge(store, cf, a + Scratch.DATA, key.length, a + voff, operand.length, s.err()), store);
     }
 
     /**
@@ -557,7 +596,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
         m.buf.put(Scratch.DATA, key, off, len);
-        check(s, b.delete(store, cf, m.addr + Scratch.DATA, len, s.err()));
+        checkStore(s, b.delete(store, cf, m.addr + Scratch.DATA, len, s.err()), store);
     }
 
     /**
@@ -572,7 +611,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         int eoff = two(s, begin, 0, begin.length, end, 0, end.length);
         long a = s.mem.addr;
-        check(s, b.deleteRange(store, cf, a + Scratch.DATA, begin.length, a + eoff, end.length, s.err()));
+        checkStore(s, b.deleteRange(store, cf, a + Scratch.DATA, begin.length, a + eoff, end.length, s.err()), store);
     }
 
     /**
@@ -587,7 +626,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         long addr = copy(s, ops);
         int len = ops.position();
-        check(s, b.write(store, addr, len, count, flags, s.err()));
+        checkStore(s, b.write(store, addr, len, count, flags, s.err()), store);
     }
 
     private static long copy(Scratch s, ByteBuffer ops) {

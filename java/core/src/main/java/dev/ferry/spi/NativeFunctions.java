@@ -375,6 +375,40 @@ public interface NativeFunctions {
     int merge(long store, int cf, long key, long klen, long operand, long olen, long err);
 
     /**
+     * {@code ferry_merge_operator_create}: Register a merge operator implemented by a callback.
+     *
+     * @param name {@code const char *name}: the name RocksDB records (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not
+     *        starting with "ferry."), copied.
+     * @param token {@code int64_t token}: passed to every call of callback.
+     * @param callback {@code void *callback}: a ferry_merge_fn (a binding's C function or upcall stub), as an address.
+     * @param out {@code ferry_merge_operator **out}: the handle; give it to stores through their options strings;
+     *        release with ferry_merge_operator_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+     */
+    int mergeOperatorCreate(long name, long token, long callback, long out, long err);
+
+    /**
+     * {@code ferry_merge_operator_close}: Release a merge operator: later opens refuse it; stores open with it keep it
+     * (and call its callback) until they close. NULL and handles not made by ferry_merge_operator_create (or closed
+     * already) are ignored.
+     *
+     * @param m {@code ferry_merge_operator *m}
+     * @return the C result unchanged: FERRY_OK.
+     */
+    int mergeOperatorClose(long m);
+
+    /**
+     * {@code ferry_merge_value_alloc}: Inside a merge callback: the buffer for the result, len bytes, that RocksDB
+     * takes and frees.
+     *
+     * @param v {@code ferry_merge_value *v}: the callback's out argument; a second call replaces the first buffer.
+     * @param len {@code size_t len}
+     * @return the C result unchanged: the buffer to fill, or NULL (out of memory, or v NULL).
+     */
+    long mergeValueAlloc(long v, long len);
+
+    /**
      * {@code ferry_delete}: Delete one key (a missing key is not an error).
      *
      * @param store {@code ferry_store *s}

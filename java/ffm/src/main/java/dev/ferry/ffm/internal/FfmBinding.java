@@ -2,6 +2,7 @@ package dev.ferry.ffm.internal;
 
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
+import dev.ferry.spi.MergeHandler;
 import dev.ferry.spi.NativeBinding;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -212,6 +213,15 @@ public final class FfmBinding extends FfmFunctions implements NativeBinding {
         return MemorySegment.ofAddress(address).reinterpret(length).asByteBuffer().order(ByteOrder.nativeOrder());
     }
 
+    /**
+     * {@inheritDoc} The callback is libferry's C trampoline, which calls Java through JNI (not an upcall
+     * stub: see {@link FfmMergeDispatch}).
+     */
+    @Override
+    public long mergeCallback(MergeHandler handler) {
+        return FfmMergeDispatch.address(handler);
+    }
+
     // ---------------------------------------------------------------- loading
 
     private static SymbolLookup openLibrary() {
@@ -240,6 +250,24 @@ public final class FfmBinding extends FfmFunctions implements NativeBinding {
      */
     static MethodHandle bind(Fn fn) {
         return bind(fn, fn.critical ? CRITICAL : PLAIN);
+    }
+
+    /**
+     * Returns a plain downcall handle of one of libferry's binding helpers, functions outside ferry.h.
+     *
+     * @param symbol the function's name
+     * @param descriptor its signature
+     * @return the handle
+     * @throws LinkageError when libferry did not load or lacks the symbol
+     */
+    static MethodHandle bindHelper(String symbol, FunctionDescriptor descriptor) {
+        AbiCheck.ensure();
+        if (LIB == null || loadError != null) {
+            throw loadError != null ? loadError : new UnsatisfiedLinkError("libferry is not loaded");
+        }
+        MemorySegment s = LIB.find(symbol).orElseThrow(() -> new UnsatisfiedLinkError("libferry at "
+                + NativeLibrary.ferryPath() + " has no symbol " + symbol + " (stale or foreign library?)"));
+        return LINKER.downcallHandle(s, descriptor, PLAIN);
     }
 
     private static MethodHandle bind(Fn fn, Linker.Option[] options) {

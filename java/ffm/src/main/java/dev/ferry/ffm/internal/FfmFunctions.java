@@ -259,6 +259,33 @@ public abstract class FfmFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int mergeOperatorCreate(long name, long token, long callback, long out, long err) {
+        try {
+            return (int) MergeOperatorCreate.H.invokeExact(name, token, callback, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_merge_operator_create", t);
+        }
+    }
+
+    @Override
+    public final int mergeOperatorClose(long m) {
+        try {
+            return (int) MergeOperatorClose.H.invokeExact(m);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_merge_operator_close", t);
+        }
+    }
+
+    @Override
+    public final long mergeValueAlloc(long v, long len) {
+        try {
+            return (long) MergeValueAlloc.H.invokeExact(v, len);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_merge_value_alloc", t);
+        }
+    }
+
+    @Override
     public final int delete(long store, int cf, long key, long klen, long err) {
         try {
             return (int) Delete.H.invokeExact(store, cf, key, klen, err);
@@ -728,6 +755,14 @@ public abstract class FfmFunctions implements NativeFunctions {
         //    ferry_error *err)
         MERGE("ferry_merge", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG),
+        // int ferry_merge_operator_create(const char *name, int64_t token, void *callback, ferry_merge_operator **out,
+        //    ferry_error *err)
+        MERGE_OPERATOR_CREATE("ferry_merge_operator_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
+        // int ferry_merge_operator_close(ferry_merge_operator *m)
+        MERGE_OPERATOR_CLOSE("ferry_merge_operator_close", false, JAVA_INT, JAVA_LONG),
+        // void *ferry_merge_value_alloc(ferry_merge_value *v, size_t len)
+        MERGE_VALUE_ALLOC("ferry_merge_value_alloc", false, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
         DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
@@ -881,6 +916,9 @@ public abstract class FfmFunctions implements NativeFunctions {
     static final class SplitPoints { static final MethodHandle H = FfmBinding.bind(Fn.SPLIT_POINTS); }
     static final class Put { static final MethodHandle H = FfmBinding.bind(Fn.PUT); }
     static final class Merge { static final MethodHandle H = FfmBinding.bind(Fn.MERGE); }
+    static final class MergeOperatorCreate { static final MethodHandle H = FfmBinding.bind(Fn.MERGE_OPERATOR_CREATE); }
+    static final class MergeOperatorClose { static final MethodHandle H = FfmBinding.bind(Fn.MERGE_OPERATOR_CLOSE); }
+    static final class MergeValueAlloc { static final MethodHandle H = FfmBinding.bind(Fn.MERGE_VALUE_ALLOC); }
     static final class Delete { static final MethodHandle H = FfmBinding.bind(Fn.DELETE); }
     static final class DeleteRange { static final MethodHandle H = FfmBinding.bind(Fn.DELETE_RANGE); }
     static final class Write { static final MethodHandle H = FfmBinding.bind(Fn.WRITE); }

@@ -1,0 +1,46 @@
+package dev.ferry.internal;
+
+import static dev.ferry.internal.NativeCalls.check;
+
+import dev.ferry.FerryException;
+import dev.ferry.spi.MergeHandler;
+import dev.ferry.spi.NativeBinding;
+
+/**
+ * The call layer's calls that register callbacks written in Java with the engine,
+ * {@link NativeCalls#callbacks()}: merge operators. The conventions are {@link NativeCalls}'s
+ * (handles are {@code long}s, a failure throws the engine's {@link FerryException}).
+ *
+ * <p>Thread safety: thread-safe (scratch memory is per thread).
+ */
+public final class CallbackCalls {
+    private final NativeBinding b;
+
+    CallbackCalls(NativeBinding binding) {
+        this.b = binding;
+    }
+
+    /**
+     * {@code ferry_merge_operator_create} with the binding's callback ({@link NativeBinding#mergeCallback}).
+     *
+     * @param name the operator's name (no NUL)
+     * @param token passed to the handler with each merge
+     * @param handler where the merges go
+     * @return the handle
+     */
+    public long mergeOperatorCreate(byte[] name, long token, MergeHandler handler) {
+        long callback = b.mergeCallback(handler);
+        Scratch s = Scratch.get(b);
+        check(s, b.mergeOperatorCreate(s.cString(name), token, callback, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_merge_operator_close}.
+     *
+     * @param op the handle
+     */
+    public void mergeOperatorClose(long op) {
+        b.mergeOperatorClose(op);
+    }
+}
