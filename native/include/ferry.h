@@ -697,6 +697,64 @@ FERRY_EXPORT int ferry_merge_operator_close(ferry_merge_operator *m);
 FERRY_EXPORT void *ferry_merge_value_alloc(ferry_merge_value *v, size_t len);
 /**@}*/
 
+/* ------------------------------------------------------------------ */
+/** @name Compaction filters of the binding's language (RocksDB)
+ * A compaction filter whose code lives in the caller (Java): ferry_compaction_filter_create registers
+ * a callback and a token; the options string then names it as
+ * "compaction_filter_factory=ferry.filter.<N>", N the handle's address in decimal (ferry_store_open's
+ * extra, a family's options string, ferry_cf_create). Only handles made here and not yet closed are
+ * accepted (FERRY_EINVAL otherwise).
+ *
+ * RocksDB asks for one filter per compaction (not for flushes), on its compaction threads. The
+ * callback is called with kind FERRY_FILTER_BEGIN when a compaction starts (arg: FERRY_FILTER_FULL,
+ * FERRY_FILTER_MANUAL bits; returns the compaction's id, > 0, or 0 to keep every entry of it), with
+ * FERRY_FILTER_ENTRY for each value the compaction writes (arg: the id; level, key and value, valid
+ * during the call only; returns FERRY_FILTER_KEEP, FERRY_FILTER_REMOVE, or FERRY_FILTER_CHANGE with
+ * the new value put in out with ferry_merge_value_alloc), and with FERRY_FILTER_END when the
+ * compaction's filter is destroyed (arg: the id; out NULL). Merge operands and deletions are not
+ * filtered. The callback must not call this library on the same store; anything but
+ * FERRY_FILTER_REMOVE or FERRY_FILTER_CHANGE keeps the entry.
+ * Threading: create and close from any thread; the callback runs on RocksDB's compaction threads,
+ * concurrently for different compactions, one thread at a time per compaction.
+ */
+/**@{*/
+typedef struct ferry_compaction_filter ferry_compaction_filter;
+
+/** A compaction filter callback (see above). */
+typedef int64_t (*ferry_filter_fn)(int64_t token, int32_t kind, int64_t arg, int32_t level, const void *key,
+                                   size_t klen, const void *value, size_t vlen, ferry_merge_value *out);
+
+#define FERRY_FILTER_BEGIN 0  /**< a compaction starts: arg holds FERRY_FILTER_FULL / _MANUAL bits */
+#define FERRY_FILTER_ENTRY 1  /**< one entry of the compaction whose id is arg */
+#define FERRY_FILTER_END 2    /**< the compaction whose id is arg ended */
+#define FERRY_FILTER_FULL 1   /**< BEGIN: a compaction of all the family's files */
+#define FERRY_FILTER_MANUAL 2 /**< BEGIN: a compaction asked for by ferry_compact_range */
+#define FERRY_FILTER_KEEP 0   /**< ENTRY: keep the entry */
+#define FERRY_FILTER_REMOVE 1 /**< ENTRY: drop the entry */
+#define FERRY_FILTER_CHANGE 2 /**< ENTRY: replace the value with out's */
+
+/**
+ * @brief Register a compaction filter implemented by a callback.
+ * @param[in] name the filter's name (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not starting with
+ *            "ferry."), copied.
+ * @param[in] token passed to every call of callback.
+ * @param[in] callback a ferry_filter_fn (a binding's C function), as an address.
+ * @param[out] out the handle; give it to stores through their options strings; release with
+ *             ferry_compaction_filter_close.
+ * @return FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_compaction_filter_create(const char *name, int64_t token, void *callback,
+                                                ferry_compaction_filter **out, ferry_error *err);
+
+/**
+ * @brief Release a compaction filter: later opens refuse it; stores open with it keep it (and call its
+ *        callback) until they close. NULL and handles not made by ferry_compaction_filter_create (or
+ *        closed already) are ignored.
+ * @return FERRY_OK.
+ */
+FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
+/**@}*/
+
 /** @brief Delete one key (a missing key is not an error). */
 FERRY_EXPORT int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err);
 

@@ -50,7 +50,8 @@ JNIEXPORT jobject JNICALL Java_dev_ferry_jni_JniBinding_wrap0(JNIEnv *env, jclas
 enum { DISPATCH_JNI, DISPATCH_FFM, DISPATCHERS };
 static struct {
     jclass cls;       /* global reference */
-    jmethodID method;
+    jmethodID method; /* merge(long, int, byte[], byte[], byte[][]) -> byte[] */
+    jmethodID filter; /* filter(long, int, long, int, byte[], byte[], byte[][]) -> long */
 } dispatch[DISPATCHERS];
 static JavaVM *merge_vm;
 static jclass bytes_class;      /* global reference */
@@ -91,20 +92,29 @@ static jbyteArray copy_bytes(JNIEnv *env, const void *p, size_t n)
     return a;
 }
 
-static int32_t merge_call(int which, int64_t token, int32_t kind, const void *key, size_t klen,
-                          const void *existing, int64_t elen, int32_t n, const void *const *ops,
-                          const size_t *op_lens, ferry_merge_value *out)
+/* The calling thread's JNIEnv, attaching the thread (once, as a daemon) when the JVM does not know it;
+ * NULL once the process exits or when attaching fails. */
+static JNIEnv *thread_env(void)
 {
-    if (process_exiting) return 0;
+    if (process_exiting) return NULL;
     JNIEnv *env = NULL;
     jint got = (*merge_vm)->GetEnv(merge_vm, (void **)&env, JNI_VERSION_1_8);
     if (got == JNI_EDETACHED) {
         pthread_once(&exit_once, watch_exit);
-        if ((*merge_vm)->AttachCurrentThreadAsDaemon(merge_vm, (void **)&env, NULL) != JNI_OK) return 0;
+        if ((*merge_vm)->AttachCurrentThreadAsDaemon(merge_vm, (void **)&env, NULL) != JNI_OK) return NULL;
         pthread_setspecific(detach_key, merge_vm);
     } else if (got != JNI_OK) {
-        return 0;
+        return NULL;
     }
+    return env;
+}
+
+static int32_t merge_call(int which, int64_t token, int32_t kind, const void *key, size_t klen,
+                          const void *existing, int64_t elen, int32_t n, const void *const *ops,
+                          const size_t *op_lens, ferry_merge_value *out)
+{
+    JNIEnv *env = thread_env();
+    if (!env) return 0;
     if (n < 0 || (*env)->PushLocalFrame(env, 8) != 0) {
         (*env)->ExceptionClear(env);
         return 0;
@@ -150,7 +160,54 @@ static int32_t merge_ffm(int64_t token, int32_t kind, const void *key, size_t kl
     return merge_call(DISPATCH_FFM, token, kind, key, klen, existing, elen, n, ops, op_lens, out);
 }
 
-/* Caches cls's static merge method as dispatcher which (once; a second call keeps the first) and what
+/* The ferry_filter_fn of both bindings (ferry.h, "Compaction filters of the binding's language"): the
+ * dispatcher's static filter(long token, int kind, long arg, int level, byte[] key, byte[] value,
+ * byte[][] out) returning long, with copies of the key and value; for FERRY_FILTER_CHANGE the new value
+ * is out[0]. Any failure (the dispatchers throw nothing) keeps the entry, or (BEGIN) filters nothing. */
+static int64_t filter_call(int which, int64_t token, int32_t kind, int64_t arg, int32_t level, const void *key,
+                           size_t klen, const void *value, size_t vlen, ferry_merge_value *out)
+{
+    JNIEnv *env = thread_env();
+    if (!env) return 0;
+    if ((*env)->PushLocalFrame(env, 8) != 0) {
+        (*env)->ExceptionClear(env);
+        return 0;
+    }
+    int64_t r = 0;
+    jbyteArray k = key ? copy_bytes(env, key, klen) : NULL;
+    jbyteArray v = value ? copy_bytes(env, value, vlen) : NULL;
+    jobjectArray box = kind == FERRY_FILTER_ENTRY ? (*env)->NewObjectArray(env, 1, bytes_class, NULL) : NULL;
+    if ((!key || k) && (!value || v) && (kind != FERRY_FILTER_ENTRY || box)) {
+        r = (*env)->CallStaticLongMethod(env, dispatch[which].cls, dispatch[which].filter, (jlong)token, (jint)kind,
+                                         (jlong)arg, (jint)level, k, v, box);
+        if ((*env)->ExceptionCheck(env)) {
+            r = 0;
+        } else if (r == FERRY_FILTER_CHANGE) {
+            jbyteArray nv = (jbyteArray)(*env)->GetObjectArrayElement(env, box, 0);
+            jsize len = nv ? (*env)->GetArrayLength(env, nv) : 0;
+            void *dst = nv && out ? ferry_merge_value_alloc(out, (size_t)len) : NULL;
+            if (dst) (*env)->GetByteArrayRegion(env, nv, 0, len, (jbyte *)dst);
+            else r = FERRY_FILTER_KEEP;
+        }
+    }
+    (*env)->ExceptionClear(env);
+    (*env)->PopLocalFrame(env, NULL);
+    return r;
+}
+
+static int64_t filter_jni(int64_t token, int32_t kind, int64_t arg, int32_t level, const void *key, size_t klen,
+                          const void *value, size_t vlen, ferry_merge_value *out)
+{
+    return filter_call(DISPATCH_JNI, token, kind, arg, level, key, klen, value, vlen, out);
+}
+
+static int64_t filter_ffm(int64_t token, int32_t kind, int64_t arg, int32_t level, const void *key, size_t klen,
+                          const void *value, size_t vlen, ferry_merge_value *out)
+{
+    return filter_call(DISPATCH_FFM, token, kind, arg, level, key, klen, value, vlen, out);
+}
+
+/* Caches cls's static merge and filter methods as dispatcher which (once; a second call keeps the first) and what
  * the trampolines share, on env's thread. 1 on success; 0 with an exception pending or cleared. */
 static int merge_setup(JNIEnv *env, int which, jclass cls)
 {
@@ -170,9 +227,11 @@ static int merge_setup(JNIEnv *env, int which, jclass cls)
         if (!bytes_class) goto done;
     }
     jmethodID m = (*env)->GetStaticMethodID(env, cls, "merge", "(JI[B[B[[B)[B");
-    jclass global = m ? (jclass)(*env)->NewGlobalRef(env, cls) : NULL;
+    jmethodID f = m ? (*env)->GetStaticMethodID(env, cls, "filter", "(JIJI[B[B[[B)J") : NULL;
+    jclass global = f ? (jclass)(*env)->NewGlobalRef(env, cls) : NULL;
     if (!global) goto done;
     dispatch[which].cls = global;
+    dispatch[which].filter = f;
     dispatch[which].method = m;
     ok = 1;
 done:
@@ -185,6 +244,13 @@ done:
 JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_mergeCallback0(JNIEnv *env, jclass cls)
 {
     return merge_setup(env, DISPATCH_JNI, cls) ? (jlong)(intptr_t)&merge_jni : 0;
+}
+
+/* JniBinding.filterCallback0(): the address of the JNI compaction filter trampoline, after caching
+ * JniBinding.filter; 0 when that fails (a pending exception says why). */
+JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_filterCallback0(JNIEnv *env, jclass cls)
+{
+    return merge_setup(env, DISPATCH_JNI, cls) ? (jlong)(intptr_t)&filter_jni : 0;
 }
 
 typedef jint (JNICALL *created_vms_fn)(JavaVM **, jsize, jsize *);
@@ -228,29 +294,41 @@ static jclass context_class(JNIEnv *env, const char *name)
     return cls && !(*env)->ExceptionCheck(env) ? (jclass)cls : NULL;
 }
 
-/* For the FFM binding (not in ferry.h: only a Java binding has a JVM to call), from a Java thread
+/* ffm_setup, ferry_jvm_merge_callback: for the FFM binding (not in ferry.h: only a Java binding has a JVM to call), from a Java thread
  * through a plain (not critical) downcall: the address of the FFM trampoline, after caching the
  * static merge method of the class named dispatcher ("dev.ferry.ffm.internal.FfmMergeDispatch",
  * loaded by the calling thread's context class loader, which the binding sets to its own for the
  * call); NULL when that fails (no JVM in the process, no such class or method). */
-JNIEXPORT void *ferry_jvm_merge_callback(const char *dispatcher)
+static int ffm_setup(const char *dispatcher)
 {
-    if (!dispatcher) return NULL;
+    if (!dispatcher) return 0;
     JavaVM *vm = merge_vm;
     if (!vm) {
         created_vms_fn created = find_created_vms();
         jsize count = 0;
-        if (!created || created(&vm, 1, &count) != JNI_OK || count < 1) return NULL;
+        if (!created || created(&vm, 1, &count) != JNI_OK || count < 1) return 0;
     }
     JNIEnv *env = NULL;
-    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;  /* not a Java thread */
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return 0;  /* not a Java thread */
     if ((*env)->PushLocalFrame(env, 16) != 0) {
         (*env)->ExceptionClear(env);
-        return NULL;
+        return 0;
     }
     jclass cls = context_class(env, dispatcher);
     int ok = cls && merge_setup(env, DISPATCH_FFM, cls);
     (*env)->ExceptionClear(env);
     (*env)->PopLocalFrame(env, NULL);
-    return ok ? (void *)&merge_ffm : NULL;
+    return ok;
+}
+
+JNIEXPORT void *ferry_jvm_merge_callback(const char *dispatcher)
+{
+    return ffm_setup(dispatcher) ? (void *)&merge_ffm : NULL;
+}
+
+/* For the FFM binding, as ferry_jvm_merge_callback: the address of the FFM compaction filter trampoline
+ * (the dispatcher class's static filter method), or NULL. */
+JNIEXPORT void *ferry_jvm_filter_callback(const char *dispatcher)
+{
+    return ffm_setup(dispatcher) ? (void *)&filter_ffm : NULL;
 }

@@ -190,6 +190,18 @@ JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniFunctions_mergeValueAlloc0(JNIEnv 
     return (jlong)(intptr_t)ferry_merge_value_alloc(P(v), (size_t)len);
 }
 
+/* JniFunctions.compactionFilterCreate0: ferry_compaction_filter_create */
+JNI_FN(compactionFilterCreate0)(JNIEnv *env, jclass cls, jlong name, jlong token, jlong callback, jlong out, jlong err)
+{
+    return ferry_compaction_filter_create(P(name), (int64_t)token, P(callback), P(out), P(err));
+}
+
+/* JniFunctions.compactionFilterClose0: ferry_compaction_filter_close */
+JNI_FN(compactionFilterClose0)(JNIEnv *env, jclass cls, jlong f)
+{
+    return ferry_compaction_filter_close(P(f));
+}
+
 /* JniFunctions.delete0: ferry_delete */
 JNI_FN(delete0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong err)
 {

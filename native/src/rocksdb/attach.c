@@ -241,6 +241,7 @@ void rdb_store_free(rdb_store *s)
     if (s->fopts) RDB.flushoptions_destroy(s->fopts);
     if (s->cache) RDB.cache_destroy(s->cache);
     rdb_merge_release(s->java_merge);
+    rdb_filter_release(s->java_filter);
     ferry_store_base_free(&s->base);
     pthread_rwlock_destroy(&s->drop_lock);
     free(s);

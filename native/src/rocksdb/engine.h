@@ -2,7 +2,7 @@
  * The engine drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a function
  * table resolved at attach time (attach.c; rocksdb_api.h lists the functions used). Sections: attach.c
  * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), merge.c (merge
- * operators of the binding's language), reads.c,
+ * operators of the binding's language), filter.c (compaction filters of the binding's language), reads.c,
  * writes.c, cursors.c, txn.c (transactions), split.c (split points), admin.c (properties, checkpoints,
  * SST files, backups, shared caches), interop.c (RocksJava's own objects). */
 #ifndef FERRY_ROCKSDB_ENGINE_H
@@ -36,6 +36,7 @@ typedef struct rdb_store {
     size_t readahead;                 /* cursors' readahead_size (0: RocksDB's automatic readahead) */
     int has_merge;                    /* the options string set one of the accepted merge operators */
     ferry_merge_operator *java_merge; /* the store's operator when it is a callback's (a reference), or NULL */
+    ferry_compaction_filter *java_filter; /* the store's compaction filter (a callback's, a reference), or NULL */
     /* Transactions (FERRY_OPT_TRANSACTIONS): the TransactionDB or OptimisticTransactionDB, and db
      * then points at shell, a rocksdb_t around the same object (see rdb_txndb_shell) */
     int txn_mode;                     /* FERRY_TXN_MODE_* */
@@ -124,6 +125,19 @@ FERRY_HIDDEN ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int
 FERRY_HIDDEN void rdb_merge_release(ferry_merge_operator *m);
 FERRY_HIDDEN const char *rdb_merge_name(const ferry_merge_operator *m);
 FERRY_HIDDEN rocksdb_mergeoperator_t *rdb_merge_operator(ferry_merge_operator *m);
+
+/* A callback's result buffer (ferry_merge_value_alloc): merge.c, filter.c. */
+struct ferry_merge_value {
+    char *data;
+    size_t len;
+};
+
+/* filter.c: compaction filters of the binding's language; an options string names one as
+ * "compaction_filter_factory=" RDB_FILTER_TOKEN "<handle address in decimal>" */
+#define RDB_FILTER_TOKEN "ferry.filter."
+FERRY_HIDDEN ferry_compaction_filter *rdb_filter_token(const char *v, size_t vn, int *is_token);
+FERRY_HIDDEN void rdb_filter_release(ferry_compaction_filter *f);
+FERRY_HIDDEN rocksdb_compactionfilterfactory_t *rdb_filter_factory(ferry_compaction_filter *f);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* reads.c */
@@ -203,18 +217,6 @@ FERRY_HIDDEN int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_c
                                   size_t llen, const void *upper, size_t ulen, uint32_t max, void *dst,
                                   size_t cap, size_t *len_out, ferry_error *err);
 
-/* open.c */
-FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
-FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferry_error *err);
-
-/* merge.c: merge operators of the binding's language; an options string names one as
- * "merge_operator=" RDB_MERGE_TOKEN "<handle address in decimal>" */
-#define RDB_MERGE_TOKEN "ferry.callback."
-FERRY_HIDDEN ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token);
-FERRY_HIDDEN void rdb_merge_release(ferry_merge_operator *m);
-FERRY_HIDDEN const char *rdb_merge_name(const ferry_merge_operator *m);
-FERRY_HIDDEN rocksdb_mergeoperator_t *rdb_merge_operator(ferry_merge_operator *m);
-extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* admin.c */
 FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,

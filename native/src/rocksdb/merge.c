@@ -13,11 +13,6 @@ struct ferry_merge_operator {
     char name[FERRY_MERGE_NAME_MAX + 1];
 };
 
-struct ferry_merge_value {
-    char *data;
-    size_t len;
-};
-
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static ferry_merge_operator *registry;
 

@@ -148,6 +148,28 @@ int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferr
                       "a malformed operand) and merge operators written in Java (JavaMergeOperator)", shown, val);
 }
 
+/* The options string's compaction filter of the binding's language (the last compaction_filter_factory=
+ * wins, as in RocksDB): *out holds a reference to it (release with rdb_filter_release), or NULL when the
+ * string names none (another value is left to RocksDB's parser). FERRY_EINVAL for a closed handle. */
+static int check_filter(const char *extra, ferry_compaction_filter **out, ferry_error *err)
+{
+    const char *k, *v, *val = NULL;
+    size_t kn, vn, valn = 0;
+    *out = NULL;
+    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (key_is(k, kn, "compaction_filter_factory")) { val = v; valn = vn; }
+    if (!val) return FERRY_OK;
+    int is_token;
+    ferry_compaction_filter *f = rdb_filter_token(val, valn, &is_token);
+    if (!is_token) return FERRY_OK;
+    if (!f)
+        return ferry_fail(err, FERRY_EINVAL, 0, "options string sets compaction_filter_factory=%.*s, which is not an "
+                          "open compaction filter (closed, or not made by ferry_compaction_filter_create)",
+                          (int)(valn > 200 ? 200 : valn), val);
+    *out = f;
+    return FERRY_OK;
+}
+
 /* A copy of the options string without its merge_operator entries that name a callback's operator
  * (RocksDB's parser does not know them; the caller sets the operator itself), or NULL when out of
  * memory. Free with free(). */
@@ -162,6 +184,7 @@ static char *without_callbacks(const char *extra)
     for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;) {
         int is_token = 0;
         if (key_is(k, kn, "merge_operator")) rdb_merge_release(rdb_merge_token(v, vn, &is_token));
+        if (key_is(k, kn, "compaction_filter_factory")) rdb_filter_release(rdb_filter_token(v, vn, &is_token));
         if (is_token) continue;
         size_t len = (size_t)(p - k);   /* the entry as written, "k=v" */
         memcpy(out + o, k, len);
@@ -210,6 +233,7 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
 {
     if (extra && rdb_check_extra(extra, err)) return FERRY_EINVAL;
     if (extra && rdb_check_merge(extra, &s->has_merge, &s->java_merge, err)) return FERRY_EINVAL;
+    if (extra && check_filter(extra, &s->java_filter, err)) return FERRY_EINVAL;
     int64_t cache_bytes = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE_BYTES, -1);
     int64_t bloom = ferry_opt(opts, FERRY_OPT_BLOOM_BITS, 0);
     int64_t comp = ferry_opt(opts, FERRY_OPT_COMPRESSION, -1);
@@ -297,6 +321,8 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
     }
     /* after the options string: the manager is the database's, whatever the string says */
     if (wbm) RDB.options_set_write_buffer_manager(s->opts, wbm);
+    if (s->java_filter)
+        RDB.options_set_compaction_filter_factory(s->opts, rdb_filter_factory(s->java_filter));
     if (s->java_merge)
         RDB.options_set_merge_operator(s->opts, rdb_merge_operator(s->java_merge));
     else if (!s->has_merge)
@@ -379,9 +405,14 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
 {
     int has_merge;
     ferry_merge_operator *own;
+    ferry_compaction_filter *own_filter = NULL;
     *out = NULL;
     *bits = 0;
     if (check_family(s, name, o, extra, &has_merge, &own, err)) return FERRY_EINVAL;
+    if (extra && check_filter(extra, &own_filter, err)) {
+        rdb_merge_release(own);
+        return FERRY_EINVAL;
+    }
     size_t cap = 512 + (extra ? strlen(extra) : 0);
     char *str = malloc(cap);
     char *plain = extra ? without_callbacks(extra) : NULL;
@@ -389,6 +420,7 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
         free(str);
         free(plain);
         rdb_merge_release(own);
+        rdb_filter_release(own_filter);
         return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     }
     size_t n = 0;
@@ -414,7 +446,12 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
     if (e) {
         RDB.options_destroy(f);
         rdb_merge_release(own);
+        rdb_filter_release(own_filter);
         return rdb_error(err, e);
+    }
+    if (own_filter) {
+        RDB.options_set_compaction_filter_factory(f, rdb_filter_factory(own_filter));
+        rdb_filter_release(own_filter);
     }
     if (own) {
         RDB.options_set_merge_operator(f, rdb_merge_operator(own));

@@ -5,11 +5,11 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.function.Function;
 
 /**
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
- * bits per key, table block size, a fixed-length prefix extractor and the merge operator. A setting
+ * bits per key, table block size, a fixed-length prefix extractor, the merge operator and a compaction
+ * filter written in Java ({@link JavaCompactionFilter}). A setting
  * left unset is the store's ({@link StoreOptions}).
  *
  * <pre>{@code
@@ -34,7 +34,7 @@ import java.util.function.Function;
  * <p>Thread safety: immutable; every setter returns a new instance.
  */
 public final class ColumnFamilyOptions {
-    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null);
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, null);
 
     private final Compression compression;
     private final int bloomBitsPerKey;
@@ -42,15 +42,17 @@ public final class ColumnFamilyOptions {
     private final int prefixLength;
     private final MergeOperator mergeOperator;
     private final JavaMergeOperator javaMergeOperator;
+    private final JavaCompactionFilter.Factory javaCompactionFilter;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
-            MergeOperator mergeOperator, JavaMergeOperator javaMergeOperator) {
+            MergeOperator mergeOperator, JavaMergeOperator javaMergeOperator, JavaCompactionFilter.Factory javaCompactionFilter) {
         this.compression = compression;
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.blockSize = blockSize;
         this.prefixLength = prefixLength;
         this.mergeOperator = mergeOperator;
         this.javaMergeOperator = javaMergeOperator;
+        this.javaCompactionFilter = javaCompactionFilter;
     }
 
     /** @return options with nothing set: the family has the store's options */
@@ -66,7 +68,7 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
-        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator);
+        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter);
     }
 
     /**
@@ -81,7 +83,7 @@ public final class ColumnFamilyOptions {
         if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
         }
-        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator);
+        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter);
     }
 
     /**
@@ -95,7 +97,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter);
     }
 
     /**
@@ -111,7 +113,7 @@ public final class ColumnFamilyOptions {
         if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter);
     }
 
     /**
@@ -123,7 +125,7 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null, javaCompactionFilter);
     }
 
     /**
@@ -135,8 +137,21 @@ public final class ColumnFamilyOptions {
      * @throws IllegalArgumentException when its {@link JavaMergeOperator#name() name} breaks the rules
      */
     public ColumnFamilyOptions javaMergeOperator(JavaMergeOperator op) {
-        JavaMerges.checkName(op);
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op);
+        JavaCallbacks.checkName(op);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op, javaCompactionFilter);
+    }
+
+    /**
+     * The family's compaction filter written in Java; see {@link JavaCompactionFilter}.
+     *
+     * @param factory the filter's factory
+     * @return a copy with it set
+     * @throws IllegalArgumentException when its {@link JavaCompactionFilter.Factory#name() name} breaks the rules
+     */
+    public ColumnFamilyOptions javaCompactionFilter(JavaCompactionFilter.Factory factory) {
+        JavaCallbacks.checkName(factory);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, factory);
     }
 
     /** @return the compression, if set */
@@ -169,6 +184,11 @@ public final class ColumnFamilyOptions {
         return Optional.ofNullable(javaMergeOperator);
     }
 
+    /** @return the compaction filter written in Java, if set */
+    public Optional<JavaCompactionFilter.Factory> javaCompactionFilter() {
+        return Optional.ofNullable(javaCompactionFilter);
+    }
+
     /** @return whether nothing is set (the family has the store's options) */
     public boolean isEmpty() {
         return equals(EMPTY);
@@ -188,14 +208,20 @@ public final class ColumnFamilyOptions {
     /**
      * The family's options string for the shim.
      *
-     * @param tokens the options-string value of a Java merge operator for the store being opened
+     * @param callbacks the registry of the store being opened, for callbacks written in Java
      * @return the string, or null
      */
-    String nativeOptionsString(Function<JavaMergeOperator, String> tokens) {
+    String nativeOptionsString(JavaCallbacks callbacks) {
+        StringBuilder b = new StringBuilder();
         if (javaMergeOperator != null) {
-            return "merge_operator=" + tokens.apply(javaMergeOperator);
+            b.append("merge_operator=").append(callbacks.value(javaMergeOperator)).append(';');
+        } else if (mergeOperator != null) {
+            b.append("merge_operator=").append(mergeOperator.engineName()).append(';');
         }
-        return mergeOperator == null ? null : "merge_operator=" + mergeOperator.engineName();
+        if (javaCompactionFilter != null) {
+            b.append("compaction_filter_factory=").append(callbacks.value(javaCompactionFilter)).append(';');
+        }
+        return b.length() == 0 ? null : b.substring(0, b.length() - 1);
     }
 
     @Override
@@ -206,13 +232,13 @@ public final class ColumnFamilyOptions {
         ColumnFamilyOptions x = (ColumnFamilyOptions) o;
         return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
                 && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator
-                && javaMergeOperator == x.javaMergeOperator;
+                && javaMergeOperator == x.javaMergeOperator && javaCompactionFilter == x.javaCompactionFilter;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator == null ? 0 : System.identityHashCode(javaMergeOperator));
+                System.identityHashCode(javaMergeOperator), System.identityHashCode(javaCompactionFilter));
     }
 
     @Override
@@ -237,9 +263,14 @@ public final class ColumnFamilyOptions {
         }
         if (mergeOperator != null) {
             b.append(sep).append("mergeOperator=").append(mergeOperator);
+            sep = ", ";
         }
         if (javaMergeOperator != null) {
             b.append(sep).append("mergeOperator=").append(javaMergeOperator.name());
+            sep = ", ";
+        }
+        if (javaCompactionFilter != null) {
+            b.append(sep).append("compactionFilter=").append(javaCompactionFilter.name());
         }
         return b.append('}').toString();
     }

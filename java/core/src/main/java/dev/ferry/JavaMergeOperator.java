@@ -12,8 +12,10 @@ import java.util.List;
  * <p>RocksDB calls it from the thread that reads the key (gets, multi-gets, cursors) and from its own flush
  * and compaction threads. Every array it receives is a copy, its own to keep; the results must not change
  * afterwards. An exception from {@link #fullMerge} fails the merge: the read that needed it throws
- * {@link FerryException.Corruption} whose cause is that exception; a flush or compaction that meets it fails
- * (the store stays usable, the operands stay unmerged). An exception from {@link #partialMerge} counts as
+ * {@link FerryException.Corruption} whose cause is that exception. A compaction that meets it keeps the value
+ * and operands as they are. A flush that meets it fails with that cause, and RocksDB then refuses writes (with
+ * the same cause) until the store is closed and opened again: reads go on, nothing written is lost (the
+ * write-ahead log still holds it), and the reopened store, given a fixed operator, merges it. An exception from {@link #partialMerge} counts as
  * "cannot" (RocksDB keeps the operands for a full merge later). The operator must not call its own store (nor
  * its snapshots, cursors or transactions): a call of the store from inside a merge throws
  * {@link IllegalStateException}.

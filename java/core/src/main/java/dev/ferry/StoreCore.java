@@ -61,11 +61,11 @@ final class StoreCore {
     final Readers readers;
     final Lifetime lifetime;
     final Families families;
-    /** The merge operators written in Java registered for this store. */
-    final JavaMerges merges;
+    /** The callbacks written in Java (merge operators, compaction filters) registered for this store. */
+    final JavaCallbacks callbacks;
     private final ConcurrentLinkedDeque<CursorPage> pages = new ConcurrentLinkedDeque<>();
 
-    StoreCore(NativeCalls calls, Path path, StoreOptions options, long handle, Once release, JavaMerges merges) {
+    StoreCore(NativeCalls calls, Path path, StoreOptions options, long handle, Once release, JavaCallbacks callbacks) {
         this.calls = calls;
         this.handle = handle;
         this.engine = options.engine;
@@ -76,8 +76,8 @@ final class StoreCore {
         this.readers = engine == Engine.LMDB ? new Readers() : Readers.NONE;
         this.lifetime = new Lifetime(release);
         this.families = new Families(this);
-        this.merges = merges;
-        merges.attach(guard, handle);
+        this.callbacks = callbacks;
+        callbacks.attach(guard, handle);
     }
 
     /** The family's id, after checking it belongs to this store and is not dropped. */

@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
 
 /**
  * Options for {@link Store#open(java.nio.file.Path, StoreOptions)}. Setters return {@code this};
@@ -50,6 +49,7 @@ public final class StoreOptions {
     String rocksdbOptions;
     MergeOperator mergeOperator;
     JavaMergeOperator javaMergeOperator;
+    JavaCompactionFilter.Factory javaCompactionFilter;
     boolean statistics;
     long readaheadSize = -1;
     long mapSize = -1;
@@ -358,10 +358,29 @@ public final class StoreOptions {
     public StoreOptions javaMergeOperator(JavaMergeOperator op) {
         only(Engine.ROCKSDB, "javaMergeOperator");
         if (op != null) {
-            JavaMerges.checkName(op);
+            JavaCallbacks.checkName(op);
         }
         this.javaMergeOperator = op;
         this.mergeOperator = null;
+        return this;
+    }
+
+    /**
+     * RocksDB: a compaction filter written in Java for every column family; see {@link JavaCompactionFilter}.
+     * Each store opened with these options registers it with the engine at open and releases it at close. A
+     * compaction filter factory in the options string ({@link #rocksdbOptions(String)}) still wins over it.
+     *
+     * @param factory the filter's factory, or null for none
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no compactions), or when the
+     *         factory's {@link JavaCompactionFilter.Factory#name() name} breaks the rules
+     */
+    public StoreOptions javaCompactionFilter(JavaCompactionFilter.Factory factory) {
+        only(Engine.ROCKSDB, "javaCompactionFilter");
+        if (factory != null) {
+            JavaCallbacks.checkName(factory);
+        }
+        this.javaCompactionFilter = factory;
         return this;
     }
 
@@ -432,18 +451,27 @@ public final class StoreOptions {
     }
 
     /**
-     * The options string the shim receives: the merge operator, then {@link #rocksdbOptions(String)}.
+     * The options string the shim receives: the merge operator, the compaction filter, then
+     * {@link #rocksdbOptions(String)}.
      *
-     * @param tokens the options-string value of a Java merge operator for the store being opened
+     * @param callbacks the registry of the store being opened, for callbacks written in Java
      * @return the string, or null when there is none
      */
-    String nativeOptionsString(Function<JavaMergeOperator, String> tokens) {
-        if (mergeOperator == null && javaMergeOperator == null) {
+    String nativeOptionsString(JavaCallbacks callbacks) {
+        StringBuilder b = new StringBuilder();
+        if (javaMergeOperator != null) {
+            b.append("merge_operator=").append(callbacks.value(javaMergeOperator)).append(';');
+        } else if (mergeOperator != null) {
+            b.append("merge_operator=").append(mergeOperator.engineName()).append(';');
+        }
+        if (javaCompactionFilter != null) {
+            b.append("compaction_filter_factory=").append(callbacks.value(javaCompactionFilter)).append(';');
+        }
+        if (b.length() == 0) {
             return rocksdbOptions;
         }
-        String m = "merge_operator=" + (javaMergeOperator != null ? tokens.apply(javaMergeOperator)
-                : mergeOperator.engineName());
-        return rocksdbOptions == null ? m : m + ";" + rocksdbOptions;
+        b.setLength(b.length() - 1);
+        return rocksdbOptions == null ? b.toString() : b + ";" + rocksdbOptions;
     }
 
     /**
@@ -629,11 +657,11 @@ public final class StoreOptions {
     }
 
     /** @return ferry_store_open's family records for the per-family entries */
-    byte[] familyRecords(Function<JavaMergeOperator, String> tokens) {
+    byte[] familyRecords(JavaCallbacks callbacks) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (Map.Entry<String, ColumnFamilyOptions> e : familyOptions.entrySet()) {
             byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
-            String x = e.getValue().nativeOptionsString(tokens);
+            String x = e.getValue().nativeOptionsString(callbacks);
             byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
             int size = Abi.CFDESC_HEADER;
             ByteBuffer h = ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());

@@ -103,11 +103,11 @@ final class Stores {
     }
 
     private static Store openNative(NativeCalls calls, Path path, StoreOptions options) {
-        JavaMerges merges = new JavaMerges(calls);
+        JavaCallbacks callbacks = new JavaCallbacks(calls);
         long h;
         try {
-            String x = options.nativeOptionsString(merges::value);
-            byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords(merges::value);
+            String x = options.nativeOptionsString(callbacks);
+            byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords(callbacks);
             long[] o = options.toNative();
             h = holding(options.blockCache, options.writeBufferManager, (ch, wh) -> {
                 o[Abi.OPT_BLOCK_CACHE] = ch;
@@ -116,7 +116,7 @@ final class Stores {
                         x == null ? null : x.getBytes(StandardCharsets.UTF_8), records, options.familyOptions.size());
             });
         } catch (RuntimeException | Error e) {
-            merges.close();
+            callbacks.close();
             throw e;
         }
         BlockCache cache = options.blockCache;
@@ -131,7 +131,7 @@ final class Stores {
             }
             // RocksDB's close waited for its flushes and compactions: no merge runs any more
             if (rc != Abi.EBUSY) {
-                merges.close();
+                callbacks.close();
             }
             // the store held them natively until now: keep the Java objects reachable as long
             Reference.reachabilityFence(cache);
@@ -139,7 +139,7 @@ final class Stores {
         });
         Store store;
         try {
-            store = new Store(new StoreCore(calls, path, options, h, release, merges));
+            store = new Store(new StoreCore(calls, path, options, h, release, callbacks));
         } catch (RuntimeException | Error e) {
             release.run();
             throw e;

@@ -409,6 +409,30 @@ public interface NativeFunctions {
     long mergeValueAlloc(long v, long len);
 
     /**
+     * {@code ferry_compaction_filter_create}: Register a compaction filter implemented by a callback.
+     *
+     * @param name {@code const char *name}: the filter's name (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not starting
+     *        with "ferry."), copied.
+     * @param token {@code int64_t token}: passed to every call of callback.
+     * @param callback {@code void *callback}: a ferry_filter_fn (a binding's C function), as an address.
+     * @param out {@code ferry_compaction_filter **out}: the handle; give it to stores through their options strings;
+     *        release with ferry_compaction_filter_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+     */
+    int compactionFilterCreate(long name, long token, long callback, long out, long err);
+
+    /**
+     * {@code ferry_compaction_filter_close}: Release a compaction filter: later opens refuse it; stores open with it
+     * keep it (and call its callback) until they close. NULL and handles not made by ferry_compaction_filter_create (or
+     * closed already) are ignored.
+     *
+     * @param f {@code ferry_compaction_filter *f}
+     * @return the C result unchanged: FERRY_OK.
+     */
+    int compactionFilterClose(long f);
+
+    /**
      * {@code ferry_delete}: Delete one key (a missing key is not an error).
      *
      * @param store {@code ferry_store *s}

@@ -2,6 +2,7 @@ package dev.ferry.ffm.internal;
 
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
+import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import dev.ferry.spi.NativeBinding;
 import java.lang.foreign.Arena;
@@ -220,6 +221,12 @@ public final class FfmBinding extends FfmFunctions implements NativeBinding {
     @Override
     public long mergeCallback(MergeHandler handler) {
         return FfmMergeDispatch.address(handler);
+    }
+
+    /** {@inheritDoc} The callback is libferry's C trampoline, as for {@link #mergeCallback}. */
+    @Override
+    public long filterCallback(FilterHandler handler) {
+        return FfmMergeDispatch.filterAddress(handler);
     }
 
     // ---------------------------------------------------------------- loading

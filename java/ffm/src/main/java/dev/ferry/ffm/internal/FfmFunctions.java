@@ -286,6 +286,24 @@ public abstract class FfmFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int compactionFilterCreate(long name, long token, long callback, long out, long err) {
+        try {
+            return (int) CompactionFilterCreate.H.invokeExact(name, token, callback, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_compaction_filter_create", t);
+        }
+    }
+
+    @Override
+    public final int compactionFilterClose(long f) {
+        try {
+            return (int) CompactionFilterClose.H.invokeExact(f);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_compaction_filter_close", t);
+        }
+    }
+
+    @Override
     public final int delete(long store, int cf, long key, long klen, long err) {
         try {
             return (int) Delete.H.invokeExact(store, cf, key, klen, err);
@@ -763,6 +781,12 @@ public abstract class FfmFunctions implements NativeFunctions {
         MERGE_OPERATOR_CLOSE("ferry_merge_operator_close", false, JAVA_INT, JAVA_LONG),
         // void *ferry_merge_value_alloc(ferry_merge_value *v, size_t len)
         MERGE_VALUE_ALLOC("ferry_merge_value_alloc", false, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_compaction_filter_create(const char *name, int64_t token, void *callback,
+        //    ferry_compaction_filter **out, ferry_error *err)
+        COMPACTION_FILTER_CREATE("ferry_compaction_filter_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG),
+        // int ferry_compaction_filter_close(ferry_compaction_filter *f)
+        COMPACTION_FILTER_CLOSE("ferry_compaction_filter_close", false, JAVA_INT, JAVA_LONG),
         // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
         DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
@@ -919,6 +943,8 @@ public abstract class FfmFunctions implements NativeFunctions {
     static final class MergeOperatorCreate { static final MethodHandle H = FfmBinding.bind(Fn.MERGE_OPERATOR_CREATE); }
     static final class MergeOperatorClose { static final MethodHandle H = FfmBinding.bind(Fn.MERGE_OPERATOR_CLOSE); }
     static final class MergeValueAlloc { static final MethodHandle H = FfmBinding.bind(Fn.MERGE_VALUE_ALLOC); }
+    static final class CompactionFilterCreate { static final MethodHandle H = FfmBinding.bind(Fn.COMPACTION_FILTER_CREATE); }
+    static final class CompactionFilterClose { static final MethodHandle H = FfmBinding.bind(Fn.COMPACTION_FILTER_CLOSE); }
     static final class Delete { static final MethodHandle H = FfmBinding.bind(Fn.DELETE); }
     static final class DeleteRange { static final MethodHandle H = FfmBinding.bind(Fn.DELETE_RANGE); }
     static final class Write { static final MethodHandle H = FfmBinding.bind(Fn.WRITE); }
