@@ -182,7 +182,7 @@ static int64_t filter_call(int which, int64_t token, int32_t kind, int64_t arg, 
                                          (jlong)arg, (jint)level, k, v, box);
         if ((*env)->ExceptionCheck(env)) {
             r = 0;
-        } else if (r == FERRY_FILTER_CHANGE) {
+        } else if (kind == FERRY_FILTER_ENTRY && r == FERRY_FILTER_CHANGE) {
             jbyteArray nv = (jbyteArray)(*env)->GetObjectArrayElement(env, box, 0);
             jsize len = nv ? (*env)->GetArrayLength(env, nv) : 0;
             void *dst = nv && out ? ferry_merge_value_alloc(out, (size_t)len) : NULL;

@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import dev.ferry.internal.Callbacks;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.NativeCalls;
@@ -31,7 +32,7 @@ import java.util.regex.Pattern;
  * <p>Thread safety: thread-safe.
  */
 final class JavaCallbacks {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1,128}");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1," + Abi.MERGE_NAME_MAX + "}");
     private static final Map<Long, Registered> TOKENS = new ConcurrentHashMap<>();
     private static final Map<Long, RegisteredFilter> FILTER_TOKENS = new ConcurrentHashMap<>();
     /** The filters of the compactions running, by id. */
@@ -217,10 +218,6 @@ final class JavaCallbacks {
         }
     }
 
-    // ferry.h's FERRY_FILTER_* kinds
-    private static final int BEGIN = 0;
-    private static final int ENTRY = 1;
-
     private static long filter(long token, int kind, long arg, int level, byte[] key, byte[] value, byte[][] out) {
         RegisteredFilter r = FILTER_TOKENS.get(token);
         if (r == null) {
@@ -228,8 +225,9 @@ final class JavaCallbacks {
         }
         Guard before = Callbacks.enter(r.owner.guard);
         try {
-            if (kind == BEGIN) {
-                JavaCompactionFilter f = r.factory.create(new JavaCompactionFilter.Context((arg & 1) != 0, (arg & 2) != 0));
+            if (kind == Abi.FILTER_BEGIN) {
+                JavaCompactionFilter f = r.factory.create(new JavaCompactionFilter.Context(
+                        (arg & Abi.FILTER_FULL) != 0, (arg & Abi.FILTER_MANUAL) != 0));
                 if (f == null) {
                     throw new NullPointerException("compaction filter factory " + r.factory.name() + ": create returned null");
                 }
@@ -237,7 +235,7 @@ final class JavaCallbacks {
                 COMPACTIONS.put(id, f);
                 return id;
             }
-            if (kind != ENTRY) {
+            if (kind != Abi.FILTER_ENTRY) {
                 COMPACTIONS.remove(arg);
                 return 0;
             }
@@ -249,7 +247,7 @@ final class JavaCallbacks {
             if (d == null) {
                 throw new NullPointerException("compaction filter " + r.factory.name() + ": filter returned null");
             }
-            if (d.kind() == 2) {
+            if (d.kind() == Abi.FILTER_CHANGE) {
                 out[0] = d.value();
             }
             return d.kind();

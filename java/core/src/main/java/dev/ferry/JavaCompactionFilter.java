@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.Abi;
 import java.util.Objects;
 
 /**
@@ -40,9 +41,9 @@ public interface JavaCompactionFilter {
      */
     final class Decision {
         /** Keep the entry. */
-        public static final Decision KEEP = new Decision(0, null);
+        public static final Decision KEEP = new Decision(Abi.FILTER_KEEP, null);
         /** Remove the entry. */
-        public static final Decision REMOVE = new Decision(1, null);
+        public static final Decision REMOVE = new Decision(Abi.FILTER_REMOVE, null);
 
         private final int kind;
         private final byte[] value;
@@ -60,7 +61,7 @@ public interface JavaCompactionFilter {
          * @throws NullPointerException when {@code newValue} is null
          */
         public static Decision change(byte[] newValue) {
-            return new Decision(2, Objects.requireNonNull(newValue, "newValue"));
+            return new Decision(Abi.FILTER_CHANGE, Objects.requireNonNull(newValue, "newValue"));
         }
 
         /** @return 0 keep, 1 remove, 2 change (ferry.h's FERRY_FILTER_KEEP, _REMOVE, _CHANGE) */
@@ -75,7 +76,7 @@ public interface JavaCompactionFilter {
 
         @Override
         public String toString() {
-            return kind == 0 ? "KEEP" : kind == 1 ? "REMOVE" : "CHANGE(" + value.length + " bytes)";
+            return kind == Abi.FILTER_KEEP ? "KEEP" : kind == Abi.FILTER_REMOVE ? "REMOVE" : "CHANGE(" + value.length + " bytes)";
         }
     }
 
