@@ -189,7 +189,8 @@ final class TxnOps {
                 byte[] v = c.value("operand");
                 if (c.world.engine == Engine.LMDB) {
                     c.mustThrow("a transaction's merge on LMDB");
-                } else if (!s.mergeOperator && (cf == null || !c.world.familyMerge.contains(cf))) {
+                } else if (!s.mergeOperator && (cf == null ? !MoreOps.defaultFamilyMerges(c, s.store)
+                        : !c.world.familyMerge.contains(cf))) {
                     c.mustThrow("a transaction's merge on a RocksDB store without a merge operator");
                 }
                 c.call("t.merge(" + f[1] + ", " + Ctx.hex(k) + ", " + Ctx.hex(v) + ")", () -> t.merge(cf, k, v));
