@@ -9,31 +9,37 @@ import java.util.Objects;
 /**
  * What can be read: a {@link Store} (its latest state), a {@link Snapshot} (the state when it was
  * taken) or a {@link Transaction} (the latest committed state plus the transaction's own writes).
- * The reads are written once here for all three, as the C ABI takes "no view, a snapshot or a
- * transaction" as one handle; code that only reads can take a {@code ReadView} and work on any.
+ * The reads are written once here for all three, as the C ABI takes "the latest state, a snapshot
+ * or a transaction" as one handle; code that only reads can take a {@code StoreReader} and work on
+ * any. (Named {@code ReadView} until 0.1.0; that name stays one release as a deprecated interface,
+ * {@link ReadView}, which this class implements: "view" is {@link View}, the bytes of a cursor's entry.)
  *
  * <p>Keys are compared as unsigned bytes. A missing key is not an error: {@code get} returns null
- * (or {@link Store#NOT_FOUND}). Each view adds its own rules (see its class comment): a store's
+ * (or {@link Store#NOT_FOUND}). Each reader adds its own rules (see its class comment): a store's
  * reads run from any thread; an LMDB snapshot and a transaction belong to their thread; a snapshot
  * reads only the families that existed when it was taken; every read of a closed (or, for a
- * transaction, committed) view throws {@link IllegalStateException}.
+ * transaction, committed) reader throws {@link IllegalStateException}.
  *
- * <p>Thread safety: as the view's.
+ * <p>Thread safety: as the reader's.
  */
-public abstract sealed class ReadView permits Snapshot, WriteView {
+@SuppressWarnings({"deprecation", "removal"}) // implements ReadView, its former name, for one release
+public abstract sealed class StoreReader implements ReadView permits Snapshot, StoreWriter {
     final StoreCore core;
-    /** The native view handle: 0 (latest state), a snapshot's or a transaction's. */
-    final long view;
+    /**
+     * The handle the C ABI reads through (its {@code snap} argument): 0 for the store's latest state,
+     * a snapshot's, or a transaction's ({@code FERRY_TXN_VIEW}).
+     */
+    final long snapshot;
 
-    ReadView(StoreCore core, long view) {
+    StoreReader(StoreCore core, long snapshot) {
         this.core = core;
-        this.view = view;
+        this.snapshot = snapshot;
     }
 
-    // ---- the view's own rules ----
+    // ---- the reader's own rules ----
 
     /**
-     * Enters a call on the view (its guard, thread and state checks) for a family.
+     * Enters a call on the reader (its guard, thread and state checks) for a family.
      *
      * @param cf the family
      * @return its id; the caller calls {@link #exit()} after the call (when this throws, nothing was entered)
@@ -43,10 +49,10 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
     /** Leaves a call entered with {@link #enter}. */
     abstract void exit();
 
-    /** @return the children that track the cursors opened through this view */
+    /** @return the children that track the cursors opened through this reader */
     abstract Children cursors();
 
-    /** @return the lifetime the cursors opened through this view pin */
+    /** @return the lifetime the cursors opened through this reader pin */
     abstract Lifetime lifetime();
 
     /**
@@ -152,7 +158,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
     public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
         int id = enter(cf);
         try {
-            return core.calls.getInto(core.handle, view, id, key, into, core.readers);
+            return core.calls.reads().getInto(core.handle, snapshot, id, key, into, core.readers);
         } catch (FerryException e) {
             throw translate(e);
         } finally {
@@ -193,7 +199,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
         Objects.requireNonNull(options, "options");
         int id = enter(cf);
         try {
-            return core.calls.multiGet(core.handle, view, id, keys, options.flags(), core.readers);
+            return core.calls.reads().multiGet(core.handle, snapshot, id, keys, options.flags(), core.readers);
         } catch (FerryException e) {
             throw translate(e);
         } finally {
@@ -213,7 +219,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
         StoreCore.requireKey(key);
         int id = enter(cf);
         try {
-            return core.calls.valueCount(core.handle, view, id, key);
+            return core.calls.reads().valueCount(core.handle, snapshot, id, key);
         } catch (FerryException e) {
             throw translate(e);
         } finally {
@@ -284,7 +290,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
         Objects.requireNonNull(options, "options");
         int id = enter(cf);
         try {
-            return core.calls.get(core.handle, view, id, key, off, len, options.flags(), core.readers);
+            return core.calls.reads().get(core.handle, snapshot, id, key, off, len, options.flags(), core.readers);
         } catch (FerryException e) {
             throw translate(e);
         } finally {
@@ -296,7 +302,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
         Objects.requireNonNull(range, "range");
         int id = enter(cf);
         try {
-            return core.openCursor(view, cursors(), lifetime(), id, cf.hasDuplicates(), range, options, scanMode);
+            return core.openCursor(snapshot, cursors(), lifetime(), id, cf.hasDuplicates(), range, options, scanMode);
         } catch (FerryException e) {
             throw translate(e);
         } finally {

@@ -5,19 +5,23 @@ import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
- * A {@link ReadView} that can also be written: a {@link Store} (each write applies at once) or a
+ * A {@link StoreReader} that can also be written: a {@link Store} (each write applies at once) or a
  * {@link Transaction} (its writes apply together at its commit, and its own reads see them). The
- * puts and deletes are written once here for both; each view sends them its own way: a store
+ * puts and deletes are written once here for both; each writer sends them its own way: a store
  * through the engine's dedicated calls ({@code ferry_put}, {@code ferry_delete},
  * {@code ferry_delete_range}, {@code ferry_write}), a transaction as batch records
  * ({@code ferry_txn_write}). Sending a store's put as a batch record too measured 3-8% slower on
  * RocksDB (docs/design.md, "Layers in Java"), so the store keeps the dedicated calls.
  *
- * <p>Thread safety: as the view's (a store's writes run from any thread, a transaction's on its own).
+ * <p>Named {@code WriteView} until 0.1.0; that name stays one release as a deprecated interface,
+ * {@link WriteView}, which this class implements.
+ *
+ * <p>Thread safety: as the writer's (a store's writes run from any thread, a transaction's on its own).
  */
-public abstract sealed class WriteView extends ReadView permits Store, Transaction {
-    WriteView(StoreCore core, long view) {
-        super(core, view);
+@SuppressWarnings({"deprecation", "removal"}) // implements WriteView, its former name, for one release
+public abstract sealed class StoreWriter extends StoreReader implements WriteView permits Store, Transaction {
+    StoreWriter(StoreCore core, long snapshot) {
+        super(core, snapshot);
     }
 
     /**

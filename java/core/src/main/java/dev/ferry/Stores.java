@@ -118,7 +118,7 @@ final class Stores {
         Once release = new Once(() -> {
             // EBUSY: an LMDB write transaction of another thread kept the environment open (only
             // that thread may end it), so the path stays open in this process
-            if (calls.storeClose(h) != Abi.EBUSY && engine == Engine.LMDB) {
+            if (calls.storeClose(h) && engine == Engine.LMDB) {
                 OPEN_LMDB.remove(path);
             }
             // the store held them natively until now: keep the Java objects reachable as long
