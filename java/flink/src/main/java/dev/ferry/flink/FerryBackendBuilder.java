@@ -88,7 +88,10 @@ final class FerryBackendBuilder<K> {
                 options = StoreOptions.lmdb().mapSize(config.lmdbMapSize).autoGrow(config.lmdbMapSize)
                         .maxColumnFamilies(4096).lmdbFlags(EnumSet.of(LmdbFlag.NOTLS));
             } else {
-                options = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND);
+                // no WAL and no flush at close: the state is recovered from checkpoints, and a closed
+                // backend's directory is deleted
+                options = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND)
+                        .rocksdbOptions("avoid_flush_during_shutdown=true");
                 FerryMemory memory = memory(env, binding, resources);
                 if (memory != null) {
                     options.blockCache(memory.cache).writeBufferManager(memory.writeBuffers)
