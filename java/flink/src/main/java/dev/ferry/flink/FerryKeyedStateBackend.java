@@ -4,7 +4,6 @@ import dev.ferry.ColumnFamily;
 import dev.ferry.Cursor;
 import dev.ferry.CursorOptions;
 import dev.ferry.KeyRange;
-import dev.ferry.Snapshot;
 import dev.ferry.Store;
 import dev.ferry.WriteBatch;
 import java.io.IOException;
@@ -539,22 +538,10 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         }
         ResourceGuard.Lease lease = guard.acquireResource();
         try {
-            Snapshot snapshot = store.snapshot();
-            leases.add(lease);
-            return new FerrySnapshotResources<>(this, snapshot, metaInfos, storeStates, queues);
+            return new FerrySnapshotResources<>(this, store.snapshot(), lease, metaInfos, storeStates, queues);
         } catch (RuntimeException e) {
             lease.close();
             throw e;
-        }
-    }
-
-    private final java.util.Deque<ResourceGuard.Lease> leases = new java.util.concurrent.ConcurrentLinkedDeque<>();
-
-    /** Called when a snapshot's resources are released. */
-    void snapshotReleased() {
-        ResourceGuard.Lease lease = leases.poll();
-        if (lease != null) {
-            lease.close();
         }
     }
 
@@ -595,6 +582,19 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     @Override
     public String getBackendTypeIdentifier() {
         return IDENTIFIER;
+    }
+
+    /** @return the slot's shared memory of this backend's store, or null (LMDB, or no managed memory) */
+    FerryMemory memory() {
+        for (AutoCloseable r : resources) {
+            if (r instanceof org.apache.flink.runtime.memory.OpaqueMemoryResource) {
+                Object h = ((org.apache.flink.runtime.memory.OpaqueMemoryResource<?>) r).getResourceHandle();
+                if (h instanceof FerryMemory) {
+                    return (FerryMemory) h;
+                }
+            }
+        }
+        return null;
     }
 
     /** @return the engine's name, {@code rocksdb} or {@code lmdb} */
