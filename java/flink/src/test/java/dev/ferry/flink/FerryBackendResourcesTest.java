@@ -87,6 +87,14 @@ class FerryBackendResourcesTest {
         assertEquals("lmdb", b.getEngine());
         assertEquals("jni", b.getBinding());
         assertTrue(b.isHeapTimers());
+        // Flink's RocksDB backend's key, when Ferry's is not set
+        Configuration builtIn = new Configuration();
+        builtIn.setString("state.backend.type", FerryStateBackendFactory.class.getName());
+        builtIn.setString("state.backend.rocksdb.timer-service.factory", "HEAP");
+        FerryStateBackend fromBuiltIn = (FerryStateBackend) StateBackendLoader.loadStateBackendFromConfig(builtIn,
+                getClass().getClassLoader(), null);
+        assertTrue(fromBuiltIn.isHeapTimers());
+        assertEquals("rocksdb", fromBuiltIn.getEngine());
         config.setString("state.backend.ferry.engine", "leveldb");
         assertThrows(Exception.class,
                 () -> StateBackendLoader.loadStateBackendFromConfig(config, getClass().getClassLoader(), null));
