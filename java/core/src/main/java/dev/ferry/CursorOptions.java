@@ -4,7 +4,8 @@ import dev.ferry.internal.Abi;
 
 /**
  * Per-cursor settings. Defaults: the store's page size, fill the block cache, zero-copy pointer
- * pages where the engine supports them (LMDB), LMDB leaf pages read directly.
+ * pages (LMDB; RocksDB where the engine keeps values in place, see {@link #pointers}), LMDB leaf
+ * pages read directly.
  *
  * <p>Thread safety: not thread-safe; read when the cursor opens.
  */
@@ -95,7 +96,13 @@ public final class CursorOptions {
     }
 
     /**
-     * LMDB: pages of pointers into the map (zero-copy, default true) or copies.
+     * Pages of pointers (default true) or copies. LMDB: pointers into the map. RocksDB: values are
+     * read where the cursor's iterator keeps the blocks and memtable entries it read pinned
+     * ({@code ReadOptions.pin_data}), keys are copied into the page; a cursor opens a fresh
+     * iterator at its position once it has read 4 MiB, so it pins about that much of the block
+     * cache at most. RocksDB fills copy pages, whatever this says, for families with a merge
+     * operator or blob files, for transactions, and when the JVM runs with
+     * {@code -Dferry.rocksdb.pointers=false}. Either way a view is valid until the cursor's next move.
      *
      * @param v the flag
      * @return this
@@ -120,9 +127,16 @@ public final class CursorOptions {
         return this;
     }
 
-    /** @return the {@code FERRY_CURSOR_*} flags of these options */
-    int nativeFlags() {
-        return (pointers ? Abi.CURSOR_POINTERS : 0)
+    /** {@code -Dferry.rocksdb.pointers=false}: RocksDB cursors fill copy pages (the tests run both kinds). */
+    static final boolean ROCKSDB_POINTERS = !"false".equals(System.getProperty("ferry.rocksdb.pointers"));
+
+    /**
+     * @param engine the store's engine
+     * @return the {@code FERRY_CURSOR_*} flags of these options
+     */
+    int nativeFlags(Engine engine) {
+        boolean ptr = pointers && (engine != Engine.ROCKSDB || ROCKSDB_POINTERS);
+        return (ptr ? Abi.CURSOR_POINTERS : 0)
                 | (fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
                 | (pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS)
                 | (verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)

@@ -124,6 +124,57 @@ class SharedMemoryContractTest {
         assertThrows(IllegalStateException.class, w::memoryUsage);
     }
 
+    /**
+     * RocksDB pointer pages: a cursor's iterator pins the blocks it read, and opens a fresh one at its
+     * position after 4 MiB of keys and values, so the cache's pinned usage, read back while a cursor walks
+     * 9.6 MB of values, stays near that (the blocks' own overhead on top), and drops once it closes.
+     * Every value reads right where its view points. With {@code -Dferry.rocksdb.pointers=false} the
+     * pages are copies and the cursor pins one block at a time.
+     */
+    @MatrixTest
+    void aCursorPinsAtMostAboutFourMiBOfTheCacheAndNothingOnceClosed() {
+        if (target.engine != Engine.ROCKSDB) {
+            return;
+        }
+        BlockCache c = cache(256L << 20);
+        Store s = keep(Store.open(dir.resolve("pins"), target.options().blockCache(c).compression(Compression.NONE)));
+        int n = 16_000;
+        byte[] v = new byte[600];
+        WriteBatch batch = new WriteBatch();
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < v.length; j++) {
+                v[j] = (byte) (i * 31 + j);
+            }
+            batch.put(b(String.format("k%08d", i)), v);
+            if (batch.count() == 500) {
+                s.write(batch);
+                batch = new WriteBatch();
+            }
+        }
+        s.flush();
+        long max = 0;
+        int seen = 0;
+        try (Cursor cur = s.cursor(s.defaultColumnFamily(), KeyRange.all(), CursorOptions.defaults())) {
+            while (cur.next()) {
+                View val = cur.value();
+                assertEquals(600, val.length());
+                assertEquals((byte) (seen * 31), val.getByte(0), "value " + seen);
+                assertEquals((byte) (seen * 31 + 599), val.getByte(599), "value " + seen);
+                assertTrue(cur.key().contentEquals(b(String.format("k%08d", seen))), "key " + seen);
+                if (seen % 50 == 0) {
+                    max = Math.max(max, c.pinnedUsage());
+                }
+                seen++;
+            }
+        }
+        assertEquals(n, seen);
+        assertTrue(max <= 5L << 20, "a cursor pinned " + max + " bytes of the cache");
+        if (CursorOptions.ROCKSDB_POINTERS) {
+            assertTrue(max >= 2L << 20, "a pointer-page cursor pinned only " + max + " bytes");
+        }
+        assertTrue(c.pinnedUsage() < 1L << 20, c.pinnedUsage() + " bytes still pinned after the cursor closed");
+    }
+
     private static byte[] zeroFirst(byte[] v) {
         v[0] = 0;
         return v;
