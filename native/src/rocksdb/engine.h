@@ -76,8 +76,23 @@ typedef struct rdb_cursor {
     int check_bounds;
     const char *lower, *upper;        /* into bounds, NULL = none */
     size_t llen, ulen;
+    /* Pointer pages (FERRY_CURSOR_POINTERS, see cursors.c): values point into the blocks and
+     * memtable entries the iterator keeps pinned (ReadOptions.pin_data); keys are copied. */
+    int pin;
+    rocksdb_t *db;                    /* pinning cursors: where a fresh iterator comes from */
+    rocksdb_column_family_handle_t *cfh;
+    rdb_db_shell dbs;                 /* interop: db and cfh point to these copies of RocksJava's pointers */
+    rdb_cf_shell cfs;
+    const rocksdb_snapshot_t *own_snap; /* taken at open when the caller gave none; released at close */
+    uint64_t pinned;                  /* key and value bytes emitted since the iterator was made */
+    char *rekey;                      /* where the iterator stood, for its successor (malloc'd) */
+    size_t rekey_cap;
     char bounds[];                    /* lower then upper bound bytes */
 } rdb_cursor;
+
+/* A pinning cursor opens a fresh iterator at the entry it stands on once it has emitted this many
+ * key and value bytes, so the blocks its iterator pins stay bounded (see cursors.c). */
+#define RDB_PIN_LIMIT ((uint64_t)4 << 20)
 
 #define STORE(s) ((rdb_store *)(s))
 

@@ -162,7 +162,7 @@ final class StoreCore {
     Cursor openCursor(long snapshot, Children siblings, Lifetime parent, int cf, boolean pairSeeks, KeyRange range,
                       CursorOptions options, boolean scanMode) {
         CursorOptions o = options == null ? CursorOptions.defaults() : options;
-        int flags = o.nativeFlags();
+        int flags = o.nativeFlags(engine);
         long h = calls.cursorOpen(handle, snapshot, cf, range.lowerRef(), range.upperRef(), flags, readers);
         parent.pin();
         StoreCursorHost host = new StoreCursorHost(this, siblings, parent);

@@ -179,7 +179,7 @@ public interface RocksDbFunctions {
      *        comparator orders them below/above the keys.
      * @param ulen {@code size_t ulen}
      * @param flags {@code uint32_t flags}: FERRY_CURSOR_NO_FILL_CACHE or 0 (pages are copies: FERRY_CURSOR_POINTERS is
-     *        accepted and ignored, as on RocksDB stores).
+     *        accepted and ignored, since whether the family has a merge operator is unknown).
      * @param out {@code ferry_cursor **out}: the cursor: fill with ferry_cursor_fill, release with ferry_cursor_close
      *        while the DB is open, or ferry_rj_cursor_forget once it is closed.
      * @param err {@code ferry_error *err}
