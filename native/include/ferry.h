@@ -185,7 +185,8 @@ typedef struct ferry_cursor ferry_cursor;
 
 /** @name Cursor open flags */
 /**@{*/
-#define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data */
+#define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data (LMDB: read
+                                             transactions; RocksDB: store cursors, see "Page layout") */
 #define FERRY_CURSOR_NO_FILL_CACHE 0x2 /**< RocksDB: do not fill the block cache */
 #define FERRY_CURSOR_ENGINE_STEPS  0x4 /**< LMDB: step through every entry with mdb_cursor_get (no direct leaf-page walk) */
 #define FERRY_CURSOR_NO_VERIFY_CHECKSUMS 0x20 /**< RocksDB: do not verify block checksums of what the cursor reads
@@ -225,6 +226,14 @@ typedef struct ferry_cursor ferry_cursor;
  * A pointer page carries keys and values of at most FERRY_ENTRY_MAX bytes (what a Java view
  * addresses); for a larger entry the fill stops before it and, when it comes first, fails with
  * FERRY_ETOOSMALL reporting the size a copy page would need.
+ * RocksDB pointer pages (store cursors opened with FERRY_CURSOR_POINTERS; not transactions, not
+ * families with a merge operator or with blob files, which fill copy pages): values point where
+ * the cursor's iterator read them, which it keeps pinned (ReadOptions.pin_data) until the cursor
+ * closes or opens a fresh iterator; keys are copied to the page's end (growing down; "used" counts
+ * the entries only) and the entries point there. Once a cursor has returned 4 MiB of keys and
+ * values it opens a fresh iterator at its position (at the next fill, after positioning), so what
+ * it pins stays near that plus the blocks of the entries it stepped over. A cursor opened without
+ * a snapshot takes one for this. The addresses stay valid until the cursor's next fill or close.
  */
 /**@{*/
 #define FERRY_PAGE_HEADER    16
@@ -1155,7 +1164,7 @@ FERRY_EXPORT int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, si
  * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
  *            Copied. The bounds assume the family's comparator orders them below/above the keys.
  * @param[in] flags FERRY_CURSOR_NO_FILL_CACHE or 0 (pages are copies: FERRY_CURSOR_POINTERS is
- *            accepted and ignored, as on RocksDB stores).
+ *            accepted and ignored, since whether the family has a merge operator is unknown).
  * @param[out] out the cursor: fill with ferry_cursor_fill, release with ferry_cursor_close while
  *             the DB is open, or ferry_rj_cursor_forget once it is closed.
  * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOMEM.

@@ -186,6 +186,8 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(options_create_copy, rocksdb_options_t *, (rocksdb_options_t *o)) \
     X(readoptions_set_async_io, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     X(readoptions_set_auto_prefix_mode, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    /* pointer pages on RocksDB (cursors.c); without it pages are copies */ \
+    X(readoptions_set_pin_data, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     RDB_API_UTILITY_FUNCS(X) \
     RDB_API_SST_FUNCS(X) \
     RDB_API_TXN_FUNCS(X) \

@@ -262,6 +262,7 @@ int main(int argc, char **argv)
     test_rocksjava();
     test_shared_memory();
     test_split_points();
+    test_pointer_pages();
 
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

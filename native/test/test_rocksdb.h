@@ -90,5 +90,6 @@ void test_sst(void);                                   /* test_rocksdb_admin.c *
 void test_rocksjava(void);                             /* test_rocksdb_interop.c */
 void test_shared_memory(void);                         /* test_rocksdb_admin.c */
 void test_split_points(void);                          /* test_rocksdb_txn.c */
+void test_pointer_pages(void);                         /* test_rocksdb_pinned.c */
 
 #endif

@@ -1,4 +1,5 @@
-/* RocksDB engine: attaching to the loaded librocksdbjni, errors, handles. */
+/* RocksDB engine: attaching to the loaded librocksdbjni, errors, handles, and the engine-wide table
+ * (ferry_rocksdb_lib) through which the ABI layer reaches attach, open and the objects of no store. */
 #include "engine.h"
 
 /* ------------------------------------------------------------------ */
@@ -271,3 +272,36 @@ int rdb_open_error(const char *path, char *e, ferry_error *err)
     RDB.free(e);
     return FERRY_EBUSY;
 }
+
+/* ------------------------------------------------------------------ */
+/* The engine-wide table (internal.h): everything the ABI layer asks of RocksDB besides a store's ops */
+
+const ferry_engine_lib ferry_rocksdb_lib = {
+    .attach = ferry_rocksdb_attach,
+    .path = ferry_rocksdb_path,
+    .open = ferry_rocksdb_open,
+    .backups_open = ferry_rocksdb_backups_open,
+    .backups_close = ferry_rocksdb_backups_close,
+    .backups_create = ferry_rocksdb_backups_create,
+    .backups_list = ferry_rocksdb_backups_list,
+    .backups_restore = ferry_rocksdb_backups_restore,
+    .backups_purge = ferry_rocksdb_backups_purge,
+    .sst_open = ferry_rocksdb_sst_open,
+    .sst_add = ferry_rocksdb_sst_add,
+    .sst_finish = ferry_rocksdb_sst_finish,
+    .sst_close = ferry_rocksdb_sst_close,
+    .cache_create = ferry_rocksdb_cache_create,
+    .cache_destroy = ferry_rocksdb_cache_destroy,
+    .cache_usage = ferry_rocksdb_cache_usage,
+    .wbm_create = ferry_rocksdb_wbm_create,
+    .wbm_destroy = ferry_rocksdb_wbm_destroy,
+    .wbm_usage = ferry_rocksdb_wbm_usage,
+    .rj_cursor_owned = ferry_rocksdb_rj_cursor_owned,
+    .rj_cursor_open = ferry_rocksdb_rj_cursor_open,
+    .rj_cursor_wrap = ferry_rocksdb_rj_cursor_wrap,
+    .rj_cursor_forget = ferry_rocksdb_rj_cursor_forget,
+    .rj_get = ferry_rocksdb_rj_get,
+    .rj_multi_get = ferry_rocksdb_rj_multi_get,
+    .rj_put = ferry_rocksdb_rj_put,
+    .rj_write = ferry_rocksdb_rj_write,
+};

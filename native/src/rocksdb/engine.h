@@ -79,8 +79,23 @@ typedef struct rdb_cursor {
     int check_bounds;
     const char *lower, *upper;        /* into bounds, NULL = none */
     size_t llen, ulen;
+    /* Pointer pages (FERRY_CURSOR_POINTERS, see cursors.c): values point into the blocks and
+     * memtable entries the iterator keeps pinned (ReadOptions.pin_data); keys are copied. */
+    int pin;
+    rocksdb_t *db;                    /* pinning cursors: where a fresh iterator comes from */
+    rocksdb_column_family_handle_t *cfh;
+    rdb_db_shell dbs;                 /* interop: db and cfh point to these copies of RocksJava's pointers */
+    rdb_cf_shell cfs;
+    const rocksdb_snapshot_t *own_snap; /* taken at open when the caller gave none; released at close */
+    uint64_t pinned;                  /* key and value bytes emitted since the iterator was made */
+    char *rekey;                      /* where the iterator stood, for its successor (malloc'd) */
+    size_t rekey_cap;
     char bounds[];                    /* lower then upper bound bytes */
 } rdb_cursor;
+
+/* A pinning cursor opens a fresh iterator at the entry it stands on once it has emitted this many
+ * key and value bytes, so the blocks its iterator pins stay bounded (see cursors.c). */
+#define RDB_PIN_LIMIT ((uint64_t)4 << 20)
 
 #define STORE(s) ((rdb_store *)(s))
 
@@ -318,5 +333,49 @@ static inline int rdb_cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_c
 {
     return rdb_cursor_create_in(owner, db, NULL, cf, snap, lower, llen, upper, ulen, flags, readahead, out, err);
 }
+
+/* ------------------------------------------------------------------ */
+/* The engine-wide entry points: ferry_rocksdb_lib's (attach.c), the ABI layer's way in (internal.h) */
+
+FERRY_HIDDEN int ferry_rocksdb_attach(const char *lib_path, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_path(char *dst, size_t cap);
+FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const int64_t *opts, const char *extra,
+                                    const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err);
+/* backups, SST files, shared caches and write buffer managers (admin.c) */
+FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_close(ferry_backups *b);
+FERRY_HIDDEN int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out,
+                                            ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out,
+                                        ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val,
+                                       size_t vlen, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_close(ferry_sst_writer *w);
+FERRY_HIDDEN int ferry_rocksdb_cache_create(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out,
+                                            int *rj_made, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_cache_destroy(void *c, int rj_made);
+FERRY_HIDDEN void ferry_rocksdb_cache_usage(void *c, uint64_t *usage, uint64_t *pinned);
+FERRY_HIDDEN int ferry_rocksdb_wbm_create(void *cache, uint64_t size, int allow_stall, void **out, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_wbm_destroy(void *w);
+FERRY_HIDDEN uint64_t ferry_rocksdb_wbm_usage(void *w);
+/* RocksJava interop (interop.c) */
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_owned(const ferry_cursor *c);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower,
+                                              size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                                              ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_forget(ferry_cursor *c);
+FERRY_HIDDEN int ferry_rocksdb_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen,
+                                      void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
+                                            size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
+                                            ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen,
+                                      ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err);
 
 #endif /* FERRY_ROCKSDB_ENGINE_H */

@@ -28,7 +28,7 @@ import java.util.function.LongFunction;
  * The state of one open store that its public objects share: the call layer and native handle,
  * the guard that keeps the handle valid during a call, the lifetime that snapshots, transactions
  * and cursors pin, the family registry and the cursor page pool. {@link Store} is the public face;
- * {@link Snapshot}, {@link Transaction}, {@link ReadView}, {@link StoreAdmin} and {@link Backups}
+ * {@link Snapshot}, {@link Transaction}, {@link StoreReader}, {@link StoreAdmin} and {@link Backups}
  * work on this object instead of on the Store's internals.
  *
  * <p>Thread safety: thread-safe.
@@ -159,15 +159,15 @@ final class StoreCore {
     }
 
     /**
-     * Opens a cursor reading through {@code view} (a snapshot's or transaction's handle, or 0 for
+     * Opens a cursor reading through {@code snapshot} (a snapshot's or transaction's handle, or 0 for
      * the latest state), tracked in {@code siblings} and pinning {@code parent}. The caller holds
      * its guard.
      */
-    Cursor openCursor(long view, Children siblings, Lifetime parent, int cf, boolean pairSeeks, KeyRange range,
+    Cursor openCursor(long snapshot, Children siblings, Lifetime parent, int cf, boolean pairSeeks, KeyRange range,
                       CursorOptions options, boolean scanMode) {
         CursorOptions o = options == null ? CursorOptions.defaults() : options;
-        int flags = o.nativeFlags();
-        long h = calls.cursorOpen(handle, view, cf, range.lowerRef(), range.upperRef(), flags, readers);
+        int flags = o.nativeFlags(engine);
+        long h = calls.cursorOpen(handle, snapshot, cf, range.lowerRef(), range.upperRef(), flags, readers);
         parent.pin();
         StoreCursorHost host = new StoreCursorHost(this, siblings, parent);
         Once release = new Once(host.release(h));
@@ -263,7 +263,7 @@ final class StoreCore {
         }
     }
 
-    /** {@link WriteView}'s writes of a store: the dedicated native calls (see {@link WriteView}). */
+    /** {@link StoreWriter}'s writes of a store: the dedicated native calls (see {@link StoreWriter}). */
     void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int id = cfId(cf);
         if (op == Abi.OP_DELETE_RANGE && Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl) >= 0) {
@@ -283,7 +283,7 @@ final class StoreCore {
                     calls.write(handle, batch.delete(cf, a, b).encoded(), 1, 0);
                 }
             } else {
-                calls.deleteRange(handle, id, a, b); // whole arrays: WriteView passes them so
+                calls.deleteRange(handle, id, a, b); // whole arrays: StoreWriter passes them so
             }
         } finally {
             guard.exit();

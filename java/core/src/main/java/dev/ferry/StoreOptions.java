@@ -1,9 +1,8 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
+import dev.ferry.internal.NativeCalls;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
@@ -663,15 +662,7 @@ public final class StoreOptions {
             byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
             String x = e.getValue().nativeOptionsString(callbacks);
             byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
-            int size = Abi.CFDESC_HEADER;
-            ByteBuffer h = ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());
-            h.putInt(name.length).putInt(extra.length);
-            for (long v : e.getValue().toNative()) {
-                h.putLong(v);
-            }
-            out.write(h.array(), 0, size);
-            out.write(name, 0, name.length);
-            out.write(extra, 0, extra.length);
+            NativeCalls.familyRecord(out, name, extra, e.getValue().toNative());
         }
         return out.toByteArray();
     }

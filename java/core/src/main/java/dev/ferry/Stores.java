@@ -125,12 +125,12 @@ final class Stores {
         Once release = new Once(() -> {
             // EBUSY: an LMDB write transaction of another thread kept the environment open (only
             // that thread may end it), so the path stays open in this process
-            int rc = calls.storeClose(h);
-            if (rc != Abi.EBUSY && engine == Engine.LMDB) {
+            boolean closed = calls.storeClose(h);
+            if (closed && engine == Engine.LMDB) {
                 OPEN_LMDB.remove(path);
             }
             // RocksDB's close waited for its flushes and compactions: no merge runs any more
-            if (rc != Abi.EBUSY) {
+            if (closed) {
                 callbacks.close();
             }
             // the store held them natively until now: keep the Java objects reachable as long

@@ -142,7 +142,7 @@ final class TxnOps {
     }
 
     /**
-     * The {@link dev.ferry.ReadView} and {@link dev.ferry.WriteView} calls a transaction inherits
+     * The {@link dev.ferry.StoreReader} and {@link dev.ferry.StoreWriter} calls a transaction inherits
      * beyond the plain ones: reads with {@link ReadOptions} (or null), the short forms on the default
      * family, slices and buffers, {@code valueCount}, merges (refused on LMDB and without a merge
      * operator), one-value deletes (on LMDB DUPSORT families from the pool, and elsewhere).

@@ -20,9 +20,9 @@ import java.util.Optional;
  * The FFM binding (Java 22+): each method calls one {@code ferry_*} function of
  * {@code native/include/ferry.h} through a downcall handle, with no glue code in between: this
  * binding loads libferry with {@link SymbolLookup#libraryLookup} and never touches JNI (no
- * {@code System.load}, no {@code dev.ferry.jni} class). The methods, the {@link FfmFunctions.Fn}
+ * {@code System.load}, no {@code dev.ferry.jni} class). The methods, the {@link FfmHandles.Fn}
  * table of functions (in ferry.h's order, with their C prototypes) and the handles' holder classes
- * are {@link FfmFunctions}', generated from ferry.h by {@code native/gen/bindings.py};
+ * are {@link FfmFunctions}' and {@link FfmHandles}', generated from ferry.h by {@code native/gen/bindings.py};
  * {@code NativeBoundaryFfmTest} also parses ferry.h and fails on a descriptor whose layouts differ
  * from its prototype's. This class loads the library, makes the handles ({@link #bind}) and adds
  * the binding helpers.
@@ -250,7 +250,7 @@ public final class FfmBinding extends FfmFunctions implements NativeBinding {
 
     /**
      * Returns the downcall handle of a function, or null (recording why) when it cannot be made.
-     * Called once per function, by the initialiser of its holder class ({@link FfmFunctions}).
+     * Called once per function, by the initialiser of its holder class ({@link FfmHandles}).
      *
      * @param fn the function
      * @return its handle, critical when {@code fn.critical}, or null
