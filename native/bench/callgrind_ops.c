@@ -4,6 +4,7 @@
  *   callgrind_ops prepare <rocksdb|lmdb> <engine-lib> <dir> <entries> <value-size>
  *   callgrind_ops run     <rocksdb|lmdb> <engine-lib> <dir> <ops>
  *   callgrind_ops check   <rocksdb|lmdb> <engine-lib> <dir>        (dir emptied; prepare + run + compare)
+ *   callgrind_ops time    <rocksdb|lmdb> <engine-lib> <dir> <rounds>
  *
  * run opens the store through Ferry (the shim, ferry_*), runs each shim operation <ops> times, closes
  * it, opens the same files with the engine's C API directly and runs the engine's equivalent <ops>
@@ -21,11 +22,19 @@
  *   scan      per entry, forward from the first key: shim ferry_cursor_fill into 64 KiB pages (RocksDB
  *             copy pages, LMDB pointer pages) and a read of each entry; engine iterator / cursor steps
  *             (RocksDB rocksdb_iter_next + key + value; LMDB mdb_cursor_get MDB_NEXT).
+ *   rscan     the same in reverse from the last key (FERRY_LAST, FERRY_PREV; rocksdb_iter_prev, MDB_PREV).
+ *   pscan, prscan  scan and rscan with FERRY_CURSOR_POINTERS (RocksDB: pointer pages where the engine
+ *             pins the values); their engine loops are scan's and rscan's.
  *   put       shim ferry_put of new keys; engine rocksdb_put / (LMDB) mdb_txn_begin + mdb_put +
  *             mdb_txn_commit; the same value size as the data set, keys above the data set's.
  * Each op adds a checksum (lengths, first and last bytes) that must agree between shim and engine;
  * `check` fails when it does not, or when a get missed. run leaves its puts in the store: run each
- * time on a fresh copy of the prepared directory (the script does). */
+ * time on a fresh copy of the prepared directory (the script does).
+ *
+ * time (no valgrind) scans the whole data set round after round, in turn: the engine's loop and the
+ * shim's copy and pointer pages, forward and reverse, in one process, and prints the best ns per
+ * entry of each with its ratio to the engine's loop in the same direction: what the copy costs in
+ * time (memory traffic, which instruction counts do not show). Reads only: any prepared directory. */
 #define _GNU_SOURCE
 #include "ferry.h"
 
@@ -34,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define KEY 16
 #define PAGE (64 * 1024)
@@ -75,7 +85,9 @@ static struct {
     void (*iter_destroy)(rdb_it *);
     unsigned char (*iter_valid)(const rdb_it *);
     void (*iter_seek_to_first)(rdb_it *);
+    void (*iter_seek_to_last)(rdb_it *);
     void (*iter_next)(rdb_it *);
+    void (*iter_prev)(rdb_it *);
     const char *(*iter_key)(const rdb_it *, size_t *);
     const char *(*iter_value)(const rdb_it *, size_t *);
     rdb_ps *(*get_pinned)(rdb *, const rdb_ro *, const char *, size_t, char **);
@@ -93,7 +105,9 @@ typedef struct MDB_val { size_t mv_size; void *mv_data; } MDB_val;
 #define MDB_NOSYNC 0x10000
 #define MDB_NOTLS 0x200000
 #define MDB_FIRST 0
+#define MDB_LAST 6
 #define MDB_NEXT 8
+#define MDB_PREV 12
 
 static struct {
     int (*env_create)(MDB_env **);
@@ -134,6 +148,7 @@ static int bind_engine(int engine)
         SYM(R, "rocksdb_", writeoptions_create); SYM(R, "rocksdb_", writeoptions_destroy);
         SYM(R, "rocksdb_", create_iterator); SYM(R, "rocksdb_", iter_destroy); SYM(R, "rocksdb_", iter_valid);
         SYM(R, "rocksdb_", iter_seek_to_first); SYM(R, "rocksdb_", iter_next); SYM(R, "rocksdb_", iter_key);
+        SYM(R, "rocksdb_", iter_seek_to_last); SYM(R, "rocksdb_", iter_prev);
         SYM(R, "rocksdb_", iter_value); SYM(R, "rocksdb_", get_pinned); SYM(R, "rocksdb_", pinnableslice_value);
         SYM(R, "rocksdb_", pinnableslice_destroy); SYM(R, "rocksdb_", put);
     } else {
@@ -214,6 +229,11 @@ static int prepare(int engine, const char *dir, long long entries, int vsize)
     free(ops);
     int rc = ferry_flush(s, 0, &err);
     if (rc) { fprintf(stderr, "callgrind_ops: flush: %s %s\n", ferry_strerror(rc), err.message); return 1; }
+    /* one sorted run, nothing left for a background compaction to change while a run counts (a data
+     * set larger than a write buffer was two level-0 files, which a compaction could merge during one
+     * run and not the other: the scans' counts then moved by 8%) */
+    rc = ferry_compact_range(s, 0, NULL, 0, NULL, 0, &err);
+    if (rc) { fprintf(stderr, "callgrind_ops: compact: %s %s\n", ferry_strerror(rc), err.message); return 1; }
     ferry_store_close(s);
     return 0;
 }
@@ -245,19 +265,19 @@ static NOINLINE int64_t op_shim_get_snap(ferry_store *s, ferry_snapshot *snap, c
     return NOT_TAIL(shim_get_loop(s, snap, keys, n));
 }
 
-/* n entries forward from the first, through pages; RocksDB copy pages, LMDB pointer pages. */
-static NOINLINE int64_t shim_scan_loop(ferry_store *s, int engine, int n)
+/* n entries from the first forward (rev = 0) or from the last in reverse (rev = 1), through pages
+ * of the cursor flags given. */
+static NOINLINE int64_t shim_scan_loop(ferry_store *s, int n, int rev, uint32_t flags)
 {
     ferry_cursor *c = NULL;
     ferry_error err;
-    uint32_t flags = engine == FERRY_ENGINE_LMDB ? FERRY_CURSOR_POINTERS : 0;
     if (ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, flags, &c, &err)) return -1;
     int64_t sum = 0;
-    int left = n, op = FERRY_FIRST;
+    int left = n, op = rev ? FERRY_LAST : FERRY_FIRST;
     while (left > 0) {
         int got = ferry_cursor_fill(c, op, NULL, 0, page, sizeof page, (uint32_t)left, &err);
         if (got <= 0) break;
-        op = FERRY_NEXT;
+        op = rev ? FERRY_PREV : FERRY_NEXT;
         uint32_t pflags;
         memcpy(&pflags, page + 4, 4);
         size_t off = FERRY_PAGE_HEADER;
@@ -285,9 +305,31 @@ static NOINLINE int64_t shim_scan_loop(ferry_store *s, int engine, int n)
     return sum;
 }
 
+/* The engine's default pages: RocksDB copy pages, LMDB pointer pages. */
+static uint32_t default_flags(int engine)
+{
+    return engine == FERRY_ENGINE_LMDB ? FERRY_CURSOR_POINTERS : 0;
+}
+
 static NOINLINE int64_t op_shim_scan(ferry_store *s, int engine, int n)
 {
-    return NOT_TAIL(shim_scan_loop(s, engine, n));
+    return NOT_TAIL(shim_scan_loop(s, n, 0, default_flags(engine)));
+}
+
+static NOINLINE int64_t op_shim_rscan(ferry_store *s, int engine, int n)
+{
+    return NOT_TAIL(shim_scan_loop(s, n, 1, default_flags(engine)));
+}
+
+/* pointer pages asked for (FERRY_CURSOR_POINTERS: RocksDB points where the engine pins the data) */
+static NOINLINE int64_t op_shim_pscan(ferry_store *s, int n)
+{
+    return NOT_TAIL(shim_scan_loop(s, n, 0, FERRY_CURSOR_POINTERS));
+}
+
+static NOINLINE int64_t op_shim_prscan(ferry_store *s, int n)
+{
+    return NOT_TAIL(shim_scan_loop(s, n, 1, FERRY_CURSOR_POINTERS));
 }
 
 static NOINLINE int64_t op_shim_put(ferry_store *s, const uint8_t *keys, int n, const uint8_t *val, int vsize)
@@ -401,13 +443,15 @@ static NOINLINE int64_t op_engine_get_snap(eng *e, const uint8_t *keys, int n)
     return NOT_TAIL(engine_get_loop(e, keys, n, 0));
 }
 
-static NOINLINE int64_t engine_scan_loop(eng *e, int n)
+static NOINLINE int64_t engine_scan_loop(eng *e, int n, int rev)
 {
     int64_t sum = 0;
     int seen = 0;
     if (e->engine == FERRY_ENGINE_ROCKSDB) {
         rdb_it *it = R.create_iterator(e->db, e->ro);
-        for (R.iter_seek_to_first(it); seen < n && R.iter_valid(it); R.iter_next(it), seen++) {
+        void (*step)(rdb_it *) = rev ? R.iter_prev : R.iter_next;
+        if (rev) R.iter_seek_to_last(it); else R.iter_seek_to_first(it);
+        for (; seen < n && R.iter_valid(it); step(it), seen++) {
             size_t kl, vl;
             const uint8_t *k = (const uint8_t *)R.iter_key(it, &kl);
             const uint8_t *v = (const uint8_t *)R.iter_value(it, &vl);
@@ -421,9 +465,9 @@ static NOINLINE int64_t engine_scan_loop(eng *e, int n)
     if (M.txn_begin(e->env, NULL, MDB_RDONLY, &txn)) return -1;
     if (M.cursor_open(txn, e->dbi, &c)) { M.txn_abort(txn); return -1; }
     MDB_val k, v;
-    for (int rc = M.cursor_get(c, &k, &v, MDB_FIRST); rc == 0 && seen < n; seen++) {
+    for (int rc = M.cursor_get(c, &k, &v, rev ? MDB_LAST : MDB_FIRST); rc == 0 && seen < n; seen++) {
         sum += touch(k.mv_data, k.mv_size, v.mv_data, v.mv_size);
-        if (seen + 1 < n) rc = M.cursor_get(c, &k, &v, MDB_NEXT);
+        if (seen + 1 < n) rc = M.cursor_get(c, &k, &v, rev ? MDB_PREV : MDB_NEXT);
     }
     M.cursor_close(c);
     M.txn_abort(txn);
@@ -432,7 +476,12 @@ static NOINLINE int64_t engine_scan_loop(eng *e, int n)
 
 static NOINLINE int64_t op_engine_scan(eng *e, int n)
 {
-    return NOT_TAIL(engine_scan_loop(e, n));
+    return NOT_TAIL(engine_scan_loop(e, n, 0));
+}
+
+static NOINLINE int64_t op_engine_rscan(eng *e, int n)
+{
+    return NOT_TAIL(engine_scan_loop(e, n, 1));
 }
 
 static NOINLINE int64_t op_engine_put(eng *e, const uint8_t *keys, int n, const uint8_t *val, int vsize)
@@ -455,7 +504,7 @@ static NOINLINE int64_t op_engine_put(eng *e, const uint8_t *keys, int n, const 
 }
 
 /* ---- run -------------------------------------------------------------------------------------- */
-typedef struct sums { int64_t get, get_snap, scan, put; } sums;
+typedef struct sums { int64_t get, get_snap, scan, rscan, pscan, prscan, put; } sums;
 
 /* Runs every operation n times on the shim, then on the engine; the put keys lie above the data
  * set (base + i), the shim's and the engine's in ranges of their own. */
@@ -502,23 +551,31 @@ static int run(int engine, const char *dir, int n, sums *shim, sums *engs)
     /* reads first, shim then engine, on the same state (warm passes over the blocks or pages the
      * ops read), then the puts: the shim's into dir, the engine's into the copy */
     if (!(s = shim_open(engine, dir))) return 1;
-    shim_scan_loop(s, engine, (int)entries);
+    shim_scan_loop(s, (int)entries, 0, default_flags(engine));
+    shim_scan_loop(s, (int)entries, 1, FERRY_CURSOR_POINTERS);
     shim_get_loop(s, NULL, keys, n);
     ferry_snapshot *snap = NULL;
     if (ferry_snapshot_open(s, &snap, &err)) return 1;
     shim->get = op_shim_get_latest(s, keys, n);
     shim->get_snap = op_shim_get_snap(s, snap, keys, n);
     shim->scan = op_shim_scan(s, engine, scan_n);
+    shim->rscan = op_shim_rscan(s, engine, scan_n);
+    shim->pscan = op_shim_pscan(s, scan_n);
+    shim->prscan = op_shim_prscan(s, scan_n);
     ferry_snapshot_close(snap);
     ferry_store_close(s);
 
     eng e;
     if (eng_open(&e, engine, dir)) return 1;
-    engine_scan_loop(&e, (int)entries);
+    engine_scan_loop(&e, (int)entries, 0);
+    engine_scan_loop(&e, (int)entries, 1);
     engine_get_loop(&e, keys, n, 1);
     engs->get = op_engine_get_latest(&e, keys, n);
     engs->get_snap = op_engine_get_snap(&e, keys, n);
     engs->scan = op_engine_scan(&e, scan_n);
+    engs->rscan = op_engine_rscan(&e, scan_n);
+    engs->pscan = engs->scan;
+    engs->prscan = engs->rscan;
     eng_close(&e);
 
     if (!(s = shim_open(engine, dir))) return 1;
@@ -533,6 +590,74 @@ static int run(int engine, const char *dir, int n, sums *shim, sums *engs)
     free(shim_puts);
     free(eng_puts);
     free(val);
+    return 0;
+}
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Whole-data-set scans, interleaved round by round; best ns per entry of each. */
+static int time_scans(int engine, const char *dir, int rounds)
+{
+    /* the engine opens a copy: one process cannot open one directory twice */
+    char copy[8192], cmd[20000];
+    snprintf(copy, sizeof copy, "%s.engine-time", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", copy, dir, copy);
+    if (system(cmd) != 0) { fprintf(stderr, "callgrind_ops: %s failed\n", cmd); return 1; }
+    ferry_store *s = shim_open(engine, dir);
+    if (!s) return 1;
+    eng e;
+    if (eng_open(&e, engine, copy)) return 1;
+    static const char *names[] = { "engine fwd", "copy fwd", "pointer fwd", "engine rev", "copy rev", "pointer rev" };
+    double best[6];
+    int64_t sums[6] = { 0 };
+    for (int i = 0; i < 6; i++) best[i] = 1e30;
+    int n = 1 << 30;
+    for (int r = 0; r < rounds + 1; r++) {
+        for (int i = 0; i < 6; i++) {
+            int rev = i >= 3;
+            double t0 = now_ns();
+            int64_t sum = i % 3 == 0 ? engine_scan_loop(&e, n, rev)
+                        : shim_scan_loop(s, n, rev, i % 3 == 2 ? FERRY_CURSOR_POINTERS : default_flags(engine));
+            double t = now_ns() - t0;
+            if (r > 0 && t < best[i]) best[i] = t;   /* round 0 warms */
+            if (sums[i] && sums[i] != sum) { fprintf(stderr, "time: %s sums differ\n", names[i]); return 1; }
+            sums[i] = sum;
+        }
+    }
+    eng_close(&e);
+    ferry_store_close(s);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", copy);
+    if (system(cmd) != 0) return 1;
+    /* entries: the engine loop's count is in its checksum only; count them once */
+    ferry_store *c = shim_open(engine, dir);
+    if (!c) return 1;
+    ferry_cursor *cur = NULL;
+    ferry_error err;
+    long long entries = 0;
+    if (ferry_cursor_open(c, NULL, 0, NULL, 0, NULL, 0, 0, &cur, &err)) return 1;
+    for (int op = FERRY_FIRST;; op = FERRY_NEXT) {
+        int got = ferry_cursor_fill(cur, op, NULL, 0, page, sizeof page, 1u << 30, &err);
+        if (got < 0) return 1;
+        entries += got;
+        uint32_t f;
+        memcpy(&f, page + 4, 4);
+        if (f & FERRY_PAGE_END) break;
+    }
+    ferry_cursor_close(cur);
+    ferry_store_close(c);
+    if (sums[0] != sums[1] || sums[0] != sums[2] || sums[3] != sums[4] || sums[3] != sums[5]) {
+        fprintf(stderr, "time: checksums differ between the loops\n");
+        return 1;
+    }
+    printf("# time: %lld entries, best of %d rounds, ns per entry (ratio to the engine's loop, same direction)\n",
+           entries, rounds);
+    for (int i = 0; i < 6; i++)
+        printf("%-12s %8.1f  %.3f\n", names[i], best[i] / (double)entries, best[i] / best[i - i % 3]);
     return 0;
 }
 
@@ -556,15 +681,20 @@ int main(int argc, char **argv)
         if (argc < 7) { fprintf(stderr, "callgrind_ops prepare: <entries> <value-size>\n"); return 2; }
         return prepare(engine, dir, atoll(argv[5]), atoi(argv[6]));
     }
+    if (strcmp(mode, "time") == 0) {
+        if (argc < 6) { fprintf(stderr, "callgrind_ops time: <rounds>\n"); return 2; }
+        return time_scans(engine, dir, atoi(argv[5]) > 0 ? atoi(argv[5]) : 5);
+    }
     sums a = { 0 }, b = { 0 };
     if (strcmp(mode, "run") == 0) {
         if (argc < 6) { fprintf(stderr, "callgrind_ops run: <ops>\n"); return 2; }
         int n = atoi(argv[5]);
         if (n < 1) { fprintf(stderr, "callgrind_ops run: ops >= 1\n"); return 2; }
         if (run(engine, dir, n, &a, &b)) return 1;
-        printf("callgrind_ops engine=%s ops=%d shim: get=%" PRId64 " get_snap=%" PRId64 " scan=%" PRId64 " put=%" PRId64
-               " engine: get=%" PRId64 " get_snap=%" PRId64 " scan=%" PRId64 " put=%" PRId64 "\n",
-               ename, n, a.get, a.get_snap, a.scan, a.put, b.get, b.get_snap, b.scan, b.put);
+        printf("callgrind_ops engine=%s ops=%d shim: get=%" PRId64 " get_snap=%" PRId64 " scan=%" PRId64 " rscan=%" PRId64
+               " pscan=%" PRId64 " prscan=%" PRId64 " put=%" PRId64 " engine: get=%" PRId64 " get_snap=%" PRId64 " scan=%" PRId64
+               " rscan=%" PRId64 " put=%" PRId64 "\n", ename, n, a.get, a.get_snap, a.scan, a.rscan, a.pscan, a.prscan, a.put,
+               b.get, b.get_snap, b.scan, b.rscan, b.put);
         return 0;
     }
     if (strcmp(mode, "check") == 0) {
@@ -579,6 +709,11 @@ int main(int argc, char **argv)
         if (a.get != b.get || a.get <= 0) { fprintf(stderr, "check: get %" PRId64 " vs %" PRId64 "\n", a.get, b.get); bad = 1; }
         if (a.get_snap != b.get_snap || a.get_snap != a.get) { fprintf(stderr, "check: get_snap %" PRId64 " vs %" PRId64 "\n", a.get_snap, b.get_snap); bad = 1; }
         if (a.scan != b.scan || a.scan <= 0) { fprintf(stderr, "check: scan %" PRId64 " vs %" PRId64 "\n", a.scan, b.scan); bad = 1; }
+        if (a.rscan != b.rscan || a.rscan <= 0) { fprintf(stderr, "check: rscan %" PRId64 " vs %" PRId64 "\n", a.rscan, b.rscan); bad = 1; }
+        if (a.pscan != b.scan || a.prscan != b.rscan) {
+            fprintf(stderr, "check: pointer scans %" PRId64 " / %" PRId64 " vs %" PRId64 " / %" PRId64 "\n", a.pscan, a.prscan, b.scan, b.rscan);
+            bad = 1;
+        }
         if (a.put != 500 || b.put != 500) { fprintf(stderr, "check: put %" PRId64 " / %" PRId64 "\n", a.put, b.put); bad = 1; }
         /* every shim put landed: 2000 + 500 entries (the engine's went to a copy, since removed) */
         ferry_store *s = shim_open(engine, dir);

@@ -192,7 +192,8 @@ typedef struct ferry_cursor ferry_cursor;
 
 /** @name Cursor open flags */
 /**@{*/
-#define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data */
+#define FERRY_CURSOR_POINTERS      0x1 /**< fill pages in pointer mode where the engine pins data (LMDB: read
+                                             transactions; RocksDB: store cursors, see "Page layout") */
 #define FERRY_CURSOR_NO_FILL_CACHE 0x2 /**< RocksDB: do not fill the block cache */
 #define FERRY_CURSOR_ENGINE_STEPS  0x4 /**< LMDB: step through every entry with mdb_cursor_get (no direct leaf-page walk) */
 #define FERRY_CURSOR_NO_VERIFY_CHECKSUMS 0x20 /**< RocksDB: do not verify block checksums of what the cursor reads
@@ -232,6 +233,14 @@ typedef struct ferry_cursor ferry_cursor;
  * A pointer page carries keys and values of at most FERRY_ENTRY_MAX bytes (what a Java view
  * addresses); for a larger entry the fill stops before it and, when it comes first, fails with
  * FERRY_ETOOSMALL reporting the size a copy page would need.
+ * RocksDB pointer pages (store cursors opened with FERRY_CURSOR_POINTERS; not transactions, not
+ * families with a merge operator or with blob files, which fill copy pages): values point where
+ * the cursor's iterator read them, which it keeps pinned (ReadOptions.pin_data) until the cursor
+ * closes or opens a fresh iterator; keys are copied to the page's end (growing down; "used" counts
+ * the entries only) and the entries point there. Once a cursor has returned 4 MiB of keys and
+ * values it opens a fresh iterator at its position (at the next fill, after positioning), so what
+ * it pins stays near that plus the blocks of the entries it stepped over. A cursor opened without
+ * a snapshot takes one for this. The addresses stay valid until the cursor's next fill or close.
  */
 /**@{*/
 #define FERRY_PAGE_HEADER    16
@@ -747,6 +756,124 @@ FERRY_EXPORT int ferry_put(ferry_store *s, uint32_t cf, const void *key, size_t 
 FERRY_EXPORT int ferry_merge(ferry_store *s, uint32_t cf, const void *key, size_t klen, const void *operand,
                              size_t olen, ferry_error *err);
 
+/* ------------------------------------------------------------------ */
+/** @name Merge operators of the binding's language (RocksDB)
+ * A merge operator whose code lives in the caller (Java): ferry_merge_operator_create registers a
+ * callback and a token; the options string then names it as "merge_operator=ferry.callback.<N>", N
+ * the handle's address in decimal (ferry_store_open's extra, a family's options string, ferry_cf_create).
+ * Only handles made here and not yet closed are accepted (FERRY_EINVAL otherwise). RocksDB records the
+ * operator's name in the store's OPTIONS file; an open that gives a family another operator than the
+ * Java operator of its last open (another name, a built-in or none), or a Java operator to a family
+ * whose last open had a built-in one, fails with FERRY_EINVAL naming both.
+ *
+ * RocksDB calls the callback from the thread that reads (get, multi-get, cursor fills) and from its
+ * own flush and compaction threads. kind 0 is a full merge: existing is the key's value (elen bytes)
+ * or NULL with elen -1 when the key has none, and the operands come oldest first; kind 1 is a partial
+ * merge of n >= 2 operands into one (no existing value). The callback puts the result in out with
+ * ferry_merge_value_alloc and returns 1, or returns 0: a failed full merge (RocksDB fails the read
+ * with FERRY_ECORRUPTION, "Could not perform merge", or fails the flush or compaction), or a partial
+ * merge it cannot do (RocksDB keeps the operands). key, existing and the operands are valid during
+ * the call only. The callback must not call this library on the same store.
+ * Threading: create and close from any thread; the callback runs on any thread, concurrently.
+ */
+/**@{*/
+typedef struct ferry_merge_operator ferry_merge_operator;
+typedef struct ferry_merge_value ferry_merge_value;
+
+/** A merge callback (see above); returns 1 with the result set, or 0. */
+typedef int32_t (*ferry_merge_fn)(int64_t token, int32_t kind, const void *key, size_t klen, const void *existing,
+                                  int64_t elen, int32_t n, const void *const *ops, const size_t *op_lens,
+                                  ferry_merge_value *out);
+
+#define FERRY_MERGE_NAME_MAX 128 /**< longest merge operator name: letters, digits, '_', '.', '-' */
+
+/**
+ * @brief Register a merge operator implemented by a callback.
+ * @param[in] name the name RocksDB records (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not starting
+ *            with "ferry."), copied.
+ * @param[in] token passed to every call of callback.
+ * @param[in] callback a ferry_merge_fn (a binding's C function or upcall stub), as an address.
+ * @param[out] out the handle; give it to stores through their options strings; release with
+ *             ferry_merge_operator_close.
+ * @return FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_merge_operator_create(const char *name, int64_t token, void *callback,
+                                             ferry_merge_operator **out, ferry_error *err);
+
+/**
+ * @brief Release a merge operator: later opens refuse it; stores open with it keep it (and call
+ *        its callback) until they close. NULL and handles not made by ferry_merge_operator_create
+ *        (or closed already) are ignored.
+ * @return FERRY_OK.
+ */
+FERRY_EXPORT int ferry_merge_operator_close(ferry_merge_operator *m);
+
+/**
+ * @brief Inside a merge callback: the buffer for the result, len bytes, that RocksDB takes and frees.
+ * @param[in] v the callback's out argument; a second call replaces the first buffer.
+ * @return the buffer to fill, or NULL (out of memory, or v NULL).
+ */
+FERRY_EXPORT void *ferry_merge_value_alloc(ferry_merge_value *v, size_t len);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name Compaction filters of the binding's language (RocksDB)
+ * A compaction filter whose code lives in the caller (Java): ferry_compaction_filter_create registers
+ * a callback and a token; the options string then names it as
+ * "compaction_filter_factory=ferry.filter.<N>", N the handle's address in decimal (ferry_store_open's
+ * extra, a family's options string, ferry_cf_create). Only handles made here and not yet closed are
+ * accepted (FERRY_EINVAL otherwise).
+ *
+ * RocksDB asks for one filter per compaction (not for flushes), on its compaction threads. The
+ * callback is called with kind FERRY_FILTER_BEGIN when a compaction starts (arg: FERRY_FILTER_FULL,
+ * FERRY_FILTER_MANUAL bits; returns the compaction's id, > 0, or 0 to keep every entry of it), with
+ * FERRY_FILTER_ENTRY for each value the compaction writes (arg: the id; level, key and value, valid
+ * during the call only; returns FERRY_FILTER_KEEP, FERRY_FILTER_REMOVE, or FERRY_FILTER_CHANGE with
+ * the new value put in out with ferry_merge_value_alloc), and with FERRY_FILTER_END when the
+ * compaction's filter is destroyed (arg: the id; out NULL). Merge operands and deletions are not
+ * filtered. The callback must not call this library on the same store; anything but
+ * FERRY_FILTER_REMOVE or FERRY_FILTER_CHANGE keeps the entry.
+ * Threading: create and close from any thread; the callback runs on RocksDB's compaction threads,
+ * concurrently for different compactions, one thread at a time per compaction.
+ */
+/**@{*/
+typedef struct ferry_compaction_filter ferry_compaction_filter;
+
+/** A compaction filter callback (see above). */
+typedef int64_t (*ferry_filter_fn)(int64_t token, int32_t kind, int64_t arg, int32_t level, const void *key,
+                                   size_t klen, const void *value, size_t vlen, ferry_merge_value *out);
+
+#define FERRY_FILTER_BEGIN 0  /**< a compaction starts: arg holds FERRY_FILTER_FULL / _MANUAL bits */
+#define FERRY_FILTER_ENTRY 1  /**< one entry of the compaction whose id is arg */
+#define FERRY_FILTER_END 2    /**< the compaction whose id is arg ended */
+#define FERRY_FILTER_FULL 1   /**< BEGIN: a compaction of all the family's files */
+#define FERRY_FILTER_MANUAL 2 /**< BEGIN: a compaction asked for by ferry_compact_range */
+#define FERRY_FILTER_KEEP 0   /**< ENTRY: keep the entry */
+#define FERRY_FILTER_REMOVE 1 /**< ENTRY: drop the entry */
+#define FERRY_FILTER_CHANGE 2 /**< ENTRY: replace the value with out's */
+
+/**
+ * @brief Register a compaction filter implemented by a callback.
+ * @param[in] name the filter's name (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not starting with
+ *            "ferry."), copied.
+ * @param[in] token passed to every call of callback.
+ * @param[in] callback a ferry_filter_fn (a binding's C function), as an address.
+ * @param[out] out the handle; give it to stores through their options strings; release with
+ *             ferry_compaction_filter_close.
+ * @return FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_compaction_filter_create(const char *name, int64_t token, void *callback,
+                                                ferry_compaction_filter **out, ferry_error *err);
+
+/**
+ * @brief Release a compaction filter: later opens refuse it; stores open with it keep it (and call its
+ *        callback) until they close. NULL and handles not made by ferry_compaction_filter_create (or
+ *        closed already) are ignored.
+ * @return FERRY_OK.
+ */
+FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
+/**@}*/
+
 /** @brief Delete one key (a missing key is not an error). */
 FERRY_EXPORT int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err);
 
@@ -1147,7 +1274,7 @@ FERRY_EXPORT int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, si
  * @param[in] lower inclusive lower bound or NULL; @param[in] upper exclusive upper bound or NULL.
  *            Copied. The bounds assume the family's comparator orders them below/above the keys.
  * @param[in] flags FERRY_CURSOR_NO_FILL_CACHE or 0 (pages are copies: FERRY_CURSOR_POINTERS is
- *            accepted and ignored, as on RocksDB stores).
+ *            accepted and ignored, since whether the family has a merge operator is unknown).
  * @param[out] out the cursor: fill with ferry_cursor_fill, release with ferry_cursor_close while
  *             the DB is open, or ferry_rj_cursor_forget once it is closed.
  * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOMEM.

@@ -62,21 +62,16 @@ const char *ferry_strerror(int rc)
 
 int ferry_engine_attach(int engine, const char *lib_path, ferry_error *err)
 {
-    switch (engine) {
-    case FERRY_ENGINE_ROCKSDB: return ferry_rocksdb_attach(lib_path, err);
-    case FERRY_ENGINE_LMDB: return ferry_lmdb_attach(lib_path, err);
-    default: return ferry_fail(err, FERRY_EINVAL, 0, "unknown engine %d", engine);
-    }
+    const ferry_engine_lib *e = ferry_engine_lib_of(engine);
+    if (!e) return ferry_fail(err, FERRY_EINVAL, 0, "unknown engine %d", engine);
+    return e->attach(lib_path, err);
 }
 
 int ferry_engine_path(int engine, char *dst, size_t cap)
 {
     CHECK(dst != NULL && cap > 0);
-    switch (engine) {
-    case FERRY_ENGINE_ROCKSDB: return ferry_rocksdb_path(dst, cap);
-    case FERRY_ENGINE_LMDB: return ferry_lmdb_path(dst, cap);
-    default: return FERRY_EINVAL;
-    }
+    const ferry_engine_lib *e = ferry_engine_lib_of(engine);
+    return e ? e->path(dst, cap) : FERRY_EINVAL;
 }
 
 /* Does path hold the other engine's files? Opening it would silently create a second store
@@ -219,7 +214,7 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
         return rc;
     }
     if (engine == FERRY_ENGINE_ROCKSDB) {
-        rc = ferry_rocksdb_open(path, NULL, o, extra, d, ncfs, out, err);
+        rc = ferry_rocksdb_lib.open(path, o, extra, d, ncfs, out, err);
         if (rc == FERRY_OK) {
             (*out)->shared_cache = sc;
             (*out)->shared_wbm = sw;
@@ -250,7 +245,7 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
                             "filter, block size, prefix extractor, merge operator) are RocksDB's; LMDB has none",
                             d[i].name);
         }
-        if (rc == FERRY_OK) rc = ferry_lmdb_open(path, o, extra, out, err);
+        if (rc == FERRY_OK) rc = ferry_lmdb_lib.open(path, o, extra, d, ncfs, out, err);
     }
     cf_descs_free(d, ncfs);
     if (rc == FERRY_OK && !(*out)->read_only && (rc = ferry_sync_store_dirs(path, err)) != FERRY_OK) {

@@ -1,5 +1,7 @@
 /* The C ABI's shared block caches and write buffer managers (their registry), checkpoints, backups,
- * SST files and their ingestion: argument checks, then the engine (ferry.c has the rest of the ABI). */
+ * SST files and their ingestion: argument checks, then the engine through its tables (a store's ops, or
+ * the engine-wide ferry_engine_lib: RocksDB's for the functions that name no store); ferry.c has the
+ * rest of the ABI. */
 #include "dispatch.h"
 #include "platform.h"
 #include <stddef.h>
@@ -14,7 +16,7 @@
 
 struct ferry_cache {
     void *engine;           /* rocksdb_cache_t* */
-    int rj_made;            /* made by RocksJava's constructor (see ferry_rocksdb_cache_create) */
+    int rj_made;            /* made by RocksJava's constructor (see ferry_engine_lib.cache_create) */
     uint32_t stores, wbms;  /* holders */
     ferry_cache *next;
 };
@@ -116,7 +118,7 @@ int ferry_cache_create(uint64_t capacity, uint32_t flags, int64_t high_pri_ppm, 
                           (long long)high_pri_ppm);
     ferry_cache *c = calloc(1, sizeof *c);
     if (!c) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    int rc = ferry_rocksdb_cache_create(capacity, (flags & FERRY_CACHE_STRICT_CAPACITY) != 0, high_pri_ppm,
+    int rc = ferry_rocksdb_lib.cache_create(capacity, (flags & FERRY_CACHE_STRICT_CAPACITY) != 0, high_pri_ppm,
                                         &c->engine, &c->rj_made, err);
     if (rc) {
         free(c);
@@ -138,7 +140,7 @@ int ferry_cache_usage(ferry_cache *c, uint64_t *usage_out, uint64_t *pinned_out,
     pthread_mutex_lock(&g_shared_lock);
     int live = cache_live(c);
     if (live) {
-        ferry_rocksdb_cache_usage(c->engine, &u, &p);
+        ferry_rocksdb_lib.cache_usage(c->engine, &u, &p);
         if (stores_out) *stores_out = c->stores;
         if (wbms_out) *wbms_out = c->wbms;
     }
@@ -167,7 +169,7 @@ int ferry_cache_close(ferry_cache *c, ferry_error *err)
     for (ferry_cache **pp = &g_caches; *pp; pp = &(*pp)->next)
         if (*pp == c) { *pp = c->next; break; }
     pthread_mutex_unlock(&g_shared_lock);
-    ferry_rocksdb_cache_destroy(c->engine, c->rj_made);
+    ferry_rocksdb_lib.cache_destroy(c->engine, c->rj_made);
     free(c);
     return FERRY_OK;
 }
@@ -189,7 +191,7 @@ int ferry_wbm_create(ferry_cache *cache, uint64_t buffer_size, uint32_t flags, f
         rc = ferry_fail(err, FERRY_EINVAL, 0, "not an open block cache (closed, or not made by ferry_cache_create)");
     /* created under the lock: the cache cannot be closed meanwhile */
     if (rc == FERRY_OK)
-        rc = ferry_rocksdb_wbm_create(cache ? cache->engine : NULL, buffer_size, (flags & FERRY_WBM_ALLOW_STALL) != 0,
+        rc = ferry_rocksdb_lib.wbm_create(cache ? cache->engine : NULL, buffer_size, (flags & FERRY_WBM_ALLOW_STALL) != 0,
                                       &w->engine, err);
     if (rc == FERRY_OK) {
         w->cache = cache;
@@ -212,7 +214,7 @@ int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out, fer
     pthread_mutex_lock(&g_shared_lock);
     int live = wbm_live(w);
     if (live) {
-        if (usage_out) *usage_out = ferry_rocksdb_wbm_usage(w->engine);
+        if (usage_out) *usage_out = ferry_rocksdb_lib.wbm_usage(w->engine);
         if (stores_out) *stores_out = w->stores;
     }
     pthread_mutex_unlock(&g_shared_lock);
@@ -240,7 +242,7 @@ int ferry_wbm_close(ferry_wbm *w, ferry_error *err)
         if (*pp == w) { *pp = w->next; break; }
     if (w->cache) w->cache->wbms--;
     pthread_mutex_unlock(&g_shared_lock);
-    ferry_rocksdb_wbm_destroy(w->engine);
+    ferry_rocksdb_lib.wbm_destroy(w->engine);
     free(w);
     return FERRY_OK;
 }
@@ -282,28 +284,25 @@ int ferry_backups_open(const char *dir, ferry_backups **out, ferry_error *err)
     CHECK_E(out != NULL, err, "out is NULL");
     *out = NULL;
     CHECK_E(dir != NULL && dir[0] != '\0', err, "backup directory is empty");
-    return ferry_rocksdb_backups_open(dir, out, err);
+    return ferry_rocksdb_lib.backups_open(dir, out, err);
 }
 
 int ferry_backups_close(ferry_backups *b)
 {
-    return b ? ferry_rocksdb_backups_close(b) : FERRY_OK;
+    return b ? ferry_rocksdb_lib.backups_close(b) : FERRY_OK;
 }
 
 int ferry_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err)
 {
     CHECK_E(b != NULL && s != NULL && id_out != NULL, err, "backups, store or id_out is NULL");
-    if (s->engine != FERRY_ENGINE_ROCKSDB)
-        return ferry_fail(err, FERRY_ENOTSUP, 0, "LMDB has no backup engine: copy the store with ferry_checkpoint "
-                          "(Store.checkpoint) instead");
-    return ferry_rocksdb_backups_create(b, s, id_out, err);
+    return ferry_engine_lib_of(s->engine)->backups_create(b, s, id_out, err);
 }
 
 int ferry_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err)
 {
     CHECK_E(b != NULL && count_out != NULL, err, "backups or count_out is NULL");
     CHECK_E(BYTES_OK(dst, cap), err, "NULL buffer with a length");
-    return ferry_rocksdb_backups_list(b, dst, cap, count_out, err);
+    return ferry_rocksdb_lib.backups_list(b, dst, cap, count_out, err);
 }
 
 int ferry_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err)
@@ -313,13 +312,13 @@ int ferry_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, fer
     if (dir_has_files(db_dir))
         return ferry_fail(err, FERRY_EEXISTS, 0, "%s holds files: a backup is restored into a missing or empty "
                           "directory (restoring replaces the files of a database there)", db_dir);
-    return ferry_rocksdb_backups_restore(b, id, db_dir, err);
+    return ferry_rocksdb_lib.backups_restore(b, id, db_dir, err);
 }
 
 int ferry_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
 {
     CHECK_E(b != NULL, err, "backups is NULL");
-    return ferry_rocksdb_backups_purge(b, keep, err);
+    return ferry_rocksdb_lib.backups_purge(b, keep, err);
 }
 
 /* ------------------------------------------------------------------ SST files */
@@ -329,14 +328,14 @@ int ferry_sst_open(const char *path, const char *extra, ferry_sst_writer **out, 
     CHECK_E(out != NULL, err, "out is NULL");
     *out = NULL;
     CHECK_E(path != NULL && path[0] != '\0', err, "path is empty");
-    return ferry_rocksdb_sst_open(path, extra, out, err);
+    return ferry_rocksdb_lib.sst_open(path, extra, out, err);
 }
 
 int ferry_sst_put(ferry_sst_writer *w, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err)
 {
     CHECK_E(w != NULL, err, "writer is NULL");
     CHECK_E(BYTES_OK(key, klen) && BYTES_OK(val, vlen), err, "NULL buffer with a length");
-    return ferry_rocksdb_sst_add(w, FERRY_OP_PUT, key, klen, val, vlen, err);
+    return ferry_rocksdb_lib.sst_add(w, FERRY_OP_PUT, key, klen, val, vlen, err);
 }
 
 int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const void *operand, size_t olen,
@@ -344,25 +343,25 @@ int ferry_sst_merge(ferry_sst_writer *w, const void *key, size_t klen, const voi
 {
     CHECK_E(w != NULL, err, "writer is NULL");
     CHECK_E(BYTES_OK(key, klen) && BYTES_OK(operand, olen), err, "NULL buffer with a length");
-    return ferry_rocksdb_sst_add(w, FERRY_OP_MERGE, key, klen, operand, olen, err);
+    return ferry_rocksdb_lib.sst_add(w, FERRY_OP_MERGE, key, klen, operand, olen, err);
 }
 
 int ferry_sst_delete(ferry_sst_writer *w, const void *key, size_t klen, ferry_error *err)
 {
     CHECK_E(w != NULL, err, "writer is NULL");
     CHECK_E(BYTES_OK(key, klen), err, "NULL key with a length");
-    return ferry_rocksdb_sst_add(w, FERRY_OP_DELETE, key, klen, NULL, 0, err);
+    return ferry_rocksdb_lib.sst_add(w, FERRY_OP_DELETE, key, klen, NULL, 0, err);
 }
 
 int ferry_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
 {
     CHECK_E(w != NULL, err, "writer is NULL");
-    return ferry_rocksdb_sst_finish(w, size_out, err);
+    return ferry_rocksdb_lib.sst_finish(w, size_out, err);
 }
 
 int ferry_sst_close(ferry_sst_writer *w)
 {
-    return w ? ferry_rocksdb_sst_close(w) : FERRY_OK;
+    return w ? ferry_rocksdb_lib.sst_close(w) : FERRY_OK;
 }
 
 int ferry_store_open_secondary(const char *path, const char *secondary_path, const int64_t *opts, uint32_t nopts,
@@ -386,7 +385,7 @@ int ferry_store_open_secondary(const char *path, const char *secondary_path, con
     ferry_cache *sc = NULL;
     ferry_wbm *sw = NULL;
     if ((rc = ferry_shared_acquire(FERRY_ENGINE_ROCKSDB, o, &sc, &sw, err)) == FERRY_OK) {
-        rc = ferry_rocksdb_open(path, secondary_path, o, extra, d, ncfs, out, err);
+        rc = ferry_rocksdb_lib.open_secondary(path, secondary_path, o, extra, d, ncfs, out, err);
         if (rc == FERRY_OK) {
             (*out)->shared_cache = sc;
             (*out)->shared_wbm = sw;
@@ -401,18 +400,17 @@ int ferry_store_open_secondary(const char *path, const char *secondary_path, con
 int ferry_catch_up(ferry_store *s, ferry_error *err)
 {
     CHECK_E(s != NULL, err, "store is NULL");
-    if (s->engine != FERRY_ENGINE_ROCKSDB)
-        return ferry_fail(err, FERRY_ENOTSUP, 0, "secondary instances are RocksDB's: an LMDB store sees every commit of "
-                          "another process at its next read transaction");
-    return ferry_rocksdb_catch_up(s, err);
+    const ferry_engine_lib *lib = ferry_engine_lib_of(s->engine);
+    CHECK_E(lib != NULL, err, "store has an unknown engine");
+    return lib->catch_up(s, err);
 }
 
 int ferry_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
 {
     CHECK_E(s != NULL, err, "store is NULL");
-    if (s->engine != FERRY_ENGINE_ROCKSDB)
-        return ferry_fail(err, FERRY_ENOTSUP, 0, "TTL families are RocksDB's: LMDB has no compaction filter");
-    return ferry_rocksdb_ttl_clock(s, now_ms);
+    const ferry_engine_lib *lib = ferry_engine_lib_of(s->engine);
+    CHECK_E(lib != NULL, err, "store has an unknown engine");
+    return lib->ttl_clock(s, now_ms, err);
 }
 
 int ferry_ingest(ferry_store *s, uint32_t cf, const char *paths, size_t len, uint32_t n, uint32_t flags,

@@ -220,50 +220,77 @@ struct ferry_engine_ops {
     int (*txn_savepoint)(ferry_txn *t, int op, ferry_error *err);
 };
 
-/* ---- engine open functions (rocksdb/, lmdb/) ---- */
-FERRY_HIDDEN int ferry_rocksdb_attach(const char *lib_path, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_path(char *dst, size_t cap);
-/* secondary: NULL, or the directory of a secondary instance of the store at path (ferry_store_open_secondary) */
-FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *opts, const char *extra,
-                                    const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err);
-FERRY_HIDDEN int ferry_lmdb_attach(const char *lib_path, ferry_error *err);
-FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
-FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra,
-                                 ferry_store **out, ferry_error *err);
+/* ---- engine-wide entry points: one table per engine (rocksdb/attach.c, lmdb/attach.c) ----
+ * What the ABI layer (ferry.c, ferry_admin.c, rocksjava.c) needs from an engine besides a store's ops:
+ * attaching the engine library, opening a store, and the objects that belong to no store (backup
+ * engines, SST file writers, shared block caches and write buffer managers) or to RocksJava (interop).
+ * Arguments are checked by the ABI layer first, as for the ops. Every entry is set: an engine without
+ * the facility answers FERRY_ENOTSUP with a message saying what to use instead (its void entries do
+ * nothing, and rj_cursor_owned answers 0). The ABI functions without an engine argument (backups,
+ * SST files, caches, write buffer managers, interop) are RocksDB's: they use ferry_rocksdb_lib. */
+typedef struct ferry_engine_lib {
+    /* ---- the engine library */
+    int (*attach)(const char *lib_path, ferry_error *err);
+    int (*path)(char *dst, size_t cap);
+    /* opts: FERRY_OPT_COUNT values; cfs: ncfs family records (RocksDB opens them; LMDB takes none: ferry.c
+     * refused records with options, and the others name families LMDB opens by name when asked) */
+    int (*open)(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs, uint32_t ncfs,
+                ferry_store **out, ferry_error *err);
+    /* a secondary instance of the store at path, kept in the directory secondary (ferry_store_open_secondary) */
+    int (*open_secondary)(const char *path, const char *secondary, const int64_t *opts, const char *extra,
+                          const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err);
+    /* a secondary instance catches up with its primary (ferry_catch_up) */
+    int (*catch_up)(ferry_store *s, ferry_error *err);
+    /* the clock of a store's TTL families, in ms (ferry_ttl_clock; < 0: the system clock again) */
+    int (*ttl_clock)(ferry_store *s, int64_t now_ms, ferry_error *err);
+    /* ---- backup engines */
+    int (*backups_open)(const char *dir, ferry_backups **out, ferry_error *err);
+    int (*backups_close)(ferry_backups *b);
+    /* s is a store of this engine (ferry_backups_create picks the table by s->engine) */
+    int (*backups_create)(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
+    int (*backups_list)(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err);
+    int (*backups_restore)(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
+    int (*backups_purge)(ferry_backups *b, uint32_t keep, ferry_error *err);
+    /* ---- SST files */
+    int (*sst_open)(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err);
+    /* op: FERRY_OP_PUT, FERRY_OP_MERGE or FERRY_OP_DELETE */
+    int (*sst_add)(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val, size_t vlen,
+                   ferry_error *err);
+    int (*sst_finish)(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
+    int (*sst_close)(ferry_sst_writer *w);
+    /* ---- shared block caches and write buffer managers (the registry and checks are ferry_admin.c's) */
+    /* *out: the engine's cache; *rj_made: made by RocksJava's constructor (high_pri_ppm >= 0) */
+    int (*cache_create)(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out, int *rj_made,
+                        ferry_error *err);
+    void (*cache_destroy)(void *c, int rj_made);
+    void (*cache_usage)(void *c, uint64_t *usage, uint64_t *pinned);
+    /* cache: the engine's cache or NULL; *out: the engine's write buffer manager */
+    int (*wbm_create)(void *cache, uint64_t size, int allow_stall, void **out, ferry_error *err);
+    void (*wbm_destroy)(void *w);
+    uint64_t (*wbm_usage)(void *w);
+    /* ---- RocksJava interop (the handles are RocksJava's) */
+    /* whether c is an interop cursor (rj_cursor_open or _wrap): only those may be forgotten */
+    int (*rj_cursor_owned)(const ferry_cursor *c);
+    int (*rj_cursor_open)(void *db, void *cf, const void *snapshot, const void *lower, size_t llen, const void *upper,
+                          size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err);
+    int (*rj_cursor_wrap)(void *iterator, ferry_cursor **out, ferry_error *err);
+    int (*rj_cursor_forget)(ferry_cursor *c);
+    int (*rj_get)(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst, size_t cap,
+                  size_t *vlen_out, ferry_error *err);
+    int (*rj_multi_get)(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys, size_t keys_len,
+                        void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
+    int (*rj_put)(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err);
+    int (*rj_write)(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err);
+} ferry_engine_lib;
 
-/* ---- RocksDB secondary instances (rocksdb/open.c; argument checks in ferry_admin.c) ---- */
-FERRY_HIDDEN int ferry_rocksdb_catch_up(ferry_store *s, ferry_error *err);
+FERRY_HIDDEN extern const ferry_engine_lib ferry_rocksdb_lib;
+FERRY_HIDDEN extern const ferry_engine_lib ferry_lmdb_lib;
 
-/* ---- RocksDB TTL clock (rocksdb/ttl.c; argument checks in ferry_admin.c) ---- */
-FERRY_HIDDEN int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms);
-
-/* ---- RocksDB backup engine (rocksdb/admin.c; argument checks in ferry.c) ---- */
-FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_backups_close(ferry_backups *b);
-FERRY_HIDDEN int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out,
-                                            ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err);
-
-/* ---- SST files (rocksdb/admin.c; argument checks in ferry.c) ---- */
-FERRY_HIDDEN int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err);
-/* op: FERRY_OP_PUT, FERRY_OP_MERGE or FERRY_OP_DELETE */
-FERRY_HIDDEN int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val,
-                                       size_t vlen, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_sst_close(ferry_sst_writer *w);
-
-/* ---- shared block caches and write buffer managers (rocksdb/admin.c; registry and checks in ferry.c) ---- */
-/* *out: a rocksdb_cache_t*; *rj_made: made by RocksJava's constructor (high_pri_ppm >= 0) */
-FERRY_HIDDEN int ferry_rocksdb_cache_create(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out,
-                                            int *rj_made, ferry_error *err);
-FERRY_HIDDEN void ferry_rocksdb_cache_destroy(void *c, int rj_made);
-FERRY_HIDDEN void ferry_rocksdb_cache_usage(void *c, uint64_t *usage, uint64_t *pinned);
-/* cache: a rocksdb_cache_t* or NULL; *out: a rocksdb_write_buffer_manager_t* */
-FERRY_HIDDEN int ferry_rocksdb_wbm_create(void *cache, uint64_t size, int allow_stall, void **out, ferry_error *err);
-FERRY_HIDDEN void ferry_rocksdb_wbm_destroy(void *w);
-FERRY_HIDDEN uint64_t ferry_rocksdb_wbm_usage(void *w);
+/* The engine-wide table of an engine id (FERRY_ENGINE_*), or NULL for an unknown id. */
+static inline const ferry_engine_lib *ferry_engine_lib_of(int engine)
+{
+    return engine == FERRY_ENGINE_ROCKSDB ? &ferry_rocksdb_lib : engine == FERRY_ENGINE_LMDB ? &ferry_lmdb_lib : NULL;
+}
 
 /* ---- shared helpers (util.c) ---- */
 
@@ -321,23 +348,6 @@ FERRY_HIDDEN int ferry_keys_validate(uint32_t n, const void *keys, size_t keys_l
  * a store s, that no named family was dropped; seen records == count. */
 FERRY_HIDDEN int ferry_batch_validate(const void *ops, size_t len, uint32_t count, uint32_t ncf,
                                       const ferry_store *s, ferry_error *err);
-
-/* ---- RocksJava interop (rocksdb/interop.c; argument checks in rocksjava.c) ---- */
-/* Whether c is an interop cursor (ferry_rocksdb_rj_cursor_open or _wrap): only those may be forgotten. */
-FERRY_HIDDEN int ferry_rocksdb_rj_cursor_owned(const ferry_cursor *c);
-FERRY_HIDDEN int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower,
-                                              size_t llen, const void *upper, size_t ulen, uint32_t flags,
-                                              ferry_cursor **out, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_rj_cursor_forget(ferry_cursor *c);
-FERRY_HIDDEN int ferry_rocksdb_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen,
-                                      void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n,
-                                            const void *keys, size_t keys_len, void *dst, size_t cap,
-                                            int64_t *lens_out, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val,
-                                      size_t vlen, ferry_error *err);
-FERRY_HIDDEN int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err);
 
 /* Option value or fallback when absent/-1. */
 static inline int64_t ferry_opt(const int64_t *opts, int idx, int64_t dflt)

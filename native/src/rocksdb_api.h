@@ -30,6 +30,8 @@ typedef struct rocksdb_envoptions_t rocksdb_envoptions_t;
 typedef struct rocksdb_mergeoperator_t rocksdb_mergeoperator_t;
 typedef struct rocksdb_comparator_t rocksdb_comparator_t;
 typedef struct rocksdb_compactionfilter_t rocksdb_compactionfilter_t;
+typedef struct rocksdb_compactionfiltercontext_t rocksdb_compactionfiltercontext_t;
+typedef struct rocksdb_compactionfilterfactory_t rocksdb_compactionfilterfactory_t;
 typedef struct rocksdb_sstfilewriter_t rocksdb_sstfilewriter_t;
 typedef struct rocksdb_ingestexternalfileoptions_t rocksdb_ingestexternalfileoptions_t;
 typedef struct rocksdb_transactiondb_t rocksdb_transactiondb_t;
@@ -89,6 +91,14 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
         char *(*partial_merge)(void *, const char *key, size_t klen, const char *const *ops, const size_t *op_lens, \
             int n, unsigned char *success, size_t *new_len), \
         void (*delete_value)(void *, const char *value, size_t vlen), const char *(*name)(void *))) \
+    /* compaction filters of the binding's language (filter.c) */ \
+    X(options_set_compaction_filter_factory, void, (rocksdb_options_t *o, rocksdb_compactionfilterfactory_t *f)) \
+    /* compactionfilter_create: above (TTL families) */ \
+    X(compactionfilterfactory_create, rocksdb_compactionfilterfactory_t *, (void *state, void (*destructor)(void *), \
+        rocksdb_compactionfilter_t *(*create)(void *, rocksdb_compactionfiltercontext_t *ctx), \
+        const char *(*name)(void *))) \
+    X(compactionfiltercontext_is_full_compaction, unsigned char, (rocksdb_compactionfiltercontext_t *ctx)) \
+    X(compactionfiltercontext_is_manual_compaction, unsigned char, (rocksdb_compactionfiltercontext_t *ctx)) \
     X(options_set_block_based_table_factory, void, (rocksdb_options_t *o, rocksdb_block_based_table_options_t *t)) \
     X(get_options_from_string, void, (const rocksdb_options_t *base, const char *s, rocksdb_options_t *out, char **errptr)) \
     X(block_based_options_create, rocksdb_block_based_table_options_t *, (void)) \
@@ -183,6 +193,8 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(options_create_copy, rocksdb_options_t *, (rocksdb_options_t *o)) \
     X(readoptions_set_async_io, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     X(readoptions_set_auto_prefix_mode, void, (rocksdb_readoptions_t *o, unsigned char v)) \
+    /* pointer pages on RocksDB (cursors.c); without it pages are copies */ \
+    X(readoptions_set_pin_data, void, (rocksdb_readoptions_t *o, unsigned char v)) \
     RDB_API_UTILITY_FUNCS(X) \
     RDB_API_SST_FUNCS(X) \
     RDB_API_TXN_FUNCS(X) \

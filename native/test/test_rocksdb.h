@@ -95,5 +95,6 @@ void test_key_order_txn(void);
 void test_ttl(void);                                  /* test_rocksdb_ttl.c */
 void test_ttl_store(void);
 void test_secondary(void);
+void test_pointer_pages(void);                         /* test_rocksdb_pinned.c */
 
 #endif

@@ -22,9 +22,26 @@ void test_empty_and_one(ferry_store *s)
     h = page_hdr(page);
     const uint8_t *k, *v;
     uint32_t kl, vl;
+    /* a pointer page: the value where the engine pinned it, the key copied to the page's end */
+    uint64_t ka, va;
+    memcpy(&ka, page + FERRY_PAGE_HEADER, 8);
+    memcpy(&kl, page + FERRY_PAGE_HEADER + 8, 4);
+    memcpy(&vl, page + FERRY_PAGE_HEADER + 12, 4);
+    memcpy(&va, page + FERRY_PAGE_HEADER + 16, 8);
+    k = (const uint8_t *)(uintptr_t)ka;
+    v = (const uint8_t *)(uintptr_t)va;
+    CHECK(h.count == 1 && h.flags == (FERRY_PAGE_END | FERRY_PAGE_POINTERS) && h.used == FERRY_PAGE_HEADER + FERRY_PTR_ENTRY,
+          "one entry %u %u %llu (pointer page)", h.count, h.flags, (unsigned long long)h.used);
+    CHECK(k >= page && k + kl <= page + sizeof page, "the key is copied into the page");
+    CHECK(kl == 3 && vl == 1 && memcmp(k, "one", 3) == 0 && v[0] == '1', "one entry content");
+    ferry_cursor_close(c);
+    /* copy pages unless asked */
+    CHECK_RC(ferry_cursor_open(s, NULL, 0, NULL, 0, NULL, 0, 0, &c, &err), FERRY_OK);
+    CHECK_RC(ferry_cursor_fill(c, FERRY_FIRST, NULL, 0, page, sizeof page, 100, &err), 1);
+    h = page_hdr(page);
     size_t end = page_entry(page, FERRY_PAGE_HEADER, &k, &kl, &v, &vl);
     CHECK(h.count == 1 && h.flags == FERRY_PAGE_END && h.used == end && end == FERRY_PAGE_HEADER + 16,
-          "one entry %u %u %llu (copy mode only)", h.count, h.flags, (unsigned long long)h.used);
+          "one entry %u %u %llu (copy page)", h.count, h.flags, (unsigned long long)h.used);
     CHECK(kl == 3 && vl == 1 && memcmp(k, "one", 3) == 0 && v[0] == '1', "one entry content");
     /* continuing past the end stays at the end */
     CHECK_RC(ferry_cursor_fill(c, FERRY_NEXT, NULL, 0, page, sizeof page, 100, &err), 0);

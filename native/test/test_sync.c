@@ -2,7 +2,9 @@
  * - ferry_sync_tree, which makes a checkpoint, backup or restore durable (issue 43): it walks the
  *   tree without following links, skips what is neither a regular file nor a directory, and fails
  *   only on a real sync error.
- * - the shared-memory handles' state calls on a handle that is not open. */
+ * - the shared-memory handles' state calls on a handle that is not open.
+ * - the engines' engine-wide tables (ferry_engine_lib): every entry set, LMDB's answering
+ *   FERRY_ENOTSUP with a message for what LMDB does not have (issue 43). */
 #include "ferry.h"
 #include "internal.h"
 #include "test_files.h"
@@ -163,6 +165,85 @@ static void test_usage_of_handles_not_open(void)
     CHECK(ferry_wbm_usage((ferry_wbm *)fake, &u, &st, NULL) == FERRY_EINVAL);
 }
 
+/* Every entry of an engine-wide table is set (the ABI layer calls them without a NULL check). */
+static void check_table_full(const ferry_engine_lib *t, const char *name)
+{
+    size_t n = sizeof *t / sizeof(void (*)(void));
+    CHECK(sizeof *t == n * sizeof(void (*)(void)), "%s: not a table of function pointers", name);
+    for (size_t i = 0; i < n; i++) {
+        void (*fn)(void);
+        memcpy(&fn, (const char *)t + i * sizeof fn, sizeof fn);
+        CHECK(fn != NULL, "%s: entry %zu is NULL", name, i);
+    }
+}
+
+#define CHECK_ENOTSUP(call) do { \
+        memset(&err, 0, sizeof err); \
+        int rc_ = (call); \
+        CHECK(rc_ == FERRY_ENOTSUP && err.code == FERRY_ENOTSUP && err.message[0] != '\0', \
+              "%s: rc %d, code %d, message '%s'", #call, rc_, err.code, err.message); \
+    } while (0)
+
+static void test_engine_tables(void)
+{
+    CHECK(ferry_engine_lib_of(FERRY_ENGINE_ROCKSDB) == &ferry_rocksdb_lib);
+    CHECK(ferry_engine_lib_of(FERRY_ENGINE_LMDB) == &ferry_lmdb_lib);
+    CHECK(ferry_engine_lib_of(99) == NULL);
+    check_table_full(&ferry_rocksdb_lib, "RocksDB");
+    check_table_full(&ferry_lmdb_lib, "LMDB");
+
+    const ferry_engine_lib *l = &ferry_lmdb_lib;
+    char buf[64];
+    uint32_t u32 = 0;
+    uint64_t u64 = 7, u64b = 7;
+    size_t len = 0;
+    int64_t lens[1];
+    void *out = NULL;
+    int made = 0;
+    ferry_backups *b = NULL;
+    ferry_sst_writer *w = NULL;
+    ferry_cursor *c = NULL;
+    ferry_store *st = NULL;
+    CHECK_ENOTSUP(l->open_secondary(scratch, scratch, NULL, NULL, NULL, 0, &st, &err));
+    CHECK(st == NULL);
+    CHECK_ENOTSUP(l->catch_up(NULL, &err));
+    CHECK_ENOTSUP(l->ttl_clock(NULL, 0, &err));
+    CHECK_ENOTSUP(l->backups_open(scratch, &b, &err));
+    CHECK(strstr(err.message, "ferry_checkpoint") != NULL, "message: %s", err.message);
+    CHECK_ENOTSUP(l->backups_create(NULL, NULL, &u32, &err));
+    CHECK_ENOTSUP(l->backups_list(NULL, buf, sizeof buf, &u32, &err));
+    CHECK_ENOTSUP(l->backups_restore(NULL, 1, scratch, &err));
+    CHECK_ENOTSUP(l->backups_purge(NULL, 1, &err));
+    CHECK(l->backups_close(NULL) == FERRY_ENOTSUP);
+    CHECK_ENOTSUP(l->sst_open("x.sst", NULL, &w, &err));
+    CHECK_ENOTSUP(l->sst_add(NULL, FERRY_OP_PUT, "k", 1, "v", 1, &err));
+    CHECK_ENOTSUP(l->sst_finish(NULL, &u64, &err));
+    CHECK(l->sst_close(NULL) == FERRY_ENOTSUP);
+    CHECK_ENOTSUP(l->cache_create(1 << 20, 0, -1, &out, &made, &err));
+    CHECK_ENOTSUP(l->wbm_create(NULL, 1 << 20, 0, &out, &err));
+    l->cache_usage(NULL, &u64, &u64b);
+    CHECK(u64 == 0 && u64b == 0);
+    CHECK(l->wbm_usage(NULL) == 0);
+    l->cache_destroy(NULL, 0);
+    l->wbm_destroy(NULL);
+    CHECK(out == NULL && b == NULL && w == NULL);
+    CHECK(l->rj_cursor_owned(NULL) == 0);
+    CHECK_ENOTSUP(l->rj_cursor_open(buf, buf, NULL, NULL, 0, NULL, 0, 0, &c, &err));
+    CHECK_ENOTSUP(l->rj_cursor_wrap(buf, &c, &err));
+    CHECK(l->rj_cursor_forget(NULL) == FERRY_ENOTSUP);
+    CHECK_ENOTSUP(l->rj_get(buf, buf, NULL, "k", 1, buf, sizeof buf, &len, &err));
+    CHECK_ENOTSUP(l->rj_multi_get(buf, buf, NULL, 1, buf, 5, buf, sizeof buf, lens, &err));
+    CHECK_ENOTSUP(l->rj_put(buf, buf, "k", 1, "v", 1, &err));
+    CHECK_ENOTSUP(l->rj_write(buf, NULL, NULL, 0, &err));
+    CHECK(c == NULL);
+
+    /* the ABI's engine calls go through the tables: an unknown engine has none */
+    memset(&err, 0, sizeof err);
+    CHECK(ferry_engine_attach(99, NULL, &err) == FERRY_EINVAL && strstr(err.message, "unknown engine 99") != NULL,
+          "message: %s", err.message);
+    CHECK(ferry_engine_path(99, buf, sizeof buf) == FERRY_EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -173,6 +254,7 @@ int main(int argc, char **argv)
     if (test_fresh_dir(scratch) != 0) { fprintf(stderr, "cannot recreate %s\n", scratch); return 2; }
     test_sync_plain_tree();
     test_usage_of_handles_not_open();
+    test_engine_tables();
 #ifndef _WIN32
     test_sync_dangling_link();
     test_sync_links_to_dirs();

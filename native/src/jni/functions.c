@@ -192,6 +192,36 @@ JNI_FN(merge0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen,
     return ferry_merge(P(s), (uint32_t)cf, P(key), (size_t)klen, P(operand), (size_t)olen, P(err));
 }
 
+/* JniFunctions.mergeOperatorCreate0: ferry_merge_operator_create */
+JNI_FN(mergeOperatorCreate0)(JNIEnv *env, jclass cls, jlong name, jlong token, jlong callback, jlong out, jlong err)
+{
+    return ferry_merge_operator_create(P(name), (int64_t)token, P(callback), P(out), P(err));
+}
+
+/* JniFunctions.mergeOperatorClose0: ferry_merge_operator_close */
+JNI_FN(mergeOperatorClose0)(JNIEnv *env, jclass cls, jlong m)
+{
+    return ferry_merge_operator_close(P(m));
+}
+
+/* JniFunctions.mergeValueAlloc0: ferry_merge_value_alloc */
+JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniFunctions_mergeValueAlloc0(JNIEnv *env, jclass cls, jlong v, jlong len)
+{
+    return (jlong)(intptr_t)ferry_merge_value_alloc(P(v), (size_t)len);
+}
+
+/* JniFunctions.compactionFilterCreate0: ferry_compaction_filter_create */
+JNI_FN(compactionFilterCreate0)(JNIEnv *env, jclass cls, jlong name, jlong token, jlong callback, jlong out, jlong err)
+{
+    return ferry_compaction_filter_create(P(name), (int64_t)token, P(callback), P(out), P(err));
+}
+
+/* JniFunctions.compactionFilterClose0: ferry_compaction_filter_close */
+JNI_FN(compactionFilterClose0)(JNIEnv *env, jclass cls, jlong f)
+{
+    return ferry_compaction_filter_close(P(f));
+}
+
 /* JniFunctions.delete0: ferry_delete */
 JNI_FN(delete0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong err)
 {

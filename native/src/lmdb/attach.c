@@ -1,5 +1,5 @@
-/* LMDB engine: attaching liblmdb (from org.lmdbjava:native, resolved at run time, see lmdb_api.h)
- * and its errors. */
+/* LMDB engine: attaching liblmdb (from org.lmdbjava:native, resolved at run time, see lmdb_api.h),
+ * its errors, and the engine-wide table (ferry_lmdb_lib: attach, path, open; FERRY_ENOTSUP for the rest). */
 #include "engine.h"
 
 /* ------------------------------------------------------------------ attach */
@@ -125,3 +125,232 @@ int lmdb_fail(ferry_error *err, int rc, const char *what)
 {
     return ferry_fail(err, lmdb_map_rc(rc), rc, "%s: %s", what, lmdb_strerror(rc));
 }
+
+/* ------------------------------------------------------------------ */
+/* The engine-wide table (internal.h): attach, path and open; LMDB has no backup engine, SST files,
+ * shared caches, write buffer managers or RocksJava objects, so those entries answer FERRY_ENOTSUP. */
+
+static int no_backups(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "LMDB has no backup engine: copy the store with ferry_checkpoint "
+                      "(Store.checkpoint) instead");
+}
+
+static int no_sst(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "SST files are RocksDB's: load LMDB with a write batch instead");
+}
+
+static int no_shared(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "LMDB has no block cache or memtables (its reads go through the OS "
+                      "page cache): no shared block cache or write buffer manager");
+}
+
+static int no_interop(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "RocksJava interop is RocksDB's");
+}
+
+static int lmdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err)
+{
+    (void)dir; (void)out;
+    return no_backups(err);
+}
+
+static int lmdb_backups_close(ferry_backups *b)
+{
+    (void)b;
+    return FERRY_ENOTSUP;
+}
+
+static int lmdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err)
+{
+    (void)b; (void)s; (void)id_out;
+    return no_backups(err);
+}
+
+static int lmdb_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out, ferry_error *err)
+{
+    (void)b; (void)dst; (void)cap; (void)count_out;
+    return no_backups(err);
+}
+
+static int lmdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err)
+{
+    (void)b; (void)id; (void)db_dir;
+    return no_backups(err);
+}
+
+static int lmdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err)
+{
+    (void)b; (void)keep;
+    return no_backups(err);
+}
+
+static int lmdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out, ferry_error *err)
+{
+    (void)path; (void)extra; (void)out;
+    return no_sst(err);
+}
+
+static int lmdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val, size_t vlen,
+                        ferry_error *err)
+{
+    (void)w; (void)op; (void)key; (void)klen; (void)val; (void)vlen;
+    return no_sst(err);
+}
+
+static int lmdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err)
+{
+    (void)w; (void)size_out;
+    return no_sst(err);
+}
+
+static int lmdb_sst_close(ferry_sst_writer *w)
+{
+    (void)w;
+    return FERRY_ENOTSUP;
+}
+
+static int lmdb_cache_create(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out, int *rj_made,
+                             ferry_error *err)
+{
+    (void)capacity; (void)strict; (void)high_pri_ppm; (void)out; (void)rj_made;
+    return no_shared(err);
+}
+
+static void lmdb_cache_destroy(void *c, int rj_made)
+{
+    (void)c; (void)rj_made;
+}
+
+static void lmdb_cache_usage(void *c, uint64_t *usage, uint64_t *pinned)
+{
+    (void)c;
+    *usage = 0;
+    *pinned = 0;
+}
+
+static int lmdb_wbm_create(void *cache, uint64_t size, int allow_stall, void **out, ferry_error *err)
+{
+    (void)cache; (void)size; (void)allow_stall; (void)out;
+    return no_shared(err);
+}
+
+static void lmdb_wbm_destroy(void *w)
+{
+    (void)w;
+}
+
+static uint64_t lmdb_wbm_usage(void *w)
+{
+    (void)w;
+    return 0;
+}
+
+static int lmdb_rj_cursor_owned(const ferry_cursor *c)
+{
+    (void)c;
+    return 0;
+}
+
+static int lmdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower, size_t llen,
+                               const void *upper, size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
+{
+    (void)db; (void)cf; (void)snapshot; (void)lower; (void)llen; (void)upper; (void)ulen; (void)flags; (void)out;
+    return no_interop(err);
+}
+
+static int lmdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err)
+{
+    (void)iterator; (void)out;
+    return no_interop(err);
+}
+
+static int lmdb_rj_cursor_forget(ferry_cursor *c)
+{
+    (void)c;
+    return FERRY_ENOTSUP;
+}
+
+static int lmdb_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen, void *dst, size_t cap,
+                       size_t *vlen_out, ferry_error *err)
+{
+    (void)db; (void)cf; (void)snapshot; (void)key; (void)klen; (void)dst; (void)cap; (void)vlen_out;
+    return no_interop(err);
+}
+
+static int lmdb_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys, size_t keys_len,
+                             void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
+{
+    (void)db; (void)cf; (void)snapshot; (void)n; (void)keys; (void)keys_len; (void)dst; (void)cap; (void)lens_out;
+    return no_interop(err);
+}
+
+static int lmdb_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen,
+                       ferry_error *err)
+{
+    (void)db; (void)cf; (void)key; (void)klen; (void)val; (void)vlen;
+    return no_interop(err);
+}
+
+static int lmdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err)
+{
+    (void)db; (void)cfs; (void)ops; (void)len;
+    return no_interop(err);
+}
+
+static int lmdb_open_secondary(const char *path, const char *secondary, const int64_t *opts, const char *extra,
+                               const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err)
+{
+    (void)path; (void)secondary; (void)opts; (void)extra; (void)cfs; (void)ncfs; (void)out;
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "secondary instances are RocksDB's: an LMDB store sees every commit of "
+                      "another process at its next read transaction");
+}
+
+static int lmdb_catch_up(ferry_store *s, ferry_error *err)
+{
+    (void)s;
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "secondary instances are RocksDB's: an LMDB store sees every commit of "
+                      "another process at its next read transaction");
+}
+
+static int lmdb_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
+{
+    (void)s; (void)now_ms;
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "TTL families are RocksDB's: LMDB has no compaction filter");
+}
+
+const ferry_engine_lib ferry_lmdb_lib = {
+    .attach = ferry_lmdb_attach,
+    .path = ferry_lmdb_path,
+    .open = ferry_lmdb_open,
+    .open_secondary = lmdb_open_secondary,
+    .catch_up = lmdb_catch_up,
+    .ttl_clock = lmdb_ttl_clock,
+    .backups_open = lmdb_backups_open,
+    .backups_close = lmdb_backups_close,
+    .backups_create = lmdb_backups_create,
+    .backups_list = lmdb_backups_list,
+    .backups_restore = lmdb_backups_restore,
+    .backups_purge = lmdb_backups_purge,
+    .sst_open = lmdb_sst_open,
+    .sst_add = lmdb_sst_add,
+    .sst_finish = lmdb_sst_finish,
+    .sst_close = lmdb_sst_close,
+    .cache_create = lmdb_cache_create,
+    .cache_destroy = lmdb_cache_destroy,
+    .cache_usage = lmdb_cache_usage,
+    .wbm_create = lmdb_wbm_create,
+    .wbm_destroy = lmdb_wbm_destroy,
+    .wbm_usage = lmdb_wbm_usage,
+    .rj_cursor_owned = lmdb_rj_cursor_owned,
+    .rj_cursor_open = lmdb_rj_cursor_open,
+    .rj_cursor_wrap = lmdb_rj_cursor_wrap,
+    .rj_cursor_forget = lmdb_rj_cursor_forget,
+    .rj_get = lmdb_rj_get,
+    .rj_multi_get = lmdb_rj_multi_get,
+    .rj_put = lmdb_rj_put,
+    .rj_write = lmdb_rj_write,
+};

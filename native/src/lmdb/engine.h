@@ -528,4 +528,11 @@ static inline int lmdb_txn_end_locked(lmdb_store *s, lmdb_txn *t)
     return FERRY_OK;
 }
 
+/* The engine-wide entry points: ferry_lmdb_lib's (attach.c), the ABI layer's way in (internal.h). */
+FERRY_HIDDEN int ferry_lmdb_attach(const char *lib_path, ferry_error *err);
+FERRY_HIDDEN int ferry_lmdb_path(char *dst, size_t cap);
+/* cfs: not used (see ferry_engine_lib.open) */
+FERRY_HIDDEN int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs,
+                                 uint32_t ncfs, ferry_store **out, ferry_error *err);
+
 #endif /* FERRY_LMDB_ENGINE_H */

@@ -337,9 +337,11 @@ static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
 }
 
 /* Open an LMDB environment as a Ferry store (options: see ferry.h and env_flags). */
-int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, ferry_store **out,
-                    ferry_error *err)
+int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs, uint32_t ncfs,
+                    ferry_store **out, ferry_error *err)
 {
+    (void)cfs;
+    (void)ncfs;
     if (!atomic_load_explicit(&lmdb_attached, memory_order_acquire))
         return ferry_fail(err, FERRY_ENOENGINE, 0, "LMDB engine not attached (call ferry_engine_attach first)");
     int64_t map_size = ferry_opt(opts, FERRY_OPT_MAP_SIZE, LMDB_DEFAULT_MAP_SIZE);

@@ -1,4 +1,5 @@
-/* RocksDB engine: attaching to the loaded librocksdbjni, errors, handles. */
+/* RocksDB engine: attaching to the loaded librocksdbjni, errors, handles, and the engine-wide table
+ * (ferry_rocksdb_lib) through which the ABI layer reaches attach, open and the objects of no store. */
 #include "engine.h"
 
 /* ------------------------------------------------------------------ */
@@ -240,6 +241,8 @@ void rdb_store_free(rdb_store *s)
     if (s->wopts) RDB.writeoptions_destroy(s->wopts);
     if (s->fopts) RDB.flushoptions_destroy(s->fopts);
     if (s->cache) RDB.cache_destroy(s->cache);
+    rdb_merge_release(s->java_merge);
+    rdb_filter_release(s->java_filter);
     rdb_ttl_free(s);   /* after the database: its compactions used the filters */
     free(s->secondary);
     pthread_mutex_destroy(&s->ttl_lock);
@@ -272,3 +275,51 @@ int rdb_open_error(const char *path, char *e, ferry_error *err)
     RDB.free(e);
     return FERRY_EBUSY;
 }
+
+/* ------------------------------------------------------------------ */
+/* The engine-wide table (internal.h): everything the ABI layer asks of RocksDB besides a store's ops */
+
+static int rdb_open_primary(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs,
+                            uint32_t ncfs, ferry_store **out, ferry_error *err)
+{
+    return ferry_rocksdb_open(path, NULL, opts, extra, cfs, ncfs, out, err);
+}
+
+static int rdb_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
+{
+    (void)err;
+    return ferry_rocksdb_ttl_clock(s, now_ms);
+}
+
+const ferry_engine_lib ferry_rocksdb_lib = {
+    .attach = ferry_rocksdb_attach,
+    .path = ferry_rocksdb_path,
+    .open = rdb_open_primary,
+    .open_secondary = ferry_rocksdb_open,
+    .catch_up = ferry_rocksdb_catch_up,
+    .ttl_clock = rdb_ttl_clock,
+    .backups_open = ferry_rocksdb_backups_open,
+    .backups_close = ferry_rocksdb_backups_close,
+    .backups_create = ferry_rocksdb_backups_create,
+    .backups_list = ferry_rocksdb_backups_list,
+    .backups_restore = ferry_rocksdb_backups_restore,
+    .backups_purge = ferry_rocksdb_backups_purge,
+    .sst_open = ferry_rocksdb_sst_open,
+    .sst_add = ferry_rocksdb_sst_add,
+    .sst_finish = ferry_rocksdb_sst_finish,
+    .sst_close = ferry_rocksdb_sst_close,
+    .cache_create = ferry_rocksdb_cache_create,
+    .cache_destroy = ferry_rocksdb_cache_destroy,
+    .cache_usage = ferry_rocksdb_cache_usage,
+    .wbm_create = ferry_rocksdb_wbm_create,
+    .wbm_destroy = ferry_rocksdb_wbm_destroy,
+    .wbm_usage = ferry_rocksdb_wbm_usage,
+    .rj_cursor_owned = ferry_rocksdb_rj_cursor_owned,
+    .rj_cursor_open = ferry_rocksdb_rj_cursor_open,
+    .rj_cursor_wrap = ferry_rocksdb_rj_cursor_wrap,
+    .rj_cursor_forget = ferry_rocksdb_rj_cursor_forget,
+    .rj_get = ferry_rocksdb_rj_get,
+    .rj_multi_get = ferry_rocksdb_rj_multi_get,
+    .rj_put = ferry_rocksdb_rj_put,
+    .rj_write = ferry_rocksdb_rj_write,
+};

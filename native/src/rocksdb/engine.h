@@ -1,7 +1,8 @@
 /* RocksDB engine, private to native/src/rocksdb: the handles, the C API table and what its sections share.
  * The engine drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a function
  * table resolved at attach time (attach.c; rocksdb_api.h lists the functions used). Sections: attach.c
- * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), reads.c,
+ * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), merge.c (merge
+ * operators of the binding's language), filter.c (compaction filters of the binding's language), reads.c,
  * writes.c, cursors.c, txn.c (transactions), split.c (split points), admin.c (properties, checkpoints,
  * SST files, backups, shared caches), interop.c (RocksJava's own objects). */
 #ifndef FERRY_ROCKSDB_ENGINE_H
@@ -39,6 +40,8 @@ typedef struct rdb_store {
     rocksdb_cache_t *cache;
     size_t readahead;                 /* cursors' readahead_size (0: RocksDB's automatic readahead) */
     int has_merge;                    /* the options string set one of the accepted merge operators */
+    ferry_merge_operator *java_merge; /* the store's operator when it is a callback's (a reference), or NULL */
+    ferry_compaction_filter *java_filter; /* the store's compaction filter (a callback's, a reference), or NULL */
     /* Transactions (FERRY_OPT_TRANSACTIONS): the TransactionDB or OptimisticTransactionDB, and db
      * then points at shell, a rocksdb_t around the same object (see rdb_txndb_shell) */
     int txn_mode;                     /* FERRY_TXN_MODE_* */
@@ -92,8 +95,23 @@ typedef struct rdb_cursor {
     int reverse;                      /* with check_bounds: the family is in FERRY_ORDER_REVERSE */
     const char *lower, *upper;        /* into bounds, NULL = none */
     size_t llen, ulen;
+    /* Pointer pages (FERRY_CURSOR_POINTERS, see cursors.c): values point into the blocks and
+     * memtable entries the iterator keeps pinned (ReadOptions.pin_data); keys are copied. */
+    int pin;
+    rocksdb_t *db;                    /* pinning cursors: where a fresh iterator comes from */
+    rocksdb_column_family_handle_t *cfh;
+    rdb_db_shell dbs;                 /* interop: db and cfh point to these copies of RocksJava's pointers */
+    rdb_cf_shell cfs;
+    const rocksdb_snapshot_t *own_snap; /* taken at open when the caller gave none; released at close */
+    uint64_t pinned;                  /* key and value bytes emitted since the iterator was made */
+    char *rekey;                      /* where the iterator stood, for its successor (malloc'd) */
+    size_t rekey_cap;
     char bounds[];                    /* lower then upper bound bytes */
 } rdb_cursor;
+
+/* A pinning cursor opens a fresh iterator at the entry it stands on once it has emitted this many
+ * key and value bytes, so the blocks its iterator pins stay bounded (see cursors.c). */
+#define RDB_PIN_LIMIT ((uint64_t)4 << 20)
 
 #define STORE(s) ((rdb_store *)(s))
 
@@ -164,7 +182,28 @@ FERRY_HIDDEN int rdb_order_error(const char *path, char *e, ferry_error *err);
 
 /* open.c */
 FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
-FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
+FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferry_error *err);
+
+/* merge.c: merge operators of the binding's language; an options string names one as
+ * "merge_operator=" RDB_MERGE_TOKEN "<handle address in decimal>" */
+#define RDB_MERGE_TOKEN "ferry.callback."
+FERRY_HIDDEN ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token);
+FERRY_HIDDEN void rdb_merge_release(ferry_merge_operator *m);
+FERRY_HIDDEN const char *rdb_merge_name(const ferry_merge_operator *m);
+FERRY_HIDDEN rocksdb_mergeoperator_t *rdb_merge_operator(ferry_merge_operator *m);
+
+/* A callback's result buffer (ferry_merge_value_alloc): merge.c, filter.c. */
+struct ferry_merge_value {
+    char *data;
+    size_t len;
+};
+
+/* filter.c: compaction filters of the binding's language; an options string names one as
+ * "compaction_filter_factory=" RDB_FILTER_TOKEN "<handle address in decimal>" */
+#define RDB_FILTER_TOKEN "ferry.filter."
+FERRY_HIDDEN ferry_compaction_filter *rdb_filter_token(const char *v, size_t vn, int *is_token);
+FERRY_HIDDEN void rdb_filter_release(ferry_compaction_filter *f);
+FERRY_HIDDEN rocksdb_compactionfilterfactory_t *rdb_filter_factory(ferry_compaction_filter *f);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* reads.c */
@@ -245,10 +284,6 @@ FERRY_HIDDEN int rdb_split_points(ferry_store *fs, ferry_snapshot *snap, ferry_c
                                   size_t llen, const void *upper, size_t ulen, uint32_t max, void *dst,
                                   size_t cap, size_t *len_out, ferry_error *err);
 
-/* open.c */
-FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
-FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_error *err);
-extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
 /* admin.c */
 FERRY_HIDDEN int rdb_property(ferry_store *s, ferry_cf_slot *cf, const char *name, char *dst, size_t cap,
@@ -351,5 +386,53 @@ static inline int rdb_cursor_create(ferry_store *owner, rocksdb_t *db, rocksdb_c
 {
     return rdb_cursor_create_in(owner, db, NULL, cf, snap, lower, llen, upper, ulen, flags, readahead, out, err);
 }
+
+/* ------------------------------------------------------------------ */
+/* The engine-wide entry points: ferry_rocksdb_lib's (attach.c), the ABI layer's way in (internal.h) */
+
+FERRY_HIDDEN int ferry_rocksdb_attach(const char *lib_path, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_path(char *dst, size_t cap);
+/* secondary: NULL, or the directory of a secondary instance of the store at path (ferry_store_open_secondary) */
+FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *opts, const char *extra,
+                                    const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err);
+/* secondary instances (open.c) and the TTL clock (ttl.c) */
+FERRY_HIDDEN int ferry_rocksdb_catch_up(ferry_store *s, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms);
+/* backups, SST files, shared caches and write buffer managers (admin.c) */
+FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_close(ferry_backups *b);
+FERRY_HIDDEN int ferry_rocksdb_backups_create(ferry_backups *b, ferry_store *s, uint32_t *id_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_list(ferry_backups *b, void *dst, size_t cap, uint32_t *count_out,
+                                            ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_restore(ferry_backups *b, uint32_t id, const char *db_dir, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_backups_purge(ferry_backups *b, uint32_t keep, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer **out,
+                                        ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_add(ferry_sst_writer *w, int op, const void *key, size_t klen, const void *val,
+                                       size_t vlen, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_finish(ferry_sst_writer *w, uint64_t *size_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_sst_close(ferry_sst_writer *w);
+FERRY_HIDDEN int ferry_rocksdb_cache_create(uint64_t capacity, int strict, int64_t high_pri_ppm, void **out,
+                                            int *rj_made, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_cache_destroy(void *c, int rj_made);
+FERRY_HIDDEN void ferry_rocksdb_cache_usage(void *c, uint64_t *usage, uint64_t *pinned);
+FERRY_HIDDEN int ferry_rocksdb_wbm_create(void *cache, uint64_t size, int allow_stall, void **out, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_wbm_destroy(void *w);
+FERRY_HIDDEN uint64_t ferry_rocksdb_wbm_usage(void *w);
+/* RocksJava interop (interop.c) */
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_owned(const ferry_cursor *c);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const void *lower,
+                                              size_t llen, const void *upper, size_t ulen, uint32_t flags,
+                                              ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_wrap(void *iterator, ferry_cursor **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_cursor_forget(ferry_cursor *c);
+FERRY_HIDDEN int ferry_rocksdb_rj_get(void *db, void *cf, const void *snapshot, const void *key, size_t klen,
+                                      void *dst, size_t cap, size_t *vlen_out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_multi_get(void *db, void *cf, const void *snapshot, uint32_t n, const void *keys,
+                                            size_t keys_len, void *dst, size_t cap, int64_t *lens_out,
+                                            ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_put(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen,
+                                      ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_rj_write(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err);
 
 #endif /* FERRY_ROCKSDB_ENGINE_H */

@@ -37,6 +37,9 @@ int ferry_rocksdb_rj_cursor_open(void *db, void *cf, const void *snapshot, const
     RJ_READY(err);
     RJ_SHELLS(db, cf);
     rdb_snapshot_shell sn = { snapshot };
+    /* copy pages: whether a RocksJava family has a merge operator (whose results an iterator
+     * hands out of its own buffer) cannot be read from its handles */
+    flags &= ~(uint32_t)FERRY_CURSOR_POINTERS;
     return rdb_cursor_create(&rj_owner, rdb_, rcf_, snapshot ? (const rocksdb_snapshot_t *)&sn : NULL, lower, llen,
                          upper, ulen, flags, 0, out, err);
 }

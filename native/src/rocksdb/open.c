@@ -116,24 +116,83 @@ static int merge_operator_id(const char *v, size_t vn, const char **id, size_t *
 }
 
 /* Find the options string's merge operator (the last merge_operator= wins, as in RocksDB) and
- * check it is one Ferry accepts; *has is 1 when the store will have one. */
-int rdb_check_merge(const char *extra, int *has, ferry_error *err)
+ * check it is one Ferry accepts; *has is 1 when the store will have one. A callback's operator
+ * (RDB_MERGE_TOKEN) is accepted where cb is non-NULL: *cb then holds a reference to it (release with
+ * rdb_merge_release), else NULL. */
+int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferry_error *err)
 {
     const char *k, *v, *id = NULL;
     size_t kn, vn, idn = 0;
     const char *val = NULL;
     size_t valn = 0;
     *has = 0;
+    if (cb) *cb = NULL;
     for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
         if (key_is(k, kn, "merge_operator")) { val = v; valn = vn; }
     if (!val || valn == 0 || key_is(val, valn, "nullptr")) return FERRY_OK;
     int shown = (int)(valn > 200 ? 200 : valn);
+    int is_token;
+    ferry_merge_operator *m = rdb_merge_token(val, valn, &is_token);
+    if (is_token) {
+        if (m && cb) { *cb = m; *has = 1; return FERRY_OK; }
+        rdb_merge_release(m);
+        return ferry_fail(err, FERRY_EINVAL, 0, cb ? "options string sets merge_operator=%.*s, which is not an open merge "
+                          "operator (closed, or not made by ferry_merge_operator_create)" : "options string sets "
+                          "merge_operator=%.*s: a merge operator of the binding's language is not accepted here", shown, val);
+    }
     if (merge_operator_id(val, valn, &id, &idn) == FERRY_OK)
         for (size_t i = 0; i < sizeof merge_operators / sizeof merge_operators[0]; i++)
             if (key_is(id, idn, merge_operators[i])) { *has = 1; return FERRY_OK; }
     return ferry_fail(err, FERRY_EINVAL, 0, "options string sets merge_operator=%.*s: Ferry accepts RocksDB's built-in "
                       "merge operators put, uint64add, max, bytesxor and stringappend (sortlist aborts the process on "
-                      "a malformed operand; operators implemented in Java are not provided)", shown, val);
+                      "a malformed operand) and merge operators written in Java (JavaMergeOperator)", shown, val);
+}
+
+/* The options string's compaction filter of the binding's language (the last compaction_filter_factory=
+ * wins, as in RocksDB): *out holds a reference to it (release with rdb_filter_release), or NULL when the
+ * string names none (another value is left to RocksDB's parser). FERRY_EINVAL for a closed handle. */
+static int check_filter(const char *extra, ferry_compaction_filter **out, ferry_error *err)
+{
+    const char *k, *v, *val = NULL;
+    size_t kn, vn, valn = 0;
+    *out = NULL;
+    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (key_is(k, kn, "compaction_filter_factory")) { val = v; valn = vn; }
+    if (!val) return FERRY_OK;
+    int is_token;
+    ferry_compaction_filter *f = rdb_filter_token(val, valn, &is_token);
+    if (!is_token) return FERRY_OK;
+    if (!f)
+        return ferry_fail(err, FERRY_EINVAL, 0, "options string sets compaction_filter_factory=%.*s, which is not an "
+                          "open compaction filter (closed, or not made by ferry_compaction_filter_create)",
+                          (int)(valn > 200 ? 200 : valn), val);
+    *out = f;
+    return FERRY_OK;
+}
+
+/* A copy of the options string without its merge_operator entries that name a callback's operator
+ * (RocksDB's parser does not know them; the caller sets the operator itself), or NULL when out of
+ * memory. Free with free(). */
+static char *without_callbacks(const char *extra)
+{
+    size_t n = strlen(extra);
+    char *out = malloc(n + 2);
+    if (!out) return NULL;
+    size_t o = 0;
+    const char *k, *v;
+    size_t kn, vn;
+    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;) {
+        int is_token = 0;
+        if (key_is(k, kn, "merge_operator")) rdb_merge_release(rdb_merge_token(v, vn, &is_token));
+        if (key_is(k, kn, "compaction_filter_factory")) rdb_filter_release(rdb_filter_token(v, vn, &is_token));
+        if (is_token) continue;
+        size_t len = (size_t)(p - k);   /* the entry as written, "k=v" */
+        memcpy(out + o, k, len);
+        o += len;
+        out[o++] = ';';
+    }
+    out[o] = '\0';
+    return out;
 }
 
 /* The merge operator of a store opened without one. RocksDB leaves a family without a merge
@@ -173,7 +232,8 @@ static const char *refused_name(void *st) { (void)st; return "ferry.NoMergeOpera
 static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry_error *err)
 {
     if (extra && rdb_check_extra(extra, err)) return FERRY_EINVAL;
-    if (extra && rdb_check_merge(extra, &s->has_merge, err)) return FERRY_EINVAL;
+    if (extra && rdb_check_merge(extra, &s->has_merge, &s->java_merge, err)) return FERRY_EINVAL;
+    if (extra && check_filter(extra, &s->java_filter, err)) return FERRY_EINVAL;
     int64_t cache_bytes = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE_BYTES, -1);
     int64_t bloom = ferry_opt(opts, FERRY_OPT_BLOOM_BITS, 0);
     int64_t comp = ferry_opt(opts, FERRY_OPT_COMPRESSION, -1);
@@ -261,16 +321,23 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         RDB.block_based_options_destroy(t);
     }
     if (extra && extra[0]) {
+        char *plain = without_callbacks(extra);
+        if (!plain) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
         rocksdb_options_t *merged = RDB.options_create();
         char *e = NULL;
-        RDB.get_options_from_string(s->opts, extra, merged, &e);
+        RDB.get_options_from_string(s->opts, plain, merged, &e);
+        free(plain);
         if (e) { RDB.options_destroy(merged); return rdb_error(err, e); }
         RDB.options_destroy(s->opts);
         s->opts = merged;
     }
     /* after the options string: the manager is the database's, whatever the string says */
     if (wbm) RDB.options_set_write_buffer_manager(s->opts, wbm);
-    if (!s->has_merge)
+    if (s->java_filter)
+        RDB.options_set_compaction_filter_factory(s->opts, rdb_filter_factory(s->java_filter));
+    if (s->java_merge)
+        RDB.options_set_merge_operator(s->opts, rdb_merge_operator(s->java_merge));
+    else if (!s->has_merge)
         RDB.options_set_merge_operator(s->opts, RDB.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
                                                                      refuse_partial_merge, refused_delete, refused_name));
     int64_t readahead = ferry_opt(opts, FERRY_OPT_READAHEAD_BYTES, 0);
@@ -313,9 +380,10 @@ static const char *compression_name(int64_t v)
 }
 
 /* Check a family's FERRY_CFOPT_* values and options string; *has_merge: whether the family will
- * have a merge operator. */
+ * have a merge operator; *cb (when cb is non-NULL): a callback's operator that the family's own
+ * options string names, with a reference (release with rdb_merge_release), else NULL. */
 static int check_family(rdb_store *s, const char *name, const int64_t *o, const char *extra, int *has_merge,
-                        ferry_error *err)
+                        ferry_merge_operator **cb, ferry_error *err)
 {
     int64_t comp = o[FERRY_CFOPT_COMPRESSION], bloom = o[FERRY_CFOPT_BLOOM_BITS];
     int64_t bs = o[FERRY_CFOPT_BLOCK_SIZE], pl = o[FERRY_CFOPT_PREFIX_LEN];
@@ -333,8 +401,12 @@ static int check_family(rdb_store *s, const char *name, const int64_t *o, const 
     if (rdb_order_check(name, o[FERRY_CFOPT_KEY_ORDER], err)) return FERRY_EINVAL;
     if (rdb_ttl_check(name, o[FERRY_CFOPT_TTL_MS], o[FERRY_CFOPT_TTL_OFFSET], err)) return FERRY_EINVAL;
     int fam_merge = 0;
-    if (extra && (rdb_check_extra(extra, err) || rdb_check_merge(extra, &fam_merge, err))) return FERRY_EINVAL;
+    ferry_merge_operator *own = NULL;
+    if (cb) *cb = NULL;
+    if (extra && (rdb_check_extra(extra, err) || rdb_check_merge(extra, &fam_merge, &own, err))) return FERRY_EINVAL;
     *has_merge = extra && mentions_merge(extra) ? fam_merge : s->has_merge;
+    if (cb) *cb = own;
+    else rdb_merge_release(own);
     return FERRY_OK;
 }
 
@@ -346,12 +418,25 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
                           rocksdb_options_t **out, int *bits, ferry_error *err)
 {
     int has_merge;
+    ferry_merge_operator *own;
+    ferry_compaction_filter *own_filter = NULL;
     *out = NULL;
     *bits = 0;
-    if (check_family(s, name, o, extra, &has_merge, err)) return FERRY_EINVAL;
+    if (check_family(s, name, o, extra, &has_merge, &own, err)) return FERRY_EINVAL;
+    if (extra && check_filter(extra, &own_filter, err)) {
+        rdb_merge_release(own);
+        return FERRY_EINVAL;
+    }
     size_t cap = 512 + (extra ? strlen(extra) : 0);
     char *str = malloc(cap);
-    if (!str) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    char *plain = extra ? without_callbacks(extra) : NULL;
+    if (!str || (extra && !plain)) {
+        free(str);
+        free(plain);
+        rdb_merge_release(own);
+        rdb_filter_release(own_filter);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
     size_t n = 0;
     int64_t comp = o[FERRY_CFOPT_COMPRESSION], bloom = o[FERRY_CFOPT_BLOOM_BITS];
     int64_t bs = o[FERRY_CFOPT_BLOCK_SIZE], pl = o[FERRY_CFOPT_PREFIX_LEN];
@@ -366,17 +451,28 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
     }
     if (pl == 0) n += (size_t)snprintf(str + n, cap - n, "prefix_extractor=nullptr;");
     else if (pl > 0) n += (size_t)snprintf(str + n, cap - n, "prefix_extractor=rocksdb.FixedPrefix.%lld;", (long long)pl);
-    if (extra) snprintf(str + n, cap - n, "%s", extra);
+    if (plain) snprintf(str + n, cap - n, "%s", plain);
+    free(plain);
     rocksdb_options_t *f = RDB.options_create();
     char *e = NULL;
     RDB.get_options_from_string(s->opts, str, f, &e);
     free(str);
     if (e) {
         RDB.options_destroy(f);
+        rdb_merge_release(own);
+        rdb_filter_release(own_filter);
         return rdb_error(err, e);
     }
+    if (own_filter) {
+        RDB.options_set_compaction_filter_factory(f, rdb_filter_factory(own_filter));
+        rdb_filter_release(own_filter);
+    }
+    if (own) {
+        RDB.options_set_merge_operator(f, rdb_merge_operator(own));
+        rdb_merge_release(own);
+    }
     /* merge_operator= set to none: never leave the family without an operator (see refuse_full_merge) */
-    if (!has_merge && extra && mentions_merge(extra))
+    else if (!has_merge && extra && mentions_merge(extra))
         RDB.options_set_merge_operator(f, RDB.mergeoperator_create(NULL, refused_destroy, refuse_full_merge,
                                                                refuse_partial_merge, refused_delete, refused_name));
     int64_t order = o[FERRY_CFOPT_KEY_ORDER] < 0 ? FERRY_ORDER_BYTEWISE : o[FERRY_CFOPT_KEY_ORDER];
@@ -613,9 +709,23 @@ static int check_exists(const char *path, int read_only, ferry_error *err)
                       read_only ? " (read-only open)" : " (createIfMissing / FERRY_OPT_CREATE_IF_MISSING is off)");
 }
 
+/* The names RocksDB's built-in merge operators record in the OPTIONS file. */
+static int builtin_name(const char *v, size_t vn)
+{
+    static const char *const names[] = {
+        "UInt64AddOperator", "StringAppendOperator", "StringAppendTESTOperator", "MaxOperator", "PutOperator",
+        "PutOperatorV1", "BytesXOR", "uint64add", "stringappend", "max", "put", "bytesxor",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (key_is(v, vn, names[i])) return 1;
+    return 0;
+}
+
 /* A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
  * an operator other than Ferry's refusing one) may hold merge operands that it cannot read:
- * FERRY_EINVAL naming the operator. Missing or unreadable files are left to RocksDB. */
+ * FERRY_EINVAL naming the operator. So does a family whose last operator was a callback's (Java) and
+ * that this open gives another one (another name, or a built-in), and a family given a callback's
+ * operator of another name than its last one. Missing or unreadable files are left to RocksDB. */
 static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_desc *cfs, uint32_t ncfs,
                                ferry_error *err)
 {
@@ -659,8 +769,25 @@ static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_de
         if (n == 0 || key_is(p, n, "nullptr") || contains(p, n, "ferry.NoMergeOperator")) continue;
         const ferry_cf_desc *d = find_desc(cfs, ncfs, family);
         int has = s->has_merge;
-        if (d && check_family(s, d->name, d->opts, d->extra, &has, err)) { rc = FERRY_EINVAL; break; }
-        if (has) continue;
+        ferry_merge_operator *own = NULL;
+        if (d && check_family(s, d->name, d->opts, d->extra, &has, &own, err)) { rc = FERRY_EINVAL; break; }
+        const ferry_merge_operator *cb = d && d->extra && mentions_merge(d->extra) ? own : s->java_merge;
+        const char *last;
+        size_t lastn;
+        if (merge_operator_id(p, n, &last, &lastn) != FERRY_OK) { last = p; lastn = n; }
+        int shown = (int)(lastn > 200 ? 200 : lastn);
+        if (has && cb && !key_is(last, lastn, rdb_merge_name(cb)))
+            rc = ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' of the RocksDB store at %s was last opened with merge "
+                            "operator %.*s, and this open gives it the Java merge operator named %s: its merge operands "
+                            "are %.*s's; give it the operator it was written with (a JavaMergeOperator's name() must stay "
+                            "the same)", family, path, shown, last, rdb_merge_name(cb), shown, last);
+        else if (has && !cb && !builtin_name(last, lastn))
+            rc = ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' of the RocksDB store at %s was last opened with merge "
+                            "operator %.*s, not one of RocksDB's built-in operators, and this open gives it a built-in one: "
+                            "give it the operator it was written with (a JavaMergeOperator named %.*s)", family, path,
+                            shown, last, shown, last);
+        rdb_merge_release(own);
+        if (has || rc != FERRY_OK) continue;
         rc = ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' of the RocksDB store at %s was last opened with merge "
                         "operator %.*s and may hold merge operands, which a family without a merge operator cannot "
                         "read: open it with its merge operator (StoreOptions.mergeOperator(...) for the store, "
@@ -718,7 +845,7 @@ int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *o
     if (rc == FERRY_OK && secondary) RDB.options_set_max_open_files(s->opts, -1);
     for (uint32_t i = 0; rc == FERRY_OK && i < ncfs; i++) {  /* every record checked, named families or not */
         int has;
-        rc = check_family(s, cfs[i].name, cfs[i].opts, cfs[i].extra, &has, err);
+        rc = check_family(s, cfs[i].name, cfs[i].opts, cfs[i].extra, &has, NULL, err);
     }
     if (rc == FERRY_OK) rc = check_merge_history(s, path, cfs, ncfs, err);
     if (rc == FERRY_OK) rc = rdb_ttl_store_check(path, s->ttl_seconds >= 0, err);

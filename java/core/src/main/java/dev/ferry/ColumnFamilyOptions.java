@@ -9,8 +9,9 @@ import java.util.OptionalLong;
 
 /**
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
- * bits per key, table block size, a fixed-length prefix extractor, the merge operator, the key
- * order ({@link KeyOrder}) and a time to live ({@link #ttl(long, int)}). A setting
+ * bits per key, table block size, a fixed-length prefix extractor, the merge operator, a compaction
+ * filter written in Java ({@link JavaCompactionFilter}), the key order ({@link KeyOrder}) and a time
+ * to live ({@link #ttl(long, int)}). A setting
  * left unset is the store's ({@link StoreOptions}).
  *
  * <pre>{@code
@@ -35,24 +36,29 @@ import java.util.OptionalLong;
  * <p>Thread safety: immutable; every setter returns a new instance.
  */
 public final class ColumnFamilyOptions {
-    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, -1, -1);
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, null, null, -1, -1);
 
     private final Compression compression;
     private final int bloomBitsPerKey;
     private final int blockSize;
     private final int prefixLength;
     private final MergeOperator mergeOperator;
+    private final JavaMergeOperator javaMergeOperator;
+    private final JavaCompactionFilter.Factory javaCompactionFilter;
     private final KeyOrder keyOrder;
     private final long ttlMillis;
     private final int ttlOffset;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
-            MergeOperator mergeOperator, KeyOrder keyOrder, long ttlMillis, int ttlOffset) {
+            MergeOperator mergeOperator, JavaMergeOperator javaMergeOperator, JavaCompactionFilter.Factory javaCompactionFilter,
+            KeyOrder keyOrder, long ttlMillis, int ttlOffset) {
         this.compression = compression;
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.blockSize = blockSize;
         this.prefixLength = prefixLength;
         this.mergeOperator = mergeOperator;
+        this.javaMergeOperator = javaMergeOperator;
+        this.javaCompactionFilter = javaCompactionFilter;
         this.keyOrder = keyOrder == KeyOrder.BYTEWISE ? null : keyOrder;
         this.ttlMillis = ttlMillis;
         this.ttlOffset = ttlOffset;
@@ -71,7 +77,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
-        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
+        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset);
     }
 
     /**
@@ -86,7 +93,8 @@ public final class ColumnFamilyOptions {
         if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
         }
-        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
+        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset);
     }
 
     /**
@@ -100,7 +108,8 @@ public final class ColumnFamilyOptions {
         if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset);
     }
 
     /**
@@ -116,7 +125,8 @@ public final class ColumnFamilyOptions {
         if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, keyOrder, ttlMillis, ttlOffset);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset);
     }
 
     /**
@@ -128,7 +138,39 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, keyOrder, ttlMillis, ttlOffset);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null, javaCompactionFilter, keyOrder, ttlMillis,
+                ttlOffset);
+    }
+
+    /**
+     * The family's merge operator written in Java (replaces a built-in one set with
+     * {@link #mergeOperator(MergeOperator)}); see {@link JavaMergeOperator}.
+     *
+     * @param op the operator
+     * @return a copy with it set
+     * @throws IllegalArgumentException when its {@link JavaMergeOperator#name() name} breaks the rules
+     */
+    public ColumnFamilyOptions javaMergeOperator(JavaMergeOperator op) {
+        JavaCallbacks.checkName(op);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op, javaCompactionFilter, keyOrder, ttlMillis,
+                ttlOffset);
+    }
+
+    /**
+     * The family's compaction filter written in Java; see {@link JavaCompactionFilter}.
+     *
+     * @param factory the filter's factory
+     * @return a copy with it set
+     * @throws IllegalArgumentException when its {@link JavaCompactionFilter.Factory#name() name} breaks the rules
+     */
+    public ColumnFamilyOptions javaCompactionFilter(JavaCompactionFilter.Factory factory) {
+        JavaCallbacks.checkName(factory);
+        if (ttlMillis >= 0) {
+            throw new IllegalArgumentException("a family has one compaction filter: this one has a time to live (ttl),"
+                    + " whose filter is Ferry's native one");
+        }
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, factory, keyOrder, ttlMillis, ttlOffset);
     }
 
     /**
@@ -140,7 +182,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions keyOrder(KeyOrder order) {
         Objects.requireNonNull(order, "keyOrder");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, order, ttlMillis, ttlOffset);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, order, ttlMillis, ttlOffset);
     }
 
     /**
@@ -152,11 +195,12 @@ public final class ColumnFamilyOptions {
      * (gets, multiGets, cursors, transactions) and compactions drop it. A value shorter than
      * {@code timestampOffset + 8} bytes never expires. "Now" is the wall clock, or
      * {@link Store#setTtlClock(long)}'s time. Given again at every open, like every family option.
+     * A family has one compaction filter, so this excludes {@link #javaCompactionFilter}.
      *
      * @param ttlMillis the time to live in milliseconds, at least 1
      * @param timestampOffset the timestamp's byte offset in each value, 0 to 65536
      * @return a copy with it set
-     * @throws IllegalArgumentException outside those ranges
+     * @throws IllegalArgumentException outside those ranges, or with a compaction filter written in Java set
      */
     public ColumnFamilyOptions ttl(long ttlMillis, int timestampOffset) {
         if (ttlMillis < 1) {
@@ -165,8 +209,12 @@ public final class ColumnFamilyOptions {
         if (timestampOffset < 0 || timestampOffset > Abi.CFOPT_MAX_TTL_OFFSET) {
             throw new IllegalArgumentException("timestampOffset=" + timestampOffset + ", must be 0.." + Abi.CFOPT_MAX_TTL_OFFSET);
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder,
-                ttlMillis, timestampOffset);
+        if (javaCompactionFilter != null) {
+            throw new IllegalArgumentException("a family has one compaction filter: this one has a compaction filter"
+                    + " written in Java, and a time to live needs Ferry's native one");
+        }
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, timestampOffset);
     }
 
     /** @return the time to live in milliseconds, if set */
@@ -209,6 +257,16 @@ public final class ColumnFamilyOptions {
         return Optional.ofNullable(mergeOperator);
     }
 
+    /** @return the merge operator written in Java, if set */
+    public Optional<JavaMergeOperator> javaMergeOperator() {
+        return Optional.ofNullable(javaMergeOperator);
+    }
+
+    /** @return the compaction filter written in Java, if set */
+    public Optional<JavaCompactionFilter.Factory> javaCompactionFilter() {
+        return Optional.ofNullable(javaCompactionFilter);
+    }
+
     /** @return whether nothing is set (the family has the store's options) */
     public boolean isEmpty() {
         return equals(EMPTY);
@@ -228,9 +286,23 @@ public final class ColumnFamilyOptions {
         return o;
     }
 
-    /** @return the family's options string for the shim, or null */
-    String nativeOptionsString() {
-        return mergeOperator == null ? null : "merge_operator=" + mergeOperator.engineName();
+    /**
+     * The family's options string for the shim.
+     *
+     * @param callbacks the registry of the store being opened, for callbacks written in Java
+     * @return the string, or null
+     */
+    String nativeOptionsString(JavaCallbacks callbacks) {
+        StringBuilder b = new StringBuilder();
+        if (javaMergeOperator != null) {
+            b.append("merge_operator=").append(callbacks.value(javaMergeOperator)).append(';');
+        } else if (mergeOperator != null) {
+            b.append("merge_operator=").append(mergeOperator.engineName()).append(';');
+        }
+        if (javaCompactionFilter != null) {
+            b.append("compaction_filter_factory=").append(callbacks.value(javaCompactionFilter)).append(';');
+        }
+        return b.length() == 0 ? null : b.substring(0, b.length() - 1);
     }
 
     @Override
@@ -240,13 +312,16 @@ public final class ColumnFamilyOptions {
         }
         ColumnFamilyOptions x = (ColumnFamilyOptions) o;
         return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
-                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator && keyOrder == x.keyOrder
-                && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset;
+                && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator
+                && javaMergeOperator == x.javaMergeOperator && javaCompactionFilter == x.javaCompactionFilter
+                && keyOrder == x.keyOrder && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, keyOrder, ttlMillis, ttlOffset);
+        return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                System.identityHashCode(javaMergeOperator), System.identityHashCode(javaCompactionFilter), keyOrder, ttlMillis,
+                ttlOffset);
     }
 
     @Override
@@ -271,6 +346,14 @@ public final class ColumnFamilyOptions {
         }
         if (mergeOperator != null) {
             b.append(sep).append("mergeOperator=").append(mergeOperator);
+            sep = ", ";
+        }
+        if (javaMergeOperator != null) {
+            b.append(sep).append("mergeOperator=").append(javaMergeOperator.name());
+            sep = ", ";
+        }
+        if (javaCompactionFilter != null) {
+            b.append(sep).append("compactionFilter=").append(javaCompactionFilter.name());
             sep = ", ";
         }
         if (keyOrder != null) {

@@ -4,14 +4,15 @@ import dev.ferry.internal.Abi;
 
 /**
  * Per-cursor settings. Defaults: the store's page size, fill the block cache, zero-copy pointer
- * pages where the engine supports them (LMDB), LMDB leaf pages read directly.
+ * pages on LMDB and copy pages on RocksDB (see {@link #pointers}), LMDB leaf pages read directly.
  *
  * <p>Thread safety: not thread-safe; read when the cursor opens.
  */
 public final class CursorOptions {
     int pageSize = -1;
     boolean fillCache = true;
-    boolean pointers = true;
+    /** Set by {@link #pointers}; null: the engine's default (LMDB pointer pages, RocksDB {@link #ROCKSDB_POINTERS}). */
+    Boolean pointers;
     boolean pageWalk = true;
     boolean verifyChecksums = true;
     boolean asyncIo;
@@ -95,7 +96,14 @@ public final class CursorOptions {
     }
 
     /**
-     * LMDB: pages of pointers into the map (zero-copy, default true) or copies.
+     * Pages of pointers or copies. LMDB: pointers into the map (the default). RocksDB: values are
+     * read where the cursor's iterator keeps the blocks and memtable entries it read pinned
+     * ({@code ReadOptions.pin_data}), keys are copied into the page; a cursor opens a fresh
+     * iterator at its position once it has read 4 MiB, so it pins about that much of the block
+     * cache at most. RocksDB's default is copies ({@code -Dferry.rocksdb.pointers=true} makes pointer
+     * pages its default: docs/benchmarks.md has the instruction counts), and it fills copy pages,
+     * whatever this says, for families with a merge operator or blob files and for transactions.
+     * Either way a view is valid until the cursor's next move.
      *
      * @param v the flag
      * @return this
@@ -120,9 +128,16 @@ public final class CursorOptions {
         return this;
     }
 
-    /** @return the {@code FERRY_CURSOR_*} flags of these options */
-    int nativeFlags() {
-        return (pointers ? Abi.CURSOR_POINTERS : 0)
+    /** {@code -Dferry.rocksdb.pointers=true}: RocksDB cursors fill pointer pages unless told otherwise (the tests run both). */
+    static final boolean ROCKSDB_POINTERS = Boolean.getBoolean("ferry.rocksdb.pointers");
+
+    /**
+     * @param engine the store's engine
+     * @return the {@code FERRY_CURSOR_*} flags of these options
+     */
+    int nativeFlags(Engine engine) {
+        boolean ptr = pointers != null ? pointers : engine != Engine.ROCKSDB || ROCKSDB_POINTERS;
+        return (ptr ? Abi.CURSOR_POINTERS : 0)
                 | (fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
                 | (pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS)
                 | (verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)

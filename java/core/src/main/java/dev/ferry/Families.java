@@ -130,7 +130,7 @@ final class Families {
         }
         core.guard.enter();
         try {
-            String x = options.isEmpty() ? null : options.nativeOptionsString();
+            String x = options.isEmpty() ? null : options.nativeOptionsString(core.callbacks);
             int id = core.calls.cfCreate(core.handle, n, mask, options.isEmpty() ? null : options.toNative(),
                     x == null ? null : x.getBytes(StandardCharsets.UTF_8));
             if (id != list.size()) { // not expected: every slot is made under this lock

@@ -7,10 +7,8 @@ package dev.ferry;
  * with the key's existing value inside the engine, at read or compaction time.
  *
  * <p>Not offered: RocksDB's {@code sortlist} (it parses operands with {@code std::stoi} and aborts
- * the process on one that is not a comma-separated list of integers) and merge operators
- * implemented in Java (RocksDB would call them from its own compaction and flush threads, which a
- * JVM must attach first, once per merge; an exception or a slow callback there stalls or breaks
- * the engine's background work: not provided).
+ * the process on one that is not a comma-separated list of integers). Merge operators written in
+ * Java: {@link JavaMergeOperator}.
  *
  * <p>Thread safety: immutable.
  */

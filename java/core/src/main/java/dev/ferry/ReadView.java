@@ -1,76 +1,26 @@
 package dev.ferry;
 
-import dev.ferry.internal.Children;
-import dev.ferry.internal.Lifetime;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Objects;
 
 /**
- * What can be read: a {@link Store} (its latest state), a {@link Snapshot} (the state when it was
- * taken) or a {@link Transaction} (the latest committed state plus the transaction's own writes).
- * The reads are written once here for all three, as the C ABI takes "no view, a snapshot or a
- * transaction" as one handle; code that only reads can take a {@code ReadView} and work on any.
+ * The former name of {@link StoreReader}, kept one release so that code written against it still
+ * compiles: {@link Store}, {@link Snapshot} and {@link Transaction} are still {@code ReadView}s.
+ * Use {@code StoreReader}: "view" names {@link View}, the bytes of a cursor's entry, and the two
+ * names collided.
  *
- * <p>Keys are compared as unsigned bytes. A missing key is not an error: {@code get} returns null
- * (or {@link Store#NOT_FOUND}). Each view adds its own rules (see its class comment): a store's
- * reads run from any thread; an LMDB snapshot and a transaction belong to their thread; a snapshot
- * reads only the families that existed when it was taken; every read of a closed (or, for a
- * transaction, committed) view throws {@link IllegalStateException}.
- *
- * <p>Thread safety: as the view's.
+ * @deprecated use {@link StoreReader}, which has the same methods; this interface goes in the next
+ *             release
  */
-public abstract sealed class ReadView permits Snapshot, WriteView {
-    final StoreCore core;
-    /** The native view handle: 0 (latest state), a snapshot's or a transaction's. */
-    final long view;
-
-    ReadView(StoreCore core, long view) {
-        this.core = core;
-        this.view = view;
-    }
-
-    // ---- the view's own rules ----
-
-    /**
-     * Enters a call on the view (its guard, thread and state checks) for a family.
-     *
-     * @param cf the family
-     * @return its id; the caller calls {@link #exit()} after the call (when this throws, nothing was entered)
-     */
-    abstract int enter(ColumnFamily cf);
-
-    /** Leaves a call entered with {@link #enter}. */
-    abstract void exit();
-
-    /** @return the children that track the cursors opened through this view */
-    abstract Children cursors();
-
-    /** @return the lifetime the cursors opened through this view pin */
-    abstract Lifetime lifetime();
-
-    /**
-     * The exception a failed call reports (a transaction reports one that failed earlier as
-     * {@link IllegalStateException}).
-     *
-     * @param e the engine's failure
-     * @return what to throw
-     */
-    RuntimeException translate(FerryException e) {
-        return e;
-    }
-
-    // ---- reads ----
-
+@Deprecated(since = "0.1.0", forRemoval = true)
+public sealed interface ReadView permits StoreReader, WriteView {
     /**
      * Reads a key of the default family.
      *
      * @param key the key
      * @return a copy of the value, or null when absent
      */
-    public byte[] get(byte[] key) {
-        return get(core.defaultFamily(), key);
-    }
+    byte[] get(byte[] key);
 
     /**
      * Reads a key.
@@ -79,9 +29,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param key the key
      * @return a copy of the value, or null when absent
      */
-    public byte[] get(ColumnFamily cf, byte[] key) {
-        return read(cf, StoreCore.requireKey(key), 0, key.length, ReadOptions.DEFAULT);
-    }
+    byte[] get(ColumnFamily cf, byte[] key);
 
     /**
      * Reads a key with read options ({@link ReadOptions}: RocksDB's fillCache and verifyChecksums;
@@ -92,9 +40,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param options the read options
      * @return a copy of the value, or null when absent
      */
-    public byte[] get(ColumnFamily cf, byte[] key, ReadOptions options) {
-        return read(cf, StoreCore.requireKey(key), 0, key.length, options);
-    }
+    byte[] get(ColumnFamily cf, byte[] key, ReadOptions options);
 
     /**
      * Reads a key given as a slice of an array.
@@ -105,9 +51,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param length key length
      * @return a copy of the value, or null when absent
      */
-    public byte[] get(ColumnFamily cf, byte[] key, int offset, int length) {
-        return read(cf, key, offset, length, ReadOptions.DEFAULT);
-    }
+    byte[] get(ColumnFamily cf, byte[] key, int offset, int length);
 
     /**
      * Reads a key given as a buffer (position to limit; not moved).
@@ -116,11 +60,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param key the key
      * @return a copy of the value, or null when absent
      */
-    public byte[] get(ColumnFamily cf, ByteBuffer key) {
-        byte[] k = new byte[Objects.requireNonNull(key, "key").remaining()];
-        key.get(key.position(), k);
-        return get(cf, k, 0, k.length);
-    }
+    byte[] get(ColumnFamily cf, ByteBuffer key);
 
     /**
      * Reads a key of the default family into a buffer without allocating.
@@ -133,9 +73,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @return the value's full length (larger than the bytes written when {@code into} was
      *         too small; {@code Integer.MAX_VALUE} for a value of 2 GiB or more), or {@link Store#NOT_FOUND}
      */
-    public int get(byte[] key, ByteBuffer into) {
-        return get(core.defaultFamily(), ByteBuffer.wrap(StoreCore.requireKey(key)), into);
-    }
+    int get(byte[] key, ByteBuffer into);
 
     /**
      * Reads a key into a buffer without allocating (the value is copied in through the buffer's own API).
@@ -149,16 +87,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @return the value's full length (larger than the bytes written when {@code into} was too
      *         small), or {@link Store#NOT_FOUND}
      */
-    public int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into) {
-        int id = enter(cf);
-        try {
-            return core.calls.getInto(core.handle, view, id, key, into, core.readers);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            exit();
-        }
-    }
+    int get(ColumnFamily cf, ByteBuffer key, ByteBuffer into);
 
     /**
      * Reads many keys of the default family in as few native calls as the value sizes allow.
@@ -166,9 +95,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param keys the keys
      * @return values in key order, null for absent keys
      */
-    public List<byte[]> multiGet(List<byte[]> keys) {
-        return multiGet(core.defaultFamily(), keys);
-    }
+    List<byte[]> multiGet(List<byte[]> keys);
 
     /**
      * Reads many keys in as few native calls as the value sizes allow.
@@ -177,9 +104,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param keys the keys
      * @return values in key order, null for absent keys
      */
-    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys) {
-        return multiGet(cf, keys, ReadOptions.DEFAULT);
-    }
+    List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys);
 
     /**
      * Reads many keys with read options (as {@link #get(ColumnFamily, byte[], ReadOptions)}).
@@ -189,17 +114,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param options the read options
      * @return values in key order, null for absent keys
      */
-    public List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options) {
-        Objects.requireNonNull(options, "options");
-        int id = enter(cf);
-        try {
-            return core.calls.multiGet(core.handle, view, id, keys, options.flags(), core.readers);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            exit();
-        }
-    }
+    List<byte[]> multiGet(ColumnFamily cf, List<byte[]> keys, ReadOptions options);
 
     /**
      * Counts the values of a key: in an LMDB {@link ColumnFamilyFlag#DUPSORT} family the number of
@@ -209,22 +124,10 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param key the key
      * @return the count, 0 when the key is absent
      */
-    public long valueCount(ColumnFamily cf, byte[] key) {
-        StoreCore.requireKey(key);
-        int id = enter(cf);
-        try {
-            return core.calls.valueCount(core.handle, view, id, key);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            exit();
-        }
-    }
+    long valueCount(ColumnFamily cf, byte[] key);
 
     /** @return a cursor over all keys of the default family */
-    public Cursor cursor() {
-        return cursor(core.defaultFamily(), KeyRange.all(), null);
-    }
+    Cursor cursor();
 
     /**
      * Opens a cursor over a range of the default family.
@@ -232,9 +135,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param range the range
      * @return the cursor
      */
-    public Cursor cursor(KeyRange range) {
-        return cursor(core.defaultFamily(), range, null);
-    }
+    Cursor cursor(KeyRange range);
 
     /**
      * Opens a cursor. Closing the view closes its cursors; a transaction's cursors see its writes
@@ -245,9 +146,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param options cursor options, or null for defaults
      * @return the cursor
      */
-    public Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options) {
-        return open(cf, range, options, false);
-    }
+    Cursor cursor(ColumnFamily cf, KeyRange range, CursorOptions options);
 
     /**
      * Visits every entry of a range of the default family in key order, a page per native call.
@@ -256,9 +155,7 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param visitor receives each entry; return false to stop
      * @return the number of entries visited
      */
-    public long scan(KeyRange range, EntryVisitor visitor) {
-        return scan(core.defaultFamily(), range, visitor);
-    }
+    long scan(KeyRange range, EntryVisitor visitor);
 
     /**
      * Visits every entry of a range in key order, a page per native call. The visitor must not
@@ -269,39 +166,5 @@ public abstract sealed class ReadView permits Snapshot, WriteView {
      * @param visitor receives each entry; return false to stop
      * @return the number of entries visited
      */
-    public long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor) {
-        Objects.requireNonNull(visitor, "visitor");
-        try (Cursor c = open(cf, range, null, true)) {
-            return StoreCore.drive(c, visitor);
-        }
-    }
-
-    // ---- shared by the reads ----
-
-    private byte[] read(ColumnFamily cf, byte[] key, int off, int len, ReadOptions options) {
-        Objects.requireNonNull(key, "array");
-        Objects.checkFromIndexSize(off, len, key.length);
-        Objects.requireNonNull(options, "options");
-        int id = enter(cf);
-        try {
-            return core.calls.get(core.handle, view, id, key, off, len, options.flags(), core.readers);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            exit();
-        }
-    }
-
-    private Cursor open(ColumnFamily cf, KeyRange range, CursorOptions options, boolean scanMode) {
-        Objects.requireNonNull(range, "range");
-        int id = enter(cf);
-        try {
-            return core.openCursor(view, cursors(), lifetime(), id, cf.hasDuplicates(), cf.keyOrder(), range, options,
-                    scanMode);
-        } catch (FerryException e) {
-            throw translate(e);
-        } finally {
-            exit();
-        }
-    }
+    long scan(ColumnFamily cf, KeyRange range, EntryVisitor visitor);
 }

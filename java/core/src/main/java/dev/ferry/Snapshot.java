@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * the opening thread unless the store was opened with {@link LmdbFlag#NOTLS} (then used by one
  * thread at a time); wrong-thread use throws {@link IllegalStateException}.
  */
-public final class Snapshot extends ReadView implements AutoCloseable {
+public final class Snapshot extends StoreReader implements AutoCloseable {
     private final Guard guard = new Guard("snapshot", true);
     /** Families with an id at or above this were created after the snapshot (ids grow). */
     private final int familyLimit;
@@ -144,7 +144,7 @@ public final class Snapshot extends ReadView implements AutoCloseable {
     private NativeCalls.SplitPoints splitPoints(ColumnFamily cf, KeyRange range, int n) {
         int id = enter(cf);
         try {
-            return RangeSplits.points(core, view, id, range, n);
+            return RangeSplits.points(core, snapshot, id, range, n);
         } catch (FerryException e) {
             if (e.code() == ErrorCode.NOT_SUPPORTED) {
                 return null; // sampling instead (e.g. a RocksDB library that cannot weigh its memtables)
@@ -224,8 +224,8 @@ public final class Snapshot extends ReadView implements AutoCloseable {
         Objects.requireNonNull(range, "range");
         guard.enter();
         try {
-            return core.openCursor(view, cursors, lifetime, familyId(cf), cf.hasDuplicates(), cf.keyOrder(), range, null,
-                    true);
+            return core.openCursor(snapshot, cursors, lifetime, familyId(cf), cf.hasDuplicates(), cf.keyOrder(), range,
+                    null, true);
         } catch (FerryException e) {
             throw translate(e);
         } finally {

@@ -3,7 +3,7 @@ package dev.ferry;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.Once;
-import dev.ferry.internal.PointReads;
+import dev.ferry.internal.ReadCalls;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -44,9 +44,9 @@ import java.util.function.Supplier;
  * <p>Thread safety: thread-safe. Reads and writes may run from many threads at once; cursors
  * are confined to their thread.
  */
-public final class Store extends WriteView implements AutoCloseable {
+public final class Store extends StoreWriter implements AutoCloseable {
     /** Returned by the buffer-filling {@code get}s when the key is absent: -1. */
-    public static final int NOT_FOUND = PointReads.NOT_FOUND;
+    public static final int NOT_FOUND = ReadCalls.NOT_FOUND;
 
 
     private final StoreAdmin admin;

@@ -28,7 +28,7 @@ import java.util.function.LongFunction;
  * The state of one open store that its public objects share: the call layer and native handle,
  * the guard that keeps the handle valid during a call, the lifetime that snapshots, transactions
  * and cursors pin, the family registry and the cursor page pool. {@link Store} is the public face;
- * {@link Snapshot}, {@link Transaction}, {@link ReadView}, {@link StoreAdmin} and {@link Backups}
+ * {@link Snapshot}, {@link Transaction}, {@link StoreReader}, {@link StoreAdmin} and {@link Backups}
  * work on this object instead of on the Store's internals.
  *
  * <p>Thread safety: thread-safe.
@@ -61,9 +61,11 @@ final class StoreCore {
     final Readers readers;
     final Lifetime lifetime;
     final Families families;
+    /** The callbacks written in Java (merge operators, compaction filters) registered for this store. */
+    final JavaCallbacks callbacks;
     private final ConcurrentLinkedDeque<CursorPage> pages = new ConcurrentLinkedDeque<>();
 
-    StoreCore(NativeCalls calls, Path path, StoreOptions options, long handle, Once release) {
+    StoreCore(NativeCalls calls, Path path, StoreOptions options, long handle, Once release, JavaCallbacks callbacks) {
         this.calls = calls;
         this.handle = handle;
         this.engine = options.engine;
@@ -74,6 +76,8 @@ final class StoreCore {
         this.readers = engine == Engine.LMDB ? new Readers() : Readers.NONE;
         this.lifetime = new Lifetime(release);
         this.families = new Families(this);
+        this.callbacks = callbacks;
+        callbacks.attach(guard, handle);
     }
 
     /** The family's id, after checking it belongs to this store and is not dropped. */
@@ -155,16 +159,16 @@ final class StoreCore {
     }
 
     /**
-     * Opens a cursor reading through {@code view} (a snapshot's or transaction's handle, or 0 for
+     * Opens a cursor reading through {@code snapshot} (a snapshot's or transaction's handle, or 0 for
      * the latest state), tracked in {@code siblings} and pinning {@code parent}. The caller holds
      * its guard.
      */
-    Cursor openCursor(long view, Children siblings, Lifetime parent, int cf, boolean pairSeeks, KeyOrder order,
+    Cursor openCursor(long snapshot, Children siblings, Lifetime parent, int cf, boolean pairSeeks, KeyOrder order,
                       KeyRange range, CursorOptions options, boolean scanMode) {
         CursorOptions o = options == null ? CursorOptions.defaults() : options;
         boolean empty = range.isEmptyIn(order); // throws before the native call for a range the order cannot take
-        int flags = o.nativeFlags();
-        long h = calls.cursorOpen(handle, view, cf, range.lowerRef(), range.upperRef(), flags, readers);
+        int flags = o.nativeFlags(engine);
+        long h = calls.cursorOpen(handle, snapshot, cf, range.lowerRef(), range.upperRef(), flags, readers);
         parent.pin();
         StoreCursorHost host = new StoreCursorHost(this, siblings, parent);
         Once release = new Once(host.release(h));
@@ -260,7 +264,7 @@ final class StoreCore {
         }
     }
 
-    /** {@link WriteView}'s writes of a store: the dedicated native calls (see {@link WriteView}). */
+    /** {@link StoreWriter}'s writes of a store: the dedicated native calls (see {@link StoreWriter}). */
     void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int id = cfId(cf);
         boolean reverse = op == Abi.OP_DELETE_RANGE && cf.keyOrder() == KeyOrder.REVERSE_BYTEWISE;
@@ -282,7 +286,7 @@ final class StoreCore {
                     calls.write(handle, batch.delete(cf, a, b).encoded(), 1, 0);
                 }
             } else {
-                calls.deleteRange(handle, id, a, b); // whole arrays: WriteView passes them so
+                calls.deleteRange(handle, id, a, b); // whole arrays: StoreWriter passes them so
             }
         } finally {
             guard.exit();

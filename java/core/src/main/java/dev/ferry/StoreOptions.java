@@ -1,9 +1,8 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
+import dev.ferry.internal.NativeCalls;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -49,6 +48,8 @@ public final class StoreOptions {
     int maxOpenFiles = -1;
     String rocksdbOptions;
     MergeOperator mergeOperator;
+    JavaMergeOperator javaMergeOperator;
+    JavaCompactionFilter.Factory javaCompactionFilter;
     boolean statistics;
     int ttlSeconds = -1;
     Path secondary;
@@ -341,6 +342,47 @@ public final class StoreOptions {
     public StoreOptions mergeOperator(MergeOperator op) {
         only(Engine.ROCKSDB, "mergeOperator");
         this.mergeOperator = op;
+        this.javaMergeOperator = null;
+        return this;
+    }
+
+    /**
+     * RocksDB: a merge operator written in Java for every column family (replaces one set with
+     * {@link #mergeOperator(MergeOperator)}); see {@link JavaMergeOperator}. Each store opened with these
+     * options registers it with the engine at open and releases it at close. A merge operator in the options
+     * string ({@link #rocksdbOptions(String)}) still wins over it.
+     *
+     * @param op the operator, or null for none
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no merge operators), or when the
+     *         operator's {@link JavaMergeOperator#name() name} breaks the rules
+     */
+    public StoreOptions javaMergeOperator(JavaMergeOperator op) {
+        only(Engine.ROCKSDB, "javaMergeOperator");
+        if (op != null) {
+            JavaCallbacks.checkName(op);
+        }
+        this.javaMergeOperator = op;
+        this.mergeOperator = null;
+        return this;
+    }
+
+    /**
+     * RocksDB: a compaction filter written in Java for every column family; see {@link JavaCompactionFilter}.
+     * Each store opened with these options registers it with the engine at open and releases it at close. A
+     * compaction filter factory in the options string ({@link #rocksdbOptions(String)}) still wins over it.
+     *
+     * @param factory the filter's factory, or null for none
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no compactions), or when the
+     *         factory's {@link JavaCompactionFilter.Factory#name() name} breaks the rules
+     */
+    public StoreOptions javaCompactionFilter(JavaCompactionFilter.Factory factory) {
+        only(Engine.ROCKSDB, "javaCompactionFilter");
+        if (factory != null) {
+            JavaCallbacks.checkName(factory);
+        }
+        this.javaCompactionFilter = factory;
         return this;
     }
 
@@ -455,16 +497,27 @@ public final class StoreOptions {
     }
 
     /**
-     * The options string the shim receives: the merge operator, then {@link #rocksdbOptions(String)}.
+     * The options string the shim receives: the merge operator, the compaction filter, then
+     * {@link #rocksdbOptions(String)}.
      *
+     * @param callbacks the registry of the store being opened, for callbacks written in Java
      * @return the string, or null when there is none
      */
-    String nativeOptionsString() {
-        if (mergeOperator == null) {
+    String nativeOptionsString(JavaCallbacks callbacks) {
+        StringBuilder b = new StringBuilder();
+        if (javaMergeOperator != null) {
+            b.append("merge_operator=").append(callbacks.value(javaMergeOperator)).append(';');
+        } else if (mergeOperator != null) {
+            b.append("merge_operator=").append(mergeOperator.engineName()).append(';');
+        }
+        if (javaCompactionFilter != null) {
+            b.append("compaction_filter_factory=").append(callbacks.value(javaCompactionFilter)).append(';');
+        }
+        if (b.length() == 0) {
             return rocksdbOptions;
         }
-        String m = "merge_operator=" + mergeOperator.engineName();
-        return rocksdbOptions == null ? m : m + ";" + rocksdbOptions;
+        b.setLength(b.length() - 1);
+        return rocksdbOptions == null ? b.toString() : b + ";" + rocksdbOptions;
     }
 
     /**
@@ -651,21 +704,13 @@ public final class StoreOptions {
     }
 
     /** @return ferry_store_open's family records for the per-family entries */
-    byte[] familyRecords() {
+    byte[] familyRecords(JavaCallbacks callbacks) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (Map.Entry<String, ColumnFamilyOptions> e : familyOptions.entrySet()) {
             byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
-            String x = e.getValue().nativeOptionsString();
+            String x = e.getValue().nativeOptionsString(callbacks);
             byte[] extra = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
-            int size = Abi.CFDESC_HEADER;
-            ByteBuffer h = ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());
-            h.putInt(name.length).putInt(extra.length);
-            for (long v : e.getValue().toNative()) {
-                h.putLong(v);
-            }
-            out.write(h.array(), 0, size);
-            out.write(name, 0, name.length);
-            out.write(extra, 0, extra.length);
+            NativeCalls.familyRecord(out, name, extra, e.getValue().toNative());
         }
         return out.toByteArray();
     }

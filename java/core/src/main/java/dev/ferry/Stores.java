@@ -103,30 +103,42 @@ final class Stores {
     }
 
     private static Store openNative(NativeCalls calls, Path path, StoreOptions options) {
-        String x = options.nativeOptionsString();
-        byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords();
-        long[] o = options.toNative();
+        JavaCallbacks callbacks = new JavaCallbacks(calls);
+        long h;
+        try {
+            String x = options.nativeOptionsString(callbacks);
+            byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords(callbacks);
+            long[] o = options.toNative();
+            h = holding(options.blockCache, options.writeBufferManager, (ch, wh) -> {
+                o[Abi.OPT_BLOCK_CACHE] = ch;
+                o[Abi.OPT_WRITE_BUFFER_MANAGER] = wh;
+                byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
+                if (options.secondary != null) {
+                    Path sec = options.secondary.toAbsolutePath().normalize();
+                    StoreCore.createParents(sec);
+                    return calls.storeOpenSecondary(path.toString().getBytes(StandardCharsets.UTF_8),
+                            sec.toString().getBytes(StandardCharsets.UTF_8), o, extra, records, options.familyOptions.size());
+                }
+                return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o, extra,
+                        records, options.familyOptions.size());
+            });
+        } catch (RuntimeException | Error e) {
+            callbacks.close();
+            throw e;
+        }
         BlockCache cache = options.blockCache;
         WriteBufferManager wbm = options.writeBufferManager;
-        long h = holding(cache, wbm, (ch, wh) -> {
-            o[Abi.OPT_BLOCK_CACHE] = ch;
-            o[Abi.OPT_WRITE_BUFFER_MANAGER] = wh;
-            byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
-            if (options.secondary != null) {
-                Path sec = options.secondary.toAbsolutePath().normalize();
-                StoreCore.createParents(sec);
-                return calls.storeOpenSecondary(path.toString().getBytes(StandardCharsets.UTF_8),
-                        sec.toString().getBytes(StandardCharsets.UTF_8), o, extra, records, options.familyOptions.size());
-            }
-            return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o, extra, records,
-                    options.familyOptions.size());
-        });
         Engine engine = options.engine;
         Once release = new Once(() -> {
             // EBUSY: an LMDB write transaction of another thread kept the environment open (only
             // that thread may end it), so the path stays open in this process
-            if (calls.storeClose(h) != Abi.EBUSY && engine == Engine.LMDB) {
+            boolean closed = calls.storeClose(h);
+            if (closed && engine == Engine.LMDB) {
                 OPEN_LMDB.remove(path);
+            }
+            // RocksDB's close waited for its flushes and compactions: no merge runs any more
+            if (closed) {
+                callbacks.close();
             }
             // the store held them natively until now: keep the Java objects reachable as long
             Reference.reachabilityFence(cache);
@@ -134,7 +146,7 @@ final class Stores {
         });
         Store store;
         try {
-            store = new Store(new StoreCore(calls, path, options, h, release));
+            store = new Store(new StoreCore(calls, path, options, h, release, callbacks));
         } catch (RuntimeException | Error e) {
             release.run();
             throw e;

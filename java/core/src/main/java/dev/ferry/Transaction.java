@@ -65,7 +65,7 @@ import java.util.Objects;
  * {@link FerryException.Busy} instead of waiting for it, and it is rolled back at the beginning
  * thread's next write on the store, or when the store closes.
  */
-public final class Transaction extends WriteView implements AutoCloseable {
+public final class Transaction extends StoreWriter implements AutoCloseable {
     private final long handle;
     private final Thread owner;
     private final Guard guard = new Guard("transaction");
@@ -119,7 +119,7 @@ public final class Transaction extends WriteView implements AutoCloseable {
         int id = core.cfId(cf);
         enter();
         try {
-            return core.calls.txnGetForUpdate(handle, id, key);
+            return core.calls.reads().txnGetForUpdate(handle, id, key);
         } catch (FerryException e) {
             throw fail(e);
         } finally {

@@ -1,6 +1,7 @@
 package dev.ferry;
 
 import dev.ferry.internal.Abi;
+import dev.ferry.internal.NativeCalls;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -25,7 +26,6 @@ public final class WriteBatch implements AutoCloseable {
     static final int DELETE_RANGE = Abi.OP_DELETE_RANGE;
     static final int DELETE_VALUE = Abi.OP_DELETE_VALUE;
     static final int MERGE = Abi.OP_MERGE;
-    private static final int HEADER = Abi.OP_HEADER;
     /**
      * The most bytes a batch's records take (the largest array a JVM allocates): each put, merge or
      * delete takes its key's and value's length plus a 16-byte record header.
@@ -208,7 +208,7 @@ public final class WriteBatch implements AutoCloseable {
         Objects.requireNonNull(a, "key");
         Objects.requireNonNull(b, "value");
         StoreCore owner = checkFamily(cf);
-        long need = (long) HEADER + a.length + b.length;
+        long need = NativeCalls.batchRecordSize(a.length, b.length);
         if (buf.remaining() < need) {
             long needed = buf.position() + need;
             if (needed > MAX_BYTES) {
@@ -222,7 +222,7 @@ public final class WriteBatch implements AutoCloseable {
             n.put(buf);
             buf = n;
         }
-        buf.putInt(op).putInt(cf == null ? 0 : StoreCore.idOf(cf)).putInt(a.length).putInt(b.length).put(a).put(b);
+        NativeCalls.batchRecord(buf, op, cf == null ? 0 : StoreCore.idOf(cf), a, b);
         count++;
         if (owner != null) {
             familiesOf = owner;

@@ -1,50 +1,24 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 
 /**
- * A {@link ReadView} that can also be written: a {@link Store} (each write applies at once) or a
- * {@link Transaction} (its writes apply together at its commit, and its own reads see them). The
- * puts and deletes are written once here for both; each view sends them its own way: a store
- * through the engine's dedicated calls ({@code ferry_put}, {@code ferry_delete},
- * {@code ferry_delete_range}, {@code ferry_write}), a transaction as batch records
- * ({@code ferry_txn_write}). Sending a store's put as a batch record too measured 3-8% slower on
- * RocksDB (docs/design.md, "Layers in Java"), so the store keeps the dedicated calls.
+ * The former name of {@link StoreWriter}, kept one release so that code written against it still
+ * compiles: {@link Store} and {@link Transaction} are still {@code WriteView}s. Use
+ * {@code StoreWriter} (see {@link ReadView} for why the name changed).
  *
- * <p>Thread safety: as the view's (a store's writes run from any thread, a transaction's on its own).
+ * @deprecated use {@link StoreWriter}, which has the same methods; this interface goes in the next
+ *             release
  */
-public abstract sealed class WriteView extends ReadView permits Store, Transaction {
-    WriteView(StoreCore core, long view) {
-        super(core, view);
-    }
-
-    /**
-     * Sends one write of arrays.
-     *
-     * @param op {@code Abi.OP_PUT} (a key and a value), {@code OP_DELETE} (a key; b is empty),
-     *        {@code OP_DELETE_RANGE} (begin and end), {@code OP_DELETE_VALUE} (a key and one of its
-     *        values) or {@code OP_MERGE} (a key and an operand); the last three with whole arrays
-     * @param cf the family
-     */
-    abstract void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl);
-
-    /** Sends a put of buffers (position to limit; not moved). */
-    abstract void send(ColumnFamily cf, ByteBuffer key, ByteBuffer value);
-
-    /** Sends a batch. */
-    abstract void send(WriteBatch batch);
-
+@Deprecated(since = "0.1.0", forRemoval = true)
+public sealed interface WriteView extends ReadView permits StoreWriter {
     /**
      * Writes a key of the default family.
      *
      * @param key the key
      * @param value the value
      */
-    public void put(byte[] key, byte[] value) {
-        put(core.defaultFamily(), key, value);
-    }
+    void put(byte[] key, byte[] value);
 
     /**
      * Writes a key.
@@ -53,11 +27,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param key the key
      * @param value the value
      */
-    public void put(ColumnFamily cf, byte[] key, byte[] value) {
-        StoreCore.requireKey(key);
-        Objects.requireNonNull(value, "value");
-        send(Abi.OP_PUT, cf, key, 0, key.length, value, 0, value.length);
-    }
+    void put(ColumnFamily cf, byte[] key, byte[] value);
 
     /**
      * Writes a key given as array slices.
@@ -70,11 +40,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param valueOffset first value byte
      * @param valueLength value length
      */
-    public void put(ColumnFamily cf, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
-        requireSlice(key, keyOffset, keyLength);
-        requireSlice(value, valueOffset, valueLength);
-        send(Abi.OP_PUT, cf, key, keyOffset, keyLength, value, valueOffset, valueLength);
-    }
+    void put(ColumnFamily cf, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength);
 
     /**
      * Writes a key given as buffers (position to limit; not moved). Both are copied into memory
@@ -84,20 +50,14 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param key the key
      * @param value the value
      */
-    public void put(ColumnFamily cf, ByteBuffer key, ByteBuffer value) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(value, "value");
-        send(cf, key, value);
-    }
+    void put(ColumnFamily cf, ByteBuffer key, ByteBuffer value);
 
     /**
      * Deletes a key of the default family (absent keys are fine).
      *
      * @param key the key
      */
-    public void delete(byte[] key) {
-        delete(core.defaultFamily(), key);
-    }
+    void delete(byte[] key);
 
     /**
      * Deletes a key (absent keys are fine).
@@ -105,10 +65,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param cf the family
      * @param key the key
      */
-    public void delete(ColumnFamily cf, byte[] key) {
-        StoreCore.requireKey(key);
-        delete(cf, key, 0, key.length);
-    }
+    void delete(ColumnFamily cf, byte[] key);
 
     /**
      * Deletes a key given as an array slice.
@@ -118,10 +75,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param offset first key byte
      * @param length key length
      */
-    public void delete(ColumnFamily cf, byte[] key, int offset, int length) {
-        requireSlice(key, offset, length);
-        send(Abi.OP_DELETE, cf, key, offset, length, key, 0, 0);
-    }
+    void delete(ColumnFamily cf, byte[] key, int offset, int length);
 
     /**
      * Deletes a key given as a buffer (position to limit; not moved).
@@ -129,11 +83,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param cf the family
      * @param key the key
      */
-    public void delete(ColumnFamily cf, ByteBuffer key) {
-        byte[] k = new byte[Objects.requireNonNull(key, "key").remaining()];
-        key.get(key.position(), k);
-        delete(cf, k, 0, k.length);
-    }
+    void delete(ColumnFamily cf, ByteBuffer key);
 
     /**
      * Deletes every key in {@code [begin, end)} of the default family, as
@@ -142,9 +92,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param begin inclusive
      * @param end exclusive
      */
-    public void deleteRange(byte[] begin, byte[] end) {
-        deleteRange(core.defaultFamily(), begin, end);
-    }
+    void deleteRange(byte[] begin, byte[] end);
 
     /**
      * Deletes every key in {@code [begin, end)}. Both bounds are keys compared as unsigned bytes;
@@ -156,11 +104,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param end exclusive
      * @throws FerryException.NotSupported in a RocksDB transaction: its transactions have no range delete
      */
-    public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
-        Objects.requireNonNull(begin, "begin");
-        Objects.requireNonNull(end, "end");
-        send(Abi.OP_DELETE_RANGE, cf, begin, 0, begin.length, end, 0, end.length);
-    }
+    void deleteRange(ColumnFamily cf, byte[] begin, byte[] end);
 
     /**
      * Deletes one value of a key in an LMDB {@link ColumnFamilyFlag#DUPSORT} family (an absent
@@ -173,11 +117,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @throws FerryException.InvalidArgument when the family is not DUPSORT
      * @throws FerryException.NotSupported on RocksDB
      */
-    public void delete(ColumnFamily cf, byte[] key, byte[] value) {
-        StoreCore.requireKey(key);
-        Objects.requireNonNull(value, "value");
-        send(Abi.OP_DELETE_VALUE, cf, key, 0, key.length, value, 0, value.length);
-    }
+    void delete(ColumnFamily cf, byte[] key, byte[] value);
 
     /**
      * Merges an operand into a key of the default family, as {@link #merge(ColumnFamily, byte[], byte[])}.
@@ -185,9 +125,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param key the key
      * @param operand the operand
      */
-    public void merge(byte[] key, byte[] operand) {
-        merge(core.defaultFamily(), key, operand);
-    }
+    void merge(byte[] key, byte[] operand);
 
     /**
      * Merges an operand into a key with the store's merge operator
@@ -208,11 +146,7 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @throws FerryException.NotSupported on LMDB (no merge operators) and on a RocksDB store opened
      *         without a merge operator
      */
-    public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
-        StoreCore.requireKey(key);
-        Objects.requireNonNull(operand, "operand");
-        send(Abi.OP_MERGE, cf, key, 0, key.length, operand, 0, operand.length);
-    }
+    void merge(ColumnFamily cf, byte[] key, byte[] operand);
 
     /**
      * Applies a batch atomically in one native call (in a transaction: all of it or, on failure,
@@ -222,14 +156,5 @@ public abstract sealed class WriteView extends ReadView permits Store, Transacti
      * @param batch the batch (unchanged; can be reused)
      * @throws IllegalArgumentException when the batch names column families of another store
      */
-    public void write(WriteBatch batch) {
-        Objects.requireNonNull(batch, "batch");
-        core.requireOwn(batch);
-        send(batch);
-    }
-
-    static void requireSlice(byte[] a, int off, int len) {
-        Objects.requireNonNull(a, "array");
-        Objects.checkFromIndexSize(off, len, a.length);
-    }
+    void write(WriteBatch batch);
 }

@@ -562,8 +562,8 @@ abstract class DiffFuzzState {
         if (o == null) {
             return "null";
         }
-        return "CursorOptions.defaults()" + (o.pageSize > 0 ? ".pageSize(" + o.pageSize + ")" : "") + ".pointers(" + o.pointers
-                + ").pageWalk(" + o.pageWalk + ").fillCache(" + o.fillCache + ")";
+        return "CursorOptions.defaults()" + (o.pageSize > 0 ? ".pageSize(" + o.pageSize + ")" : "")
+                + (o.pointers != null ? ".pointers(" + o.pointers + ")" : "") + ".pageWalk(" + o.pageWalk + ").fillCache(" + o.fillCache + ")";
     }
 
     /** The model view of a family as the engine shows it: on LMDB the default family also holds the live families' names (any value). */

@@ -363,7 +363,7 @@ class LayeringTest {
      * exempt. Read from the class files' constant pools (every field and method a class uses is
      * named there, lambdas and method references included) and the owners' member access flags.
      * A call on {@code this} of an inherited package-private method names the caller's own class,
-     * so a view's template methods ({@code ReadView.enter}, {@code WriteView.send}) pass, as do
+     * so a view's template methods ({@code StoreReader.enter}, {@code StoreWriter.send}) pass, as do
      * a subclass's calls of its superclass's constructor. {@link #ALLOWED} lists the rest that may.
      *
      * <p>To see the check work, make a public class call {@code WriteBatch.encoded()}: it fails
@@ -420,7 +420,7 @@ class LayeringTest {
             "StoreOptions -> LmdbFlag.bit",
             "StoreOptions -> ColumnFamilyOptions.nativeOptionsString",
             "StoreOptions -> ColumnFamilyOptions.toNative",
-            "ReadView -> ReadOptions.flags",
+            "StoreReader -> ReadOptions.flags",
             "Store -> WriteOptions.flags",
             "Cursor -> View.<init>",
             "Cursor -> View.len",

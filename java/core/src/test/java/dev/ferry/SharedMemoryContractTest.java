@@ -124,6 +124,62 @@ class SharedMemoryContractTest {
         assertThrows(IllegalStateException.class, w::memoryUsage);
     }
 
+    /**
+     * RocksDB pointer pages: a cursor's iterator pins the blocks it read, and opens a fresh one at its
+     * position after 4 MiB of keys and values, so the cache's pinned usage, read back while a cursor walks
+     * 9.6 MB of values, stays near that (the blocks' own overhead on top), and drops once it closes.
+     * Every value reads right where its view points. A copy-page cursor pins a block at a time.
+     */
+    @MatrixTest
+    void aPointerPageCursorPinsAtMostAboutFourMiBOfTheCacheAndNothingOnceClosed() {
+        if (target.engine != Engine.ROCKSDB) {
+            return;
+        }
+        BlockCache c = cache(256L << 20);
+        Store s = keep(Store.open(dir.resolve("pins"), target.options().blockCache(c).compression(Compression.NONE)));
+        int n = 16_000;
+        byte[] v = new byte[600];
+        WriteBatch batch = new WriteBatch();
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < v.length; j++) {
+                v[j] = (byte) (i * 31 + j);
+            }
+            batch.put(b(String.format("k%08d", i)), v);
+            if (batch.count() == 500) {
+                s.write(batch);
+                batch = new WriteBatch();
+            }
+        }
+        s.flush();
+        long pointers = walkPinned(s, c, n, true);
+        assertTrue(pointers <= 5L << 20, "a pointer-page cursor pinned " + pointers + " bytes of the cache");
+        assertTrue(pointers >= 2L << 20, "a pointer-page cursor pinned only " + pointers + " bytes");
+        assertTrue(c.pinnedUsage() < 1L << 20, c.pinnedUsage() + " bytes still pinned after the cursor closed");
+        long copies = walkPinned(s, c, n, false);
+        assertTrue(copies < 1L << 20, "a copy-page cursor pinned " + copies + " bytes");
+    }
+
+    /** Walks all n entries, checking each; returns the most the cache had pinned, read every 50 entries. */
+    private static long walkPinned(Store s, BlockCache c, int n, boolean pointers) {
+        long max = 0;
+        int seen = 0;
+        try (Cursor cur = s.cursor(s.defaultColumnFamily(), KeyRange.all(), CursorOptions.defaults().pointers(pointers))) {
+            while (cur.next()) {
+                View val = cur.value();
+                assertEquals(600, val.length());
+                assertEquals((byte) (seen * 31), val.getByte(0), "value " + seen);
+                assertEquals((byte) (seen * 31 + 599), val.getByte(599), "value " + seen);
+                assertTrue(cur.key().contentEquals(b(String.format("k%08d", seen))), "key " + seen);
+                if (seen % 50 == 0) {
+                    max = Math.max(max, c.pinnedUsage());
+                }
+                seen++;
+            }
+        }
+        assertEquals(n, seen);
+        return max;
+    }
+
     private static byte[] zeroFirst(byte[] v) {
         v[0] = 0;
         return v;

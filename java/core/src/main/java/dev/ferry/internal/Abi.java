@@ -324,6 +324,26 @@ public final class Abi {
     /** Write buffer manager flag: stall writes over the buffer size. */
     public static final int WBM_ALLOW_STALL = 0x1;
 
+    // ---- callbacks of the binding's language (RocksDB)
+    /** Longest name of a merge operator or compaction filter written in Java. */
+    public static final int MERGE_NAME_MAX = 128;
+    /** Compaction filter call: a compaction starts. */
+    public static final int FILTER_BEGIN = 0;
+    /** Compaction filter call: one entry. */
+    public static final int FILTER_ENTRY = 1;
+    /** Compaction filter call: a compaction ended. */
+    public static final int FILTER_END = 2;
+    /** Compaction filter BEGIN bit: a full compaction. */
+    public static final int FILTER_FULL = 1;
+    /** Compaction filter BEGIN bit: a manual compaction. */
+    public static final int FILTER_MANUAL = 2;
+    /** Compaction filter answer: keep the entry. */
+    public static final int FILTER_KEEP = 0;
+    /** Compaction filter answer: remove the entry. */
+    public static final int FILTER_REMOVE = 1;
+    /** Compaction filter answer: change the value. */
+    public static final int FILTER_CHANGE = 2;
+
     /**
      * Refuses a libferry built for another ABI than these classes: calling it would pass arguments
      * the library reads differently (a crash or a wrong answer, not an error).

@@ -54,7 +54,7 @@ public final class AdminCalls {
      */
     public void flush(long store, int cf) {
         Scratch s = Scratch.get(b);
-        check(s, b.flush(store, cf, s.err()));
+        NativeCalls.checkStore(s, b.flush(store, cf, s.err()), store);
     }
 
     /**
@@ -69,8 +69,8 @@ public final class AdminCalls {
         Scratch s = Scratch.get(b);
         int eoff = s.putTwo(begin, end);
         long a = s.mem.addr;
-        check(s, b.compactRange(store, cf, begin == null ? 0 : a + Scratch.DATA, begin == null ? 0 : begin.length,
-                end == null ? 0 : a + eoff, end == null ? 0 : end.length, s.err()));
+        NativeCalls.checkStore(s, b.compactRange(store, cf, begin == null ? 0 : a + Scratch.DATA, begin == null ? 0 : begin.length,
+                end == null ? 0 : a + eoff, end == null ? 0 : end.length, s.err()), store);
     }
 
     /**

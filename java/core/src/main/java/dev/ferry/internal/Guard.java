@@ -15,7 +15,9 @@ import java.lang.invoke.VarHandle;
  * close writes the flag, then reads the stripes: both are volatile accesses, so one of the two
  * sees the other (either the call backs out, or close waits for it).
  *
- * <p>Code holding the guard must not call user code (so close never waits on itself).
+ * <p>Code holding the guard must not call user code (so close never waits on itself). The one
+ * exception, merge operators written in Java that RocksDB calls during a read: their store's guard
+ * {@link #refuseCallbacks() refuses} calls from them.
  *
  * <p>Thread safety: thread-safe.
  */
@@ -42,6 +44,8 @@ public final class Guard {
     private final int mask;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile int closed;
+    /** Calls from a callback of this guard's store are refused ({@link Callbacks}). */
+    private volatile boolean callbacks;
 
     /**
      * Creates an open guard for an object used by one thread at a time (one stripe).
@@ -91,6 +95,9 @@ public final class Guard {
      * @return true when registered (pair with {@link #exit()}), false when closed
      */
     public boolean tryEnter() {
+        if (callbacks && Callbacks.inCallbackOf(this)) {
+            throw reentered();
+        }
         int i = index();
         CELLS.getAndAdd(cells, i, 1);
         if ((int) CLOSED.getVolatile(this) != 0) {
@@ -131,6 +138,9 @@ public final class Guard {
      * @return true for the call that closed it, false when it was closed already
      */
     public boolean close() {
+        if (callbacks && Callbacks.inCallbackOf(this)) {
+            throw reentered();
+        }
         if (!CLOSED.compareAndSet(this, 0, 1)) {
             return false;
         }
@@ -151,6 +161,19 @@ public final class Guard {
             n += (int) CELLS.getVolatile(cells, i);
         }
         return n;
+    }
+
+    /**
+     * Makes {@link #enter()}, {@link #tryEnter()} and {@link #close()} throw {@link IllegalStateException}
+     * when called from a callback of this guard's store (see {@link Callbacks#enter}).
+     */
+    public void refuseCallbacks() {
+        callbacks = true;
+    }
+
+    private IllegalStateException reentered() {
+        return new IllegalStateException("a merge operator of this " + what + " called the " + what + ": a merge "
+                + "operator runs inside the store's reads, flushes and compactions and must not use its own store");
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.ferry.internal;
 import dev.ferry.ErrorCode;
 import dev.ferry.FerryException;
 import dev.ferry.spi.NativeBinding;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -13,14 +14,22 @@ import java.util.Locale;
  * The call layer: one typed method per native operation of the ferry C ABI. It lays arguments
  * out in per-thread scratch memory ({@link Scratch}), calls the binding and turns a return code
  * into an exception (made in one place, {@link #failure}). The public classes of {@code dev.ferry}
- * and {@code dev.ferry.rocksjava} call these methods instead of the binding. The cursor's page
- * fill is one of them ({@link #cursorFill}: the page and its error struct are a {@link CursorPage},
- * a page too small for an entry grows here), so {@code Cursor} only walks the entries of a page.
- * One loop sits beside this class rather than in it: the point reads' grow-and-retry and
- * reader-table retries ({@link PointReads}, which these methods call; folded in, this class would
- * pass 1,000 lines). The maintenance and
- * administration calls (flush, compaction, checkpoints, ingestion, properties, backups, SST file
- * writers, block caches, write buffer managers) are in {@link AdminCalls}, through {@link #admin()}.
+ * and {@code dev.ferry.rocksjava} call the layer instead of the binding, and no other code crosses.
+ * The layer is three classes over one binding, split by what the calls are for:
+ * <ul>
+ * <li>this one: engines, stores, families, writes, snapshots, transactions, split points and
+ *     cursors, the page fill included ({@link #cursorFill}: the page and its error struct are a
+ *     {@link CursorPage}, a page too small for an entry grows here, so {@code Cursor} only walks
+ *     the entries of a page);
+ * <li>{@link ReadCalls}, through {@link #reads()}: the point reads ({@code get}, {@code multiGet},
+ *     {@code valueCount}, a transaction's {@code getForUpdate}, the RocksJava interop's), with their
+ *     grow-and-retry and LMDB reader-table loops;
+ * <li>{@link AdminCalls}, through {@link #admin()}: maintenance and administration (flush,
+ *     compaction, checkpoints, ingestion, properties, backups, SST file writers, block caches, write
+ *     buffer managers);
+ * <li>{@link CallbackCalls}, through {@link #callbacks()}: the registration of callbacks written in
+ *     Java (merge operators, compaction filters).
+ * </ul>
  *
  * <p>Conventions: handles are {@code long}s; a method that fails throws the engine's
  * {@link FerryException}; "absent" answers that are not errors come back as values (null, false,
@@ -31,7 +40,9 @@ import java.util.Locale;
  */
 public final class NativeCalls {
     private final NativeBinding b;
+    private final ReadCalls reads;
     private AdminCalls admin;
+    private CallbackCalls callbacks;
 
     /**
      * A call layer over one binding.
@@ -40,6 +51,16 @@ public final class NativeCalls {
      */
     public NativeCalls(NativeBinding binding) {
         this.b = binding;
+        this.reads = new ReadCalls(binding);
+    }
+
+    /**
+     * The point reads over the same binding.
+     *
+     * @return them
+     */
+    public ReadCalls reads() {
+        return reads;
     }
 
     /**
@@ -54,6 +75,20 @@ public final class NativeCalls {
             admin = a;
         }
         return a;
+    }
+
+    /**
+     * The calls that register callbacks written in Java, over the same binding.
+     *
+     * @return them (made on first use)
+     */
+    public CallbackCalls callbacks() {
+        CallbackCalls c = callbacks;
+        if (c == null) {
+            c = new CallbackCalls(b); // stateless: a race makes two, either serves
+            callbacks = c;
+        }
+        return c;
     }
 
     /** @return the binding's name ({@code "jni"} or {@code "ffm"}) */
@@ -111,7 +146,30 @@ public final class NativeCalls {
         } else {
             msg = code.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         }
-        return FerryException.of(code, engineCode, msg + " (" + code + ")");
+        FerryException e = FerryException.of(code, engineCode, msg + " (" + code + ")");
+        Throwable cause = code == ErrorCode.CORRUPTION ? Callbacks.takeFailure() : null;
+        if (cause != null) { // a merge operator written in Java threw during this call
+            e.initCause(cause);
+        }
+        return e;
+    }
+
+    /**
+     * {@link #check} for a call of a store whose failure may come from a callback of that store that
+     * failed on another thread (RocksDB's flush and compaction threads): the exception's cause is then
+     * that callback's exception.
+     */
+    static void checkStore(Scratch s, int rc, long store) {
+        if (rc != 0) {
+            FerryException e = s.error(rc);
+            if (e.getCause() == null && e.code() == ErrorCode.CORRUPTION) {
+                Throwable cause = Callbacks.causeFor(store);
+                if (cause != null) {
+                    e.initCause(cause);
+                }
+            }
+            throw e;
+        }
     }
 
     static void check(Scratch s, int rc) {
@@ -238,10 +296,58 @@ public final class NativeCalls {
      * {@code ferry_store_close}.
      *
      * @param store the handle
-     * @return its rc ({@link Abi#EBUSY}: an LMDB transaction of another thread keeps it open)
+     * @return false when an LMDB write transaction of another thread keeps the store open
+     *         ({@code FERRY_EBUSY}: only that thread may end it); true otherwise (a failed close
+     *         has no other answer: the handle is gone)
      */
-    public int storeClose(long store) {
-        return b.storeClose(store);
+    public boolean storeClose(long store) {
+        return b.storeClose(store) != Abi.EBUSY;
+    }
+
+    /**
+     * Appends one family record of {@code ferry_store_open} ({@code FERRY_CFDESC_HEADER}: the name's
+     * and the options string's lengths and the {@code FERRY_CFOPT_*} values, then the two strings).
+     *
+     * @param out receives the record
+     * @param name the family's name (UTF-8)
+     * @param extra its options string (UTF-8; empty for none)
+     * @param opts its {@code FERRY_CFOPT_*} values ({@code FERRY_CFOPT_COUNT} of them)
+     */
+    public static void familyRecord(ByteArrayOutputStream out, byte[] name, byte[] extra, long[] opts) {
+        ByteBuffer h = ByteBuffer.allocate(Abi.CFDESC_HEADER).order(ByteOrder.nativeOrder());
+        h.putInt(name.length).putInt(extra.length);
+        for (long v : opts) {
+            h.putLong(v);
+        }
+        out.write(h.array(), 0, Abi.CFDESC_HEADER);
+        out.write(name, 0, name.length);
+        out.write(extra, 0, extra.length);
+    }
+
+    /**
+     * The bytes one record of an encoded batch ({@code ferry_write}, {@code ferry_txn_write}) takes:
+     * its {@code FERRY_OP_HEADER} and its two byte strings.
+     *
+     * @param alen the key's (or range begin's) length
+     * @param blen the value's (or range end's) length
+     * @return the record's length
+     */
+    public static long batchRecordSize(int alen, int blen) {
+        return (long) Abi.OP_HEADER + alen + blen;
+    }
+
+    /**
+     * Writes one record of an encoded batch at the buffer's position: its {@code FERRY_OP_HEADER}
+     * ({@code op}, {@code cf}, the two lengths, native byte order) and the two byte strings.
+     *
+     * @param buf the batch (native byte order), with {@link #batchRecordSize} bytes remaining
+     * @param op {@code FERRY_OP_*}
+     * @param cf the family's id
+     * @param a the key (or range begin)
+     * @param c the value (or range end; empty for a delete)
+     */
+    public static void batchRecord(ByteBuffer buf, int op, int cf, byte[] a, byte[] c) {
+        buf.putInt(op).putInt(cf).putInt(a.length).putInt(c.length).put(a).put(c);
     }
 
     /** A column family slot as the store reports it. */
@@ -368,71 +474,7 @@ public final class NativeCalls {
         check(s, b.cfDrop(store, cf, s.err()));
     }
 
-    // ---- reads (snapshot: 0 for the latest state, a snapshot's or a transaction's handle, as in ferry.h) ----
-
-    /**
-     * {@code ferry_get} with read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS}).
-     *
-     * @param store the store
-     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
-     * @param cf the family
-     * @param key the key array
-     * @param off first key byte
-     * @param len key length
-     * @param flags 0 or read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS})
-     * @param readers retries when LMDB's reader table is full
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] get(long store, long snapshot, int cf, byte[] key, int off, int len, int flags, Readers readers) {
-        return PointReads.get(b, readers, PointReads.GET, store, snapshot, cf, flags, key, off, len);
-    }
-
-    /**
-     * {@code ferry_get} into a caller's buffer (see {@link PointReads#getInto}).
-     *
-     * @param store the store
-     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
-     * @param cf the family
-     * @param key the key (position to limit)
-     * @param into receives the value
-     * @param readers retries when LMDB's reader table is full
-     * @return the value's full length, or {@link PointReads#NOT_FOUND}
-     */
-    public int getInto(long store, long snapshot, int cf, ByteBuffer key, ByteBuffer into, Readers readers) {
-        return PointReads.getInto(b, readers, PointReads.GET, store, snapshot, cf, 0, key, into);
-    }
-
-    /**
-     * {@code ferry_multi_get}.
-     *
-     * @param store the store
-     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
-     * @param cf the family
-     * @param keys the keys
-     * @param flags 0 or read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS})
-     * @param readers retries when LMDB's reader table is full
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> multiGet(long store, long snapshot, int cf, List<byte[]> keys, int flags, Readers readers) {
-        return PointReads.multiGet(b, readers, PointReads.MULTI_GET, store, snapshot, cf, flags, keys);
-    }
-
-    /**
-     * {@code ferry_value_count}.
-     *
-     * @param store the store
-     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
-     * @param cf the family
-     * @param key the key
-     * @return the count
-     */
-    public long valueCount(long store, long snapshot, int cf, byte[] key) {
-        Scratch s = Scratch.get(b);
-        NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
-        m.buf.put(Scratch.DATA, key, 0, key.length);
-        check(s, b.valueCount(store, snapshot, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err()));
-        return s.outLong(0);
-    }
+    // ---- split points (snapshot: 0 for the latest state or a snapshot's handle, as in ferry.h) ----
 
     /**
      * What {@code ferry_split_points} answered: boundary candidates and the weight of the data from each
@@ -511,7 +553,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         int voff = two(s, key, ko, kl, value, vo, vl);
         long a = s.mem.addr;
-        check(s, b.put(store, cf, a + Scratch.DATA, kl, a + voff, vl, 0, s.err()));
+        checkStore(s, b.put(store, cf, a + Scratch.DATA, kl, a + voff, vl, 0, s.err()), store);
     }
 
     /**
@@ -554,7 +596,7 @@ public final class NativeCalls {
         NativeBuffer m = s.ensure((long) voff + vlen, 0);
         m.buf.put(voff, value, value.position(), vlen);
         m.buf.put(Scratch.DATA, key, key.position(), klen);
-        check(s, b.put(store, cf, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, 0, s.err()));
+        checkStore(s, b.put(store, cf, m.addr + Scratch.DATA, klen, m.addr + voff, vlen, 0, s.err()), store);
     }
 
     /**
@@ -569,7 +611,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         int voff = two(s, key, 0, key.length, operand, 0, operand.length);
         long a = s.mem.addr;
-        check(s, b.merge(store, cf, a + Scratch.DATA, key.length, a + voff, operand.length, s.err()));
+        checkStore(s, b.merge(store, cf, a + Scratch.DATA, key.length, a + voff, operand.length, s.err()), store);
     }
 
     /**
@@ -585,7 +627,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         NativeBuffer m = s.ensure(Scratch.DATA + (long) len, 0);
         m.buf.put(Scratch.DATA, key, off, len);
-        check(s, b.delete(store, cf, m.addr + Scratch.DATA, len, s.err()));
+        checkStore(s, b.delete(store, cf, m.addr + Scratch.DATA, len, s.err()), store);
     }
 
     /**
@@ -600,7 +642,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         int eoff = two(s, begin, 0, begin.length, end, 0, end.length);
         long a = s.mem.addr;
-        check(s, b.deleteRange(store, cf, a + Scratch.DATA, begin.length, a + eoff, end.length, s.err()));
+        checkStore(s, b.deleteRange(store, cf, a + Scratch.DATA, begin.length, a + eoff, end.length, s.err()), store);
     }
 
     /**
@@ -615,7 +657,7 @@ public final class NativeCalls {
         Scratch s = Scratch.get(b);
         long addr = copy(s, ops);
         int len = ops.position();
-        check(s, b.write(store, addr, len, count, flags, s.err()));
+        checkStore(s, b.write(store, addr, len, count, flags, s.err()), store);
     }
 
     private static long copy(Scratch s, ByteBuffer ops) {
@@ -711,18 +753,6 @@ public final class NativeCalls {
         buf.put(aoff, a, ao, al);
         buf.put(aoff + al, c, co, cl);
         check(s, b.txnWrite(txn, m.addr + Scratch.DATA, Abi.OP_HEADER + al + cl, 1, s.err()));
-    }
-
-    /**
-     * {@code ferry_txn_get_for_update}.
-     *
-     * @param txn the transaction
-     * @param cf the family
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] txnGetForUpdate(long txn, int cf, byte[] key) {
-        return PointReads.get(b, Readers.NONE, PointReads.TXN_GET_FOR_UPDATE, txn, cf, 0, 0, key, 0, key.length);
     }
 
     /**
@@ -901,45 +931,6 @@ public final class NativeCalls {
      */
     public void rjCursorForget(long cursor) {
         b.rjCursorForget(cursor);
-    }
-
-    /**
-     * {@code ferry_rj_get}.
-     *
-     * @param db the database
-     * @param cf the family handle
-     * @param snapshot the snapshot handle, or 0
-     * @param key the key
-     * @return a copy of the value, or null when absent
-     */
-    public byte[] rjGet(long db, long cf, long snapshot, byte[] key) {
-        return PointReads.get(b, Readers.NONE, PointReads.RJ_GET, db, cf, snapshot, 0, key, 0, key.length);
-    }
-
-    /**
-     * {@code ferry_rj_get} into a caller's buffer.
-     *
-     * @param db the database
-     * @param cf the family handle
-     * @param key the key
-     * @param into receives the value
-     * @return the value's full length, or {@link PointReads#NOT_FOUND}
-     */
-    public int rjGetInto(long db, long cf, ByteBuffer key, ByteBuffer into) {
-        return PointReads.getInto(b, Readers.NONE, PointReads.RJ_GET, db, cf, 0, 0, key, into);
-    }
-
-    /**
-     * {@code ferry_rj_multi_get}.
-     *
-     * @param db the database
-     * @param cf the family handle
-     * @param snapshot the snapshot handle, or 0
-     * @param keys the keys
-     * @return values in key order, null for absent keys
-     */
-    public List<byte[]> rjMultiGet(long db, long cf, long snapshot, List<byte[]> keys) {
-        return PointReads.multiGet(b, Readers.NONE, PointReads.RJ_MULTI_GET, db, cf, snapshot, 0, keys);
     }
 
     /**

@@ -162,6 +162,31 @@ public abstract class JniFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int mergeOperatorCreate(long name, long token, long callback, long out, long err) {
+        return mergeOperatorCreate0(name, token, callback, out, err);
+    }
+
+    @Override
+    public final int mergeOperatorClose(long m) {
+        return mergeOperatorClose0(m);
+    }
+
+    @Override
+    public final long mergeValueAlloc(long v, long len) {
+        return mergeValueAlloc0(v, len);
+    }
+
+    @Override
+    public final int compactionFilterCreate(long name, long token, long callback, long out, long err) {
+        return compactionFilterCreate0(name, token, callback, out, err);
+    }
+
+    @Override
+    public final int compactionFilterClose(long f) {
+        return compactionFilterClose0(f);
+    }
+
+    @Override
     public final int delete(long store, int cf, long key, long klen, long err) {
         return delete0(store, cf, key, klen, err);
     }
@@ -416,6 +441,11 @@ public abstract class JniFunctions implements NativeFunctions {
             long ulen, int max, long dst, long cap, long lenOut, long err);
     private static native int put0(long store, int cf, long key, long klen, long val, long vlen, int flags, long err);
     private static native int merge0(long store, int cf, long key, long klen, long operand, long olen, long err);
+    private static native int mergeOperatorCreate0(long name, long token, long callback, long out, long err);
+    private static native int mergeOperatorClose0(long m);
+    private static native long mergeValueAlloc0(long v, long len);
+    private static native int compactionFilterCreate0(long name, long token, long callback, long out, long err);
+    private static native int compactionFilterClose0(long f);
     private static native int delete0(long store, int cf, long key, long klen, long err);
     private static native int deleteRange0(long store, int cf, long begin, long blen, long end, long elen, long err);
     private static native int write0(long store, long ops, long len, int count, int flags, long err);

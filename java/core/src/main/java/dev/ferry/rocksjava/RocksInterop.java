@@ -162,7 +162,7 @@ public final class RocksInterop {
         NativeCalls calls = calls0();
         Target t = Target.of(db, cf, snapshot);
         try {
-            return calls.rjGet(t.dbHandle, t.cfHandle, t.snapshotHandle, key);
+            return calls.reads().rjGet(t.dbHandle, t.cfHandle, t.snapshotHandle, key);
         } finally {
             t.fence();
         }
@@ -184,7 +184,7 @@ public final class RocksInterop {
         NativeCalls calls = calls0();
         Target t = Target.of(db, cf, null);
         try {
-            return calls.rjGetInto(t.dbHandle, t.cfHandle, ByteBuffer.wrap(key), into);
+            return calls.reads().rjGetInto(t.dbHandle, t.cfHandle, ByteBuffer.wrap(key), into);
         } finally {
             t.fence();
         }
@@ -215,7 +215,7 @@ public final class RocksInterop {
         NativeCalls calls = calls0();
         Target t = Target.of(db, cf, snapshot);
         try {
-            return calls.rjMultiGet(t.dbHandle, t.cfHandle, t.snapshotHandle, keys);
+            return calls.reads().rjMultiGet(t.dbHandle, t.cfHandle, t.snapshotHandle, keys);
         } finally {
             t.fence();
         }

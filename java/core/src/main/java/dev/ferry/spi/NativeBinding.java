@@ -55,4 +55,27 @@ public interface NativeBinding extends NativeFunctions {
      * @return a buffer over that memory
      */
     ByteBuffer wrap(long address, int length);
+
+    /**
+     * Returns the binding's {@code ferry_merge_fn} (ferry.h), the callback to register with
+     * {@code ferry_merge_operator_create}: a C trampoline of the shim that attaches RocksDB's threads to the
+     * JVM and calls the binding's Java dispatcher through JNI (FFM too: not an upcall stub). Its calls go to
+     * {@code handler}; the first handler given stays (ferry-core gives one only).
+     *
+     * @param handler where the callback's merges go
+     * @return the callback's address
+     * @throws IllegalStateException when another handler was given before
+     */
+    long mergeCallback(MergeHandler handler);
+
+    /**
+     * Returns the binding's {@code ferry_filter_fn} (ferry.h), the callback to register with
+     * {@code ferry_compaction_filter_create}: the shim's C trampoline, as for {@link #mergeCallback}. Its
+     * calls go to {@code handler}; the first handler given stays (ferry-core gives one only).
+     *
+     * @param handler where the callback's calls go
+     * @return the callback's address
+     * @throws IllegalStateException when another handler was given before
+     */
+    long filterCallback(FilterHandler handler);
 }

@@ -5,12 +5,14 @@ package dev.ferry.spi;
  * The ferry C ABI as seen from Java: one method per {@code ferry_*} function of {@code native/include/ferry.h}, in the
  * header's order, taking handles and addresses as {@code long}s and returning the C result unchanged. Generated from
  * ferry.h (each method's comment is the function's brief, and its parameters' C declarations and notes);
- * {@link NativeBinding} adds the binding helpers.
+ * {@link NativeBinding} adds the binding helpers. The functions of ferry.h's RocksDB-only sections (Backups, RocksJava
+ * interop, SST files and ingestion, Shared memory) are declared in {@link RocksDbFunctions}, which this interface
+ * extends: one file would pass the project's limit on a file's length.
  *
  * <p>Thread safety: implementations are stateless and thread-safe; the handles passed follow the threading rules of
  * ferry.h.
  */
-public interface NativeFunctions {
+public interface NativeFunctions extends RocksDbFunctions {
 
     /**
      * {@code ferry_abi_version}: Return FERRY_ABI_VERSION of the loaded library.
@@ -424,6 +426,64 @@ public interface NativeFunctions {
     int merge(long store, int cf, long key, long klen, long operand, long olen, long err);
 
     /**
+     * {@code ferry_merge_operator_create}: Register a merge operator implemented by a callback.
+     *
+     * @param name {@code const char *name}: the name RocksDB records (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not
+     *        starting with "ferry."), copied.
+     * @param token {@code int64_t token}: passed to every call of callback.
+     * @param callback {@code void *callback}: a ferry_merge_fn (a binding's C function or upcall stub), as an address.
+     * @param out {@code ferry_merge_operator **out}: the handle; give it to stores through their options strings;
+     *        release with ferry_merge_operator_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+     */
+    int mergeOperatorCreate(long name, long token, long callback, long out, long err);
+
+    /**
+     * {@code ferry_merge_operator_close}: Release a merge operator: later opens refuse it; stores open with it keep it
+     * (and call its callback) until they close. NULL and handles not made by ferry_merge_operator_create (or closed
+     * already) are ignored.
+     *
+     * @param m {@code ferry_merge_operator *m}
+     * @return the C result unchanged: FERRY_OK.
+     */
+    int mergeOperatorClose(long m);
+
+    /**
+     * {@code ferry_merge_value_alloc}: Inside a merge callback: the buffer for the result, len bytes, that RocksDB
+     * takes and frees.
+     *
+     * @param v {@code ferry_merge_value *v}: the callback's out argument; a second call replaces the first buffer.
+     * @param len {@code size_t len}
+     * @return the C result unchanged: the buffer to fill, or NULL (out of memory, or v NULL).
+     */
+    long mergeValueAlloc(long v, long len);
+
+    /**
+     * {@code ferry_compaction_filter_create}: Register a compaction filter implemented by a callback.
+     *
+     * @param name {@code const char *name}: the filter's name (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not starting
+     *        with "ferry."), copied.
+     * @param token {@code int64_t token}: passed to every call of callback.
+     * @param callback {@code void *callback}: a ferry_filter_fn (a binding's C function), as an address.
+     * @param out {@code ferry_compaction_filter **out}: the handle; give it to stores through their options strings;
+     *        release with ferry_compaction_filter_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+     */
+    int compactionFilterCreate(long name, long token, long callback, long out, long err);
+
+    /**
+     * {@code ferry_compaction_filter_close}: Release a compaction filter: later opens refuse it; stores open with it
+     * keep it (and call its callback) until they close. NULL and handles not made by ferry_compaction_filter_create (or
+     * closed already) are ignored.
+     *
+     * @param f {@code ferry_compaction_filter *f}
+     * @return the C result unchanged: FERRY_OK.
+     */
+    int compactionFilterClose(long f);
+
+    /**
      * {@code ferry_delete}: Delete one key (a missing key is not an error).
      *
      * @param store {@code ferry_store *s}
@@ -644,354 +704,4 @@ public interface NativeFunctions {
      *        retry FERRY_NEXT/PREV with a bigger page), FERRY_EINVAL, engine codes.
      */
     int cursorFill(long cursor, int op, long key, long klen, long page, long cap, int maxEntries, long err);
-
-    /**
-     * {@code ferry_backups_open}: Open (creating it when missing) a RocksDB backup directory.
-     *
-     * @param dir {@code const char *dir}: the backup directory, NUL-terminated UTF-8.
-     * @param out {@code ferry_backups **out}: the handle; release with ferry_backups_close.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP,
-     *        engine codes.
-     */
-    int backupsOpen(long dir, long out, long err);
-
-    /**
-     * {@code ferry_backups_close}: Close a backup directory handle. NULL is ignored.
-     *
-     * @param backups {@code ferry_backups *b}
-     * @return the C result unchanged: FERRY_OK
-     */
-    int backupsClose(long backups);
-
-    /**
-     * {@code ferry_backups_create}: Back up a RocksDB store (its memtables flushed first), as a new backup.
-     *
-     * @param backups {@code ferry_backups *b}
-     * @param store {@code ferry_store *s}
-     * @param idOut {@code uint32_t *id_out}: the new backup's id.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (an LMDB store: use ferry_checkpoint; a
-     *        store opened read-only, as for ferry_checkpoint), engine codes.
-     */
-    int backupsCreate(long backups, long store, long idOut, long err);
-
-    /**
-     * {@code ferry_backups_list}: List the backups, oldest first.
-     *
-     * @param backups {@code ferry_backups *b}
-     * @param dst {@code void *dst}: receives min(count, cap / FERRY_BACKUP_INFO_SIZE) records.
-     * @param cap {@code size_t cap}
-     * @param countOut {@code uint32_t *count_out}: the number of backups.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL.
-     */
-    int backupsList(long backups, long dst, long cap, long countOut, long err);
-
-    /**
-     * {@code ferry_backups_restore}: Restore a backup into a database directory.
-     *
-     * @param backups {@code ferry_backups *b}
-     * @param id {@code uint32_t id}: the backup's id, or 0 for the latest backup.
-     * @param dbDir {@code const char *db_dir}: the directory to restore into: missing or empty (restoring replaces the
-     *        files of a database there, so Ferry refuses a directory that holds any), and its parent must exist.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_EEXISTS (db_dir holds files), FERRY_NOTFOUND (no
-     *        such backup, or no backup at all), engine codes.
-     */
-    int backupsRestore(long backups, int id, long dbDir, long err);
-
-    /**
-     * {@code ferry_backups_purge}: Delete all backups but the newest keep ones.
-     *
-     * @param backups {@code ferry_backups *b}
-     * @param keep {@code uint32_t keep}: backups to keep (0 deletes every backup).
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, engine codes.
-     */
-    int backupsPurge(long backups, int keep, long err);
-
-    /**
-     * {@code ferry_sst_open}: Create a writer for a new SST file (an existing file at path is replaced).
-     *
-     * @param path {@code const char *path}: the file, NUL-terminated UTF-8.
-     * @param extra {@code const char *extra}: RocksDB options string for the table format (compression, block size...)
-     *        or NULL; checked as by ferry_store_open.
-     * @param out {@code ferry_sst_writer **out}: the writer; release with ferry_sst_close.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP,
-     *        engine codes.
-     */
-    int sstOpen(long path, long extra, long out, long err);
-
-    /**
-     * {@code ferry_sst_put}: Add a key and value.
-     *
-     * @param writer {@code ferry_sst_writer *w}
-     * @param key {@code const void *key}
-     * @param klen {@code size_t klen}
-     * @param val {@code const void *val}
-     * @param vlen {@code size_t vlen}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (key not above the previous one; finished writer), engine
-     *        codes.
-     */
-    int sstPut(long writer, long key, long klen, long val, long vlen, long err);
-
-    /**
-     * {@code ferry_sst_merge}: Add a merge operand (the store ingesting the file needs a merge operator to read it).
-     *
-     * @param writer {@code ferry_sst_writer *w}
-     * @param key {@code const void *key}
-     * @param klen {@code size_t klen}
-     * @param operand {@code const void *operand}
-     * @param olen {@code size_t olen}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: as ferry_sst_put.
-     */
-    int sstMerge(long writer, long key, long klen, long operand, long olen, long err);
-
-    /**
-     * {@code ferry_sst_delete}: Add a deletion of a key (hides older versions once ingested).
-     *
-     * @param writer {@code ferry_sst_writer *w}
-     * @param key {@code const void *key}
-     * @param klen {@code size_t klen}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: as ferry_sst_put.
-     */
-    int sstDelete(long writer, long key, long klen, long err);
-
-    /**
-     * {@code ferry_sst_finish}: Finish the file: write its index and footer and close it. The writer takes no entry
-     * after.
-     *
-     * @param writer {@code ferry_sst_writer *w}
-     * @param sizeOut {@code uint64_t *size_out}: the file's size in bytes (may be NULL).
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (already finished; no entry added: RocksDB writes no empty
-     *        file), engine codes.
-     */
-    int sstFinish(long writer, long sizeOut, long err);
-
-    /**
-     * {@code ferry_sst_close}: Release a writer; an unfinished file is left incomplete (delete it). NULL is ignored.
-     *
-     * @param writer {@code ferry_sst_writer *w}
-     * @return the C result unchanged: FERRY_OK
-     */
-    int sstClose(long writer);
-
-    /**
-     * {@code ferry_ingest}: Ingest SST files into a family: their entries become visible at once, newer than every
-     * entry already in the store.
-     *
-     * @param store {@code ferry_store *s}
-     * @param cf {@code uint32_t cf}
-     * @param paths {@code const char *paths}: n NUL-terminated paths packed back to back in len bytes.
-     * @param len {@code size_t len}
-     * @param n {@code uint32_t n}
-     * @param flags {@code uint32_t flags}: 0 or FERRY_INGEST_MOVE.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (malformed paths, unknown flags), FERRY_EREADONLY,
-     *        FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB; a RocksDB library without ingestion), engine codes (e.g. FERRY_EIO:
-     *        a file is missing; FERRY_EENGINEARG: overlapping files).
-     */
-    int ingest(long store, int cf, long paths, long len, int n, int flags, long err);
-
-    /**
-     * {@code ferry_rj_cursor_open}: Open a cursor over [lower, upper) of a RocksJava database's family, with Ferry's
-     * own read options and iterator.
-     *
-     * @param db {@code void *db}: rocksdb::DB*
-     * @param cf {@code void *cf}: rocksdb::ColumnFamilyHandle* (not NULL).
-     * @param snapshot {@code const void *snapshot}: const rocksdb::Snapshot* or NULL (an implicit snapshot taken now).
-     *        The snapshot is read at open only.
-     * @param lower {@code const void *lower}: inclusive lower bound or NULL
-     * @param llen {@code size_t llen}
-     * @param upper {@code const void *upper}: exclusive upper bound or NULL. Copied. The bounds assume the family's
-     *        comparator orders them below/above the keys.
-     * @param ulen {@code size_t ulen}
-     * @param flags {@code uint32_t flags}: FERRY_CURSOR_NO_FILL_CACHE or 0 (pages are copies: FERRY_CURSOR_POINTERS is
-     *        accepted and ignored, as on RocksDB stores).
-     * @param out {@code ferry_cursor **out}: the cursor: fill with ferry_cursor_fill, release with ferry_cursor_close
-     *        while the DB is open, or ferry_rj_cursor_forget once it is closed.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOMEM.
-     */
-    int rjCursorOpen(long db, long cf, long snapshot, long lower, long llen, long upper, long ulen, int flags, long out,
-            long err);
-
-    /**
-     * {@code ferry_rj_cursor_wrap}: A cursor that drives an existing RocksJava iterator without owning it.
-     *
-     * @param iterator {@code void *iterator}: rocksdb::Iterator* (RocksIterator.getNativeHandle()).
-     * @param out {@code ferry_cursor **out}: the cursor. Its first fill may use FERRY_CURRENT_FWD / FERRY_CURRENT_REV
-     *        to start at the entry the iterator stands on; FIRST/LAST/SEEK_* move the iterator within its own read
-     *        options (its bounds, snapshot). After a fill the iterator stands on the next entry to emit.
-     *        ferry_cursor_close frees only Ferry's memory: the iterator stays usable by RocksJava.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOMEM.
-     */
-    int rjCursorWrap(long iterator, long out, long err);
-
-    /**
-     * {@code ferry_rj_cursor_forget}: Free an interop cursor's own memory without destroying its engine iterator: for a
-     * cursor from ferry_rj_cursor_open whose DB RocksJava has already closed (destroying an iterator after its DB is
-     * unsafe; RocksJava leaks its iterators the same way). Any other cursor is closed as by ferry_cursor_close. NULL is
-     * ignored.
-     *
-     * @param cursor {@code ferry_cursor *c}
-     * @return the C result unchanged: FERRY_OK
-     */
-    int rjCursorForget(long cursor);
-
-    /**
-     * {@code ferry_rj_get}: Point read on a RocksJava database, copying the value into the caller's buffer (as
-     * ferry_get).
-     *
-     * @param db {@code void *db}
-     * @param cf {@code void *cf}
-     * @param snapshot {@code const void *snapshot}: const rocksdb::Snapshot* or NULL.
-     * @param key {@code const void *key}
-     * @param klen {@code size_t klen}
-     * @param dst {@code void *dst}
-     * @param cap {@code size_t cap}
-     * @param vlenOut {@code size_t *vlen_out}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_NOTFOUND, FERRY_EINVAL, FERRY_ENOENGINE, engine codes.
-     */
-    int rjGet(long db, long cf, long snapshot, long key, long klen, long dst, long cap, long vlenOut, long err);
-
-    /**
-     * {@code ferry_rj_multi_get}: Many point reads on a RocksJava database in one call (records and results as
-     * ferry_multi_get).
-     *
-     * @param db {@code void *db}
-     * @param cf {@code void *cf}
-     * @param snapshot {@code const void *snapshot}
-     * @param n {@code uint32_t n}
-     * @param keys {@code const void *keys}
-     * @param keysLen {@code size_t keys_len}
-     * @param dst {@code void *dst}
-     * @param cap {@code size_t cap}
-     * @param lensOut {@code int64_t *lens_out}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: keys answered (1..n), FERRY_ETOOSMALL, FERRY_EINVAL, FERRY_ENOENGINE, engine
-     *        codes.
-     */
-    int rjMultiGet(long db, long cf, long snapshot, int n, long keys, long keysLen, long dst, long cap, long lensOut,
-            long err);
-
-    /**
-     * {@code ferry_rj_put}: Write one key to a RocksJava database.
-     *
-     * @param db {@code void *db}
-     * @param cf {@code void *cf}
-     * @param key {@code const void *key}
-     * @param klen {@code size_t klen}
-     * @param val {@code const void *val}
-     * @param vlen {@code size_t vlen}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, engine codes.
-     */
-    int rjPut(long db, long cf, long key, long klen, long val, long vlen, long err);
-
-    /**
-     * {@code ferry_rj_write}: Apply Ferry batch records (FERRY_OP_*) atomically to a RocksJava database.
-     *
-     * @param db {@code void *db}
-     * @param cfs {@code void *const *cfs}: rocksdb::ColumnFamilyHandle* per family id: a record's cf field indexes this
-     *        array (ncfs entries, each non-NULL).
-     * @param ncfs {@code uint32_t ncfs}
-     * @param ops {@code const void *ops}
-     * @param len {@code size_t len}
-     * @param count {@code uint32_t count}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (malformed records, a cf id &gt;= ncfs, a FERRY_OP_MERGE
-     *        record: Ferry cannot see whether the database has a merge operator; nothing applied), FERRY_ENOENGINE,
-     *        engine codes.
-     */
-    int rjWrite(long db, long cfs, int ncfs, long ops, long len, int count, long err);
-
-    /**
-     * {@code ferry_cache_create}: Create an LRU block cache.
-     *
-     * @param capacity {@code uint64_t capacity}: bytes (at least 1).
-     * @param flags {@code uint32_t flags}: 0 or FERRY_CACHE_STRICT_CAPACITY.
-     * @param highPriPpm {@code int64_t high_pri_ppm}: share of the capacity reserved for high-priority blocks (index
-     *        and filter blocks with FERRY_OPT_CACHE_INDEX_AND_FILTER) in parts per million, 0..1000000; -1: RocksDB's
-     *        default (500000, half). RocksDB's C API cannot set it: other values are set through RocksJava's own
-     *        LRUCache constructor in the same library (FERRY_ENOTSUP without it).
-     * @param out {@code ferry_cache **out}: the cache; release with ferry_cache_close.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP,
-     *        FERRY_ENOMEM.
-     */
-    int cacheCreate(long capacity, int flags, long highPriPpm, long out, long err);
-
-    /**
-     * {@code ferry_cache_usage}: A cache's state: bytes in use (blocks, and memtables charged by write buffer
-     * managers), bytes pinned, and how many stores and write buffer managers hold it. Any output may be NULL.
-     *
-     * @param cache {@code ferry_cache *c}
-     * @param usageOut {@code uint64_t *usage_out}
-     * @param pinnedOut {@code uint64_t *pinned_out}
-     * @param storesOut {@code uint32_t *stores_out}
-     * @param wbmsOut {@code uint32_t *wbms_out}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, or a cache that is closed or was not made by
-     *        ferry_cache_create; the outputs are then left as they were, and the message says so).
-     */
-    int cacheUsage(long cache, long usageOut, long pinnedOut, long storesOut, long wbmsOut, long err);
-
-    /**
-     * {@code ferry_cache_close}: Release a cache that nothing holds. NULL is ignored.
-     *
-     * @param cache {@code ferry_cache *c}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK; FERRY_EBUSY when open stores or write buffer managers hold it (nothing
-     *        released; the message counts them).
-     */
-    int cacheClose(long cache, long err);
-
-    /**
-     * {@code ferry_wbm_create}: Create a write buffer manager: the stores that use it flush memtables once their
-     * memtables together reach buffer_size bytes.
-     *
-     * @param cache {@code ferry_cache *cache}: the cache to charge the memtables to (held until ferry_wbm_close), or
-     *        NULL.
-     * @param bufferSize {@code uint64_t buffer_size}: bytes (at least 1).
-     * @param flags {@code uint32_t flags}: 0 or FERRY_WBM_ALLOW_STALL.
-     * @param out {@code ferry_wbm **out}: the manager; release with ferry_wbm_close.
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (a cache that is not open), FERRY_ENOENGINE, FERRY_ENOTSUP
-     *        (a RocksDB without rocksdb_write_buffer_manager_* and rocksdb_options_set_write_buffer_manager: before
-     *        RocksDB 8.10, such as rocksdbjni 7.9.2), FERRY_ENOMEM.
-     */
-    int wbmCreate(long cache, long bufferSize, int flags, long out, long err);
-
-    /**
-     * {@code ferry_wbm_usage}: A manager's state: memtable bytes it counts, and how many stores hold it. Any output may
-     * be NULL.
-     *
-     * @param wbm {@code ferry_wbm *w}
-     * @param usageOut {@code uint64_t *usage_out}
-     * @param storesOut {@code uint32_t *stores_out}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, or a manager that is closed or was not made by
-     *        ferry_wbm_create; the outputs are then left as they were, and the message says so).
-     */
-    int wbmUsage(long wbm, long usageOut, long storesOut, long err);
-
-    /**
-     * {@code ferry_wbm_close}: Release a write buffer manager that no store holds (and its hold on its cache). NULL is
-     * ignored.
-     *
-     * @param wbm {@code ferry_wbm *w}
-     * @param err {@code ferry_error *err}
-     * @return the C result unchanged: FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message
-     *        counts them).
-     */
-    int wbmClose(long wbm, long err);
 }

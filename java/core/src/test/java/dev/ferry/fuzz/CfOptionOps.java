@@ -27,6 +27,17 @@ final class CfOptionOps {
         t.add("readOptionsGet", 15, CfOptionOps::readOptionsGet, true);
     }
 
+    /** A Java merge operator whose name breaks the rules (';' would break RocksDB's OPTIONS file). */
+    static final dev.ferry.JavaMergeOperator BADLY_NAMED = new dev.ferry.JavaMergeOperator() {
+        @Override public String name() {
+            return "a;b";
+        }
+
+        @Override public byte[] fullMerge(byte[] key, byte[] existing, java.util.List<byte[]> operands) {
+            return operands.get(0);
+        }
+    };
+
     /** Random family options (possibly empty); null when a setter refused a value (judged). */
     static ColumnFamilyOptions random(Ctx c, StringBuilder d) {
         ColumnFamilyOptions[] o = {ColumnFamilyOptions.of()};
@@ -49,6 +60,12 @@ final class CfOptionOps {
         }
         if (c.oneIn(3)) {
             o[0] = o[0].mergeOperator(MergeOperator.values()[c.rnd.nextInt(MergeOperator.values().length)]);
+        }
+        if (c.oneIn(20)) { // a Java merge operator with a name RocksDB could not record: refused, nothing set
+            c.call("ColumnFamilyOptions.javaMergeOperator(badly named)", () -> o[0] = o[0].javaMergeOperator(BADLY_NAMED));
+            c.call("ColumnFamilyOptions.javaMergeOperator()", () -> o[0].javaMergeOperator().ifPresent(op -> {
+                throw new AssertionError("a refused Java merge operator was set");
+            }));
         }
         d.append(o[0]);
         String[] names = {"bloomBitsPerKey", "blockSize", "fixedPrefixLength"};

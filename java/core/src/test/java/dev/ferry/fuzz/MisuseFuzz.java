@@ -86,6 +86,7 @@ public final class MisuseFuzz {
         BackupOps.register(this, table);
         DupOps.register(this, table);
         MergeSstOps.register(this, table);
+        CallbackOps.register(this, table);
         CfOptionOps.register(this, table);
         KeyOrderOps.register(this, table);
         TxnOps.register(this, table);

@@ -212,7 +212,7 @@ class MisuseFuzzTest {
         cmd.add("-XX:-CreateCoredumpOnCrash");
         cmd.add("-XX:ErrorLogTimeout=30"); // a crash after heap corruption can stall the hs_err writer for minutes
         cmd.add("-Dferry.binding=" + binding());
-        for (String p : new String[] {"ferry.memory", "ferry.native.lib", "ferry.lmdb.lib"}) {
+        for (String p : new String[] {"ferry.memory", "ferry.native.lib", "ferry.lmdb.lib", "ferry.rocksdb.pointers"}) {
             if (System.getProperty(p) != null) {
                 cmd.add("-D" + p + "=" + System.getProperty(p));
             }

@@ -42,7 +42,7 @@ final class MoreOps {
     }
 
     /** @return whether the store's default family was opened with a merge operator of its own (its column family options) */
-    private static boolean defaultFamilyMerges(Ctx c, Store st) {
+    static boolean defaultFamilyMerges(Ctx c, Store st) {
         try {
             return c.world.familyMerge.contains(st.defaultColumnFamily());
         } catch (RuntimeException closed) {

@@ -245,6 +245,9 @@ final class StoreOps {
                 o.transactions(t).lockTimeout(50);
                 d.append(" transactions=").append(t).append(" lockTimeout=50");
             }
+            if (c.oneIn(20)) {
+                c.call("StoreOptions.javaMergeOperator(badly named)", () -> o.javaMergeOperator(CfOptionOps.BADLY_NAMED));
+            }
             if (c.oneIn(3)) {
                 dev.ferry.MergeOperator m = dev.ferry.MergeOperator.values()[c.rnd.nextInt(dev.ferry.MergeOperator.values().length)];
                 o.mergeOperator(m);

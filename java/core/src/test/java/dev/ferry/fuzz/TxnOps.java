@@ -142,7 +142,7 @@ final class TxnOps {
     }
 
     /**
-     * The {@link dev.ferry.ReadView} and {@link dev.ferry.WriteView} calls a transaction inherits
+     * The {@link dev.ferry.StoreReader} and {@link dev.ferry.StoreWriter} calls a transaction inherits
      * beyond the plain ones: reads with {@link ReadOptions} (or null), the short forms on the default
      * family, slices and buffers, {@code valueCount}, merges (refused on LMDB and without a merge
      * operator), one-value deletes (on LMDB DUPSORT families from the pool, and elsewhere).
@@ -189,7 +189,8 @@ final class TxnOps {
                 byte[] v = c.value("operand");
                 if (c.world.engine == Engine.LMDB) {
                     c.mustThrow("a transaction's merge on LMDB");
-                } else if (!s.mergeOperator && (cf == null || !c.world.familyMerge.contains(cf))) {
+                } else if (!s.mergeOperator && (cf == null ? !MoreOps.defaultFamilyMerges(c, s.store)
+                        : !c.world.familyMerge.contains(cf))) {
                     c.mustThrow("a transaction's merge on a RocksDB store without a merge operator");
                 }
                 c.call("t.merge(" + f[1] + ", " + Ctx.hex(k) + ", " + Ctx.hex(v) + ")", () -> t.merge(cf, k, v));

@@ -26,6 +26,8 @@ class GeneratedBindingsTest {
 
     private static final String GLUE_C = "native/src/jni/functions.c";
     private static final String GLUE_FFM = "java/ffm/src/main/java/dev/ferry/ffm/internal/FfmFunctions.java";
+    private static final String GLUE_FFM_HANDLES = "java/ffm/src/main/java/dev/ferry/ffm/internal/FfmHandles.java";
+    private static final String GLUE_SPI_ROCKSDB = "java/core/src/main/java/dev/ferry/spi/RocksDbFunctions.java";
     private static final String GLUE_JNI = "java/core/src/main/java/dev/ferry/jni/JniFunctions.java";
     private static final String GLUE_SPI = "java/core/src/main/java/dev/ferry/spi/NativeFunctions.java";
 
@@ -91,15 +93,16 @@ class GeneratedBindingsTest {
                 + " jint rc)\n{\n    return (jlong)(intptr_t)ferry_b_message(rc);\n}"), c);
         assertTrue(c.contains("ferry_c_sized(P(c), (uint64_t)capacity, (int64_t)t, (size_t)n, (int32_t)i, P(cfs), P(err));"),
                 c);
-        String ffm = Files.readString(root.resolve(GLUE_FFM));
+        String ffm = Files.readString(root.resolve(GLUE_FFM_HANDLES));
         assertTrue(ffm.contains("A_COUNT(\"ferry_a_count\", true, JAVA_INT, JAVA_LONG, JAVA_LONG),"), ffm);
         assertTrue(ffm.contains("B_MESSAGE(\"ferry_b_message\", false, JAVA_LONG, JAVA_INT),"), ffm);
         assertTrue(ffm.contains("C_SIZED(\"ferry_c_sized\", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,"
                 + " JAVA_INT, JAVA_LONG,\n                JAVA_LONG);"), ffm);
-        assertTrue(ffm.contains("return (long) BMessage.H.invokeExact(rc);\n        } catch (Throwable t) {"), ffm);
+        String wrappers = Files.readString(root.resolve(GLUE_FFM));
+        assertTrue(wrappers.contains("return (long) BMessage.H.invokeExact(rc);\n        } catch (Throwable t) {"), wrappers);
         // a parameter named t: the catch takes another name
-        assertTrue(ffm.contains("} catch (Throwable thrown) {\n            throw FfmBinding.failure(\"ferry_c_sized\", thrown);"),
-                ffm);
+        assertTrue(wrappers.contains("} catch (Throwable thrown) {\n            throw FfmBinding.failure(\"ferry_c_sized\","
+                + " thrown);"), wrappers);
         assertTrue(ffm.contains("static final class CSized { static final MethodHandle H = FfmBinding.bind(Fn.C_SIZED); }"),
                 ffm);
         String jni = Files.readString(root.resolve(GLUE_JNI));
@@ -109,6 +112,8 @@ class GeneratedBindingsTest {
         String spi = Files.readString(root.resolve(GLUE_SPI));
         assertTrue(spi.contains("@param rc {@code int rc}: a code."), spi);
         assertTrue(spi.contains("int aCount(long store, long out);"), spi);
+        assertTrue(spi.contains("public interface NativeFunctions extends RocksDbFunctions {"), spi);
+        assertTrue(Files.readString(root.resolve(GLUE_SPI_ROCKSDB)).contains("public interface RocksDbFunctions {\n}"));
 
         assertEquals(0, generator(root, "--check").exit());
         Files.writeString(root.resolve(GLUE_JNI), jni.replace("return cSized0(", "return  cSized0("));
@@ -116,6 +121,42 @@ class GeneratedBindingsTest {
         assertEquals(1, check.exit(), check::output);
         assertTrue(check.output().contains("JniFunctions.java"), check::output);
         assertTrue(check.output().contains("+        return cSized0("), check::output);
+    }
+
+    @Test
+    void theRocksDbOnlySectionsGoToTheirOwnInterface(@TempDir Path dir) throws Exception {
+        String header = "/** @file */\n#define FERRY_EXPORT\n/** @name Stores (ferry_store): open */\n/**@{*/\n"
+                + "/** @brief Opens. */\nFERRY_EXPORT int ferry_a_open(ferry_store **out);\n/**@}*/\n"
+                + "/** @name Backups (RocksDB)\n * more words */\n/**@{*/\n"
+                + "/** @brief Backs up. */\nFERRY_EXPORT int ferry_b_backup(ferry_backups *b);\n/**@}*/\n";
+        Path root = repoWith(dir, header);
+        Run r = generator(root);
+        assertEquals(0, r.exit(), r::output);
+        String spi = Files.readString(root.resolve(GLUE_SPI));
+        String rocks = Files.readString(root.resolve(GLUE_SPI_ROCKSDB));
+        assertTrue(spi.contains("int aOpen(long out);") && !spi.contains("bBackup"), spi);
+        assertTrue(rocks.contains("int bBackup(long backups);") && !rocks.contains("aOpen"), rocks);
+    }
+
+    @Test
+    void noGeneratedFilePassesAThousandLines(@TempDir Path dir) throws Exception {
+        // what every generated file of the real header holds: under the limit
+        for (String f : List.of(GLUE_C, GLUE_SPI, GLUE_SPI_ROCKSDB, GLUE_JNI, GLUE_FFM, GLUE_FFM_HANDLES)) {
+            long lines = Files.readString(root().resolve(f)).lines().count();
+            assertTrue(lines <= 1000, f + " has " + lines + " lines");
+        }
+        // a header whose glue would pass the limit is refused, naming the file, not split silently
+        StringBuilder h = new StringBuilder("/** @file */\n#define FERRY_EXPORT\n");
+        for (int i = 0; i < 120; i++) {
+            h.append("/**\n * @brief Call ").append(i).append(".\n * @param[in] s a store.\n * @param[out] out a count.\n */\n")
+                    .append("FERRY_EXPORT int ferry_call").append((char) ('a' + i / 26)).append((char) ('a' + i % 26))
+                    .append("(ferry_store *s, uint32_t *out);\n");
+        }
+        Path root = repoWith(dir, h.toString());
+        Run r = generator(root);
+        assertEquals(2, r.exit(), r::output);
+        assertTrue(r.output().contains("over the limit of 1000"), r::output);
+        assertFalse(Files.exists(root.resolve(GLUE_C)), "wrote glue over the limit");
     }
 
     @Test

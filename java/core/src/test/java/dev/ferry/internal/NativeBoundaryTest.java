@@ -39,9 +39,9 @@ import org.junit.jupiter.api.Test;
  */
 class NativeBoundaryTest {
     /** NativeBinding methods that are binding helpers, not C functions. */
-    private static final Set<String> HELPERS = Set.of("name", "address", "wrap");
+    private static final Set<String> HELPERS = Set.of("name", "address", "wrap", "mergeCallback", "filterCallback");
     /** JniBinding natives behind the helpers. */
-    private static final Set<String> JNI_HELPERS = Set.of("address0", "wrap0");
+    private static final Set<String> JNI_HELPERS = Set.of("address0", "wrap0", "mergeCallback0", "filterCallback0");
 
     @Test
     void theParserReadsTheHeadersForms() {
@@ -109,13 +109,17 @@ class NativeBoundaryTest {
                 problems.add(cName(name) + " has no NativeBinding." + name);
             }
         }
-        // the generated interface's order: the header's (by handle type)
-        List<String> declared = javaMethodsInOrder(Files.readString(
-                CHeader.repoFile("java/core/src/main/java/dev/ferry/spi/NativeFunctions.java")));
-        List<String> abi = declared.stream().filter(n -> !HELPERS.contains(n)).toList();
-        if (problems.isEmpty() && !abi.equals(fromHeader)) {
-            problems.add("NativeBinding declares its methods in another order than ferry.h:\n    ferry.h:       " + fromHeader
-                    + "\n    NativeBinding: " + abi);
+        // the generated interfaces' order: the header's (by handle type), in each of the two files
+        // (NativeFunctions and RocksDbFunctions, which holds ferry.h's RocksDB-only sections)
+        for (String file : List.of("NativeFunctions", "RocksDbFunctions")) {
+            List<String> declared = javaMethodsInOrder(Files.readString(
+                    CHeader.repoFile("java/core/src/main/java/dev/ferry/spi/" + file + ".java")));
+            List<String> abi = declared.stream().filter(n -> !HELPERS.contains(n)).toList();
+            List<String> inHeader = fromHeader.stream().filter(abi::contains).toList();
+            if (problems.isEmpty() && !abi.equals(inHeader)) {
+                problems.add(file + " declares its methods in another order than ferry.h:\n    ferry.h:       " + inHeader
+                        + "\n    " + file + ": " + abi);
+            }
         }
         assertNoProblems("NativeBinding and ferry.h", problems);
     }

@@ -2,6 +2,8 @@ package dev.ferry.ffm.internal;
 
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
+import dev.ferry.spi.FilterHandler;
+import dev.ferry.spi.MergeHandler;
 import dev.ferry.spi.NativeBinding;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -18,9 +20,9 @@ import java.util.Optional;
  * The FFM binding (Java 22+): each method calls one {@code ferry_*} function of
  * {@code native/include/ferry.h} through a downcall handle, with no glue code in between: this
  * binding loads libferry with {@link SymbolLookup#libraryLookup} and never touches JNI (no
- * {@code System.load}, no {@code dev.ferry.jni} class). The methods, the {@link FfmFunctions.Fn}
+ * {@code System.load}, no {@code dev.ferry.jni} class). The methods, the {@link FfmHandles.Fn}
  * table of functions (in ferry.h's order, with their C prototypes) and the handles' holder classes
- * are {@link FfmFunctions}', generated from ferry.h by {@code native/gen/bindings.py};
+ * are {@link FfmFunctions}' and {@link FfmHandles}', generated from ferry.h by {@code native/gen/bindings.py};
  * {@code NativeBoundaryFfmTest} also parses ferry.h and fails on a descriptor whose layouts differ
  * from its prototype's. This class loads the library, makes the handles ({@link #bind}) and adds
  * the binding helpers.
@@ -212,6 +214,21 @@ public final class FfmBinding extends FfmFunctions implements NativeBinding {
         return MemorySegment.ofAddress(address).reinterpret(length).asByteBuffer().order(ByteOrder.nativeOrder());
     }
 
+    /**
+     * {@inheritDoc} The callback is libferry's C trampoline, which calls Java through JNI (not an upcall
+     * stub: see {@link FfmMergeDispatch}).
+     */
+    @Override
+    public long mergeCallback(MergeHandler handler) {
+        return FfmMergeDispatch.address(handler);
+    }
+
+    /** {@inheritDoc} The callback is libferry's C trampoline, as for {@link #mergeCallback}. */
+    @Override
+    public long filterCallback(FilterHandler handler) {
+        return FfmMergeDispatch.filterAddress(handler);
+    }
+
     // ---------------------------------------------------------------- loading
 
     private static SymbolLookup openLibrary() {
@@ -233,13 +250,31 @@ public final class FfmBinding extends FfmFunctions implements NativeBinding {
 
     /**
      * Returns the downcall handle of a function, or null (recording why) when it cannot be made.
-     * Called once per function, by the initialiser of its holder class ({@link FfmFunctions}).
+     * Called once per function, by the initialiser of its holder class ({@link FfmHandles}).
      *
      * @param fn the function
      * @return its handle, critical when {@code fn.critical}, or null
      */
     static MethodHandle bind(Fn fn) {
         return bind(fn, fn.critical ? CRITICAL : PLAIN);
+    }
+
+    /**
+     * Returns a plain downcall handle of one of libferry's binding helpers, functions outside ferry.h.
+     *
+     * @param symbol the function's name
+     * @param descriptor its signature
+     * @return the handle
+     * @throws LinkageError when libferry did not load or lacks the symbol
+     */
+    static MethodHandle bindHelper(String symbol, FunctionDescriptor descriptor) {
+        AbiCheck.ensure();
+        if (LIB == null || loadError != null) {
+            throw loadError != null ? loadError : new UnsatisfiedLinkError("libferry is not loaded");
+        }
+        MemorySegment s = LIB.find(symbol).orElseThrow(() -> new UnsatisfiedLinkError("libferry at "
+                + NativeLibrary.ferryPath() + " has no symbol " + symbol + " (stale or foreign library?)"));
+        return LINKER.downcallHandle(s, descriptor, PLAIN);
     }
 
     private static MethodHandle bind(Fn fn, Linker.Option[] options) {

@@ -1,5 +1,8 @@
 package dev.ferry.internal;
 
+import static dev.ferry.internal.NativeCalls.align8;
+import static dev.ferry.internal.NativeCalls.check;
+
 import dev.ferry.ErrorCode;
 import dev.ferry.FerryException;
 import dev.ferry.spi.NativeBinding;
@@ -9,24 +12,29 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The point-read algorithms shared by every reader (stores, snapshots, the RocksJava interop):
- * keys copied into per-thread scratch memory, values copied out, buffers grown when a value does
- * not fit. The native call itself is a parameter.
+ * The call layer's point reads, {@link NativeCalls#reads()}: {@code ferry_get}, {@code ferry_multi_get},
+ * {@code ferry_value_count}, a transaction's {@code ferry_txn_get_for_update} and the RocksJava
+ * interop's {@code ferry_rj_get} and {@code ferry_rj_multi_get}. Each crossing is made here: keys
+ * copied into per-thread scratch memory ({@link Scratch}), the call, LMDB reader-table retries
+ * ({@link Readers}), a larger value area and the call again when a value did not fit, values copied
+ * out, a return code turned into the engine's {@link FerryException}. The reads of one shape share one
+ * loop, which takes the native call as a constant lambda ({@code GET}, {@code MULTI_GET}, ...). The
+ * conventions are {@link NativeCalls}'s (handles are {@code long}s; no handle state is checked here).
  *
  * <p>Thread safety: thread-safe (scratch memory is per thread).
  */
-public final class PointReads {
-    /** Returned by {@link #getInto} when the key is absent; the API's {@code Store.NOT_FOUND} is this one. */
+public final class ReadCalls {
+    /** Returned by the reads into a buffer when the key is absent; the API's {@code Store.NOT_FOUND} is this one. */
     public static final int NOT_FOUND = -1;
     /** Scratch bytes offered to a value on the first read into a caller's buffer. */
     private static final int FIRST_VALUE_ROOM = 64 * 1024;
 
-    // The point reads' native calls (NativeCalls passes them): lambdas that capture nothing, so each is
-    // one constant; the handles travel as arguments, and no read allocates a lambda.
-    static final Get GET = (b, store, view, cf, flags, k, kl, d, c, vo, e) ->
-            b.get(store, view, (int) cf, k, kl, flags, d, c, vo, e);
-    static final MultiGet MULTI_GET = (b, store, view, cf, flags, n, k, kl, d, c, lo, e) ->
-            b.multiGet(store, view, (int) cf, n, k, kl, flags, d, c, lo, e);
+    // The point reads' native calls: lambdas that capture nothing, so each is one constant; the
+    // handles travel as arguments, and no read allocates a lambda.
+    static final Get GET = (b, store, snapshot, cf, flags, k, kl, d, c, vo, e) ->
+            b.get(store, snapshot, (int) cf, k, kl, flags, d, c, vo, e);
+    static final MultiGet MULTI_GET = (b, store, snapshot, cf, flags, n, k, kl, d, c, lo, e) ->
+            b.multiGet(store, snapshot, (int) cf, n, k, kl, flags, d, c, lo, e);
     static final Get TXN_GET_FOR_UPDATE = (b, txn, cf, unused, flags, k, kl, d, c, vo, e) ->
             b.txnGetForUpdate(txn, (int) cf, k, kl, d, c, vo, e);
     static final Get RJ_GET = (b, db, cf, snapshot, flags, k, kl, d, c, vo, e) ->
@@ -34,8 +42,129 @@ public final class PointReads {
     static final MultiGet RJ_MULTI_GET = (b, db, cf, snapshot, flags, n, k, kl, d, c, lo, e) ->
             b.rjMultiGet(db, cf, snapshot, n, k, kl, d, c, lo, e);
 
-    private PointReads() {
+    private final NativeBinding b;
+
+    ReadCalls(NativeBinding binding) {
+        this.b = binding;
     }
+
+    /**
+     * {@code ferry_get} with read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS}).
+     *
+     * @param store the store
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
+     * @param cf the family
+     * @param key the key array
+     * @param off first key byte
+     * @param len key length
+     * @param flags 0 or read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS})
+     * @param readers retries when LMDB's reader table is full
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] get(long store, long snapshot, int cf, byte[] key, int off, int len, int flags, Readers readers) {
+        return get(b, readers, GET, store, snapshot, cf, flags, key, off, len);
+    }
+
+    /**
+     * {@code ferry_get} into a caller's buffer, through scratch memory (the buffer never reaches native
+     * code by address: see the loop {@code getInto} below).
+     *
+     * @param store the store
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
+     * @param cf the family
+     * @param key the key (position to limit)
+     * @param into receives the value
+     * @param readers retries when LMDB's reader table is full
+     * @return the value's full length, or {@link #NOT_FOUND}
+     */
+    public int getInto(long store, long snapshot, int cf, ByteBuffer key, ByteBuffer into, Readers readers) {
+        return getInto(b, readers, GET, store, snapshot, cf, 0, key, into);
+    }
+
+    /**
+     * {@code ferry_multi_get}.
+     *
+     * @param store the store
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
+     * @param cf the family
+     * @param keys the keys
+     * @param flags 0 or read flags ({@code FERRY_CURSOR_NO_FILL_CACHE}, {@code FERRY_CURSOR_NO_VERIFY_CHECKSUMS})
+     * @param readers retries when LMDB's reader table is full
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> multiGet(long store, long snapshot, int cf, List<byte[]> keys, int flags, Readers readers) {
+        return multiGet(b, readers, MULTI_GET, store, snapshot, cf, flags, keys);
+    }
+
+    /**
+     * {@code ferry_value_count}.
+     *
+     * @param store the store
+     * @param snapshot the read view's handle: 0, a snapshot's or a transaction's ({@code FERRY_TXN_VIEW})
+     * @param cf the family
+     * @param key the key
+     * @return the count
+     */
+    public long valueCount(long store, long snapshot, int cf, byte[] key) {
+        Scratch s = Scratch.get(b);
+        NativeBuffer m = s.ensure(Scratch.DATA + (long) key.length, 0);
+        m.buf.put(Scratch.DATA, key, 0, key.length);
+        check(s, b.valueCount(store, snapshot, cf, m.addr + Scratch.DATA, key.length, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_txn_get_for_update}.
+     *
+     * @param txn the transaction
+     * @param cf the family
+     * @param key the key
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] txnGetForUpdate(long txn, int cf, byte[] key) {
+        return get(b, Readers.NONE, TXN_GET_FOR_UPDATE, txn, cf, 0, 0, key, 0, key.length);
+    }
+
+    /**
+     * {@code ferry_rj_get}.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param snapshot the snapshot handle, or 0
+     * @param key the key
+     * @return a copy of the value, or null when absent
+     */
+    public byte[] rjGet(long db, long cf, long snapshot, byte[] key) {
+        return get(b, Readers.NONE, RJ_GET, db, cf, snapshot, 0, key, 0, key.length);
+    }
+
+    /**
+     * {@code ferry_rj_get} into a caller's buffer.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param key the key
+     * @param into receives the value
+     * @return the value's full length, or {@link #NOT_FOUND}
+     */
+    public int rjGetInto(long db, long cf, ByteBuffer key, ByteBuffer into) {
+        return getInto(b, Readers.NONE, RJ_GET, db, cf, 0, 0, key, into);
+    }
+
+    /**
+     * {@code ferry_rj_multi_get}.
+     *
+     * @param db the database
+     * @param cf the family handle
+     * @param snapshot the snapshot handle, or 0
+     * @param keys the keys
+     * @return values in key order, null for absent keys
+     */
+    public List<byte[]> rjMultiGet(long db, long cf, long snapshot, List<byte[]> keys) {
+        return multiGet(b, Readers.NONE, RJ_MULTI_GET, db, cf, snapshot, 0, keys);
+    }
+
+    // ---- the loops: one per shape of read, the native call a parameter ----
 
     /**
      * A {@code ferry_get}-shaped call. The reader's handles come as arguments rather than captured,
@@ -43,7 +172,7 @@ public final class PointReads {
      * allocated on every read (40 bytes per {@code Store.get}).
      */
     @FunctionalInterface
-    public interface Get {
+    interface Get {
         /**
          * Reads one key.
          *
@@ -66,7 +195,7 @@ public final class PointReads {
 
     /** A {@code ferry_multi_get}-shaped call, its handles passed as {@link Get}'s are. */
     @FunctionalInterface
-    public interface MultiGet {
+    interface MultiGet {
         /**
          * Reads many keys.
          *
@@ -103,7 +232,7 @@ public final class PointReads {
      * @param klen key length
      * @return a copy of the value, or null when absent
      */
-    public static byte[] get(NativeBinding binding, Readers readers, Get fn, long h1, long h2, long h3, int flags,
+    static byte[] get(NativeBinding binding, Readers readers, Get fn, long h1, long h2, long h3, int flags,
             byte[] key, int koff, int klen) {
         Scratch s = Scratch.get(binding);
         int voff = align8(Scratch.DATA + klen);
@@ -164,7 +293,7 @@ public final class PointReads {
      * @param into receives up to {@code into.remaining()} bytes of the value; its position advances
      * @return the value's full length (at most {@code Integer.MAX_VALUE}), or {@link #NOT_FOUND}
      */
-    public static int getInto(NativeBinding binding, Readers readers, Get fn, long h1, long h2, long h3, int flags,
+    static int getInto(NativeBinding binding, Readers readers, Get fn, long h1, long h2, long h3, int flags,
             ByteBuffer key, ByteBuffer into) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(into, "into");
@@ -219,7 +348,7 @@ public final class PointReads {
      * @param keys the keys
      * @return values in key order, null for absent keys
      */
-    public static List<byte[]> multiGet(NativeBinding binding, Readers readers, MultiGet fn, long h1, long h2, long h3,
+    static List<byte[]> multiGet(NativeBinding binding, Readers readers, MultiGet fn, long h1, long h2, long h3,
             int flags, List<byte[]> keys) {
         Objects.requireNonNull(keys, "keys");
         int n = keys.size();
@@ -277,9 +406,5 @@ public final class PointReads {
             done += rc;
         }
         return out;
-    }
-
-    private static int align8(int v) {
-        return (v + 7) & ~7;
     }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * 2 GiB and more from C programs): a clear exception, not a loop growing a buffer that never fits.
  * The native call is a stand-in that writes what an engine would report into the scratch memory.
  */
-class PointReadsTest {
+class ReadCallsTest {
     private static final long THREE_GIB = 3L << 30;
     private static final int ETOOSMALL = -1004;
 
@@ -29,7 +29,7 @@ class PointReadsTest {
     @Test
     void getOfAValueLargerThanAnArrayThrows() {
         int[] calls = {0};
-        FerryException e = assertThrows(FerryException.class, () -> PointReads.get(JniBinding.INSTANCE, Readers.NONE,
+        FerryException e = assertThrows(FerryException.class, () -> ReadCalls.get(JniBinding.INSTANCE, Readers.NONE,
                 (b, h1, h2, h3, flags, key, klen, dst, cap, vlenOut, err) -> {
                     calls[0]++;
                     putLong(vlenOut, THREE_GIB);
@@ -43,7 +43,7 @@ class PointReadsTest {
     @Test
     void multiGetOfAValueLargerThanAnArrayThrowsInsteadOfRetrying() {
         int[] calls = {0};
-        FerryException e = assertThrows(FerryException.class, () -> PointReads.multiGet(JniBinding.INSTANCE, Readers.NONE,
+        FerryException e = assertThrows(FerryException.class, () -> ReadCalls.multiGet(JniBinding.INSTANCE, Readers.NONE,
                 (b, h1, h2, h3, flags, n, keys, keysLen, dst, cap, lensOut, err) -> {
                     if (++calls[0] > 5) {
                         throw new AssertionError("multiGet keeps retrying a value that cannot fit");
@@ -60,7 +60,7 @@ class PointReadsTest {
         // larger than this thread's scratch memory now (other tests may have grown it)
         int big = Scratch.get(JniBinding.INSTANCE).mem.cap + 1000;
         int[] calls = {0};
-        List<byte[]> got = PointReads.multiGet(JniBinding.INSTANCE, Readers.NONE, (b, h1, h2, h3, flags, n, keys, keysLen, dst, cap,
+        List<byte[]> got = ReadCalls.multiGet(JniBinding.INSTANCE, Readers.NONE, (b, h1, h2, h3, flags, n, keys, keysLen, dst, cap,
                 lensOut, err) -> {
             calls[0]++;
             if (cap < big) {

@@ -1,0 +1,113 @@
+package dev.ferry.ffm.internal;
+
+import dev.ferry.spi.FilterHandler;
+import dev.ferry.spi.MergeHandler;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The FFM binding's {@code ferry_merge_fn} and {@code ferry_filter_fn} (ferry.h): libferry's C trampolines,
+ * which call {@link #merge} and {@link #filter} through JNI, as the JNI binding's do. Not an upcall stub: the JDK detaches the RocksDB flush and
+ * compaction threads its upcalls attached when they end, and a thread of RocksDB's pool ending while the
+ * JVM exits (RocksDB joins its pool in a C exit handler) then waits forever for a lock the exiting JVM
+ * holds, so the JVM never exits. The trampoline attaches those threads itself, as daemons, and skips the
+ * detach once the process is exiting (native/src/jni/binding.c).
+ *
+ * <p>Thread safety: thread-safe.
+ */
+final class FfmMergeDispatch {
+    /** libferry's entry (not in ferry.h): {@code void *ferry_jvm_merge_callback(const char *dispatcher)}. */
+    private static final String SYMBOL = "ferry_jvm_merge_callback";
+    /** libferry's entry (not in ferry.h): {@code void *ferry_jvm_filter_callback(const char *dispatcher)}. */
+    private static final String FILTER_SYMBOL = "ferry_jvm_filter_callback";
+    /** This class's binary name. */
+    private static final String NAME = FfmMergeDispatch.class.getName();
+
+    private static volatile MergeHandler handler;
+    private static long callback;
+    private static volatile FilterHandler filterHandler;
+    private static long filterCallback;
+
+    private FfmMergeDispatch() {
+    }
+
+    /** See {@link dev.ferry.spi.NativeBinding#mergeCallback}. */
+    static synchronized long address(MergeHandler h) {
+        if (handler != null && handler != h) {
+            throw new IllegalStateException("the FFM binding has a merge handler already");
+        }
+        if (callback == 0) {
+            callback = setUp(SYMBOL);
+        }
+        handler = h;
+        return callback;
+    }
+
+    /**
+     * Called by libferry's merge trampoline through JNI, on the thread RocksDB merges on.
+     *
+     * @return the merged value, or null (a failed merge); never throws
+     */
+    @SuppressWarnings("unused") // called from C
+    private static byte[] merge(long token, int kind, byte[] key, byte[] existing, byte[][] operands) {
+        try {
+            MergeHandler h = handler;
+            return h == null ? null : h.merge(token, kind, key, existing, operands);
+        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
+            return null;
+        }
+    }
+
+    /** Calls libferry's entry {@code symbol}, which caches this class's dispatch methods: the trampoline's address. */
+    private static long setUp(String symbol) {
+        MethodHandle setup = FfmBinding.bindHelper(symbol, FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+        long address;
+        // libferry loads this class by name through the calling thread's context class loader: ours
+        Thread self = Thread.currentThread();
+        ClassLoader before = self.getContextClassLoader();
+        try (Arena arena = Arena.ofConfined()) {
+            self.setContextClassLoader(FfmMergeDispatch.class.getClassLoader());
+            MemorySegment name = arena.allocateFrom(NAME);
+            address = (long) setup.invokeExact(name.address());
+        } catch (Throwable t) {
+            throw new IllegalStateException("libferry could not set up its callback (" + symbol + ")", t);
+        } finally {
+            self.setContextClassLoader(before);
+        }
+        if (address == 0) {
+            throw new IllegalStateException("libferry could not set up its callback " + symbol + " (no JVM found"
+                    + " through JNI, or " + NAME + " not loadable by its own class loader)");
+        }
+        return address;
+    }
+
+    /** See {@link dev.ferry.spi.NativeBinding#filterCallback}. */
+    static synchronized long filterAddress(FilterHandler h) {
+        if (filterHandler != null && filterHandler != h) {
+            throw new IllegalStateException("the FFM binding has a filter handler already");
+        }
+        if (filterCallback == 0) {
+            filterCallback = setUp(FILTER_SYMBOL);
+        }
+        filterHandler = h;
+        return filterCallback;
+    }
+
+    /**
+     * Called by libferry's compaction filter trampoline through JNI, on RocksDB's compaction thread.
+     *
+     * @return the handler's answer, 0 on a failure; never throws
+     */
+    @SuppressWarnings("unused") // called from C
+    private static long filter(long token, int kind, long arg, int level, byte[] key, byte[] value, byte[][] out) {
+        try {
+            FilterHandler h = filterHandler;
+            return h == null ? 0 : h.filter(token, kind, arg, level, key, value, out);
+        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,673 @@
+package dev.ferry.flink;
+
+import dev.ferry.ColumnFamily;
+import dev.ferry.Cursor;
+import dev.ferry.CursorOptions;
+import dev.ferry.KeyRange;
+import dev.ferry.Store;
+import dev.ferry.WriteBatch;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.RunnableFuture;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.functions.ReduceFunction;
+import org.apache.flink.api.common.state.AggregatingStateDescriptor;
+import org.apache.flink.api.common.state.ReducingStateDescriptor;
+import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SnapshotType;
+import org.apache.flink.runtime.query.TaskKvStateRegistry;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointStreamWithResultProvider;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.FullSnapshotAsyncWriter;
+import org.apache.flink.runtime.state.FullSnapshotResources;
+import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
+import org.apache.flink.runtime.state.InternalKeyContext;
+import org.apache.flink.runtime.state.KeyExtractorFunction;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.PriorityComparator;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
+import org.apache.flink.runtime.state.SavepointResources;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
+import org.apache.flink.runtime.state.SnapshotExecutionType;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.SnapshotStrategy;
+import org.apache.flink.runtime.state.SnapshotStrategyRunner;
+import org.apache.flink.runtime.state.StateSnapshotTransformer;
+import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.StreamCompressionDecorator;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueStateSnapshot;
+import org.apache.flink.runtime.state.heap.KeyGroupPartitionedPriorityQueue;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
+import org.apache.flink.runtime.state.metrics.SizeTrackingStateConfig;
+import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.IOUtils;
+import org.apache.flink.util.ResourceGuard;
+import org.apache.flink.util.StateMigrationException;
+
+/**
+ * Flink's keyed state in one Ferry store: one column family per state (and per timer queue kept in
+ * the store), keys laid out (key group, key, namespace[, user key]) as Flink's RocksDB backend lays
+ * them out. Checkpoints and savepoints are full snapshots in Flink's canonical format, written by
+ * Flink's own {@code FullSnapshotAsyncWriter} from a store snapshot, asynchronously.
+ *
+ * <p>Thread safety: used by its task thread; the asynchronous part of a snapshot reads a store
+ * snapshot on another thread.
+ *
+ * @param <K> the key type
+ */
+public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
+    /** Backend type identifier reported to Flink. */
+    public static final String IDENTIFIER = "ferry";
+
+    /** A state's column family and meta info. */
+    static final class StateInfo {
+        final ColumnFamily cf;
+        RegisteredStateMetaInfoBase meta;
+
+        StateInfo(ColumnFamily cf, RegisteredStateMetaInfoBase meta) {
+            this.cf = cf;
+            this.meta = meta;
+        }
+    }
+
+    private final Store store;
+    private final Path directory;
+    private final boolean lmdb;
+    private final int keyGroupPrefixBytes;
+    private final SerializedCompositeKeyBuilder<K> keyBuilder;
+    private final LinkedHashMap<String, StateInfo> states;
+    private final Map<String, FerryKvState<K, ?, ?>> created = new HashMap<>();
+    private final Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> heapQueues;
+    private final HeapPriorityQueuesManager heapQueuesManager;
+    private final CursorOptions cursorOptions = CursorOptions.defaults();
+    private final ResourceGuard guard = new ResourceGuard();
+    private final List<AutoCloseable> resources;
+    private final FerryNativeMetrics nativeMetrics;
+    private final MetricGroup metricGroup;
+    /** Incremental checkpoints, or null: every checkpoint is a full snapshot. */
+    private final FerryIncrementalSnapshots<K> incremental;
+    private boolean disposed;
+
+    FerryKeyedStateBackend(TaskKvStateRegistry kvStateRegistry, TypeSerializer<K> keySerializer,
+            ClassLoader userCodeClassLoader, ExecutionConfig executionConfig, TtlTimeProvider ttlTimeProvider,
+            LatencyTrackingStateConfig latencyTrackingStateConfig, SizeTrackingStateConfig sizeTrackingStateConfig,
+            CloseableRegistry cancelStreamRegistry, StreamCompressionDecorator compression,
+            InternalKeyContext<K> keyContext, Store store, Path directory, boolean lmdb,
+            LinkedHashMap<String, StateInfo> states,
+            Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> heapQueues,
+            HeapPriorityQueuesManager heapQueuesManager, List<AutoCloseable> resources, boolean incremental,
+            FerryNativeMetrics nativeMetrics, MetricGroup metricGroup) {
+        super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
+                latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
+        this.store = store;
+        this.directory = directory;
+        this.lmdb = lmdb;
+        this.keyGroupPrefixBytes = CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(
+                keyContext.getNumberOfKeyGroups());
+        this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
+        this.states = states;
+        this.incremental = incremental ? new FerryIncrementalSnapshots<>(this, directory) : null;
+        this.nativeMetrics = nativeMetrics;
+        this.metricGroup = metricGroup;
+        states.forEach((name, info) -> nativeMetrics.register(metricGroup, name, store, info.cf));
+        this.heapQueues = heapQueues;
+        this.heapQueuesManager = heapQueuesManager;
+        this.resources = resources;
+    }
+
+    // ---- store access for the states ----
+
+    Store store() {
+        return store;
+    }
+
+    CursorOptions cursorOptions() {
+        return cursorOptions;
+    }
+
+    SerializedCompositeKeyBuilder<K> keyBuilder() {
+        return keyBuilder;
+    }
+
+    int keyGroupPrefixBytes() {
+        return keyGroupPrefixBytes;
+    }
+
+    byte[] get(ColumnFamily cf, byte[] key) {
+        return store.get(cf, key);
+    }
+
+    void put(ColumnFamily cf, byte[] key, byte[] value) {
+        store.put(cf, key, value);
+    }
+
+    void delete(ColumnFamily cf, byte[] key) {
+        store.delete(cf, key);
+    }
+
+    void deleteAll(ColumnFamily cf, List<byte[]> keys) {
+        if (keys.isEmpty()) {
+            return;
+        }
+        try (WriteBatch batch = new WriteBatch()) {
+            for (byte[] k : keys) {
+                batch.delete(cf, k);
+            }
+            store.write(batch);
+        }
+    }
+
+    /** Appends list elements (already delimited) to a list value: a merge on RocksDB, read and write on LMDB. */
+    void append(ColumnFamily cf, byte[] key, byte[] elements) {
+        if (!lmdb) {
+            store.merge(cf, key, elements);
+            return;
+        }
+        byte[] old = store.get(cf, key);
+        if (old == null || old.length == 0) {
+            store.put(cf, key, elements);
+            return;
+        }
+        byte[] joined = new byte[old.length + 1 + elements.length];
+        System.arraycopy(old, 0, joined, 0, old.length);
+        joined[old.length] = ',';
+        System.arraycopy(elements, 0, joined, old.length + 1, elements.length);
+        store.put(cf, key, joined);
+    }
+
+    /**
+     * The column family name of a state: its name's UTF-8 bytes in hex, so that any state name makes a
+     * valid, distinct family name (also {@code "default"}), and a store restored from an incremental
+     * checkpoint finds its states' families by name.
+     *
+     * @param stateName the state's name
+     * @return the family's name
+     */
+    static String familyName(String stateName) {
+        return "state-" + java.util.HexFormat.of().formatHex(stateName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** @return a new column family for a state, its metrics registered */
+    private ColumnFamily newFamily(String stateName) {
+        ColumnFamily cf = store.createColumnFamily(familyName(stateName));
+        nativeMetrics.register(metricGroup, stateName, store, cf);
+        return cf;
+    }
+
+    /** @return the states, in registration order */
+    LinkedHashMap<String, StateInfo> states() {
+        return states;
+    }
+
+    /** @return the lease that keeps the store open while a snapshot reads it */
+    ResourceGuard.Lease lease() throws IOException {
+        return guard.acquireResource();
+    }
+
+    // ---- keys ----
+
+    @Override
+    public void setCurrentKey(K newKey) {
+        super.setCurrentKey(newKey);
+        keyBuilder.setKeyAndKeyGroup(getCurrentKey(), getCurrentKeyGroupIndex());
+    }
+
+    @Override
+    public void setCurrentKeyAndKeyGroup(K newKey, int newKeyGroupIndex) {
+        super.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
+        keyBuilder.setKeyAndKeyGroup(getCurrentKey(), getCurrentKeyGroupIndex());
+    }
+
+    @Override
+    public <N> Stream<K> getKeys(String state, N namespace) {
+        return getKeys(List.of(state), namespace);
+    }
+
+    @Override
+    public <N> Stream<K> getKeys(List<String> stateNames, N namespace) {
+        List<K> keys = new ArrayList<>();
+        java.util.Set<K> seen = new java.util.HashSet<>();
+        for (String name : stateNames) {
+            for (Tuple2<K, N> kn : this.<N>keysAndNamespaces(name)) {
+                if (kn.f1.equals(namespace) && seen.add(kn.f0)) {
+                    keys.add(kn.f0);
+                }
+            }
+        }
+        return keys.stream();
+    }
+
+    @Override
+    public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
+        return this.<N>keysAndNamespaces(state).stream();
+    }
+
+    /** Every distinct (key, namespace) of a state, in store order. */
+    @SuppressWarnings("unchecked")
+    private <N> List<Tuple2<K, N>> keysAndNamespaces(String name) {
+        StateInfo info = states.get(name);
+        List<Tuple2<K, N>> out = new ArrayList<>();
+        if (info == null || !(info.meta instanceof RegisteredKeyValueStateBackendMetaInfo)) {
+            return out;
+        }
+        TypeSerializer<N> nsSerializer =
+                ((RegisteredKeyValueStateBackendMetaInfo<N, ?>) info.meta).getNamespaceSerializer();
+        boolean ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(keySerializer, nsSerializer);
+        DataInputDeserializer in = new DataInputDeserializer();
+        Tuple2<K, N> previous = null;
+        try (Cursor c = store.cursor(info.cf, KeyRange.all(), cursorOptions)) {
+            while (c.next()) {
+                in.setBuffer(c.keyBytes());
+                CompositeKeySerializationUtils.readKeyGroup(keyGroupPrefixBytes, in);
+                K key = CompositeKeySerializationUtils.readKey(keySerializer, in, ambiguous);
+                N ns = CompositeKeySerializationUtils.readNamespace(nsSerializer, in, ambiguous);
+                Tuple2<K, N> kn = Tuple2.of(key, ns);
+                if (!kn.equals(previous)) {
+                    out.add(kn);
+                    previous = kn;
+                }
+            }
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Cannot read the keys of state " + name, e);
+        }
+        return out;
+    }
+
+    // ---- states ----
+
+    @Override
+    public <N, SV, SEV, S extends State, IS extends S> IS createOrUpdateInternalState(
+            TypeSerializer<N> namespaceSerializer, StateDescriptor<S, SV> stateDesc,
+            StateSnapshotTransformFactory<SEV> snapshotTransformFactory) throws Exception {
+        return createOrUpdateInternalState(namespaceSerializer, stateDesc, snapshotTransformFactory, false);
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public <N, SV, SEV, S extends State, IS extends S> IS createOrUpdateInternalState(
+            TypeSerializer<N> namespaceSerializer, StateDescriptor<S, SV> stateDesc,
+            StateSnapshotTransformFactory<SEV> snapshotTransformFactory, boolean allowFutureMetadataUpdates)
+            throws Exception {
+        String name = stateDesc.getName();
+        StateInfo info = states.get(name);
+        RegisteredKeyValueStateBackendMetaInfo<N, SV> meta;
+        if (info != null) {
+            if (!(info.meta instanceof RegisteredKeyValueStateBackendMetaInfo)) {
+                throw new StateMigrationException("State " + name + " is a priority queue, not a keyed state");
+            }
+            meta = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) info.meta;
+            updateRestoredMeta(info, meta, stateDesc, namespaceSerializer);
+        } else {
+            meta = new RegisteredKeyValueStateBackendMetaInfo<>(stateDesc.getType(), name, namespaceSerializer,
+                    stateDesc.getSerializer(), StateSnapshotTransformFactory.noTransform());
+            info = new StateInfo(newFamily(name), meta);
+            states.put(name, info);
+        }
+        if (allowFutureMetadataUpdates) {
+            meta = meta.withSerializerUpgradesAllowed();
+            info.meta = meta;
+        }
+        // snapshot transforms (TTL cleanup in full snapshots) work on the stored bytes: a list's
+        // elements one by one, a map value inside its null flag, other values as they are
+        StateSnapshotTransformFactory transform = snapshotTransformFactory;
+        if (stateDesc.getType() == StateDescriptor.Type.LIST) {
+            transform = SerializedTransforms.forList(snapshotTransformFactory,
+                    ((ListSerializer) meta.getStateSerializer()).getElementSerializer());
+        } else if (stateDesc.getType() == StateDescriptor.Type.MAP) {
+            transform = SerializedTransforms.forMap(snapshotTransformFactory);
+        }
+        meta.updateSnapshotTransformFactory(transform);
+
+        FerryKvState<K, N, SV> state = (FerryKvState<K, N, SV>) created.get(name);
+        if (state == null) {
+            state = newState(stateDesc, info.cf, meta);
+            created.put(name, state);
+        } else {
+            state.update(info.cf, meta);
+            if (state instanceof FerryReducingState) {
+                ((FerryReducingState) state).reduceFunction(((ReducingStateDescriptor) stateDesc).getReduceFunction());
+            } else if (state instanceof FerryAggregatingState) {
+                ((FerryAggregatingState) state).aggregateFunction(
+                        ((AggregatingStateDescriptor) stateDesc).getAggregateFunction());
+            }
+        }
+        return (IS) state;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <N, SV, S extends State> FerryKvState<K, N, SV> newState(StateDescriptor<S, SV> desc, ColumnFamily cf,
+            RegisteredKeyValueStateBackendMetaInfo<N, SV> meta) {
+        TypeSerializer<N> ns = meta.getNamespaceSerializer();
+        TypeSerializer<SV> vs = meta.getStateSerializer();
+        switch (desc.getType()) {
+            case VALUE:
+                return new FerryValueState<>(this, cf, ns, vs, desc.getDefaultValue());
+            case LIST:
+                return (FerryKvState) new FerryListState<>(this, cf, ns, (TypeSerializer) vs);
+            case MAP:
+                return (FerryKvState) new FerryMapState<>(this, cf, ns, (TypeSerializer) vs);
+            case REDUCING:
+                return new FerryReducingState<>(this, cf, ns, vs,
+                        (ReduceFunction<SV>) ((ReducingStateDescriptor) desc).getReduceFunction());
+            case AGGREGATING:
+                return (FerryKvState) new FerryAggregatingState<>(this, cf, ns, vs,
+                        (AggregateFunction) ((AggregatingStateDescriptor) desc).getAggregateFunction());
+            default:
+                throw new FlinkRuntimeException("State " + desc.getClass() + " is not supported by " + getClass());
+        }
+    }
+
+    /** Checks a restored state's serializers against the new ones, and migrates its values when needed. */
+    private <N, SV, S extends State> void updateRestoredMeta(StateInfo info,
+            RegisteredKeyValueStateBackendMetaInfo<N, SV> meta, StateDescriptor<S, SV> desc,
+            TypeSerializer<N> namespaceSerializer) throws Exception {
+        TypeSerializer<N> previousNs = meta.getNamespaceSerializer();
+        TypeSerializerSchemaCompatibility<N> nsCompat = meta.updateNamespaceSerializer(namespaceSerializer);
+        if (nsCompat.isCompatibleAfterMigration() || nsCompat.isIncompatible()) {
+            throw new StateMigrationException("The new namespace serializer (" + namespaceSerializer
+                    + ") must be compatible with the old namespace serializer (" + previousNs + ").");
+        }
+        meta.checkStateMetaInfo(desc);
+        TypeSerializer<SV> previous = meta.getStateSerializer();
+        TypeSerializerSchemaCompatibility<SV> compat = meta.updateStateSerializer(desc.getSerializer());
+        if (compat.isCompatibleAfterMigration()) {
+            migrate(info, meta, desc);
+        } else if (compat.isIncompatible()) {
+            throw new StateMigrationException("The new state serializer (" + desc.getSerializer()
+                    + ") must not be incompatible with the old state serializer (" + previous + ").");
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <N, SV, S extends State> void migrate(StateInfo info, RegisteredKeyValueStateBackendMetaInfo<N, SV> meta,
+            StateDescriptor<S, SV> desc) throws Exception {
+        if (desc.getType() == StateDescriptor.Type.MAP) {
+            TypeSerializerSnapshot<SV> prior = meta.getPreviousStateSerializerSnapshot();
+            MapSerializerSnapshot<?, ?> mapSnapshot = (MapSerializerSnapshot<?, ?>) prior;
+            MapSerializer<?, ?> newMap = (MapSerializer<?, ?>) meta.getStateSerializer();
+            TypeSerializerSchemaCompatibility keyCompat = ((TypeSerializer) newMap.getKeySerializer())
+                    .snapshotConfiguration().resolveSchemaCompatibility(mapSnapshot.getKeySerializerSnapshot());
+            if (!keyCompat.isCompatibleAsIs()) {
+                throw new StateMigrationException("The new serializer for a MapState requires state migration in "
+                        + "order for the job to proceed, since the key schema has changed. However, migration for "
+                        + "MapState currently only allows value schema evolutions.");
+            }
+        }
+        TypeSerializer<SV> priorSerializer = (TypeSerializer<SV>)
+                TtlAwareSerializer.wrapTtlAwareSerializer(meta.getPreviousStateSerializer());
+        TypeSerializer<SV> nextSerializer = (TypeSerializer<SV>)
+                TtlAwareSerializer.wrapTtlAwareSerializer(meta.getStateSerializer());
+        FerryKvState<K, N, SV> state = (FerryKvState<K, N, SV>) created.get(desc.getName());
+        if (state == null) {
+            state = newState(desc, info.cf, meta);
+        }
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        List<byte[][]> rewritten = new ArrayList<>();
+        try (Cursor c = store.cursor(info.cf, KeyRange.all(), cursorOptions)) {
+            while (c.next()) {
+                out.clear();
+                try {
+                    state.migrateValue(c.valueBytes(), priorSerializer, nextSerializer, ttlTimeProvider, out);
+                } catch (Exception e) {
+                    throw new StateMigrationException("Error while trying to migrate Ferry state.", e);
+                }
+                rewritten.add(new byte[][] {c.keyBytes(), out.getCopyOfBuffer()});
+                if (rewritten.size() >= 1024) {
+                    writeAll(info.cf, rewritten);
+                }
+            }
+        }
+        writeAll(info.cf, rewritten);
+    }
+
+    private void writeAll(ColumnFamily cf, List<byte[][]> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        try (WriteBatch batch = new WriteBatch()) {
+            for (byte[][] kv : entries) {
+                batch.put(cf, kv[0], kv[1]);
+            }
+            store.write(batch);
+        }
+        entries.clear();
+    }
+
+    // ---- timers ----
+
+    @Override
+    public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(String stateName, TypeSerializer<T> byteOrderedElementSerializer) {
+        return create(stateName, byteOrderedElementSerializer, false);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(String stateName, TypeSerializer<T> serializer,
+                    boolean allowFutureMetadataUpdates) {
+        if (heapQueuesManager != null) {
+            return heapQueuesManager.createOrUpdate(stateName, serializer, allowFutureMetadataUpdates);
+        }
+        StateInfo info = states.get(stateName);
+        RegisteredPriorityQueueStateBackendMetaInfo<T> meta;
+        if (info == null) {
+            meta = new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
+            info = new StateInfo(newFamily(stateName), meta);
+            states.put(stateName, info);
+        } else {
+            if (!(info.meta instanceof RegisteredPriorityQueueStateBackendMetaInfo)) {
+                throw new FlinkRuntimeException("State " + stateName + " is a keyed state, not a priority queue");
+            }
+            meta = (RegisteredPriorityQueueStateBackendMetaInfo<T>) info.meta;
+            TypeSerializer<T> current = meta.getElementSerializer();
+            if (current != serializer && !current.equals(serializer)) {
+                // elements are store keys: they cannot be migrated, only checked, as the built-in backend does
+                TypeSerializerSchemaCompatibility<T> compat = meta.updateElementSerializer(serializer);
+                if (compat.isIncompatible()) {
+                    throw new FlinkRuntimeException(new StateMigrationException(
+                            "The new priority queue serializer must not be incompatible."));
+                }
+                meta = new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
+            }
+        }
+        if (allowFutureMetadataUpdates) {
+            meta = meta.withSerializerUpgradesAllowed();
+        }
+        info.meta = meta;
+        ColumnFamily cf = info.cf;
+        TypeSerializer<T> elements = meta.getElementSerializer();
+        KeyGroupPartitionedPriorityQueue.PartitionQueueSetFactory<T, FerryPriorityQueueSet<T>> perGroup =
+                (keyGroup, numKeyGroups, keyExtractor, comparator) -> new FerryPriorityQueueSet<>(this, cf,
+                        elements.duplicate(), keyGroup, keyGroupPrefixBytes);
+        return new KeyGroupPartitionedPriorityQueue<T, FerryPriorityQueueSet<T>>(
+                KeyExtractorFunction.forKeyedObjects(), PriorityComparator.forPriorityComparableObjects(), perGroup,
+                keyGroupRange, numberOfKeyGroups);
+    }
+
+    // ---- snapshots ----
+
+    @Override
+    public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long checkpointId, long timestamp,
+            CheckpointStreamFactory streamFactory, CheckpointOptions checkpointOptions) throws Exception {
+        SnapshotType type = checkpointOptions.getCheckpointType();
+        if (incremental != null && !type.isSavepoint()) {
+            return new SnapshotStrategyRunner<>("Ferry incremental checkpoint", incremental, cancelStreamRegistry,
+                    SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory,
+                    checkpointOptions);
+        }
+        SnapshotStrategy<KeyedStateHandle, FullSnapshotResources<K>> strategy = new SnapshotStrategy<>() {
+            @Override
+            public FullSnapshotResources<K> syncPrepareResources(long id) throws Exception {
+                return fullSnapshotResources();
+            }
+
+            @Override
+            public SnapshotResultSupplier<KeyedStateHandle> asyncSnapshot(FullSnapshotResources<K> resources,
+                    long id, long ts, CheckpointStreamFactory factory, CheckpointOptions options) {
+                if (resources.getMetaInfoSnapshots().isEmpty()) {
+                    return registry -> SnapshotResult.empty();
+                }
+                return new FullSnapshotAsyncWriter<>(type,
+                        () -> CheckpointStreamWithResultProvider.createSimpleStream(
+                                CheckpointedStateScope.EXCLUSIVE, factory),
+                        resources);
+            }
+        };
+        return new SnapshotStrategyRunner<>("Ferry full snapshot", strategy, cancelStreamRegistry,
+                SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
+    }
+
+    @Override
+    public SavepointResources<K> savepoint() throws Exception {
+        return new SavepointResources<>(fullSnapshotResources(), SnapshotExecutionType.ASYNCHRONOUS);
+    }
+
+    /** Takes the store snapshot and copies the meta info and heap timers: the synchronous part. */
+    private FerrySnapshotResources<K> fullSnapshotResources() throws IOException {
+        List<StateMetaInfoSnapshot> metaInfos = new ArrayList<>();
+        List<FerrySnapshotResources.StoreState> storeStates = new ArrayList<>();
+        for (StateInfo info : states.values()) {
+            metaInfos.add(info.meta.snapshot());
+            StateSnapshotTransformer<byte[]> transformer = null;
+            if (info.meta instanceof RegisteredKeyValueStateBackendMetaInfo) {
+                transformer = ((RegisteredKeyValueStateBackendMetaInfo<?, ?>) info.meta)
+                        .getStateSnapshotTransformFactory().createForSerializedState().orElse(null);
+            }
+            storeStates.add(new FerrySnapshotResources.StoreState(info.cf, transformer));
+        }
+        List<HeapPriorityQueueStateSnapshot<?>> queues = new ArrayList<>();
+        if (heapQueues != null) {
+            for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : heapQueues.values()) {
+                metaInfos.add(q.getMetaInfo().snapshot());
+                queues.add(q.stateSnapshot());
+            }
+        }
+        ResourceGuard.Lease lease = guard.acquireResource();
+        try {
+            return new FerrySnapshotResources<>(this, store.snapshot(), lease, metaInfos, storeStates, queues);
+        } catch (RuntimeException e) {
+            lease.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        if (incremental != null) {
+            incremental.completed(checkpointId);
+        }
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        if (incremental != null) {
+            incremental.aborted(checkpointId);
+        }
+    }
+
+    @Override
+    public int numKeyValueStateEntries() {
+        int count = 0;
+        for (StateInfo info : states.values()) {
+            if (!(info.meta instanceof RegisteredKeyValueStateBackendMetaInfo)) {
+                continue;
+            }
+            try (Cursor c = store.cursor(info.cf, KeyRange.all(), cursorOptions)) {
+                while (c.next()) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
+    @Override
+    public boolean requiresLegacySynchronousTimerSnapshots(SnapshotType checkpointType) {
+        return false;
+    }
+
+    @Override
+    public boolean isSafeToReuseKVState() {
+        return heapQueuesManager == null;
+    }
+
+    @Override
+    public String getBackendTypeIdentifier() {
+        return IDENTIFIER;
+    }
+
+    /** @return the slot's shared memory of this backend's store, or null (LMDB, or no managed memory) */
+    FerryMemory memory() {
+        for (AutoCloseable r : resources) {
+            if (r instanceof org.apache.flink.runtime.memory.OpaqueMemoryResource) {
+                Object h = ((org.apache.flink.runtime.memory.OpaqueMemoryResource<?>) r).getResourceHandle();
+                if (h instanceof FerryMemory) {
+                    return (FerryMemory) h;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the engine's name, {@code rocksdb} or {@code lmdb} */
+    public String engine() {
+        return lmdb ? "lmdb" : "rocksdb";
+    }
+
+    @Override
+    public void dispose() {
+        if (disposed) {
+            return;
+        }
+        disposed = true;
+        super.dispose();
+        // waits for snapshots in flight to release their store snapshots
+        guard.close();
+        created.clear();
+        states.clear();
+        IOUtils.closeQuietly(store);
+        for (AutoCloseable r : resources) {
+            IOUtils.closeQuietly(r);
+        }
+        try {
+            FileUtils.deleteDirectory(directory.toFile());
+        } catch (IOException e) {
+            // a leftover directory is removed with the task manager's temporary files
+        }
+    }
+}
