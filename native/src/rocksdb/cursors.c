@@ -90,8 +90,11 @@ int rdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, con
 {
     /* Pointer pages need values that stay where the iterator read them: not the results of
      * merges (the iterator's own buffer), and not from a database RocksDB serves in its
-     * compacted read-only mode */
-    if (rdb_family_has_merge(s, cf) || STORE(s)->compacted) flags &= ~(uint32_t)FERRY_CURSOR_POINTERS;
+     * compacted read-only mode. Nor a secondary instance (a pointer-page cursor holds its own
+     * snapshot, which RocksDB refuses there), nor a TTL family (expired entries are skipped by
+     * the copy loop's check) */
+    if (rdb_family_has_merge(s, cf) || STORE(s)->compacted || STORE(s)->secondary || rdb_slot_ttl(s, cf))
+        flags &= ~(uint32_t)FERRY_CURSOR_POINTERS;
     int rc = rdb_cursor_create(s, STORE(s)->db, CFH(cf), snap ? ((rdb_snapshot *)snap)->snap : NULL, lower, llen,
                                upper, ulen, flags, STORE(s)->readahead, out, err);
     if (rc == FERRY_OK) ((rdb_cursor *)*out)->ttl = rdb_slot_ttl(s, cf);

@@ -341,6 +341,7 @@ final class StoreCore {
      *         {@link #rethrowCloseFailure()})
      */
     boolean close() {
+        guard.refuseCallback(); // a callback closing its own store: refused, even while the store closes
         if (guard.isClosed()) {
             return false;
         }

@@ -292,6 +292,56 @@ class JavaCompactionFilterContractTest extends StoreContract {
     }
 
     @MatrixTest
+    void aFilterClosingItsStoreWhileTheStoreClosesGetsIllegalStateException() throws Exception {
+        if (lmdb()) {
+            return;
+        }
+        AtomicReference<Store> self = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Factory f = new Factory(k -> {
+            if (started.getCount() == 0) {
+                return null;
+            }
+            started.countDown();
+            Store s = self.get();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!s.isClosed() && System.nanoTime() < deadline) { // the owner's close has begun: it waits for us
+                Thread.onSpinWait();
+            }
+            try {
+                s.close();
+                outcome.set("returned (closed: " + s.isClosed() + ")");
+            } catch (IllegalStateException e) {
+                outcome.set(e);
+            }
+            return null;
+        });
+        reopen(options().javaCompactionFilter(f));
+        self.set(store);
+        for (int i = 0; i < 100; i++) {
+            store.put(b("keep" + i), b("v"));
+        }
+        store.flush();
+        Store s = store;
+        Thread compactor = new Thread(() -> {
+            try {
+                s.compactRange();
+            } catch (IllegalStateException | FerryException closedUnderIt) {
+                // the store closed under the compaction: expected
+            }
+        });
+        compactor.start();
+        started.await();
+        s.close();
+        compactor.join();
+        IllegalStateException e = assertInstanceOf(IllegalStateException.class, outcome.get(), String.valueOf(outcome.get()));
+        assertTrue(e.getMessage().contains("must not use its own store"), e.getMessage());
+        store = Store.open(dir.resolve("db"), options());
+        assertEquals("v", s(store.get(b("keep7"))));
+    }
+
+    @MatrixTest
     void badNamesAreRefusedBeforeAnyNativeCall() {
         if (lmdb()) {
             return;

@@ -138,9 +138,7 @@ public final class Guard {
      * @return true for the call that closed it, false when it was closed already
      */
     public boolean close() {
-        if (callbacks && Callbacks.inCallbackOf(this)) {
-            throw reentered();
-        }
+        refuseCallback();
         if (!CLOSED.compareAndSet(this, 0, 1)) {
             return false;
         }
@@ -169,6 +167,17 @@ public final class Guard {
      */
     public void refuseCallbacks() {
         callbacks = true;
+    }
+
+    /**
+     * Throws {@link IllegalStateException} when called from a callback of this guard's store (after
+     * {@link #refuseCallbacks()}), whether or not the guard is closed: a callback's close of its own
+     * store is refused the same way before, during and after the store's close.
+     */
+    public void refuseCallback() {
+        if (callbacks && Callbacks.inCallbackOf(this)) {
+            throw reentered();
+        }
     }
 
     private IllegalStateException reentered() {
