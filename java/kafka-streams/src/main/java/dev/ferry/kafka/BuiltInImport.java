@@ -110,7 +110,8 @@ final class BuiltInImport {
      */
     static Result run(FerryStateStore store, Path dir, StoreOptions options, StateStoreContext context) {
         Map<String, Object> configs = context.appConfigs();
-        if (!(store instanceof FerryKeyValueStore) || !FerryStoreConfig.importBuiltIn(configs)) {
+        if (!(store instanceof FerryKeyValueStore) || store instanceof org.apache.kafka.streams.state.HeadersBytesStore
+                || !FerryStoreConfig.importBuiltIn(configs)) { // a headers store's built-in counterpart keeps another layout
             return null;
         }
         boolean delete = FerryStoreConfig.importBuiltInDelete(configs);

@@ -29,9 +29,10 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * {@link FerrySessionStore}s too (they answer the time-ordered {@code findSessions(earliestEnd, latestEnd)}
  * those processors call; Kafka never caches those stores). The window stores of emit-on-window-close
  * aggregations are {@link FerryTimeOrderedWindowStore}s (ordered by time, as Kafka's emit-final processors
- * read them) only when {@link #configure} saw Kafka's record cache off ({@code statestore.cache.max.bytes=0}):
- * otherwise they stay Kafka's built-in time-ordered stores (see {@code recordCacheOff}). The header-carrying
- * formats ({@code dsl.store.format=HEADERS}) stay Kafka's built-in RocksDB stores too. Kafka's
+ * read them), with Kafka's record cache on or off: under the cache, Kafka puts its key-ordered
+ * {@code CachingWindowStore} over them (its time-ordered cache accepts only its own RocksDB store), and
+ * the store then answers in that cache's order (see {@link FerryTimeOrderedWindowStore}). The header-carrying
+ * formats ({@code dsl.store.format=HEADERS}, Kafka 4.4) get the stores of {@link FerryHeadersStores}. Kafka's
  * {@code DslStoreSuppliers} (4.4 too) has no method for versioned stores (the DSL makes one only from a
  * supplier in {@code Materialized.as(...)}): use {@link FerryStores#persistentVersionedKeyValueStore} or
  * {@link FerryStores#lmdbVersionedKeyValueStore} there. Suppression buffers are no business of the
@@ -42,18 +43,6 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 public class FerryDslStoreSuppliers implements DslStoreSuppliers {
     private final DslStoreSuppliers builtIn = new BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers();
     private final Engine engine;
-    /**
-     * Whether {@link #configure} saw the application run without Kafka's record cache
-     * ({@code statestore.cache.max.bytes=0}). Only then do emit-on-window-close windowed aggregations get
-     * Ferry's time-ordered store. With the cache on, Kafka's {@code TimestampedWindowStoreBuilder} puts its
-     * time-ordered {@code TimeOrderedCachingWindowStore} only over an instance of its own
-     * {@code RocksDBTimeOrderedWindowStore} (whose only constructor is package-private) and its key-ordered
-     * {@code CachingWindowStore} over any other store; that cache merges its entries with the store's in key
-     * order, which a time-ordered store breaks (the outputs differ from the built-in run: EveryDslStoreTest).
-     * On the {@code TopologyConfig} path {@link #configure} is not called, the cache size is unknown, and such
-     * aggregations keep Kafka's built-in time-ordered store too.
-     */
-    private boolean recordCacheOff;
 
     /** Makes the RocksDB suppliers; Kafka Streams instantiates the class by name. */
     public FerryDslStoreSuppliers() {
@@ -74,7 +63,7 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
     }
 
     /**
-     * Reads the record cache size, and checks {@link FerryStoreConfig#DSL_ENGINE} against the class's engine.
+     * Checks {@link FerryStoreConfig#DSL_ENGINE} against the class's engine.
      * Kafka 4.4 calls this only when the {@code StreamsBuilder} has no {@code TopologyConfig}.
      *
      * @param configs the application's configuration
@@ -83,9 +72,6 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
     @Override
     public void configure(Map<String, ?> configs) {
         builtIn.configure(configs);
-        Object cache = configs.containsKey("statestore.cache.max.bytes") ? configs.get("statestore.cache.max.bytes")
-                : configs.get("cache.max.bytes.buffering");
-        recordCacheOff = cache != null && cache.toString().trim().equals("0");
         Object e = configs.get(FerryStoreConfig.DSL_ENGINE);
         if (e == null) {
             return;
@@ -114,19 +100,27 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
         if (format == DslStoreFormat.PLAIN) {
             return engine == Engine.ROCKSDB ? FerryStores.persistentKeyValueStore(params.name()) : FerryStores.lmdbKeyValueStore(params.name());
         }
-        return builtIn.keyValueStore(params);
+        if (format == DslStoreFormat.HEADERS) {
+            return FerryHeadersStores.timestampedKeyValueStoreWithHeaders(params.name(), engine);
+        }
+        return builtIn.keyValueStore(params); // a format this class does not know (a later Kafka's)
     }
 
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
         DslStoreFormat format = params.dslStoreFormat();
-        if (format != DslStoreFormat.TIMESTAMPED && format != DslStoreFormat.PLAIN) {
-            return builtIn.windowStore(params);
+        boolean emitFinal = params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE;
+        if (format == DslStoreFormat.HEADERS) {
+            return emitFinal
+                    ? FerryHeadersStores.timeOrderedWindowStoreWithHeaders(params.name(), engine, params.retentionPeriod(), params.windowSize(),
+                            params.retainDuplicates())
+                    : FerryHeadersStores.timestampedWindowStoreWithHeaders(params.name(), engine, params.retentionPeriod(), params.windowSize(),
+                            params.retainDuplicates());
         }
-        if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE) {
-            if (!recordCacheOff) {
-                return builtIn.windowStore(params); // see recordCacheOff
-            }
+        if (format != DslStoreFormat.TIMESTAMPED && format != DslStoreFormat.PLAIN) {
+            return builtIn.windowStore(params); // a format this class does not know (a later Kafka's)
+        }
+        if (emitFinal) {
             // what Kafka's emit-final aggregations read their closed windows from: a store ordered by time
             return engine == Engine.ROCKSDB
                     ? FerryStores.persistentTimeOrderedWindowStore(params.name(), params.retentionPeriod(), params.windowSize(), params.retainDuplicates())
@@ -152,7 +146,7 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
         if (params.storeFormat() == DslStoreFormat.HEADERS) {
-            return builtIn.sessionStore(params);
+            return FerryHeadersStores.sessionStoreWithHeaders(params.name(), engine, params.retentionPeriod());
         }
         return engine == Engine.ROCKSDB ? FerryStores.persistentSessionStore(params.name(), params.retentionPeriod())
                 : FerryStores.lmdbSessionStore(params.name(), params.retentionPeriod());

@@ -5,16 +5,18 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.TimeWindow;
-import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -38,10 +40,18 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * the time range asked for and keeps that key's windows (Kafka builds its index only for sliding
  * windows, whose aggregation reads one key's windows per record).
  *
- * <p>Not under Kafka's record cache: Kafka puts its key-ordered {@code CachingWindowStore} over any window
- * store but its own time-ordered one, and that cache's merged reads are wrong over a time-ordered store. So
- * {@link #init} refuses a store under a {@code CachingWindowStore} unless {@code statestore.cache.max.bytes}
- * is 0; use {@code Materialized.withCachingDisabled()} (or {@code withCachingDisabled()} on the store builder).
+ * <p>Under Kafka's record cache: Kafka puts its key-ordered {@code CachingWindowStore} over any window store
+ * but its own time-ordered one ({@code TimeOrderedCachingWindowStore} accepts only an instance of Kafka's
+ * {@code RocksDBTimeOrderedWindowStore}). That cache merges its entries with the store's reads in its own
+ * order: by time segment ({@code window start / segmentInterval}), then Kafka's key-first window key
+ * {@code [key][window start][sequence number]}. So when {@link #init} finds a {@code CachingWindowStore}
+ * over this store and the cache is on, reads of more than one key answer in that order: segment by segment
+ * in time order, each segment's windows in the range read at once and sorted by key-first key (reversed for
+ * backward reads). The merged reads are then right; their order is the cache's, not time order: an
+ * emit-on-window-close aggregation emits the windows that close together by segment, then key, then
+ * window start (per key still in window-start order), where Kafka's own store emits them by window start.
+ * A read of one key needs no sorting (both orders agree). Memory: such a read holds one segment's part of
+ * its time range at a time; {@code all()} under the cache holds a whole segment.
  *
  * <p>Thread safety, closed-store and error behaviour as {@link FerryStateStore}; a null key throws
  * {@link NullPointerException} (a null bound of a key range is open).
@@ -53,6 +63,8 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
     private final long windowSize;
     private final boolean retainDuplicates;
     private int seqnum;
+    /** Reads of several keys answer in the order of Kafka's key-ordered cache over this store (see the class comment). */
+    private volatile boolean keyOrdered;
 
     /**
      * Makes a store; it opens in {@code init}. Use {@link FerryStores#persistentTimeOrderedWindowStore}
@@ -86,25 +98,38 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
     }
 
     /**
-     * Opens the store, after checking that no key-ordered record cache sits over it (see the class comment).
+     * Opens the store; when Kafka's key-ordered {@code CachingWindowStore} sits over it and the record cache
+     * is on, reads of several keys answer in the cache's order from then on (see the class comment).
      *
      * @param context the store's context
      * @param root the outermost store of the stack this store is in
-     * @throws ProcessorStateException when Kafka's key-ordered {@code CachingWindowStore} wraps this store and
-     *         the record cache is on
      */
     @Override
     public synchronized void init(StateStoreContext context, StateStore root) {
+        keyOrdered = underKeyOrderedCache(context, root, this);
+        super.init(context, root);
+    }
+
+    /**
+     * Whether Kafka's key-ordered {@code CachingWindowStore} wraps {@code store} in the stack under
+     * {@code root} and the record cache is on ({@code statestore.cache.max.bytes} is not 0).
+     */
+    static boolean underKeyOrderedCache(StateStoreContext context, StateStore root, StateStore store) {
         Object cache = context.appConfigs().get("statestore.cache.max.bytes");
-        boolean cacheOff = cache != null && cache.toString().trim().equals("0");
-        for (StateStore s = root; !cacheOff && s instanceof WrappedStateStore && s != this; s = ((WrappedStateStore<?, ?, ?>) s).wrapped()) {
+        if (cache != null && cache.toString().trim().equals("0")) {
+            return false; // nothing is ever held in the cache: its merge hands out the store's reads as they come
+        }
+        for (StateStore s = root; s instanceof WrappedStateStore && s != store; s = ((WrappedStateStore<?, ?, ?>) s).wrapped()) {
             if (s.getClass().getName().equals("org.apache.kafka.streams.state.internals.CachingWindowStore")) {
-                throw new ProcessorStateException("store " + name() + ": a FerryTimeOrderedWindowStore cannot be under Kafka's record cache"
-                        + " (Kafka puts its key-ordered CachingWindowStore over it, whose reads are wrong over a time-ordered store):"
-                        + " disable caching for this store (Materialized.withCachingDisabled()) or set statestore.cache.max.bytes=0");
+                return true;
             }
         }
-        super.init(context, root);
+        return false;
+    }
+
+    /** @return whether reads of several keys answer in the order of Kafka's key-ordered cache (see the class comment) */
+    boolean keyOrdered() {
+        return keyOrdered;
     }
 
     static byte[] storeKey(byte[] key, long timestamp, int seqnum) {
@@ -189,27 +214,54 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
             InvalidRange.warn(FerryTimeOrderedWindowStore.class); // empty, with Kafka's warning
             return new WindowedIterator(null, this::windowed);
         }
-        return new WindowedIterator(read(keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(), timeFrom, timeTo, forward), this::windowed);
+        byte[] from = keyFrom == null ? null : keyFrom.get();
+        byte[] to = keyTo == null ? null : keyTo.get();
+        return new WindowedIterator(from != null && Arrays.equals(from, to) ? read(from, to, timeFrom, timeTo, forward)
+                : readKeys(from, to, timeFrom, timeTo, forward), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> all() {
-        return new WindowedIterator(read(null, null, 0, Long.MAX_VALUE, true), this::windowed);
+        return new WindowedIterator(readKeys(null, null, 0, Long.MAX_VALUE, true), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardAll() {
-        return new WindowedIterator(read(null, null, 0, Long.MAX_VALUE, false), this::windowed);
+        return new WindowedIterator(readKeys(null, null, 0, Long.MAX_VALUE, false), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
-        return new WindowedIterator(read(null, null, timeFrom, timeTo, true), this::windowed);
+        return new WindowedIterator(readKeys(null, null, timeFrom, timeTo, true), this::windowed);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
-        return new WindowedIterator(read(null, null, timeFrom, timeTo, false), this::windowed);
+        return new WindowedIterator(readKeys(null, null, timeFrom, timeTo, false), this::windowed);
+    }
+
+    /** A read of several keys: in time order, or under Kafka's key-ordered cache in its order (see the class comment). */
+    private KeyValueIterator<Bytes, byte[]> readKeys(byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo, boolean forward) {
+        if (!keyOrdered) {
+            return read(keyFrom, keyTo, timeFrom, timeTo, forward);
+        }
+        checkOpen();
+        long from = actualFrom(timeFrom);
+        if (timeTo < from) {
+            return null;
+        }
+        byte[] lower = from <= 0 ? null : ByteBuffer.allocate(TIMESTAMP).putLong(from).array();
+        byte[] upper = timeTo == Long.MAX_VALUE ? null : ByteBuffer.allocate(TIMESTAMP).putLong(timeTo + 1).array();
+        Predicate<byte[]> keep = within(keyFrom, keyTo, from, timeTo);
+        return new SegmentSorted(segmentsFor(from, timeTo, forward), forward,
+                id -> segmentIterator(List.of(id), lower, upper, forward, keep));
+    }
+
+    /** Kafka's key-first window key {@code [key][window start][sequence number]} of a time-first store key. */
+    static byte[] keyFirst(byte[] storeKey) {
+        int n = storeKey.length - FIXED;
+        return ByteBuffer.allocate(storeKey.length).put(storeKey, TIMESTAMP, n).put(storeKey, 0, TIMESTAMP)
+                .put(storeKey, TIMESTAMP + n, SEQNUM).array();
     }
 
     /** The windows starting in {@code [timeFrom, timeTo]} (and within retention) of the keys in {@code [keyFrom, keyTo]}; null when none. */
@@ -247,6 +299,84 @@ public class FerryTimeOrderedWindowStore extends FerrySegmentedStore implements 
         }
         byte[] key = Arrays.copyOfRange(storeKey, TIMESTAMP, storeKey.length - SEQNUM);
         return new Windowed<>(Bytes.wrap(key), new TimeWindow(start, end));
+    }
+
+    /**
+     * Segment after segment, each segment's entries read at once and handed out sorted by their key-first
+     * keys (unsigned bytes; descending when backward): the order of Kafka's key-ordered cache. Confined to
+     * one thread; holds no cursor between segments.
+     */
+    private static final class SegmentSorted implements KeyValueIterator<Bytes, byte[]> {
+        private final Iterator<Long> segments;
+        private final boolean forward;
+        private final Function<Long, KeyValueIterator<Bytes, byte[]>> open;
+        private List<KeyValue<Bytes, byte[]>> buffer = List.of();
+        private int next;
+        private boolean closed;
+
+        SegmentSorted(List<Long> segments, boolean forward, Function<Long, KeyValueIterator<Bytes, byte[]>> open) {
+            this.segments = segments.iterator();
+            this.forward = forward;
+            this.open = open;
+        }
+
+        private boolean fill() {
+            while (next >= buffer.size()) {
+                if (closed || !segments.hasNext()) {
+                    return false;
+                }
+                List<byte[]> keys = new ArrayList<>();
+                List<KeyValue<Bytes, byte[]>> entries = new ArrayList<>();
+                try (KeyValueIterator<Bytes, byte[]> it = open.apply(segments.next())) {
+                    while (it.hasNext()) {
+                        KeyValue<Bytes, byte[]> kv = it.next();
+                        keys.add(keyFirst(kv.key.get()));
+                        entries.add(kv);
+                    }
+                }
+                Integer[] order = new Integer[entries.size()];
+                for (int i = 0; i < order.length; i++) {
+                    order[i] = i;
+                }
+                Comparator<Integer> byKey = (a, b) -> Arrays.compareUnsigned(keys.get(a), keys.get(b));
+                Arrays.sort(order, forward ? byKey : byKey.reversed());
+                List<KeyValue<Bytes, byte[]>> sorted = new ArrayList<>(order.length);
+                for (int i : order) {
+                    sorted.add(entries.get(i));
+                }
+                buffer = sorted;
+                next = 0;
+            }
+            return true;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return fill();
+        }
+
+        @Override
+        public KeyValue<Bytes, byte[]> next() {
+            if (!fill()) {
+                throw new NoSuchElementException();
+            }
+            return buffer.get(next++);
+        }
+
+        @Override
+        public Bytes peekNextKey() {
+            if (!fill()) {
+                throw new NoSuchElementException();
+            }
+            return buffer.get(next).key;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            buffer = List.of();
+            next = 0;
+        }
     }
 
     /** Window start and value of one key's windows. */

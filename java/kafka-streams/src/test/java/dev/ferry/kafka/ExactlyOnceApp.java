@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -20,7 +22,10 @@ import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 
 /**
@@ -30,13 +35,16 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
  * {@value #SUMS}) and a count per 10 s window (window store {@value #COUNTS}), and writes each update to
  * an output topic. No cache: every input record gives one record on each output topic.
  *
- * <p>Prints {@code RUNNING} when the instance runs and {@code P <n>} after every 10th record this
- * process handed to the aggregation (records of aborted transactions included). On the line
+ * <p>Prints {@code RUNNING} when the instance runs, {@code P <n>} after every 10th record this
+ * process handed to the aggregation (records of aborted transactions included), and
+ * {@code RESTORED <store> <partition> <records>} when a store's restoration ends. On the line
  * {@code DUMP} on stdin it prints both stores through interactive queries ({@code KV <key> <value>},
  * {@code W <key> <window start> <count>}), then {@code END}. Runs until it is killed.
  *
- * <p>Arguments: bootstrap servers, state directory, application id, engine ({@code rocksdb} or
- * {@code lmdb}), topic prefix.
+ * <p>Arguments: bootstrap servers, state directory, application id, engine ({@code rocksdb},
+ * {@code lmdb}, or {@code builtin} for Kafka's own RocksDB stores), topic prefix, and {@code transactional} or {@code plain}: whether the application
+ * asks for transactional state stores ({@code enable.transactional.statestores}, KIP-892). The system
+ * property {@code ferry.eos.sleep} sets the pause after each record in milliseconds (default 1; 0 for none).
  */
 public final class ExactlyOnceApp {
     /** The key-value store's name. */
@@ -76,6 +84,7 @@ public final class ExactlyOnceApp {
         String appId = args[2];
         String engine = args[3];
         String prefix = args[4];
+        boolean transactional = args.length > 5 && args[5].equals("transactional");
         PrintStream out = System.out;
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
@@ -86,7 +95,10 @@ public final class ExactlyOnceApp {
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100); // many transactions: kills land inside them
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+        p.put(Uncommitted.CONFIG, transactional);
         boolean lmdb = engine.equals("lmdb");
+        boolean builtIn = engine.equals("builtin");
+        long sleepMs = Long.getLong("ferry.eos.sleep", 1);
         // static membership: a restarted child takes its predecessor's place without waiting for its session to expire
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), appId + "-child");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
@@ -101,21 +113,26 @@ public final class ExactlyOnceApp {
                         out.flush();
                     }
                     try {
-                        Thread.sleep(1); // slow enough that the kills find the application processing
+                        if (sleepMs > 0) {
+                            Thread.sleep(sleepMs); // slow enough that the kills find the application processing
+                        }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
                 });
         in.groupByKey()
-                .aggregate(() -> 0L, (k, v, agg) -> aggregate(agg, v), Materialized.<String, Long>as(lmdb ? FerryStores.lmdbTimestampedKeyValueStore(SUMS)
-                        : FerryStores.persistentTimestampedKeyValueStore(SUMS))
+                .aggregate(() -> 0L, (k, v, agg) -> aggregate(agg, v), (builtIn
+                        ? Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(SUMS)
+                        : Materialized.<String, Long>as(lmdb ? FerryStores.lmdbTimestampedKeyValueStore(SUMS)
+                                : FerryStores.persistentTimestampedKeyValueStore(SUMS)))
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
                 .toStream().to(sumsOut(prefix), Produced.with(Serdes.String(), Serdes.Long()));
         in.groupByKey()
                 .windowedBy(TimeWindows.ofSizeAndGrace(WINDOW, GRACE))
-                .count(Materialized.<String, Long>as(lmdb
-                        ? FerryStores.lmdbTimestampedWindowStore(COUNTS, RETENTION, WINDOW, false)
-                        : FerryStores.persistentTimestampedWindowStore(COUNTS, RETENTION, WINDOW, false))
+                .count((builtIn ? Materialized.<String, Long, WindowStore<Bytes, byte[]>>as(COUNTS).withRetention(RETENTION)
+                        : Materialized.<String, Long>as(lmdb
+                                ? FerryStores.lmdbTimestampedWindowStore(COUNTS, RETENTION, WINDOW, false)
+                                : FerryStores.persistentTimestampedWindowStore(COUNTS, RETENTION, WINDOW, false)))
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
                 .toStream((Windowed<String> w, Long c) -> w.key() + "@" + w.window().start())
                 .to(countsOut(prefix), Produced.with(Serdes.String(), Serdes.Long()));
@@ -123,6 +140,21 @@ public final class ExactlyOnceApp {
         streams.setStateListener((now, before) -> {
             if (now == KafkaStreams.State.RUNNING) {
                 out.println("RUNNING");
+                out.flush();
+            }
+        });
+        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+            @Override
+            public void onRestoreStart(TopicPartition partition, String store, long startingOffset, long endingOffset) {
+            }
+
+            @Override
+            public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {
+            }
+
+            @Override
+            public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+                out.println("RESTORED " + store + " " + partition.partition() + " " + totalRestored);
                 out.flush();
             }
         });

@@ -71,7 +71,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       {@link TaskCorruptedException}: Kafka Streams wipes the task's state and restores it from the
  *       changelog), or holds, once the changelog's committed records after its committed offset are
  *       applied over it as Kafka Streams would restore them, exactly the committed changelog: no write
- *       of an aborted transaction;
+ *       of an aborted transaction; and, read against the model at the point the committed output reached
+ *       (changelog and output records of an update go in one transaction), holds exactly the last committed
+ *       update of each of its keys and windows;
+ *   <li>with transactional stores ({@code enable.transactional.statestores=true}, KIP-892), run as a second
+ *       set of cases, no store is ever refused: its entries hold committed writes only, so Kafka Streams
+ *       keeps it and restores only the changelog after its offset;
  *   <li>both output topics, read with {@code read_committed}, hold exactly the records a crash-free
  *       run gives (computed by a model from the input), record for record in per-key order;
  *   <li>at the end, both stores read through interactive queries equal the model.
@@ -107,25 +112,27 @@ class ExactlyOnceCrashTest {
 
     static Stream<Arguments> targets() {
         List<Arguments> l = new ArrayList<>();
-        for (Engine e : List.of(Engine.ROCKSDB, Engine.LMDB)) {
-            l.add(Arguments.of(e, "jni"));
-            if (Runtime.version().feature() >= 22) {
-                l.add(Arguments.of(e, "ffm"));
+        for (boolean transactional : List.of(false, true)) {
+            for (Engine e : List.of(Engine.ROCKSDB, Engine.LMDB)) {
+                l.add(Arguments.of(e, "jni", transactional));
+                if (Runtime.version().feature() >= 22) {
+                    l.add(Arguments.of(e, "ffm", transactional));
+                }
             }
         }
         return l.stream();
     }
 
-    @ParameterizedTest(name = "{0}/{1}")
+    @ParameterizedTest(name = "{0}/{1} transactional={2}")
     @MethodSource("targets")
     @Timeout(value = 400, unit = TimeUnit.SECONDS)
-    void noAbortedWriteSurvivesACrashAndTheOutputIsExactlyOnce(Engine engine, String binding) throws Exception {
+    void noAbortedWriteSurvivesACrashAndTheOutputIsExactlyOnce(Engine engine, String binding, boolean transactional) throws Exception {
         String seedText = System.getProperty("ferry.eos.seed", "42").trim();
         long seed = seedText.equalsIgnoreCase("random") ? new SecureRandom().nextLong() : Long.parseLong(seedText);
         int rounds = Integer.getInteger("ferry.eos.rounds", 3);
         int records = Integer.getInteger("ferry.eos.records", 1500);
         String bootstrap = cluster.bootstrapServers();
-        String prefix = "eos-" + engine.name().toLowerCase(Locale.ROOT) + "-" + binding;
+        String prefix = "eos-" + engine.name().toLowerCase(Locale.ROOT) + "-" + binding + (transactional ? "-tx" : "");
         String appId = prefix + "-app";
         String replay = "-Dtest=" + getClass().getSimpleName() + " -Dferry.eos.seed=" + seed + " -Dferry.eos.rounds=" + rounds
                 + " -Dferry.eos.records=" + records;
@@ -134,19 +141,20 @@ class ExactlyOnceCrashTest {
                     new NewTopic(ExactlyOnceApp.sumsOut(prefix), PARTITIONS, (short) 1),
                     new NewTopic(ExactlyOnceApp.countsOut(prefix), PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
-        Random r = new Random(seed ^ engine.ordinal() ^ binding.hashCode());
+        Random r = new Random(seed ^ engine.ordinal() ^ binding.hashCode() ^ (transactional ? 0x5bd1e995L : 0));
         Model model = produce(bootstrap, ExactlyOnceApp.input(prefix), records, r);
         Path state = tmp.resolve("state");
-        int refused = 0;
+        int corrupted = 0; // init threw TaskCorruptedException: Kafka Streams wipes the task and restores it
+        int unclaimed = 0; // no committed offset yet: restored from scratch
         int verified = 0;
         StringBuilder history = new StringBuilder();
         for (int round = 0; round < rounds; round++) {
             boolean byRecords = r.nextBoolean();
             int target = 1 + r.nextInt(Math.max(1, records / 3));
             long delayMs = r.nextInt(6000);
-            String what = "seed " + seed + ", " + engine + "/" + binding + ", kill " + (round + 1) + " of " + rounds + ", "
+            String what = "seed " + seed + ", " + engine + "/" + binding + (transactional ? " transactional" : "") + ", kill " + (round + 1) + " of " + rounds + ", "
                     + (byRecords ? "after " + target + " records processed" : delayMs + " ms after start");
-            Child c = Child.start(engine, binding, bootstrap, state, appId, prefix, tmp.resolve("child-" + round + ".err"));
+            Child c = Child.start(engine, binding, transactional, bootstrap, state, appId, prefix, tmp.resolve("child-" + round + ".err"));
             try {
                 if (byRecords) {
                     c.awaitProcessed(target, what);
@@ -158,25 +166,42 @@ class ExactlyOnceCrashTest {
             }
             what += " (" + c.processed + " records processed, " + (c.running ? "running" : "not running yet") + ")";
             history.append("\n  ").append(what);
+            // what the committed output says each store must hold once recovered (the changelog records and the
+            // output records of an update are written in the same transaction)
+            Map<String, List<Long>> sumsOut = readCommitted(bootstrap, ExactlyOnceApp.sumsOut(prefix));
+            Map<String, List<Long>> countsOut = readCommitted(bootstrap, ExactlyOnceApp.countsOut(prefix));
             for (int p = 0; p < PARTITIONS; p++) {
                 Path taskDir = state.resolve(appId).resolve("0_" + p);
                 for (String store : List.of(ExactlyOnceApp.SUMS, ExactlyOnceApp.COUNTS)) {
                     if (!Files.isDirectory(taskDir.resolve("ferry").resolve(store))) {
                         continue; // not created yet, or wiped by Kafka Streams
                     }
-                    String bad = checkStore(engine, bootstrap, appId, taskDir, store, p);
-                    if (bad == null) {
-                        verified++;
-                    } else if (bad.equals("refused")) {
-                        refused++;
-                    } else {
+                    Check check = checkStore(engine, transactional, bootstrap, appId, taskDir, store, p);
+                    String bad = check.difference;
+                    if (bad == null && check.restored != null) {
+                        bad = model.differenceFromCommitted(store, p, check.restored,
+                                store.equals(ExactlyOnceApp.SUMS) ? sumsOut : countsOut);
+                    }
+                    if (bad != null) {
                         fail(what + ": after the kill, store " + store + " of task 0_" + p + ": " + bad + "\n  history:" + history
                                 + "\n  replay: " + replay + "\n" + c.stderr());
+                    }
+                    if (check.corrupted) {
+                        corrupted++;
+                        if (transactional) { // its entries hold committed writes only: it must never need a wipe
+                            fail(what + ": after the kill, transactional store " + store + " of task 0_" + p
+                                    + " was refused (TaskCorruptedException): a transactional store is trusted after a crash"
+                                    + "\n  history:" + history + "\n  replay: " + replay + "\n" + c.stderr());
+                        }
+                    } else if (check.restored == null) {
+                        unclaimed++;
+                    } else {
+                        verified++;
                     }
                 }
             }
         }
-        Child last = Child.start(engine, binding, bootstrap, state, appId, prefix, tmp.resolve("child-last.err"));
+        Child last = Child.start(engine, binding, transactional, bootstrap, state, appId, prefix, tmp.resolve("child-last.err"));
         try {
             Map<String, List<Long>> sums = new TreeMap<>();
             Map<String, List<Long>> counts = new TreeMap<>();
@@ -205,10 +230,11 @@ class ExactlyOnceCrashTest {
         } finally {
             last.kill("the last child");
         }
-        assertTrue(refused + verified > 0 || rounds == 0, "no store was left to check after the kills" + history);
-        System.out.printf(Locale.ROOT, "exactly-once crash %s/%s: seed %d, %d kills, %d records; after the kills %d stores"
-                + " refused to be trusted (wiped and restored), %d checked against the committed changelog%s%n", engine, binding,
-                seed, rounds, records, refused, verified, history);
+        assertTrue(corrupted + unclaimed + verified > 0 || rounds == 0, "no store was left to check after the kills" + history);
+        System.out.printf(Locale.ROOT, "exactly-once crash %s/%s%s: seed %d, %d kills, %d records; after the kills %d stores"
+                + " refused to be trusted (wiped and restored), %d had no committed offset yet, %d checked against the committed"
+                + " changelog and the model%s%n", engine, binding, transactional ? " transactional" : "", seed, rounds, records,
+                corrupted, unclaimed, verified, history);
     }
 
     /** The input as produced, and what a crash-free run writes. */
@@ -217,6 +243,55 @@ class ExactlyOnceCrashTest {
         final Map<String, List<Long>> sums = new TreeMap<>();
         /** Per window ({@code key@start}), each count in order. */
         final Map<String, List<Long>> counts = new TreeMap<>();
+        /** Per key, the input partition (the task) that holds it. */
+        final Map<String, Integer> partitions = new TreeMap<>();
+
+        /**
+         * Compares a recovered store with the model at the point the committed output reached: for every key
+         * (window) of the store's task with a committed output, the store holds the last committed update, at the
+         * position the model gives it, and nothing else.
+         *
+         * @param store the store's name
+         * @param partition the store's task's partition
+         * @param recovered the store's entries after the committed changelog tail was applied (as {@link #checkStore}
+         *     reads them: hex key, or hex key {@code @} window start, to hex timestamp and value)
+         * @param out the committed output topic, per key (window) in order
+         * @return null when equal, else the first difference
+         */
+        String differenceFromCommitted(String store, int partition, Map<String, String> recovered, Map<String, List<Long>> out) {
+            HexFormat hex = HexFormat.of();
+            boolean sumsStore = store.equals(ExactlyOnceApp.SUMS);
+            Map<String, Long> expected = new TreeMap<>();
+            out.forEach((k, l) -> {
+                String key = sumsStore ? k : k.substring(0, k.lastIndexOf('@'));
+                if (partitions.get(key) == partition) {
+                    List<Long> all = (sumsStore ? sums : counts).get(k);
+                    if (all == null || l.size() > all.size() || !l.equals(all.subList(0, l.size()))) {
+                        throw new AssertionError("the committed output for " + k + " is " + l + ", not a prefix of the model's " + all);
+                    }
+                    expected.put(k, l.get(l.size() - 1));
+                }
+            });
+            Map<String, Long> actual = new TreeMap<>();
+            recovered.forEach((k, v) -> {
+                int at = k.indexOf('@');
+                String key = new String(hex.parseHex(at < 0 ? k : k.substring(0, at)), StandardCharsets.UTF_8);
+                actual.put(at < 0 ? key : key + k.substring(at), v == null ? null : Long.parseUnsignedLong(v.substring(v.length() - 16), 16));
+            });
+            if (expected.equals(actual)) {
+                return null;
+            }
+            for (String k : union(expected.keySet(), actual.keySet())) {
+                if (!java.util.Objects.equals(expected.get(k), actual.get(k))) {
+                    List<Long> all = (sumsStore ? sums : counts).get(k);
+                    return "recovered, " + k + " holds " + actual.get(k) + ", where the committed output and the model say "
+                            + expected.get(k) + " (update " + (out.containsKey(k) ? out.get(k).size() : 0) + " of "
+                            + (all == null ? 0 : all.size()) + " in the model): a write of an aborted transaction survived, or a"
+                            + " committed one was lost";
+                }
+            }
+            return null;
+        }
 
         Map<String, Long> finalSums() {
             Map<String, Long> m = new TreeMap<>();
@@ -265,6 +340,7 @@ class ExactlyOnceCrashTest {
             String k = new String(rec.key(), StandardCharsets.UTF_8);
             long v = ByteBuffer.wrap(rec.value()).getLong();
             long ts = rec.timestamp();
+            m.partitions.put(k, rec.partition());
             List<Long> aggs = m.sums.computeIfAbsent(k, x -> new ArrayList<>());
             aggs.add(ExactlyOnceApp.aggregate(aggs.isEmpty() ? 0 : aggs.get(aggs.size() - 1), v));
             List<Long> c = m.counts.computeIfAbsent(k + "@" + (ts - ts % window), x -> new ArrayList<>());
@@ -323,14 +399,23 @@ class ExactlyOnceCrashTest {
     }
 
     /**
-     * Opens a store the killed child left, as the next child's Kafka Streams would, and checks it.
+     * What {@link #checkStore} found.
      *
-     * @return null when the store, with the committed changelog records after its committed offset applied
-     *     over it, equals the committed changelog; {@code "refused"} when it does not claim a committed
-     *     offset (init throws {@link TaskCorruptedException}, or no offset: under exactly-once Kafka Streams
-     *     then wipes the task's state); else the first difference
+     * @param corrupted init threw {@link TaskCorruptedException} (Kafka Streams wipes the task's state)
+     * @param restored the store's entries once the committed changelog records after its committed offset are
+     *     applied over it (hex key, or hex key {@code @} window start, to hex timestamp and value); null when it
+     *     was refused or claims no committed offset
+     * @param difference null, or the first difference between {@code restored} and the committed changelog
      */
-    private static String checkStore(Engine engine, String bootstrap, String appId, Path taskDir, String name, int partition) {
+    private record Check(boolean corrupted, Map<String, String> restored, String difference) {
+    }
+
+    /**
+     * Opens a store the killed child left, as the next child's Kafka Streams would, and checks it against
+     * the committed changelog.
+     */
+    private static Check checkStore(Engine engine, boolean transactional, String bootstrap, String appId, Path taskDir, String name,
+            int partition) {
         boolean lmdb = engine == Engine.LMDB;
         StateStore store = name.equals(ExactlyOnceApp.SUMS)
                 ? (lmdb ? FerryStores.lmdbTimestampedKeyValueStore(name) : FerryStores.persistentTimestampedKeyValueStore(name)).get()
@@ -339,16 +424,17 @@ class ExactlyOnceCrashTest {
         TestContext context = new TestContext(taskDir.toFile());
         context.configs.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         context.configs.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
+        context.configs.put(Uncommitted.CONFIG, transactional);
         try {
             store.init(context, store);
         } catch (TaskCorruptedException e) {
-            return "refused";
+            return new Check(true, null, null);
         }
         try {
             TopicPartition changelog = new TopicPartition(appId + "-" + name + "-changelog", partition);
             Long committed = store.committedOffset(changelog);
             if (committed == null || committed < 0) { // none, or Kafka's "unknown" (-4): restored from scratch
-                return "refused";
+                return new Check(false, null, null);
             }
             Map<String, String> restored = new TreeMap<>();
             HexFormat hex = HexFormat.of();
@@ -387,13 +473,13 @@ class ExactlyOnceCrashTest {
             if (!expected.equals(restored)) {
                 for (String k : new java.util.TreeSet<>(union(expected.keySet(), restored.keySet()))) {
                     if (!java.util.Objects.equals(expected.get(k), restored.get(k))) {
-                        return "committed offset " + committed + ", restored from there: key " + k + " holds " + restored.get(k)
-                                + " (in the store before the restore: " + before.get(k) + "), the committed changelog "
-                                + expected.get(k) + ": a write of an aborted transaction survived";
+                        return new Check(false, restored, "committed offset " + committed + ", restored from there: key " + k
+                                + " holds " + restored.get(k) + " (in the store before the restore: " + before.get(k)
+                                + "), the committed changelog " + expected.get(k) + ": a write of an aborted transaction survived");
                     }
                 }
             }
-            return null;
+            return new Check(false, restored, null);
         } finally {
             store.close();
         }
@@ -405,14 +491,20 @@ class ExactlyOnceCrashTest {
         return u;
     }
 
-    /** The child JVM and what it printed. */
-    private static final class Child {
+    /** The child JVM and what it printed (also driven by {@link ExactlyOnceResumeBench}). */
+    static final class Child {
         final Process process;
         final Path errFile;
         final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        /** When the child was started ({@link System#nanoTime()}). */
+        final long startedNanos = System.nanoTime();
         long processed;
         boolean running;
         boolean eof;
+        /** The records the child's stores restored, summed over its {@code RESTORED} lines so far. */
+        long restored;
+        /** When the first {@code P} line came ({@link System#nanoTime()}), or 0. */
+        long firstProcessedNanos;
 
         private Child(Process process, Path errFile) {
             this.process = process;
@@ -431,22 +523,31 @@ class ExactlyOnceCrashTest {
             t.start();
         }
 
-        static Child start(Engine engine, String binding, String bootstrap, Path stateDir, String appId, String prefix, Path errFile)
-                throws IOException {
+        static Child start(Engine engine, String binding, boolean transactional, String bootstrap, Path stateDir, String appId,
+                String prefix, Path errFile) throws IOException {
+            return start(engine, binding, transactional, bootstrap, stateDir, appId, prefix, errFile, engine.name().toLowerCase(Locale.ROOT));
+        }
+
+        /** As above, with the child's engine argument given ({@code builtin} for Kafka's own stores). */
+        static Child start(Engine engine, String binding, boolean transactional, String bootstrap, Path stateDir, String appId,
+                String prefix, Path errFile, String engineArgument) throws IOException {
             List<String> cmd = new ArrayList<>();
             cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
             if (Runtime.version().feature() >= 22) {
                 cmd.add("--enable-native-access=ALL-UNNAMED");
             }
+            if (System.getProperty("ferry.eos.sleep") != null) {
+                cmd.add("-Dferry.eos.sleep=" + System.getProperty("ferry.eos.sleep"));
+            }
             cmd.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dferry.binding=" + binding,
                     "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"), "-cp", System.getProperty("java.class.path"),
-                    ExactlyOnceApp.class.getName(), bootstrap, stateDir.toString(), appId, engine.name().toLowerCase(Locale.ROOT),
-                    prefix));
+                    ExactlyOnceApp.class.getName(), bootstrap, stateDir.toString(), appId, engineArgument,
+                    prefix, transactional ? "transactional" : "plain"));
             return new Child(new ProcessBuilder(cmd).redirectError(errFile.toFile()).start(), errFile);
         }
 
         /** @return the next line, or null after {@code timeoutMs} without one */
-        private String take(long timeoutMs, String what) throws InterruptedException {
+        String take(long timeoutMs, String what) throws InterruptedException {
             String l = lines.poll(timeoutMs, TimeUnit.MILLISECONDS);
             if (l == null) {
                 return null;
@@ -455,6 +556,11 @@ class ExactlyOnceCrashTest {
                 eof = true;
             } else if (l.startsWith("P ")) {
                 processed = Long.parseLong(l.substring(2));
+                if (firstProcessedNanos == 0) {
+                    firstProcessedNanos = System.nanoTime();
+                }
+            } else if (l.startsWith("RESTORED ")) {
+                restored += Long.parseLong(l.substring(l.lastIndexOf(' ') + 1));
             } else if (l.equals("RUNNING")) {
                 running = true;
             } else if (!l.startsWith("KV ") && !l.startsWith("W ") && !l.equals("END") && !l.startsWith("RETRY")) {
