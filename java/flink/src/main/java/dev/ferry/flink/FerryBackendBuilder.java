@@ -88,7 +88,10 @@ final class FerryBackendBuilder<K> {
                 options = StoreOptions.lmdb().mapSize(config.lmdbMapSize).autoGrow(config.lmdbMapSize)
                         .maxColumnFamilies(4096).lmdbFlags(EnumSet.of(LmdbFlag.NOTLS));
             } else {
-                options = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND);
+                // no WAL and no flush at close: the state is recovered from checkpoints, and a closed
+                // backend's directory is deleted
+                options = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND)
+                        .rocksdbOptions("avoid_flush_during_shutdown=true");
                 FerryMemory memory = memory(env, binding, resources);
                 if (memory != null) {
                     options.blockCache(memory.cache).writeBufferManager(memory.writeBuffers)
@@ -112,9 +115,12 @@ final class FerryBackendBuilder<K> {
                 heapManager = new HeapPriorityQueuesManager(heapQueues, heapFactory, range, numberOfKeyGroups);
             }
             int[] families = {0};
-            restore(store, states, families, heapQueues, heapFactory, lmdb);
+            // a restore checks the key serializer against the snapshot's and may reconfigure it
+            StateSerializerProvider<K> keySerializer =
+                    StateSerializerProvider.fromNewRegisteredSerializer(p.getKeySerializer());
+            restore(store, states, families, heapQueues, heapFactory, keySerializer);
 
-            return new FerryKeyedStateBackend<>(p.getKvStateRegistry(), p.getKeySerializer(),
+            return new FerryKeyedStateBackend<>(p.getKvStateRegistry(), keySerializer.currentSchemaSerializer(),
                     env.getUserCodeClassLoader().asClassLoader(), env.getExecutionConfig(), p.getTtlTimeProvider(),
                     latency, size, p.getCancelStreamRegistry(),
                     AbstractStateBackend.getCompressionDecorator(env.getExecutionConfig()),
@@ -173,7 +179,7 @@ final class FerryBackendBuilder<K> {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void restore(Store store, LinkedHashMap<String, FerryKeyedStateBackend.StateInfo> states, int[] families,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> heapQueues, HeapPriorityQueueSetFactory heapFactory,
-            boolean lmdb) throws Exception {
+            StateSerializerProvider<K> keySerializer) throws Exception {
         List<KeyedStateHandle> handles = new ArrayList<>();
         for (KeyedStateHandle h : p.getStateHandles()) {
             if (h == null) {
@@ -193,7 +199,7 @@ final class FerryBackendBuilder<K> {
         int prefixBytes = CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(p.getNumberOfKeyGroups());
         FullSnapshotRestoreOperation<K> op = new FullSnapshotRestoreOperation<>(p.getKeyGroupRange(),
                 p.getEnv().getUserCodeClassLoader().asClassLoader(), handles,
-                StateSerializerProvider.fromNewRegisteredSerializer(p.getKeySerializer()));
+                keySerializer);
         DataInputDeserializer in = new DataInputDeserializer();
         try (ThrowingIterator<SavepointRestoreResult> results = op.restore()) {
             while (results.hasNext()) {

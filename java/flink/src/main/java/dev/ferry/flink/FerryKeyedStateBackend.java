@@ -26,6 +26,7 @@ import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -309,13 +310,16 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
             meta = meta.withSerializerUpgradesAllowed();
             info.meta = meta;
         }
-        // TTL cleanup in full snapshots works on the stored bytes of single values (value, reducing,
-        // aggregating); list and map values keep their expired entries in snapshots
-        StateDescriptor.Type type = stateDesc.getType();
-        boolean singleValue = type == StateDescriptor.Type.VALUE || type == StateDescriptor.Type.REDUCING
-                || type == StateDescriptor.Type.AGGREGATING;
-        meta.updateSnapshotTransformFactory(singleValue ? (StateSnapshotTransformFactory) snapshotTransformFactory
-                : StateSnapshotTransformFactory.noTransform());
+        // snapshot transforms (TTL cleanup in full snapshots) work on the stored bytes: a list's
+        // elements one by one, a map value inside its null flag, other values as they are
+        StateSnapshotTransformFactory transform = snapshotTransformFactory;
+        if (stateDesc.getType() == StateDescriptor.Type.LIST) {
+            transform = SerializedTransforms.forList(snapshotTransformFactory,
+                    ((ListSerializer) meta.getStateSerializer()).getElementSerializer());
+        } else if (stateDesc.getType() == StateDescriptor.Type.MAP) {
+            transform = SerializedTransforms.forMap(snapshotTransformFactory);
+        }
+        meta.updateSnapshotTransformFactory(transform);
 
         FerryKvState<K, N, SV> state = (FerryKvState<K, N, SV>) created.get(name);
         if (state == null) {

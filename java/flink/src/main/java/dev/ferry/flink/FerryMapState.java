@@ -250,6 +250,25 @@ final class FerryMapState<K, N, UK, UV> extends FerryKvState<K, N, Map<UK, UV>>
             return old;
         }
 
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Map.Entry)) {
+                return false;
+            }
+            Map.Entry<?, ?> e = (Map.Entry<?, ?>) o;
+            return java.util.Objects.equals(getKey(), e.getKey()) && java.util.Objects.equals(getValue(), e.getValue());
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hashCode(getKey()) ^ java.util.Objects.hashCode(getValue());
+        }
+
+        @Override
+        public String toString() {
+            return getKey() + "=" + getValue();
+        }
+
         void remove() {
             deleted = true;
             backend.delete(cf, storeKey);

@@ -125,6 +125,9 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
     public boolean add(E toAdd) {
         load();
         byte[] key = storeKey(toAdd);
+        if (cache.contains(key)) {
+            return false; // a set: already queued
+        }
         backend.put(cf, key, EMPTY);
         if (complete || (!cache.isEmpty() && Arrays.compareUnsigned(key, cache.last()) < 0)) {
             cache.add(key);
