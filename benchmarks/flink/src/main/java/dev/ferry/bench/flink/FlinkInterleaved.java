@@ -63,6 +63,9 @@ public final class FlinkInterleaved {
             throw new IllegalArgumentException("needs 2 rounds or more (the first is warm-up) and the rocksdb backend");
         }
         Map<String, KeyedStateWorkload> open = new LinkedHashMap<>();
+        org.rocksdb.RocksDB.loadLibrary();
+        // frocksdbjni's (Flink's RocksDB backend brings it): both backends run on this engine
+        System.out.println("engine: RocksDB " + org.rocksdb.RocksDB.rocksdbVersion() + " (frocksdbjni)");
         for (String b : backends) {
             open.put(b, new KeyedStateWorkload(b, keys, 16, 0));
         }
