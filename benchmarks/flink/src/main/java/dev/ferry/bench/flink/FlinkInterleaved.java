@@ -122,8 +122,11 @@ public final class FlinkInterleaved {
             long t1 = System.nanoTime();
             try (Backends restored = Backends.restore(backend, snapshot)) {
                 long t2 = System.nanoTime();
-                if (restored.keyed().numKeyValueStateEntries() < 0) {
-                    throw new IllegalStateException("restored backend has no state");
+                // not timed: the restored backend holds as many entries as the one snapshotted
+                int before = w.backends().keyed().numKeyValueStateEntries();
+                int after = restored.keyed().numKeyValueStateEntries();
+                if (before != after) {
+                    throw new IllegalStateException(backend + ": " + before + " entries snapshotted, " + after + " restored");
                 }
                 return (workload.equals("checkpoint") ? t1 - t0 : t2 - t1) / 1e6;
             } finally {
