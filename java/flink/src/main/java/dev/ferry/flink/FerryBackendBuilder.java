@@ -25,6 +25,7 @@ import org.apache.flink.runtime.state.AbstractStateBackend;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.InternalKeyContextImpl;
 import org.apache.flink.runtime.state.KeyExtractorFunction;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -101,7 +102,6 @@ final class FerryBackendBuilder<K> {
             if (binding != null) {
                 options.binding(binding);
             }
-            store = Store.open(dir, options);
 
             KeyGroupRange range = p.getKeyGroupRange();
             int numberOfKeyGroups = p.getNumberOfKeyGroups();
@@ -114,18 +114,31 @@ final class FerryBackendBuilder<K> {
                 heapFactory = new HeapPriorityQueueSetFactory(range, numberOfKeyGroups, 128);
                 heapManager = new HeapPriorityQueuesManager(heapQueues, heapFactory, range, numberOfKeyGroups);
             }
-            int[] families = {0};
             // a restore checks the key serializer against the snapshot's and may reconfigure it
             StateSerializerProvider<K> keySerializer =
                     StateSerializerProvider.fromNewRegisteredSerializer(p.getKeySerializer());
-            restore(store, states, families, heapQueues, heapFactory, keySerializer);
+            List<KeyedStateHandle> full = new ArrayList<>();
+            List<IncrementalRemoteKeyedStateHandle> incremental = new ArrayList<>();
+            classify(full, incremental);
+            Path db = dir.resolve("db");
+            if (!incremental.isEmpty()) {
+                if (lmdb) {
+                    throw new BackendBuildingException("Incremental checkpoints are RocksDB's: an LMDB backend "
+                            + "restores full checkpoints and canonical savepoints");
+                }
+                store = new FerryIncrementalRestore<>(dir, db, options, binding, range, numberOfKeyGroups,
+                        env.getUserCodeClassLoader().asClassLoader(), keySerializer, states).restore(incremental);
+            } else {
+                store = Store.open(db, options);
+                restore(store, full, states, heapQueues, heapFactory, keySerializer);
+            }
 
             return new FerryKeyedStateBackend<>(p.getKvStateRegistry(), keySerializer.currentSchemaSerializer(),
                     env.getUserCodeClassLoader().asClassLoader(), env.getExecutionConfig(), p.getTtlTimeProvider(),
                     latency, size, p.getCancelStreamRegistry(),
                     AbstractStateBackend.getCompressionDecorator(env.getExecutionConfig()),
-                    new InternalKeyContextImpl<>(range, numberOfKeyGroups), store, dir, lmdb, states, families[0],
-                    heapQueues, heapManager, resources);
+                    new InternalKeyContextImpl<>(range, numberOfKeyGroups), store, dir, lmdb, states,
+                    heapQueues, heapManager, resources, config.incremental && !lmdb && !config.heapTimers);
         } catch (Throwable t) {
             IOUtils.closeQuietly(store);
             for (AutoCloseable r : resources) {
@@ -176,23 +189,30 @@ final class FerryBackendBuilder<K> {
         return r.getResourceHandle();
     }
 
+    /** Sorts the handles to restore: full snapshots, or incremental checkpoints of this backend. */
+    private void classify(List<KeyedStateHandle> full, List<IncrementalRemoteKeyedStateHandle> incremental)
+            throws BackendBuildingException {
+        for (KeyedStateHandle h : p.getStateHandles()) {
+            if (h instanceof KeyGroupsStateHandle) {
+                full.add(h);
+            } else if (h instanceof IncrementalRemoteKeyedStateHandle) {
+                incremental.add((IncrementalRemoteKeyedStateHandle) h);
+            } else if (h != null) {
+                throw new BackendBuildingException("Ferry's state backend restores its full and incremental "
+                        + "checkpoints and canonical savepoints; this is a " + h.getClass().getName()
+                        + ": take a canonical savepoint with the backend that wrote it and restore from that.");
+            }
+        }
+        if (!full.isEmpty() && !incremental.isEmpty()) {
+            throw new BackendBuildingException("A restore mixes full snapshots and incremental checkpoints");
+        }
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private void restore(Store store, LinkedHashMap<String, FerryKeyedStateBackend.StateInfo> states, int[] families,
+    private void restore(Store store, List<KeyedStateHandle> handles,
+            LinkedHashMap<String, FerryKeyedStateBackend.StateInfo> states,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> heapQueues, HeapPriorityQueueSetFactory heapFactory,
             StateSerializerProvider<K> keySerializer) throws Exception {
-        List<KeyedStateHandle> handles = new ArrayList<>();
-        for (KeyedStateHandle h : p.getStateHandles()) {
-            if (h == null) {
-                continue;
-            }
-            if (!(h instanceof KeyGroupsStateHandle)) {
-                throw new BackendBuildingException("Ferry's state backend restores full checkpoints and canonical "
-                        + "savepoints only (KeyGroupsStateHandle); this is a " + h.getClass().getName()
-                        + ": an incremental or native checkpoint of another backend. Take a canonical savepoint "
-                        + "with that backend and restore from it.");
-            }
-            handles.add(h);
-        }
         if (handles.isEmpty()) {
             return;
         }
@@ -222,7 +242,8 @@ final class FerryBackendBuilder<K> {
                     }
                     FerryKeyedStateBackend.StateInfo info = states.get(m.getName());
                     if (info == null) {
-                        info = new FerryKeyedStateBackend.StateInfo(store.createColumnFamily("s" + (families[0]++)),
+                        info = new FerryKeyedStateBackend.StateInfo(
+                                store.createColumnFamily(FerryKeyedStateBackend.familyName(m.getName())),
                                 RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m));
                         states.put(m.getName(), info);
                     }

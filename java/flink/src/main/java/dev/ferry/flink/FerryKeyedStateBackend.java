@@ -4,7 +4,6 @@ import dev.ferry.ColumnFamily;
 import dev.ferry.Cursor;
 import dev.ferry.CursorOptions;
 import dev.ferry.KeyRange;
-import dev.ferry.Snapshot;
 import dev.ferry.Store;
 import dev.ferry.WriteBatch;
 import java.io.IOException;
@@ -116,7 +115,8 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     private final CursorOptions cursorOptions = CursorOptions.defaults();
     private final ResourceGuard guard = new ResourceGuard();
     private final List<AutoCloseable> resources;
-    private int familyCounter;
+    /** Incremental checkpoints, or null: every checkpoint is a full snapshot. */
+    private final FerryIncrementalSnapshots<K> incremental;
     private boolean disposed;
 
     FerryKeyedStateBackend(TaskKvStateRegistry kvStateRegistry, TypeSerializer<K> keySerializer,
@@ -124,9 +124,9 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
             LatencyTrackingStateConfig latencyTrackingStateConfig, SizeTrackingStateConfig sizeTrackingStateConfig,
             CloseableRegistry cancelStreamRegistry, StreamCompressionDecorator compression,
             InternalKeyContext<K> keyContext, Store store, Path directory, boolean lmdb,
-            LinkedHashMap<String, StateInfo> states, int familyCounter,
+            LinkedHashMap<String, StateInfo> states,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> heapQueues,
-            HeapPriorityQueuesManager heapQueuesManager, List<AutoCloseable> resources) {
+            HeapPriorityQueuesManager heapQueuesManager, List<AutoCloseable> resources, boolean incremental) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
         this.store = store;
@@ -136,7 +136,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
                 keyContext.getNumberOfKeyGroups());
         this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.states = states;
-        this.familyCounter = familyCounter;
+        this.incremental = incremental ? new FerryIncrementalSnapshots<>(this, directory) : null;
         this.heapQueues = heapQueues;
         this.heapQueuesManager = heapQueuesManager;
         this.resources = resources;
@@ -202,9 +202,31 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         store.put(cf, key, joined);
     }
 
+    /**
+     * The column family name of a state: its name's UTF-8 bytes in hex, so that any state name makes a
+     * valid, distinct family name (also {@code "default"}), and a store restored from an incremental
+     * checkpoint finds its states' families by name.
+     *
+     * @param stateName the state's name
+     * @return the family's name
+     */
+    static String familyName(String stateName) {
+        return "state-" + java.util.HexFormat.of().formatHex(stateName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     /** @return a new column family for a state */
-    private ColumnFamily newFamily() {
-        return store.createColumnFamily("s" + (familyCounter++));
+    private ColumnFamily newFamily(String stateName) {
+        return store.createColumnFamily(familyName(stateName));
+    }
+
+    /** @return the states, in registration order */
+    LinkedHashMap<String, StateInfo> states() {
+        return states;
+    }
+
+    /** @return the lease that keeps the store open while a snapshot reads it */
+    ResourceGuard.Lease lease() throws IOException {
+        return guard.acquireResource();
     }
 
     // ---- keys ----
@@ -303,7 +325,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         } else {
             meta = new RegisteredKeyValueStateBackendMetaInfo<>(stateDesc.getType(), name, namespaceSerializer,
                     stateDesc.getSerializer(), StateSnapshotTransformFactory.noTransform());
-            info = new StateInfo(newFamily(), meta);
+            info = new StateInfo(newFamily(name), meta);
             states.put(name, info);
         }
         if (allowFutureMetadataUpdates) {
@@ -456,19 +478,23 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         RegisteredPriorityQueueStateBackendMetaInfo<T> meta;
         if (info == null) {
             meta = new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
-            info = new StateInfo(newFamily(), meta);
+            info = new StateInfo(newFamily(stateName), meta);
             states.put(stateName, info);
         } else {
             if (!(info.meta instanceof RegisteredPriorityQueueStateBackendMetaInfo)) {
                 throw new FlinkRuntimeException("State " + stateName + " is a keyed state, not a priority queue");
             }
             meta = (RegisteredPriorityQueueStateBackendMetaInfo<T>) info.meta;
-            TypeSerializerSchemaCompatibility<T> compat = meta.updateElementSerializer(serializer);
-            if (compat.isCompatibleAfterMigration() || compat.isIncompatible()) {
-                throw new FlinkRuntimeException(new StateMigrationException(
-                        "The new priority queue serializer must not be incompatible."));
+            TypeSerializer<T> current = meta.getElementSerializer();
+            if (current != serializer && !current.equals(serializer)) {
+                // elements are store keys: they cannot be migrated, only checked, as the built-in backend does
+                TypeSerializerSchemaCompatibility<T> compat = meta.updateElementSerializer(serializer);
+                if (compat.isIncompatible()) {
+                    throw new FlinkRuntimeException(new StateMigrationException(
+                            "The new priority queue serializer must not be incompatible."));
+                }
+                meta = new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
             }
-            meta = new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
         }
         if (allowFutureMetadataUpdates) {
             meta = meta.withSerializerUpgradesAllowed();
@@ -490,6 +516,11 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long checkpointId, long timestamp,
             CheckpointStreamFactory streamFactory, CheckpointOptions checkpointOptions) throws Exception {
         SnapshotType type = checkpointOptions.getCheckpointType();
+        if (incremental != null && !type.isSavepoint()) {
+            return new SnapshotStrategyRunner<>("Ferry incremental checkpoint", incremental, cancelStreamRegistry,
+                    SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory,
+                    checkpointOptions);
+        }
         SnapshotStrategy<KeyedStateHandle, FullSnapshotResources<K>> strategy = new SnapshotStrategy<>() {
             @Override
             public FullSnapshotResources<K> syncPrepareResources(long id) throws Exception {
@@ -539,31 +570,25 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         }
         ResourceGuard.Lease lease = guard.acquireResource();
         try {
-            Snapshot snapshot = store.snapshot();
-            leases.add(lease);
-            return new FerrySnapshotResources<>(this, snapshot, metaInfos, storeStates, queues);
+            return new FerrySnapshotResources<>(this, store.snapshot(), lease, metaInfos, storeStates, queues);
         } catch (RuntimeException e) {
             lease.close();
             throw e;
         }
     }
 
-    private final java.util.Deque<ResourceGuard.Lease> leases = new java.util.concurrent.ConcurrentLinkedDeque<>();
-
-    /** Called when a snapshot's resources are released. */
-    void snapshotReleased() {
-        ResourceGuard.Lease lease = leases.poll();
-        if (lease != null) {
-            lease.close();
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        if (incremental != null) {
+            incremental.completed(checkpointId);
         }
     }
 
     @Override
-    public void notifyCheckpointComplete(long checkpointId) {
-    }
-
-    @Override
     public void notifyCheckpointAborted(long checkpointId) {
+        if (incremental != null) {
+            incremental.aborted(checkpointId);
+        }
     }
 
     @Override
@@ -595,6 +620,19 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     @Override
     public String getBackendTypeIdentifier() {
         return IDENTIFIER;
+    }
+
+    /** @return the slot's shared memory of this backend's store, or null (LMDB, or no managed memory) */
+    FerryMemory memory() {
+        for (AutoCloseable r : resources) {
+            if (r instanceof org.apache.flink.runtime.memory.OpaqueMemoryResource) {
+                Object h = ((org.apache.flink.runtime.memory.OpaqueMemoryResource<?>) r).getResourceHandle();
+                if (h instanceof FerryMemory) {
+                    return (FerryMemory) h;
+                }
+            }
+        }
+        return null;
     }
 
     /** @return the engine's name, {@code rocksdb} or {@code lmdb} */

@@ -18,6 +18,7 @@ import org.apache.flink.runtime.state.StateSnapshotTransformer;
 import org.apache.flink.runtime.state.StreamCompressionDecorator;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueStateSnapshot;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.util.ResourceGuard;
 
 /**
  * What a full snapshot of {@link FerryKeyedStateBackend} reads: a store {@link Snapshot} taken in the
@@ -33,6 +34,8 @@ final class FerrySnapshotResources<K> implements FullSnapshotResources<K> {
     }
 
     private final Snapshot snapshot;
+    /** Keeps the backend from closing the store while this snapshot reads it. */
+    private final ResourceGuard.Lease lease;
     private final List<StateMetaInfoSnapshot> metaInfos;
     private final List<StoreState> storeStates;
     private final List<HeapPriorityQueueStateSnapshot<?>> heapQueues;
@@ -42,10 +45,12 @@ final class FerrySnapshotResources<K> implements FullSnapshotResources<K> {
     private final int keyGroupPrefixBytes;
     private final FerryKeyedStateBackend<K> backend;
 
-    FerrySnapshotResources(FerryKeyedStateBackend<K> backend, Snapshot snapshot, List<StateMetaInfoSnapshot> metaInfos,
-            List<StoreState> storeStates, List<HeapPriorityQueueStateSnapshot<?>> heapQueues) {
+    FerrySnapshotResources(FerryKeyedStateBackend<K> backend, Snapshot snapshot, ResourceGuard.Lease lease,
+            List<StateMetaInfoSnapshot> metaInfos, List<StoreState> storeStates,
+            List<HeapPriorityQueueStateSnapshot<?>> heapQueues) {
         this.backend = backend;
         this.snapshot = snapshot;
+        this.lease = lease;
         this.metaInfos = metaInfos;
         this.storeStates = storeStates;
         this.heapQueues = heapQueues;
@@ -96,7 +101,7 @@ final class FerrySnapshotResources<K> implements FullSnapshotResources<K> {
     @Override
     public void release() {
         snapshot.close();
-        backend.snapshotReleased();
+        lease.close();
     }
 
     /** Entries of one state in key order (so key group order): the current one, then the next. */

@@ -2,6 +2,7 @@ package dev.ferry.flink;
 
 import java.io.IOException;
 import java.util.Locale;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
@@ -45,6 +46,8 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
     long lmdbMapSize = FerryOptions.LMDB_MAP_SIZE.defaultValue().getBytes();
     /** Local directories, or null for the task manager's temporary directories. */
     String[] localDirectories;
+    /** Whether checkpoints are incremental (RocksDB, timers in the store). */
+    boolean incremental;
 
     /** Creates a backend with the defaults: RocksDB, timers in the store, managed memory. */
     public FerryStateBackend() {
@@ -60,6 +63,7 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
         b.writeBufferRatio = writeBufferRatio;
         b.lmdbMapSize = lmdbMapSize;
         b.localDirectories = localDirectories;
+        b.incremental = incremental;
         b.latencyTrackingConfigBuilder = latencyTrackingConfigBuilder;
         b.sizeTrackingConfigBuilder = sizeTrackingConfigBuilder;
         return b;
@@ -82,6 +86,25 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
         FerryStateBackend b = copy();
         b.binding = checkBinding(name);
         return b;
+    }
+
+    /**
+     * Makes checkpoints incremental: each uploads only the table files that the last completed
+     * checkpoint did not (RocksDB with timers in the store; LMDB, or timers on the heap, keep full
+     * snapshots). Savepoints stay canonical.
+     *
+     * @param on whether checkpoints are incremental
+     * @return a copy with that setting
+     */
+    public FerryStateBackend withIncrementalCheckpoints(boolean on) {
+        FerryStateBackend b = copy();
+        b.incremental = on;
+        return b;
+    }
+
+    /** @return whether checkpoints are incremental (where the engine and timers allow) */
+    public boolean isIncrementalCheckpoints() {
+        return incremental;
     }
 
     /** @return a copy that keeps timers on the heap (snapshotted with the keyed state) */
@@ -155,6 +178,7 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
         }
         b.writeBufferRatio = ratio;
         b.lmdbMapSize = config.getOptional(FerryOptions.LMDB_MAP_SIZE).map(MemorySize::getBytes).orElse(lmdbMapSize);
+        b.incremental = config.getOptional(CheckpointingOptions.INCREMENTAL_CHECKPOINTS).orElse(incremental);
         config.getOptional(FerryOptions.LOCAL_DIRECTORIES).ifPresent(d -> b.localDirectories = d.split("[,;]"));
         b.latencyTrackingConfigBuilder = latencyTrackingConfigBuilder.configure(config);
         b.sizeTrackingConfigBuilder = sizeTrackingConfigBuilder.configure(config);
@@ -199,6 +223,6 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
     @Override
     public String toString() {
         return "FerryStateBackend{engine=" + engine + ", binding=" + binding + ", timers="
-                + (heapTimers ? "heap" : "store") + "}";
+                + (heapTimers ? "heap" : "store") + ", incremental=" + incremental + "}";
     }
 }

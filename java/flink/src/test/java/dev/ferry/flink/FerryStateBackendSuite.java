@@ -1,25 +1,22 @@
 package dev.ferry.flink;
 
 import java.util.List;
-import java.util.Set;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.StateBackendTestBase;
 import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
 import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Flink's own keyed state backend suite ({@code StateBackendTestBase}, flink-runtime's test jar) on
  * Ferry's backend, with timers in the store or on the heap. One subclass per engine and binding, each
- * naming its timer modes in a {@code @Parameters} method. With heap timers the five rescaling tests
- * are skipped: they register no timers, and they are the suite's slowest (docs/flink.md).
+ * naming its timer modes in a {@code @Parameters} method: heap timers (engine-independent) run on LMDB,
+ * whose stores open fastest; RocksDB's classes run with timers in the store, one with full snapshots and
+ * one with incremental checkpoints.
  */
-@ExtendWith({ParameterizedTestExtension.class, FerryStateBackendSuite.SkipRescalingWithHeapTimers.class})
+@ExtendWith(ParameterizedTestExtension.class)
 abstract class FerryStateBackendSuite extends StateBackendTestBase<FerryStateBackend> {
     /** Whether timers stay on the heap. */
     @Parameter
@@ -57,25 +54,5 @@ abstract class FerryStateBackendSuite extends StateBackendTestBase<FerryStateBac
     @Override
     protected boolean isSafeToReuseKVState() {
         return !heapTimers;
-    }
-
-    /**
-     * Skips the rescaling tests with heap timers: they register no timers, so the timer mode changes
-     * nothing in them, and they are the suite's slowest (one store per simulated subtask).
-     */
-    static final class SkipRescalingWithHeapTimers implements ExecutionCondition {
-        private static final Set<String> RESCALING = Set.of("testKeyGroupSnapshotRestoreScaleDown",
-                "testKeyGroupSnapshotRestoreScaleUp", "testKeyGroupsSnapshotRestoreNoRescale",
-                "testKeyGroupsSnapshotRestoreScaleUpUnEvenDistribute",
-                "testKeyGroupsSnapshotRestoreScaleDownUnEvenDistribute");
-
-        @Override
-        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            boolean rescaling = context.getTestMethod().map(m -> RESCALING.contains(m.getName())).orElse(false);
-            if (rescaling && context.getDisplayName().contains("heapTimers=true")) {
-                return ConditionEvaluationResult.disabled("no timers in this test: it runs with timers in the store");
-            }
-            return ConditionEvaluationResult.enabled("runs");
-        }
     }
 }

@@ -5,10 +5,10 @@ import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
 
 /** Flink's state backend suite on Ferry's LMDB engine through the FFM binding (JDK 22+). */
 class LmdbFfmStateBackendTest extends FerryStateBackendSuite {
-    /** @return the timer modes: timers in the store */
+    /** @return the timer modes: timers in the store and on the heap */
     @Parameters(name = "heapTimers={0}")
     public static List<Object[]> modes() {
-        return STORE;
+        return BOTH;
     }
 
     @Override

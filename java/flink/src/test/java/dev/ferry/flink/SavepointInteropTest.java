@@ -55,8 +55,8 @@ import org.junit.jupiter.api.Test;
  * group range (rescaling).
  */
 class SavepointInteropTest {
-    private static final int KEY_GROUPS = 128;
-    private static final int KEYS = 200;
+    static final int KEY_GROUPS = 128;
+    static final int KEYS = 200;
 
     private final MockEnvironment env = new MockEnvironmentBuilder().build();
     private final List<CheckpointableKeyedStateBackend<?>> open = new ArrayList<>();
@@ -93,18 +93,34 @@ class SavepointInteropTest {
     private static final MapStateDescriptor<Integer, String> MAP =
             new MapStateDescriptor<>("map", Integer.class, String.class);
 
+    /** One serializer per test class, as one timer service keeps one. */
+    private static final TimerSerializer<Integer, VoidNamespace> TIMERS =
+            new TimerSerializer<>(IntSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+
     private static TimerSerializer<Integer, VoidNamespace> timers() {
-        return new TimerSerializer<>(IntSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+        return TIMERS;
     }
 
-    private static void write(CheckpointableKeyedStateBackend<Integer> b) throws Exception {
+    static void write(CheckpointableKeyedStateBackend<Integer> b) throws Exception {
+        write(b, 0, KEYS, KeyGroupRange.of(0, KEY_GROUPS - 1));
+    }
+
+    /**
+     * Writes the keys of {@code [from, to)} whose key group lies in the range: a value, two list
+     * elements, k % 5 map entries and a timer each.
+     */
+    static void write(CheckpointableKeyedStateBackend<Integer> b, int from, int to, KeyGroupRange range)
+            throws Exception {
         ValueState<Long> value = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
         ListState<String> list = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LIST);
         MapState<Integer, String> map =
                 b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, MAP);
         KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> queue =
                 b.create("_timer_state/event_user-timers", timers());
-        for (int k = 0; k < KEYS; k++) {
+        for (int k = from; k < to; k++) {
+            if (!range.contains(KeyGroupRangeAssignment.assignToKeyGroup(k, KEY_GROUPS))) {
+                continue;
+            }
             b.setCurrentKey(k);
             value.update(k * 10L);
             list.add("a" + k);
@@ -117,7 +133,7 @@ class SavepointInteropTest {
     }
 
     /** Checks the keys of the range; keys outside it must be absent. */
-    private static void check(CheckpointableKeyedStateBackend<Integer> b, KeyGroupRange range) throws Exception {
+    static void check(CheckpointableKeyedStateBackend<Integer> b, KeyGroupRange range) throws Exception {
         ValueState<Long> value = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
         ListState<String> list = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LIST);
         MapState<Integer, String> map =

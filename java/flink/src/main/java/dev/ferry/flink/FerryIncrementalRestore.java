@@ -1,0 +1,178 @@
+package dev.ferry.flink;
+
+import dev.ferry.ColumnFamily;
+import dev.ferry.Cursor;
+import dev.ferry.CursorOptions;
+import dev.ferry.KeyRange;
+import dev.ferry.MergeOperator;
+import dev.ferry.Store;
+import dev.ferry.StoreOptions;
+import dev.ferry.WriteBatch;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.core.memory.DataInputViewStreamWrapper;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
+import org.apache.flink.runtime.state.StateSerializerProvider;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.StateMigrationException;
+
+/**
+ * Restores incremental checkpoints of {@link FerryIncrementalSnapshots}: one checkpoint of exactly this
+ * backend's key groups is downloaded into the store's directory and opened as the store; otherwise
+ * (rescaling, or several checkpoints) each is downloaded and opened aside, and the entries of this
+ * backend's key groups are copied into a new store through cursors.
+ *
+ * <p>Thread safety: used once, by the task thread.
+ */
+final class FerryIncrementalRestore<K> {
+    private static final int BATCH = 4096;
+
+    private final Path root;
+    private final Path db;
+    private final StoreOptions options;
+    private final String binding;
+    private final KeyGroupRange range;
+    private final int prefixBytes;
+    private final ClassLoader classLoader;
+    private final StateSerializerProvider<K> keySerializer;
+    private final LinkedHashMap<String, FerryKeyedStateBackend.StateInfo> states;
+    private boolean keyChecked;
+
+    FerryIncrementalRestore(Path root, Path db, StoreOptions options, String binding, KeyGroupRange range,
+            int numberOfKeyGroups, ClassLoader classLoader, StateSerializerProvider<K> keySerializer,
+            LinkedHashMap<String, FerryKeyedStateBackend.StateInfo> states) {
+        this.root = root;
+        this.db = db;
+        this.options = options;
+        this.binding = binding;
+        this.range = range;
+        this.prefixBytes = CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups);
+        this.classLoader = classLoader;
+        this.keySerializer = keySerializer;
+        this.states = states;
+    }
+
+    Store restore(List<IncrementalRemoteKeyedStateHandle> handles) throws Exception {
+        if (handles.size() == 1 && handles.get(0).getKeyGroupRange().equals(range)) {
+            IncrementalRemoteKeyedStateHandle h = handles.get(0);
+            download(h, db);
+            List<StateMetaInfoSnapshot> metas = readMeta(h);
+            Store store = Store.open(db, options);
+            try {
+                for (StateMetaInfoSnapshot m : metas) {
+                    ColumnFamily cf = store.columnFamily(FerryKeyedStateBackend.familyName(m.getName()))
+                            .orElseThrow(() -> new IllegalStateException("The checkpoint has no column family for state "
+                                    + m.getName()));
+                    states.put(m.getName(), new FerryKeyedStateBackend.StateInfo(cf,
+                            RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m)));
+                }
+                return store;
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
+        }
+        Store store = Store.open(db, options);
+        try {
+            int n = 0;
+            for (IncrementalRemoteKeyedStateHandle h : handles) {
+                if (h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() == 0) {
+                    continue;
+                }
+                Path tmp = root.resolve("restore-" + (n++));
+                try {
+                    download(h, tmp);
+                    copy(store, tmp, readMeta(h));
+                } finally {
+                    FileUtils.deleteDirectory(tmp.toFile());
+                }
+            }
+            return store;
+        } catch (Exception e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** Copies the entries of this backend's key groups from a downloaded checkpoint into the store. */
+    private void copy(Store store, Path dir, List<StateMetaInfoSnapshot> metas) throws IOException {
+        StoreOptions aside = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND);
+        if (binding != null) {
+            aside.binding(binding);
+        }
+        KeyRange keys = KeyRange.closedOpen(prefix(range.getStartKeyGroup()), prefix(range.getEndKeyGroup() + 1));
+        try (Store source = Store.open(dir, aside)) {
+            for (StateMetaInfoSnapshot m : metas) {
+                String family = FerryKeyedStateBackend.familyName(m.getName());
+                ColumnFamily from = source.columnFamily(family).orElseThrow(
+                        () -> new IllegalStateException("The checkpoint has no column family for state " + m.getName()));
+                FerryKeyedStateBackend.StateInfo info = states.get(m.getName());
+                if (info == null) {
+                    info = new FerryKeyedStateBackend.StateInfo(store.createColumnFamily(family),
+                            RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m));
+                    states.put(m.getName(), info);
+                }
+                try (Cursor c = source.cursor(from, keys, CursorOptions.defaults().fillCache(false));
+                        WriteBatch batch = new WriteBatch()) {
+                    while (c.next()) {
+                        batch.put(info.cf, c.keyBytes(), c.valueBytes());
+                        if (batch.count() >= BATCH) {
+                            store.write(batch);
+                            batch.clear();
+                        }
+                    }
+                    if (batch.count() > 0) {
+                        store.write(batch);
+                    }
+                }
+            }
+        }
+    }
+
+    private byte[] prefix(int keyGroup) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(4);
+        CompositeKeySerializationUtils.writeKeyGroup(keyGroup, prefixBytes, out);
+        return out.getCopyOfBuffer();
+    }
+
+    private static void download(IncrementalRemoteKeyedStateHandle h, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        for (List<HandleAndLocalPath> files : List.of(h.getSharedState(), h.getPrivateState())) {
+            for (HandleAndLocalPath f : files) {
+                try (InputStream in = f.getHandle().openInputStream()) {
+                    Files.copy(in, dir.resolve(f.getLocalPath()));
+                }
+            }
+        }
+    }
+
+    private List<StateMetaInfoSnapshot> readMeta(IncrementalRemoteKeyedStateHandle h) throws IOException,
+            StateMigrationException {
+        KeyedBackendSerializationProxy<K> proxy = new KeyedBackendSerializationProxy<>(classLoader);
+        try (InputStream in = h.getMetaDataStateHandle().openInputStream()) {
+            proxy.read(new DataInputViewStreamWrapper(in));
+        }
+        if (!keyChecked) {
+            TypeSerializerSchemaCompatibility<K> compat =
+                    keySerializer.setPreviousSerializerSnapshotForRestoredState(proxy.getKeySerializerSnapshot());
+            if (compat.isCompatibleAfterMigration() || compat.isIncompatible()) {
+                throw new StateMigrationException("The new key serializer must be compatible with the previous "
+                        + "key serializer (" + proxy.getKeySerializerSnapshot() + ").");
+            }
+            keyChecked = true;
+        }
+        return proxy.getStateMetaInfoSnapshots();
+    }
+}

@@ -1,0 +1,193 @@
+package dev.ferry.flink;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
+import org.apache.flink.runtime.state.SnapshotResources;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.SnapshotStrategy;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.IOUtils;
+import org.apache.flink.util.ResourceGuard;
+
+/**
+ * Incremental checkpoints of a RocksDB store: the synchronous part writes a Ferry checkpoint (hard
+ * links of the table files, copies of the manifest and options) next to the store; the asynchronous
+ * part uploads the table files that the last completed checkpoint did not upload (the others are sent
+ * as placeholders, which Flink's shared state registry resolves), the other files as private state, and
+ * the states' meta info. Flink's {@code IncrementalRemoteKeyedStateHandle} carries them.
+ *
+ * <p>Thread safety: {@link #syncPrepareResources} and the notifications on the task thread; uploads on
+ * the asynchronous snapshot thread.
+ */
+final class FerryIncrementalSnapshots<K>
+        implements SnapshotStrategy<KeyedStateHandle, FerryIncrementalSnapshots.Resources> {
+    private static final String TABLE_SUFFIX = ".sst";
+
+    private final FerryKeyedStateBackend<K> backend;
+    private final Path root;
+    private final UUID backendId = UUID.randomUUID();
+    /** Table files of the last completed checkpoint: name to uploaded handle. */
+    private volatile Map<String, StreamStateHandle> confirmed = Map.of();
+    /** Table files of checkpoints not yet confirmed, by checkpoint id. */
+    private final Map<Long, Map<String, StreamStateHandle>> pending = new ConcurrentHashMap<>();
+
+    FerryIncrementalSnapshots(FerryKeyedStateBackend<K> backend, Path root) {
+        this.backend = backend;
+        this.root = root;
+    }
+
+    /** What one checkpoint uploads: its local checkpoint directory, the meta info, the files to reuse. */
+    static final class Resources implements SnapshotResources {
+        final Path dir;
+        final List<StateMetaInfoSnapshot> metaInfos;
+        final Map<String, StreamStateHandle> base;
+        private final ResourceGuard.Lease lease;
+
+        Resources(Path dir, List<StateMetaInfoSnapshot> metaInfos, Map<String, StreamStateHandle> base,
+                ResourceGuard.Lease lease) {
+            this.dir = dir;
+            this.metaInfos = metaInfos;
+            this.base = base;
+            this.lease = lease;
+        }
+
+        @Override
+        public void release() {
+            try {
+                FileUtils.deleteDirectory(dir.toFile());
+            } catch (IOException e) {
+                // removed with the backend's directory
+            }
+            lease.close();
+        }
+    }
+
+    @Override
+    public Resources syncPrepareResources(long checkpointId) throws Exception {
+        List<StateMetaInfoSnapshot> metaInfos = new ArrayList<>();
+        for (FerryKeyedStateBackend.StateInfo info : backend.states().values()) {
+            metaInfos.add(info.meta.snapshot());
+        }
+        ResourceGuard.Lease lease = backend.lease();
+        Path dir = root.resolve("chk-" + checkpointId + "-" + UUID.randomUUID());
+        try {
+            backend.store().checkpoint(dir);
+        } catch (RuntimeException e) {
+            lease.close();
+            throw e;
+        }
+        return new Resources(dir, metaInfos, confirmed, lease);
+    }
+
+    @Override
+    public SnapshotResultSupplier<KeyedStateHandle> asyncSnapshot(Resources resources, long checkpointId,
+            long timestamp, CheckpointStreamFactory streamFactory, CheckpointOptions checkpointOptions) {
+        if (resources.metaInfos.isEmpty()) {
+            return registry -> SnapshotResult.empty();
+        }
+        return registry -> {
+            List<HandleAndLocalPath> shared = new ArrayList<>();
+            List<HandleAndLocalPath> own = new ArrayList<>();
+            Map<String, StreamStateHandle> tables = new HashMap<>();
+            long uploaded = 0;
+            List<Path> files;
+            try (Stream<Path> list = Files.list(resources.dir)) {
+                files = list.sorted().toList();
+            }
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(TABLE_SUFFIX)) {
+                    StreamStateHandle previous = resources.base.get(name);
+                    if (previous != null) {
+                        shared.add(HandleAndLocalPath.of(new PlaceholderStreamStateHandle(
+                                previous.getStreamStateHandleID(), previous.getStateSize(), false), name));
+                        tables.put(name, previous);
+                        continue;
+                    }
+                    StreamStateHandle h = upload(file, CheckpointedStateScope.SHARED, streamFactory, registry);
+                    shared.add(HandleAndLocalPath.of(h, name));
+                    tables.put(name, h);
+                    uploaded += h.getStateSize();
+                } else {
+                    StreamStateHandle h = upload(file, CheckpointedStateScope.EXCLUSIVE, streamFactory, registry);
+                    own.add(HandleAndLocalPath.of(h, name));
+                    uploaded += h.getStateSize();
+                }
+            }
+            StreamStateHandle meta = writeMeta(resources.metaInfos, streamFactory, registry);
+            uploaded += meta.getStateSize();
+            pending.put(checkpointId, tables);
+            return SnapshotResult.of(new IncrementalRemoteKeyedStateHandle(backendId, backend.getKeyGroupRange(),
+                    checkpointId, shared, own, meta, uploaded));
+        };
+    }
+
+    private static StreamStateHandle upload(Path file, CheckpointedStateScope scope, CheckpointStreamFactory factory,
+            CloseableRegistry registry) throws IOException {
+        CheckpointStateOutputStream out = factory.createCheckpointStateOutputStream(scope);
+        registry.registerCloseable(out);
+        try (InputStream in = Files.newInputStream(file)) {
+            in.transferTo(out);
+            if (!registry.unregisterCloseable(out)) {
+                throw new IOException("The checkpoint was cancelled");
+            }
+            return out.closeAndGetHandle();
+        } catch (IOException | RuntimeException e) {
+            IOUtils.closeQuietly(out);
+            throw e;
+        }
+    }
+
+    private StreamStateHandle writeMeta(List<StateMetaInfoSnapshot> metaInfos, CheckpointStreamFactory factory,
+            CloseableRegistry registry) throws IOException {
+        CheckpointStateOutputStream out = factory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE);
+        registry.registerCloseable(out);
+        try {
+            new KeyedBackendSerializationProxy<>(backend.getKeySerializer(), metaInfos, false)
+                    .write(new DataOutputViewStreamWrapper(out));
+            if (!registry.unregisterCloseable(out)) {
+                throw new IOException("The checkpoint was cancelled");
+            }
+            return out.closeAndGetHandle();
+        } catch (IOException | RuntimeException e) {
+            IOUtils.closeQuietly(out);
+            throw e;
+        }
+    }
+
+    /** A checkpoint completed: its table files are the base of the next one. */
+    void completed(long checkpointId) {
+        Map<String, StreamStateHandle> tables = pending.remove(checkpointId);
+        if (tables != null) {
+            confirmed = tables;
+        }
+        pending.keySet().removeIf(id -> id < checkpointId);
+    }
+
+    /** A checkpoint was aborted: its uploads are not reused. */
+    void aborted(long checkpointId) {
+        pending.remove(checkpointId);
+    }
+}

@@ -1,0 +1,106 @@
+package dev.ferry.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ferry.FerryException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.StateBackendLoader;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The backend's resources and configuration: RocksDB memory bounded by the slot's managed memory and
+ * shared by the slot's backends, the factory switching a job by {@code state.backend.type}, and a key
+ * over LMDB's limit failing with an exception.
+ */
+class FerryBackendResourcesTest {
+    private static final long MANAGED = 64L << 20;
+    private final MockEnvironment env = new MockEnvironmentBuilder().setManagedMemorySize(MANAGED).build();
+    private final List<FerryKeyedStateBackend<Integer>> open = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (FerryKeyedStateBackend<Integer> b : open) {
+            b.dispose();
+        }
+        env.close();
+    }
+
+    private FerryKeyedStateBackend<Integer> backend(FerryStateBackend sb, double fraction) throws Exception {
+        FerryKeyedStateBackend<Integer> b = (FerryKeyedStateBackend<Integer>) sb.createKeyedStateBackend(
+                new KeyedStateBackendParametersImpl<>(env, new JobID(), "op", IntSerializer.INSTANCE, 128,
+                        KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT,
+                        new UnregisteredMetricsGroup(), (n, v) -> { }, List.of(), new CloseableRegistry(), fraction));
+        open.add(b);
+        return b;
+    }
+
+    @Test
+    void rocksDbMemoryIsTheSlotsManagedShareAndShared() throws Exception {
+        FerryKeyedStateBackend<Integer> a = backend(new FerryStateBackend(), 0.5);
+        FerryKeyedStateBackend<Integer> b = backend(new FerryStateBackend(), 0.5);
+        FerryMemory memory = a.memory();
+        assertEquals(MANAGED / 2, memory.cache.capacity());
+        assertEquals(MANAGED / 4, memory.writeBuffers.bufferSize());
+        assertSame(memory, b.memory());
+        assertEquals(2, memory.cache.openStores());
+    }
+
+    @Test
+    void lmdbTakesNoManagedMemory() throws Exception {
+        FerryStateBackend lmdb = new FerryStateBackend().withLmdb();
+        assertFalse(lmdb.useManagedMemory());
+        assertTrue(new FerryStateBackend().useManagedMemory());
+        assertNull(backend(lmdb, 0.5).memory());
+    }
+
+    @Test
+    void factoryReadsTheOptions() throws Exception {
+        Configuration config = new Configuration();
+        config.setString("state.backend.type", FerryStateBackendFactory.class.getName());
+        config.setString("state.backend.ferry.engine", "lmdb");
+        config.setString("state.backend.ferry.timer-service.factory", "HEAP");
+        config.setString("state.backend.ferry.binding", "jni");
+        Object loaded = StateBackendLoader.loadStateBackendFromConfig(config, getClass().getClassLoader(), null);
+        FerryStateBackend b = (FerryStateBackend) loaded;
+        assertEquals("lmdb", b.getEngine());
+        assertEquals("jni", b.getBinding());
+        assertTrue(b.isHeapTimers());
+        config.setString("state.backend.ferry.engine", "leveldb");
+        assertThrows(Exception.class,
+                () -> StateBackendLoader.loadStateBackendFromConfig(config, getClass().getClassLoader(), null));
+    }
+
+    @Test
+    void keyOverLmdbsLimitThrows() throws Exception {
+        FerryKeyedStateBackend<Integer> b = backend(new FerryStateBackend().withLmdb(), 0.5);
+        MapState<String, Integer> map = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                new MapStateDescriptor<>("map", String.class, Integer.class));
+        b.setCurrentKey(1);
+        map.put("short", 1);
+        String longKey = "k".repeat(600);
+        assertThrows(FerryException.InvalidArgument.class, () -> map.put(longKey, 2));
+        assertEquals(Map.entry("short", 1), map.entries().iterator().next());
+    }
+}
