@@ -4,6 +4,7 @@ import dev.ferry.flink.FerryOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -165,7 +166,7 @@ final class Jobs {
 
         /** The lines the run's sink received, duplicates collapsed (a restore replays from the last checkpoint). */
         Set<String> output() {
-            return new java.util.TreeSet<>(KeyedStateJob.Runs.output(name));
+            return new TreeSet<>(KeyedStateJob.Runs.output(name));
         }
 
         /** The keyed backend classes the run's last job ran on. */

@@ -3,12 +3,15 @@ package dev.ferry.flink.jobs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -19,17 +22,15 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.source.legacy.SourceFunction;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
-import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.util.Collector;
 
 /**
@@ -73,8 +74,8 @@ final class KeyedStateJob {
     }
 
     /** The job's output for events {@code 0..total-1}, computed without Flink. */
-    static java.util.Set<String> expectedOutput(long total) {
-        java.util.Set<String> out = new java.util.TreeSet<>();
+    static Set<String> expectedOutput(long total) {
+        Set<String> out = new TreeSet<>();
         for (int key = 0; key < KEYS; key++) {
             long fired = 0;
             long[] counts = new long[SUBKEYS];
@@ -111,9 +112,9 @@ final class KeyedStateJob {
 
     /** Per-run facts the functions record in this JVM for the tests to check. */
     static final class Runs {
-        static final Map<String, java.util.Set<String>> OUTPUT = new ConcurrentHashMap<>();
+        static final Map<String, Set<String>> OUTPUT = new ConcurrentHashMap<>();
         static final Map<String, AtomicLong> WRITES = new ConcurrentHashMap<>();
-        static final Map<String, java.util.Set<String>> BACKENDS = new ConcurrentHashMap<>();
+        static final Map<String, Set<String>> BACKENDS = new ConcurrentHashMap<>();
         static final Map<String, AtomicBoolean> RESTORED = new ConcurrentHashMap<>();
         static final Map<String, AtomicBoolean> FAILED = new ConcurrentHashMap<>();
         static final Map<String, AtomicBoolean> CHECKPOINTED = new ConcurrentHashMap<>();
@@ -122,16 +123,16 @@ final class KeyedStateJob {
         /** The index the source waits at, -1 while it does not wait. */
         static final Map<String, AtomicLong> WAITING = new ConcurrentHashMap<>();
         /** Runs whose source runs slowly until their injected failure has happened. */
-        static final java.util.Set<String> SLOW_UNTIL_FAILED = ConcurrentHashMap.newKeySet();
+        static final Set<String> SLOW_UNTIL_FAILED = ConcurrentHashMap.newKeySet();
 
         private Runs() {
         }
 
-        static java.util.Set<String> output(String run) {
+        static Set<String> output(String run) {
             return OUTPUT.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet());
         }
 
-        static java.util.Set<String> backends(String run) {
+        static Set<String> backends(String run) {
             return BACKENDS.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet());
         }
 
@@ -291,7 +292,7 @@ final class KeyedStateJob {
                 Map.Entry<Integer, Long> entry = it.next();
                 byIterator.put(entry.getKey(), entry.getValue());
             }
-            java.util.TreeSet<Integer> keys = new java.util.TreeSet<>();
+            TreeSet<Integer> keys = new TreeSet<>();
             buckets.keys().forEach(keys::add);
             long values = 0;
             for (Long v : buckets.values()) {
@@ -347,7 +348,7 @@ final class KeyedStateJob {
 
         @Override
         public SinkWriter<String> createWriter(WriterInitContext context) {
-            java.util.Set<String> out = Runs.output(run);
+            Set<String> out = Runs.output(run);
             AtomicLong writes = Runs.WRITES.computeIfAbsent(run, r -> new AtomicLong());
             return new SinkWriter<>() {
                 @Override
