@@ -46,6 +46,7 @@ final class Jobs {
         private long total = 20_000;
         private int parallelism = 2;
         private long failAfter;
+        private boolean incremental;
         private Path checkpoints;
         private String restoreFrom;
 
@@ -71,6 +72,12 @@ final class Jobs {
             return this;
         }
 
+        /** Incremental checkpoints (only new table files uploaded) instead of full ones. */
+        Run incremental(boolean on) {
+            incremental = on;
+            return this;
+        }
+
         Run restoreFrom(String savepoint) {
             restoreFrom = savepoint;
             return this;
@@ -87,6 +94,7 @@ final class Jobs {
             if (checkpoints != null) {
                 conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
                 conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(50));
+                conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
                 conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
                 conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
                 conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));

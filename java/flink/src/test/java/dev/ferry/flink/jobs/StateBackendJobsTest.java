@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -44,22 +45,25 @@ class StateBackendJobsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {Jobs.ROCKSDB})
-    void aTaskFailureMidRunLeavesTheOutputOfARunWithoutOne(String backend) throws Exception {
-        failureMidRun(backend);
+    @CsvSource({"rocksdb, false", "rocksdb, true"})
+    void aTaskFailureMidRunLeavesTheOutputOfARunWithoutOne(String backend, boolean incremental) throws Exception {
+        failureMidRun(backend, incremental);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {Jobs.FERRY_JNI, Jobs.FERRY_FFM})
+    @CsvSource({"ferry-jni, false", "ferry-ffm, false", "ferry-jni, true", "ferry-ffm, true"})
     @Disabled("needs the Ferry keyed backend to snapshot through a CloseableRegistry of its own: it uses the one of the"
             + " backend parameters, which the task closes after a restore, so the first checkpoint after the restart fails"
             + " (\"Cannot register Closeable, registry is already closed\", FerryKeyedStateBackend.snapshot)")
-    void aTaskFailureMidRunOnFerrysBackendLeavesTheOutputOfARunWithoutOne(String backend) throws Exception {
-        failureMidRun(backend);
+    void aTaskFailureMidRunOnFerrysBackendLeavesTheOutputOfARunWithoutOne(String backend, boolean incremental)
+            throws Exception {
+        failureMidRun(backend, incremental);
     }
 
-    private void failureMidRun(String backend) throws Exception {
-        Jobs.Run run = new Jobs.Run("failure-" + backend).backend(backend).failAfter(3_000, dir.resolve("checkpoints"));
+    /** Full or incremental checkpoints, a failure after some of them, a restart from the last one. */
+    private void failureMidRun(String backend, boolean incremental) throws Exception {
+        Jobs.Run run = new Jobs.Run("failure-" + backend + (incremental ? "-incremental" : "")).backend(backend)
+                .failAfter(3_000, dir.resolve("checkpoints")).incremental(incremental);
         run.runToEnd();
         assertTrue(run.failed(), "the failure was injected");
         assertTrue(run.restored(), "the restarted keyed operator restored its state from a checkpoint");
