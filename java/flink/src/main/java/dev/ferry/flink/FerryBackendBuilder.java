@@ -138,7 +138,8 @@ final class FerryBackendBuilder<K> {
                     latency, size, p.getCancelStreamRegistry(),
                     AbstractStateBackend.getCompressionDecorator(env.getExecutionConfig()),
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), store, dir, lmdb, states,
-                    heapQueues, heapManager, resources, config.incremental && !lmdb && !config.heapTimers);
+                    heapQueues, heapManager, resources, config.incremental && !lmdb && !config.heapTimers,
+                    lmdb ? FerryNativeMetrics.NONE : config.metrics, p.getMetricGroup());
         } catch (Throwable t) {
             IOUtils.closeQuietly(store);
             for (AutoCloseable r : resources) {

@@ -30,6 +30,7 @@ import org.apache.flink.api.common.typeutils.base.MapSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -115,6 +116,8 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     private final CursorOptions cursorOptions = CursorOptions.defaults();
     private final ResourceGuard guard = new ResourceGuard();
     private final List<AutoCloseable> resources;
+    private final FerryNativeMetrics nativeMetrics;
+    private final MetricGroup metricGroup;
     /** Incremental checkpoints, or null: every checkpoint is a full snapshot. */
     private final FerryIncrementalSnapshots<K> incremental;
     private boolean disposed;
@@ -126,7 +129,8 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
             InternalKeyContext<K> keyContext, Store store, Path directory, boolean lmdb,
             LinkedHashMap<String, StateInfo> states,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> heapQueues,
-            HeapPriorityQueuesManager heapQueuesManager, List<AutoCloseable> resources, boolean incremental) {
+            HeapPriorityQueuesManager heapQueuesManager, List<AutoCloseable> resources, boolean incremental,
+            FerryNativeMetrics nativeMetrics, MetricGroup metricGroup) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
         this.store = store;
@@ -137,6 +141,9 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.states = states;
         this.incremental = incremental ? new FerryIncrementalSnapshots<>(this, directory) : null;
+        this.nativeMetrics = nativeMetrics;
+        this.metricGroup = metricGroup;
+        states.forEach((name, info) -> nativeMetrics.register(metricGroup, name, store, info.cf));
         this.heapQueues = heapQueues;
         this.heapQueuesManager = heapQueuesManager;
         this.resources = resources;
@@ -214,9 +221,11 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         return "state-" + java.util.HexFormat.of().formatHex(stateName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    /** @return a new column family for a state */
+    /** @return a new column family for a state, its metrics registered */
     private ColumnFamily newFamily(String stateName) {
-        return store.createColumnFamily(familyName(stateName));
+        ColumnFamily cf = store.createColumnFamily(familyName(stateName));
+        nativeMetrics.register(metricGroup, stateName, store, cf);
+        return cf;
     }
 
     /** @return the states, in registration order */

@@ -48,6 +48,8 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
     String[] localDirectories;
     /** Whether checkpoints are incremental (RocksDB, timers in the store). */
     boolean incremental;
+    /** RocksDB properties reported as metrics. */
+    FerryNativeMetrics metrics = FerryNativeMetrics.NONE;
 
     /** Creates a backend with the defaults: RocksDB, timers in the store, managed memory. */
     public FerryStateBackend() {
@@ -64,6 +66,7 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
         b.lmdbMapSize = lmdbMapSize;
         b.localDirectories = localDirectories;
         b.incremental = incremental;
+        b.metrics = metrics;
         b.latencyTrackingConfigBuilder = latencyTrackingConfigBuilder;
         b.sizeTrackingConfigBuilder = sizeTrackingConfigBuilder;
         return b;
@@ -179,6 +182,10 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
         b.writeBufferRatio = ratio;
         b.lmdbMapSize = config.getOptional(FerryOptions.LMDB_MAP_SIZE).map(MemorySize::getBytes).orElse(lmdbMapSize);
         b.incremental = config.getOptional(CheckpointingOptions.INCREMENTAL_CHECKPOINTS).orElse(incremental);
+        FerryNativeMetrics m = FerryNativeMetrics.from(config);
+        if (!m.isEmpty()) {
+            b.metrics = m;
+        }
         config.getOptional(FerryOptions.LOCAL_DIRECTORIES).ifPresent(d -> b.localDirectories = d.split("[,;]"));
         b.latencyTrackingConfigBuilder = latencyTrackingConfigBuilder.configure(config);
         b.sizeTrackingConfigBuilder = sizeTrackingConfigBuilder.configure(config);

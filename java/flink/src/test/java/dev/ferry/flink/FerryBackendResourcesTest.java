@@ -9,14 +9,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ferry.FerryException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
@@ -31,8 +37,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The backend's resources and configuration: RocksDB memory bounded by the slot's managed memory and
- * shared by the slot's backends, the factory switching a job by {@code state.backend.type}, and a key
- * over LMDB's limit failing with an exception.
+ * shared by the slot's backends, the factory switching a job by {@code state.backend.type}, RocksDB
+ * properties as metrics under Flink's names, and a key over LMDB's limit failing with an exception.
  */
 class FerryBackendResourcesTest {
     private static final long MANAGED = 64L << 20;
@@ -48,10 +54,15 @@ class FerryBackendResourcesTest {
     }
 
     private FerryKeyedStateBackend<Integer> backend(FerryStateBackend sb, double fraction) throws Exception {
+        return backend(sb, fraction, new UnregisteredMetricsGroup());
+    }
+
+    private FerryKeyedStateBackend<Integer> backend(FerryStateBackend sb, double fraction, MetricGroup metrics)
+            throws Exception {
         FerryKeyedStateBackend<Integer> b = (FerryKeyedStateBackend<Integer>) sb.createKeyedStateBackend(
                 new KeyedStateBackendParametersImpl<>(env, new JobID(), "op", IntSerializer.INSTANCE, 128,
                         KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT,
-                        new UnregisteredMetricsGroup(), (n, v) -> { }, List.of(), new CloseableRegistry(), fraction));
+                        metrics, (n, v) -> { }, List.of(), new CloseableRegistry(), fraction));
         open.add(b);
         return b;
     }
@@ -87,9 +98,60 @@ class FerryBackendResourcesTest {
         assertEquals("lmdb", b.getEngine());
         assertEquals("jni", b.getBinding());
         assertTrue(b.isHeapTimers());
+        // Flink's RocksDB backend's key, when Ferry's is not set
+        Configuration builtIn = new Configuration();
+        builtIn.setString("state.backend.type", FerryStateBackendFactory.class.getName());
+        builtIn.setString("state.backend.rocksdb.timer-service.factory", "HEAP");
+        FerryStateBackend fromBuiltIn = (FerryStateBackend) StateBackendLoader.loadStateBackendFromConfig(builtIn,
+                getClass().getClassLoader(), null);
+        assertTrue(fromBuiltIn.isHeapTimers());
+        assertEquals("rocksdb", fromBuiltIn.getEngine());
         config.setString("state.backend.ferry.engine", "leveldb");
         assertThrows(Exception.class,
                 () -> StateBackendLoader.loadStateBackendFromConfig(config, getClass().getClassLoader(), null));
+    }
+
+    /** Keeps the gauges registered through it, by their dotted path. */
+    private static final class CapturingGroup extends UnregisteredMetricsGroup {
+        final Map<String, Gauge<?>> gauges;
+        private final String path;
+
+        CapturingGroup(Map<String, Gauge<?>> gauges, String path) {
+            this.gauges = gauges;
+            this.path = path;
+        }
+
+        @Override
+        public MetricGroup addGroup(String name) {
+            return new CapturingGroup(gauges, path + name + ".");
+        }
+
+        @Override
+        public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
+            gauges.put(path + name, gauge);
+            return gauge;
+        }
+    }
+
+    @Test
+    void rocksDbPropertiesAreMetricsUnderFlinksNames() throws Exception {
+        Configuration config = new Configuration();
+        config.setString("state.backend.rocksdb.metrics.estimate-num-keys", "true");
+        FerryStateBackend sb = new FerryStateBackend().configure(config, getClass().getClassLoader());
+        CapturingGroup metrics = new CapturingGroup(new HashMap<>(), "");
+        FerryKeyedStateBackend<Integer> b = backend(sb, 0.5, metrics);
+        ValueState<Integer> value = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                new ValueStateDescriptor<>("counts", Integer.class));
+        for (int k = 0; k < 100; k++) {
+            b.setCurrentKey(k);
+            value.update(k);
+        }
+        Gauge<?> keys = metrics.gauges.get("counts.rocksdb.estimate-num-keys");
+        assertEquals(Set.of("counts.rocksdb.estimate-num-keys"), metrics.gauges.keySet());
+        assertEquals(100L, keys.getValue());
+        b.dispose();
+        open.remove(b);
+        assertEquals(0L, keys.getValue());
     }
 
     @Test
