@@ -23,7 +23,7 @@ final class FlinkSection {
     /** Map iteration workloads (target: 1.3x). */
     static final Set<String> ITERATION = Set.of("mapIterator", "mapKeys", "mapValues", "mapEntries", "mapEntriesDeleted");
     /** Timer workloads (target: 1.3x). */
-    static final Set<String> TIMERS = Set.of("timerRegisterFire");
+    static final Set<String> TIMERS = Set.of("timerRegisterFire", "timerRegisterFireDeleted");
     /** Point operations (target: 0.95x). */
     static final Set<String> POINT = Set.of("valueGet", "valueUpdate", "mapGet", "mapPut", "mapContains");
 

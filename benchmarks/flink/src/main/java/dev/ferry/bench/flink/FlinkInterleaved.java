@@ -30,7 +30,7 @@ public final class FlinkInterleaved {
     /** Every workload, in the order they run. */
     static final List<String> ALL = List.of("valueGet", "valueUpdate", "listAdd", "listGet", "listUpdate", "mapGet", "mapPut",
             "mapContains", "mapIterator", "mapKeys", "mapValues", "mapEntries", "mapEntriesDeleted", "mapIsEmptyDeleted",
-            "timerRegisterFire", "checkpoint", "restore");
+            "timerRegisterFire", "timerRegisterFireDeleted", "checkpoint", "restore");
 
     private FlinkInterleaved() {
     }
@@ -167,6 +167,7 @@ public final class FlinkInterleaved {
             case "mapEntriesDeleted" -> w.mapEntriesDeleted();
             case "mapIsEmptyDeleted" -> w.mapIsEmptyDeleted();
             case "timerRegisterFire" -> w.timerRegisterFire();
+            case "timerRegisterFireDeleted" -> w.timerRegisterFireDeleted();
             default -> throw new IllegalArgumentException("unknown workload " + workload + "; known: " + ALL);
         };
     }
@@ -202,7 +203,7 @@ public final class FlinkInterleaved {
     private static void report(Map<String, Map<String, double[]>> times, List<String> backends, int keys, PrintStream out) {
         out.printf("%nFlink keyed state, interleaved: %d keys; best of rounds 2..; speed-up = built-in time / Ferry's (median"
                 + " of per-round ratios +- half their range)%n", keys);
-        StringBuilder head = new StringBuilder(String.format("%-20s %-6s", "workload", "unit"));
+        StringBuilder head = new StringBuilder(String.format("%-26s %-6s", "workload", "unit"));
         for (String b : backends) {
             head.append(String.format(" %12s", b));
         }
@@ -214,7 +215,7 @@ public final class FlinkInterleaved {
         out.println(head);
         for (var w : times.entrySet()) {
             String unit = w.getKey().equals("checkpoint") || w.getKey().equals("restore") ? "ms" : "ns/op";
-            StringBuilder line = new StringBuilder(String.format("%-20s %-6s", w.getKey(), unit));
+            StringBuilder line = new StringBuilder(String.format("%-26s %-6s", w.getKey(), unit));
             for (String b : backends) {
                 line.append(String.format(java.util.Locale.ROOT, " %12.1f", best(w.getValue().get(b))));
             }

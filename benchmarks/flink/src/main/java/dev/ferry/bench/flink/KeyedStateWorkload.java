@@ -35,6 +35,8 @@ public final class KeyedStateWorkload implements AutoCloseable {
     public static final int LIVE = 16;
     /** Deleted entries (tombstones) before the live ones in the deleted-entries variant's maps. */
     public static final int DELETED = 240;
+    /** Timers registered and deleted, before every timer the deleted-entries timer workload registers. */
+    public static final int DELETED_TIMERS = 100_000;
 
     private final Backends backends;
     private final AbstractKeyedStateBackend<Long> keyed;
@@ -48,6 +50,8 @@ public final class KeyedStateWorkload implements AutoCloseable {
     private final MapState<Long, Long> map;
     private final MapState<Long, Long> deletedMap;
     private final KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> timers;
+    private final KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> deletedTimers;
+    private long deletedTimerTime;
     private final List<Long> replacement = new ArrayList<>();
     private long timerTime;
     private int cursor;
@@ -74,6 +78,8 @@ public final class KeyedStateWorkload implements AutoCloseable {
         map = state(new MapStateDescriptor<>("map", LongSerializer.INSTANCE, LongSerializer.INSTANCE));
         deletedMap = state(new MapStateDescriptor<>("deleted", LongSerializer.INSTANCE, LongSerializer.INSTANCE));
         timers = keyed.create("timers", new TimerSerializer<>(LongSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE));
+        this.deletedTimers = keyed.create("timers-deleted",
+                new TimerSerializer<>(LongSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE));
         for (long i = 0; i < LIST_SIZE; i++) {
             replacement.add(i * 3);
         }
@@ -106,6 +112,13 @@ public final class KeyedStateWorkload implements AutoCloseable {
             timers.remove(new TimerHeapInternalTimer<>(i, (long) (i % keys), VoidNamespace.INSTANCE));
         }
         timerTime = deletedTimers;
+        for (int i = 0; i < DELETED_TIMERS; i++) {
+            this.deletedTimers.add(new TimerHeapInternalTimer<>(i, (long) (i % keys), VoidNamespace.INSTANCE));
+        }
+        for (int i = 0; i < DELETED_TIMERS; i++) {
+            this.deletedTimers.remove(new TimerHeapInternalTimer<>(i, (long) (i % keys), VoidNamespace.INSTANCE));
+        }
+        deletedTimerTime = DELETED_TIMERS;
         SplittableRandom pick = new SplittableRandom(7);
         batchKeys = new long[BATCH * 16];
         batchUserKeys = new long[batchKeys.length];
@@ -292,6 +305,22 @@ public final class KeyedStateWorkload implements AutoCloseable {
         }
         long sum = 0;
         for (TimerHeapInternalTimer<Long, VoidNamespace> t = timers.poll(); t != null; t = timers.poll()) {
+            sum += t.getTimestamp();
+        }
+        return sum;
+    }
+
+    /**
+     * {@link #timerRegisterFire} on a queue where {@link #DELETED_TIMERS} timers, all earlier than the ones registered
+     * here, were registered and deleted before the run.
+     */
+    public long timerRegisterFireDeleted() throws Exception {
+        int at = next();
+        for (int i = at, end = at + BATCH; i < end; i++) {
+            deletedTimers.add(new TimerHeapInternalTimer<>(deletedTimerTime++, batchKeys[i], VoidNamespace.INSTANCE));
+        }
+        long sum = 0;
+        for (TimerHeapInternalTimer<Long, VoidNamespace> t = deletedTimers.poll(); t != null; t = deletedTimers.poll()) {
             sum += t.getTimestamp();
         }
         return sum;

@@ -147,4 +147,10 @@ public class StateBench {
     public long timerRegisterFire() throws Exception {
         return w.timerRegisterFire();
     }
+
+    /** See {@link KeyedStateWorkload#timerRegisterFireDeleted}. */
+    @Benchmark
+    public long timerRegisterFireDeleted() throws Exception {
+        return w.timerRegisterFireDeleted();
+    }
 }
