@@ -60,7 +60,8 @@ final class KeyedStateJob {
     private KeyedStateJob() {
     }
 
-    /** Adds the job to an environment. */
+    /** Adds the job to an environment (a legacy source: it waits at a limit without holding the task's thread). */
+    @SuppressWarnings("deprecation")
     static void build(StreamExecutionEnvironment env, String run, long total, long failAfter, int parallelism) {
         DataStream<Long> events = env.addSource(new GatedSource(run, total), "events", Types.LONG)
                 .uid("events").setParallelism(1)
@@ -154,6 +155,7 @@ final class KeyedStateJob {
      * Waits (without emitting) at the run's limit, and runs slowly while a failure is armed and has not fired,
      * so that checkpoints complete before it.
      */
+    @SuppressWarnings("deprecation")
     static final class GatedSource implements SourceFunction<Long>, CheckpointedFunction {
         private static final long serialVersionUID = 1L;
         private final String run;
