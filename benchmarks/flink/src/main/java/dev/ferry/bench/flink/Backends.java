@@ -12,6 +12,7 @@ import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -92,7 +93,7 @@ public final class Backends implements AutoCloseable {
         ClassLoader loader = Backends.class.getClassLoader();
         switch (name) {
             case "rocksdb": {
-                EmbeddedRocksDBStateBackend rocks = new EmbeddedRocksDBStateBackend();
+                EmbeddedRocksDBStateBackend rocks = new EmbeddedRocksDBStateBackend(incremental());
                 rocks.setDbStoragePath(dir.toString());
                 return rocks;
             }
@@ -100,11 +101,21 @@ public final class Backends implements AutoCloseable {
             case "ferry-ffm": {
                 conf.set(FerryOptions.BINDING, name.substring("ferry-".length()));
                 conf.set(FerryOptions.LOCAL_DIRECTORIES, dir.toString());
+                conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental());
                 return new FerryStateBackendFactory().createFromConfig(conf, loader);
             }
             default:
                 throw new IllegalArgumentException("backend: rocksdb, ferry-jni or ferry-ffm, not '" + name + "'");
         }
+    }
+
+    /**
+     * Whether the backends take incremental checkpoints ({@code -Dbench.flink.incremental=true}): table files, as
+     * both backends restore by opening them. Otherwise the backends' defaults: the built-in backend's full
+     * checkpoints are table files too (its native full snapshot), Ferry's are canonical (entry by entry).
+     */
+    static boolean incremental() {
+        return Boolean.getBoolean("bench.flink.incremental");
     }
 
     /** The keyed backend. */
