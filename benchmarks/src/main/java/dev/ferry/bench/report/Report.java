@@ -19,8 +19,8 @@ import java.util.stream.Stream;
  * Turns a results directory into {@code summary.csv}, {@code report.md} and PNG charts.
  *
  * <p>Input: {@code jmh-result.json} (or every {@code jmh-*.json}) written by JMH with
- * {@code -rf json}, plus {@code machine.txt}, {@code interleaved.txt}, {@code interleaved-gets.txt}, {@code parallel.txt}
- * and {@code floor.txt} when present. Any of them may be missing: the report shows what there is,
+ * {@code -rf json}, plus {@code machine.txt}, {@code interleaved.txt}, {@code interleaved-gets.txt}, {@code parallel.txt},
+ * {@code flink.csv}, {@code flink-job.csv} ({@link FlinkSection}) and {@code floor.txt} when present. Any of them may be missing: the report shows what there is,
  * so it can be re-rendered from a saved results directory at any time. Naming
  * convention read here (see benchmarks/README.md): the class is the workload family
  * ({@code ScanBench}, {@code GetBench}, {@code PutBench}, {@code BatchBench}, {@code CallBench};
@@ -668,6 +668,7 @@ public final class Report {
         sb.append(glossary(inter, rows));
         sb.append(interleavedSections(inter, charts));
         sb.append(ParallelSection.markdown(dir));
+        sb.append(FlinkSection.markdown(dir));
         sb.append(jmhSections(rows, charts));
         Path floor = dir.resolve("floor.txt");
         if (Files.exists(floor)) {
