@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
@@ -135,7 +136,7 @@ final class FerryBackendBuilder<K> {
 
             return new FerryKeyedStateBackend<>(p.getKvStateRegistry(), keySerializer.currentSchemaSerializer(),
                     env.getUserCodeClassLoader().asClassLoader(), env.getExecutionConfig(), p.getTtlTimeProvider(),
-                    latency, size, p.getCancelStreamRegistry(),
+                    latency, size, new CloseableRegistry(), // the backend's own: the task closes p's after the restore
                     AbstractStateBackend.getCompressionDecorator(env.getExecutionConfig()),
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), store, dir, lmdb, states,
                     heapQueues, heapManager, resources, config.incremental && !lmdb && !config.heapTimers,

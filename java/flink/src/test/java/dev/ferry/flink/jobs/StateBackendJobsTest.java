@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -68,9 +67,6 @@ class StateBackendJobsTest {
 
     @ParameterizedTest
     @CsvSource({"ferry-jni, false", "ferry-ffm, false", "ferry-jni, true", "ferry-ffm, true"})
-    @Disabled("needs the Ferry keyed backend to snapshot through a CloseableRegistry of its own: it uses the one of the"
-            + " backend parameters, which the task closes after a restore, so the first checkpoint after the restart fails"
-            + " (\"Cannot register Closeable, registry is already closed\", FerryKeyedStateBackend.snapshot)")
     void aTaskFailureMidRunOnFerrysBackendLeavesTheOutputOfARunWithoutOne(String backend, boolean incremental)
             throws Exception {
         failureMidRun(backend, incremental);
