@@ -1,6 +1,7 @@
 package dev.ferry.flink;
 
 import dev.ferry.ColumnFamily;
+import dev.ferry.ColumnFamilyOptions;
 import dev.ferry.Cursor;
 import dev.ferry.CursorOptions;
 import dev.ferry.KeyRange;
@@ -21,6 +22,7 @@ import org.apache.flink.api.common.functions.ReduceFunction;
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;
 import org.apache.flink.api.common.state.ReducingStateDescriptor;
 import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -121,6 +123,11 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     /** Incremental checkpoints, or null: every checkpoint is a full snapshot. */
     private final FerryIncrementalSnapshots<K> incremental;
     private boolean disposed;
+    /**
+     * Whether a state has Ferry's native TTL filter and the time comes from a TTL time provider other
+     * than the wall clock: then the store's TTL clock is set to the provider's time before each read.
+     */
+    private boolean ttlClockFromProvider;
 
     FerryKeyedStateBackend(TaskKvStateRegistry kvStateRegistry, TypeSerializer<K> keySerializer,
             ClassLoader userCodeClassLoader, ExecutionConfig executionConfig, TtlTimeProvider ttlTimeProvider,
@@ -168,6 +175,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     }
 
     byte[] get(ColumnFamily cf, byte[] key) {
+        syncTtlClock();
         return store.get(cf, key);
     }
 
@@ -221,9 +229,85 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         return "state-" + java.util.HexFormat.of().formatHex(stateName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    /** @return a new column family for a state, its metrics registered */
+    /**
+     * A cursor over a state's family, the TTL clock set first (see {@link #syncTtlClock()}).
+     *
+     * @param cf the family
+     * @param range the keys
+     * @return the cursor
+     */
+    Cursor cursor(ColumnFamily cf, KeyRange range) {
+        syncTtlClock();
+        return store.cursor(cf, range, cursorOptions);
+    }
+
+    /**
+     * Sets the store's TTL clock to the TTL time provider's time, when a state has Ferry's native TTL
+     * filter and the provider is not the wall clock (a test's manual clock): the filter hides and drops
+     * values by the store's clock, and Flink's TTL wrappers expire them by the provider's.
+     */
+    void syncTtlClock() {
+        if (ttlClockFromProvider) {
+            store.setTtlClock(Math.max(0, ttlTimeProvider.currentTimestamp()));
+        }
+    }
+
+    /**
+     * The byte offset of the TTL timestamp in the stored values of a state whose expired values Ferry's
+     * native TTL filter may hide from reads and drop at compactions, or -1 when it may not. It may when
+     * the engine is RocksDB, the state's TTL asks for compaction-filter cleanup, and expired values are
+     * never returned ({@code NeverReturnExpired}: with {@code ReturnExpiredIfNotCleanedUp} hiding them
+     * on reads would change what the state returns). Value, reducing and aggregating state keep the
+     * timestamp at byte 0 of the value (Flink's {@code TtlValue}); map state at byte 1, after the null
+     * flag. List state keeps one timestamp per element: not a single value's, so -1.
+     *
+     * @param desc the state's descriptor, or null (a timer queue)
+     * @return the offset, or -1
+     */
+    int nativeTtlOffset(StateDescriptor<?, ?> desc) {
+        StateTtlConfig ttl = desc == null ? StateTtlConfig.DISABLED : desc.getTtlConfig();
+        if (lmdb || !ttl.isEnabled() || !ttl.getCleanupStrategies().inRocksdbCompactFilter()
+                || ttl.getStateVisibility() != StateTtlConfig.StateVisibility.NeverReturnExpired) {
+            return -1;
+        }
+        switch (desc.getType()) {
+            case VALUE:
+            case REDUCING:
+            case AGGREGATING:
+                return 0;
+            case MAP:
+                return 1;
+            default:
+                return -1;
+        }
+    }
+
+    /** @return the time to live in milliseconds, saturated at {@code Long.MAX_VALUE}, at least 1 */
+    private static long ttlMillis(StateTtlConfig ttl) {
+        try {
+            return Math.max(1, ttl.getTimeToLive().toMillis());
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** @return a new column family for a timer queue, its metrics registered */
     private ColumnFamily newFamily(String stateName) {
-        ColumnFamily cf = store.createColumnFamily(familyName(stateName));
+        return newFamily(stateName, null);
+    }
+
+    /** @return a new column family for a state, its metrics registered (Ferry's TTL filter when it fits) */
+    private ColumnFamily newFamily(String stateName, StateDescriptor<?, ?> desc) {
+        int offset = nativeTtlOffset(desc);
+        ColumnFamily cf;
+        if (offset >= 0) {
+            cf = store.createColumnFamily(familyName(stateName),
+                    ColumnFamilyOptions.of().ttl(ttlMillis(desc.getTtlConfig()), offset));
+            ttlClockFromProvider |= ttlTimeProvider != TtlTimeProvider.DEFAULT;
+            syncTtlClock();
+        } else {
+            cf = store.createColumnFamily(familyName(stateName));
+        }
         nativeMetrics.register(metricGroup, stateName, store, cf);
         return cf;
     }
@@ -334,7 +418,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         } else {
             meta = new RegisteredKeyValueStateBackendMetaInfo<>(stateDesc.getType(), name, namespaceSerializer,
                     stateDesc.getSerializer(), StateSnapshotTransformFactory.noTransform());
-            info = new StateInfo(newFamily(name), meta);
+            info = new StateInfo(newFamily(name, stateDesc), meta);
             states.put(name, info);
         }
         if (allowFutureMetadataUpdates) {

@@ -160,7 +160,7 @@ abstract class FerryKvState<K, N, V> implements InternalKvState<K, N, V> {
      */
     List<byte[][]> scanPrefix(byte[] prefix) {
         List<byte[][]> entries = new ArrayList<>();
-        try (Cursor c = backend.store().cursor(cf, KeyRange.prefix(prefix), backend.cursorOptions())) {
+        try (Cursor c = backend.cursor(cf, KeyRange.prefix(prefix))) {
             while (c.next()) {
                 entries.add(new byte[][] {c.keyBytes(), c.valueBytes()});
             }

@@ -144,7 +144,7 @@ final class FerryMapState<K, N, UK, UV> extends FerryKvState<K, N, Map<UK, UV>>
 
     @Override
     public boolean isEmpty() {
-        try (Cursor c = backend.store().cursor(cf, KeyRange.prefix(currentKey()), backend.cursorOptions())) {
+        try (Cursor c = backend.cursor(cf, KeyRange.prefix(currentKey()))) {
             return !c.first();
         }
     }
@@ -153,7 +153,7 @@ final class FerryMapState<K, N, UK, UV> extends FerryKvState<K, N, Map<UK, UV>>
     public void clear() {
         byte[] prefix = currentKey();
         List<byte[]> keys = new ArrayList<>();
-        try (Cursor c = backend.store().cursor(cf, KeyRange.prefix(prefix), backend.cursorOptions())) {
+        try (Cursor c = backend.cursor(cf, KeyRange.prefix(prefix))) {
             while (c.next()) {
                 keys.add(c.keyBytes());
             }
@@ -296,7 +296,7 @@ final class FerryMapState<K, N, UK, UV> extends FerryKvState<K, N, Map<UK, UV>>
             KeyRange all = KeyRange.prefix(prefix);
             KeyRange range = lastKey == null ? all
                     : all.upper() == null ? KeyRange.greaterThan(lastKey) : KeyRange.open(lastKey, all.upper());
-            try (Cursor c = backend.store().cursor(cf, range, backend.cursorOptions())) {
+            try (Cursor c = backend.cursor(cf, range)) {
                 while (batch.size() < BATCH && c.next()) {
                     byte[] k = c.keyBytes();
                     if (!startsWith(k, prefix)) {
