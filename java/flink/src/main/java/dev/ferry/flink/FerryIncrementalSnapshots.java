@@ -90,6 +90,7 @@ final class FerryIncrementalSnapshots<K>
         for (FerryKeyedStateBackend.StateInfo info : backend.states().values()) {
             metaInfos.add(info.meta.snapshot());
         }
+        backend.flushTimers();
         ResourceGuard.Lease lease = backend.lease();
         Path dir = root.resolve("chk-" + checkpointId + "-" + UUID.randomUUID());
         try {

@@ -122,6 +122,12 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     private final MetricGroup metricGroup;
     /** Incremental checkpoints, or null: every checkpoint is a full snapshot. */
     private final FerryIncrementalSnapshots<K> incremental;
+    /**
+     * The timer queues' puts and deletes not yet in the store, written in one native call when
+     * {@link #TIMER_BATCH_OPS} or {@link #TIMER_BATCH_BYTES} are reached and before anything reads a timer
+     * family ({@link #flushTimers()}): a queue's cursor, a snapshot or a checkpoint.
+     */
+    private final WriteBatch timerWrites = new WriteBatch();
     private boolean disposed;
     /**
      * Whether a state has Ferry's native TTL filter and the time comes from a TTL time provider other
@@ -197,6 +203,45 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
             }
             store.write(batch);
         }
+    }
+
+    // ---- timer queue writes, batched ----
+
+    /** Timer writes gathered before the batch is written. */
+    static final int TIMER_BATCH_OPS = 1024;
+    /** Encoded bytes of timer writes gathered before the batch is written. */
+    static final int TIMER_BATCH_BYTES = 1 << 20;
+    private static final byte[] EMPTY_VALUE = new byte[0];
+
+    /** Queues a timer put (an element as a key with an empty value) in the timer batch. */
+    void timerPut(ColumnFamily cf, byte[] key) {
+        timerWrites.put(cf, key, EMPTY_VALUE);
+        flushTimersIfFull();
+    }
+
+    /** Queues a timer delete in the timer batch. */
+    void timerDelete(ColumnFamily cf, byte[] key) {
+        timerWrites.delete(cf, key);
+        flushTimersIfFull();
+    }
+
+    private void flushTimersIfFull() {
+        if (timerWrites.count() >= TIMER_BATCH_OPS || timerWrites.sizeInBytes() >= TIMER_BATCH_BYTES) {
+            flushTimers();
+        }
+    }
+
+    /** Writes the batched timer writes to the store; called before any read of a timer family. */
+    void flushTimers() {
+        if (timerWrites.count() > 0) {
+            store.write(timerWrites);
+            timerWrites.clear();
+        }
+    }
+
+    /** @return the timer writes batched and not yet in the store */
+    int pendingTimerWrites() {
+        return timerWrites.count();
     }
 
     /** Appends list elements (already delimited) to a list value: a merge on RocksDB, read and write on LMDB. */
@@ -643,6 +688,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
 
     /** Takes the store snapshot and copies the meta info and heap timers: the synchronous part. */
     private FerrySnapshotResources<K> fullSnapshotResources() throws IOException {
+        flushTimers();
         List<StateMetaInfoSnapshot> metaInfos = new ArrayList<>();
         List<FerrySnapshotResources.StoreState> storeStates = new ArrayList<>();
         for (StateInfo info : states.values()) {
@@ -742,6 +788,8 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         super.dispose();
         // waits for snapshots in flight to release their store snapshots
         guard.close();
+        // the store and its directory go: batched timer writes are dropped, not written
+        timerWrites.close();
         created.clear();
         states.clear();
         IOUtils.closeQuietly(store);

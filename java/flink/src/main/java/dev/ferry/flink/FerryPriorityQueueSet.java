@@ -24,7 +24,9 @@ import org.apache.flink.util.FlinkRuntimeException;
  * (key group, element) with the element serializer, which orders its bytes as the elements' priority
  * (Flink's byte-ordered timer serializers). The smallest elements are cached in memory, sorted as
  * bytes, up to {@link #CACHE} of them; the cache is refilled from a cursor when it runs empty, so a
- * scan of many timers reads pages of entries per native call.
+ * scan of many timers reads pages of entries per native call. Adds and removes go to the backend's timer
+ * write batch ({@link FerryKeyedStateBackend#timerPut}), which is written to the store before every
+ * cursor here opens, so a read never misses a batched write.
  *
  * <p>Thread safety: confined to the task thread.
  *
@@ -33,7 +35,6 @@ import org.apache.flink.util.FlinkRuntimeException;
 final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPriorityQueueElement {
     /** Elements cached in memory per key group. */
     static final int CACHE = 128;
-    private static final byte[] EMPTY = new byte[0];
 
     private final FerryKeyedStateBackend<?> backend;
     private final ColumnFamily cf;
@@ -84,12 +85,18 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
         }
     }
 
+    /** @return a cursor over the key group's elements, after the batched timer writes reach the store */
+    private Cursor cursor() {
+        backend.flushTimers();
+        return backend.store().cursor(cf, KeyRange.prefix(groupPrefix), backend.cursorOptions());
+    }
+
     private void load() {
         if (loaded || complete) {
             return;
         }
         int n = 0;
-        try (Cursor c = backend.store().cursor(cf, KeyRange.prefix(groupPrefix), backend.cursorOptions())) {
+        try (Cursor c = cursor()) {
             while (n < CACHE && c.next()) {
                 cache.add(c.keyBytes());
                 n++;
@@ -128,7 +135,7 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
         if (cache.contains(key)) {
             return false; // a set: already queued
         }
-        backend.put(cf, key, EMPTY);
+        backend.timerPut(cf, key);
         if (complete || (!cache.isEmpty() && Arrays.compareUnsigned(key, cache.last()) < 0)) {
             cache.add(key);
             if (cache.size() > CACHE) {
@@ -147,7 +154,7 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
     public boolean remove(E toRemove) {
         load();
         byte[] key = storeKey(toRemove);
-        backend.delete(cf, key);
+        backend.timerDelete(cf, key);
         boolean wasHead = !cache.isEmpty() && Arrays.equals(cache.first(), key);
         cache.remove(key);
         if (wasHead) {
@@ -173,7 +180,7 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
             return cache.size();
         }
         int n = 0;
-        try (Cursor c = backend.store().cursor(cf, KeyRange.prefix(groupPrefix), backend.cursorOptions())) {
+        try (Cursor c = cursor()) {
             while (c.next()) {
                 n++;
             }
@@ -193,7 +200,7 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
     @Override
     public CloseableIterator<E> iterator() {
         List<byte[]> keys = new ArrayList<>();
-        try (Cursor c = backend.store().cursor(cf, KeyRange.prefix(groupPrefix), backend.cursorOptions())) {
+        try (Cursor c = cursor()) {
             while (c.next()) {
                 keys.add(c.keyBytes());
             }
