@@ -351,24 +351,25 @@ class WindowedTopologyComparisonTest {
     }
 
     @org.junit.jupiter.api.Test
-    void dslStoreSuppliersGiveTimeOrderedStoresLeaveHeadersToKafkaAndRejectUnknownEngines() {
+    void dslStoreSuppliersGiveTimeOrderedAndHeadersStoresAndRejectUnknownEngines() {
         FerryDslStoreSuppliers cached = new FerryLmdbDslStoreSuppliers();
         cached.configure(java.util.Map.of(FerryStoreConfig.DSL_ENGINE, "LMDB"));
         assertEquals(dev.ferry.Engine.LMDB, cached.engine());
-        // with Kafka's record cache on (the default), emit-on-window-close windowed aggregations keep Kafka's time-ordered stores
-        assertFalse(cached.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
-                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true)).get() instanceof FerryStateStore);
+        // with Kafka's record cache on (the default), emit-on-window-close windowed aggregations get Ferry's time-ordered
+        // store too (it answers in the cache's order when it finds Kafka's CachingWindowStore above it)
+        assertInstanceOf(FerryTimeOrderedWindowStore.class, cached.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w",
+                RETENTION, SIZE, false, org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true)).get());
         // Kafka never caches an emit-on-window-close session store: Ferry's
         assertInstanceOf(FerrySessionStore.class, cached.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose())).get());
         assertInstanceOf(FerrySessionStore.class, cached.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate())).get());
-        // never configured (Kafka's TopologyConfig path): the class's engine, emit-final windows Kafka's
+        // never configured (Kafka's TopologyConfig path): the class's engine, emit-final windows Ferry's
         FerryDslStoreSuppliers unconfigured = new FerryLmdbDslStoreSuppliers();
         assertEquals(dev.ferry.Engine.LMDB, ((FerryStateStore) unconfigured.keyValueStore(
                 new org.apache.kafka.streams.state.DslKeyValueParams("k", true)).get()).engine());
-        assertFalse(unconfigured.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
-                org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true)).get() instanceof FerryStateStore);
+        assertInstanceOf(FerryTimeOrderedWindowStore.class, unconfigured.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w",
+                RETENTION, SIZE, false, org.apache.kafka.streams.kstream.EmitStrategy.onWindowClose(), false, true)).get());
         assertEquals(dev.ferry.Engine.ROCKSDB, ((FerryStateStore) new FerryDslStoreSuppliers().keyValueStore(
                 new org.apache.kafka.streams.state.DslKeyValueParams("k", true)).get()).engine());
         FerryDslStoreSuppliers s = new FerryLmdbDslStoreSuppliers();
@@ -386,7 +387,8 @@ class WindowedTopologyComparisonTest {
         assertInstanceOf(FerrySessionStore.class, sessionOnClose.get());
         var headers = s.windowStore(new org.apache.kafka.streams.state.DslWindowParams("w", RETENTION, SIZE, false,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate(), false, org.apache.kafka.streams.DslStoreFormat.HEADERS));
-        assertFalse(headers.get() instanceof FerryStateStore, "the headers format stays Kafka's");
+        assertInstanceOf(FerryWindowStore.class, headers.get(), "the headers format: Ferry's headers window store");
+        assertInstanceOf(org.apache.kafka.streams.state.HeadersBytesStore.class, headers.get());
         assertInstanceOf(FerrySessionStore.class, s.sessionStore(new org.apache.kafka.streams.state.DslSessionParams("s", RETENTION,
                 org.apache.kafka.streams.kstream.EmitStrategy.onWindowUpdate())).get());
         assertThrows(org.apache.kafka.common.config.ConfigException.class,
