@@ -397,6 +397,8 @@ FERRY_HIDDEN int ferry_rocksdb_open(const char *path, const char *secondary, con
                                     const ferry_cf_desc *cfs, uint32_t ncfs, ferry_store **out, ferry_error *err);
 /* secondary instances (open.c) and the TTL clock (ttl.c) */
 FERRY_HIDDEN int ferry_rocksdb_catch_up(ferry_store *s, ferry_error *err);
+/* the store's newest OPTIONS file, opened for reading, or NULL (open.c) */
+FERRY_HIDDEN int rdb_latest_options(const char *path, FILE **out, ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms);
 /* backups, SST files, shared caches and write buffer managers (admin.c) */
 FERRY_HIDDEN int ferry_rocksdb_backups_open(const char *dir, ferry_backups **out, ferry_error *err);

@@ -721,14 +721,11 @@ static int builtin_name(const char *v, size_t vn)
     return 0;
 }
 
-/* A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
- * an operator other than Ferry's refusing one) may hold merge operands that it cannot read:
- * FERRY_EINVAL naming the operator. So does a family whose last operator was a callback's (Java) and
- * that this open gives another one (another name, or a built-in), and a family given a callback's
- * operator of another name than its last one. Missing or unreadable files are left to RocksDB. */
-static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_desc *cfs, uint32_t ncfs,
-                               ferry_error *err)
+/* Opens the store's newest OPTIONS-<n> file for reading into *out: NULL (and FERRY_OK) when the directory
+ * or the file is missing or unreadable, which the callers leave to RocksDB. FERRY_ENOMEM on allocation. */
+int rdb_latest_options(const char *path, FILE **out, ferry_error *err)
 {
+    *out = NULL;
     plat_dir *d = plat_dir_open(path, NULL);
     if (!d) return FERRY_OK;
     unsigned long long best = 0;
@@ -744,9 +741,22 @@ static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_de
     char *file = malloc(plen);
     if (!file) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     snprintf(file, plen, "%s/OPTIONS-%06llu", path, best);
-    FILE *f = plat_fopen(file, "r");
+    *out = plat_fopen(file, "r");
     free(file);
-    if (!f) return FERRY_OK;
+    return FERRY_OK;
+}
+
+/* A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
+ * an operator other than Ferry's refusing one) may hold merge operands that it cannot read:
+ * FERRY_EINVAL naming the operator. So does a family whose last operator was a callback's (Java) and
+ * that this open gives another one (another name, or a built-in), and a family given a callback's
+ * operator of another name than its last one. Missing or unreadable files are left to RocksDB. */
+static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_desc *cfs, uint32_t ncfs,
+                               ferry_error *err)
+{
+    FILE *f;
+    int orc = rdb_latest_options(path, &f, err);
+    if (orc != FERRY_OK || !f) return orc;
     char line[1024];
     char family[512] = "default";   /* the [CFOptions "name"] section being read */
     int rc = FERRY_OK;

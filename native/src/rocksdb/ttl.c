@@ -124,24 +124,9 @@ int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms)
 
 int rdb_ttl_store_check(const char *path, int ttl_open, ferry_error *err)
 {
-    plat_dir *d = plat_dir_open(path, NULL);
-    if (!d) return FERRY_OK;
-    unsigned long long best = 0;
-    int found = 0;
-    for (const char *name; (name = plat_dir_next(d)) != NULL;) {
-        unsigned long long n;
-        char tail;
-        if (sscanf(name, "OPTIONS-%llu%c", &n, &tail) == 1 && (!found || n > best)) { best = n; found = 1; }
-    }
-    plat_dir_close(d);
-    if (!found) return FERRY_OK;
-    size_t plen = strlen(path) + 40;
-    char *file = malloc(plen);
-    if (!file) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-    snprintf(file, plen, "%s/OPTIONS-%06llu", path, best);
-    FILE *f = plat_fopen(file, "r");
-    free(file);
-    if (!f) return FERRY_OK;
+    FILE *f;
+    int orc = rdb_latest_options(path, &f, err);
+    if (orc != FERRY_OK || !f) return orc;
     char line[1024];
     int ttl_store = 0;
     while (!ttl_store && fgets(line, sizeof line, f))
