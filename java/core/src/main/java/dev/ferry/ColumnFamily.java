@@ -1,6 +1,5 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import java.util.Set;
 
 /**
@@ -46,7 +45,7 @@ public final class ColumnFamily {
 
     /** @return true when the family keeps several values per key ({@link ColumnFamilyFlag#DUPSORT}) */
     public boolean hasDuplicates() {
-        return (flags & Abi.CF_DUPSORT) != 0;
+        return flags().contains(ColumnFamilyFlag.DUPSORT);
     }
 
     /** @return the family's name ({@code "default"} for the default family) */
