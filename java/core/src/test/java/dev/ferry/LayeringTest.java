@@ -139,7 +139,8 @@ class LayeringTest {
                 p = location(Class.forName(m[1], false, LayeringTest.class.getClassLoader()));
             } catch (ClassNotFoundException e) {
                 Path built = root == null ? null : root.resolve("java/" + m[0] + "/target/classes");
-                if (built != null && Files.isRegularFile(built.resolve(m[1].replace('.', '/') + ".class"))
+                Path probe = built == null ? null : built.resolve(m[1].replace('.', '/') + ".class");
+                if (probe != null && Files.isRegularFile(probe) && readableHere(probe)
                         && !stale(built, root.resolve("java/" + m[0] + "/src/main/java"))) {
                     p = built;
                 }
@@ -147,6 +148,18 @@ class LayeringTest {
             if (p != null) {
                 MODULES.put(m[0], p);
             }
+        }
+    }
+
+    /**
+     * Whether this JDK reads a class file's version: ferry-ffm's classes (Java 22) are not read by the
+     * JNI run on JDK 17, whose jdeps refuses the whole directory ("Unsupported major.minor version").
+     */
+    private static boolean readableHere(Path classFile) throws IOException {
+        try (DataInputStream in = new DataInputStream(Files.newInputStream(classFile))) {
+            in.readInt(); // magic
+            in.readUnsignedShort(); // minor
+            return in.readUnsignedShort() <= 44 + Runtime.version().feature();
         }
     }
 
