@@ -1,6 +1,5 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
@@ -124,7 +123,7 @@ public final class BlockCache extends SharedNative implements AutoCloseable {
             NativeCalls calls = new NativeCalls(binding == null ? Bindings.defaultBinding() : Bindings.byName(binding));
             Engines.attach(calls, Engine.ROCKSDB);
             long ppm = ratio < 0 ? -1 : Math.round(ratio * 1_000_000);
-            long h = calls.admin().cacheCreate(capacity, strict ? Abi.CACHE_STRICT_CAPACITY : 0, ppm);
+            long h = calls.admin().cacheCreate(capacity, strict, ppm);
             try {
                 return new BlockCache(calls, h, capacity, strict, ratio < 0 ? 0.5 : ratio);
             } catch (RuntimeException | Error e) {

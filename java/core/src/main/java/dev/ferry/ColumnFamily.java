@@ -1,6 +1,5 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import java.util.Set;
 
 /**
@@ -17,6 +16,9 @@ public final class ColumnFamily {
     private final String name;
     /** FERRY_CF_* bits. */
     final int flags;
+    /** Read from {@link #flags} once: a cursor's open asks for both. */
+    private final KeyOrder keyOrder;
+    private final boolean duplicates;
     volatile boolean dropped;
 
     ColumnFamily(StoreCore owner, int id, String name, int flags) {
@@ -24,6 +26,8 @@ public final class ColumnFamily {
         this.id = id;
         this.name = name;
         this.flags = flags;
+        this.keyOrder = KeyOrder.ofFlags(flags);
+        this.duplicates = ColumnFamilyFlag.of(flags).contains(ColumnFamilyFlag.DUPSORT);
     }
 
     /**
@@ -41,12 +45,12 @@ public final class ColumnFamily {
      * @return the order; {@link KeyOrder#BYTEWISE} on LMDB
      */
     public KeyOrder keyOrder() {
-        return KeyOrder.ofFlags(flags);
+        return keyOrder;
     }
 
     /** @return true when the family keeps several values per key ({@link ColumnFamilyFlag#DUPSORT}) */
     public boolean hasDuplicates() {
-        return (flags & Abi.CF_DUPSORT) != 0;
+        return duplicates;
     }
 
     /** @return the family's name ({@code "default"} for the default family) */

@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -23,19 +23,16 @@ public enum ColumnFamilyFlag {
      * default): a larger one throws {@link FerryException.InvalidArgument} with
      * {@link ErrorCode#KEY_SIZE}.
      */
-    DUPSORT(Abi.CF_DUPSORT),
+    DUPSORT,
     /**
      * LMDB {@code MDB_DUPFIXED}, with {@link #DUPSORT} only: all values of a key have one size,
      * which LMDB stores packed. A value of another size than the key's first throws
      * {@link FerryException.InvalidArgument} with {@link ErrorCode#KEY_SIZE}.
      */
-    DUPFIXED(Abi.CF_DUPFIXED);
+    DUPFIXED;
 
-    private final int bit;
-
-    ColumnFamilyFlag(int bit) {
-        this.bit = bit;
-    }
+    /** FERRY_CF_* bit of this flag, from the call layer. */
+    private final int bit = Codes.familyFlag(name());
 
     static int mask(Set<ColumnFamilyFlag> flags) {
         int m = 0;

@@ -1,7 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
-import java.util.Arrays;
+import dev.ferry.internal.Codes;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -90,8 +89,8 @@ public final class ColumnFamilyOptions {
      * @throws IllegalArgumentException outside 0..100
      */
     public ColumnFamilyOptions bloomBitsPerKey(int bits) {
-        if (bits < 0 || bits > Abi.CFOPT_MAX_BLOOM_BITS) {
-            throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
+        if (bits < 0 || bits > Codes.maxBloomBits()) {
+            throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Codes.maxBloomBits());
         }
         return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
                 ttlMillis, ttlOffset);
@@ -105,8 +104,8 @@ public final class ColumnFamilyOptions {
      * @throws IllegalArgumentException outside 1..2^30
      */
     public ColumnFamilyOptions blockSize(int bytes) {
-        if (bytes < 1 || bytes > Abi.CFOPT_MAX_BLOCK_SIZE) {
-            throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
+        if (bytes < 1 || bytes > Codes.maxBlockSize()) {
+            throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Codes.maxBlockSize());
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
                 ttlMillis, ttlOffset);
@@ -122,8 +121,8 @@ public final class ColumnFamilyOptions {
      * @throws IllegalArgumentException outside 0..4096
      */
     public ColumnFamilyOptions fixedPrefixLength(int bytes) {
-        if (bytes < 0 || bytes > Abi.CFOPT_MAX_PREFIX_LEN) {
-            throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
+        if (bytes < 0 || bytes > Codes.maxPrefixLength()) {
+            throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Codes.maxPrefixLength());
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
                 ttlMillis, ttlOffset);
@@ -206,8 +205,8 @@ public final class ColumnFamilyOptions {
         if (ttlMillis < 1) {
             throw new IllegalArgumentException("ttlMillis=" + ttlMillis + ", must be at least 1");
         }
-        if (timestampOffset < 0 || timestampOffset > Abi.CFOPT_MAX_TTL_OFFSET) {
-            throw new IllegalArgumentException("timestampOffset=" + timestampOffset + ", must be 0.." + Abi.CFOPT_MAX_TTL_OFFSET);
+        if (timestampOffset < 0 || timestampOffset > Codes.maxTtlOffset()) {
+            throw new IllegalArgumentException("timestampOffset=" + timestampOffset + ", must be 0.." + Codes.maxTtlOffset());
         }
         if (javaCompactionFilter != null) {
             throw new IllegalArgumentException("a family has one compaction filter: this one has a compaction filter"
@@ -274,16 +273,14 @@ public final class ColumnFamilyOptions {
 
     /** @return the FERRY_CFOPT_* array (-1 = unset) */
     long[] toNative() {
-        long[] o = new long[Abi.CFOPT_COUNT];
-        Arrays.fill(o, -1);
-        o[Abi.CFOPT_COMPRESSION] = compression == null ? -1 : compression.value();
-        o[Abi.CFOPT_BLOOM_BITS] = bloomBitsPerKey;
-        o[Abi.CFOPT_BLOCK_SIZE] = blockSize;
-        o[Abi.CFOPT_PREFIX_LEN] = prefixLength;
-        o[Abi.CFOPT_KEY_ORDER] = keyOrder == null ? -1 : keyOrder.value();
-        o[Abi.CFOPT_TTL_MS] = ttlMillis;
-        o[Abi.CFOPT_TTL_OFFSET] = ttlOffset;
-        return o;
+        return new Codes.FamilyRecord()
+                .compression(compression == null ? -1 : compression.value())
+                .bloomBits(bloomBitsPerKey)
+                .blockSize(blockSize)
+                .prefixLength(prefixLength)
+                .keyOrder(keyOrder == null ? -1 : keyOrder.value())
+                .ttl(ttlMillis, ttlOffset)
+                .array();
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * Block compression for RocksDB stores ({@link StoreOptions#compression(Compression)} on LMDB
@@ -10,19 +10,16 @@ import dev.ferry.internal.Abi;
  */
 public enum Compression {
     /** No compression. */
-    NONE(Abi.COMPRESSION_NONE),
+    NONE,
     /** Snappy. */
-    SNAPPY(Abi.COMPRESSION_SNAPPY),
+    SNAPPY,
     /** LZ4. */
-    LZ4(Abi.COMPRESSION_LZ4),
+    LZ4,
     /** Zstandard. */
-    ZSTD(Abi.COMPRESSION_ZSTD);
+    ZSTD;
 
-    private final int value;
-
-    Compression(int value) {
-        this.value = value;
-    }
+    /** FERRY_COMPRESSION_* of this compression, from the call layer. */
+    private final int value = Codes.compression(name());
 
     int value() {
         return value;

@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * Per-cursor settings. Defaults: the store's page size, fill the block cache, zero-copy pointer
@@ -137,11 +137,6 @@ public final class CursorOptions {
      */
     int nativeFlags(Engine engine) {
         boolean ptr = pointers != null ? pointers : engine != Engine.ROCKSDB || ROCKSDB_POINTERS;
-        return (ptr ? Abi.CURSOR_POINTERS : 0)
-                | (fillCache ? 0 : Abi.CURSOR_NO_FILL_CACHE)
-                | (pageWalk ? 0 : Abi.CURSOR_ENGINE_STEPS)
-                | (verifyChecksums ? 0 : Abi.CURSOR_NO_VERIFY_CHECKSUMS)
-                | (asyncIo ? Abi.CURSOR_ASYNC_IO : 0)
-                | (autoPrefixMode ? Abi.CURSOR_AUTO_PREFIX : 0);
+        return Codes.cursorFlags(ptr, fillCache, pageWalk, verifyChecksums, asyncIo, autoPrefixMode);
     }
 }

@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * The storage engines Ferry drives. Both come from the official Java artifacts: RocksDB from
@@ -10,15 +10,11 @@ import dev.ferry.internal.Abi;
  */
 public enum Engine {
     /** RocksDB (LSM tree): compression, column families, compaction. */
-    ROCKSDB(Abi.ENGINE_ROCKSDB),
+    ROCKSDB,
     /** LMDB (memory-mapped B+tree): zero-copy reads, one writer at a time. */
-    LMDB(Abi.ENGINE_LMDB);
+    LMDB;
 
-    private final int id;
-
-    Engine(int id) {
-        this.id = id;
-    }
+    private final int id = Codes.engine(name());
 
     /**
      * Returns the C ABI's engine id ({@code FERRY_ENGINE_*}).

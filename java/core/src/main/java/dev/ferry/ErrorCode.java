@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * Ferry's error codes, one per {@code FERRY_E*} code of the C ABI.
@@ -13,74 +13,71 @@ public enum ErrorCode {
      * {@link StoreOptions#createIfMissing(boolean) createIfMissing} (or read-only) that is not
      * there. A missing key is not an error.
      */
-    NOT_FOUND(Abi.NOTFOUND),
+    NOT_FOUND,
     /** Bad argument caught by the shim. */
-    INVALID_ARGUMENT(Abi.EINVAL),
+    INVALID_ARGUMENT,
     /** Native allocation failed. */
-    OUT_OF_MEMORY(Abi.ENOMEM),
+    OUT_OF_MEMORY,
     /** A caller buffer was too small (handled internally; reaching users is a bug). */
-    BUFFER_TOO_SMALL(Abi.ETOOSMALL),
+    BUFFER_TOO_SMALL,
     /** The engine library is not loaded or lacks a function. */
-    ENGINE_NOT_LOADED(Abi.ENOENGINE),
+    ENGINE_NOT_LOADED,
     /** Two copies of an engine library are loaded in this process. */
-    DUPLICATE_ENGINE(Abi.EDUPENGINE),
+    DUPLICATE_ENGINE,
     /** The engine does not support the operation. */
-    NOT_SUPPORTED(Abi.ENOTSUP),
+    NOT_SUPPORTED,
     /** The store or column family already exists. */
-    ALREADY_EXISTS(Abi.EEXISTS),
+    ALREADY_EXISTS,
     /** The column family was dropped. */
-    COLUMN_FAMILY_DROPPED(Abi.ECFDROPPED),
+    COLUMN_FAMILY_DROPPED,
     /** The engine found corrupt data. */
-    CORRUPTION(Abi.ECORRUPTION),
+    CORRUPTION,
     /** The engine hit an I/O error. */
-    IO_ERROR(Abi.EIO),
+    IO_ERROR,
     /** The engine is busy (a lock is held, e.g. the store is open in another process). */
-    BUSY(Abi.EBUSY),
+    BUSY,
     /** The engine could not complete the operation. */
-    INCOMPLETE(Abi.EINCOMPLETE),
+    INCOMPLETE,
     /** The engine timed out. */
-    TIMED_OUT(Abi.ETIMEDOUT),
+    TIMED_OUT,
     /** The engine aborted the operation. */
-    ABORTED(Abi.EABORTED),
+    ABORTED,
     /** The engine asks to try again. */
-    TRY_AGAIN(Abi.ETRYAGAIN),
+    TRY_AGAIN,
     /** The engine rejected an argument or option. */
-    ENGINE_INVALID_ARGUMENT(Abi.EENGINEARG),
+    ENGINE_INVALID_ARGUMENT,
     /** The engine is shutting down. */
-    SHUTDOWN(Abi.ESHUTDOWN),
+    SHUTDOWN,
     /** LMDB: the map is full. */
-    MAP_FULL(Abi.EMAPFULL),
+    MAP_FULL,
     /** LMDB: the reader table is full. */
-    READERS_FULL(Abi.EREADERSFULL),
+    READERS_FULL,
     /** Too many column families (LMDB: named databases). */
-    TOO_MANY_COLUMN_FAMILIES(Abi.EDBSFULL),
+    TOO_MANY_COLUMN_FAMILIES,
     /** LMDB: the transaction cannot be used here. */
-    BAD_TRANSACTION(Abi.EBADTXN),
+    BAD_TRANSACTION,
     /** The key or value size is not accepted by the engine. */
-    KEY_SIZE(Abi.EKEYSIZE),
+    KEY_SIZE,
     /** The store was opened read-only. */
-    READ_ONLY(Abi.EREADONLY),
+    READ_ONLY,
     /** A cursor was continued in the other direction. */
-    DIRECTION(Abi.EDIRECTION),
+    DIRECTION,
     /**
      * A write with {@link WriteOptions#noOverwrite(boolean) noOverwrite} or
      * {@link WriteOptions#noDupData(boolean) noDupData} found the key (or key and value) already
      * there; nothing was written.
      */
-    KEY_EXISTS(Abi.EKEYEXIST),
+    KEY_EXISTS,
     /** A transaction lost a write conflict (RocksDB: another writer holds or changed the key; an
      * optimistic commit found a newer write). Retry the transaction. */
-    CONFLICT(Abi.ECONFLICT),
+    CONFLICT,
     /** RocksDB's deadlock detection chose this transaction. Retry the transaction. */
-    DEADLOCK(Abi.EDEADLOCK),
+    DEADLOCK,
     /** Any other engine error. */
-    ENGINE(Abi.EENGINE);
+    ENGINE;
 
-    private final int rc;
-
-    ErrorCode(int rc) {
-        this.rc = rc;
-    }
+    /** FERRY_E* of this error, from the call layer. */
+    private final int rc = Codes.error(name());
 
     /**
      * Returns the C ABI's return code for this error.

@@ -1,7 +1,7 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import dev.ferry.internal.Callbacks;
+import dev.ferry.internal.Codes;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.NativeCalls;
 import dev.ferry.spi.FilterHandler;
@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
  * <p>Thread safety: thread-safe.
  */
 final class JavaCallbacks {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1," + Abi.MERGE_NAME_MAX + "}");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1," + Codes.maxCallbackName() + "}");
     private static final Map<Long, Registered> TOKENS = new ConcurrentHashMap<>();
     private static final Map<Long, RegisteredFilter> FILTER_TOKENS = new ConcurrentHashMap<>();
     /** The filters of the compactions running, by id. */
@@ -225,9 +225,9 @@ final class JavaCallbacks {
         }
         Guard before = Callbacks.enter(r.owner.guard);
         try {
-            if (kind == Abi.FILTER_BEGIN) {
+            if (Codes.filterBegins(kind)) {
                 JavaCompactionFilter f = r.factory.create(new JavaCompactionFilter.Context(
-                        (arg & Abi.FILTER_FULL) != 0, (arg & Abi.FILTER_MANUAL) != 0));
+                        Codes.fullCompaction(arg), Codes.manualCompaction(arg)));
                 if (f == null) {
                     throw new NullPointerException("compaction filter factory " + r.factory.name() + ": create returned null");
                 }
@@ -235,7 +235,7 @@ final class JavaCallbacks {
                 COMPACTIONS.put(id, f);
                 return id;
             }
-            if (kind != Abi.FILTER_ENTRY) {
+            if (!Codes.filterEntry(kind)) {
                 COMPACTIONS.remove(arg);
                 return 0;
             }
@@ -247,10 +247,11 @@ final class JavaCallbacks {
             if (d == null) {
                 throw new NullPointerException("compaction filter " + r.factory.name() + ": filter returned null");
             }
-            if (d.kind() == Abi.FILTER_CHANGE) {
+            boolean change = !d.removes() && d.value() != null;
+            if (change) {
                 out[0] = d.value();
             }
-            return d.kind();
+            return Codes.filterAnswer(d.removes(), change);
         } catch (Throwable t) {
             try {
                 r.factory.failed(t);

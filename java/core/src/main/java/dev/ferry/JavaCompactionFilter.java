@@ -1,6 +1,5 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import java.util.Objects;
 
 /**
@@ -41,15 +40,15 @@ public interface JavaCompactionFilter {
      */
     final class Decision {
         /** Keep the entry. */
-        public static final Decision KEEP = new Decision(Abi.FILTER_KEEP, null);
+        public static final Decision KEEP = new Decision(false, null);
         /** Remove the entry. */
-        public static final Decision REMOVE = new Decision(Abi.FILTER_REMOVE, null);
+        public static final Decision REMOVE = new Decision(true, null);
 
-        private final int kind;
+        private final boolean remove;
         private final byte[] value;
 
-        private Decision(int kind, byte[] value) {
-            this.kind = kind;
+        private Decision(boolean remove, byte[] value) {
+            this.remove = remove;
             this.value = value;
         }
 
@@ -61,12 +60,12 @@ public interface JavaCompactionFilter {
          * @throws NullPointerException when {@code newValue} is null
          */
         public static Decision change(byte[] newValue) {
-            return new Decision(Abi.FILTER_CHANGE, Objects.requireNonNull(newValue, "newValue"));
+            return new Decision(false, Objects.requireNonNull(newValue, "newValue"));
         }
 
-        /** @return 0 keep, 1 remove, 2 change (ferry.h's FERRY_FILTER_KEEP, _REMOVE, _CHANGE) */
-        int kind() {
-            return kind;
+        /** @return whether the entry is removed */
+        boolean removes() {
+            return remove;
         }
 
         /** @return the new value of a change, else null */
@@ -76,7 +75,7 @@ public interface JavaCompactionFilter {
 
         @Override
         public String toString() {
-            return kind == Abi.FILTER_KEEP ? "KEEP" : kind == Abi.FILTER_REMOVE ? "REMOVE" : "CHANGE(" + value.length + " bytes)";
+            return remove ? "REMOVE" : value == null ? "KEEP" : "CHANGE(" + value.length + " bytes)";
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * The order of a RocksDB column family's keys ({@link ColumnFamilyOptions#keyOrder(KeyOrder)}): one of
@@ -16,7 +16,7 @@ import dev.ferry.internal.Abi;
  */
 public enum KeyOrder {
     /** Unsigned bytes, then length (RocksDB's {@code leveldb.BytewiseComparator}): every family's default. */
-    BYTEWISE(Abi.ORDER_BYTEWISE),
+    BYTEWISE,
     /**
      * The reverse of {@link #BYTEWISE} (RocksDB's built-in {@code rocksdb.ReverseBytewiseComparator},
      * RocksJava's {@code BuiltinComparator.REVERSE_BYTEWISE_COMPARATOR}, so either library opens the
@@ -29,7 +29,7 @@ public enum KeyOrder {
      * {@code end} bytewise (else it deletes nothing). Such a family is never split for parallel scans
      * (one range) and takes no SST ingestion ({@link FerryException.NotSupported}).
      */
-    REVERSE_BYTEWISE(Abi.ORDER_REVERSE),
+    REVERSE_BYTEWISE,
     /**
      * Keys are unsigned 64-bit integers, 8 bytes big-endian, in numeric order: a comparator of Ferry's
      * native library ({@code ferry.Uint64BigEndianComparator}). The order is the same as bytewise for
@@ -38,13 +38,10 @@ public enum KeyOrder {
      * comparator's name keeps the store from being opened bytewise by mistake. RocksJava cannot open
      * such a store (it has no comparator of that name). No SST ingestion.
      */
-    UINT64_BIG_ENDIAN(Abi.ORDER_U64_BE);
+    UINT64_BIG_ENDIAN;
 
-    private final int value;
-
-    KeyOrder(int value) {
-        this.value = value;
-    }
+    /** FERRY_ORDER_* of this order, from the call layer. */
+    private final int value = Codes.keyOrder(name());
 
     int value() {
         return value;
@@ -52,14 +49,17 @@ public enum KeyOrder {
 
     /** @return the order of a family's native flags (FERRY_CF_ORDER_* bits) */
     static KeyOrder ofFlags(int flags) {
-        if ((flags & Abi.CF_ORDER_REVERSE) != 0) {
-            return REVERSE_BYTEWISE;
+        int order = Codes.keyOrderOfFlags(flags);
+        for (KeyOrder o : values()) {
+            if (o.value == order) {
+                return o;
+            }
         }
-        return (flags & Abi.CF_ORDER_U64_BE) != 0 ? UINT64_BIG_ENDIAN : BYTEWISE;
+        return BYTEWISE;
     }
 
     /** @return the FERRY_CF_ORDER_* bit of this order (0 for bytewise) */
     int flag() {
-        return this == REVERSE_BYTEWISE ? Abi.CF_ORDER_REVERSE : this == UINT64_BIG_ENDIAN ? Abi.CF_ORDER_U64_BE : 0;
+        return Codes.keyOrderFlag(value);
     }
 }

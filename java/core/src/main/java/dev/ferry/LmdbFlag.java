@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * LMDB environment flags ({@link StoreOptions#lmdbFlags(java.util.EnumSet)} on RocksDB options
@@ -14,27 +14,24 @@ public enum LmdbFlag {
      * default, already sets (a commit survives a process crash, an OS crash may lose the last
      * ones). With {@code syncWrites(true)} the open throws {@link FerryException.InvalidArgument}.
      */
-    NOSYNC(Abi.LMDB_NOSYNC),
+    NOSYNC,
     /**
      * With {@code syncWrites(true)}: fsync the data on commit and the meta page one commit later
      * (an OS crash may lose the last commit, never the store's integrity).
      */
-    NOMETASYNC(Abi.LMDB_NOMETASYNC),
+    NOMETASYNC,
     /** Write through a writable map: faster writes, stray pointers can corrupt the map. */
-    WRITEMAP(Abi.LMDB_WRITEMAP),
+    WRITEMAP,
     /** Turn off OS read-ahead: helps random reads when the map exceeds RAM. */
-    NORDAHEAD(Abi.LMDB_NORDAHEAD),
+    NORDAHEAD,
     /**
      * Let snapshots and cursors move between threads (used by one thread at a time). Without it
      * Ferry binds each LMDB snapshot and cursor to the thread that opened it.
      */
-    NOTLS(Abi.LMDB_NOTLS);
+    NOTLS;
 
-    private final int bit;
-
-    LmdbFlag(int bit) {
-        this.bit = bit;
-    }
+    /** FERRY_LMDB_* bit of this flag, from the call layer. */
+    private final int bit = Codes.lmdbFlag(name());
 
     int bit() {
         return bit;

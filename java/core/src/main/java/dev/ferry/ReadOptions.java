@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * Options of one point read ({@link Store#get(ColumnFamily, byte[], ReadOptions)},
@@ -25,12 +25,17 @@ import dev.ferry.internal.Abi;
  */
 public final class ReadOptions {
     /** The defaults: fill the cache, verify checksums. */
-    public static final ReadOptions DEFAULT = new ReadOptions(0);
+    public static final ReadOptions DEFAULT = new ReadOptions(true, true);
 
+    private final boolean fillCache;
+    private final boolean verifyChecksums;
+    /** The FERRY_CURSOR_* flags of these options, from the call layer. */
     private final int flags;
 
-    private ReadOptions(int flags) {
-        this.flags = flags;
+    private ReadOptions(boolean fillCache, boolean verifyChecksums) {
+        this.fillCache = fillCache;
+        this.verifyChecksums = verifyChecksums;
+        this.flags = Codes.readFlags(fillCache, verifyChecksums);
     }
 
     /**
@@ -38,7 +43,7 @@ public final class ReadOptions {
      * @return options with it set
      */
     public ReadOptions fillCache(boolean fill) {
-        return new ReadOptions(fill ? flags & ~Abi.CURSOR_NO_FILL_CACHE : flags | Abi.CURSOR_NO_FILL_CACHE);
+        return new ReadOptions(fill, verifyChecksums);
     }
 
     /**
@@ -46,17 +51,17 @@ public final class ReadOptions {
      * @return options with it set
      */
     public ReadOptions verifyChecksums(boolean verify) {
-        return new ReadOptions(verify ? flags & ~Abi.CURSOR_NO_VERIFY_CHECKSUMS : flags | Abi.CURSOR_NO_VERIFY_CHECKSUMS);
+        return new ReadOptions(fillCache, verify);
     }
 
     /** @return whether the blocks read enter the block cache */
     public boolean fillCache() {
-        return (flags & Abi.CURSOR_NO_FILL_CACHE) == 0;
+        return fillCache;
     }
 
     /** @return whether block checksums are verified */
     public boolean verifyChecksums() {
-        return (flags & Abi.CURSOR_NO_VERIFY_CHECKSUMS) == 0;
+        return verifyChecksums;
     }
 
     /** @return the FERRY_CURSOR_* read flags of ferry_get and ferry_multi_get */

@@ -4,6 +4,7 @@ import dev.ferry.internal.Children;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.Once;
 import dev.ferry.internal.ReadCalls;
+import dev.ferry.internal.WriteOp;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -225,7 +226,7 @@ public final class Store extends StoreWriter implements AutoCloseable {
     }
 
     @Override
-    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+    void send(WriteOp op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         core.send(op, cf, a, ao, al, b, bo, bl);
     }
 

@@ -1,6 +1,5 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -72,7 +71,7 @@ final class StoreAdmin {
         core.guard.enter();
         try {
             StoreCore.createParents(target);
-            core.calls.admin().checkpoint(core.handle, p, compact ? Abi.CHECKPOINT_COMPACT : 0);
+            core.calls.admin().checkpoint(core.handle, p, compact);
         } finally {
             core.guard.exit();
         }
@@ -98,7 +97,7 @@ final class StoreAdmin {
         int id = core.cfId(cf);
         core.guard.enter();
         try {
-            core.calls.admin().ingest(core.handle, id, all, files.size(), move ? Abi.INGEST_MOVE : 0);
+            core.calls.admin().ingest(core.handle, id, all, files.size(), move);
         } finally {
             core.guard.exit();
         }

@@ -1,6 +1,5 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.CursorPage;
 import dev.ferry.internal.Guard;
@@ -9,6 +8,7 @@ import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.Once;
 import dev.ferry.internal.Readers;
 import dev.ferry.internal.SeekRuns;
+import dev.ferry.internal.WriteOp;
 import java.io.IOException;
 import java.lang.ref.Cleaner;
 import java.nio.file.Files;
@@ -265,23 +265,23 @@ final class StoreCore {
     }
 
     /** {@link StoreWriter}'s writes of a store: the dedicated native calls (see {@link StoreWriter}). */
-    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+    void send(WriteOp op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int id = cfId(cf);
-        boolean reverse = op == Abi.OP_DELETE_RANGE && cf.keyOrder() == KeyOrder.REVERSE_BYTEWISE;
-        if (op == Abi.OP_DELETE_RANGE && (reverse ? Arrays.compareUnsigned(b, bo, bo + bl, a, ao, ao + al)
+        boolean reverse = op == WriteOp.DELETE_RANGE && cf.keyOrder() == KeyOrder.REVERSE_BYTEWISE;
+        if (op == WriteOp.DELETE_RANGE && (reverse ? Arrays.compareUnsigned(b, bo, bo + bl, a, ao, ao + al)
                 : Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl)) >= 0) {
             guard.check(); // an empty range: no native call
             return;
         }
         guard.enter();
         try {
-            if (op == Abi.OP_PUT) {
+            if (op == WriteOp.PUT) {
                 calls.put(handle, id, a, ao, al, b, bo, bl);
-            } else if (op == Abi.OP_DELETE) {
+            } else if (op == WriteOp.DELETE) {
                 calls.delete(handle, id, a, ao, al);
-            } else if (op == Abi.OP_MERGE) {
+            } else if (op == WriteOp.MERGE) {
                 calls.merge(handle, id, a, b); // whole arrays, as for a range delete
-            } else if (op == Abi.OP_DELETE_VALUE) {
+            } else if (op == WriteOp.DELETE_VALUE) {
                 try (WriteBatch batch = new WriteBatch()) { // no dedicated call: one batch record
                     calls.write(handle, batch.delete(cf, a, b).encoded(), 1, 0);
                 }

@@ -1,11 +1,10 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 import dev.ferry.internal.NativeCalls;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -670,37 +669,35 @@ public final class StoreOptions {
         return e == Engine.ROCKSDB ? "RocksDB" : "LMDB";
     }
 
-    long[] toNative() {
-        long[] o = new long[Abi.OPT_COUNT];
-        Arrays.fill(o, -1);
-        o[Abi.OPT_CREATE_IF_MISSING] = createIfMissing ? 1 : 0;
-        o[Abi.OPT_ERROR_IF_EXISTS] = errorIfExists ? 1 : 0;
-        o[Abi.OPT_READ_ONLY] = readOnly ? 1 : 0;
-        o[Abi.OPT_BLOCK_CACHE_BYTES] = blockCacheSize;
-        o[Abi.OPT_COMPRESSION] = compression == null ? -1 : compression.value();
-        o[Abi.OPT_WAL] = wal == null ? -1 : (wal ? 1 : 0);
-        o[Abi.OPT_SYNC] = syncWrites ? 1 : 0;
-        o[Abi.OPT_BLOOM_BITS] = bloomBitsPerKey;
-        o[Abi.OPT_MAX_OPEN_FILES] = maxOpenFiles;
-        o[Abi.OPT_MAP_SIZE] = mapSize;
-        o[Abi.OPT_MAX_DBS] = maxColumnFamilies;
-        o[Abi.OPT_MAX_READERS] = maxReaders;
+    /** @return the open options' record; the shared cache and write buffer manager are set by {@link Stores} */
+    Codes.StoreRecord toNative() {
         int f = 0;
         for (LmdbFlag fl : lmdbFlags) {
             f |= fl.bit();
         }
-        o[Abi.OPT_LMDB_FLAGS] = f;
-        o[Abi.OPT_AUTO_GROW] = autoGrowStep;
-        o[Abi.OPT_STATISTICS] = statistics ? 1 : -1;
-        o[Abi.OPT_TTL_SECONDS] = ttlSeconds;
-        o[Abi.OPT_READAHEAD_BYTES] = readaheadSize;
-        o[Abi.OPT_TRANSACTIONS] = engine == Engine.LMDB ? Abi.TXN_MODE_NONE
-                : transactions == TransactionMode.PESSIMISTIC ? Abi.TXN_MODE_PESSIMISTIC
-                : transactions == TransactionMode.OPTIMISTIC ? Abi.TXN_MODE_OPTIMISTIC : Abi.TXN_MODE_NONE;
-        o[Abi.OPT_TXN_LOCK_TIMEOUT_MS] = lockTimeoutMillis;
-        o[Abi.OPT_CACHE_INDEX_AND_FILTER] = cacheIndexAndFilterBlocks ? 1 : -1;
-        // OPT_BLOCK_CACHE / OPT_WRITE_BUFFER_MANAGER: set by Stores while it holds the objects open
-        return o;
+        boolean rocksdb = engine == Engine.ROCKSDB;
+        return new Codes.StoreRecord()
+                .createIfMissing(createIfMissing)
+                .errorIfExists(errorIfExists)
+                .readOnly(readOnly)
+                .blockCacheBytes(blockCacheSize)
+                .compression(compression == null ? -1 : compression.value())
+                .wal(wal)
+                .syncWrites(syncWrites)
+                .bloomBits(bloomBitsPerKey)
+                .maxOpenFiles(maxOpenFiles)
+                .mapSize(mapSize)
+                .maxColumnFamilies(maxColumnFamilies)
+                .maxReaders(maxReaders)
+                .lmdbFlags(f)
+                .autoGrowStep(autoGrowStep)
+                .statistics(statistics)
+                .ttlSeconds(ttlSeconds)
+                .readaheadBytes(readaheadSize)
+                .transactions(rocksdb && transactions == TransactionMode.PESSIMISTIC,
+                        rocksdb && transactions == TransactionMode.OPTIMISTIC)
+                .lockTimeoutMillis(lockTimeoutMillis)
+                .cacheIndexAndFilterBlocks(cacheIndexAndFilterBlocks);
     }
 
     /** @return ferry_store_open's family records for the per-family entries */

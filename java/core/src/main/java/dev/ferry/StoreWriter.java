@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.WriteOp;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -32,7 +32,7 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
      *        values) or {@code OP_MERGE} (a key and an operand); the last three with whole arrays
      * @param cf the family
      */
-    abstract void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl);
+    abstract void send(WriteOp op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl);
 
     /** Sends a put of buffers (position to limit; not moved). */
     abstract void send(ColumnFamily cf, ByteBuffer key, ByteBuffer value);
@@ -60,7 +60,7 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
     public void put(ColumnFamily cf, byte[] key, byte[] value) {
         StoreCore.requireKey(key);
         Objects.requireNonNull(value, "value");
-        send(Abi.OP_PUT, cf, key, 0, key.length, value, 0, value.length);
+        send(WriteOp.PUT, cf, key, 0, key.length, value, 0, value.length);
     }
 
     /**
@@ -77,7 +77,7 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
     public void put(ColumnFamily cf, byte[] key, int keyOffset, int keyLength, byte[] value, int valueOffset, int valueLength) {
         requireSlice(key, keyOffset, keyLength);
         requireSlice(value, valueOffset, valueLength);
-        send(Abi.OP_PUT, cf, key, keyOffset, keyLength, value, valueOffset, valueLength);
+        send(WriteOp.PUT, cf, key, keyOffset, keyLength, value, valueOffset, valueLength);
     }
 
     /**
@@ -124,7 +124,7 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
      */
     public void delete(ColumnFamily cf, byte[] key, int offset, int length) {
         requireSlice(key, offset, length);
-        send(Abi.OP_DELETE, cf, key, offset, length, key, 0, 0);
+        send(WriteOp.DELETE, cf, key, offset, length, key, 0, 0);
     }
 
     /**
@@ -163,7 +163,7 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
     public void deleteRange(ColumnFamily cf, byte[] begin, byte[] end) {
         Objects.requireNonNull(begin, "begin");
         Objects.requireNonNull(end, "end");
-        send(Abi.OP_DELETE_RANGE, cf, begin, 0, begin.length, end, 0, end.length);
+        send(WriteOp.DELETE_RANGE, cf, begin, 0, begin.length, end, 0, end.length);
     }
 
     /**
@@ -180,7 +180,7 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
     public void delete(ColumnFamily cf, byte[] key, byte[] value) {
         StoreCore.requireKey(key);
         Objects.requireNonNull(value, "value");
-        send(Abi.OP_DELETE_VALUE, cf, key, 0, key.length, value, 0, value.length);
+        send(WriteOp.DELETE_VALUE, cf, key, 0, key.length, value, 0, value.length);
     }
 
     /**
@@ -215,7 +215,7 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
     public void merge(ColumnFamily cf, byte[] key, byte[] operand) {
         StoreCore.requireKey(key);
         Objects.requireNonNull(operand, "operand");
-        send(Abi.OP_MERGE, cf, key, 0, key.length, operand, 0, operand.length);
+        send(WriteOp.MERGE, cf, key, 0, key.length, operand, 0, operand.length);
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.NativeCalls;
@@ -108,10 +108,9 @@ final class Stores {
         try {
             String x = options.nativeOptionsString(callbacks);
             byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords(callbacks);
-            long[] o = options.toNative();
+            Codes.StoreRecord record = options.toNative();
             h = holding(options.blockCache, options.writeBufferManager, (ch, wh) -> {
-                o[Abi.OPT_BLOCK_CACHE] = ch;
-                o[Abi.OPT_WRITE_BUFFER_MANAGER] = wh;
+                long[] o = record.blockCache(ch).writeBufferManager(wh).array();
                 byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
                 if (options.secondary != null) {
                     Path sec = options.secondary.toAbsolutePath().normalize();

@@ -1,10 +1,10 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import dev.ferry.internal.Children;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.Lifetime;
 import dev.ferry.internal.Once;
+import dev.ferry.internal.WriteOp;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -130,7 +130,7 @@ public final class Transaction extends StoreWriter implements AutoCloseable {
     // ---- writes ----
 
     @Override
-    void send(int op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
+    void send(WriteOp op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int id = core.cfId(cf);
         enter();
         try {
@@ -149,7 +149,7 @@ public final class Transaction extends StoreWriter implements AutoCloseable {
         key.get(key.position(), k);
         byte[] v = new byte[value.remaining()];
         value.get(value.position(), v);
-        send(Abi.OP_PUT, cf, k, 0, k.length, v, 0, v.length);
+        send(WriteOp.PUT, cf, k, 0, k.length, v, 0, v.length);
     }
 
     @Override

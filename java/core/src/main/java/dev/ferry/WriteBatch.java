@@ -1,7 +1,7 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeCalls;
+import dev.ferry.internal.WriteOp;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -21,11 +21,6 @@ import java.util.Objects;
  * <p>Thread safety: not thread-safe.
  */
 public final class WriteBatch implements AutoCloseable {
-    static final int PUT = Abi.OP_PUT;
-    static final int DELETE = Abi.OP_DELETE;
-    static final int DELETE_RANGE = Abi.OP_DELETE_RANGE;
-    static final int DELETE_VALUE = Abi.OP_DELETE_VALUE;
-    static final int MERGE = Abi.OP_MERGE;
     /**
      * The most bytes a batch's records take (the largest array a JVM allocates): each put, merge or
      * delete takes its key's and value's length plus a 16-byte record header.
@@ -49,7 +44,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch put(byte[] key, byte[] value) {
-        return add(PUT, null, key, value);
+        return add(WriteOp.PUT, null, key, value);
     }
 
     /**
@@ -61,7 +56,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch put(ColumnFamily cf, byte[] key, byte[] value) {
-        return add(PUT, Objects.requireNonNull(cf, "cf"), key, value);
+        return add(WriteOp.PUT, Objects.requireNonNull(cf, "cf"), key, value);
     }
 
     /**
@@ -72,7 +67,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch merge(byte[] key, byte[] operand) {
-        return add(MERGE, null, key, operand);
+        return add(WriteOp.MERGE, null, key, operand);
     }
 
     /**
@@ -86,7 +81,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch merge(ColumnFamily cf, byte[] key, byte[] operand) {
-        return add(MERGE, Objects.requireNonNull(cf, "cf"), key, operand);
+        return add(WriteOp.MERGE, Objects.requireNonNull(cf, "cf"), key, operand);
     }
 
     /**
@@ -96,7 +91,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch delete(byte[] key) {
-        return add(DELETE, null, key, EMPTY);
+        return add(WriteOp.DELETE, null, key, EMPTY);
     }
 
     /**
@@ -107,7 +102,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch delete(ColumnFamily cf, byte[] key) {
-        return add(DELETE, Objects.requireNonNull(cf, "cf"), key, EMPTY);
+        return add(WriteOp.DELETE, Objects.requireNonNull(cf, "cf"), key, EMPTY);
     }
 
     /**
@@ -121,7 +116,7 @@ public final class WriteBatch implements AutoCloseable {
      * @return this
      */
     public WriteBatch delete(ColumnFamily cf, byte[] key, byte[] value) {
-        return add(DELETE_VALUE, Objects.requireNonNull(cf, "cf"), key, value);
+        return add(WriteOp.DELETE_VALUE, Objects.requireNonNull(cf, "cf"), key, value);
     }
 
     /**
@@ -188,7 +183,7 @@ public final class WriteBatch implements AutoCloseable {
         Objects.requireNonNull(end, "end");
         // an empty range is recorded (count() is the number of operations added) and deletes
         // nothing: the shim skips it on both engines, so it never reaches RocksDB's checks
-        return add(DELETE_RANGE, cf, begin, end);
+        return add(WriteOp.DELETE_RANGE, cf, begin, end);
     }
 
     /** @return the family's store (null for no family), after checking the family can join the batch */
@@ -203,7 +198,7 @@ public final class WriteBatch implements AutoCloseable {
         return owner;
     }
 
-    private WriteBatch add(int op, ColumnFamily cf, byte[] a, byte[] b) {
+    private WriteBatch add(WriteOp op, ColumnFamily cf, byte[] a, byte[] b) {
         checkOpen();
         Objects.requireNonNull(a, "key");
         Objects.requireNonNull(b, "value");

@@ -1,6 +1,5 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
 import dev.ferry.internal.binding.Bindings;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
@@ -67,7 +66,7 @@ public final class WriteBufferManager extends SharedNative implements AutoClosea
         Engines.attach(calls, Engine.ROCKSDB);
         long h = Stores.holding(chargeTo, null, (ch, unused) -> {
             try {
-                return calls.admin().wbmCreate(ch, bufferSizeBytes, allowStall ? Abi.WBM_ALLOW_STALL : 0);
+                return calls.admin().wbmCreate(ch, bufferSizeBytes, allowStall);
             } catch (FerryException.NotSupported e) {
                 throw FerryException.of(ErrorCode.NOT_SUPPORTED, e.engineCode(), e.getMessage()
                         + " (this process runs RocksDB " + rocksdbVersion() + ")");

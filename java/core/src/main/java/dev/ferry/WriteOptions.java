@@ -1,6 +1,6 @@
 package dev.ferry;
 
-import dev.ferry.internal.Abi;
+import dev.ferry.internal.Codes;
 
 /**
  * Options of one write ({@link Store#put(ColumnFamily, byte[], byte[], WriteOptions)},
@@ -31,16 +31,23 @@ import dev.ferry.internal.Abi;
  */
 public final class WriteOptions {
     /** No option: the store's defaults. */
-    public static final WriteOptions DEFAULT = new WriteOptions(0);
+    public static final WriteOptions DEFAULT = new WriteOptions(false, false, false, false, false);
 
+    private final boolean sync;
+    private final boolean disableWal;
+    private final boolean noOverwrite;
+    private final boolean noDupData;
+    private final boolean append;
+    /** The FERRY_WRITE_* flags of these options, from the call layer. */
     private final int flags;
 
-    private WriteOptions(int flags) {
-        this.flags = flags;
-    }
-
-    private WriteOptions with(int bit, boolean on) {
-        return new WriteOptions(on ? flags | bit : flags & ~bit);
+    private WriteOptions(boolean sync, boolean disableWal, boolean noOverwrite, boolean noDupData, boolean append) {
+        this.sync = sync;
+        this.disableWal = disableWal;
+        this.noOverwrite = noOverwrite;
+        this.noDupData = noDupData;
+        this.append = append;
+        this.flags = Codes.writeFlags(sync, disableWal, noOverwrite, noDupData, append);
     }
 
     /**
@@ -51,7 +58,7 @@ public final class WriteOptions {
      * @return options with the change
      */
     public WriteOptions sync(boolean on) {
-        return with(Abi.WRITE_SYNC, on);
+        return new WriteOptions(on, disableWal, noOverwrite, noDupData, append);
     }
 
     /**
@@ -63,7 +70,7 @@ public final class WriteOptions {
      * @return options with the change
      */
     public WriteOptions disableWal(boolean on) {
-        return with(Abi.WRITE_NO_WAL, on);
+        return new WriteOptions(sync, on, noOverwrite, noDupData, append);
     }
 
     /**
@@ -76,7 +83,7 @@ public final class WriteOptions {
      * @return options with the change
      */
     public WriteOptions noOverwrite(boolean on) {
-        return with(Abi.WRITE_NO_OVERWRITE, on);
+        return new WriteOptions(sync, disableWal, on, noDupData, append);
     }
 
     /**
@@ -89,7 +96,7 @@ public final class WriteOptions {
      * @return options with the change
      */
     public WriteOptions noDupData(boolean on) {
-        return with(Abi.WRITE_NO_DUP_DATA, on);
+        return new WriteOptions(sync, disableWal, noOverwrite, on, append);
     }
 
     /**
@@ -104,32 +111,32 @@ public final class WriteOptions {
      * @return options with the change
      */
     public WriteOptions append(boolean on) {
-        return with(Abi.WRITE_APPEND, on);
+        return new WriteOptions(sync, disableWal, noOverwrite, noDupData, on);
     }
 
     /** @return true when {@link #sync(boolean)} is on */
     public boolean sync() {
-        return (flags & Abi.WRITE_SYNC) != 0;
+        return sync;
     }
 
     /** @return true when {@link #disableWal(boolean)} is on */
     public boolean disableWal() {
-        return (flags & Abi.WRITE_NO_WAL) != 0;
+        return disableWal;
     }
 
     /** @return true when {@link #noOverwrite(boolean)} is on */
     public boolean noOverwrite() {
-        return (flags & Abi.WRITE_NO_OVERWRITE) != 0;
+        return noOverwrite;
     }
 
     /** @return true when {@link #noDupData(boolean)} is on */
     public boolean noDupData() {
-        return (flags & Abi.WRITE_NO_DUP_DATA) != 0;
+        return noDupData;
     }
 
     /** @return true when {@link #append(boolean)} is on */
     public boolean append() {
-        return (flags & Abi.WRITE_APPEND) != 0;
+        return append;
     }
 
     int flags() {

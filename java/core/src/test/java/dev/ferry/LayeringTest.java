@@ -139,7 +139,8 @@ class LayeringTest {
                 p = location(Class.forName(m[1], false, LayeringTest.class.getClassLoader()));
             } catch (ClassNotFoundException e) {
                 Path built = root == null ? null : root.resolve("java/" + m[0] + "/target/classes");
-                if (built != null && Files.isRegularFile(built.resolve(m[1].replace('.', '/') + ".class"))
+                Path probe = built == null ? null : built.resolve(m[1].replace('.', '/') + ".class");
+                if (probe != null && Files.isRegularFile(probe) && readableHere(probe)
                         && !stale(built, root.resolve("java/" + m[0] + "/src/main/java"))) {
                     p = built;
                 }
@@ -147,6 +148,18 @@ class LayeringTest {
             if (p != null) {
                 MODULES.put(m[0], p);
             }
+        }
+    }
+
+    /**
+     * Whether this JDK reads a class file's version: ferry-ffm's classes (Java 22) are not read by the
+     * JNI run on JDK 17, whose jdeps refuses the whole directory ("Unsupported major.minor version").
+     */
+    private static boolean readableHere(Path classFile) throws IOException {
+        try (DataInputStream in = new DataInputStream(Files.newInputStream(classFile))) {
+            in.readInt(); // magic
+            in.readUnsignedShort(); // minor
+            return in.readUnsignedShort() <= 44 + Runtime.version().feature();
         }
     }
 
@@ -282,7 +295,7 @@ class LayeringTest {
     }
 
     /**
-     * No circle of packages: with the API's {@link #VOCABULARY} and the ABI's constants counted as
+     * No circle of packages: with the API's {@link #VOCABULARY} and the ABI's constants and codes ({@code Abi}, {@code Codes}) counted as
      * a layer of their own (the values every layer may name), the packages of ferry-core form a hierarchy. For example
      * the binding chooser sits in {@code dev.ferry.internal.binding}, above both {@code dev.ferry.jni}
      * and {@code dev.ferry.internal}, so the JNI binding's use of {@code internal} makes no circle.
@@ -306,6 +319,7 @@ class LayeringTest {
         assertTrue(packages.containsKey("dev.ferry.internal") && packages.containsKey("dev.ferry.jni"),
                 "packages read: " + packages.keySet());
         assertTrue(USES.getOrDefault(ABI, Set.of()).isEmpty(), "Abi (the bottom layer) uses " + USES.get(ABI));
+        assertTrue(Set.of(ABI).containsAll(USES.getOrDefault(CODES, Set.of())), "Codes (the bottom layer) uses " + USES.get(CODES));
         List<String> circles = new ArrayList<>();
         for (Set<String> scc : stronglyConnected(packages)) {
             if (scc.size() > 1) {
@@ -322,14 +336,16 @@ class LayeringTest {
     }
 
     /**
-     * A class's package, with the API's vocabulary and the C ABI's constants ({@code Abi}, whose
-     * codes the vocabulary's enums carry) as the bottom layer.
+     * A class's package, with the API's vocabulary, the C ABI's constants ({@code Abi}) and their map to
+     * the API's values ({@code Codes}, from which the vocabulary's enums take their codes) as the bottom layer.
      */
     private static String layerOf(String cls) {
-        return VOCABULARY.contains(cls) || cls.equals(ABI) ? "vocabulary (FerryException, ErrorCode, Engine, Abi)" : packageOf(cls);
+        return VOCABULARY.contains(cls) || cls.equals(ABI) || cls.equals(CODES)
+                ? "vocabulary (FerryException, ErrorCode, Engine, Abi, Codes)" : packageOf(cls);
     }
 
     private static final String ABI = "dev.ferry.internal.Abi";
+    private static final String CODES = "dev.ferry.internal.Codes";
 
     @Test
     void internalNamesOnlyTheApiVocabulary() {

@@ -236,12 +236,12 @@ class SharedMemoryContractTest {
             return;
         }
         Engines.attach(calls, Engine.ROCKSDB);
-        long h = admin.cacheCreate(1 << 20, 0, -1);
+        long h = admin.cacheCreate(1 << 20, false, -1);
         admin.cacheClose(h);
         // the native side looks the handle up in its registry, never dereferences it
         e = assertThrows(FerryException.class, () -> admin.cacheUsage(h));
         assertTrue(e.getMessage().contains("not an open block cache"), e.getMessage());
-        long w = admin.wbmCreate(0, 1 << 20, 0);
+        long w = admin.wbmCreate(0, 1 << 20, false);
         admin.wbmClose(w);
         e = assertThrows(FerryException.class, () -> admin.wbmUsage(w));
         assertTrue(e.getMessage().contains("not an open write buffer manager"), e.getMessage());

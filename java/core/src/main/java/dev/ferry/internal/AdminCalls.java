@@ -78,11 +78,11 @@ public final class AdminCalls {
      *
      * @param store the store
      * @param dir the target directory (UTF-8)
-     * @param flags {@code FERRY_CHECKPOINT_*} flags
+     * @param compact LMDB: a compacting copy ({@code FERRY_CHECKPOINT_COMPACT})
      */
-    public void checkpoint(long store, byte[] dir, int flags) {
+    public void checkpoint(long store, byte[] dir, boolean compact) {
         Scratch s = Scratch.get(b);
-        check(s, b.checkpoint(store, s.cString(dir), flags, s.err()));
+        check(s, b.checkpoint(store, s.cString(dir), Codes.checkpointFlags(compact), s.err()));
     }
 
     /**
@@ -92,9 +92,10 @@ public final class AdminCalls {
      * @param cf the family
      * @param paths the files' paths, each followed by a NUL
      * @param n how many
-     * @param flags {@code FERRY_INGEST_*} flags
+     * @param move hard-link the files instead of copying them ({@code FERRY_INGEST_MOVE})
      */
-    public void ingest(long store, int cf, byte[] paths, int n, int flags) {
+    public void ingest(long store, int cf, byte[] paths, int n, boolean move) {
+        int flags = Codes.ingestFlags(move);
         Scratch s = Scratch.get(b);
         NativeBuffer m = s.ensure(Scratch.DATA + (long) paths.length, 0);
         m.buf.put(Scratch.DATA, paths);
@@ -302,13 +303,13 @@ public final class AdminCalls {
      * {@code ferry_cache_create}.
      *
      * @param capacity bytes
-     * @param flags FERRY_CACHE_* bits
+     * @param strict a strict capacity limit ({@code FERRY_CACHE_STRICT_CAPACITY})
      * @param highPriPpm high-priority share in parts per million, -1 for RocksDB's default
      * @return the handle
      */
-    public long cacheCreate(long capacity, int flags, long highPriPpm) {
+    public long cacheCreate(long capacity, boolean strict, long highPriPpm) {
         Scratch s = Scratch.get(b);
-        check(s, b.cacheCreate(capacity, flags, highPriPpm, s.out(0), s.err()));
+        check(s, b.cacheCreate(capacity, Codes.cacheFlags(strict), highPriPpm, s.out(0), s.err()));
         return s.outLong(0);
     }
 
@@ -343,12 +344,12 @@ public final class AdminCalls {
      *
      * @param cache cache handle or 0
      * @param bufferSize bytes
-     * @param flags FERRY_WBM_* bits
+     * @param allowStall stall writes over the buffer size ({@code FERRY_WBM_ALLOW_STALL})
      * @return the handle
      */
-    public long wbmCreate(long cache, long bufferSize, int flags) {
+    public long wbmCreate(long cache, long bufferSize, boolean allowStall) {
         Scratch s = Scratch.get(b);
-        check(s, b.wbmCreate(cache, bufferSize, flags, s.out(0), s.err()));
+        check(s, b.wbmCreate(cache, bufferSize, Codes.wbmFlags(allowStall), s.out(0), s.err()));
         return s.outLong(0);
     }
 

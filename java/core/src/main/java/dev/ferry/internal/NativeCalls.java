@@ -341,13 +341,13 @@ public final class NativeCalls {
      * ({@code op}, {@code cf}, the two lengths, native byte order) and the two byte strings.
      *
      * @param buf the batch (native byte order), with {@link #batchRecordSize} bytes remaining
-     * @param op {@code FERRY_OP_*}
+     * @param op the write
      * @param cf the family's id
      * @param a the key (or range begin)
      * @param c the value (or range end; empty for a delete)
      */
-    public static void batchRecord(ByteBuffer buf, int op, int cf, byte[] a, byte[] c) {
-        buf.putInt(op).putInt(cf).putInt(a.length).putInt(c.length).put(a).put(c);
+    public static void batchRecord(ByteBuffer buf, WriteOp op, int cf, byte[] a, byte[] c) {
+        buf.putInt(op.code()).putInt(cf).putInt(a.length).putInt(c.length).put(a).put(c);
     }
 
     /** A column family slot as the store reports it. */
@@ -732,7 +732,7 @@ public final class NativeCalls {
      * {@code ferry_txn_write} of one record {@code op cf a b}.
      *
      * @param txn the transaction
-     * @param op {@code FERRY_OP_*}
+     * @param op the write
      * @param cf the family
      * @param a the key (or range begin) array
      * @param ao its first byte
@@ -741,12 +741,12 @@ public final class NativeCalls {
      * @param co its first byte
      * @param cl its length
      */
-    public void txnRecord(long txn, int op, int cf, byte[] a, int ao, int al, byte[] c, int co, int cl) {
+    public void txnRecord(long txn, WriteOp op, int cf, byte[] a, int ao, int al, byte[] c, int co, int cl) {
         Scratch s = Scratch.get(b);
         int aoff = Scratch.DATA + Abi.OP_HEADER;
         NativeBuffer m = s.ensure((long) aoff + al + cl, 0);
         ByteBuffer buf = m.buf;
-        buf.putInt(Scratch.DATA, op);
+        buf.putInt(Scratch.DATA, op.code());
         buf.putInt(Scratch.DATA + 4, cf);
         buf.putInt(Scratch.DATA + 8, al);
         buf.putInt(Scratch.DATA + 12, cl);
