@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  *
  * <p>Input: {@code jmh-result.json} (or every {@code jmh-*.json}) written by JMH with
  * {@code -rf json}, plus {@code machine.txt}, {@code interleaved.txt}, {@code interleaved-gets.txt}, {@code parallel.txt},
- * {@code flink.csv}, {@code flink-job.csv} ({@link FlinkSection}) and {@code floor.txt} when present. Any of them may be missing: the report shows what there is,
+ * {@code flink.csv}, {@code flink-job.csv} ({@link FlinkSection}), {@code callgrind.txt} ({@link CallgrindSection}) and {@code floor.txt} when present. Any of them may be missing: the report shows what there is,
  * so it can be re-rendered from a saved results directory at any time. Naming
  * convention read here (see benchmarks/README.md): the class is the workload family
  * ({@code ScanBench}, {@code GetBench}, {@code PutBench}, {@code BatchBench}, {@code CallBench};
@@ -669,6 +669,7 @@ public final class Report {
         sb.append(interleavedSections(inter, charts));
         sb.append(ParallelSection.markdown(dir));
         sb.append(FlinkSection.markdown(dir));
+        sb.append(CallgrindSection.markdown(dir));
         sb.append(jmhSections(rows, charts));
         Path floor = dir.resolve("floor.txt");
         if (Files.exists(floor)) {
