@@ -73,6 +73,7 @@ int rdb_cursor_create_in(ferry_store *owner, rocksdb_t *db, rocksdb_transaction_
             if (c->own_snap) RDB.readoptions_set_snapshot(c->ropts, snap);
             RDB.readoptions_set_pin_data(c->ropts, 1);
             c->pin = 1;
+            c->pin_check = 1;
             c->db = db;
             c->cfh = cf;
         }
@@ -213,7 +214,50 @@ static rocksdb_iterator_t *renew(rdb_cursor *c, int op)
     if (op == FERRY_NEXT) RDB.iter_seek(c->it, c->rekey, kl);
     else if (op == FERRY_PREV) RDB.iter_seek_for_prev(c->it, c->rekey, kl);
     c->pinned = 0;
+    c->pin_check = 1;
+    c->pin_based = 0;
     return old;
+}
+
+/* Has the pinning iterator reached RDB_PIN_LIMIT? RocksDB pins every block the iterator steps
+ * through, the blocks of deleted or overwritten entries it skips included, which the bytes the
+ * cursor emitted do not show. So the fills read the block cache's pinned usage
+ * ("rocksdb.block-cache-pinned-usage" of the family) now and then. The first read, at the
+ * iterator's first continuing fill (short cursors never pay for one), takes what is pinned beyond
+ * the bytes emitted so far as others' (other cursors, table readers). Each later read counts the
+ * rest as this iterator's, and the next read comes when, at the rate of pinned to emitted bytes
+ * of the last interval, half the distance to the limit should be gone, and at least RDB_PIN_STEP
+ * emitted bytes later: a few reads per iterator on plain data, one a fill near the limit where
+ * the iterator skips much. So an iterator pins at most about RDB_PIN_LIMIT and what one fill
+ * steps through, plus what its first fill stepped through beyond what it emitted. The cache is
+ * shared: others' pins in the meantime renew early, their releases late (the emitted bytes still
+ * renew at the limit). Without the property, the emitted bytes alone count. */
+static int pin_full(rdb_cursor *c)
+{
+    if (c->pinned >= RDB_PIN_LIMIT) return 1;
+    if (c->pinned < c->pin_check) return 0;
+    uint64_t u = 0;
+    if (RDB.property_int_cf(c->db, c->cfh, "rocksdb.block-cache-pinned-usage", &u) != 0) {
+        c->pin_check = RDB_PIN_LIMIT;
+        return 0;
+    }
+    if (!c->pin_based) {
+        c->pin_base = u > c->pinned ? u - c->pinned : 0;
+        c->pin_based = 1;
+        c->pin_own = u - c->pin_base;
+        c->pin_seen = c->pinned;
+        c->pin_check = c->pinned + RDB_PIN_STEP;
+        return 0;
+    }
+    uint64_t own = u > c->pin_base ? u - c->pin_base : 0;
+    if (own >= RDB_PIN_LIMIT) return 1;
+    uint64_t grew = own > c->pin_own ? own - c->pin_own : 0, emitted = c->pinned - c->pin_seen;
+    uint64_t rest = (RDB_PIN_LIMIT - own) / 2;
+    if (grew > emitted && emitted) rest = rest * emitted / grew; /* < 2^22 * 2^22: no overflow */
+    c->pin_own = own;
+    c->pin_seen = c->pinned;
+    c->pin_check = c->pinned + (rest > RDB_PIN_STEP ? rest : RDB_PIN_STEP);
+    return 0;
 }
 
 /* Copy n bytes (a key, a short value) without a call up to 16 bytes: two overlapping loads and
@@ -379,7 +423,7 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
     int fwd;
     if (max_entries > INT_MAX) max_entries = INT_MAX;
     if (rc_->pin) {
-        rocksdb_iterator_t *old = rc_->pinned >= RDB_PIN_LIMIT ? renew(rc_, op) : NULL;
+        rocksdb_iterator_t *old = pin_full(rc_) ? renew(rc_, op) : NULL;
         fwd = position(rc_->it, op, key, klen);
         if (old) RDB.iter_destroy(old);
         if (rc_->pin) return fill_pointers(rc_, fwd, page, cap, max_entries, err);
