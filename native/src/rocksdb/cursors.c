@@ -332,7 +332,8 @@ static inline __attribute__((always_inline)) int fill_pointers_dir(rdb_cursor *c
 {
     rocksdb_iterator_t *it = c->it;
     uint8_t *p = page + FERRY_PAGE_HEADER, *tail = page + (cap & ~(size_t)7);
-    size_t most = (cap - FERRY_PAGE_HEADER) / FERRY_PTR_ENTRY;
+    size_t most = (cap - FERRY_PAGE_HEADER) / FERRY_PTR_ENTRY;   /* >= 2 (FERRY_PAGE_MIN) */
+    if (!most) most = 1; /* a page too small for one entry fails in the loop, with the size it needs */
     uint8_t *stop = p + (max_entries < most ? max_entries : most) * FERRY_PTR_ENTRY;
     size_t span = 0;
     int more;
