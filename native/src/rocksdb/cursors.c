@@ -226,10 +226,11 @@ static rocksdb_iterator_t *renew(rdb_cursor *c, int op)
  * iterator's first continuing fill (short cursors never pay for one), takes what is pinned beyond
  * the bytes emitted so far as others' (other cursors, table readers). Each later read counts the
  * rest as this iterator's, and the next read comes when, at the rate of pinned to emitted bytes
- * of the last interval, half the distance to the limit should be gone, and at least RDB_PIN_STEP
- * emitted bytes later: a few reads per iterator on plain data, one a fill near the limit where
- * the iterator skips much. So an iterator pins at most about RDB_PIN_LIMIT and what one fill
- * steps through, plus what its first fill stepped through beyond what it emitted. The cache is
+ * of the last interval, three quarters of the distance to the limit should be gone; when that is
+ * less than RDB_PIN_STEP emitted bytes, the iterator is renewed at once: five reads or so per
+ * iterator on plain data, more where the rate grows. So an iterator pins at most about
+ * RDB_PIN_LIMIT and what one fill steps through, plus what its first fill stepped through beyond
+ * what it emitted. The cache is
  * shared: others' pins in the meantime renew early, their releases late (the emitted bytes still
  * renew at the limit). Without the property, the emitted bytes alone count. */
 static int pin_full(rdb_cursor *c)
@@ -252,11 +253,12 @@ static int pin_full(rdb_cursor *c)
     uint64_t own = u > c->pin_base ? u - c->pin_base : 0;
     if (own >= RDB_PIN_LIMIT) return 1;
     uint64_t grew = own > c->pin_own ? own - c->pin_own : 0, emitted = c->pinned - c->pin_seen;
-    uint64_t rest = (RDB_PIN_LIMIT - own) / 2;
+    uint64_t rest = (RDB_PIN_LIMIT - own) / 4 * 3;
     if (grew > emitted && emitted) rest = rest * emitted / grew; /* < 2^22 * 2^22: no overflow */
+    if (rest < RDB_PIN_STEP) return 1; /* within a step of the limit: renew now, not read again */
     c->pin_own = own;
     c->pin_seen = c->pinned;
-    c->pin_check = c->pinned + (rest > RDB_PIN_STEP ? rest : RDB_PIN_STEP);
+    c->pin_check = c->pinned + rest;
     return 0;
 }
 
