@@ -104,14 +104,22 @@ typedef struct rdb_cursor {
     rdb_cf_shell cfs;
     const rocksdb_snapshot_t *own_snap; /* taken at open when the caller gave none; released at close */
     uint64_t pinned;                  /* key and value bytes emitted since the iterator was made */
+    uint64_t pin_check;               /* pinned level at which the next fill reads the cache (see cursors.c) */
+    uint64_t pin_base;                /* the block cache's pinned usage not this iterator's */
+    uint64_t pin_own, pin_seen;       /* this iterator's pinned usage, and pinned, at the last read */
+    int pin_based;                    /* pin_base was read for this iterator */
     char *rekey;                      /* where the iterator stood, for its successor (malloc'd) */
     size_t rekey_cap;
     char bounds[];                    /* lower then upper bound bytes */
 } rdb_cursor;
 
-/* A pinning cursor opens a fresh iterator at the entry it stands on once it has emitted this many
- * key and value bytes, so the blocks its iterator pins stay bounded (see cursors.c). */
+/* A pinning cursor opens a fresh iterator at the entry it stands on once its iterator pins this
+ * many bytes of the block cache (or has emitted this many key and value bytes), so the blocks it
+ * pins stay bounded (see cursors.c). */
 #define RDB_PIN_LIMIT ((uint64_t)4 << 20)
+/* Emitted bytes between two reads of the block cache's pinned usage, at least (the first read
+ * comes with an iterator's first continuing fill). */
+#define RDB_PIN_STEP ((uint64_t)64 << 10)
 
 #define STORE(s) ((rdb_store *)(s))
 
