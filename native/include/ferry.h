@@ -1427,6 +1427,72 @@ FERRY_EXPORT int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *st
 FERRY_EXPORT int ferry_wbm_close(ferry_wbm *w, ferry_error *err);
 /**@}*/
 
+/* ------------------------------------------------------------------ */
+/** @name RocksDB services: the write-ahead log, rate limiters, SST file managers, PerfContext
+ * The rest of RocksDB's C API that RocksJava users rely on. LMDB has none of these: its functions
+ * answer FERRY_ENOTSUP with a message saying why, and an LMDB store opened with one of their
+ * options fails with FERRY_EINVAL.
+ *
+ * The write-ahead log (WAL): every write to a RocksDB store gets a sequence number (a batch of n
+ * operations takes n consecutive ones) and goes to the WAL first. ferry_wal_open reads the batches
+ * written since a sequence number back from the WAL files that RocksDB still keeps: a WAL file
+ * goes once its memtables are flushed, unless the store's options string keeps it archived
+ * (WAL_ttl_seconds, WAL_size_limit_MB). Each batch comes as RocksDB's own write batch (its "rep"):
+ * a 12-byte header (sequence number, fixed64; operation count, fixed32; little-endian) and the
+ * records, each a type byte, for the types of a column family other than the default one a varint32
+ * family id (RocksDB's, see ferry_cf_engine_id), and varint32-length-prefixed key and value slices.
+ * Threading: a ferry_wal is used by one thread at a time; close it before its store.
+ */
+/**@{*/
+typedef struct ferry_wal ferry_wal;
+
+/**
+ * @brief The sequence number of the store's latest write (0 before the first one).
+ * @param[out] out the sequence number.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (LMDB: no sequence numbers).
+ */
+FERRY_EXPORT int ferry_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err);
+
+/**
+ * @brief The id RocksDB gives a column family (the id write batches and the WAL carry).
+ * @param[in] cf a live family of the store.
+ * @param[out] out RocksDB's id (the default family: 0).
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB).
+ */
+FERRY_EXPORT int ferry_cf_engine_id(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err);
+
+/**
+ * @brief Open an iterator over the write batches of the WAL from the one holding sequence number
+ *        since (RocksDB's GetUpdatesSince).
+ * @param[in] since the first sequence number wanted (0 and 1: from the first write). Greater than
+ *            the latest sequence number: an iterator that ends at once.
+ * @param[out] out the iterator; release with ferry_wal_close, before the store closes.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_NOTFOUND (sequence number since is no longer in the WAL: its
+ *         files went after a flush; the message names the first sequence number still there),
+ *         FERRY_ENOTSUP (LMDB; a TTL store, whose values carry RocksDB's timestamp suffix in the WAL; a
+ *         store opened with FERRY_OPT_WAL 0), engine codes (a read-only or secondary store: RocksDB's).
+ */
+FERRY_EXPORT int ferry_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err);
+
+/**
+ * @brief Copy the iterator's next write batch (its rep, see above) into dst and move past it.
+ * @param[out] dst where the batch goes (cap bytes).
+ * @param[out] seq_out the batch's first sequence number.
+ * @param[out] len_out the batch's size in bytes, also when it did not fit.
+ * @return FERRY_OK; FERRY_NOTFOUND at the end (batches written after it are read by a new iterator);
+ *         FERRY_ETOOSMALL (the batch is larger than cap: nothing copied, the iterator stays; call again
+ *         with *len_out bytes); FERRY_EINVAL; engine codes (a WAL read failed).
+ */
+FERRY_EXPORT int ferry_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out,
+                                ferry_error *err);
+
+/**
+ * @brief Release a WAL iterator. NULL is ignored.
+ * @return FERRY_OK.
+ */
+FERRY_EXPORT int ferry_wal_close(ferry_wal *w);
+/**@}*/
+
 #ifdef __cplusplus
 }
 #endif

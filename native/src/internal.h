@@ -93,6 +93,11 @@ struct ferry_cursor {
     int dead;
 };
 
+/* Base of an engine's WAL iterator (ferry_wal_open): the store it reads. */
+struct ferry_wal {
+    ferry_store *store;
+};
+
 /* Transaction states. */
 #define FERRY_TXN_ACTIVE    0
 #define FERRY_TXN_COMMITTED 1
@@ -281,6 +286,13 @@ typedef struct ferry_engine_lib {
                         void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
     int (*rj_put)(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err);
     int (*rj_write)(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err);
+    /* ---- RocksDB services (ferry_services.c): the WAL, rate limiters, SST file managers, PerfContext */
+    int (*latest_sequence)(ferry_store *s, uint64_t *out, ferry_error *err);
+    int (*cf_engine_id)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+    int (*wal_open)(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err);
+    /* w was made by this engine's wal_open */
+    int (*wal_next)(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out, ferry_error *err);
+    int (*wal_close)(ferry_wal *w);
 } ferry_engine_lib;
 
 FERRY_HIDDEN extern const ferry_engine_lib ferry_rocksdb_lib;

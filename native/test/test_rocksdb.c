@@ -267,6 +267,7 @@ int main(int argc, char **argv)
     test_ttl();
     test_ttl_store();
     test_secondary();
+    test_wal();
     test_pointer_pages();
 
     printf("%d passed, %d failed\n", passed, failed);

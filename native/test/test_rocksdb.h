@@ -95,6 +95,7 @@ void test_key_order_txn(void);
 void test_ttl(void);                                  /* test_rocksdb_ttl.c */
 void test_ttl_store(void);
 void test_secondary(void);
+void test_wal(void);                                  /* test_rocksdb_services.c */
 void test_pointer_pages(void);                         /* test_rocksdb_pinned.c */
 
 #endif

@@ -491,3 +491,33 @@ JNI_FN(wbmClose0)(JNIEnv *env, jclass cls, jlong w, jlong err)
 {
     return ferry_wbm_close(P(w), P(err));
 }
+
+/* JniFunctions.latestSequence0: ferry_latest_sequence */
+JNI_FN(latestSequence0)(JNIEnv *env, jclass cls, jlong s, jlong out, jlong err)
+{
+    return ferry_latest_sequence(P(s), P(out), P(err));
+}
+
+/* JniFunctions.cfEngineId0: ferry_cf_engine_id */
+JNI_FN(cfEngineId0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong out, jlong err)
+{
+    return ferry_cf_engine_id(P(s), (uint32_t)cf, P(out), P(err));
+}
+
+/* JniFunctions.walOpen0: ferry_wal_open */
+JNI_FN(walOpen0)(JNIEnv *env, jclass cls, jlong s, jlong since, jlong out, jlong err)
+{
+    return ferry_wal_open(P(s), (uint64_t)since, P(out), P(err));
+}
+
+/* JniFunctions.walNext0: ferry_wal_next */
+JNI_FN(walNext0)(JNIEnv *env, jclass cls, jlong w, jlong dst, jlong cap, jlong seq_out, jlong len_out, jlong err)
+{
+    return ferry_wal_next(P(w), P(dst), (size_t)cap, P(seq_out), P(len_out), P(err));
+}
+
+/* JniFunctions.walClose0: ferry_wal_close */
+JNI_FN(walClose0)(JNIEnv *env, jclass cls, jlong w)
+{
+    return ferry_wal_close(P(w));
+}

@@ -322,6 +322,43 @@ static int lmdb_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
     return ferry_fail(err, FERRY_ENOTSUP, 0, "TTL families are RocksDB's: LMDB has no compaction filter");
 }
 
+/* RocksDB services (ferry.h "RocksDB services"): LMDB has no sequence numbers and no write-ahead log */
+static int no_wal(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "LMDB has no write-ahead log and no sequence numbers: a commit writes the "
+                      "B+tree pages in place (RocksDB's WAL iterator has no LMDB counterpart)");
+}
+
+static int lmdb_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err)
+{
+    (void)s; (void)out;
+    return no_wal(err);
+}
+
+static int lmdb_cf_engine_id(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err)
+{
+    (void)s; (void)cf; (void)out;
+    return no_wal(err);
+}
+
+static int lmdb_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err)
+{
+    (void)s; (void)since; (void)out;
+    return no_wal(err);
+}
+
+static int lmdb_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out, ferry_error *err)
+{
+    (void)w; (void)dst; (void)cap; (void)seq_out; (void)len_out;
+    return no_wal(err);
+}
+
+static int lmdb_wal_close(ferry_wal *w)
+{
+    (void)w;
+    return FERRY_OK;
+}
+
 const ferry_engine_lib ferry_lmdb_lib = {
     .attach = ferry_lmdb_attach,
     .path = ferry_lmdb_path,
@@ -353,4 +390,9 @@ const ferry_engine_lib ferry_lmdb_lib = {
     .rj_multi_get = lmdb_rj_multi_get,
     .rj_put = lmdb_rj_put,
     .rj_write = lmdb_rj_write,
+    .latest_sequence = lmdb_latest_sequence,
+    .cf_engine_id = lmdb_cf_engine_id,
+    .wal_open = lmdb_wal_open,
+    .wal_next = lmdb_wal_next,
+    .wal_close = lmdb_wal_close,
 };

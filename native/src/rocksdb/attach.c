@@ -322,4 +322,9 @@ const ferry_engine_lib ferry_rocksdb_lib = {
     .rj_multi_get = ferry_rocksdb_rj_multi_get,
     .rj_put = ferry_rocksdb_rj_put,
     .rj_write = ferry_rocksdb_rj_write,
+    .latest_sequence = ferry_rocksdb_latest_sequence,
+    .cf_engine_id = ferry_rocksdb_cf_engine_id,
+    .wal_open = ferry_rocksdb_wal_open,
+    .wal_next = ferry_rocksdb_wal_next,
+    .wal_close = ferry_rocksdb_wal_close,
 };

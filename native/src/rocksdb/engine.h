@@ -161,6 +161,14 @@ typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id, int 
     do { if (!atomic_load_explicit(&rdb_ready, memory_order_acquire)) \
         return ferry_fail((err), FERRY_ENOENGINE, 0, "RocksDB engine not attached"); } while (0)
 
+/* services.c: the engine-wide table's RocksDB services (see ferry_engine_lib) */
+FERRY_HIDDEN int ferry_rocksdb_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_cf_engine_id(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out,
+                                        ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_wal_close(ferry_wal *w);
+
 /* attach.c */
 extern FERRY_HIDDEN rocksdb_api RDB;
 extern FERRY_HIDDEN plat_lib *rdb_lib;

@@ -23,6 +23,84 @@ public final class AdminCalls {
         this.b = binding;
     }
 
+    // ---- RocksDB services: the write-ahead log ----
+
+    /**
+     * {@code ferry_latest_sequence}.
+     *
+     * @param store the store
+     * @return the sequence number of the store's latest write
+     */
+    public long latestSequence(long store) {
+        Scratch s = Scratch.get(b);
+        check(s, b.latestSequence(store, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_cf_engine_id}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @return RocksDB's id of the family
+     */
+    public int cfEngineId(long store, int cf) {
+        Scratch s = Scratch.get(b);
+        check(s, b.cfEngineId(store, cf, s.out(0), s.err()));
+        return s.mem.buf.getInt(Scratch.OUT);
+    }
+
+    /**
+     * {@code ferry_wal_open}.
+     *
+     * @param store the store
+     * @param since the first sequence number wanted
+     * @return the iterator's handle
+     */
+    public long walOpen(long store, long since) {
+        Scratch s = Scratch.get(b);
+        check(s, b.walOpen(store, since, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_wal_next}: the next write batch, copied.
+     *
+     * @param wal the iterator
+     * @param seqOut receives the batch's first sequence number at index 0
+     * @return the batch's rep, or null at the end
+     */
+    public byte[] walNext(long wal, long[] seqOut) {
+        Scratch s = Scratch.get(b);
+        long cap = s.mem.cap - Scratch.DATA;
+        int rc = b.walNext(wal, s.mem.addr + Scratch.DATA, cap, s.out(0), s.out(1), s.err());
+        if (rc == Abi.ETOOSMALL) {
+            long len = s.outLong(1);
+            if (len > Integer.MAX_VALUE - Scratch.DATA - 8) {
+                throw new IllegalStateException("write batch of " + len + " bytes: larger than a Java array");
+            }
+            s.ensure(Scratch.DATA + len, 0);
+            rc = b.walNext(wal, s.mem.addr + Scratch.DATA, len, s.out(0), s.out(1), s.err());
+        }
+        if (rc == Abi.NOTFOUND) {
+            return null;
+        }
+        check(s, rc);
+        seqOut[0] = s.outLong(0);
+        byte[] data = new byte[(int) s.outLong(1)];
+        s.mem.buf.get(Scratch.DATA, data);
+        return data;
+    }
+
+    /**
+     * {@code ferry_wal_close}.
+     *
+     * @param wal the iterator
+     */
+    public void walClose(long wal) {
+        b.walClose(wal);
+    }
+
     // ---- maintenance ----
 
     /**

@@ -407,6 +407,31 @@ public abstract class JniFunctions implements NativeFunctions {
         return wbmClose0(wbm, err);
     }
 
+    @Override
+    public final int latestSequence(long store, long out, long err) {
+        return latestSequence0(store, out, err);
+    }
+
+    @Override
+    public final int cfEngineId(long store, int cf, long out, long err) {
+        return cfEngineId0(store, cf, out, err);
+    }
+
+    @Override
+    public final int walOpen(long store, long since, long out, long err) {
+        return walOpen0(store, since, out, err);
+    }
+
+    @Override
+    public final int walNext(long wal, long dst, long cap, long seqOut, long lenOut, long err) {
+        return walNext0(wal, dst, cap, seqOut, lenOut, err);
+    }
+
+    @Override
+    public final int walClose(long wal) {
+        return walClose0(wal);
+    }
+
     private static native int abiVersion0();
     private static native long strerror0(int rc);
     private static native int noop0();
@@ -496,4 +521,9 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int wbmCreate0(long cache, long bufferSize, int flags, long out, long err);
     private static native int wbmUsage0(long wbm, long usageOut, long storesOut, long err);
     private static native int wbmClose0(long wbm, long err);
+    private static native int latestSequence0(long store, long out, long err);
+    private static native int cfEngineId0(long store, int cf, long out, long err);
+    private static native int walOpen0(long store, long since, long out, long err);
+    private static native int walNext0(long wal, long dst, long cap, long seqOut, long lenOut, long err);
+    private static native int walClose0(long wal);
 }

@@ -2,9 +2,9 @@
 package dev.ferry.spi;
 
 /**
- * The functions of ferry.h's RocksDB-only sections (Backups, RocksJava interop, SST files and ingestion, Shared
- * memory), in the header's order, as {@link NativeFunctions} declares the others (and extends this interface).
- * Generated from ferry.h.
+ * The functions of ferry.h's RocksDB-only sections (Backups, RocksDB services, RocksJava interop, SST files and
+ * ingestion, Shared memory), in the header's order, as {@link NativeFunctions} declares the others (and extends this
+ * interface). Generated from ferry.h.
  *
  * <p>Thread safety: implementations are stateless and thread-safe; the handles passed follow the threading rules of
  * ferry.h.
@@ -360,4 +360,64 @@ public interface RocksDbFunctions {
      *        counts them).
      */
     int wbmClose(long wbm, long err);
+
+    /**
+     * {@code ferry_latest_sequence}: The sequence number of the store's latest write (0 before the first one).
+     *
+     * @param store {@code ferry_store *s}
+     * @param out {@code uint64_t *out}: the sequence number.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (LMDB: no sequence numbers).
+     */
+    int latestSequence(long store, long out, long err);
+
+    /**
+     * {@code ferry_cf_engine_id}: The id RocksDB gives a column family (the id write batches and the WAL carry).
+     *
+     * @param store {@code ferry_store *s}
+     * @param cf {@code uint32_t cf}: a live family of the store.
+     * @param out {@code uint32_t *out}: RocksDB's id (the default family: 0).
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB).
+     */
+    int cfEngineId(long store, int cf, long out, long err);
+
+    /**
+     * {@code ferry_wal_open}: Open an iterator over the write batches of the WAL from the one holding sequence number
+     * since (RocksDB's GetUpdatesSince).
+     *
+     * @param store {@code ferry_store *s}
+     * @param since {@code uint64_t since}: the first sequence number wanted (0 and 1: from the first write). Greater
+     *        than the latest sequence number: an iterator that ends at once.
+     * @param out {@code ferry_wal **out}: the iterator; release with ferry_wal_close, before the store closes.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_NOTFOUND (sequence number since is no longer in the
+     *        WAL: its files went after a flush; the message names the first sequence number still there), FERRY_ENOTSUP
+     *        (LMDB; a TTL store, whose values carry RocksDB's timestamp suffix in the WAL; a store opened with
+     *        FERRY_OPT_WAL 0), engine codes (a read-only or secondary store: RocksDB's).
+     */
+    int walOpen(long store, long since, long out, long err);
+
+    /**
+     * {@code ferry_wal_next}: Copy the iterator's next write batch (its rep, see above) into dst and move past it.
+     *
+     * @param wal {@code ferry_wal *w}
+     * @param dst {@code void *dst}: where the batch goes (cap bytes).
+     * @param cap {@code size_t cap}
+     * @param seqOut {@code uint64_t *seq_out}: the batch's first sequence number.
+     * @param lenOut {@code size_t *len_out}: the batch's size in bytes, also when it did not fit.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK; FERRY_NOTFOUND at the end (batches written after it are read by a new
+     *        iterator); FERRY_ETOOSMALL (the batch is larger than cap: nothing copied, the iterator stays; call again
+     *        with *len_out bytes); FERRY_EINVAL; engine codes (a WAL read failed).
+     */
+    int walNext(long wal, long dst, long cap, long seqOut, long lenOut, long err);
+
+    /**
+     * {@code ferry_wal_close}: Release a WAL iterator. NULL is ignored.
+     *
+     * @param wal {@code ferry_wal *w}
+     * @return the C result unchanged: FERRY_OK.
+     */
+    int walClose(long wal);
 }

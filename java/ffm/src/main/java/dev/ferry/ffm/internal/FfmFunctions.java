@@ -717,4 +717,49 @@ public abstract class FfmFunctions extends FfmHandles implements NativeFunctions
             throw FfmBinding.failure("ferry_wbm_close", t);
         }
     }
+
+    @Override
+    public final int latestSequence(long store, long out, long err) {
+        try {
+            return (int) LatestSequence.H.invokeExact(store, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_latest_sequence", t);
+        }
+    }
+
+    @Override
+    public final int cfEngineId(long store, int cf, long out, long err) {
+        try {
+            return (int) CfEngineId.H.invokeExact(store, cf, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_cf_engine_id", t);
+        }
+    }
+
+    @Override
+    public final int walOpen(long store, long since, long out, long err) {
+        try {
+            return (int) WalOpen.H.invokeExact(store, since, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_wal_open", t);
+        }
+    }
+
+    @Override
+    public final int walNext(long wal, long dst, long cap, long seqOut, long lenOut, long err) {
+        try {
+            return (int) WalNext.H.invokeExact(wal, dst, cap, seqOut, lenOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_wal_next", t);
+        }
+    }
+
+    @Override
+    public final int walClose(long wal) {
+        try {
+            return (int) WalClose.H.invokeExact(wal);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_wal_close", t);
+        }
+    }
 }

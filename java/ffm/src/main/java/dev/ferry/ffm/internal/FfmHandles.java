@@ -232,7 +232,17 @@ abstract class FfmHandles {
         // int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out, ferry_error *err)
         WBM_USAGE("ferry_wbm_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_wbm_close(ferry_wbm *w, ferry_error *err)
-        WBM_CLOSE("ferry_wbm_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        WBM_CLOSE("ferry_wbm_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err)
+        LATEST_SEQUENCE("ferry_latest_sequence", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_cf_engine_id(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
+        CF_ENGINE_ID("ferry_cf_engine_id", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err)
+        WAL_OPEN("ferry_wal_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out, ferry_error *err)
+        WAL_NEXT("ferry_wal_next", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_wal_close(ferry_wal *w)
+        WAL_CLOSE("ferry_wal_close", false, JAVA_INT, JAVA_LONG);
 
         final String symbol;
         final boolean critical;
@@ -324,4 +334,9 @@ abstract class FfmHandles {
     static final class WbmCreate { static final MethodHandle H = FfmBinding.bind(Fn.WBM_CREATE); }
     static final class WbmUsage { static final MethodHandle H = FfmBinding.bind(Fn.WBM_USAGE); }
     static final class WbmClose { static final MethodHandle H = FfmBinding.bind(Fn.WBM_CLOSE); }
+    static final class LatestSequence { static final MethodHandle H = FfmBinding.bind(Fn.LATEST_SEQUENCE); }
+    static final class CfEngineId { static final MethodHandle H = FfmBinding.bind(Fn.CF_ENGINE_ID); }
+    static final class WalOpen { static final MethodHandle H = FfmBinding.bind(Fn.WAL_OPEN); }
+    static final class WalNext { static final MethodHandle H = FfmBinding.bind(Fn.WAL_NEXT); }
+    static final class WalClose { static final MethodHandle H = FfmBinding.bind(Fn.WAL_CLOSE); }
 }

@@ -1,0 +1,65 @@
+/* RocksDB services (ferry.h "RocksDB services"): the WAL read back as write batches. */
+#include "test_rocksdb.h"
+
+/* The WAL gives back the batches written since a sequence number, each with its first sequence
+ * number and RocksDB's own rep; a sequence number no longer in the WAL is FERRY_NOTFOUND. */
+void test_wal(void)
+{
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("wal", &s), FERRY_OK);
+    if (!s) return;
+    uint64_t latest = 99;
+    CHECK_RC(ferry_latest_sequence(s, &latest, &err), FERRY_OK);
+    CHECK(latest == 0, "latest %llu", (unsigned long long)latest);
+    ferry_wal *w = NULL;
+    CHECK_RC(ferry_wal_open(s, 1, &w, &err), FERRY_OK);     /* nothing written yet: ends at once */
+    uint8_t buf[256];
+    uint64_t seq = 0;
+    size_t len = 0;
+    CHECK_RC(ferry_wal_next(w, buf, sizeof buf, &seq, &len, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_wal_close(w), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "a", "1"), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "b", "2"), FERRY_OK);
+    uint8_t ops[128];
+    size_t off = rec(ops, 0, FERRY_OP_PUT, 0, "c", "3");
+    off = rec(ops, off, FERRY_OP_DELETE, 0, "a", NULL);
+    CHECK_RC(ferry_write(s, ops, off, 2, 0, &err), FERRY_OK);
+    CHECK_RC(ferry_latest_sequence(s, &latest, &err), FERRY_OK);
+    CHECK(latest == 4, "latest %llu", (unsigned long long)latest);
+    uint32_t id = 9;
+    CHECK_RC(ferry_cf_engine_id(s, 0, &id, &err), FERRY_OK);
+    CHECK(id == 0, "default family's id %u", id);
+    CHECK_RC(ferry_wal_open(s, 2, &w, &err), FERRY_OK);
+    CHECK_RC(ferry_wal_next(w, buf, 4, &seq, &len, &err), FERRY_ETOOSMALL);
+    CHECK(seq == 2 && len > 12, "seq %llu len %zu", (unsigned long long)seq, len);
+    CHECK_RC(ferry_wal_next(w, buf, sizeof buf, &seq, &len, &err), FERRY_OK);
+    uint64_t hseq;
+    uint32_t hcount;
+    memcpy(&hseq, buf, 8);
+    memcpy(&hcount, buf + 8, 4);
+    CHECK(seq == 2 && hseq == 2 && hcount == 1 && buf[12] == 1 /* kTypeValue */ && buf[13] == 1 && buf[14] == 'b',
+          "seq %llu count %u", (unsigned long long)hseq, hcount);
+    CHECK_RC(ferry_wal_next(w, buf, sizeof buf, &seq, &len, &err), FERRY_OK);
+    memcpy(&hcount, buf + 8, 4);
+    CHECK(seq == 3 && hcount == 2, "seq %llu count %u", (unsigned long long)seq, hcount);
+    CHECK_RC(ferry_wal_next(w, buf, sizeof buf, &seq, &len, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_wal_close(w), FERRY_OK);
+    CHECK_RC(ferry_wal_open(s, 100, &w, &err), FERRY_OK);   /* beyond the latest: ends at once */
+    CHECK_RC(ferry_wal_next(w, buf, sizeof buf, &seq, &len, &err), FERRY_NOTFOUND);
+    CHECK_RC(ferry_wal_close(w), FERRY_OK);
+    /* a flush lets RocksDB delete the WAL file: its sequence numbers are gone */
+    CHECK_RC(ferry_flush(s, 0, &err), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "d", "4"), FERRY_OK);
+    CHECK_RC(ferry_wal_open(s, 1, &w, &err), FERRY_NOTFOUND);
+    CHECK(w == NULL && strstr(err.message, "no longer in the WAL") != NULL, "%s", err.message);
+    CHECK_RC(ferry_wal_open(s, 5, &w, &err), FERRY_OK);
+    CHECK_RC(ferry_wal_next(w, buf, sizeof buf, &seq, &len, &err), FERRY_OK);
+    CHECK(seq == 5, "seq %llu", (unsigned long long)seq);
+    CHECK_RC(ferry_wal_close(w), FERRY_OK);
+    CHECK_RC(ferry_wal_next(NULL, buf, sizeof buf, &seq, &len, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_wal_open(NULL, 1, &w, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_latest_sequence(s, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_cf_engine_id(s, 7, &id, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_wal_close(NULL), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}
