@@ -163,7 +163,12 @@ typedef struct ferry_cursor ferry_cursor;
                                              (reads may still see them until then; 0: never). -1: a plain
                                              store. A TTL store and a plain one cannot be opened as each
                                              other (FERRY_EINVAL, see "TTL stores"). LMDB: FERRY_EINVAL */
-#define FERRY_OPT_COUNT             24
+#define FERRY_OPT_RATE_LIMITER     24 /**< RocksDB: a shared rate limiter of flush and compaction writes, the ferry_rate_limiter*
+                                             from ferry_rate_limiter_create as an int64 (see "RocksDB services"); -1 or 0:
+                                             none. LMDB: FERRY_EINVAL */
+#define FERRY_OPT_SST_FILE_MANAGER 25 /**< RocksDB: a shared SST file manager, the ferry_sst_manager* from
+                                             ferry_sst_manager_create as an int64; -1 or 0: none. LMDB: FERRY_EINVAL */
+#define FERRY_OPT_COUNT             26
 /**@}*/
 
 /** @name Values of FERRY_OPT_TRANSACTIONS */
@@ -1491,6 +1496,69 @@ FERRY_EXPORT int ferry_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *s
  * @return FERRY_OK.
  */
 FERRY_EXPORT int ferry_wal_close(ferry_wal *w);
+
+/* Rate limiters and SST file managers are shared like block caches (see "Shared memory"): a store
+ * attaches them at open (FERRY_OPT_RATE_LIMITER, FERRY_OPT_SST_FILE_MANAGER) and holds them until it
+ * closes; their close refuses with FERRY_EBUSY while a store holds them; a store open checks that the
+ * handle is a live object of this library (FERRY_EINVAL otherwise). Threading: any thread. */
+typedef struct ferry_rate_limiter ferry_rate_limiter;
+typedef struct ferry_sst_manager ferry_sst_manager;
+
+/**
+ * @brief Create a rate limiter (RocksDB's GenericRateLimiter): the flushes and compactions of the
+ *        stores that use it write at most bytes_per_sec bytes per second together.
+ * @param[in] bytes_per_sec at least 1.
+ * @param[in] refill_period_us how often the budget refills, in microseconds, at least 1 (RocksDB's
+ *            default 100000).
+ * @param[in] fairness 1..100 (RocksDB's default 10): one request in fairness of low priority goes before
+ *            the high-priority ones.
+ * @param[out] out the limiter; release with ferry_rate_limiter_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_rate_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness,
+                                           ferry_rate_limiter **out, ferry_error *err);
+
+/**
+ * @brief How many open stores hold the limiter.
+ * @return FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_rate_limiter_create).
+ */
+FERRY_EXPORT int ferry_rate_limiter_usage(ferry_rate_limiter *l, uint32_t *stores_out, ferry_error *err);
+
+/**
+ * @brief Release a limiter that no store holds. NULL is ignored.
+ * @return FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message counts them).
+ */
+FERRY_EXPORT int ferry_rate_limiter_close(ferry_rate_limiter *l, ferry_error *err);
+
+/**
+ * @brief Create an SST file manager (RocksDB's SstFileManager, on the default environment): it tracks
+ *        the table and blob files of the stores that use it, stops their writes once the files
+ *        reach max_allowed_space, and deletes obsolete files at a bounded rate.
+ * @param[in] max_allowed_space bytes, 0: no limit. Reaching it fails writes with an I/O error
+ *            ("Max allowed space was reached") until files are deleted.
+ * @param[in] delete_rate bytes per second at which obsolete files are deleted, 0: at once.
+ * @param[out] out the manager; release with ferry_sst_manager_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP (rocksdb_sst_file_manager_* missing: newer
+ *         than rocksdbjni 10.1.3, present in 11.8.1), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_sst_manager_create(uint64_t max_allowed_space, int64_t delete_rate, ferry_sst_manager **out,
+                                          ferry_error *err);
+
+/**
+ * @brief An SST file manager's state. Any output may be NULL.
+ * @param[out] total_size_out bytes of the files it tracks.
+ * @param[out] reached_out 1 when they reached the maximum allowed space, else 0.
+ * @param[out] stores_out how many open stores hold it.
+ * @return FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_sst_manager_create).
+ */
+FERRY_EXPORT int ferry_sst_manager_usage(ferry_sst_manager *m, uint64_t *total_size_out, uint32_t *reached_out,
+                                         uint32_t *stores_out, ferry_error *err);
+
+/**
+ * @brief Release an SST file manager that no store holds. NULL is ignored.
+ * @return FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message counts them).
+ */
+FERRY_EXPORT int ferry_sst_manager_close(ferry_sst_manager *m, ferry_error *err);
 /**@}*/
 
 #ifdef __cplusplus

@@ -72,6 +72,8 @@ struct ferry_store {
     pthread_mutex_t cf_lock;    /* serialises create/drop */
     ferry_cache *shared_cache;  /* FERRY_OPT_BLOCK_CACHE held while open (ferry.c), or NULL */
     ferry_wbm *shared_wbm;      /* FERRY_OPT_WRITE_BUFFER_MANAGER held while open, or NULL */
+    ferry_rate_limiter *shared_limiter; /* FERRY_OPT_RATE_LIMITER held while open (ferry_services.c), or NULL */
+    ferry_sst_manager *shared_sfm;      /* FERRY_OPT_SST_FILE_MANAGER held while open, or NULL */
 };
 
 struct ferry_snapshot {
@@ -293,6 +295,13 @@ typedef struct ferry_engine_lib {
     /* w was made by this engine's wal_open */
     int (*wal_next)(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out, ferry_error *err);
     int (*wal_close)(ferry_wal *w);
+    /* *out: the engine's rate limiter / SST file manager (values checked by ferry_services.c) */
+    int (*limiter_create)(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness, void **out,
+                          ferry_error *err);
+    void (*limiter_destroy)(void *l);
+    int (*sfm_create)(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err);
+    void (*sfm_destroy)(void *m);
+    void (*sfm_usage)(void *m, uint64_t *total_size, int *reached);
 } ferry_engine_lib;
 
 FERRY_HIDDEN extern const ferry_engine_lib ferry_rocksdb_lib;

@@ -43,6 +43,9 @@ typedef struct rocksdb_optimistictransaction_options_t rocksdb_optimistictransac
 typedef struct rocksdb_livefiles_t rocksdb_livefiles_t;
 typedef struct rocksdb_wal_iterator_t rocksdb_wal_iterator_t;
 typedef struct rocksdb_wal_readoptions_t rocksdb_wal_readoptions_t;
+typedef struct rocksdb_ratelimiter_t rocksdb_ratelimiter_t;
+typedef struct rocksdb_sst_file_manager_t rocksdb_sst_file_manager_t;
+typedef struct rocksdb_env_t rocksdb_env_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -236,7 +239,22 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(wal_iter_status, void, (const rocksdb_wal_iterator_t *it, char **errptr)) \
     X(wal_iter_get_batch, rocksdb_writebatch_t *, (const rocksdb_wal_iterator_t *it, uint64_t *seq)) \
     X(wal_iter_destroy, void, (const rocksdb_wal_iterator_t *it)) \
-    X(writebatch_data, const char *, (rocksdb_writebatch_t *b, size_t *size))
+    X(writebatch_data, const char *, (rocksdb_writebatch_t *b, size_t *size)) \
+    /* rate limiters: in 7.9.2 */ \
+    X(ratelimiter_create, rocksdb_ratelimiter_t *, (int64_t rate_bytes_per_sec, int64_t refill_period_us, \
+        int32_t fairness)) \
+    X(ratelimiter_destroy, void, (rocksdb_ratelimiter_t *l)) \
+    X(options_set_ratelimiter, void, (rocksdb_options_t *o, rocksdb_ratelimiter_t *l)) \
+    /* SST file managers: not in 7.9.2 or 10.1.3, in 11.8.1 */ \
+    X(create_default_env, rocksdb_env_t *, (void)) \
+    X(env_destroy, void, (rocksdb_env_t *env)) \
+    X(sst_file_manager_create, rocksdb_sst_file_manager_t *, (rocksdb_env_t *env)) \
+    X(sst_file_manager_destroy, void, (rocksdb_sst_file_manager_t *m)) \
+    X(sst_file_manager_set_max_allowed_space_usage, void, (rocksdb_sst_file_manager_t *m, uint64_t bytes)) \
+    X(sst_file_manager_set_delete_rate_bytes_per_second, void, (rocksdb_sst_file_manager_t *m, int64_t rate)) \
+    X(sst_file_manager_get_total_size, uint64_t, (rocksdb_sst_file_manager_t *m)) \
+    X(sst_file_manager_is_max_allowed_space_reached, unsigned char, (rocksdb_sst_file_manager_t *m)) \
+    X(options_set_sst_file_manager, void, (rocksdb_options_t *o, rocksdb_sst_file_manager_t *m))
 
 /* Split points (ferry_split_points): the live table files and approximate sizes are in every rocksdbjni
  * from 7.9.2 on; approximate sizes with flags (memtables included) in 10.1.3 and 11.8.1, not in 7.9.2. */

@@ -63,3 +63,52 @@ void test_wal(void)
     CHECK_RC(ferry_wal_close(NULL), FERRY_OK);
     CHECK_RC(ferry_store_close(s), FERRY_OK);
 }
+
+/* Rate limiters and SST file managers: held by the stores that name them, refused to close while held,
+ * checked at store open. */
+void test_shared_services(void)
+{
+    ferry_rate_limiter *l = NULL;
+    CHECK_RC(ferry_rate_limiter_create(0, 100000, 10, &l, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_rate_limiter_create(1 << 20, 100000, 101, &l, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_rate_limiter_create(1 << 20, 100000, 10, &l, &err), FERRY_OK);
+    ferry_sst_manager *m = NULL;
+    int have_sfm = ferry_sst_manager_create(0, 0, &m, &err) == FERRY_OK;
+    if (!have_sfm) CHECK(err.code == FERRY_ENOTSUP && strstr(err.message, "10.1.3") != NULL, "%s", err.message);
+    int64_t o[FERRY_OPT_COUNT];
+    for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
+    o[FERRY_OPT_RATE_LIMITER] = (int64_t)(intptr_t)l;
+    if (have_sfm) o[FERRY_OPT_SST_FILE_MANAGER] = (int64_t)(intptr_t)m;
+    ferry_store *s = NULL;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("services"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err),
+             FERRY_OK);
+    uint32_t stores = 0;
+    CHECK_RC(ferry_rate_limiter_usage(l, &stores, &err), FERRY_OK);
+    CHECK(stores == 1, "stores %u", stores);
+    CHECK_RC(ferry_rate_limiter_close(l, &err), FERRY_EBUSY);
+    if (s) {
+        CHECK_RC(put_s(s, 0, "a", "1"), FERRY_OK);
+        CHECK_RC(ferry_flush(s, 0, &err), FERRY_OK);
+    }
+    if (have_sfm) {
+        uint64_t size = 0;
+        uint32_t reached = 9;
+        CHECK_RC(ferry_sst_manager_usage(m, &size, &reached, &stores, &err), FERRY_OK);
+        CHECK(size > 0 && reached == 0 && stores == 1, "size %llu reached %u stores %u", (unsigned long long)size, reached,
+              stores);
+        CHECK_RC(ferry_sst_manager_close(m, &err), FERRY_EBUSY);
+    }
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+    CHECK_RC(ferry_rate_limiter_usage(l, &stores, &err), FERRY_OK);
+    CHECK(stores == 0, "stores %u", stores);
+    CHECK_RC(ferry_rate_limiter_close(l, &err), FERRY_OK);
+    CHECK_RC(ferry_rate_limiter_usage(l, &stores, &err), FERRY_EINVAL);
+    if (have_sfm) CHECK_RC(ferry_sst_manager_close(m, &err), FERRY_OK);
+    /* a closed limiter is refused by a store open */
+    s = NULL;
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_ROCKSDB, dir("services2"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err),
+             FERRY_EINVAL);
+    CHECK(s == NULL, "opened");
+    CHECK_RC(ferry_store_open(FERRY_ENGINE_LMDB, dir("services3"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err),
+             FERRY_EINVAL);
+}

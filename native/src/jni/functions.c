@@ -521,3 +521,42 @@ JNI_FN(walClose0)(JNIEnv *env, jclass cls, jlong w)
 {
     return ferry_wal_close(P(w));
 }
+
+/* JniFunctions.rateLimiterCreate0: ferry_rate_limiter_create */
+JNI_FN(rateLimiterCreate0)(JNIEnv *env, jclass cls, jlong bytes_per_sec, jlong refill_period_us, jint fairness,
+                           jlong out, jlong err)
+{
+    return ferry_rate_limiter_create((int64_t)bytes_per_sec, (int64_t)refill_period_us, (int32_t)fairness, P(out),
+                                     P(err));
+}
+
+/* JniFunctions.rateLimiterUsage0: ferry_rate_limiter_usage */
+JNI_FN(rateLimiterUsage0)(JNIEnv *env, jclass cls, jlong l, jlong stores_out, jlong err)
+{
+    return ferry_rate_limiter_usage(P(l), P(stores_out), P(err));
+}
+
+/* JniFunctions.rateLimiterClose0: ferry_rate_limiter_close */
+JNI_FN(rateLimiterClose0)(JNIEnv *env, jclass cls, jlong l, jlong err)
+{
+    return ferry_rate_limiter_close(P(l), P(err));
+}
+
+/* JniFunctions.sstManagerCreate0: ferry_sst_manager_create */
+JNI_FN(sstManagerCreate0)(JNIEnv *env, jclass cls, jlong max_allowed_space, jlong delete_rate, jlong out, jlong err)
+{
+    return ferry_sst_manager_create((uint64_t)max_allowed_space, (int64_t)delete_rate, P(out), P(err));
+}
+
+/* JniFunctions.sstManagerUsage0: ferry_sst_manager_usage */
+JNI_FN(sstManagerUsage0)(JNIEnv *env, jclass cls, jlong m, jlong total_size_out, jlong reached_out, jlong stores_out,
+                         jlong err)
+{
+    return ferry_sst_manager_usage(P(m), P(total_size_out), P(reached_out), P(stores_out), P(err));
+}
+
+/* JniFunctions.sstManagerClose0: ferry_sst_manager_close */
+JNI_FN(sstManagerClose0)(JNIEnv *env, jclass cls, jlong m, jlong err)
+{
+    return ferry_sst_manager_close(P(m), P(err));
+}

@@ -359,6 +359,31 @@ static int lmdb_wal_close(ferry_wal *w)
     return FERRY_OK;
 }
 
+static int lmdb_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness, void **out,
+                               ferry_error *err)
+{
+    (void)bytes_per_sec; (void)refill_period_us; (void)fairness; (void)out;
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "rate limiters are RocksDB's: LMDB has no flushes or compactions");
+}
+
+static void lmdb_destroy_nothing(void *p)
+{
+    (void)p;
+}
+
+static int lmdb_sfm_create(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err)
+{
+    (void)max_allowed_space; (void)delete_rate; (void)out;
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "SST file managers are RocksDB's: LMDB has no table files");
+}
+
+static void lmdb_sfm_usage(void *m, uint64_t *total_size, int *reached)
+{
+    (void)m;
+    *total_size = 0;
+    *reached = 0;
+}
+
 const ferry_engine_lib ferry_lmdb_lib = {
     .attach = ferry_lmdb_attach,
     .path = ferry_lmdb_path,
@@ -395,4 +420,9 @@ const ferry_engine_lib ferry_lmdb_lib = {
     .wal_open = lmdb_wal_open,
     .wal_next = lmdb_wal_next,
     .wal_close = lmdb_wal_close,
+    .limiter_create = lmdb_limiter_create,
+    .limiter_destroy = lmdb_destroy_nothing,
+    .sfm_create = lmdb_sfm_create,
+    .sfm_destroy = lmdb_destroy_nothing,
+    .sfm_usage = lmdb_sfm_usage,
 };

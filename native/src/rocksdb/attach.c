@@ -327,4 +327,9 @@ const ferry_engine_lib ferry_rocksdb_lib = {
     .wal_open = ferry_rocksdb_wal_open,
     .wal_next = ferry_rocksdb_wal_next,
     .wal_close = ferry_rocksdb_wal_close,
+    .limiter_create = ferry_rocksdb_limiter_create,
+    .limiter_destroy = ferry_rocksdb_limiter_destroy,
+    .sfm_create = ferry_rocksdb_sfm_create,
+    .sfm_destroy = ferry_rocksdb_sfm_destroy,
+    .sfm_usage = ferry_rocksdb_sfm_usage,
 };

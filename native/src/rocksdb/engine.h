@@ -168,6 +168,14 @@ FERRY_HIDDEN int ferry_rocksdb_wal_open(ferry_store *s, uint64_t since, ferry_wa
 FERRY_HIDDEN int ferry_rocksdb_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out,
                                         ferry_error *err);
 FERRY_HIDDEN int ferry_rocksdb_wal_close(ferry_wal *w);
+FERRY_HIDDEN int ferry_rocksdb_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness,
+                                              void **out, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_limiter_destroy(void *l);
+FERRY_HIDDEN int ferry_rocksdb_sfm_create(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_sfm_destroy(void *m);
+FERRY_HIDDEN void ferry_rocksdb_sfm_usage(void *m, uint64_t *total_size, int *reached);
+/* a store's rate limiter and SST file manager (FERRY_OPT_RATE_LIMITER, FERRY_OPT_SST_FILE_MANAGER) into s->opts */
+FERRY_HIDDEN int rdb_services_configure(rdb_store *s, const int64_t *opts, ferry_error *err);
 
 /* attach.c */
 extern FERRY_HIDDEN rocksdb_api RDB;

@@ -125,3 +125,73 @@ int ferry_rocksdb_wal_close(ferry_wal *fw)
     wal_free((rdb_wal *)fw);
     return FERRY_OK;
 }
+
+/* ---- rate limiters and SST file managers (the registry and checks are ferry_services.c's) ---- */
+
+/* An SST file manager and the environment wrapper it was made on (RocksDB keeps the Env* it names). */
+typedef struct rdb_sfm {
+    rocksdb_sst_file_manager_t *m;
+    rocksdb_env_t *env;
+} rdb_sfm;
+
+int ferry_rocksdb_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness, void **out,
+                                 ferry_error *err)
+{
+    RJ_READY(err);
+    NEED(ratelimiter_create, err);
+    NEED(options_set_ratelimiter, err);
+    *out = RDB.ratelimiter_create(bytes_per_sec, refill_period_us, fairness);
+    return *out ? FERRY_OK : ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+}
+
+void ferry_rocksdb_limiter_destroy(void *l)
+{
+    RDB.ratelimiter_destroy(l);
+}
+
+int ferry_rocksdb_sfm_create(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err)
+{
+    RJ_READY(err);
+    if (!RDB.sst_file_manager_create || !RDB.options_set_sst_file_manager || !RDB.create_default_env)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no SST file managers in its C API (rocksdb_sst_file_manager_* "
+                          "and rocksdb_options_set_sst_file_manager are newer than rocksdbjni 10.1.3; 11.8.1 has them)",
+                          rdb_lib_path);
+    rdb_sfm *f = calloc(1, sizeof *f);
+    if (!f || !(f->env = RDB.create_default_env())) {
+        free(f);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
+    if (!(f->m = RDB.sst_file_manager_create(f->env))) {
+        RDB.env_destroy(f->env);
+        free(f);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
+    RDB.sst_file_manager_set_max_allowed_space_usage(f->m, max_allowed_space);
+    RDB.sst_file_manager_set_delete_rate_bytes_per_second(f->m, delete_rate);
+    *out = f;
+    return FERRY_OK;
+}
+
+void ferry_rocksdb_sfm_destroy(void *p)
+{
+    rdb_sfm *f = p;
+    RDB.sst_file_manager_destroy(f->m);
+    RDB.env_destroy(f->env);
+    free(f);
+}
+
+void ferry_rocksdb_sfm_usage(void *p, uint64_t *total_size, int *reached)
+{
+    rdb_sfm *f = p;
+    *total_size = RDB.sst_file_manager_get_total_size(f->m);
+    *reached = RDB.sst_file_manager_is_max_allowed_space_reached(f->m) != 0;
+}
+
+int rdb_services_configure(rdb_store *s, const int64_t *opts, ferry_error *err)
+{
+    int64_t l = ferry_opt(opts, FERRY_OPT_RATE_LIMITER, -1), m = ferry_opt(opts, FERRY_OPT_SST_FILE_MANAGER, -1);
+    if (l != -1 && l != 0) RDB.options_set_ratelimiter(s->opts, (rocksdb_ratelimiter_t *)(intptr_t)l);
+    if (m != -1 && m != 0) RDB.options_set_sst_file_manager(s->opts, ((rdb_sfm *)(intptr_t)m)->m);
+    (void)err;
+    return FERRY_OK;
+}

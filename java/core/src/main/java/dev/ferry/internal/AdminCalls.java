@@ -101,6 +101,84 @@ public final class AdminCalls {
         b.walClose(wal);
     }
 
+    // ---- RocksDB services: rate limiters and SST file managers ----
+
+    /**
+     * {@code ferry_rate_limiter_create}.
+     *
+     * @param bytesPerSecond the budget
+     * @param refillPeriodMicros the refill period
+     * @param fairness 1..100
+     * @return the handle
+     */
+    public long rateLimiterCreate(long bytesPerSecond, long refillPeriodMicros, int fairness) {
+        Scratch s = Scratch.get(b);
+        check(s, b.rateLimiterCreate(bytesPerSecond, refillPeriodMicros, fairness, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_rate_limiter_usage}.
+     *
+     * @param limiter the handle
+     * @return holding stores
+     */
+    public long[] rateLimiterUsage(long limiter) {
+        Scratch s = Scratch.get(b);
+        s.mem.buf.putLong(Scratch.OUT, 0);
+        check(s, b.rateLimiterUsage(limiter, s.out(0), s.err()));
+        return new long[] {s.mem.buf.getInt(Scratch.OUT) & 0xffffffffL};
+    }
+
+    /**
+     * {@code ferry_rate_limiter_close}.
+     *
+     * @param limiter the handle
+     * @throws FerryException (Busy) while stores hold it
+     */
+    public void rateLimiterClose(long limiter) {
+        Scratch s = Scratch.get(b);
+        check(s, b.rateLimiterClose(limiter, s.err()));
+    }
+
+    /**
+     * {@code ferry_sst_manager_create}.
+     *
+     * @param maxAllowedSpace bytes, 0 for no limit
+     * @param deleteRate bytes per second, 0 for at once
+     * @return the handle
+     */
+    public long sstManagerCreate(long maxAllowedSpace, long deleteRate) {
+        Scratch s = Scratch.get(b);
+        check(s, b.sstManagerCreate(maxAllowedSpace, deleteRate, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_sst_manager_usage}.
+     *
+     * @param manager the handle
+     * @return total size, 1 when the maximum is reached (else 0), holding stores
+     */
+    public long[] sstManagerUsage(long manager) {
+        Scratch s = Scratch.get(b);
+        s.mem.buf.putLong(Scratch.OUT + 8, 0).putLong(Scratch.OUT + 16, 0);
+        check(s, b.sstManagerUsage(manager, s.out(0), s.out(1), s.out(2), s.err()));
+        return new long[] {s.outLong(0), s.mem.buf.getInt(Scratch.OUT + 8) & 0xffffffffL,
+            s.mem.buf.getInt(Scratch.OUT + 16) & 0xffffffffL};
+    }
+
+    /**
+     * {@code ferry_sst_manager_close}.
+     *
+     * @param manager the handle
+     * @throws FerryException (Busy) while stores hold it
+     */
+    public void sstManagerClose(long manager) {
+        Scratch s = Scratch.get(b);
+        check(s, b.sstManagerClose(manager, s.err()));
+    }
+
     // ---- maintenance ----
 
     /**

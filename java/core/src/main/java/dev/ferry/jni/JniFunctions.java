@@ -432,6 +432,36 @@ public abstract class JniFunctions implements NativeFunctions {
         return walClose0(wal);
     }
 
+    @Override
+    public final int rateLimiterCreate(long bytesPerSec, long refillPeriodUs, int fairness, long out, long err) {
+        return rateLimiterCreate0(bytesPerSec, refillPeriodUs, fairness, out, err);
+    }
+
+    @Override
+    public final int rateLimiterUsage(long limiter, long storesOut, long err) {
+        return rateLimiterUsage0(limiter, storesOut, err);
+    }
+
+    @Override
+    public final int rateLimiterClose(long limiter, long err) {
+        return rateLimiterClose0(limiter, err);
+    }
+
+    @Override
+    public final int sstManagerCreate(long maxAllowedSpace, long deleteRate, long out, long err) {
+        return sstManagerCreate0(maxAllowedSpace, deleteRate, out, err);
+    }
+
+    @Override
+    public final int sstManagerUsage(long manager, long totalSizeOut, long reachedOut, long storesOut, long err) {
+        return sstManagerUsage0(manager, totalSizeOut, reachedOut, storesOut, err);
+    }
+
+    @Override
+    public final int sstManagerClose(long manager, long err) {
+        return sstManagerClose0(manager, err);
+    }
+
     private static native int abiVersion0();
     private static native long strerror0(int rc);
     private static native int noop0();
@@ -526,4 +556,12 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int walOpen0(long store, long since, long out, long err);
     private static native int walNext0(long wal, long dst, long cap, long seqOut, long lenOut, long err);
     private static native int walClose0(long wal);
+    private static native int rateLimiterCreate0(long bytesPerSec, long refillPeriodUs, int fairness, long out,
+            long err);
+    private static native int rateLimiterUsage0(long limiter, long storesOut, long err);
+    private static native int rateLimiterClose0(long limiter, long err);
+    private static native int sstManagerCreate0(long maxAllowedSpace, long deleteRate, long out, long err);
+    private static native int sstManagerUsage0(long manager, long totalSizeOut, long reachedOut, long storesOut,
+            long err);
+    private static native int sstManagerClose0(long manager, long err);
 }

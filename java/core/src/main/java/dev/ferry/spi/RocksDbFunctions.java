@@ -420,4 +420,76 @@ public interface RocksDbFunctions {
      * @return the C result unchanged: FERRY_OK.
      */
     int walClose(long wal);
+
+    /**
+     * {@code ferry_rate_limiter_create}: Create a rate limiter (RocksDB's GenericRateLimiter): the flushes and
+     * compactions of the stores that use it write at most bytes_per_sec bytes per second together.
+     *
+     * @param bytesPerSec {@code int64_t bytes_per_sec}: at least 1.
+     * @param refillPeriodUs {@code int64_t refill_period_us}: how often the budget refills, in microseconds, at least 1
+     *        (RocksDB's default 100000).
+     * @param fairness {@code int32_t fairness}: 1..100 (RocksDB's default 10): one request in fairness of low priority
+     *        goes before the high-priority ones.
+     * @param out {@code ferry_rate_limiter **out}: the limiter; release with ferry_rate_limiter_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+     */
+    int rateLimiterCreate(long bytesPerSec, long refillPeriodUs, int fairness, long out, long err);
+
+    /**
+     * {@code ferry_rate_limiter_usage}: How many open stores hold the limiter.
+     *
+     * @param limiter {@code ferry_rate_limiter *l}
+     * @param storesOut {@code uint32_t *stores_out}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_rate_limiter_create).
+     */
+    int rateLimiterUsage(long limiter, long storesOut, long err);
+
+    /**
+     * {@code ferry_rate_limiter_close}: Release a limiter that no store holds. NULL is ignored.
+     *
+     * @param limiter {@code ferry_rate_limiter *l}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message
+     *        counts them).
+     */
+    int rateLimiterClose(long limiter, long err);
+
+    /**
+     * {@code ferry_sst_manager_create}: Create an SST file manager (RocksDB's SstFileManager, on the default
+     * environment): it tracks the table and blob files of the stores that use it, stops their writes once the files
+     * reach max_allowed_space, and deletes obsolete files at a bounded rate.
+     *
+     * @param maxAllowedSpace {@code uint64_t max_allowed_space}: bytes, 0: no limit. Reaching it fails writes with an
+     *        I/O error ("Max allowed space was reached") until files are deleted.
+     * @param deleteRate {@code int64_t delete_rate}: bytes per second at which obsolete files are deleted, 0: at once.
+     * @param out {@code ferry_sst_manager **out}: the manager; release with ferry_sst_manager_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP
+     *        (rocksdb_sst_file_manager_* missing: newer than rocksdbjni 10.1.3, present in 11.8.1), FERRY_ENOMEM.
+     */
+    int sstManagerCreate(long maxAllowedSpace, long deleteRate, long out, long err);
+
+    /**
+     * {@code ferry_sst_manager_usage}: An SST file manager's state. Any output may be NULL.
+     *
+     * @param manager {@code ferry_sst_manager *m}
+     * @param totalSizeOut {@code uint64_t *total_size_out}: bytes of the files it tracks.
+     * @param reachedOut {@code uint32_t *reached_out}: 1 when they reached the maximum allowed space, else 0.
+     * @param storesOut {@code uint32_t *stores_out}: how many open stores hold it.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_sst_manager_create).
+     */
+    int sstManagerUsage(long manager, long totalSizeOut, long reachedOut, long storesOut, long err);
+
+    /**
+     * {@code ferry_sst_manager_close}: Release an SST file manager that no store holds. NULL is ignored.
+     *
+     * @param manager {@code ferry_sst_manager *m}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message
+     *        counts them).
+     */
+    int sstManagerClose(long manager, long err);
 }

@@ -1,10 +1,14 @@
 package dev.ferry.fuzz;
 
 import dev.ferry.Engine;
+import dev.ferry.RateLimiter;
+import dev.ferry.SstFileManager;
 import dev.ferry.Store;
+import dev.ferry.StoreOptions;
 import dev.ferry.WalBatch;
 import dev.ferry.WalIterator;
 import dev.ferry.fuzz.World.StoreRef;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -23,6 +27,90 @@ final class ServiceOps {
 
     static void register(MisuseFuzz f, OpTable t) {
         t.add("walRead", 2, ServiceOps::walRead, false);
+        t.add("sharedServicesLife", 1, ServiceOps::sharedServicesLife, false);
+    }
+
+    /**
+     * A rate limiter and an SST file manager: their getters answer what was asked, a store holding them
+     * counts, closing one in use is refused and leaves it usable, a closed one is refused by an open and
+     * throws on every call; LMDB options refuse both.
+     */
+    private static void sharedServicesLife(Ctx c) {
+        long rate = 1L + c.rnd.nextInt(64 << 20);
+        int fairness = c.oneIn(8) ? 101 : 1 + c.rnd.nextInt(100);
+        if (fairness > 100) {
+            c.badIndex("a fairness above 100");
+        }
+        RateLimiter[] l = new RateLimiter[1];
+        if (!c.call("RateLimiter.create(" + rate + ", 100000, " + fairness + ")",
+                () -> l[0] = RateLimiter.create(rate, 100_000, fairness, c.world.binding))) {
+            return;
+        }
+        RateLimiter limiter = l[0];
+        SstFileManager[] m = new SstFileManager[1];
+        boolean haveSfm = c.call("SstFileManager.create(0, 0)", () -> m[0] = SstFileManager.create(0, 0, c.world.binding));
+        SstFileManager sfm = m[0];
+        c.call("RateLimiter getters", () -> {
+            if (limiter.bytesPerSecond() != rate || limiter.fairness() != fairness || limiter.refillPeriodMicros() != 100_000
+                    || limiter.openStores() != 0 || limiter.isClosed()) {
+                c.wrong("RateLimiter getters", limiter + " (asked " + rate + ", " + fairness + ")");
+            }
+        });
+        if (haveSfm) {
+            c.call("SstFileManager getters", () -> {
+                if (sfm.maxAllowedSpace() != 0 || sfm.deleteRateBytesPerSecond() != 0 || sfm.openStores() != 0
+                        || sfm.totalSize() != 0 || sfm.isMaxAllowedSpaceReached() || sfm.isClosed()) {
+                    c.wrong("SstFileManager getters", sfm + ": size " + sfm.totalSize());
+                }
+            });
+        }
+        Path dir = c.world.root.resolve("services-" + c.world.nextId());
+        boolean lmdb = c.world.engine == Engine.LMDB;
+        StoreOptions so = StoreOptions.of(c.world.engine).binding(c.world.binding);
+        if (lmdb) {
+            so.mapSize(64L << 20);
+            c.mustThrow("a rate limiter in LMDB options");
+            c.call("StoreOptions.lmdb().rateLimiter(..)", () -> so.rateLimiter(limiter));
+            c.mustThrow("an SST file manager in LMDB options");
+            c.call("StoreOptions.lmdb().sstFileManager(..)", () -> so.sstFileManager(sfm));
+        } else {
+            c.call("StoreOptions.rateLimiter(..).sstFileManager(..)", () -> so.rateLimiter(limiter).sstFileManager(sfm));
+        }
+        Store[] st = new Store[1];
+        if (c.call("Store.open(" + dir.getFileName() + ") with the limiter", () -> st[0] = Store.open(dir, so)) && !lmdb) {
+            c.mustThrow("closing a rate limiter a store holds");
+            c.call("RateLimiter.close while held", limiter::close);
+            if (haveSfm) {
+                c.mustThrow("closing an SST file manager a store holds");
+                c.call("SstFileManager.close while held", sfm::close);
+            }
+            c.call("limiter.openStores() while held", () -> {
+                if (limiter.openStores() != 1) {
+                    c.wrong("RateLimiter.openStores()", limiter.openStores() + " with one store open");
+                }
+            });
+            c.call("put and flush under the limiter", () -> {
+                st[0].put(new byte[] {1}, new byte[100]);
+                st[0].flush();
+            });
+        }
+        if (st[0] != null) {
+            c.call(dir.getFileName() + ".close()", () -> st[0].close());
+        }
+        c.call("RateLimiter.close", limiter::close);
+        c.closed("rate limiter");
+        c.call("limiter.openStores() after close", limiter::openStores);
+        if (!lmdb) {
+            c.mustThrow("a store open with a closed rate limiter");
+            c.call("Store.open with a closed limiter", () -> Store.open(dir, StoreOptions.of(c.world.engine).binding(c.world.binding)
+                    .rateLimiter(limiter)).close());
+        }
+        if (haveSfm) {
+            c.call("SstFileManager.close", sfm::close);
+            c.closed("SST file manager");
+            c.call("sfm.totalSize() after close", sfm::totalSize);
+        }
+        c.call("RateLimiter.create(bytesPerSecond) with defaults", () -> RateLimiter.create(rate).close());
     }
 
     private static void walRead(Ctx c) {

@@ -762,4 +762,58 @@ public abstract class FfmFunctions extends FfmHandles implements NativeFunctions
             throw FfmBinding.failure("ferry_wal_close", t);
         }
     }
+
+    @Override
+    public final int rateLimiterCreate(long bytesPerSec, long refillPeriodUs, int fairness, long out, long err) {
+        try {
+            return (int) RateLimiterCreate.H.invokeExact(bytesPerSec, refillPeriodUs, fairness, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_rate_limiter_create", t);
+        }
+    }
+
+    @Override
+    public final int rateLimiterUsage(long limiter, long storesOut, long err) {
+        try {
+            return (int) RateLimiterUsage.H.invokeExact(limiter, storesOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_rate_limiter_usage", t);
+        }
+    }
+
+    @Override
+    public final int rateLimiterClose(long limiter, long err) {
+        try {
+            return (int) RateLimiterClose.H.invokeExact(limiter, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_rate_limiter_close", t);
+        }
+    }
+
+    @Override
+    public final int sstManagerCreate(long maxAllowedSpace, long deleteRate, long out, long err) {
+        try {
+            return (int) SstManagerCreate.H.invokeExact(maxAllowedSpace, deleteRate, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_sst_manager_create", t);
+        }
+    }
+
+    @Override
+    public final int sstManagerUsage(long manager, long totalSizeOut, long reachedOut, long storesOut, long err) {
+        try {
+            return (int) SstManagerUsage.H.invokeExact(manager, totalSizeOut, reachedOut, storesOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_sst_manager_usage", t);
+        }
+    }
+
+    @Override
+    public final int sstManagerClose(long manager, long err) {
+        try {
+            return (int) SstManagerClose.H.invokeExact(manager, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_sst_manager_close", t);
+        }
+    }
 }
