@@ -1,6 +1,12 @@
 package dev.ferry.fuzz;
 
+import dev.ferry.BlobOptions;
+import dev.ferry.ColumnFamily;
+import dev.ferry.ColumnFamilyOptions;
+import dev.ferry.Compression;
+import dev.ferry.Cursor;
 import dev.ferry.Engine;
+import dev.ferry.KeyRange;
 import dev.ferry.RateLimiter;
 import dev.ferry.SstFileManager;
 import dev.ferry.Store;
@@ -9,6 +15,8 @@ import dev.ferry.WalBatch;
 import dev.ferry.WalIterator;
 import dev.ferry.fuzz.World.StoreRef;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -28,6 +36,88 @@ final class ServiceOps {
     static void register(MisuseFuzz f, OpTable t) {
         t.add("walRead", 2, ServiceOps::walRead, false);
         t.add("sharedServicesLife", 1, ServiceOps::sharedServicesLife, false);
+        t.add("blobFamily", 1, ServiceOps::blobFamily, false);
+    }
+
+    /**
+     * A family with blob files on a store of its own: random settings (some out of range), values on
+     * both sides of the minimum size, a flush, then gets and a cursor must give back what was written.
+     * LMDB refuses the family.
+     */
+    private static void blobFamily(Ctx c) {
+        BlobOptions[] bo = {BlobOptions.of()};
+        long min = c.oneIn(8) ? -1 : c.rnd.nextInt(300);
+        if (min < 0) {
+            c.badIndex("a negative minimum blob size");
+        }
+        if (!c.call("BlobOptions.minBlobSize(" + min + ")", () -> bo[0] = bo[0].minBlobSize(min))) {
+            return;
+        }
+        double cutoff = c.oneIn(8) ? 2.0 : c.rnd.nextDouble();
+        if (cutoff > 1) {
+            c.badIndex("a cutoff above 1");
+        }
+        c.call("BlobOptions.garbageCollectionAgeCutoff(" + cutoff + ")", () -> bo[0] = bo[0].garbageCollectionAgeCutoff(cutoff));
+        c.call("BlobOptions settings", () -> bo[0] = bo[0].blobFileSize(1 << 20).compression(Compression.values()[c.rnd.nextInt(4)])
+                .garbageCollection(c.rnd.nextBoolean()));
+        c.nullArg("compression");
+        c.call("BlobOptions.compression(null)", () -> bo[0].compression(null));
+        BlobOptions b = bo[0];
+        ColumnFamilyOptions o = ColumnFamilyOptions.of().blobFiles(b);
+        if (o.blobFiles().orElseThrow().minBlobSize() != b.minBlobSize() || o.blobFiles().orElseThrow().blobFileSize() != (1 << 20)
+                || o.blobFiles().orElseThrow().compression() != b.compression()
+                || o.blobFiles().orElseThrow().garbageCollection() != b.garbageCollection()
+                || o.blobFiles().orElseThrow().garbageCollectionAgeCutoff() != b.garbageCollectionAgeCutoff()) {
+            c.wrong("ColumnFamilyOptions.blobFiles()", o + " gives other settings than " + b);
+        }
+        Path dir = c.world.root.resolve("blob-" + c.world.nextId());
+        StoreOptions so = StoreOptions.of(c.world.engine).binding(c.world.binding);
+        boolean lmdb = c.world.engine == Engine.LMDB;
+        if (lmdb) {
+            so.mapSize(64L << 20);
+        }
+        Store[] st = new Store[1];
+        if (!c.call("Store.open(" + dir.getFileName() + ")", () -> st[0] = Store.open(dir, so))) {
+            return;
+        }
+        try {
+            if (lmdb) {
+                c.mustThrow("a blob family on LMDB");
+            }
+            ColumnFamily[] cf = new ColumnFamily[1];
+            if (!c.call("createColumnFamily(blobs, " + o + ")", () -> cf[0] = st[0].createColumnFamily("blobs", o))) {
+                return;
+            }
+            TreeMap<String, byte[]> want = new TreeMap<>();
+            int n = 1 + c.rnd.nextInt(60);
+            for (int i = 0; i < n; i++) {
+                byte[] k = String.format("k%04d", c.rnd.nextInt(200)).getBytes();
+                byte[] v = new byte[c.rnd.nextInt(600)];
+                c.rnd.nextBytes(v);
+                if (c.call("blob put", () -> st[0].put(cf[0], k, v))) {
+                    want.put(new String(k), v);
+                }
+            }
+            c.call("flush(blobs)", () -> st[0].flush(cf[0]));
+            c.call("blob reads", () -> {
+                TreeMap<String, byte[]> got = new TreeMap<>();
+                try (Cursor cur = st[0].cursor(cf[0], KeyRange.all(), null)) {
+                    for (boolean ok = cur.first(); ok; ok = cur.next()) {
+                        got.put(new String(cur.keyBytes()), cur.valueBytes());
+                    }
+                }
+                for (String k : want.keySet()) {
+                    if (!Arrays.equals(want.get(k), got.get(k)) || !Arrays.equals(want.get(k), st[0].get(cf[0], k.getBytes()))) {
+                        c.wrong("blob family reads", "key " + k + " reads back another value");
+                    }
+                }
+                if (!got.keySet().equals(want.keySet())) {
+                    c.wrong("blob family scan", "keys " + got.keySet() + ", wrote " + want.keySet());
+                }
+            });
+        } finally {
+            c.call(dir.getFileName() + ".close()", () -> st[0].close());
+        }
     }
 
     /**
