@@ -1559,6 +1559,38 @@ FERRY_EXPORT int ferry_sst_manager_usage(ferry_sst_manager *m, uint64_t *total_s
  * @return FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message counts them).
  */
 FERRY_EXPORT int ferry_sst_manager_close(ferry_sst_manager *m, ferry_error *err);
+
+/* PerfContext: RocksDB's per-thread counters of what this thread's operations did (key comparisons,
+ * block reads, time spent in memtables...). Every function acts on the calling thread's context and
+ * level only: set the level, run the operations, read the counters, on one thread. */
+
+#define FERRY_PERF_DISABLE               1 /**< count nothing */
+#define FERRY_PERF_COUNT                 2 /**< counters, no timers (RocksDB's default in every thread) */
+#define FERRY_PERF_TIME_EXCEPT_FOR_MUTEX 3 /**< counters and timers, but mutex waits */
+#define FERRY_PERF_TIME                  4 /**< counters and every timer */
+
+/**
+ * @brief Set the calling thread's PerfContext level (rocksdb_set_perf_level).
+ * @param[in] level FERRY_PERF_*.
+ * @return FERRY_OK, FERRY_EINVAL (another level), FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP.
+ */
+FERRY_EXPORT int ferry_perf_level(int32_t level, ferry_error *err);
+
+/**
+ * @brief Zero the calling thread's PerfContext counters.
+ * @return FERRY_OK, FERRY_ENOENGINE, FERRY_ENOTSUP.
+ */
+FERRY_EXPORT int ferry_perf_reset(ferry_error *err);
+
+/**
+ * @brief The calling thread's PerfContext counters as RocksDB reports them ("name = value" pairs
+ *        separated by ", ", every counter the library has, zeros included; PerfContext::ToString).
+ * @param[out] dst the text, not NUL-terminated (cap bytes).
+ * @param[out] len_out its length, also when it did not fit.
+ * @return FERRY_OK, FERRY_ETOOSMALL (nothing copied; call again with *len_out bytes), FERRY_EINVAL,
+ *         FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err);
 /**@}*/
 
 #ifdef __cplusplus

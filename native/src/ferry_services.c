@@ -241,3 +241,26 @@ int ferry_sst_manager_close(ferry_sst_manager *m, ferry_error *err)
     free(m);
     return FERRY_OK;
 }
+
+/* ------------------------------------------------------------------ */
+/* PerfContext: the calling thread's, RocksDB's (no store) */
+
+int ferry_perf_level(int32_t level, ferry_error *err)
+{
+    if (level < FERRY_PERF_DISABLE || level > FERRY_PERF_TIME)
+        return ferry_fail(err, FERRY_EINVAL, 0, "PerfContext level %d outside FERRY_PERF_DISABLE..FERRY_PERF_TIME (1..4)",
+                          (int)level);
+    return ferry_rocksdb_lib.perf_level(level, err);
+}
+
+int ferry_perf_reset(ferry_error *err)
+{
+    return ferry_rocksdb_lib.perf_reset(err);
+}
+
+int ferry_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err)
+{
+    CHECK_E(BYTES_OK(dst, cap), err, "dst is NULL");
+    CHECK_E(len_out != NULL, err, "len_out is NULL");
+    return ferry_rocksdb_lib.perf_report(dst, cap, len_out, err);
+}

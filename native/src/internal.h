@@ -302,6 +302,10 @@ typedef struct ferry_engine_lib {
     int (*sfm_create)(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err);
     void (*sfm_destroy)(void *m);
     void (*sfm_usage)(void *m, uint64_t *total_size, int *reached);
+    /* the calling thread's PerfContext (level checked by ferry_services.c) */
+    int (*perf_level)(int32_t level, ferry_error *err);
+    int (*perf_reset)(ferry_error *err);
+    int (*perf_report)(void *dst, size_t cap, size_t *len_out, ferry_error *err);
 } ferry_engine_lib;
 
 FERRY_HIDDEN extern const ferry_engine_lib ferry_rocksdb_lib;

@@ -46,6 +46,7 @@ typedef struct rocksdb_wal_readoptions_t rocksdb_wal_readoptions_t;
 typedef struct rocksdb_ratelimiter_t rocksdb_ratelimiter_t;
 typedef struct rocksdb_sst_file_manager_t rocksdb_sst_file_manager_t;
 typedef struct rocksdb_env_t rocksdb_env_t;
+typedef struct rocksdb_perfcontext_t rocksdb_perfcontext_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -254,7 +255,13 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(sst_file_manager_set_delete_rate_bytes_per_second, void, (rocksdb_sst_file_manager_t *m, int64_t rate)) \
     X(sst_file_manager_get_total_size, uint64_t, (rocksdb_sst_file_manager_t *m)) \
     X(sst_file_manager_is_max_allowed_space_reached, unsigned char, (rocksdb_sst_file_manager_t *m)) \
-    X(options_set_sst_file_manager, void, (rocksdb_options_t *o, rocksdb_sst_file_manager_t *m))
+    X(options_set_sst_file_manager, void, (rocksdb_options_t *o, rocksdb_sst_file_manager_t *m)) \
+    /* PerfContext: in 7.9.2 */ \
+    X(set_perf_level, void, (int level)) \
+    X(perfcontext_create, rocksdb_perfcontext_t *, (void)) \
+    X(perfcontext_reset, void, (rocksdb_perfcontext_t *p)) \
+    X(perfcontext_report, char *, (rocksdb_perfcontext_t *p, unsigned char exclude_zero_counters)) \
+    X(perfcontext_destroy, void, (rocksdb_perfcontext_t *p))
 
 /* Split points (ferry_split_points): the live table files and approximate sizes are in every rocksdbjni
  * from 7.9.2 on; approximate sizes with flags (memtables included) in 10.1.3 and 11.8.1, not in 7.9.2. */

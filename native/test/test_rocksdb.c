@@ -269,6 +269,7 @@ int main(int argc, char **argv)
     test_secondary();
     test_wal();
     test_shared_services();
+    test_perf();
     test_pointer_pages();
 
     printf("%d passed, %d failed\n", passed, failed);

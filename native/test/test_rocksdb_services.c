@@ -112,3 +112,34 @@ void test_shared_services(void)
     CHECK_RC(ferry_store_open(FERRY_ENGINE_LMDB, dir("services3"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err),
              FERRY_EINVAL);
 }
+
+/* PerfContext: the calling thread's counters by RocksDB's names, zeroed by a reset, counting at a level. */
+void test_perf(void)
+{
+    CHECK_RC(ferry_perf_level(0, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_perf_level(5, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_perf_level(FERRY_PERF_COUNT, &err), FERRY_OK);
+    CHECK_RC(ferry_perf_reset(&err), FERRY_OK);
+    ferry_store *s = NULL;
+    CHECK_RC(open_store("perf", &s), FERRY_OK);
+    if (!s) return;
+    char buf[16];
+    CHECK_RC(put_s(s, 0, "a", "1"), FERRY_OK);
+    CHECK_RC(put_s(s, 0, "b", "2"), FERRY_OK);
+    CHECK_RC(get_s(s, NULL, 0, "a", buf, sizeof buf), FERRY_OK);
+    size_t len = 0;
+    CHECK_RC(ferry_perf_report(NULL, 0, &len, &err), FERRY_ETOOSMALL);
+    char *text = malloc(len + 1);
+    CHECK_RC(ferry_perf_report(text, len, &len, &err), FERRY_OK);
+    text[len] = '\0';
+    CHECK(strstr(text, "user_key_comparison_count = ") != NULL && strstr(text, "user_key_comparison_count = 0,") == NULL,
+          "%.200s", text);
+    CHECK_RC(ferry_perf_reset(&err), FERRY_OK);
+    CHECK_RC(ferry_perf_report(text, len, &len, &err), FERRY_OK);
+    text[len < 1 ? 0 : len] = '\0';
+    CHECK(strstr(text, "user_key_comparison_count = 0,") != NULL, "%.200s", text);
+    free(text);
+    CHECK_RC(ferry_perf_report(NULL, 0, NULL, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_perf_level(FERRY_PERF_DISABLE, &err), FERRY_OK);
+    CHECK_RC(ferry_store_close(s), FERRY_OK);
+}

@@ -560,3 +560,21 @@ JNI_FN(sstManagerClose0)(JNIEnv *env, jclass cls, jlong m, jlong err)
 {
     return ferry_sst_manager_close(P(m), P(err));
 }
+
+/* JniFunctions.perfLevel0: ferry_perf_level */
+JNI_FN(perfLevel0)(JNIEnv *env, jclass cls, jint level, jlong err)
+{
+    return ferry_perf_level((int32_t)level, P(err));
+}
+
+/* JniFunctions.perfReset0: ferry_perf_reset */
+JNI_FN(perfReset0)(JNIEnv *env, jclass cls, jlong err)
+{
+    return ferry_perf_reset(P(err));
+}
+
+/* JniFunctions.perfReport0: ferry_perf_report */
+JNI_FN(perfReport0)(JNIEnv *env, jclass cls, jlong dst, jlong cap, jlong len_out, jlong err)
+{
+    return ferry_perf_report(P(dst), (size_t)cap, P(len_out), P(err));
+}

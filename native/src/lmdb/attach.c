@@ -384,6 +384,28 @@ static void lmdb_sfm_usage(void *m, uint64_t *total_size, int *reached)
     *reached = 0;
 }
 
+static int no_perf(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "PerfContext is RocksDB's: LMDB keeps no per-thread counters");
+}
+
+static int lmdb_perf_level(int32_t level, ferry_error *err)
+{
+    (void)level;
+    return no_perf(err);
+}
+
+static int lmdb_perf_reset(ferry_error *err)
+{
+    return no_perf(err);
+}
+
+static int lmdb_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err)
+{
+    (void)dst; (void)cap; (void)len_out;
+    return no_perf(err);
+}
+
 const ferry_engine_lib ferry_lmdb_lib = {
     .attach = ferry_lmdb_attach,
     .path = ferry_lmdb_path,
@@ -425,4 +447,7 @@ const ferry_engine_lib ferry_lmdb_lib = {
     .sfm_create = lmdb_sfm_create,
     .sfm_destroy = lmdb_destroy_nothing,
     .sfm_usage = lmdb_sfm_usage,
+    .perf_level = lmdb_perf_level,
+    .perf_reset = lmdb_perf_reset,
+    .perf_report = lmdb_perf_report,
 };

@@ -332,4 +332,7 @@ const ferry_engine_lib ferry_rocksdb_lib = {
     .sfm_create = ferry_rocksdb_sfm_create,
     .sfm_destroy = ferry_rocksdb_sfm_destroy,
     .sfm_usage = ferry_rocksdb_sfm_usage,
+    .perf_level = ferry_rocksdb_perf_level,
+    .perf_reset = ferry_rocksdb_perf_reset,
+    .perf_report = ferry_rocksdb_perf_report,
 };

@@ -174,6 +174,9 @@ FERRY_HIDDEN void ferry_rocksdb_limiter_destroy(void *l);
 FERRY_HIDDEN int ferry_rocksdb_sfm_create(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err);
 FERRY_HIDDEN void ferry_rocksdb_sfm_destroy(void *m);
 FERRY_HIDDEN void ferry_rocksdb_sfm_usage(void *m, uint64_t *total_size, int *reached);
+FERRY_HIDDEN int ferry_rocksdb_perf_level(int32_t level, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_perf_reset(ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err);
 /* a store's rate limiter and SST file manager (FERRY_OPT_RATE_LIMITER, FERRY_OPT_SST_FILE_MANAGER) into s->opts */
 FERRY_HIDDEN int rdb_services_configure(rdb_store *s, const int64_t *opts, ferry_error *err);
 

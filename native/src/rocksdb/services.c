@@ -195,3 +195,51 @@ int rdb_services_configure(rdb_store *s, const int64_t *opts, ferry_error *err)
     (void)err;
     return FERRY_OK;
 }
+
+/* ---- PerfContext: the calling thread's (RocksDB keeps the context and its level per thread) ---- */
+
+static int perf_ready(ferry_error *err)
+{
+    RJ_READY(err);
+    if (!RDB.set_perf_level || !RDB.perfcontext_create || !RDB.perfcontext_reset || !RDB.perfcontext_report
+        || !RDB.perfcontext_destroy)
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no PerfContext in its C API (rocksdb_set_perf_level, "
+                          "rocksdb_perfcontext_*)", rdb_lib_path);
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_perf_level(int32_t level, ferry_error *err)
+{
+    int rc = perf_ready(err);
+    if (rc) return rc;
+    RDB.set_perf_level(level);
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_perf_reset(ferry_error *err)
+{
+    int rc = perf_ready(err);
+    if (rc) return rc;
+    rocksdb_perfcontext_t *p = RDB.perfcontext_create();
+    if (!p) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    RDB.perfcontext_reset(p);
+    RDB.perfcontext_destroy(p);
+    return FERRY_OK;
+}
+
+int ferry_rocksdb_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err)
+{
+    int rc = perf_ready(err);
+    if (rc) return rc;
+    rocksdb_perfcontext_t *p = RDB.perfcontext_create();
+    if (!p) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    char *text = RDB.perfcontext_report(p, 0);
+    RDB.perfcontext_destroy(p);
+    if (!text) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    size_t n = strlen(text);
+    *len_out = n;
+    if (n > cap) rc = ferry_fail(err, FERRY_ETOOSMALL, 0, "PerfContext report of %zu bytes, buffer of %zu", n, cap);
+    else memcpy(dst, text, n);
+    RDB.free(text);
+    return rc;
+}

@@ -179,6 +179,43 @@ public final class AdminCalls {
         check(s, b.sstManagerClose(manager, s.err()));
     }
 
+    // ---- RocksDB services: PerfContext (the calling thread's) ----
+
+    /**
+     * {@code ferry_perf_level}.
+     *
+     * @param level FERRY_PERF_*
+     */
+    public void perfLevel(int level) {
+        Scratch s = Scratch.get(b);
+        check(s, b.perfLevel(level, s.err()));
+    }
+
+    /** {@code ferry_perf_reset}. */
+    public void perfReset() {
+        Scratch s = Scratch.get(b);
+        check(s, b.perfReset(s.err()));
+    }
+
+    /**
+     * {@code ferry_perf_report}.
+     *
+     * @return RocksDB's report of the calling thread's counters
+     */
+    public String perfReport() {
+        Scratch s = Scratch.get(b);
+        int rc = b.perfReport(s.mem.addr + Scratch.DATA, s.mem.cap - Scratch.DATA, s.out(0), s.err());
+        if (rc == Abi.ETOOSMALL) {
+            long len = s.outLong(0);
+            s.ensure(Scratch.DATA + len, 0);
+            rc = b.perfReport(s.mem.addr + Scratch.DATA, len, s.out(0), s.err());
+        }
+        check(s, rc);
+        byte[] text = new byte[(int) s.outLong(0)];
+        s.mem.buf.get(Scratch.DATA, text);
+        return new String(text, StandardCharsets.ISO_8859_1);
+    }
+
     // ---- maintenance ----
 
     /**

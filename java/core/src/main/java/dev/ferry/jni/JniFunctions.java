@@ -462,6 +462,21 @@ public abstract class JniFunctions implements NativeFunctions {
         return sstManagerClose0(manager, err);
     }
 
+    @Override
+    public final int perfLevel(int level, long err) {
+        return perfLevel0(level, err);
+    }
+
+    @Override
+    public final int perfReset(long err) {
+        return perfReset0(err);
+    }
+
+    @Override
+    public final int perfReport(long dst, long cap, long lenOut, long err) {
+        return perfReport0(dst, cap, lenOut, err);
+    }
+
     private static native int abiVersion0();
     private static native long strerror0(int rc);
     private static native int noop0();
@@ -564,4 +579,7 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int sstManagerUsage0(long manager, long totalSizeOut, long reachedOut, long storesOut,
             long err);
     private static native int sstManagerClose0(long manager, long err);
+    private static native int perfLevel0(int level, long err);
+    private static native int perfReset0(long err);
+    private static native int perfReport0(long dst, long cap, long lenOut, long err);
 }

@@ -492,4 +492,35 @@ public interface RocksDbFunctions {
      *        counts them).
      */
     int sstManagerClose(long manager, long err);
+
+    /**
+     * {@code ferry_perf_level}: Set the calling thread's PerfContext level (rocksdb_set_perf_level).
+     *
+     * @param level {@code int32_t level}: FERRY_PERF_*.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (another level), FERRY_ENOENGINE (RocksDB not attached),
+     *        FERRY_ENOTSUP.
+     */
+    int perfLevel(int level, long err);
+
+    /**
+     * {@code ferry_perf_reset}: Zero the calling thread's PerfContext counters.
+     *
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_ENOENGINE, FERRY_ENOTSUP.
+     */
+    int perfReset(long err);
+
+    /**
+     * {@code ferry_perf_report}: The calling thread's PerfContext counters as RocksDB reports them ("name = value"
+     * pairs separated by ", ", every counter the library has, zeros included; PerfContext::ToString).
+     *
+     * @param dst {@code void *dst}: the text, not NUL-terminated (cap bytes).
+     * @param cap {@code size_t cap}
+     * @param lenOut {@code size_t *len_out}: its length, also when it did not fit.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_ETOOSMALL (nothing copied; call again with *len_out bytes),
+     *        FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+     */
+    int perfReport(long dst, long cap, long lenOut, long err);
 }

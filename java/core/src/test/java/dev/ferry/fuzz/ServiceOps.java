@@ -7,6 +7,7 @@ import dev.ferry.Compression;
 import dev.ferry.Cursor;
 import dev.ferry.Engine;
 import dev.ferry.KeyRange;
+import dev.ferry.PerfContext;
 import dev.ferry.RateLimiter;
 import dev.ferry.SstFileManager;
 import dev.ferry.Store;
@@ -37,6 +38,41 @@ final class ServiceOps {
         t.add("walRead", 2, ServiceOps::walRead, false);
         t.add("sharedServicesLife", 1, ServiceOps::sharedServicesLife, false);
         t.add("blobFamily", 1, ServiceOps::blobFamily, false);
+        t.add("perfContext", 2, ServiceOps::perfContext, false);
+    }
+
+    /**
+     * PerfContext on the fuzz thread, around reads of a shared store: a random level, a reset, counters
+     * that are never negative, zero right after a reset, an unknown name NotSupported. Left disabled.
+     */
+    private static void perfContext(Ctx c) {
+        PerfContext.Level level = PerfContext.Level.values()[c.rnd.nextInt(PerfContext.Level.values().length)];
+        if (!c.call("PerfContext.setLevel(" + level + ")", () -> PerfContext.setLevel(level))) {
+            return;
+        }
+        try {
+            c.call("PerfContext.reset() and counters()", () -> {
+                PerfContext.reset();
+                if (PerfContext.counter("user_key_comparison_count") != 0) {
+                    c.wrong("PerfContext.counter", "user_key_comparison_count not 0 right after reset()");
+                }
+            });
+            StoreRef s = StoreOps.anyStore(c);
+            if (s != null) {
+                byte[] k = c.key("key");
+                StoreOps.closedStore(c, s);
+                c.call(s + ".get under PerfContext", () -> s.store.get(k));
+            }
+            c.call("PerfContext.counters()", () -> PerfContext.counters().forEach((k, v) -> {
+                if (v < 0) {
+                    c.wrong("PerfContext.counters()", k + " = " + v);
+                }
+            }));
+            c.mustThrow("an unknown PerfContext counter");
+            c.call("PerfContext.counter(no_such_counter)", () -> PerfContext.counter("no_such_counter"));
+        } finally {
+            c.call("PerfContext.setLevel(DISABLE)", () -> PerfContext.setLevel(PerfContext.Level.DISABLE));
+        }
     }
 
     /**

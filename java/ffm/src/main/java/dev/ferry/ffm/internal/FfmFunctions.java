@@ -816,4 +816,31 @@ public abstract class FfmFunctions extends FfmHandles implements NativeFunctions
             throw FfmBinding.failure("ferry_sst_manager_close", t);
         }
     }
+
+    @Override
+    public final int perfLevel(int level, long err) {
+        try {
+            return (int) PerfLevel.H.invokeExact(level, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_perf_level", t);
+        }
+    }
+
+    @Override
+    public final int perfReset(long err) {
+        try {
+            return (int) PerfReset.H.invokeExact(err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_perf_reset", t);
+        }
+    }
+
+    @Override
+    public final int perfReport(long dst, long cap, long lenOut, long err) {
+        try {
+            return (int) PerfReport.H.invokeExact(dst, cap, lenOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_perf_report", t);
+        }
+    }
 }

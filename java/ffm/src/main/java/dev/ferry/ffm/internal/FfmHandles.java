@@ -259,7 +259,13 @@ abstract class FfmHandles {
         SST_MANAGER_USAGE("ferry_sst_manager_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG),
         // int ferry_sst_manager_close(ferry_sst_manager *m, ferry_error *err)
-        SST_MANAGER_CLOSE("ferry_sst_manager_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        SST_MANAGER_CLOSE("ferry_sst_manager_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_perf_level(int32_t level, ferry_error *err)
+        PERF_LEVEL("ferry_perf_level", false, JAVA_INT, JAVA_INT, JAVA_LONG),
+        // int ferry_perf_reset(ferry_error *err)
+        PERF_RESET("ferry_perf_reset", false, JAVA_INT, JAVA_LONG),
+        // int ferry_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err)
+        PERF_REPORT("ferry_perf_report", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
         final String symbol;
         final boolean critical;
@@ -362,4 +368,7 @@ abstract class FfmHandles {
     static final class SstManagerCreate { static final MethodHandle H = FfmBinding.bind(Fn.SST_MANAGER_CREATE); }
     static final class SstManagerUsage { static final MethodHandle H = FfmBinding.bind(Fn.SST_MANAGER_USAGE); }
     static final class SstManagerClose { static final MethodHandle H = FfmBinding.bind(Fn.SST_MANAGER_CLOSE); }
+    static final class PerfLevel { static final MethodHandle H = FfmBinding.bind(Fn.PERF_LEVEL); }
+    static final class PerfReset { static final MethodHandle H = FfmBinding.bind(Fn.PERF_RESET); }
+    static final class PerfReport { static final MethodHandle H = FfmBinding.bind(Fn.PERF_REPORT); }
 }
