@@ -163,7 +163,12 @@ typedef struct ferry_cursor ferry_cursor;
                                              (reads may still see them until then; 0: never). -1: a plain
                                              store. A TTL store and a plain one cannot be opened as each
                                              other (FERRY_EINVAL, see "TTL stores"). LMDB: FERRY_EINVAL */
-#define FERRY_OPT_COUNT             24
+#define FERRY_OPT_RATE_LIMITER     24 /**< RocksDB: a shared rate limiter of flush and compaction writes, the ferry_rate_limiter*
+                                             from ferry_rate_limiter_create as an int64 (see "RocksDB services"); -1 or 0:
+                                             none. LMDB: FERRY_EINVAL */
+#define FERRY_OPT_SST_FILE_MANAGER 25 /**< RocksDB: a shared SST file manager, the ferry_sst_manager* from
+                                             ferry_sst_manager_create as an int64; -1 or 0: none. LMDB: FERRY_EINVAL */
+#define FERRY_OPT_COUNT             26
 /**@}*/
 
 /** @name Values of FERRY_OPT_TRANSACTIONS */
@@ -1425,6 +1430,167 @@ FERRY_EXPORT int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *st
  * @return FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message counts them).
  */
 FERRY_EXPORT int ferry_wbm_close(ferry_wbm *w, ferry_error *err);
+/**@}*/
+
+/* ------------------------------------------------------------------ */
+/** @name RocksDB services: the write-ahead log, rate limiters, SST file managers, PerfContext
+ * The rest of RocksDB's C API that RocksJava users rely on. LMDB has none of these: its functions
+ * answer FERRY_ENOTSUP with a message saying why, and an LMDB store opened with one of their
+ * options fails with FERRY_EINVAL.
+ *
+ * The write-ahead log (WAL): every write to a RocksDB store gets a sequence number (a batch of n
+ * operations takes n consecutive ones) and goes to the WAL first. ferry_wal_open reads the batches
+ * written since a sequence number back from the WAL files that RocksDB still keeps: a WAL file
+ * goes once its memtables are flushed, unless the store's options string keeps it archived
+ * (WAL_ttl_seconds, WAL_size_limit_MB). Each batch comes as RocksDB's own write batch (its "rep"):
+ * a 12-byte header (sequence number, fixed64; operation count, fixed32; little-endian) and the
+ * records, each a type byte, for the types of a column family other than the default one a varint32
+ * family id (RocksDB's, see ferry_cf_engine_id), and varint32-length-prefixed key and value slices.
+ * Threading: a ferry_wal is used by one thread at a time; close it before its store.
+ */
+/**@{*/
+typedef struct ferry_wal ferry_wal;
+
+/**
+ * @brief The sequence number of the store's latest write (0 before the first one).
+ * @param[out] out the sequence number.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (LMDB: no sequence numbers).
+ */
+FERRY_EXPORT int ferry_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err);
+
+/**
+ * @brief The id RocksDB gives a column family (the id write batches and the WAL carry).
+ * @param[in] cf a live family of the store.
+ * @param[out] out RocksDB's id (the default family: 0).
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB).
+ */
+FERRY_EXPORT int ferry_cf_engine_id(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err);
+
+/**
+ * @brief Open an iterator over the write batches of the WAL from the one holding sequence number
+ *        since (RocksDB's GetUpdatesSince).
+ * @param[in] since the first sequence number wanted (0 and 1: from the first write). Greater than
+ *            the latest sequence number: an iterator that ends at once.
+ * @param[out] out the iterator; release with ferry_wal_close, before the store closes.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_NOTFOUND (sequence number since is no longer in the WAL: its
+ *         files went after a flush; the message names the first sequence number still there),
+ *         FERRY_ENOTSUP (LMDB; a TTL store, whose values carry RocksDB's timestamp suffix in the WAL; a
+ *         store opened with FERRY_OPT_WAL 0), engine codes (a read-only or secondary store: RocksDB's).
+ */
+FERRY_EXPORT int ferry_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err);
+
+/**
+ * @brief Copy the iterator's next write batch (its rep, see above) into dst and move past it.
+ * @param[out] dst where the batch goes (cap bytes).
+ * @param[out] seq_out the batch's first sequence number.
+ * @param[out] len_out the batch's size in bytes, also when it did not fit.
+ * @return FERRY_OK; FERRY_NOTFOUND at the end (batches written after it are read by a new iterator);
+ *         FERRY_ETOOSMALL (the batch is larger than cap: nothing copied, the iterator stays; call again
+ *         with *len_out bytes); FERRY_EINVAL; engine codes (a WAL read failed).
+ */
+FERRY_EXPORT int ferry_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out,
+                                ferry_error *err);
+
+/**
+ * @brief Release a WAL iterator. NULL is ignored.
+ * @return FERRY_OK.
+ */
+FERRY_EXPORT int ferry_wal_close(ferry_wal *w);
+
+/* Rate limiters and SST file managers are shared like block caches (see "Shared memory"): a store
+ * attaches them at open (FERRY_OPT_RATE_LIMITER, FERRY_OPT_SST_FILE_MANAGER) and holds them until it
+ * closes; their close refuses with FERRY_EBUSY while a store holds them; a store open checks that the
+ * handle is a live object of this library (FERRY_EINVAL otherwise). Threading: any thread. */
+typedef struct ferry_rate_limiter ferry_rate_limiter;
+typedef struct ferry_sst_manager ferry_sst_manager;
+
+/**
+ * @brief Create a rate limiter (RocksDB's GenericRateLimiter): the flushes and compactions of the
+ *        stores that use it write at most bytes_per_sec bytes per second together.
+ * @param[in] bytes_per_sec at least 1.
+ * @param[in] refill_period_us how often the budget refills, in microseconds, at least 1 (RocksDB's
+ *            default 100000).
+ * @param[in] fairness 1..100 (RocksDB's default 10): one request in fairness of low priority goes before
+ *            the high-priority ones.
+ * @param[out] out the limiter; release with ferry_rate_limiter_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_rate_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness,
+                                           ferry_rate_limiter **out, ferry_error *err);
+
+/**
+ * @brief How many open stores hold the limiter.
+ * @return FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_rate_limiter_create).
+ */
+FERRY_EXPORT int ferry_rate_limiter_usage(ferry_rate_limiter *l, uint32_t *stores_out, ferry_error *err);
+
+/**
+ * @brief Release a limiter that no store holds. NULL is ignored.
+ * @return FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message counts them).
+ */
+FERRY_EXPORT int ferry_rate_limiter_close(ferry_rate_limiter *l, ferry_error *err);
+
+/**
+ * @brief Create an SST file manager (RocksDB's SstFileManager, on the default environment): it tracks
+ *        the table and blob files of the stores that use it, stops their writes once the files
+ *        reach max_allowed_space, and deletes obsolete files at a bounded rate.
+ * @param[in] max_allowed_space bytes, 0: no limit. Reaching it fails writes with an I/O error
+ *            ("Max allowed space was reached") until files are deleted.
+ * @param[in] delete_rate bytes per second at which obsolete files are deleted, 0: at once.
+ * @param[out] out the manager; release with ferry_sst_manager_close.
+ * @return FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP (rocksdb_sst_file_manager_* missing: newer
+ *         than rocksdbjni 10.1.3, present in 11.8.1), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_sst_manager_create(uint64_t max_allowed_space, int64_t delete_rate, ferry_sst_manager **out,
+                                          ferry_error *err);
+
+/**
+ * @brief An SST file manager's state. Any output may be NULL.
+ * @param[out] total_size_out bytes of the files it tracks.
+ * @param[out] reached_out 1 when they reached the maximum allowed space, else 0.
+ * @param[out] stores_out how many open stores hold it.
+ * @return FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_sst_manager_create).
+ */
+FERRY_EXPORT int ferry_sst_manager_usage(ferry_sst_manager *m, uint64_t *total_size_out, uint32_t *reached_out,
+                                         uint32_t *stores_out, ferry_error *err);
+
+/**
+ * @brief Release an SST file manager that no store holds. NULL is ignored.
+ * @return FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message counts them).
+ */
+FERRY_EXPORT int ferry_sst_manager_close(ferry_sst_manager *m, ferry_error *err);
+
+/* PerfContext: RocksDB's per-thread counters of what this thread's operations did (key comparisons,
+ * block reads, time spent in memtables...). Every function acts on the calling thread's context and
+ * level only: set the level, run the operations, read the counters, on one thread. */
+
+#define FERRY_PERF_DISABLE               1 /**< count nothing */
+#define FERRY_PERF_COUNT                 2 /**< counters, no timers (RocksDB's default in every thread) */
+#define FERRY_PERF_TIME_EXCEPT_FOR_MUTEX 3 /**< counters and timers, but mutex waits */
+#define FERRY_PERF_TIME                  4 /**< counters and every timer */
+
+/**
+ * @brief Set the calling thread's PerfContext level (rocksdb_set_perf_level).
+ * @param[in] level FERRY_PERF_*.
+ * @return FERRY_OK, FERRY_EINVAL (another level), FERRY_ENOENGINE (RocksDB not attached), FERRY_ENOTSUP.
+ */
+FERRY_EXPORT int ferry_perf_level(int32_t level, ferry_error *err);
+
+/**
+ * @brief Zero the calling thread's PerfContext counters.
+ * @return FERRY_OK, FERRY_ENOENGINE, FERRY_ENOTSUP.
+ */
+FERRY_EXPORT int ferry_perf_reset(ferry_error *err);
+
+/**
+ * @brief The calling thread's PerfContext counters as RocksDB reports them ("name = value" pairs
+ *        separated by ", ", every counter the library has, zeros included; PerfContext::ToString).
+ * @param[out] dst the text, not NUL-terminated (cap bytes).
+ * @param[out] len_out its length, also when it did not fit.
+ * @return FERRY_OK, FERRY_ETOOSMALL (nothing copied; call again with *len_out bytes), FERRY_EINVAL,
+ *         FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err);
 /**@}*/
 
 #ifdef __cplusplus

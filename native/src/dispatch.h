@@ -29,4 +29,10 @@ FERRY_HIDDEN int ferry_cf_slot_check(ferry_store *s, uint32_t cf, ferry_cf_slot 
 FERRY_HIDDEN int ferry_shared_acquire(int engine, int64_t *o, ferry_cache **c_out, ferry_wbm **w_out, ferry_error *err);
 FERRY_HIDDEN void ferry_shared_release(ferry_cache *c, ferry_wbm *w);
 
+/* ferry_services.c: the same for a store's rate limiter and SST file manager (FERRY_OPT_RATE_LIMITER,
+ * FERRY_OPT_SST_FILE_MANAGER); an LMDB store naming one is FERRY_EINVAL. */
+FERRY_HIDDEN int ferry_services_acquire(int engine, int64_t *o, ferry_rate_limiter **l_out, ferry_sst_manager **m_out,
+                                        ferry_error *err);
+FERRY_HIDDEN void ferry_services_release(ferry_rate_limiter *l, ferry_sst_manager *m);
+
 #endif /* FERRY_DISPATCH_H */

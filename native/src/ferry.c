@@ -209,7 +209,11 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
     if (rc) return rc;
     ferry_cache *sc = NULL;
     ferry_wbm *sw = NULL;
-    if ((rc = ferry_shared_acquire(engine, o, &sc, &sw, err)) != FERRY_OK) {
+    ferry_rate_limiter *sl = NULL;
+    ferry_sst_manager *sm = NULL;
+    if ((rc = ferry_shared_acquire(engine, o, &sc, &sw, err)) != FERRY_OK
+        || (rc = ferry_services_acquire(engine, o, &sl, &sm, err)) != FERRY_OK) {
+        ferry_shared_release(sc, sw);
         cf_descs_free(d, ncfs);
         return rc;
     }
@@ -218,8 +222,11 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
         if (rc == FERRY_OK) {
             (*out)->shared_cache = sc;
             (*out)->shared_wbm = sw;
+            (*out)->shared_limiter = sl;
+            (*out)->shared_sfm = sm;
         } else {
             ferry_shared_release(sc, sw);
+            ferry_services_release(sl, sm);
         }
     } else {
         /* a missing store is FERRY_NOTFOUND (as without records) before the records are judged */
@@ -260,8 +267,13 @@ int ferry_store_close(ferry_store *s)
     if (!s) return FERRY_OK;
     ferry_cache *sc = s->shared_cache;
     ferry_wbm *sw = s->shared_wbm;
+    ferry_rate_limiter *sl = s->shared_limiter;
+    ferry_sst_manager *sm = s->shared_sfm;
     int rc = s->ops->close(s);
-    if (rc != FERRY_EBUSY) ferry_shared_release(sc, sw);
+    if (rc != FERRY_EBUSY) {
+        ferry_shared_release(sc, sw);
+        ferry_services_release(sl, sm);
+    }
     return rc;
 }
 

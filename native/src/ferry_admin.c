@@ -384,13 +384,21 @@ int ferry_store_open_secondary(const char *path, const char *secondary_path, con
     if (rc) return rc;
     ferry_cache *sc = NULL;
     ferry_wbm *sw = NULL;
-    if ((rc = ferry_shared_acquire(FERRY_ENGINE_ROCKSDB, o, &sc, &sw, err)) == FERRY_OK) {
+    ferry_rate_limiter *sl = NULL;
+    ferry_sst_manager *sm = NULL;
+    if ((rc = ferry_shared_acquire(FERRY_ENGINE_ROCKSDB, o, &sc, &sw, err)) == FERRY_OK
+        && (rc = ferry_services_acquire(FERRY_ENGINE_ROCKSDB, o, &sl, &sm, err)) != FERRY_OK)
+        ferry_shared_release(sc, sw);
+    if (rc == FERRY_OK) {
         rc = ferry_rocksdb_lib.open_secondary(path, secondary_path, o, extra, d, ncfs, out, err);
         if (rc == FERRY_OK) {
             (*out)->shared_cache = sc;
             (*out)->shared_wbm = sw;
+            (*out)->shared_limiter = sl;
+            (*out)->shared_sfm = sm;
         } else {
             ferry_shared_release(sc, sw);
+            ferry_services_release(sl, sm);
         }
     }
     cf_descs_free(d, ncfs);

@@ -72,6 +72,8 @@ struct ferry_store {
     pthread_mutex_t cf_lock;    /* serialises create/drop */
     ferry_cache *shared_cache;  /* FERRY_OPT_BLOCK_CACHE held while open (ferry.c), or NULL */
     ferry_wbm *shared_wbm;      /* FERRY_OPT_WRITE_BUFFER_MANAGER held while open, or NULL */
+    ferry_rate_limiter *shared_limiter; /* FERRY_OPT_RATE_LIMITER held while open (ferry_services.c), or NULL */
+    ferry_sst_manager *shared_sfm;      /* FERRY_OPT_SST_FILE_MANAGER held while open, or NULL */
 };
 
 struct ferry_snapshot {
@@ -91,6 +93,11 @@ struct ferry_cursor {
     ferry_cursor *tnext, *tprev;
     uint64_t seen_writes;
     int dead;
+};
+
+/* Base of an engine's WAL iterator (ferry_wal_open): the store it reads. */
+struct ferry_wal {
+    ferry_store *store;
 };
 
 /* Transaction states. */
@@ -281,6 +288,24 @@ typedef struct ferry_engine_lib {
                         void *dst, size_t cap, int64_t *lens_out, ferry_error *err);
     int (*rj_put)(void *db, void *cf, const void *key, size_t klen, const void *val, size_t vlen, ferry_error *err);
     int (*rj_write)(void *db, void *const *cfs, const void *ops, size_t len, ferry_error *err);
+    /* ---- RocksDB services (ferry_services.c): the WAL, rate limiters, SST file managers, PerfContext */
+    int (*latest_sequence)(ferry_store *s, uint64_t *out, ferry_error *err);
+    int (*cf_engine_id)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+    int (*wal_open)(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err);
+    /* w was made by this engine's wal_open */
+    int (*wal_next)(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out, ferry_error *err);
+    int (*wal_close)(ferry_wal *w);
+    /* *out: the engine's rate limiter / SST file manager (values checked by ferry_services.c) */
+    int (*limiter_create)(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness, void **out,
+                          ferry_error *err);
+    void (*limiter_destroy)(void *l);
+    int (*sfm_create)(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err);
+    void (*sfm_destroy)(void *m);
+    void (*sfm_usage)(void *m, uint64_t *total_size, int *reached);
+    /* the calling thread's PerfContext (level checked by ferry_services.c) */
+    int (*perf_level)(int32_t level, ferry_error *err);
+    int (*perf_reset)(ferry_error *err);
+    int (*perf_report)(void *dst, size_t cap, size_t *len_out, ferry_error *err);
 } ferry_engine_lib;
 
 FERRY_HIDDEN extern const ferry_engine_lib ferry_rocksdb_lib;

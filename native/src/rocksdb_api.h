@@ -41,6 +41,12 @@ typedef struct rocksdb_transaction_options_t rocksdb_transaction_options_t;
 typedef struct rocksdb_optimistictransactiondb_t rocksdb_optimistictransactiondb_t;
 typedef struct rocksdb_optimistictransaction_options_t rocksdb_optimistictransaction_options_t;
 typedef struct rocksdb_livefiles_t rocksdb_livefiles_t;
+typedef struct rocksdb_wal_iterator_t rocksdb_wal_iterator_t;
+typedef struct rocksdb_wal_readoptions_t rocksdb_wal_readoptions_t;
+typedef struct rocksdb_ratelimiter_t rocksdb_ratelimiter_t;
+typedef struct rocksdb_sst_file_manager_t rocksdb_sst_file_manager_t;
+typedef struct rocksdb_env_t rocksdb_env_t;
+typedef struct rocksdb_perfcontext_t rocksdb_perfcontext_t;
 
 /* Layouts of the C API's wrapper structs (RocksDB db/c.cc), relied on by the RocksJava interop:
  * each holds the C++ object pointer as its first member, and the C API functions used here read
@@ -218,7 +224,44 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
         rocksdb_column_family_handle_t **handles, char **errptr)) \
     X(try_catch_up_with_primary, void, (rocksdb_t *db, char **errptr)) \
     RDB_API_SHARED_FUNCS(X) \
-    RDB_API_SPLIT_FUNCS(X)
+    RDB_API_SPLIT_FUNCS(X) \
+    RDB_API_SERVICE_FUNCS(X)
+
+/* RocksDB services (rocksdb/services.c, ferry.h "RocksDB services"), resolved as optional: each ABI
+ * function answers FERRY_ENOTSUP naming the missing symbol. The WAL iterator is in every rocksdbjni
+ * from 7.9.2 on. */
+#define RDB_API_SERVICE_FUNCS(X) \
+    X(get_latest_sequence_number, uint64_t, (rocksdb_t *db)) \
+    X(column_family_handle_get_id, uint32_t, (rocksdb_column_family_handle_t *cf)) \
+    X(get_updates_since, rocksdb_wal_iterator_t *, (rocksdb_t *db, uint64_t seq, \
+        const rocksdb_wal_readoptions_t *o, char **errptr)) \
+    X(wal_iter_next, void, (rocksdb_wal_iterator_t *it)) \
+    X(wal_iter_valid, unsigned char, (const rocksdb_wal_iterator_t *it)) \
+    X(wal_iter_status, void, (const rocksdb_wal_iterator_t *it, char **errptr)) \
+    X(wal_iter_get_batch, rocksdb_writebatch_t *, (const rocksdb_wal_iterator_t *it, uint64_t *seq)) \
+    X(wal_iter_destroy, void, (const rocksdb_wal_iterator_t *it)) \
+    X(writebatch_data, const char *, (rocksdb_writebatch_t *b, size_t *size)) \
+    /* rate limiters: in 7.9.2 */ \
+    X(ratelimiter_create, rocksdb_ratelimiter_t *, (int64_t rate_bytes_per_sec, int64_t refill_period_us, \
+        int32_t fairness)) \
+    X(ratelimiter_destroy, void, (rocksdb_ratelimiter_t *l)) \
+    X(options_set_ratelimiter, void, (rocksdb_options_t *o, rocksdb_ratelimiter_t *l)) \
+    /* SST file managers: not in 7.9.2 or 10.1.3, in 11.8.1 */ \
+    X(create_default_env, rocksdb_env_t *, (void)) \
+    X(env_destroy, void, (rocksdb_env_t *env)) \
+    X(sst_file_manager_create, rocksdb_sst_file_manager_t *, (rocksdb_env_t *env)) \
+    X(sst_file_manager_destroy, void, (rocksdb_sst_file_manager_t *m)) \
+    X(sst_file_manager_set_max_allowed_space_usage, void, (rocksdb_sst_file_manager_t *m, uint64_t bytes)) \
+    X(sst_file_manager_set_delete_rate_bytes_per_second, void, (rocksdb_sst_file_manager_t *m, int64_t rate)) \
+    X(sst_file_manager_get_total_size, uint64_t, (rocksdb_sst_file_manager_t *m)) \
+    X(sst_file_manager_is_max_allowed_space_reached, unsigned char, (rocksdb_sst_file_manager_t *m)) \
+    X(options_set_sst_file_manager, void, (rocksdb_options_t *o, rocksdb_sst_file_manager_t *m)) \
+    /* PerfContext: in 7.9.2 */ \
+    X(set_perf_level, void, (int level)) \
+    X(perfcontext_create, rocksdb_perfcontext_t *, (void)) \
+    X(perfcontext_reset, void, (rocksdb_perfcontext_t *p)) \
+    X(perfcontext_report, char *, (rocksdb_perfcontext_t *p, unsigned char exclude_zero_counters)) \
+    X(perfcontext_destroy, void, (rocksdb_perfcontext_t *p))
 
 /* Split points (ferry_split_points): the live table files and approximate sizes are in every rocksdbjni
  * from 7.9.2 on; approximate sizes with flags (memtables included) in 10.1.3 and 11.8.1, not in 7.9.2. */

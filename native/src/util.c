@@ -29,6 +29,8 @@ int ferry_store_base_init(ferry_store *s, const ferry_engine_ops *ops, int engin
     s->cf_named_max = named_max;
     s->shared_cache = NULL;
     s->shared_wbm = NULL;
+    s->shared_limiter = NULL;
+    s->shared_sfm = NULL;
     atomic_init(&s->cf_count, 0);
     for (int i = 0; i < FERRY_CF_CHUNKS; i++) atomic_init(&s->cf_chunks[i], NULL);
     ferry_cf_slot *first = calloc(FERRY_CF_CHUNK0, sizeof *first);

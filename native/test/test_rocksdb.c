@@ -267,6 +267,9 @@ int main(int argc, char **argv)
     test_ttl();
     test_ttl_store();
     test_secondary();
+    test_wal();
+    test_shared_services();
+    test_perf();
     test_pointer_pages();
 
     printf("%d passed, %d failed\n", passed, failed);

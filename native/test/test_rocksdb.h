@@ -95,6 +95,9 @@ void test_key_order_txn(void);
 void test_ttl(void);                                  /* test_rocksdb_ttl.c */
 void test_ttl_store(void);
 void test_secondary(void);
+void test_wal(void);                                  /* test_rocksdb_services.c */
+void test_shared_services(void);
+void test_perf(void);
 void test_pointer_pages(void);                         /* test_rocksdb_pinned.c */
 
 #endif

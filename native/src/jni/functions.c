@@ -491,3 +491,90 @@ JNI_FN(wbmClose0)(JNIEnv *env, jclass cls, jlong w, jlong err)
 {
     return ferry_wbm_close(P(w), P(err));
 }
+
+/* JniFunctions.latestSequence0: ferry_latest_sequence */
+JNI_FN(latestSequence0)(JNIEnv *env, jclass cls, jlong s, jlong out, jlong err)
+{
+    return ferry_latest_sequence(P(s), P(out), P(err));
+}
+
+/* JniFunctions.cfEngineId0: ferry_cf_engine_id */
+JNI_FN(cfEngineId0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong out, jlong err)
+{
+    return ferry_cf_engine_id(P(s), (uint32_t)cf, P(out), P(err));
+}
+
+/* JniFunctions.walOpen0: ferry_wal_open */
+JNI_FN(walOpen0)(JNIEnv *env, jclass cls, jlong s, jlong since, jlong out, jlong err)
+{
+    return ferry_wal_open(P(s), (uint64_t)since, P(out), P(err));
+}
+
+/* JniFunctions.walNext0: ferry_wal_next */
+JNI_FN(walNext0)(JNIEnv *env, jclass cls, jlong w, jlong dst, jlong cap, jlong seq_out, jlong len_out, jlong err)
+{
+    return ferry_wal_next(P(w), P(dst), (size_t)cap, P(seq_out), P(len_out), P(err));
+}
+
+/* JniFunctions.walClose0: ferry_wal_close */
+JNI_FN(walClose0)(JNIEnv *env, jclass cls, jlong w)
+{
+    return ferry_wal_close(P(w));
+}
+
+/* JniFunctions.rateLimiterCreate0: ferry_rate_limiter_create */
+JNI_FN(rateLimiterCreate0)(JNIEnv *env, jclass cls, jlong bytes_per_sec, jlong refill_period_us, jint fairness,
+                           jlong out, jlong err)
+{
+    return ferry_rate_limiter_create((int64_t)bytes_per_sec, (int64_t)refill_period_us, (int32_t)fairness, P(out),
+                                     P(err));
+}
+
+/* JniFunctions.rateLimiterUsage0: ferry_rate_limiter_usage */
+JNI_FN(rateLimiterUsage0)(JNIEnv *env, jclass cls, jlong l, jlong stores_out, jlong err)
+{
+    return ferry_rate_limiter_usage(P(l), P(stores_out), P(err));
+}
+
+/* JniFunctions.rateLimiterClose0: ferry_rate_limiter_close */
+JNI_FN(rateLimiterClose0)(JNIEnv *env, jclass cls, jlong l, jlong err)
+{
+    return ferry_rate_limiter_close(P(l), P(err));
+}
+
+/* JniFunctions.sstManagerCreate0: ferry_sst_manager_create */
+JNI_FN(sstManagerCreate0)(JNIEnv *env, jclass cls, jlong max_allowed_space, jlong delete_rate, jlong out, jlong err)
+{
+    return ferry_sst_manager_create((uint64_t)max_allowed_space, (int64_t)delete_rate, P(out), P(err));
+}
+
+/* JniFunctions.sstManagerUsage0: ferry_sst_manager_usage */
+JNI_FN(sstManagerUsage0)(JNIEnv *env, jclass cls, jlong m, jlong total_size_out, jlong reached_out, jlong stores_out,
+                         jlong err)
+{
+    return ferry_sst_manager_usage(P(m), P(total_size_out), P(reached_out), P(stores_out), P(err));
+}
+
+/* JniFunctions.sstManagerClose0: ferry_sst_manager_close */
+JNI_FN(sstManagerClose0)(JNIEnv *env, jclass cls, jlong m, jlong err)
+{
+    return ferry_sst_manager_close(P(m), P(err));
+}
+
+/* JniFunctions.perfLevel0: ferry_perf_level */
+JNI_FN(perfLevel0)(JNIEnv *env, jclass cls, jint level, jlong err)
+{
+    return ferry_perf_level((int32_t)level, P(err));
+}
+
+/* JniFunctions.perfReset0: ferry_perf_reset */
+JNI_FN(perfReset0)(JNIEnv *env, jclass cls, jlong err)
+{
+    return ferry_perf_reset(P(err));
+}
+
+/* JniFunctions.perfReport0: ferry_perf_report */
+JNI_FN(perfReport0)(JNIEnv *env, jclass cls, jlong dst, jlong cap, jlong len_out, jlong err)
+{
+    return ferry_perf_report(P(dst), (size_t)cap, P(len_out), P(err));
+}

@@ -322,6 +322,90 @@ static int lmdb_ttl_clock(ferry_store *s, int64_t now_ms, ferry_error *err)
     return ferry_fail(err, FERRY_ENOTSUP, 0, "TTL families are RocksDB's: LMDB has no compaction filter");
 }
 
+/* RocksDB services (ferry.h "RocksDB services"): LMDB has no sequence numbers and no write-ahead log */
+static int no_wal(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "LMDB has no write-ahead log and no sequence numbers: a commit writes the "
+                      "B+tree pages in place (RocksDB's WAL iterator has no LMDB counterpart)");
+}
+
+static int lmdb_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err)
+{
+    (void)s; (void)out;
+    return no_wal(err);
+}
+
+static int lmdb_cf_engine_id(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err)
+{
+    (void)s; (void)cf; (void)out;
+    return no_wal(err);
+}
+
+static int lmdb_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err)
+{
+    (void)s; (void)since; (void)out;
+    return no_wal(err);
+}
+
+static int lmdb_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out, ferry_error *err)
+{
+    (void)w; (void)dst; (void)cap; (void)seq_out; (void)len_out;
+    return no_wal(err);
+}
+
+static int lmdb_wal_close(ferry_wal *w)
+{
+    (void)w;
+    return FERRY_OK;
+}
+
+static int lmdb_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness, void **out,
+                               ferry_error *err)
+{
+    (void)bytes_per_sec; (void)refill_period_us; (void)fairness; (void)out;
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "rate limiters are RocksDB's: LMDB has no flushes or compactions");
+}
+
+static void lmdb_destroy_nothing(void *p)
+{
+    (void)p;
+}
+
+static int lmdb_sfm_create(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err)
+{
+    (void)max_allowed_space; (void)delete_rate; (void)out;
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "SST file managers are RocksDB's: LMDB has no table files");
+}
+
+static void lmdb_sfm_usage(void *m, uint64_t *total_size, int *reached)
+{
+    (void)m;
+    *total_size = 0;
+    *reached = 0;
+}
+
+static int no_perf(ferry_error *err)
+{
+    return ferry_fail(err, FERRY_ENOTSUP, 0, "PerfContext is RocksDB's: LMDB keeps no per-thread counters");
+}
+
+static int lmdb_perf_level(int32_t level, ferry_error *err)
+{
+    (void)level;
+    return no_perf(err);
+}
+
+static int lmdb_perf_reset(ferry_error *err)
+{
+    return no_perf(err);
+}
+
+static int lmdb_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err)
+{
+    (void)dst; (void)cap; (void)len_out;
+    return no_perf(err);
+}
+
 const ferry_engine_lib ferry_lmdb_lib = {
     .attach = ferry_lmdb_attach,
     .path = ferry_lmdb_path,
@@ -353,4 +437,17 @@ const ferry_engine_lib ferry_lmdb_lib = {
     .rj_multi_get = lmdb_rj_multi_get,
     .rj_put = lmdb_rj_put,
     .rj_write = lmdb_rj_write,
+    .latest_sequence = lmdb_latest_sequence,
+    .cf_engine_id = lmdb_cf_engine_id,
+    .wal_open = lmdb_wal_open,
+    .wal_next = lmdb_wal_next,
+    .wal_close = lmdb_wal_close,
+    .limiter_create = lmdb_limiter_create,
+    .limiter_destroy = lmdb_destroy_nothing,
+    .sfm_create = lmdb_sfm_create,
+    .sfm_destroy = lmdb_destroy_nothing,
+    .sfm_usage = lmdb_sfm_usage,
+    .perf_level = lmdb_perf_level,
+    .perf_reset = lmdb_perf_reset,
+    .perf_report = lmdb_perf_report,
 };

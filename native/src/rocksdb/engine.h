@@ -169,6 +169,25 @@ typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id, int 
     do { if (!atomic_load_explicit(&rdb_ready, memory_order_acquire)) \
         return ferry_fail((err), FERRY_ENOENGINE, 0, "RocksDB engine not attached"); } while (0)
 
+/* services.c: the engine-wide table's RocksDB services (see ferry_engine_lib) */
+FERRY_HIDDEN int ferry_rocksdb_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_cf_engine_id(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out,
+                                        ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_wal_close(ferry_wal *w);
+FERRY_HIDDEN int ferry_rocksdb_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness,
+                                              void **out, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_limiter_destroy(void *l);
+FERRY_HIDDEN int ferry_rocksdb_sfm_create(uint64_t max_allowed_space, int64_t delete_rate, void **out, ferry_error *err);
+FERRY_HIDDEN void ferry_rocksdb_sfm_destroy(void *m);
+FERRY_HIDDEN void ferry_rocksdb_sfm_usage(void *m, uint64_t *total_size, int *reached);
+FERRY_HIDDEN int ferry_rocksdb_perf_level(int32_t level, ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_perf_reset(ferry_error *err);
+FERRY_HIDDEN int ferry_rocksdb_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err);
+/* a store's rate limiter and SST file manager (FERRY_OPT_RATE_LIMITER, FERRY_OPT_SST_FILE_MANAGER) into s->opts */
+FERRY_HIDDEN int rdb_services_configure(rdb_store *s, const int64_t *opts, ferry_error *err);
+
 /* attach.c */
 extern FERRY_HIDDEN rocksdb_api RDB;
 extern FERRY_HIDDEN plat_lib *rdb_lib;

@@ -333,6 +333,7 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
     }
     /* after the options string: the manager is the database's, whatever the string says */
     if (wbm) RDB.options_set_write_buffer_manager(s->opts, wbm);
+    if (rdb_services_configure(s, opts, err)) return FERRY_EINVAL;
     if (s->java_filter)
         RDB.options_set_compaction_filter_factory(s->opts, rdb_filter_factory(s->java_filter));
     if (s->java_merge)

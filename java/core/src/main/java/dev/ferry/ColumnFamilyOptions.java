@@ -10,7 +10,7 @@ import java.util.OptionalLong;
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
  * bits per key, table block size, a fixed-length prefix extractor, the merge operator, a compaction
  * filter written in Java ({@link JavaCompactionFilter}), the key order ({@link KeyOrder}) and a time
- * to live ({@link #ttl(long, int)}). A setting
+ * to live ({@link #ttl(long, int)}) and BlobDB's blob files ({@link #blobFiles(BlobOptions)}). A setting
  * left unset is the store's ({@link StoreOptions}).
  *
  * <pre>{@code
@@ -47,6 +47,8 @@ public final class ColumnFamilyOptions {
     private final KeyOrder keyOrder;
     private final long ttlMillis;
     private final int ttlOffset;
+    /** BlobDB settings ({@link #blobFiles(BlobOptions)}), or null; carried by every setter (see keepBlob). */
+    private BlobOptions blob;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
             MergeOperator mergeOperator, JavaMergeOperator javaMergeOperator, JavaCompactionFilter.Factory javaCompactionFilter,
@@ -76,8 +78,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
-        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset));
     }
 
     /**
@@ -92,8 +94,8 @@ public final class ColumnFamilyOptions {
         if (bits < 0 || bits > Codes.maxBloomBits()) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Codes.maxBloomBits());
         }
-        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset));
     }
 
     /**
@@ -107,8 +109,8 @@ public final class ColumnFamilyOptions {
         if (bytes < 1 || bytes > Codes.maxBlockSize()) {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Codes.maxBlockSize());
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset));
     }
 
     /**
@@ -124,8 +126,8 @@ public final class ColumnFamilyOptions {
         if (bytes < 0 || bytes > Codes.maxPrefixLength()) {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Codes.maxPrefixLength());
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset));
     }
 
     /**
@@ -137,8 +139,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null, javaCompactionFilter, keyOrder, ttlMillis,
-                ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null, javaCompactionFilter, keyOrder, ttlMillis,
+                ttlOffset));
     }
 
     /**
@@ -151,8 +153,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions javaMergeOperator(JavaMergeOperator op) {
         JavaCallbacks.checkName(op);
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op, javaCompactionFilter, keyOrder, ttlMillis,
-                ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op, javaCompactionFilter, keyOrder, ttlMillis,
+                ttlOffset));
     }
 
     /**
@@ -168,8 +170,8 @@ public final class ColumnFamilyOptions {
             throw new IllegalArgumentException("a family has one compaction filter: this one has a time to live (ttl),"
                     + " whose filter is Ferry's native one");
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, factory, keyOrder, ttlMillis, ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, factory, keyOrder, ttlMillis, ttlOffset));
     }
 
     /**
@@ -181,8 +183,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions keyOrder(KeyOrder order) {
         Objects.requireNonNull(order, "keyOrder");
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, javaCompactionFilter, order, ttlMillis, ttlOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, order, ttlMillis, ttlOffset));
     }
 
     /**
@@ -212,8 +214,33 @@ public final class ColumnFamilyOptions {
             throw new IllegalArgumentException("a family has one compaction filter: this one has a compaction filter"
                     + " written in Java, and a time to live needs Ferry's native one");
         }
-        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, timestampOffset);
+        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, timestampOffset));
+    }
+
+    /**
+     * RocksDB's integrated BlobDB for this family: large values go to blob files (see {@link BlobOptions}).
+     *
+     * @param blobs the settings
+     * @return a copy with them set
+     */
+    public ColumnFamilyOptions blobFiles(BlobOptions blobs) {
+        Objects.requireNonNull(blobs, "blobs");
+        ColumnFamilyOptions c = keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength,
+                mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, ttlOffset));
+        c.blob = blobs;
+        return c;
+    }
+
+    /** @return the family's BlobDB settings, if set */
+    public Optional<BlobOptions> blobFiles() {
+        return Optional.ofNullable(blob);
+    }
+
+    /** A new instance made by a setter of this one keeps this one's blob settings. */
+    private ColumnFamilyOptions keepBlob(ColumnFamilyOptions c) {
+        c.blob = blob;
+        return c;
     }
 
     /** @return the time to live in milliseconds, if set */
@@ -299,6 +326,9 @@ public final class ColumnFamilyOptions {
         if (javaCompactionFilter != null) {
             b.append("compaction_filter_factory=").append(callbacks.value(javaCompactionFilter)).append(';');
         }
+        if (blob != null) {
+            b.append(BlobFiles.optionsString(blob)).append(';');
+        }
         return b.length() == 0 ? null : b.substring(0, b.length() - 1);
     }
 
@@ -311,14 +341,15 @@ public final class ColumnFamilyOptions {
         return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
                 && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator
                 && javaMergeOperator == x.javaMergeOperator && javaCompactionFilter == x.javaCompactionFilter
-                && keyOrder == x.keyOrder && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset;
+                && keyOrder == x.keyOrder && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset
+                && Objects.equals(blob, x.blob);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
                 System.identityHashCode(javaMergeOperator), System.identityHashCode(javaCompactionFilter), keyOrder, ttlMillis,
-                ttlOffset);
+                ttlOffset, blob);
     }
 
     @Override
@@ -359,6 +390,10 @@ public final class ColumnFamilyOptions {
         }
         if (ttlMillis >= 0) {
             b.append(sep).append("ttl=").append(ttlMillis).append("ms@").append(ttlOffset);
+            sep = ", ";
+        }
+        if (blob != null) {
+            b.append(sep).append("blobFiles=").append(blob);
         }
         return b.append('}').toString();
     }

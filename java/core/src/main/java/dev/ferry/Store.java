@@ -620,4 +620,39 @@ public final class Store extends StoreWriter implements AutoCloseable {
         return core.lifetime;
     }
 
+    /**
+     * The sequence number of the store's latest write (RocksDB's {@code GetLatestSequenceNumber}): 0 before
+     * the first write; a write batch of n operations adds n.
+     *
+     * @return the sequence number
+     * @throws FerryException.NotSupported on LMDB (no sequence numbers)
+     */
+    public long latestSequenceNumber() {
+        return admin.latestSequence();
+    }
+
+    /**
+     * Reads the write-ahead log from the write batch holding sequence number {@code since} on (RocksDB's
+     * {@code GetUpdatesSince}): the store's writes, batch by batch, as they were written, for
+     * change-data capture. RocksDB deletes a WAL file once its memtables are flushed: to read further
+     * back, keep them archived with {@link StoreOptions#rocksdbOptions(String)}
+     * ({@code WAL_ttl_seconds=...} or {@code WAL_size_limit_MB=...}). Close the iterator; closing the
+     * store closes it. See docs/usage.md, "Write-ahead log".
+     *
+     * @param since the first sequence number wanted (0 or 1: from the first write; beyond
+     *        {@link #latestSequenceNumber()}: an iterator that ends at once)
+     * @return the iterator, confined to this thread
+     * @throws IllegalArgumentException when since is negative
+     * @throws FerryException.NotFound when {@code since} is no longer in the WAL (its files went after a
+     *         flush; the message names the first sequence number still there)
+     * @throws FerryException.NotSupported on LMDB (no write-ahead log), a TTL store
+     *         ({@link StoreOptions#ttlSeconds(int)}) and a store opened without a WAL
+     *         ({@link StoreOptions#wal(boolean)})
+     */
+    public WalIterator updatesSince(long since) {
+        if (since < 0) {
+            throw new IllegalArgumentException("since=" + since + " (a sequence number, at least 0)");
+        }
+        return admin.updatesSince(since);
+    }
 }

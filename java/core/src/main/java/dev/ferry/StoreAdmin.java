@@ -22,6 +22,25 @@ final class StoreAdmin {
         this.core = core;
     }
 
+    long latestSequence() {
+        core.guard.enter();
+        try {
+            return core.calls.admin().latestSequence(core.handle);
+        } finally {
+            core.guard.exit();
+        }
+    }
+
+    WalIterator updatesSince(long since) {
+        core.guard.enter();
+        try {
+            long h = core.calls.admin().walOpen(core.handle, since);
+            return core.adopt(h, core.calls.admin()::walClose, release -> new WalIterator(core, h, release));
+        } finally {
+            core.guard.exit();
+        }
+    }
+
     void catchUp() {
         core.guard.enter();
         try {

@@ -39,6 +39,8 @@ public final class StoreOptions {
     long blockCacheSize = -1;
     BlockCache blockCache;
     WriteBufferManager writeBufferManager;
+    RateLimiter rateLimiter;
+    SstFileManager sstFileManager;
     boolean cacheIndexAndFilterBlocks;
     Compression compression;
     Boolean wal;
@@ -189,6 +191,36 @@ public final class StoreOptions {
     public StoreOptions writeBufferManager(WriteBufferManager wbm) {
         only(Engine.ROCKSDB, "writeBufferManager");
         this.writeBufferManager = wbm;
+        return this;
+    }
+
+    /**
+     * RocksDB: a rate limiter shared with other stores: the store's flushes and compactions write within
+     * its budget. The store holds it until the store closes (closing the limiter before throws
+     * {@link FerryException.Busy}).
+     *
+     * @param limiter the limiter, or null for none (the default)
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no flushes or compactions)
+     */
+    public StoreOptions rateLimiter(RateLimiter limiter) {
+        only(Engine.ROCKSDB, "rateLimiter");
+        this.rateLimiter = limiter;
+        return this;
+    }
+
+    /**
+     * RocksDB: an SST file manager shared with other stores: it tracks the store's table and blob files,
+     * bounds their space and paces their deletion. The store holds it until the store closes (closing the
+     * manager before throws {@link FerryException.Busy}).
+     *
+     * @param manager the manager, or null for none (the default)
+     * @return this
+     * @throws IllegalArgumentException when these are LMDB options (LMDB has no table files)
+     */
+    public StoreOptions sstFileManager(SstFileManager manager) {
+        only(Engine.ROCKSDB, "sstFileManager");
+        this.sstFileManager = manager;
         return this;
     }
 

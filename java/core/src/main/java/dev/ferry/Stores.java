@@ -78,7 +78,7 @@ final class Stores {
      *
      * @throws IllegalStateException when either is closed
      */
-    static <T> T holding(BlockCache cache, WriteBufferManager wbm, SharedAction<T> action) {
+    static <T> T holding(SharedNative cache, SharedNative wbm, SharedAction<T> action) {
         Lock a = cache == null ? null : cache.use().readLock();
         Lock b = wbm == null ? null : wbm.use().readLock();
         if (a != null) {
@@ -109,8 +109,9 @@ final class Stores {
             String x = options.nativeOptionsString(callbacks);
             byte[] records = options.familyOptions.isEmpty() ? null : options.familyRecords(callbacks);
             Codes.StoreRecord record = options.toNative();
-            h = holding(options.blockCache, options.writeBufferManager, (ch, wh) -> {
-                long[] o = record.blockCache(ch).writeBufferManager(wh).array();
+            h = holding(options.blockCache, options.writeBufferManager, (ch, wh) -> holding(options.rateLimiter,
+                    options.sstFileManager, (lh, mh) -> {
+                long[] o = record.blockCache(ch).writeBufferManager(wh).rateLimiter(lh).sstFileManager(mh).array();
                 byte[] extra = x == null ? null : x.getBytes(StandardCharsets.UTF_8);
                 if (options.secondary != null) {
                     Path sec = options.secondary.toAbsolutePath().normalize();
@@ -120,13 +121,15 @@ final class Stores {
                 }
                 return calls.storeOpen(options.engine.id(), path.toString().getBytes(StandardCharsets.UTF_8), o, extra,
                         records, options.familyOptions.size());
-            });
+            }));
         } catch (RuntimeException | Error e) {
             callbacks.close();
             throw e;
         }
         BlockCache cache = options.blockCache;
         WriteBufferManager wbm = options.writeBufferManager;
+        RateLimiter limiter = options.rateLimiter;
+        SstFileManager sfm = options.sstFileManager;
         Engine engine = options.engine;
         Once release = new Once(() -> {
             // EBUSY: an LMDB write transaction of another thread kept the environment open (only
@@ -142,6 +145,8 @@ final class Stores {
             // the store held them natively until now: keep the Java objects reachable as long
             Reference.reachabilityFence(cache);
             Reference.reachabilityFence(wbm);
+            Reference.reachabilityFence(limiter);
+            Reference.reachabilityFence(sfm);
         });
         Store store;
         try {

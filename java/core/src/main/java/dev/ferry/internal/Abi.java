@@ -142,8 +142,12 @@ public final class Abi {
     public static final int OPT_CACHE_INDEX_AND_FILTER = 22;
     /** RocksDB: a TTL store (DBWithTTL) with this TTL in seconds; -1 = a plain store. */
     public static final int OPT_TTL_SECONDS = 23;
+    /** RocksDB: a shared rate limiter (ferry_rate_limiter* as an integer, 0 = none). */
+    public static final int OPT_RATE_LIMITER = 24;
+    /** RocksDB: a shared SST file manager (ferry_sst_manager* as an integer, 0 = none). */
+    public static final int OPT_SST_FILE_MANAGER = 25;
     /** Number of OPT_* entries. */
-    public static final int OPT_COUNT = 24;
+    public static final int OPT_COUNT = 26;
 
     // ---- transaction modes (OPT_TRANSACTIONS)
     /** No transactions. */

@@ -23,6 +23,199 @@ public final class AdminCalls {
         this.b = binding;
     }
 
+    // ---- RocksDB services: the write-ahead log ----
+
+    /**
+     * {@code ferry_latest_sequence}.
+     *
+     * @param store the store
+     * @return the sequence number of the store's latest write
+     */
+    public long latestSequence(long store) {
+        Scratch s = Scratch.get(b);
+        check(s, b.latestSequence(store, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_cf_engine_id}.
+     *
+     * @param store the store
+     * @param cf the family
+     * @return RocksDB's id of the family
+     */
+    public int cfEngineId(long store, int cf) {
+        Scratch s = Scratch.get(b);
+        check(s, b.cfEngineId(store, cf, s.out(0), s.err()));
+        return s.mem.buf.getInt(Scratch.OUT);
+    }
+
+    /**
+     * {@code ferry_wal_open}.
+     *
+     * @param store the store
+     * @param since the first sequence number wanted
+     * @return the iterator's handle
+     */
+    public long walOpen(long store, long since) {
+        Scratch s = Scratch.get(b);
+        check(s, b.walOpen(store, since, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_wal_next}: the next write batch, copied.
+     *
+     * @param wal the iterator
+     * @param seqOut receives the batch's first sequence number at index 0
+     * @return the batch's rep, or null at the end
+     */
+    public byte[] walNext(long wal, long[] seqOut) {
+        Scratch s = Scratch.get(b);
+        long cap = s.mem.cap - Scratch.DATA;
+        int rc = b.walNext(wal, s.mem.addr + Scratch.DATA, cap, s.out(0), s.out(1), s.err());
+        if (rc == Abi.ETOOSMALL) {
+            long len = s.outLong(1);
+            if (len > Integer.MAX_VALUE - Scratch.DATA - 8) {
+                throw new IllegalStateException("write batch of " + len + " bytes: larger than a Java array");
+            }
+            s.ensure(Scratch.DATA + len, 0);
+            rc = b.walNext(wal, s.mem.addr + Scratch.DATA, len, s.out(0), s.out(1), s.err());
+        }
+        if (rc == Abi.NOTFOUND) {
+            return null;
+        }
+        check(s, rc);
+        seqOut[0] = s.outLong(0);
+        byte[] data = new byte[(int) s.outLong(1)];
+        s.mem.buf.get(Scratch.DATA, data);
+        return data;
+    }
+
+    /**
+     * {@code ferry_wal_close}.
+     *
+     * @param wal the iterator
+     */
+    public void walClose(long wal) {
+        b.walClose(wal);
+    }
+
+    // ---- RocksDB services: rate limiters and SST file managers ----
+
+    /**
+     * {@code ferry_rate_limiter_create}.
+     *
+     * @param bytesPerSecond the budget
+     * @param refillPeriodMicros the refill period
+     * @param fairness 1..100
+     * @return the handle
+     */
+    public long rateLimiterCreate(long bytesPerSecond, long refillPeriodMicros, int fairness) {
+        Scratch s = Scratch.get(b);
+        check(s, b.rateLimiterCreate(bytesPerSecond, refillPeriodMicros, fairness, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_rate_limiter_usage}.
+     *
+     * @param limiter the handle
+     * @return holding stores
+     */
+    public long[] rateLimiterUsage(long limiter) {
+        Scratch s = Scratch.get(b);
+        s.mem.buf.putLong(Scratch.OUT, 0);
+        check(s, b.rateLimiterUsage(limiter, s.out(0), s.err()));
+        return new long[] {s.mem.buf.getInt(Scratch.OUT) & 0xffffffffL};
+    }
+
+    /**
+     * {@code ferry_rate_limiter_close}.
+     *
+     * @param limiter the handle
+     * @throws FerryException (Busy) while stores hold it
+     */
+    public void rateLimiterClose(long limiter) {
+        Scratch s = Scratch.get(b);
+        check(s, b.rateLimiterClose(limiter, s.err()));
+    }
+
+    /**
+     * {@code ferry_sst_manager_create}.
+     *
+     * @param maxAllowedSpace bytes, 0 for no limit
+     * @param deleteRate bytes per second, 0 for at once
+     * @return the handle
+     */
+    public long sstManagerCreate(long maxAllowedSpace, long deleteRate) {
+        Scratch s = Scratch.get(b);
+        check(s, b.sstManagerCreate(maxAllowedSpace, deleteRate, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_sst_manager_usage}.
+     *
+     * @param manager the handle
+     * @return total size, 1 when the maximum is reached (else 0), holding stores
+     */
+    public long[] sstManagerUsage(long manager) {
+        Scratch s = Scratch.get(b);
+        s.mem.buf.putLong(Scratch.OUT + 8, 0).putLong(Scratch.OUT + 16, 0);
+        check(s, b.sstManagerUsage(manager, s.out(0), s.out(1), s.out(2), s.err()));
+        return new long[] {s.outLong(0), s.mem.buf.getInt(Scratch.OUT + 8) & 0xffffffffL,
+            s.mem.buf.getInt(Scratch.OUT + 16) & 0xffffffffL};
+    }
+
+    /**
+     * {@code ferry_sst_manager_close}.
+     *
+     * @param manager the handle
+     * @throws FerryException (Busy) while stores hold it
+     */
+    public void sstManagerClose(long manager) {
+        Scratch s = Scratch.get(b);
+        check(s, b.sstManagerClose(manager, s.err()));
+    }
+
+    // ---- RocksDB services: PerfContext (the calling thread's) ----
+
+    /**
+     * {@code ferry_perf_level}.
+     *
+     * @param level FERRY_PERF_*
+     */
+    public void perfLevel(int level) {
+        Scratch s = Scratch.get(b);
+        check(s, b.perfLevel(level, s.err()));
+    }
+
+    /** {@code ferry_perf_reset}. */
+    public void perfReset() {
+        Scratch s = Scratch.get(b);
+        check(s, b.perfReset(s.err()));
+    }
+
+    /**
+     * {@code ferry_perf_report}.
+     *
+     * @return RocksDB's report of the calling thread's counters
+     */
+    public String perfReport() {
+        Scratch s = Scratch.get(b);
+        int rc = b.perfReport(s.mem.addr + Scratch.DATA, s.mem.cap - Scratch.DATA, s.out(0), s.err());
+        if (rc == Abi.ETOOSMALL) {
+            long len = s.outLong(0);
+            s.ensure(Scratch.DATA + len, 0);
+            rc = b.perfReport(s.mem.addr + Scratch.DATA, len, s.out(0), s.err());
+        }
+        check(s, rc);
+        byte[] text = new byte[(int) s.outLong(0)];
+        s.mem.buf.get(Scratch.DATA, text);
+        return new String(text, StandardCharsets.ISO_8859_1);
+    }
+
     // ---- maintenance ----
 
     /**

@@ -548,6 +548,22 @@ public final class Codes {
             return set(Abi.OPT_WRITE_BUFFER_MANAGER, wbm);
         }
 
+        /**
+         * @param limiter a shared rate limiter's handle, 0 = none
+         * @return this
+         */
+        public StoreRecord rateLimiter(long limiter) {
+            return set(Abi.OPT_RATE_LIMITER, limiter);
+        }
+
+        /**
+         * @param manager a shared SST file manager's handle, 0 = none
+         * @return this
+         */
+        public StoreRecord sstFileManager(long manager) {
+            return set(Abi.OPT_SST_FILE_MANAGER, manager);
+        }
+
         /** @return the array ({@code FERRY_OPT_COUNT} slots), this record's own */
         public long[] array() {
             return o;

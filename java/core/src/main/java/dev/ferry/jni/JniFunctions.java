@@ -407,6 +407,76 @@ public abstract class JniFunctions implements NativeFunctions {
         return wbmClose0(wbm, err);
     }
 
+    @Override
+    public final int latestSequence(long store, long out, long err) {
+        return latestSequence0(store, out, err);
+    }
+
+    @Override
+    public final int cfEngineId(long store, int cf, long out, long err) {
+        return cfEngineId0(store, cf, out, err);
+    }
+
+    @Override
+    public final int walOpen(long store, long since, long out, long err) {
+        return walOpen0(store, since, out, err);
+    }
+
+    @Override
+    public final int walNext(long wal, long dst, long cap, long seqOut, long lenOut, long err) {
+        return walNext0(wal, dst, cap, seqOut, lenOut, err);
+    }
+
+    @Override
+    public final int walClose(long wal) {
+        return walClose0(wal);
+    }
+
+    @Override
+    public final int rateLimiterCreate(long bytesPerSec, long refillPeriodUs, int fairness, long out, long err) {
+        return rateLimiterCreate0(bytesPerSec, refillPeriodUs, fairness, out, err);
+    }
+
+    @Override
+    public final int rateLimiterUsage(long limiter, long storesOut, long err) {
+        return rateLimiterUsage0(limiter, storesOut, err);
+    }
+
+    @Override
+    public final int rateLimiterClose(long limiter, long err) {
+        return rateLimiterClose0(limiter, err);
+    }
+
+    @Override
+    public final int sstManagerCreate(long maxAllowedSpace, long deleteRate, long out, long err) {
+        return sstManagerCreate0(maxAllowedSpace, deleteRate, out, err);
+    }
+
+    @Override
+    public final int sstManagerUsage(long manager, long totalSizeOut, long reachedOut, long storesOut, long err) {
+        return sstManagerUsage0(manager, totalSizeOut, reachedOut, storesOut, err);
+    }
+
+    @Override
+    public final int sstManagerClose(long manager, long err) {
+        return sstManagerClose0(manager, err);
+    }
+
+    @Override
+    public final int perfLevel(int level, long err) {
+        return perfLevel0(level, err);
+    }
+
+    @Override
+    public final int perfReset(long err) {
+        return perfReset0(err);
+    }
+
+    @Override
+    public final int perfReport(long dst, long cap, long lenOut, long err) {
+        return perfReport0(dst, cap, lenOut, err);
+    }
+
     private static native int abiVersion0();
     private static native long strerror0(int rc);
     private static native int noop0();
@@ -496,4 +566,20 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native int wbmCreate0(long cache, long bufferSize, int flags, long out, long err);
     private static native int wbmUsage0(long wbm, long usageOut, long storesOut, long err);
     private static native int wbmClose0(long wbm, long err);
+    private static native int latestSequence0(long store, long out, long err);
+    private static native int cfEngineId0(long store, int cf, long out, long err);
+    private static native int walOpen0(long store, long since, long out, long err);
+    private static native int walNext0(long wal, long dst, long cap, long seqOut, long lenOut, long err);
+    private static native int walClose0(long wal);
+    private static native int rateLimiterCreate0(long bytesPerSec, long refillPeriodUs, int fairness, long out,
+            long err);
+    private static native int rateLimiterUsage0(long limiter, long storesOut, long err);
+    private static native int rateLimiterClose0(long limiter, long err);
+    private static native int sstManagerCreate0(long maxAllowedSpace, long deleteRate, long out, long err);
+    private static native int sstManagerUsage0(long manager, long totalSizeOut, long reachedOut, long storesOut,
+            long err);
+    private static native int sstManagerClose0(long manager, long err);
+    private static native int perfLevel0(int level, long err);
+    private static native int perfReset0(long err);
+    private static native int perfReport0(long dst, long cap, long lenOut, long err);
 }

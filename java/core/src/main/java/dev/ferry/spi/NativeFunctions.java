@@ -5,9 +5,9 @@ package dev.ferry.spi;
  * The ferry C ABI as seen from Java: one method per {@code ferry_*} function of {@code native/include/ferry.h}, in the
  * header's order, taking handles and addresses as {@code long}s and returning the C result unchanged. Generated from
  * ferry.h (each method's comment is the function's brief, and its parameters' C declarations and notes);
- * {@link NativeBinding} adds the binding helpers. The functions of ferry.h's RocksDB-only sections (Backups, RocksJava
- * interop, SST files and ingestion, Shared memory) are declared in {@link RocksDbFunctions}, which this interface
- * extends: one file would pass the project's limit on a file's length.
+ * {@link NativeBinding} adds the binding helpers. The functions of ferry.h's RocksDB-only sections (Backups, RocksDB
+ * services, RocksJava interop, SST files and ingestion, Shared memory) are declared in {@link RocksDbFunctions}, which
+ * this interface extends: one file would pass the project's limit on a file's length.
  *
  * <p>Thread safety: implementations are stateless and thread-safe; the handles passed follow the threading rules of
  * ferry.h.

@@ -2,9 +2,9 @@
 package dev.ferry.spi;
 
 /**
- * The functions of ferry.h's RocksDB-only sections (Backups, RocksJava interop, SST files and ingestion, Shared
- * memory), in the header's order, as {@link NativeFunctions} declares the others (and extends this interface).
- * Generated from ferry.h.
+ * The functions of ferry.h's RocksDB-only sections (Backups, RocksDB services, RocksJava interop, SST files and
+ * ingestion, Shared memory), in the header's order, as {@link NativeFunctions} declares the others (and extends this
+ * interface). Generated from ferry.h.
  *
  * <p>Thread safety: implementations are stateless and thread-safe; the handles passed follow the threading rules of
  * ferry.h.
@@ -360,4 +360,167 @@ public interface RocksDbFunctions {
      *        counts them).
      */
     int wbmClose(long wbm, long err);
+
+    /**
+     * {@code ferry_latest_sequence}: The sequence number of the store's latest write (0 before the first one).
+     *
+     * @param store {@code ferry_store *s}
+     * @param out {@code uint64_t *out}: the sequence number.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOTSUP (LMDB: no sequence numbers).
+     */
+    int latestSequence(long store, long out, long err);
+
+    /**
+     * {@code ferry_cf_engine_id}: The id RocksDB gives a column family (the id write batches and the WAL carry).
+     *
+     * @param store {@code ferry_store *s}
+     * @param cf {@code uint32_t cf}: a live family of the store.
+     * @param out {@code uint32_t *out}: RocksDB's id (the default family: 0).
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ECFDROPPED, FERRY_ENOTSUP (LMDB).
+     */
+    int cfEngineId(long store, int cf, long out, long err);
+
+    /**
+     * {@code ferry_wal_open}: Open an iterator over the write batches of the WAL from the one holding sequence number
+     * since (RocksDB's GetUpdatesSince).
+     *
+     * @param store {@code ferry_store *s}
+     * @param since {@code uint64_t since}: the first sequence number wanted (0 and 1: from the first write). Greater
+     *        than the latest sequence number: an iterator that ends at once.
+     * @param out {@code ferry_wal **out}: the iterator; release with ferry_wal_close, before the store closes.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_NOTFOUND (sequence number since is no longer in the
+     *        WAL: its files went after a flush; the message names the first sequence number still there), FERRY_ENOTSUP
+     *        (LMDB; a TTL store, whose values carry RocksDB's timestamp suffix in the WAL; a store opened with
+     *        FERRY_OPT_WAL 0), engine codes (a read-only or secondary store: RocksDB's).
+     */
+    int walOpen(long store, long since, long out, long err);
+
+    /**
+     * {@code ferry_wal_next}: Copy the iterator's next write batch (its rep, see above) into dst and move past it.
+     *
+     * @param wal {@code ferry_wal *w}
+     * @param dst {@code void *dst}: where the batch goes (cap bytes).
+     * @param cap {@code size_t cap}
+     * @param seqOut {@code uint64_t *seq_out}: the batch's first sequence number.
+     * @param lenOut {@code size_t *len_out}: the batch's size in bytes, also when it did not fit.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK; FERRY_NOTFOUND at the end (batches written after it are read by a new
+     *        iterator); FERRY_ETOOSMALL (the batch is larger than cap: nothing copied, the iterator stays; call again
+     *        with *len_out bytes); FERRY_EINVAL; engine codes (a WAL read failed).
+     */
+    int walNext(long wal, long dst, long cap, long seqOut, long lenOut, long err);
+
+    /**
+     * {@code ferry_wal_close}: Release a WAL iterator. NULL is ignored.
+     *
+     * @param wal {@code ferry_wal *w}
+     * @return the C result unchanged: FERRY_OK.
+     */
+    int walClose(long wal);
+
+    /**
+     * {@code ferry_rate_limiter_create}: Create a rate limiter (RocksDB's GenericRateLimiter): the flushes and
+     * compactions of the stores that use it write at most bytes_per_sec bytes per second together.
+     *
+     * @param bytesPerSec {@code int64_t bytes_per_sec}: at least 1.
+     * @param refillPeriodUs {@code int64_t refill_period_us}: how often the budget refills, in microseconds, at least 1
+     *        (RocksDB's default 100000).
+     * @param fairness {@code int32_t fairness}: 1..100 (RocksDB's default 10): one request in fairness of low priority
+     *        goes before the high-priority ones.
+     * @param out {@code ferry_rate_limiter **out}: the limiter; release with ferry_rate_limiter_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+     */
+    int rateLimiterCreate(long bytesPerSec, long refillPeriodUs, int fairness, long out, long err);
+
+    /**
+     * {@code ferry_rate_limiter_usage}: How many open stores hold the limiter.
+     *
+     * @param limiter {@code ferry_rate_limiter *l}
+     * @param storesOut {@code uint32_t *stores_out}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_rate_limiter_create).
+     */
+    int rateLimiterUsage(long limiter, long storesOut, long err);
+
+    /**
+     * {@code ferry_rate_limiter_close}: Release a limiter that no store holds. NULL is ignored.
+     *
+     * @param limiter {@code ferry_rate_limiter *l}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message
+     *        counts them).
+     */
+    int rateLimiterClose(long limiter, long err);
+
+    /**
+     * {@code ferry_sst_manager_create}: Create an SST file manager (RocksDB's SstFileManager, on the default
+     * environment): it tracks the table and blob files of the stores that use it, stops their writes once the files
+     * reach max_allowed_space, and deletes obsolete files at a bounded rate.
+     *
+     * @param maxAllowedSpace {@code uint64_t max_allowed_space}: bytes, 0: no limit. Reaching it fails writes with an
+     *        I/O error ("Max allowed space was reached") until files are deleted.
+     * @param deleteRate {@code int64_t delete_rate}: bytes per second at which obsolete files are deleted, 0: at once.
+     * @param out {@code ferry_sst_manager **out}: the manager; release with ferry_sst_manager_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP
+     *        (rocksdb_sst_file_manager_* missing: newer than rocksdbjni 10.1.3, present in 11.8.1), FERRY_ENOMEM.
+     */
+    int sstManagerCreate(long maxAllowedSpace, long deleteRate, long out, long err);
+
+    /**
+     * {@code ferry_sst_manager_usage}: An SST file manager's state. Any output may be NULL.
+     *
+     * @param manager {@code ferry_sst_manager *m}
+     * @param totalSizeOut {@code uint64_t *total_size_out}: bytes of the files it tracks.
+     * @param reachedOut {@code uint32_t *reached_out}: 1 when they reached the maximum allowed space, else 0.
+     * @param storesOut {@code uint32_t *stores_out}: how many open stores hold it.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL, closed, or not made by ferry_sst_manager_create).
+     */
+    int sstManagerUsage(long manager, long totalSizeOut, long reachedOut, long storesOut, long err);
+
+    /**
+     * {@code ferry_sst_manager_close}: Release an SST file manager that no store holds. NULL is ignored.
+     *
+     * @param manager {@code ferry_sst_manager *m}
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK; FERRY_EBUSY when open stores hold it (nothing released; the message
+     *        counts them).
+     */
+    int sstManagerClose(long manager, long err);
+
+    /**
+     * {@code ferry_perf_level}: Set the calling thread's PerfContext level (rocksdb_set_perf_level).
+     *
+     * @param level {@code int32_t level}: FERRY_PERF_*.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (another level), FERRY_ENOENGINE (RocksDB not attached),
+     *        FERRY_ENOTSUP.
+     */
+    int perfLevel(int level, long err);
+
+    /**
+     * {@code ferry_perf_reset}: Zero the calling thread's PerfContext counters.
+     *
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_ENOENGINE, FERRY_ENOTSUP.
+     */
+    int perfReset(long err);
+
+    /**
+     * {@code ferry_perf_report}: The calling thread's PerfContext counters as RocksDB reports them ("name = value"
+     * pairs separated by ", ", every counter the library has, zeros included; PerfContext::ToString).
+     *
+     * @param dst {@code void *dst}: the text, not NUL-terminated (cap bytes).
+     * @param cap {@code size_t cap}
+     * @param lenOut {@code size_t *len_out}: its length, also when it did not fit.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_ETOOSMALL (nothing copied; call again with *len_out bytes),
+     *        FERRY_EINVAL, FERRY_ENOENGINE, FERRY_ENOTSUP, FERRY_ENOMEM.
+     */
+    int perfReport(long dst, long cap, long lenOut, long err);
 }

@@ -93,6 +93,7 @@ public final class MisuseFuzz {
         SplitOps.register(this, table);
         MoreOps.register(this, table);
         SharedMemoryOps.register(this, table);
+        ServiceOps.register(this, table);
         CursorOps.register(this, table);
         Scenarios.register(this, table);
         if (engine == Engine.ROCKSDB) {

@@ -717,4 +717,130 @@ public abstract class FfmFunctions extends FfmHandles implements NativeFunctions
             throw FfmBinding.failure("ferry_wbm_close", t);
         }
     }
+
+    @Override
+    public final int latestSequence(long store, long out, long err) {
+        try {
+            return (int) LatestSequence.H.invokeExact(store, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_latest_sequence", t);
+        }
+    }
+
+    @Override
+    public final int cfEngineId(long store, int cf, long out, long err) {
+        try {
+            return (int) CfEngineId.H.invokeExact(store, cf, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_cf_engine_id", t);
+        }
+    }
+
+    @Override
+    public final int walOpen(long store, long since, long out, long err) {
+        try {
+            return (int) WalOpen.H.invokeExact(store, since, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_wal_open", t);
+        }
+    }
+
+    @Override
+    public final int walNext(long wal, long dst, long cap, long seqOut, long lenOut, long err) {
+        try {
+            return (int) WalNext.H.invokeExact(wal, dst, cap, seqOut, lenOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_wal_next", t);
+        }
+    }
+
+    @Override
+    public final int walClose(long wal) {
+        try {
+            return (int) WalClose.H.invokeExact(wal);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_wal_close", t);
+        }
+    }
+
+    @Override
+    public final int rateLimiterCreate(long bytesPerSec, long refillPeriodUs, int fairness, long out, long err) {
+        try {
+            return (int) RateLimiterCreate.H.invokeExact(bytesPerSec, refillPeriodUs, fairness, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_rate_limiter_create", t);
+        }
+    }
+
+    @Override
+    public final int rateLimiterUsage(long limiter, long storesOut, long err) {
+        try {
+            return (int) RateLimiterUsage.H.invokeExact(limiter, storesOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_rate_limiter_usage", t);
+        }
+    }
+
+    @Override
+    public final int rateLimiterClose(long limiter, long err) {
+        try {
+            return (int) RateLimiterClose.H.invokeExact(limiter, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_rate_limiter_close", t);
+        }
+    }
+
+    @Override
+    public final int sstManagerCreate(long maxAllowedSpace, long deleteRate, long out, long err) {
+        try {
+            return (int) SstManagerCreate.H.invokeExact(maxAllowedSpace, deleteRate, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_sst_manager_create", t);
+        }
+    }
+
+    @Override
+    public final int sstManagerUsage(long manager, long totalSizeOut, long reachedOut, long storesOut, long err) {
+        try {
+            return (int) SstManagerUsage.H.invokeExact(manager, totalSizeOut, reachedOut, storesOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_sst_manager_usage", t);
+        }
+    }
+
+    @Override
+    public final int sstManagerClose(long manager, long err) {
+        try {
+            return (int) SstManagerClose.H.invokeExact(manager, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_sst_manager_close", t);
+        }
+    }
+
+    @Override
+    public final int perfLevel(int level, long err) {
+        try {
+            return (int) PerfLevel.H.invokeExact(level, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_perf_level", t);
+        }
+    }
+
+    @Override
+    public final int perfReset(long err) {
+        try {
+            return (int) PerfReset.H.invokeExact(err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_perf_reset", t);
+        }
+    }
+
+    @Override
+    public final int perfReport(long dst, long cap, long lenOut, long err) {
+        try {
+            return (int) PerfReport.H.invokeExact(dst, cap, lenOut, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_perf_report", t);
+        }
+    }
 }

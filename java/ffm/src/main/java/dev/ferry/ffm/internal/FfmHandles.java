@@ -232,7 +232,40 @@ abstract class FfmHandles {
         // int ferry_wbm_usage(ferry_wbm *w, uint64_t *usage_out, uint32_t *stores_out, ferry_error *err)
         WBM_USAGE("ferry_wbm_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_wbm_close(ferry_wbm *w, ferry_error *err)
-        WBM_CLOSE("ferry_wbm_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        WBM_CLOSE("ferry_wbm_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_latest_sequence(ferry_store *s, uint64_t *out, ferry_error *err)
+        LATEST_SEQUENCE("ferry_latest_sequence", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_cf_engine_id(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err)
+        CF_ENGINE_ID("ferry_cf_engine_id", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_wal_open(ferry_store *s, uint64_t since, ferry_wal **out, ferry_error *err)
+        WAL_OPEN("ferry_wal_open", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_wal_next(ferry_wal *w, void *dst, size_t cap, uint64_t *seq_out, size_t *len_out, ferry_error *err)
+        WAL_NEXT("ferry_wal_next", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_wal_close(ferry_wal *w)
+        WAL_CLOSE("ferry_wal_close", false, JAVA_INT, JAVA_LONG),
+        // int ferry_rate_limiter_create(int64_t bytes_per_sec, int64_t refill_period_us, int32_t fairness,
+        //    ferry_rate_limiter **out, ferry_error *err)
+        RATE_LIMITER_CREATE("ferry_rate_limiter_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG,
+                JAVA_LONG),
+        // int ferry_rate_limiter_usage(ferry_rate_limiter *l, uint32_t *stores_out, ferry_error *err)
+        RATE_LIMITER_USAGE("ferry_rate_limiter_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_rate_limiter_close(ferry_rate_limiter *l, ferry_error *err)
+        RATE_LIMITER_CLOSE("ferry_rate_limiter_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_manager_create(uint64_t max_allowed_space, int64_t delete_rate, ferry_sst_manager **out,
+        //    ferry_error *err)
+        SST_MANAGER_CREATE("ferry_sst_manager_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        // int ferry_sst_manager_usage(ferry_sst_manager *m, uint64_t *total_size_out, uint32_t *reached_out,
+        //    uint32_t *stores_out, ferry_error *err)
+        SST_MANAGER_USAGE("ferry_sst_manager_usage", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+        // int ferry_sst_manager_close(ferry_sst_manager *m, ferry_error *err)
+        SST_MANAGER_CLOSE("ferry_sst_manager_close", false, JAVA_INT, JAVA_LONG, JAVA_LONG),
+        // int ferry_perf_level(int32_t level, ferry_error *err)
+        PERF_LEVEL("ferry_perf_level", false, JAVA_INT, JAVA_INT, JAVA_LONG),
+        // int ferry_perf_reset(ferry_error *err)
+        PERF_RESET("ferry_perf_reset", false, JAVA_INT, JAVA_LONG),
+        // int ferry_perf_report(void *dst, size_t cap, size_t *len_out, ferry_error *err)
+        PERF_REPORT("ferry_perf_report", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
         final String symbol;
         final boolean critical;
@@ -324,4 +357,18 @@ abstract class FfmHandles {
     static final class WbmCreate { static final MethodHandle H = FfmBinding.bind(Fn.WBM_CREATE); }
     static final class WbmUsage { static final MethodHandle H = FfmBinding.bind(Fn.WBM_USAGE); }
     static final class WbmClose { static final MethodHandle H = FfmBinding.bind(Fn.WBM_CLOSE); }
+    static final class LatestSequence { static final MethodHandle H = FfmBinding.bind(Fn.LATEST_SEQUENCE); }
+    static final class CfEngineId { static final MethodHandle H = FfmBinding.bind(Fn.CF_ENGINE_ID); }
+    static final class WalOpen { static final MethodHandle H = FfmBinding.bind(Fn.WAL_OPEN); }
+    static final class WalNext { static final MethodHandle H = FfmBinding.bind(Fn.WAL_NEXT); }
+    static final class WalClose { static final MethodHandle H = FfmBinding.bind(Fn.WAL_CLOSE); }
+    static final class RateLimiterCreate { static final MethodHandle H = FfmBinding.bind(Fn.RATE_LIMITER_CREATE); }
+    static final class RateLimiterUsage { static final MethodHandle H = FfmBinding.bind(Fn.RATE_LIMITER_USAGE); }
+    static final class RateLimiterClose { static final MethodHandle H = FfmBinding.bind(Fn.RATE_LIMITER_CLOSE); }
+    static final class SstManagerCreate { static final MethodHandle H = FfmBinding.bind(Fn.SST_MANAGER_CREATE); }
+    static final class SstManagerUsage { static final MethodHandle H = FfmBinding.bind(Fn.SST_MANAGER_USAGE); }
+    static final class SstManagerClose { static final MethodHandle H = FfmBinding.bind(Fn.SST_MANAGER_CLOSE); }
+    static final class PerfLevel { static final MethodHandle H = FfmBinding.bind(Fn.PERF_LEVEL); }
+    static final class PerfReset { static final MethodHandle H = FfmBinding.bind(Fn.PERF_RESET); }
+    static final class PerfReport { static final MethodHandle H = FfmBinding.bind(Fn.PERF_REPORT); }
 }
