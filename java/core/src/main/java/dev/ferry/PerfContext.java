@@ -1,5 +1,6 @@
 package dev.ferry;
 
+import dev.ferry.internal.Codes;
 import dev.ferry.internal.Engines;
 import dev.ferry.internal.NativeCalls;
 import dev.ferry.internal.binding.Bindings;
@@ -33,19 +34,15 @@ public final class PerfContext {
     /** What RocksDB counts in the calling thread. */
     public enum Level {
         /** Nothing. */
-        DISABLE(1),
+        DISABLE,
         /** Counters, no timers (RocksDB's default in every thread). */
-        COUNT(2),
+        COUNT,
         /** Counters and timers, but for mutex waits. */
-        TIME_EXCEPT_FOR_MUTEX(3),
+        TIME_EXCEPT_FOR_MUTEX,
         /** Counters and every timer. */
-        TIME(4);
+        TIME;
 
-        private final int value;
-
-        Level(int value) {
-            this.value = value;
-        }
+        private final int value = Codes.perfLevel(name());
     }
 
     private static volatile NativeCalls calls;

@@ -149,6 +149,15 @@ public final class Abi {
     /** Number of OPT_* entries. */
     public static final int OPT_COUNT = 26;
 
+    /** PerfContext level: count nothing. */
+    public static final int PERF_DISABLE = 1;
+    /** PerfContext level: counters, no timers (RocksDB's default in every thread). */
+    public static final int PERF_COUNT = 2;
+    /** PerfContext level: counters and timers, but mutex waits. */
+    public static final int PERF_TIME_EXCEPT_FOR_MUTEX = 3;
+    /** PerfContext level: counters and every timer. */
+    public static final int PERF_TIME = 4;
+
     // ---- transaction modes (OPT_TRANSACTIONS)
     /** No transactions. */
     public static final int TXN_MODE_NONE = 0;

@@ -111,6 +111,23 @@ public final class Codes {
     }
 
     /**
+     * {@code FERRY_PERF_*} of a {@code PerfContext.Level}.
+     *
+     * @param name the constant's name
+     * @return the level's code
+     * @throws IllegalArgumentException for another name
+     */
+    public static int perfLevel(String name) {
+        switch (name) {
+            case "DISABLE": return Abi.PERF_DISABLE;
+            case "COUNT": return Abi.PERF_COUNT;
+            case "TIME_EXCEPT_FOR_MUTEX": return Abi.PERF_TIME_EXCEPT_FOR_MUTEX;
+            case "TIME": return Abi.PERF_TIME;
+            default: throw unknown("perf level", name);
+        }
+    }
+
+    /**
      * {@code FERRY_ORDER_*} of a {@code KeyOrder}.
      *
      * @param name the constant's name

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ferry.ColumnFamilyFlag;
 import dev.ferry.Compression;
+import dev.ferry.PerfContext;
 import dev.ferry.Engine;
 import dev.ferry.ErrorCode;
 import dev.ferry.KeyOrder;
@@ -53,6 +54,7 @@ class CodesTest {
     void everyEnumConstantHasItsOwnCodeAndTheCodesAreTheHeaders() throws Exception {
         assertEquals(header("ENGINE_"), codes(Engine.values(), Codes::engine));
         assertEquals(header("COMPRESSION_"), codes(Compression.values(), Codes::compression));
+        assertEquals(header("PERF_"), codes(PerfContext.Level.values(), Codes::perfLevel));
         assertEquals(header("ORDER_"), codes(KeyOrder.values(), Codes::keyOrder));
         assertEquals(header("LMDB_", "FERRY_LMDB_FAMILY_SCAN_MAX"), codes(LmdbFlag.values(), Codes::lmdbFlag));
         assertEquals(header("CF_", "FERRY_CF_ORDER_REVERSE", "FERRY_CF_ORDER_U64_BE"),
