@@ -29,10 +29,12 @@ import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.StateMigrationException;
 
 /**
- * Restores incremental checkpoints of {@link FerryIncrementalSnapshots}: one checkpoint of exactly this
- * backend's key groups is downloaded into the store's directory and opened as the store; otherwise
- * (rescaling, or several checkpoints) each is downloaded and opened aside, and the entries of this
- * backend's key groups are copied into a new store through cursors.
+ * Restores the checkpoints of {@link FerryIncrementalSnapshots} (incremental and native full), as Flink's
+ * RocksDB backend restores its own: the checkpoint with the most of this backend's key groups is
+ * downloaded into the store's directory and opened as the store, its key groups outside the backend's
+ * range removed by range deletes (rescaling); every other checkpoint with some of the backend's key
+ * groups (rescaling to fewer backends) is downloaded and opened aside, and the entries of the backend's
+ * key groups are copied in through cursors.
  *
  * <p>Thread safety: used once, by the task thread.
  */
@@ -45,6 +47,7 @@ final class FerryIncrementalRestore<K> {
     private final String binding;
     private final KeyGroupRange range;
     private final int prefixBytes;
+    private final int numberOfKeyGroups;
     private final ClassLoader classLoader;
     private final StateSerializerProvider<K> keySerializer;
     private final LinkedHashMap<String, FerryKeyedStateBackend.StateInfo> states;
@@ -58,6 +61,7 @@ final class FerryIncrementalRestore<K> {
         this.options = options;
         this.binding = binding;
         this.range = range;
+        this.numberOfKeyGroups = numberOfKeyGroups;
         this.prefixBytes = CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups);
         this.classLoader = classLoader;
         this.keySerializer = keySerializer;
@@ -65,30 +69,35 @@ final class FerryIncrementalRestore<K> {
     }
 
     Store restore(List<IncrementalRemoteKeyedStateHandle> handles) throws Exception {
-        if (handles.size() == 1 && handles.get(0).getKeyGroupRange().equals(range)) {
-            IncrementalRemoteKeyedStateHandle h = handles.get(0);
-            download(h, db);
-            List<StateMetaInfoSnapshot> metas = readMeta(h);
-            Store store = Store.open(db, options);
-            try {
-                for (StateMetaInfoSnapshot m : metas) {
-                    ColumnFamily cf = store.columnFamily(FerryKeyedStateBackend.familyName(m.getName()))
-                            .orElseThrow(() -> new IllegalStateException("The checkpoint has no column family for state "
-                                    + m.getName()));
-                    states.put(m.getName(), new FerryKeyedStateBackend.StateInfo(cf,
-                            RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m)));
-                }
-                return store;
-            } catch (RuntimeException e) {
-                store.close();
-                throw e;
+        // the base: the checkpoint with the most of this backend's key groups, opened as the store
+        IncrementalRemoteKeyedStateHandle base = null;
+        int most = 0;
+        for (IncrementalRemoteKeyedStateHandle h : handles) {
+            int n = h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups();
+            if (n > most) {
+                most = n;
+                base = h;
             }
         }
+        if (base == null) {
+            return Store.open(db, options);
+        }
+        download(base, db);
+        List<StateMetaInfoSnapshot> metas = readMeta(base);
         Store store = Store.open(db, options);
         try {
+            for (StateMetaInfoSnapshot m : metas) {
+                ColumnFamily cf = FerryKeyedStateBackend.stateFamily(store, m.getName())
+                        .orElseThrow(() -> new IllegalStateException("The checkpoint has no column family for state "
+                                + m.getName()));
+                states.put(m.getName(), new FerryKeyedStateBackend.StateInfo(cf,
+                        RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m)));
+            }
+            clip(store, base.getKeyGroupRange());
+            // the others' entries of this backend's key groups are copied in
             int n = 0;
             for (IncrementalRemoteKeyedStateHandle h : handles) {
-                if (h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() == 0) {
+                if (h == base || h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() == 0) {
                     continue;
                 }
                 Path tmp = root.resolve("restore-" + (n++));
@@ -106,6 +115,29 @@ final class FerryIncrementalRestore<K> {
         }
     }
 
+    /**
+     * Deletes, by range deletes, the key groups of the base checkpoint that are outside this backend's
+     * range (a rescaled restore), in every state's family.
+     */
+    private void clip(Store store, KeyGroupRange baseRange) throws IOException {
+        boolean below = baseRange.getStartKeyGroup() < range.getStartKeyGroup();
+        boolean above = baseRange.getEndKeyGroup() > range.getEndKeyGroup();
+        if (!below && !above) {
+            return;
+        }
+        try (WriteBatch batch = new WriteBatch()) {
+            for (FerryKeyedStateBackend.StateInfo info : states.values()) {
+                if (below) {
+                    batch.deleteRange(info.cf, prefix(0), prefix(range.getStartKeyGroup()));
+                }
+                if (above) {
+                    batch.deleteRange(info.cf, prefix(range.getEndKeyGroup() + 1), prefix(numberOfKeyGroups));
+                }
+            }
+            store.write(batch);
+        }
+    }
+
     /** Copies the entries of this backend's key groups from a downloaded checkpoint into the store. */
     private void copy(Store store, Path dir, List<StateMetaInfoSnapshot> metas) throws IOException {
         StoreOptions aside = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND);
@@ -116,7 +148,7 @@ final class FerryIncrementalRestore<K> {
         try (Store source = Store.open(dir, aside)) {
             for (StateMetaInfoSnapshot m : metas) {
                 String family = FerryKeyedStateBackend.familyName(m.getName());
-                ColumnFamily from = source.columnFamily(family).orElseThrow(
+                ColumnFamily from = FerryKeyedStateBackend.stateFamily(source, m.getName()).orElseThrow(
                         () -> new IllegalStateException("The checkpoint has no column family for state " + m.getName()));
                 FerryKeyedStateBackend.StateInfo info = states.get(m.getName());
                 if (info == null) {
