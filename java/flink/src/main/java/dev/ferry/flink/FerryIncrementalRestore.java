@@ -10,10 +10,18 @@ import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -40,6 +48,8 @@ import org.apache.flink.util.StateMigrationException;
  */
 final class FerryIncrementalRestore<K> {
     private static final int BATCH = 4096;
+    /** Files copied at once in a restore (as Flink's RocksDB backend's default transfer threads). */
+    static final int TRANSFER_THREADS = 4;
 
     private final Path root;
     private final Path db;
@@ -82,14 +92,24 @@ final class FerryIncrementalRestore<K> {
         if (base == null) {
             return Store.open(db, options);
         }
+        return restore(handles, base);
+    }
+
+    private Store restore(List<IncrementalRemoteKeyedStateHandle> handles, IncrementalRemoteKeyedStateHandle base)
+            throws Exception {
         download(base, db);
         List<StateMetaInfoSnapshot> metas = readMeta(base);
-        Store store = Store.open(db, options);
+        Store store;
+        try {
+            store = Store.open(db, options);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Cannot open the checkpoint " + base.getStateHandleId() + " ("
+                    + e.getMessage() + ")" + NOT_OURS, e);
+        }
         try {
             for (StateMetaInfoSnapshot m : metas) {
                 ColumnFamily cf = FerryKeyedStateBackend.stateFamily(store, m.getName())
-                        .orElseThrow(() -> new IllegalStateException("The checkpoint has no column family for state "
-                                + m.getName()));
+                        .orElseThrow(() -> noFamily(base, m.getName()));
                 states.put(m.getName(), new FerryKeyedStateBackend.StateInfo(cf,
                         RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m)));
             }
@@ -103,7 +123,7 @@ final class FerryIncrementalRestore<K> {
                 Path tmp = root.resolve("restore-" + (n++));
                 try {
                     download(h, tmp);
-                    copy(store, tmp, readMeta(h));
+                    copy(store, tmp, h, readMeta(h));
                 } finally {
                     FileUtils.deleteDirectory(tmp.toFile());
                 }
@@ -138,8 +158,20 @@ final class FerryIncrementalRestore<K> {
         }
     }
 
+    /** @return the failure of a checkpoint without a state's family: not one of Ferry's (the built-in backend's?) */
+    private static IllegalStateException noFamily(IncrementalRemoteKeyedStateHandle h, String state) {
+        return new IllegalStateException("The checkpoint " + h.getStateHandleId() + " has no column family for state "
+                + state + NOT_OURS);
+    }
+
+    /** What a restore of another backend's checkpoint says. */
+    private static final String NOT_OURS = ": Ferry's backend restores its own checkpoints and canonical savepoints "
+            + "(a checkpoint of Flink's RocksDB backend is not one: take a canonical savepoint with that backend and "
+            + "restore from it)";
+
     /** Copies the entries of this backend's key groups from a downloaded checkpoint into the store. */
-    private void copy(Store store, Path dir, List<StateMetaInfoSnapshot> metas) throws IOException {
+    private void copy(Store store, Path dir, IncrementalRemoteKeyedStateHandle h, List<StateMetaInfoSnapshot> metas)
+            throws IOException {
         StoreOptions aside = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND);
         if (binding != null) {
             aside.binding(binding);
@@ -149,7 +181,7 @@ final class FerryIncrementalRestore<K> {
             for (StateMetaInfoSnapshot m : metas) {
                 String family = FerryKeyedStateBackend.familyName(m.getName());
                 ColumnFamily from = FerryKeyedStateBackend.stateFamily(source, m.getName()).orElseThrow(
-                        () -> new IllegalStateException("The checkpoint has no column family for state " + m.getName()));
+                        () -> noFamily(h, m.getName()));
                 FerryKeyedStateBackend.StateInfo info = states.get(m.getName());
                 if (info == null) {
                     info = new FerryKeyedStateBackend.StateInfo(store.createColumnFamily(family),
@@ -179,14 +211,54 @@ final class FerryIncrementalRestore<K> {
         return out.getCopyOfBuffer();
     }
 
+    /**
+     * Copies a checkpoint's files into a directory, {@link #TRANSFER_THREADS} at a time (largest first), as
+     * Flink's RocksDB backend downloads its own.
+     */
     private static void download(IncrementalRemoteKeyedStateHandle h, Path dir) throws IOException {
         Files.createDirectories(dir);
-        for (List<HandleAndLocalPath> files : List.of(h.getSharedState(), h.getPrivateState())) {
+        List<HandleAndLocalPath> files = new ArrayList<>(h.getSharedState());
+        files.addAll(h.getPrivateState());
+        files.sort(Comparator.comparingLong((HandleAndLocalPath f) -> f.getHandle().getStateSize()).reversed());
+        if (files.size() <= 1) {
             for (HandleAndLocalPath f : files) {
-                try (InputStream in = f.getHandle().openInputStream()) {
-                    Files.copy(in, dir.resolve(f.getLocalPath()));
-                }
+                copy(f, dir);
             }
+            return;
+        }
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(TRANSFER_THREADS, files.size()), r -> {
+            Thread t = new Thread(r, "ferry-restore-transfer-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<?>> copies = new ArrayList<>();
+            for (HandleAndLocalPath f : files) {
+                copies.add(pool.submit(() -> {
+                    copy(f, dir);
+                    return null;
+                }));
+            }
+            for (Future<?> c : copies) {
+                c.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while copying the checkpoint's files");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            throw new IOException("Cannot copy the checkpoint's files", e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void copy(HandleAndLocalPath f, Path dir) throws IOException {
+        try (InputStream in = f.getHandle().openInputStream()) {
+            Files.copy(in, dir.resolve(f.getLocalPath()));
         }
     }
 
