@@ -86,8 +86,8 @@ final class FlinkSection {
                 .append("driven directly as one task's keyed backend over 128 key groups (as flink-benchmarks does), in one JVM, ")
                 .append("interleaved round after round, same data, both on frocksdbjni's engine binary. Times are the best round after ")
                 .append("the warm-up: ns per state access (map iterations: per walk of a key's whole map; timers: per timer registered ")
-                .append("and fired), checkpoint and restore in ms (default checkpoints: the built-in backend's table files, Ferry's ")
-                .append("canonical format; `...Incremental`: both incremental, table files); `job` is a keyed job on a MiniCluster, in events per ")
+                .append("and fired), checkpoint and restore in ms (default checkpoints: full, both backends' table files; ")
+                .append("`...Incremental`: both incremental, table files); `job` is a keyed job on a MiniCluster, in events per ")
                 .append("second. \"Speed-up\" is the built-in backend's time over Ferry's (for `job`, Ferry's events/s over the built-in's): ")
                 .append("1.30 means Ferry 1.3x as fast; ± is half the range of the per-round ratios.\n\n| workload | unit | rocksdb |");
         for (String b : ferry) {

@@ -139,7 +139,7 @@ final class FerryBackendBuilder<K> {
                     latency, size, new CloseableRegistry(), // the backend's own: the task closes p's after the restore
                     AbstractStateBackend.getCompressionDecorator(env.getExecutionConfig()),
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), store, dir, lmdb, states,
-                    heapQueues, heapManager, resources, config.incremental && !lmdb && !config.heapTimers,
+                    heapQueues, heapManager, resources, !lmdb && !config.heapTimers, config.incremental,
                     lmdb ? FerryNativeMetrics.NONE : config.metrics, p.getMetricGroup());
         } catch (Throwable t) {
             IOUtils.closeQuietly(store);

@@ -10,10 +10,18 @@ import dev.ferry.StoreOptions;
 import dev.ferry.WriteBatch;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -29,15 +37,19 @@ import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.StateMigrationException;
 
 /**
- * Restores incremental checkpoints of {@link FerryIncrementalSnapshots}: one checkpoint of exactly this
- * backend's key groups is downloaded into the store's directory and opened as the store; otherwise
- * (rescaling, or several checkpoints) each is downloaded and opened aside, and the entries of this
- * backend's key groups are copied into a new store through cursors.
+ * Restores the checkpoints of {@link FerryIncrementalSnapshots} (incremental and native full), as Flink's
+ * RocksDB backend restores its own: the checkpoint with the most of this backend's key groups is
+ * downloaded into the store's directory and opened as the store, its key groups outside the backend's
+ * range removed by range deletes (rescaling); every other checkpoint with some of the backend's key
+ * groups (rescaling to fewer backends) is downloaded and opened aside, and the entries of the backend's
+ * key groups are copied in through cursors.
  *
  * <p>Thread safety: used once, by the task thread.
  */
 final class FerryIncrementalRestore<K> {
     private static final int BATCH = 4096;
+    /** Files copied at once in a restore (as Flink's RocksDB backend's default transfer threads). */
+    static final int TRANSFER_THREADS = 4;
 
     private final Path root;
     private final Path db;
@@ -45,6 +57,7 @@ final class FerryIncrementalRestore<K> {
     private final String binding;
     private final KeyGroupRange range;
     private final int prefixBytes;
+    private final int numberOfKeyGroups;
     private final ClassLoader classLoader;
     private final StateSerializerProvider<K> keySerializer;
     private final LinkedHashMap<String, FerryKeyedStateBackend.StateInfo> states;
@@ -58,6 +71,7 @@ final class FerryIncrementalRestore<K> {
         this.options = options;
         this.binding = binding;
         this.range = range;
+        this.numberOfKeyGroups = numberOfKeyGroups;
         this.prefixBytes = CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups);
         this.classLoader = classLoader;
         this.keySerializer = keySerializer;
@@ -65,36 +79,51 @@ final class FerryIncrementalRestore<K> {
     }
 
     Store restore(List<IncrementalRemoteKeyedStateHandle> handles) throws Exception {
-        if (handles.size() == 1 && handles.get(0).getKeyGroupRange().equals(range)) {
-            IncrementalRemoteKeyedStateHandle h = handles.get(0);
-            download(h, db);
-            List<StateMetaInfoSnapshot> metas = readMeta(h);
-            Store store = Store.open(db, options);
-            try {
-                for (StateMetaInfoSnapshot m : metas) {
-                    ColumnFamily cf = store.columnFamily(FerryKeyedStateBackend.familyName(m.getName()))
-                            .orElseThrow(() -> new IllegalStateException("The checkpoint has no column family for state "
-                                    + m.getName()));
-                    states.put(m.getName(), new FerryKeyedStateBackend.StateInfo(cf,
-                            RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m)));
-                }
-                return store;
-            } catch (RuntimeException e) {
-                store.close();
-                throw e;
+        // the base: the checkpoint with the most of this backend's key groups, opened as the store
+        IncrementalRemoteKeyedStateHandle base = null;
+        int most = 0;
+        for (IncrementalRemoteKeyedStateHandle h : handles) {
+            int n = h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups();
+            if (n > most) {
+                most = n;
+                base = h;
             }
         }
-        Store store = Store.open(db, options);
+        if (base == null) {
+            return Store.open(db, options);
+        }
+        return restore(handles, base);
+    }
+
+    private Store restore(List<IncrementalRemoteKeyedStateHandle> handles, IncrementalRemoteKeyedStateHandle base)
+            throws Exception {
+        download(base, db);
+        List<StateMetaInfoSnapshot> metas = readMeta(base);
+        Store store;
         try {
+            store = Store.open(db, options);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Cannot open the checkpoint " + base.getStateHandleId() + " ("
+                    + e.getMessage() + ")" + NOT_OURS, e);
+        }
+        try {
+            for (StateMetaInfoSnapshot m : metas) {
+                ColumnFamily cf = FerryKeyedStateBackend.stateFamily(store, m.getName())
+                        .orElseThrow(() -> noFamily(base, m.getName()));
+                states.put(m.getName(), new FerryKeyedStateBackend.StateInfo(cf,
+                        RegisteredStateMetaInfoBase.fromMetaInfoSnapshot(m)));
+            }
+            clip(store, base.getKeyGroupRange());
+            // the others' entries of this backend's key groups are copied in
             int n = 0;
             for (IncrementalRemoteKeyedStateHandle h : handles) {
-                if (h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() == 0) {
+                if (h == base || h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() == 0) {
                     continue;
                 }
                 Path tmp = root.resolve("restore-" + (n++));
                 try {
                     download(h, tmp);
-                    copy(store, tmp, readMeta(h));
+                    copy(store, tmp, h, readMeta(h));
                 } finally {
                     FileUtils.deleteDirectory(tmp.toFile());
                 }
@@ -106,8 +135,43 @@ final class FerryIncrementalRestore<K> {
         }
     }
 
+    /**
+     * Deletes, by range deletes, the key groups of the base checkpoint that are outside this backend's
+     * range (a rescaled restore), in every state's family.
+     */
+    private void clip(Store store, KeyGroupRange baseRange) throws IOException {
+        boolean below = baseRange.getStartKeyGroup() < range.getStartKeyGroup();
+        boolean above = baseRange.getEndKeyGroup() > range.getEndKeyGroup();
+        if (!below && !above) {
+            return;
+        }
+        try (WriteBatch batch = new WriteBatch()) {
+            for (FerryKeyedStateBackend.StateInfo info : states.values()) {
+                if (below) {
+                    batch.deleteRange(info.cf, prefix(0), prefix(range.getStartKeyGroup()));
+                }
+                if (above) {
+                    batch.deleteRange(info.cf, prefix(range.getEndKeyGroup() + 1), prefix(numberOfKeyGroups));
+                }
+            }
+            store.write(batch);
+        }
+    }
+
+    /** @return the failure of a checkpoint without a state's family: not one of Ferry's (the built-in backend's?) */
+    private static IllegalStateException noFamily(IncrementalRemoteKeyedStateHandle h, String state) {
+        return new IllegalStateException("The checkpoint " + h.getStateHandleId() + " has no column family for state "
+                + state + NOT_OURS);
+    }
+
+    /** What a restore of another backend's checkpoint says. */
+    private static final String NOT_OURS = ": Ferry's backend restores its own checkpoints and canonical savepoints "
+            + "(a checkpoint of Flink's RocksDB backend is not one: take a canonical savepoint with that backend and "
+            + "restore from it)";
+
     /** Copies the entries of this backend's key groups from a downloaded checkpoint into the store. */
-    private void copy(Store store, Path dir, List<StateMetaInfoSnapshot> metas) throws IOException {
+    private void copy(Store store, Path dir, IncrementalRemoteKeyedStateHandle h, List<StateMetaInfoSnapshot> metas)
+            throws IOException {
         StoreOptions aside = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND);
         if (binding != null) {
             aside.binding(binding);
@@ -116,8 +180,8 @@ final class FerryIncrementalRestore<K> {
         try (Store source = Store.open(dir, aside)) {
             for (StateMetaInfoSnapshot m : metas) {
                 String family = FerryKeyedStateBackend.familyName(m.getName());
-                ColumnFamily from = source.columnFamily(family).orElseThrow(
-                        () -> new IllegalStateException("The checkpoint has no column family for state " + m.getName()));
+                ColumnFamily from = FerryKeyedStateBackend.stateFamily(source, m.getName()).orElseThrow(
+                        () -> noFamily(h, m.getName()));
                 FerryKeyedStateBackend.StateInfo info = states.get(m.getName());
                 if (info == null) {
                     info = new FerryKeyedStateBackend.StateInfo(store.createColumnFamily(family),
@@ -147,14 +211,54 @@ final class FerryIncrementalRestore<K> {
         return out.getCopyOfBuffer();
     }
 
+    /**
+     * Copies a checkpoint's files into a directory, {@link #TRANSFER_THREADS} at a time (largest first), as
+     * Flink's RocksDB backend downloads its own.
+     */
     private static void download(IncrementalRemoteKeyedStateHandle h, Path dir) throws IOException {
         Files.createDirectories(dir);
-        for (List<HandleAndLocalPath> files : List.of(h.getSharedState(), h.getPrivateState())) {
+        List<HandleAndLocalPath> files = new ArrayList<>(h.getSharedState());
+        files.addAll(h.getPrivateState());
+        files.sort(Comparator.comparingLong((HandleAndLocalPath f) -> f.getHandle().getStateSize()).reversed());
+        if (files.size() <= 1) {
             for (HandleAndLocalPath f : files) {
-                try (InputStream in = f.getHandle().openInputStream()) {
-                    Files.copy(in, dir.resolve(f.getLocalPath()));
-                }
+                copy(f, dir);
             }
+            return;
+        }
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(TRANSFER_THREADS, files.size()), r -> {
+            Thread t = new Thread(r, "ferry-restore-transfer-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<?>> copies = new ArrayList<>();
+            for (HandleAndLocalPath f : files) {
+                copies.add(pool.submit(() -> {
+                    copy(f, dir);
+                    return null;
+                }));
+            }
+            for (Future<?> c : copies) {
+                c.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while copying the checkpoint's files");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            throw new IOException("Cannot copy the checkpoint's files", e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void copy(HandleAndLocalPath f, Path dir) throws IOException {
+        try (InputStream in = f.getHandle().openInputStream()) {
+            Files.copy(in, dir.resolve(f.getLocalPath()));
         }
     }
 

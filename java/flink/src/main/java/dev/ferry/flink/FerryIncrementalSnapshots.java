@@ -32,11 +32,13 @@ import org.apache.flink.util.IOUtils;
 import org.apache.flink.util.ResourceGuard;
 
 /**
- * Incremental checkpoints of a RocksDB store: the synchronous part writes a Ferry checkpoint (hard
- * links of the table files, copies of the manifest and options) next to the store; the asynchronous
- * part uploads the table files that the last completed checkpoint did not upload (the others are sent
- * as placeholders, which Flink's shared state registry resolves), the other files as private state, and
- * the states' meta info. Flink's {@code IncrementalRemoteKeyedStateHandle} carries them.
+ * Checkpoints of a RocksDB store made of its files, incremental or full (native). The synchronous part
+ * writes a Ferry checkpoint (hard links of the table files, copies of the manifest and options) next to
+ * the store. Incremental: the asynchronous part uploads the table files that the last completed
+ * checkpoint did not upload (the others are sent as placeholders, which Flink's shared state registry
+ * resolves) as shared state, the other files as private state, and the states' meta info. Full: every
+ * file is uploaded as private state, as Flink's RocksDB backend does for its native full checkpoints.
+ * Flink's {@code IncrementalRemoteKeyedStateHandle} carries both; a restore opens the files.
  *
  * <p>Thread safety: {@link #syncPrepareResources} and the notifications on the task thread; uploads on
  * the asynchronous snapshot thread.
@@ -47,15 +49,18 @@ final class FerryIncrementalSnapshots<K>
 
     private final FerryKeyedStateBackend<K> backend;
     private final Path root;
+    /** Whether checkpoints upload only new table files; false: every file, every time. */
+    private final boolean incremental;
     private final UUID backendId = UUID.randomUUID();
     /** Table files of the last completed checkpoint: name to uploaded handle. */
     private volatile Map<String, StreamStateHandle> confirmed = Map.of();
     /** Table files of checkpoints not yet confirmed, by checkpoint id. */
     private final Map<Long, Map<String, StreamStateHandle>> pending = new ConcurrentHashMap<>();
 
-    FerryIncrementalSnapshots(FerryKeyedStateBackend<K> backend, Path root) {
+    FerryIncrementalSnapshots(FerryKeyedStateBackend<K> backend, Path root, boolean incremental) {
         this.backend = backend;
         this.root = root;
+        this.incremental = incremental;
     }
 
     /** What one checkpoint uploads: its local checkpoint directory, the meta info, the files to reuse. */
@@ -99,7 +104,7 @@ final class FerryIncrementalSnapshots<K>
             lease.close();
             throw e;
         }
-        return new Resources(dir, metaInfos, confirmed, lease);
+        return new Resources(dir, metaInfos, incremental ? confirmed : Map.of(), lease);
     }
 
     @Override
@@ -119,7 +124,7 @@ final class FerryIncrementalSnapshots<K>
             }
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                if (name.endsWith(TABLE_SUFFIX)) {
+                if (incremental && name.endsWith(TABLE_SUFFIX)) {
                     StreamStateHandle previous = resources.base.get(name);
                     if (previous != null) {
                         shared.add(HandleAndLocalPath.of(new PlaceholderStreamStateHandle(
@@ -139,7 +144,9 @@ final class FerryIncrementalSnapshots<K>
             }
             StreamStateHandle meta = writeMeta(resources.metaInfos, streamFactory, registry);
             uploaded += meta.getStateSize();
-            pending.put(checkpointId, tables);
+            if (incremental) {
+                pending.put(checkpointId, tables);
+            }
             return SnapshotResult.of(new IncrementalRemoteKeyedStateHandle(backendId, backend.getKeyGroupRange(),
                     checkpointId, shared, own, meta, uploaded));
         };

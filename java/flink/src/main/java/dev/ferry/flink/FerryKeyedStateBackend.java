@@ -83,8 +83,10 @@ import org.apache.flink.util.StateMigrationException;
 /**
  * Flink's keyed state in one Ferry store: one column family per state (and per timer queue kept in
  * the store), keys laid out (key group, key, namespace[, user key]) as Flink's RocksDB backend lays
- * them out. Checkpoints and savepoints are full snapshots in Flink's canonical format, written by
- * Flink's own {@code FullSnapshotAsyncWriter} from a store snapshot, asynchronously.
+ * them out. With RocksDB and timers in the store, checkpoints are the store's files (full, or
+ * incremental); savepoints, and every snapshot of LMDB or heap timers, are full snapshots in Flink's
+ * canonical format, written by Flink's own {@code FullSnapshotAsyncWriter} from a store snapshot,
+ * asynchronously.
  *
  * <p>Thread safety: used by its task thread; the asynchronous part of a snapshot reads a store
  * snapshot on another thread.
@@ -97,8 +99,12 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
 
     /** A state's column family and meta info. */
     static final class StateInfo {
-        final ColumnFamily cf;
+        ColumnFamily cf;
         RegisteredStateMetaInfoBase meta;
+        /** The time to live of the family's native TTL filter, or -1: none (also a family a restore opened). */
+        long ttlMillis = -1;
+        /** The timestamp offset of the family's native TTL filter, or -1. */
+        int ttlOffset = -1;
 
         StateInfo(ColumnFamily cf, RegisteredStateMetaInfoBase meta) {
             this.cf = cf;
@@ -120,7 +126,10 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
     private final List<AutoCloseable> resources;
     private final FerryNativeMetrics nativeMetrics;
     private final MetricGroup metricGroup;
-    /** Incremental checkpoints, or null: every checkpoint is a full snapshot. */
+    /**
+     * Checkpoints made of the store's files (incremental, or full native), or null: every checkpoint is a
+     * canonical full snapshot (LMDB, heap timers).
+     */
     private final FerryIncrementalSnapshots<K> incremental;
     /**
      * The timer queues' puts and deletes not yet in the store, written in one native call when
@@ -142,8 +151,8 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
             InternalKeyContext<K> keyContext, Store store, Path directory, boolean lmdb,
             LinkedHashMap<String, StateInfo> states,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> heapQueues,
-            HeapPriorityQueuesManager heapQueuesManager, List<AutoCloseable> resources, boolean incremental,
-            FerryNativeMetrics nativeMetrics, MetricGroup metricGroup) {
+            HeapPriorityQueuesManager heapQueuesManager, List<AutoCloseable> resources, boolean nativeCheckpoints,
+            boolean incremental, FerryNativeMetrics nativeMetrics, MetricGroup metricGroup) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
         this.store = store;
@@ -153,10 +162,10 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
                 keyContext.getNumberOfKeyGroups());
         this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.states = states;
-        this.incremental = incremental ? new FerryIncrementalSnapshots<>(this, directory) : null;
+        this.incremental = nativeCheckpoints ? new FerryIncrementalSnapshots<>(this, directory, incremental) : null;
         this.nativeMetrics = nativeMetrics;
         this.metricGroup = metricGroup;
-        states.forEach((name, info) -> nativeMetrics.register(metricGroup, name, store, info.cf));
+        states.forEach((name, info) -> nativeMetrics.register(metricGroup, name, store, () -> currentFamily(name)));
         this.heapQueues = heapQueues;
         this.heapQueuesManager = heapQueuesManager;
         this.resources = resources;
@@ -274,6 +283,28 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         return "state-" + java.util.HexFormat.of().formatHex(stateName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
+    /** Suffix of the name of a state's family rebuilt with a native TTL filter (see {@link #fitNativeTtl}). */
+    private static final String REBUILT = ".rebuilt";
+
+    /**
+     * The family of a state in a store: named by {@link #familyName}, or that name with {@link #REBUILT}
+     * (a family rebuilt for a TTL filter; a store has one of the two).
+     *
+     * @param store the store
+     * @param stateName the state's name
+     * @return the family, if the store has one for the state
+     */
+    static java.util.Optional<ColumnFamily> stateFamily(Store store, String stateName) {
+        java.util.Optional<ColumnFamily> cf = store.columnFamily(familyName(stateName));
+        return cf.isPresent() ? cf : store.columnFamily(familyName(stateName) + REBUILT);
+    }
+
+    /** @return a state's current family, or null once the state is gone (the metrics' gauges read it) */
+    private ColumnFamily currentFamily(String stateName) {
+        StateInfo info = states.get(stateName);
+        return info == null ? null : info.cf;
+    }
+
     /**
      * A cursor over a state's family, the TTL clock set first (see {@link #syncTtlClock()}).
      *
@@ -336,25 +367,70 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         }
     }
 
-    /** @return a new column family for a timer queue, its metrics registered */
-    private ColumnFamily newFamily(String stateName) {
-        return newFamily(stateName, null);
+    /** @return a new state for a timer queue, its family's metrics registered */
+    private StateInfo newInfo(String stateName, RegisteredStateMetaInfoBase meta) {
+        return newInfo(stateName, null, meta);
     }
 
-    /** @return a new column family for a state, its metrics registered (Ferry's TTL filter when it fits) */
-    private ColumnFamily newFamily(String stateName, StateDescriptor<?, ?> desc) {
+    /** @return a new state, its family created (with Ferry's TTL filter when it fits) and its metrics registered */
+    private StateInfo newInfo(String stateName, StateDescriptor<?, ?> desc, RegisteredStateMetaInfoBase meta) {
         int offset = nativeTtlOffset(desc);
-        ColumnFamily cf;
+        StateInfo info;
         if (offset >= 0) {
-            cf = store.createColumnFamily(familyName(stateName),
-                    ColumnFamilyOptions.of().ttl(ttlMillis(desc.getTtlConfig()), offset));
+            long ms = ttlMillis(desc.getTtlConfig());
+            info = new StateInfo(store.createColumnFamily(familyName(stateName), ColumnFamilyOptions.of().ttl(ms, offset)),
+                    meta);
+            info.ttlMillis = ms;
+            info.ttlOffset = offset;
             ttlClockFromProvider |= ttlTimeProvider != TtlTimeProvider.DEFAULT;
             syncTtlClock();
         } else {
-            cf = store.createColumnFamily(familyName(stateName));
+            info = new StateInfo(store.createColumnFamily(familyName(stateName)), meta);
         }
-        nativeMetrics.register(metricGroup, stateName, store, cf);
-        return cf;
+        nativeMetrics.register(metricGroup, stateName, store, () -> currentFamily(stateName));
+        return info;
+    }
+
+    /**
+     * Gives a state's family the native TTL filter its descriptor asks for, when the family has another
+     * (or none: a family created or opened by a restore, before the descriptor was known). A family's
+     * compaction filter is fixed when it is created, so the family is rebuilt: its entries are copied into
+     * a new family with the filter (named {@link #familyName} or that name with {@link #REBUILT}, whichever
+     * the old one is not), and the old family is dropped.
+     */
+    private void fitNativeTtl(String stateName, StateInfo info, StateDescriptor<?, ?> desc) {
+        int offset = nativeTtlOffset(desc);
+        long ms = offset >= 0 ? ttlMillis(desc.getTtlConfig()) : -1;
+        if (info.ttlMillis == ms && info.ttlOffset == offset) {
+            return;
+        }
+        ColumnFamily old = info.cf;
+        String name = familyName(stateName);
+        if (old.name().equals(name)) {
+            name = name + REBUILT;
+        }
+        ColumnFamily cf = offset >= 0 ? store.createColumnFamily(name, ColumnFamilyOptions.of().ttl(ms, offset))
+                : store.createColumnFamily(name);
+        try (Cursor c = store.cursor(old, KeyRange.all(), cursorOptions); WriteBatch batch = new WriteBatch()) {
+            while (c.next()) {
+                batch.put(cf, c.keyBytes(), c.valueBytes());
+                if (batch.count() >= 4096) {
+                    store.write(batch);
+                    batch.clear();
+                }
+            }
+            if (batch.count() > 0) {
+                store.write(batch);
+            }
+        }
+        store.dropColumnFamily(old);
+        info.cf = cf;
+        info.ttlMillis = ms;
+        info.ttlOffset = offset;
+        if (offset >= 0) {
+            ttlClockFromProvider |= ttlTimeProvider != TtlTimeProvider.DEFAULT;
+            syncTtlClock();
+        }
     }
 
     /** @return the states, in registration order */
@@ -460,10 +536,11 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
             }
             meta = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) info.meta;
             updateRestoredMeta(info, meta, stateDesc, namespaceSerializer);
+            fitNativeTtl(name, info, stateDesc);
         } else {
             meta = new RegisteredKeyValueStateBackendMetaInfo<>(stateDesc.getType(), name, namespaceSerializer,
                     stateDesc.getSerializer(), StateSnapshotTransformFactory.noTransform());
-            info = new StateInfo(newFamily(name, stateDesc), meta);
+            info = newInfo(name, stateDesc, meta);
             states.put(name, info);
         }
         if (allowFutureMetadataUpdates) {
@@ -616,7 +693,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         RegisteredPriorityQueueStateBackendMetaInfo<T> meta;
         if (info == null) {
             meta = new RegisteredPriorityQueueStateBackendMetaInfo<>(stateName, serializer);
-            info = new StateInfo(newFamily(stateName), meta);
+            info = newInfo(stateName, meta);
             states.put(stateName, info);
         } else {
             if (!(info.meta instanceof RegisteredPriorityQueueStateBackendMetaInfo)) {
@@ -655,7 +732,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
             CheckpointStreamFactory streamFactory, CheckpointOptions checkpointOptions) throws Exception {
         SnapshotType type = checkpointOptions.getCheckpointType();
         if (incremental != null && !type.isSavepoint()) {
-            return new SnapshotStrategyRunner<>("Ferry incremental checkpoint", incremental, cancelStreamRegistry,
+            return new SnapshotStrategyRunner<>("Ferry native checkpoint", incremental, cancelStreamRegistry,
                     SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory,
                     checkpointOptions);
         }

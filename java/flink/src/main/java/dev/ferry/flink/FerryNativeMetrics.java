@@ -5,6 +5,7 @@ import dev.ferry.Store;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.metrics.Gauge;
@@ -61,8 +62,8 @@ final class FerryNativeMetrics implements Serializable {
         return enabled.isEmpty();
     }
 
-    /** Registers the enabled gauges of one state's column family. */
-    void register(MetricGroup metrics, String stateName, Store store, ColumnFamily cf) {
+    /** Registers the enabled gauges of one state's column family (read through {@code cf}: a family may be rebuilt). */
+    void register(MetricGroup metrics, String stateName, Store store, Supplier<ColumnFamily> cf) {
         if (enabled.isEmpty() || metrics == null) {
             return;
         }
@@ -70,12 +71,12 @@ final class FerryNativeMetrics implements Serializable {
                 : metrics.addGroup(stateName);
         for (String p : enabled) {
             String property = "rocksdb." + p;
-            group.gauge(property, (Gauge<Long>) () -> read(store, cf, property));
+            group.gauge(property, (Gauge<Long>) () -> read(store, cf.get(), property));
         }
     }
 
     private static long read(Store store, ColumnFamily cf, String property) {
-        if (store.isClosed() || cf.isDropped()) {
+        if (store.isClosed() || cf == null || cf.isDropped()) {
             return 0;
         }
         try {

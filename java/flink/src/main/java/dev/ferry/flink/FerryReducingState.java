@@ -1,27 +1,23 @@
 package dev.ferry.flink;
 
 import dev.ferry.ColumnFamily;
-import java.util.Collection;
 import org.apache.flink.api.common.functions.ReduceFunction;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.internal.InternalReducingState;
-import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 /**
  * Flink's {@code ReducingState}: the reduced value in one entry, read, reduced and written back on
- * each add.
+ * each add ({@link FerryMergingState} with the reduce function).
  *
  * <p>Thread safety: confined to the task thread.
  */
-final class FerryReducingState<K, N, V> extends FerryKvState<K, N, V> implements InternalReducingState<K, N, V> {
+final class FerryReducingState<K, N, V> extends FerryMergingState<K, N, V, V>
+        implements InternalReducingState<K, N, V> {
     private ReduceFunction<V> reduce;
 
     FerryReducingState(FerryKeyedStateBackend<K> backend, ColumnFamily cf, TypeSerializer<N> namespaceSerializer,
             TypeSerializer<V> valueSerializer, ReduceFunction<V> reduce) {
-        super(backend, cf, namespaceSerializer, valueSerializer, null);
+        super(backend, cf, namespaceSerializer, valueSerializer);
         this.reduce = reduce;
     }
 
@@ -30,60 +26,17 @@ final class FerryReducingState<K, N, V> extends FerryKvState<K, N, V> implements
     }
 
     @Override
+    V combine(V stored, V value) throws Exception {
+        return stored == null ? value : reduce.reduce(stored, value);
+    }
+
+    @Override
+    V merge(V a, V b) throws Exception {
+        return reduce.reduce(a, b);
+    }
+
+    @Override
     public V get() throws Exception {
         return getInternal();
-    }
-
-    @Override
-    public void add(V value) throws Exception {
-        byte[] key = currentKey();
-        byte[] raw = backend.get(cf, key);
-        V result = raw == null ? value : reduce.reduce(deserialize(raw), value);
-        backend.put(cf, key, serialize(result));
-    }
-
-    @Override
-    public V getInternal() throws Exception {
-        byte[] raw = backend.get(cf, currentKey());
-        return raw == null ? null : deserialize(raw);
-    }
-
-    @Override
-    public void updateInternal(V valueToStore) throws Exception {
-        if (valueToStore == null) {
-            clear();
-        } else {
-            backend.put(cf, currentKey(), serialize(valueToStore));
-        }
-    }
-
-    @Override
-    public void mergeNamespaces(N target, Collection<N> sources) throws Exception {
-        if (sources == null || sources.isEmpty()) {
-            return;
-        }
-        V merged = null;
-        for (byte[] raw : takeValues(sources)) {
-            V v = deserialize(raw);
-            merged = merged == null ? v : reduce.reduce(merged, v);
-        }
-        if (merged != null) {
-            byte[] targetKey = keyOf(target);
-            byte[] raw = backend.get(cf, targetKey);
-            if (raw != null) {
-                merged = reduce.reduce(merged, deserialize(raw));
-            }
-            backend.put(cf, targetKey, serialize(merged));
-        }
-    }
-
-    @Override
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    void migrateValue(byte[] raw, TypeSerializer<V> prior, TypeSerializer<V> next, TtlTimeProvider ttl,
-            DataOutputSerializer into) throws Exception {
-        TtlAwareSerializer p = (TtlAwareSerializer) prior;
-        TtlAwareSerializer n = (TtlAwareSerializer) next;
-        DataInputDeserializer din = new DataInputDeserializer(raw);
-        n.migrateValueFromPriorSerializer(p, () -> p.deserialize(din), into, ttl);
     }
 }

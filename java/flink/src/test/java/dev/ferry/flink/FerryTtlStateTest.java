@@ -18,10 +18,12 @@ import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.TestTemplate;
 
 /**
- * Flink's TTL state suite ({@code TtlStateTestBase}) on Ferry's RocksDB backend (JNI): expiry on read,
- * update types, visibility, and cleanup in full snapshots; and cleanup by compaction
+ * Flink's TTL state suite ({@code TtlStateTestBase}) on Ferry's RocksDB backend (JNI, native checkpoints:
+ * table files): expiry on read, update types, visibility, snapshots and restore; and cleanup by compaction
  * ({@code cleanupInRocksdbCompactFilter}) through Ferry's native TTL filter, for every state type of the
- * suite. Incremental cleanup is the heap backend's strategy: not offered, so its tests expect no cleanup.
+ * suite, also after a restore. Incremental cleanup is the heap backend's strategy: not offered, so its
+ * tests expect no cleanup. Cleanup in full snapshots is a canonical snapshot's: the suite's two tests of
+ * it run where checkpoints are canonical ({@link FerryTtlFfmStateTest}), as {@link #isSavepoint()} says.
  */
 class FerryTtlStateTest extends TtlStateTestBase {
     /** @return the binding the backend runs on */
@@ -29,12 +31,23 @@ class FerryTtlStateTest extends TtlStateTestBase {
         return "jni";
     }
 
+    /** @return the backend under test */
+    FerryStateBackend backend() {
+        return new FerryStateBackend().withBinding(binding());
+    }
+
+    /** @return false: this backend's checkpoints are its table files, which keep expired values */
+    @Override
+    public boolean isSavepoint() {
+        return false;
+    }
+
     @Override
     protected StateBackendTestContext createStateBackendTestContext(TtlTimeProvider timeProvider) {
         return new StateBackendTestContext(timeProvider) {
             @Override
             protected StateBackend createStateBackend() {
-                return new FerryStateBackend().withBinding(binding());
+                return backend();
             }
 
             @Override
@@ -52,6 +65,20 @@ class FerryTtlStateTest extends TtlStateTestBase {
      */
     @TestTemplate
     void compactionDropsExpiredValues() throws Exception {
+        compactionDropsExpiredValues(false);
+    }
+
+    /**
+     * As {@link #compactionDropsExpiredValues()}, with the state restored from a checkpoint before the
+     * compaction (its family created or opened by the restore, before the descriptor was known): the
+     * restored state gets the native TTL filter too.
+     */
+    @TestTemplate
+    void compactionDropsExpiredValuesAfterRestore() throws Exception {
+        compactionDropsExpiredValues(true);
+    }
+
+    private void compactionDropsExpiredValues(boolean restore) throws Exception {
         StateDescriptor<?, ?> desc = initTest(StateTtlConfig.newBuilder(java.time.Duration.ofMillis(TTL))
                 .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
                 .cleanupInRocksdbCompactFilter(1000)
@@ -64,6 +91,10 @@ class FerryTtlStateTest extends TtlStateTestBase {
         timeProvider.time = 60;
         sbetc.setCurrentKey("k3");
         ctx().update(ctx().updateUnexpired);
+        if (restore) {
+            takeAndRestoreSnapshot(StateBackendTestContext.NUMBER_OF_KEY_GROUPS);
+            sbetc.setCurrentKey("k3");   // the restore leaves another key current
+        }
         timeProvider.time = TTL + 10;   // k1 and k2 expired, k3 not
         Object live = ctx().get();
         assertThat(ctx().isOriginalEmptyValue()).isFalse();

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Incremental checkpoints (RocksDB, timers in the store): a second checkpoint uploads only the table
- * files the first did not; restores read them back whole, into a smaller key group range, and from two
+ * Checkpoints made of the store's files (RocksDB, timers in the store). Incremental: a second checkpoint
+ * uploads only the table files the first did not. Full (the default, native): every file, as private
+ * state. Restores read them back whole, into a smaller key group range (the others removed), and from two
  * backends' checkpoints into one (rescaling down).
  */
 class IncrementalCheckpointTest {
@@ -51,7 +52,12 @@ class IncrementalCheckpointTest {
 
     private CheckpointableKeyedStateBackend<Integer> backend(KeyGroupRange range, Collection<KeyedStateHandle> restore)
             throws Exception {
-        CheckpointableKeyedStateBackend<Integer> b = BACKEND.createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(
+        return backend(BACKEND, range, restore);
+    }
+
+    private CheckpointableKeyedStateBackend<Integer> backend(FerryStateBackend backend, KeyGroupRange range,
+            Collection<KeyedStateHandle> restore) throws Exception {
+        CheckpointableKeyedStateBackend<Integer> b = backend.createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(
                 env, new JobID(), "incremental", IntSerializer.INSTANCE, KEY_GROUPS, range,
                 env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), (n, v) -> { },
                 restore, new CloseableRegistry(), 1.0));
@@ -100,5 +106,62 @@ class IncrementalCheckpointTest {
         }
         KeyGroupRange all = KeyGroupRange.of(0, KEY_GROUPS - 1);
         SavepointInteropTest.check(backend(all, handles), all);
+    }
+
+    /** The entries a restore into {@code range} holds: per key a value, a list and {@code k % 5} map entries. */
+    private static int entries(KeyGroupRange range) {
+        int n = 0;
+        for (int k = 0; k < KEYS; k++) {
+            if (range.contains(org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignToKeyGroup(k, KEY_GROUPS))) {
+                n += 2 + k % 5;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void fullCheckpointIsTheStoresFilesAndRestoresWholeAndRescaled() throws Exception {
+        FerryStateBackend full = new FerryStateBackend();
+        KeyGroupRange all = KeyGroupRange.of(0, KEY_GROUPS - 1);
+        CheckpointableKeyedStateBackend<Integer> source = backend(full, all, List.of());
+        SavepointInteropTest.write(source, 0, KEYS, all);
+        IncrementalRemoteKeyedStateHandle first = checkpoint(source, 1);
+        assertTrue(first.getSharedState().isEmpty(), "a full checkpoint shares nothing");
+        assertTrue(first.getPrivateState().stream().anyMatch(f -> f.getLocalPath().endsWith(".sst")),
+                "a full checkpoint holds the table files: " + first.getPrivateState());
+        IncrementalRemoteKeyedStateHandle second = checkpoint(source, 2);
+        assertTrue(second.getSharedState().isEmpty() && second.getCheckpointedSize() >= first.getCheckpointedSize(),
+                "every full checkpoint uploads every file");
+
+        CheckpointableKeyedStateBackend<Integer> whole = backend(full, all, List.of(second));
+        SavepointInteropTest.check(whole, all);
+        org.junit.jupiter.api.Assertions.assertEquals(entries(all),
+                ((FerryKeyedStateBackend<Integer>) whole).numKeyValueStateEntries());
+        for (KeyGroupRange half : List.of(KeyGroupRange.of(0, KEY_GROUPS / 2 - 1),
+                KeyGroupRange.of(KEY_GROUPS / 2, KEY_GROUPS - 1), KeyGroupRange.of(KEY_GROUPS / 4, KEY_GROUPS / 2))) {
+            CheckpointableKeyedStateBackend<Integer> rescaled = backend(full, half, List.of(second));
+            SavepointInteropTest.check(rescaled, half);
+            // the key groups outside the range are gone from the store
+            org.junit.jupiter.api.Assertions.assertEquals(entries(half),
+                    ((FerryKeyedStateBackend<Integer>) rescaled).numKeyValueStateEntries(), "entries in " + half);
+        }
+    }
+
+    @Test
+    void twoBackendsFullCheckpointsRestoreIntoOne() throws Exception {
+        FerryStateBackend full = new FerryStateBackend();
+        KeyGroupRange low = KeyGroupRange.of(0, KEY_GROUPS / 2 - 1);
+        KeyGroupRange high = KeyGroupRange.of(KEY_GROUPS / 2, KEY_GROUPS - 1);
+        List<KeyedStateHandle> handles = new ArrayList<>();
+        for (KeyGroupRange r : List.of(low, high)) {
+            CheckpointableKeyedStateBackend<Integer> b = backend(full, r, List.of());
+            SavepointInteropTest.write(b, 0, KEYS, r);
+            handles.add(checkpoint(b, 1));
+        }
+        KeyGroupRange all = KeyGroupRange.of(0, KEY_GROUPS - 1);
+        CheckpointableKeyedStateBackend<Integer> b = backend(full, all, handles);
+        SavepointInteropTest.check(b, all);
+        org.junit.jupiter.api.Assertions.assertEquals(entries(all),
+                ((FerryKeyedStateBackend<Integer>) b).numKeyValueStateEntries());
     }
 }

@@ -225,4 +225,17 @@ class SavepointInteropTest {
                 restored.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
         assertNull(value.value());
     }
+
+    @Test
+    void builtInNativeCheckpointIsRefusedNamingTheCanonicalSavepoint() throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, KEY_GROUPS - 1);
+        CheckpointableKeyedStateBackend<Integer> source = backend(new EmbeddedRocksDBStateBackend(), all, List.of());
+        write(source);
+        KeyedStateHandle checkpoint = StateBackendTestBase.runSnapshot(source.snapshot(3, 3,
+                new MemCheckpointStreamFactory(64 << 20), CheckpointOptions.forCheckpointWithDefaultLocation()),
+                new SharedStateRegistryImpl());
+        Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                () -> backend(new FerryStateBackend(), all, List.of(checkpoint)));
+        assertTrue(String.valueOf(e.getMessage()).contains("canonical savepoint"), e.toString());
+    }
 }

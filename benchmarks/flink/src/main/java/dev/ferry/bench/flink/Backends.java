@@ -64,7 +64,7 @@ public final class Backends implements AutoCloseable {
         return new Backends(name, List.of());
     }
 
-    /** Opens the keyed backend a name stands for, restored from a snapshot (of any backend: a canonical one). */
+    /** Opens the keyed backend a name stands for, restored from a snapshot (its own, or a canonical one of any backend). */
     public static Backends restore(String name, KeyedStateHandle snapshot) throws Exception {
         return new Backends(name, List.of(snapshot));
     }
@@ -111,8 +111,8 @@ public final class Backends implements AutoCloseable {
 
     /**
      * Whether the backends take incremental checkpoints ({@code -Dbench.flink.incremental=true}): table files, as
-     * both backends restore by opening them. Otherwise the backends' defaults: the built-in backend's full
-     * checkpoints are table files too (its native full snapshot), Ferry's are canonical (entry by entry).
+     * both backends restore by opening them. Otherwise the backends' defaults: full checkpoints, which are table
+     * files too on both (the built-in backend's native full snapshot; Ferry's on RocksDB with timers in the store).
      */
     static boolean incremental() {
         return Boolean.getBoolean("bench.flink.incremental");

@@ -25,8 +25,8 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
  *     [--workloads valueGet,mapEntries,...] [--backends rocksdb,ferry-jni,ferry-ffm] [--incremental] [--out file.csv]</pre>
  *
  * {@code --incremental}: both backends take incremental checkpoints (workloads {@code checkpointIncremental} and
- * {@code restoreIncremental}); by default each takes its default full checkpoint, which for the built-in backend is
- * its table files and for Ferry's the canonical format.
+ * {@code restoreIncremental}); by default each takes its default full checkpoint, which for both backends (Ferry's
+ * on RocksDB with timers in the store) is its table files, restored by opening them.
  *
  * The CSV has one line per backend and workload: {@code backend,workload,best,median,unit,speedup,speedup_error}.
  */
