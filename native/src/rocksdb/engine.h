@@ -1,8 +1,8 @@
 /* RocksDB engine, private to native/src/rocksdb: the handles, the C API table and what its sections share.
  * The engine drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a function
  * table resolved at attach time (attach.c; rocksdb_api.h lists the functions used). Sections: attach.c
- * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), merge.c (merge
- * operators of the binding's language), filter.c (compaction filters of the binding's language), reads.c,
+ * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), callback.c (the
+ * handles of callbacks of the binding's language), merge.c (merge operators of the binding's language), filter.c (compaction filters of the binding's language), reads.c,
  * writes.c, cursors.c, txn.c (transactions), split.c (split points), admin.c (properties, checkpoints,
  * SST files, backups, shared caches), interop.c (RocksJava's own objects). */
 #ifndef FERRY_ROCKSDB_ENGINE_H
@@ -184,12 +184,49 @@ FERRY_HIDDEN int rdb_order_error(const char *path, char *e, ferry_error *err);
 FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
 FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferry_error *err);
 
+/* callback.c: the handle of a callback of the binding's language, whatever its kind; an options string
+ * names one by its kind's prefix and the handle's address in decimal (rdb_cb_token). */
+typedef enum { RDB_CB_MERGE, RDB_CB_FILTER, RDB_CB_KINDS } rdb_cb_kind;
+
+typedef struct rdb_cb {
+    rdb_cb_kind kind;
+    int64_t token;                    /* passed to every call of fn */
+    void *fn;                         /* the binding's function: a ferry_merge_fn, ferry_filter_fn */
+    atomic_int refs;                  /* the handle's own (until closed) + one per user (RocksDB's objects, options) */
+    struct rdb_cb *next;              /* registry of open handles */
+    char name[FERRY_MERGE_NAME_MAX + 1];
+} rdb_cb;
+
+/* ferry.h's handle types are the shared one under their own names. */
+struct ferry_merge_operator { rdb_cb cb; };
+struct ferry_compaction_filter { rdb_cb cb; };
+
+/* Register a callback (FERRY_EINVAL for a name outside the rules, naming the kind). */
+FERRY_HIDDEN int rdb_cb_create(rdb_cb_kind kind, const char *name, int64_t token, void *callback, rdb_cb **out,
+                               ferry_error *err);
+/* Unregister: later tokens do not find it; it lives on while referenced. NULL and unknown handles ignored. */
+FERRY_HIDDEN void rdb_cb_close(rdb_cb *cb);
+FERRY_HIDDEN void rdb_cb_ref(rdb_cb *cb);
+FERRY_HIDDEN void rdb_cb_unref(rdb_cb *cb);
+/* The open handle of this kind whose options-string value is v (vn bytes), with a reference for the
+ * caller, or NULL (*is_token says whether v is a token of this kind at all). */
+FERRY_HIDDEN rdb_cb *rdb_cb_token(rdb_cb_kind kind, const char *v, size_t vn, int *is_token);
+
 /* merge.c: merge operators of the binding's language; an options string names one as
  * "merge_operator=" RDB_MERGE_TOKEN "<handle address in decimal>" */
 #define RDB_MERGE_TOKEN "ferry.callback."
-FERRY_HIDDEN ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token);
-FERRY_HIDDEN void rdb_merge_release(ferry_merge_operator *m);
-FERRY_HIDDEN const char *rdb_merge_name(const ferry_merge_operator *m);
+static inline ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token)
+{
+    return (ferry_merge_operator *)rdb_cb_token(RDB_CB_MERGE, v, vn, is_token);
+}
+static inline void rdb_merge_release(ferry_merge_operator *m)
+{
+    if (m) rdb_cb_unref(&m->cb);
+}
+static inline const char *rdb_merge_name(const ferry_merge_operator *m)
+{
+    return m->cb.name;
+}
 FERRY_HIDDEN rocksdb_mergeoperator_t *rdb_merge_operator(ferry_merge_operator *m);
 
 /* A callback's result buffer (ferry_merge_value_alloc): merge.c, filter.c. */
@@ -201,8 +238,14 @@ struct ferry_merge_value {
 /* filter.c: compaction filters of the binding's language; an options string names one as
  * "compaction_filter_factory=" RDB_FILTER_TOKEN "<handle address in decimal>" */
 #define RDB_FILTER_TOKEN "ferry.filter."
-FERRY_HIDDEN ferry_compaction_filter *rdb_filter_token(const char *v, size_t vn, int *is_token);
-FERRY_HIDDEN void rdb_filter_release(ferry_compaction_filter *f);
+static inline ferry_compaction_filter *rdb_filter_token(const char *v, size_t vn, int *is_token)
+{
+    return (ferry_compaction_filter *)rdb_cb_token(RDB_CB_FILTER, v, vn, is_token);
+}
+static inline void rdb_filter_release(ferry_compaction_filter *f)
+{
+    if (f) rdb_cb_unref(&f->cb);
+}
 FERRY_HIDDEN rocksdb_compactionfilterfactory_t *rdb_filter_factory(ferry_compaction_filter *f);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 

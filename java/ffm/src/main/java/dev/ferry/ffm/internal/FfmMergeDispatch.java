@@ -1,5 +1,6 @@
 package dev.ferry.ffm.internal;
 
+import dev.ferry.spi.CallbackDispatch;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import java.lang.foreign.Arena;
@@ -26,24 +27,15 @@ final class FfmMergeDispatch {
     /** This class's binary name. */
     private static final String NAME = FfmMergeDispatch.class.getName();
 
-    private static volatile MergeHandler handler;
-    private static long callback;
-    private static volatile FilterHandler filterHandler;
-    private static long filterCallback;
+    /** The handlers libferry's trampolines reach through {@link #merge} and {@link #filter}. */
+    private static final CallbackDispatch DISPATCH = new CallbackDispatch("FFM");
 
     private FfmMergeDispatch() {
     }
 
     /** See {@link dev.ferry.spi.NativeBinding#mergeCallback}. */
-    static synchronized long address(MergeHandler h) {
-        if (handler != null && handler != h) {
-            throw new IllegalStateException("the FFM binding has a merge handler already");
-        }
-        if (callback == 0) {
-            callback = setUp(SYMBOL);
-        }
-        handler = h;
-        return callback;
+    static long address(MergeHandler h) {
+        return DISPATCH.installMerge(h, () -> setUp(SYMBOL));
     }
 
     /**
@@ -53,12 +45,7 @@ final class FfmMergeDispatch {
      */
     @SuppressWarnings("unused") // called from C
     private static byte[] merge(long token, int kind, byte[] key, byte[] existing, byte[][] operands) {
-        try {
-            MergeHandler h = handler;
-            return h == null ? null : h.merge(token, kind, key, existing, operands);
-        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
-            return null;
-        }
+        return DISPATCH.merge(token, kind, key, existing, operands);
     }
 
     /** Calls libferry's entry {@code symbol}, which caches this class's dispatch methods: the trampoline's address. */
@@ -85,15 +72,8 @@ final class FfmMergeDispatch {
     }
 
     /** See {@link dev.ferry.spi.NativeBinding#filterCallback}. */
-    static synchronized long filterAddress(FilterHandler h) {
-        if (filterHandler != null && filterHandler != h) {
-            throw new IllegalStateException("the FFM binding has a filter handler already");
-        }
-        if (filterCallback == 0) {
-            filterCallback = setUp(FILTER_SYMBOL);
-        }
-        filterHandler = h;
-        return filterCallback;
+    static long filterAddress(FilterHandler h) {
+        return DISPATCH.installFilter(h, () -> setUp(FILTER_SYMBOL));
     }
 
     /**
@@ -103,11 +83,6 @@ final class FfmMergeDispatch {
      */
     @SuppressWarnings("unused") // called from C
     private static long filter(long token, int kind, long arg, int level, byte[] key, byte[] value, byte[][] out) {
-        try {
-            FilterHandler h = filterHandler;
-            return h == null ? 0 : h.filter(token, kind, arg, level, key, value, out);
-        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
-            return 0;
-        }
+        return DISPATCH.filter(token, kind, arg, level, key, value, out);
     }
 }
