@@ -152,11 +152,10 @@ static inline int rdb_key_cmp(const void *a, size_t al, const void *b, size_t bl
     return c ? c : (al > bl) - (al < bl);
 }
 
-/* Order of two keys in the cursor's family (bytewise, or its reverse). */
+/* Order of two keys in the cursor's family (bytewise, its reverse, or a comparator's). */
 static inline int cur_cmp(const rdb_cursor *c, const void *a, size_t al, const void *b, size_t bl)
 {
-    int r = rdb_key_cmp(a, al, b, bl);
-    return c->reverse ? -r : r;
+    return c->order ? ferry_slot_cmp(c->order, a, al, b, bl) : rdb_key_cmp(a, al, b, bl);
 }
 
 /* Position a transaction cursor for op within its bounds (the write batch part of a transaction's
@@ -274,7 +273,7 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
         rocksdb_iterator_t *old = rc_->pinned >= RDB_PIN_LIMIT ? renew(rc_, op) : NULL;
         fwd = position(rc_->it, op, key, klen);
         if (old) RDB.iter_destroy(old);
-        if (rc_->pin) return fill_pointers(rc_, fwd, page, cap, max_entries, err);
+        if (rc_->pin) return rdb_cmp_after(fill_pointers(rc_, fwd, page, cap, max_entries, err), err);
     } else {
         fwd = rc_->check_bounds ? position_bounded(rc_, op, key, klen) : position(rc_->it, op, key, klen);
     }
@@ -323,5 +322,5 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
         flags = FERRY_PAGE_END;
     }
     ferry_page_header(page, count, flags, used);
-    return (int)count;
+    return rdb_cmp_after((int)count, err);
 }

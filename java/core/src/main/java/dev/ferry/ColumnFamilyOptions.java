@@ -10,7 +10,8 @@ import java.util.OptionalLong;
 /**
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
  * bits per key, table block size, a fixed-length prefix extractor, the merge operator, a compaction
- * filter written in Java ({@link JavaCompactionFilter}), the key order ({@link KeyOrder}) and a time
+ * filter written in Java ({@link JavaCompactionFilter}), the key order ({@link KeyOrder}, or one written in
+ * Java: {@link JavaComparator}) and a time
  * to live ({@link #ttl(long, int)}). A setting
  * left unset is the store's ({@link StoreOptions}).
  *
@@ -36,7 +37,8 @@ import java.util.OptionalLong;
  * <p>Thread safety: immutable; every setter returns a new instance.
  */
 public final class ColumnFamilyOptions {
-    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, null, null, -1, -1);
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, null, null, -1, -1,
+            null);
 
     private final Compression compression;
     private final int bloomBitsPerKey;
@@ -48,10 +50,12 @@ public final class ColumnFamilyOptions {
     private final KeyOrder keyOrder;
     private final long ttlMillis;
     private final int ttlOffset;
+    private final JavaComparator javaComparator;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
             MergeOperator mergeOperator, JavaMergeOperator javaMergeOperator, JavaCompactionFilter.Factory javaCompactionFilter,
-            KeyOrder keyOrder, long ttlMillis, int ttlOffset) {
+            KeyOrder keyOrder, long ttlMillis, int ttlOffset, JavaComparator javaComparator) {
+        this.javaComparator = javaComparator;
         this.compression = compression;
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.blockSize = blockSize;
@@ -78,7 +82,7 @@ public final class ColumnFamilyOptions {
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
         return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+                ttlMillis, ttlOffset, javaComparator);
     }
 
     /**
@@ -94,7 +98,7 @@ public final class ColumnFamilyOptions {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Abi.CFOPT_MAX_BLOOM_BITS);
         }
         return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+                ttlMillis, ttlOffset, javaComparator);
     }
 
     /**
@@ -109,7 +113,7 @@ public final class ColumnFamilyOptions {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Abi.CFOPT_MAX_BLOCK_SIZE);
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+                ttlMillis, ttlOffset, javaComparator);
     }
 
     /**
@@ -126,7 +130,7 @@ public final class ColumnFamilyOptions {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Abi.CFOPT_MAX_PREFIX_LEN);
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset);
+                ttlMillis, ttlOffset, javaComparator);
     }
 
     /**
@@ -139,7 +143,7 @@ public final class ColumnFamilyOptions {
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null, javaCompactionFilter, keyOrder, ttlMillis,
-                ttlOffset);
+                ttlOffset, javaComparator);
     }
 
     /**
@@ -153,7 +157,7 @@ public final class ColumnFamilyOptions {
     public ColumnFamilyOptions javaMergeOperator(JavaMergeOperator op) {
         JavaCallbacks.checkName(op);
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op, javaCompactionFilter, keyOrder, ttlMillis,
-                ttlOffset);
+                ttlOffset, javaComparator);
     }
 
     /**
@@ -170,7 +174,7 @@ public final class ColumnFamilyOptions {
                     + " whose filter is Ferry's native one");
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, factory, keyOrder, ttlMillis, ttlOffset);
+                javaMergeOperator, factory, keyOrder, ttlMillis, ttlOffset, javaComparator);
     }
 
     /**
@@ -182,8 +186,31 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions keyOrder(KeyOrder order) {
         Objects.requireNonNull(order, "keyOrder");
+        if (order == KeyOrder.JAVA) {
+            throw new IllegalArgumentException("KeyOrder.JAVA is reported, not set: give the family its comparator with "
+                    + "javaComparator(JavaComparator)");
+        }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, javaCompactionFilter, order, ttlMillis, ttlOffset);
+                javaMergeOperator, javaCompactionFilter, order, ttlMillis, ttlOffset, null);
+    }
+
+    /**
+     * The family's key order written in Java (replaces a {@link #keyOrder(KeyOrder)}); see
+     * {@link JavaComparator}. Set when the family is created and given again at every open. RocksDB only.
+     *
+     * @param comparator the comparator
+     * @return a copy with it set
+     * @throws IllegalArgumentException when its {@link JavaComparator#name() name} breaks the rules
+     */
+    public ColumnFamilyOptions javaComparator(JavaComparator comparator) {
+        JavaCallbacks.checkName(comparator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, null, ttlMillis, ttlOffset, comparator);
+    }
+
+    /** @return the key order written in Java, if set */
+    public Optional<JavaComparator> javaComparator() {
+        return Optional.ofNullable(javaComparator);
     }
 
     /**
@@ -214,7 +241,7 @@ public final class ColumnFamilyOptions {
                     + " written in Java, and a time to live needs Ferry's native one");
         }
         return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, timestampOffset);
+                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, timestampOffset, javaComparator);
     }
 
     /** @return the time to live in milliseconds, if set */
@@ -227,9 +254,9 @@ public final class ColumnFamilyOptions {
         return ttlOffset < 0 ? OptionalInt.empty() : OptionalInt.of(ttlOffset);
     }
 
-    /** @return the key order ({@link KeyOrder#BYTEWISE} when not set) */
+    /** @return the key order ({@link KeyOrder#JAVA} with a {@link #javaComparator}, {@link KeyOrder#BYTEWISE} when not set) */
     public KeyOrder keyOrder() {
-        return keyOrder == null ? KeyOrder.BYTEWISE : keyOrder;
+        return javaComparator != null ? KeyOrder.JAVA : keyOrder == null ? KeyOrder.BYTEWISE : keyOrder;
     }
 
     /** @return the compression, if set */
@@ -302,6 +329,9 @@ public final class ColumnFamilyOptions {
         if (javaCompactionFilter != null) {
             b.append("compaction_filter_factory=").append(callbacks.value(javaCompactionFilter)).append(';');
         }
+        if (javaComparator != null) {
+            b.append("comparator=").append(callbacks.value(javaComparator)).append(';');
+        }
         return b.length() == 0 ? null : b.substring(0, b.length() - 1);
     }
 
@@ -314,14 +344,15 @@ public final class ColumnFamilyOptions {
         return compression == x.compression && bloomBitsPerKey == x.bloomBitsPerKey && blockSize == x.blockSize
                 && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator
                 && javaMergeOperator == x.javaMergeOperator && javaCompactionFilter == x.javaCompactionFilter
-                && keyOrder == x.keyOrder && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset;
+                && keyOrder == x.keyOrder && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset
+                && javaComparator == x.javaComparator;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
                 System.identityHashCode(javaMergeOperator), System.identityHashCode(javaCompactionFilter), keyOrder, ttlMillis,
-                ttlOffset);
+                ttlOffset, System.identityHashCode(javaComparator));
     }
 
     @Override
@@ -358,6 +389,10 @@ public final class ColumnFamilyOptions {
         }
         if (keyOrder != null) {
             b.append(sep).append("keyOrder=").append(keyOrder);
+            sep = ", ";
+        }
+        if (javaComparator != null) {
+            b.append(sep).append("comparator=").append(javaComparator.name());
             sep = ", ";
         }
         if (ttlMillis >= 0) {

@@ -3,6 +3,7 @@ package dev.ferry.jni;
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
 import dev.ferry.spi.CallbackDispatch;
+import dev.ferry.spi.CompareHandler;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import dev.ferry.spi.NativeBinding;
@@ -74,6 +75,22 @@ public final class JniBinding extends JniFunctions implements NativeBinding {
     }
 
     private static native long filterCallback0();
+
+    @Override public long compareCallback(CompareHandler handler) {
+        return DISPATCH.installCompare(handler, JniBinding::compareCallback0);
+    }
+
+    /**
+     * Called by the shim's comparator trampoline (native/src/jni/binding.c), on the thread RocksDB compares on.
+     *
+     * @return the order, or {@link CompareHandler#FAILED}; never throws
+     */
+    @SuppressWarnings("unused") // called from C
+    private static long compare(long token, byte[] a, byte[] b) {
+        return DISPATCH.compare(token, a, b);
+    }
+
+    private static native long compareCallback0();
     private static native long address0(ByteBuffer direct);
     private static native ByteBuffer wrap0(long address, int length);
 }

@@ -15,8 +15,10 @@ public final class CallbackDispatch {
     private final String binding;
     private volatile MergeHandler mergeHandler;
     private volatile FilterHandler filterHandler;
+    private volatile CompareHandler compareHandler;
     private long mergeTrampoline;
     private long filterTrampoline;
+    private long compareTrampoline;
 
     /**
      * Makes a binding's dispatch.
@@ -65,6 +67,25 @@ public final class CallbackDispatch {
         return filterTrampoline;
     }
 
+    /**
+     * Installs the comparator handler, as {@link #installMerge}.
+     *
+     * @param handler where comparisons go
+     * @param setUp makes the trampoline the first time: its address, or 0 when libferry cannot
+     * @return the trampoline's address
+     * @throws IllegalStateException when another handler is installed or the trampoline cannot be set up
+     */
+    public synchronized long installCompare(CompareHandler handler, LongSupplier setUp) {
+        if (compareHandler != null && compareHandler != handler) {
+            throw new IllegalStateException("the " + binding + " binding has a comparator handler already");
+        }
+        if (compareTrampoline == 0) {
+            compareTrampoline = trampoline(setUp, "comparator");
+        }
+        compareHandler = handler;
+        return compareTrampoline;
+    }
+
     private long trampoline(LongSupplier setUp, String what) {
         long address = setUp.getAsLong();
         if (address == 0) {
@@ -110,6 +131,23 @@ public final class CallbackDispatch {
             return h == null ? 0 : h.filter(token, kind, arg, level, key, value, out);
         } catch (Throwable t) { // an Error (stack overflow) must not reach RocksDB
             return 0;
+        }
+    }
+
+    /**
+     * One comparison, for the trampoline (see {@link CompareHandler#compare}).
+     *
+     * @param token the comparator's token
+     * @param a the first key
+     * @param b the second key
+     * @return the order, or {@link CompareHandler#FAILED}; never throws
+     */
+    public long compare(long token, byte[] a, byte[] b) {
+        try {
+            CompareHandler h = compareHandler;
+            return h == null ? CompareHandler.FAILED : h.compare(token, a, b);
+        } catch (Throwable t) { // an Error (stack overflow) must not reach RocksDB
+            return CompareHandler.FAILED;
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.ferry.ffm.internal;
 
 import dev.ferry.spi.CallbackDispatch;
+import dev.ferry.spi.CompareHandler;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import java.lang.foreign.Arena;
@@ -10,7 +11,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The FFM binding's {@code ferry_merge_fn} and {@code ferry_filter_fn} (ferry.h): libferry's C trampolines,
+ * The FFM binding's {@code ferry_merge_fn}, {@code ferry_filter_fn} and {@code ferry_compare_fn} (ferry.h): libferry's C trampolines,
  * which call {@link #merge} and {@link #filter} through JNI, as the JNI binding's do. Not an upcall stub: the JDK detaches the RocksDB flush and
  * compaction threads its upcalls attached when they end, and a thread of RocksDB's pool ending while the
  * JVM exits (RocksDB joins its pool in a C exit handler) then waits forever for a lock the exiting JVM
@@ -24,6 +25,8 @@ final class FfmMergeDispatch {
     private static final String SYMBOL = "ferry_jvm_merge_callback";
     /** libferry's entry (not in ferry.h): {@code void *ferry_jvm_filter_callback(const char *dispatcher)}. */
     private static final String FILTER_SYMBOL = "ferry_jvm_filter_callback";
+    /** libferry's entry (not in ferry.h): {@code void *ferry_jvm_compare_callback(const char *dispatcher)}. */
+    private static final String COMPARE_SYMBOL = "ferry_jvm_compare_callback";
     /** This class's binary name. */
     private static final String NAME = FfmMergeDispatch.class.getName();
 
@@ -84,5 +87,20 @@ final class FfmMergeDispatch {
     @SuppressWarnings("unused") // called from C
     private static long filter(long token, int kind, long arg, int level, byte[] key, byte[] value, byte[][] out) {
         return DISPATCH.filter(token, kind, arg, level, key, value, out);
+    }
+
+    /** See {@link dev.ferry.spi.NativeBinding#compareCallback}. */
+    static long compareAddress(CompareHandler h) {
+        return DISPATCH.installCompare(h, () -> setUp(COMPARE_SYMBOL));
+    }
+
+    /**
+     * Called by libferry's comparator trampoline through JNI, on the thread RocksDB compares on.
+     *
+     * @return the order, or {@link CompareHandler#FAILED}; never throws
+     */
+    @SuppressWarnings("unused") // called from C
+    private static long compare(long token, byte[] a, byte[] b) {
+        return DISPATCH.compare(token, a, b);
     }
 }
