@@ -888,10 +888,11 @@ FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
  * positive number as a sorts before, equal to or after b (alen and blen bytes, valid during the call
  * only), and must be a total order that never changes. A callback that fails sets *failed to 1 (its
  * result is then ignored): RocksDB cannot fail a comparison, so from then on the comparator answers
- * without calling back, in an order RocksDB's key-order checks of flushes and compactions refuse (no table
- * file is written in a wrong order; the writes stay in the write-ahead log); the call that needed it
- * fails with FERRY_EABORTED, and every later call naming the family (and every batch holding it) fails
- * with FERRY_EABORTED until the store is reopened. The family is reported by ferry_cf_flags with
+ * without calling back, in bytewise order (a total order: RocksDB's sorts need one), which RocksDB's
+ * key-order check of flushes and compactions refuses for keys written in the callback's order wherever
+ * the two orders differ; the call that needed it fails with FERRY_EABORTED, and every later call naming
+ * the family (and every batch holding it) fails with FERRY_EABORTED until the store is reopened (the
+ * writes stay in the write-ahead log). The family is reported by ferry_cf_flags with
  * FERRY_CF_ORDER_CALLBACK. Cursors, range deletes and bounds follow the comparator's order; split points
  * answer 0 records; ferry_ingest refuses the family. The callback must not call this library on the
  * same store.

@@ -2,9 +2,10 @@
  * (callback.c's), the RocksDB comparator made per family that names one, and what happens when the
  * callback fails: RocksDB cannot fail a comparison, so the family is refused from then on (its slot is
  * marked FERRY_SLOT_BROKEN, the call on the failing thread fails with FERRY_EABORTED through
- * rdb_cmp_after) and the comparator answers "before" for every pair without calling back, which RocksDB's
- * key-order checks of flushes and compactions (check_flush_compaction_key_order) refuse: no table file is
- * written in a wrong order. */
+ * rdb_cmp_after) and the comparator answers in bytewise order without calling back. A flush or compaction
+ * after that writes its keys in the callback's order, which RocksDB's key-order check
+ * (check_flush_compaction_key_order) then finds out of bytewise order and refuses, unless the two orders
+ * agree on those keys. */
 #include "engine.h"
 
 #include <string.h>
@@ -55,7 +56,11 @@ static int compare(void *st, const char *a, size_t al, const char *b, size_t bl)
         if (!failed) return (r > 0) - (r < 0);
         broken(c);
     }
-    return -1;
+    /* bytewise: a total order, as RocksDB's sorts need (an answer that is not one, such as "before" for
+     * every pair, makes std::sort run off its array) */
+    size_t n = al < bl ? al : bl;
+    int m = n ? memcmp(a, b, n) : 0;
+    return m ? m : (al > bl) - (al < bl);
 }
 
 static const char *cmp_name(void *st)

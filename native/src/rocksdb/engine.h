@@ -404,8 +404,13 @@ static inline int rdb_put_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, 
 static inline int rdb_write_enter(ferry_store *s, ferry_cf_slot *cf, ferry_error *err)
 {
     pthread_rwlock_rdlock(&STORE(s)->drop_lock);
-    if (!atomic_load(&cf->dropped)) return FERRY_OK;
+    int dropped = atomic_load(&cf->dropped);
+    if (!dropped) return FERRY_OK;
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    if (dropped == FERRY_SLOT_BROKEN)   /* its comparator failed, maybe on this thread a moment ago */
+        return rdb_cmp_failed_here(err) ? FERRY_EABORTED : ferry_fail(err, FERRY_EABORTED, 0, "column family '%s': "
+                                          "its comparator failed: the family refuses every call until the store is "
+                                          "reopened", cf->name);
     return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", cf->name);
 }
 

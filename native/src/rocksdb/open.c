@@ -813,6 +813,7 @@ int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *o
         }
     }
     if (rc != FERRY_OK) {
+        rdb_cmp_failed_here(NULL);   /* a comparator that failed replaying the log: the open's failure says it */
         rdb_store_free(s);
         return rc;
     }

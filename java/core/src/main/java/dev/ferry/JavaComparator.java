@@ -19,9 +19,10 @@ import java.util.Objects;
  * that needed the comparison throws {@link FerryException} ({@link ErrorCode#ABORTED}) whose cause is the
  * comparator's exception, and every later call on the family (and every batch naming it) throws
  * {@link FerryException} ({@link ErrorCode#ABORTED}) until the store is closed and opened again. From the
- * failure on, RocksDB's flushes and compactions of the family fail their key-order check instead of writing
- * files in a wrong order; the writes stay in the write-ahead log, and the reopened store, given a working
- * comparator, replays them. A comparator that calls its own store (or its snapshots, cursors, transactions)
+ * failure on, the comparator answers in bytewise order without calling Java, so a flush of the family fails
+ * RocksDB's key-order check (where its keys are not also in bytewise order) instead of writing a file in a
+ * wrong order; the writes stay in the write-ahead log, and the reopened store, given a working comparator,
+ * replays them. A compaction running when the comparator fails is not covered as well: see docs/usage.md. A comparator that calls its own store (or its snapshots, cursors, transactions)
  * gets {@link IllegalStateException}; closing the store waits for comparisons in flight.
  *
  * <p>Thread safety: implementations must be thread-safe (RocksDB calls them concurrently), stateless,
