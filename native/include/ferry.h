@@ -879,6 +879,62 @@ FERRY_EXPORT int ferry_compaction_filter_create(const char *name, int64_t token,
 FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
 /**@}*/
 
+/* ------------------------------------------------------------------ */
+/** @name Comparators of the binding's language (RocksDB)
+ * A key order whose code lives in the caller (Java): ferry_comparator_create registers a callback and a
+ * token; a family's options string (a family record's of ferry_store_open, ferry_cf_create's) then names
+ * it as "comparator=ferry.comparator.<N>", N the handle's address in decimal. Only handles made here and
+ * not yet closed are accepted (FERRY_EINVAL otherwise), and not with a FERRY_CFOPT_KEY_ORDER other than
+ * bytewise. RocksDB records the comparator's name: opening the family with another comparator (another
+ * name, bytewise, none) fails with FERRY_EENGINEARG naming both, never in a wrong order.
+ *
+ * RocksDB calls the callback from every thread that reads or writes the family (gets, writes, cursor
+ * moves) and from its flush and compaction threads, concurrently. It returns a negative number, 0 or a
+ * positive number as a sorts before, equal to or after b (alen and blen bytes, valid during the call
+ * only), and must be a total order that never changes. A callback that fails sets *failed to 1 (its
+ * result is then ignored): RocksDB cannot fail a comparison, so from then on the comparator answers
+ * without calling back, in bytewise order (a total order: RocksDB's sorts need one), which RocksDB's
+ * key-order check of flushes and compactions refuses for keys written in the callback's order wherever
+ * the two orders differ; the call that needed it fails with FERRY_EABORTED, and every later call naming
+ * the family (and every batch holding it) fails with FERRY_EABORTED until the store is reopened (the
+ * writes stay in the write-ahead log). The family is reported by ferry_cf_flags with
+ * FERRY_CF_ORDER_CALLBACK. Cursors, range deletes and bounds follow the comparator's order; split points
+ * answer 0 records; ferry_ingest refuses the family. The callback must not call this library on the
+ * same store.
+ * Threading: create and close from any thread; the callback runs on any thread, concurrently.
+ */
+/**@{*/
+typedef struct ferry_comparator ferry_comparator;
+
+/** A comparator callback (see above): the order of a and b; sets *failed to 1 when it cannot answer. */
+typedef int32_t (*ferry_compare_fn)(int64_t token, const void *a, size_t alen, const void *b, size_t blen,
+                                    int32_t *failed);
+
+#define FERRY_ORDER_CALLBACK    3     /**< ferry_cf_flags: a family ordered by a comparator of the binding's language */
+#define FERRY_CF_ORDER_CALLBACK 0x400 /**< ferry_cf_flags: the family is ordered by a ferry_comparator */
+
+/**
+ * @brief Register a comparator implemented by a callback.
+ * @param[in] name the name RocksDB records (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not starting with
+ *            "ferry.", "leveldb." or "rocksdb."), copied.
+ * @param[in] token passed to every call of callback.
+ * @param[in] callback a ferry_compare_fn (a binding's C function), as an address.
+ * @param[out] out the handle; give it to families through their options strings; release with
+ *             ferry_comparator_close.
+ * @return FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+ */
+FERRY_EXPORT int ferry_comparator_create(const char *name, int64_t token, void *callback, ferry_comparator **out,
+                                         ferry_error *err);
+
+/**
+ * @brief Release a comparator: later opens refuse it; stores open with it keep it (and call its callback)
+ *        until they close. NULL and handles not made by ferry_comparator_create (or closed already) are
+ *        ignored.
+ * @return FERRY_OK.
+ */
+FERRY_EXPORT int ferry_comparator_close(ferry_comparator *c);
+/**@}*/
+
 /** @brief Delete one key (a missing key is not an error). */
 FERRY_EXPORT int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err);
 

@@ -283,8 +283,11 @@ int ferry_cf_slot_check(ferry_store *s, uint32_t cf, ferry_cf_slot **slot, ferry
     uint32_t n = atomic_load_explicit(&s->cf_count, memory_order_acquire);
     if (cf >= n) return ferry_fail(err, FERRY_EINVAL, 0, "no column family with id %u", cf);
     ferry_cf_slot *sl = ferry_slot(s, cf);
-    if (atomic_load_explicit(&sl->dropped, memory_order_acquire))
-        return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", sl->name);
+    int dropped = atomic_load_explicit(&sl->dropped, memory_order_acquire);
+    if (dropped == FERRY_SLOT_BROKEN)
+        return ferry_fail(err, FERRY_EABORTED, 0, "column family '%s': its comparator failed (see ferry_comparator_create): "
+                          "the family refuses every call until the store is reopened", sl->name);
+    if (dropped) return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", sl->name);
     *slot = sl;
     return FERRY_OK;
 }
@@ -417,7 +420,10 @@ int ferry_cf_create(ferry_store *s, const char *name, uint32_t flags, const int6
         void *h = NULL;
         int bits = 0;
         rc = s->ops->cf_create(s, name, flags, own ? o : NULL, own ? extra : NULL, &h, &bits, err);
-        if (rc == FERRY_OK) rc = ferry_store_add_cf(s, name, h, bits, id_out);
+        uint32_t id = 0;
+        if (rc == FERRY_OK) rc = ferry_store_add_cf(s, name, h, bits, &id);
+        if (rc == FERRY_OK && s->ops->cf_added) rc = s->ops->cf_added(s, id, err);
+        if (rc == FERRY_OK && id_out) *id_out = id;
         /* a failed add leaves the created family unrecorded until the store reopens */
         if (rc == FERRY_ENOMEM) ferry_fail(err, rc, 0, "out of memory recording column family '%s'", name);
     }
@@ -703,8 +709,8 @@ int ferry_split_points(ferry_store *s, ferry_snapshot *snap, uint32_t cf, const 
     SLOT(s, cf, err);
     SNAP_SEES(snap, cf, err);
     if (!s->ops->split_points) return ferry_fail(err, FERRY_ENOTSUP, 0, "this engine has no split points");
-    /* a family in reverse order: nothing to say (the engines weigh bytewise ranges) */
-    if (ferry_slot_order(slot) == FERRY_ORDER_REVERSE) return 0;
+    /* a family in reverse or a comparator's order: nothing to say (the engines weigh bytewise ranges) */
+    if (ferry_slot_order(slot) == FERRY_ORDER_REVERSE || ferry_slot_order(slot) == FERRY_ORDER_CALLBACK) return 0;
     /* an empty range (an upper bound of the empty key, or lower >= upper) has nothing to weigh */
     if (upper && (ulen == 0 || (lower && ferry_range_empty(lower, llen, upper, ulen)))) return 0;
     return s->ops->split_points(s, snap, slot, lower, llen, upper, ulen, max, dst, cap, len_out, err);
@@ -740,7 +746,7 @@ int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t bl
     CHECK_E(BYTES_OK(begin, blen) && BYTES_OK(end, elen), err, "NULL bound with a length");
     WRITABLE(s, err);
     SLOT(s, cf, err);
-    if (ferry_range_empty_in(ferry_slot_order(slot), begin, blen, end, elen)) return FERRY_OK;
+    if (ferry_range_empty_slot(slot, begin, blen, end, elen)) return FERRY_OK;
     return s->ops->delete_range(s, slot, begin, blen, end, elen, err);
 }
 

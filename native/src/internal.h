@@ -33,10 +33,16 @@
 typedef struct ferry_cf_slot {
     void *handle;
     char *name;
-    atomic_int dropped;
+    atomic_int dropped;  /* 1: dropped; FERRY_SLOT_BROKEN: its comparator failed (refused until a reopen) */
     atomic_int bits;     /* engine-private (RocksDB: RDB_SLOT_* of the family's own options), but for the
                             key order above FERRY_SLOT_ORDER_SHIFT (see ferry_slot_order) */
+    /* FERRY_ORDER_CALLBACK families: the comparator (see ferry_slot_cmp), set before the slot is used */
+    int (*cmp)(void *state, const char *a, size_t al, const char *b, size_t bl);
+    void *cmp_state;
 } ferry_cf_slot;
+
+/* ferry_cf_slot.dropped of a family whose comparator of the binding's language failed. */
+#define FERRY_SLOT_BROKEN 2
 
 /* A family's key order (FERRY_ORDER_*) sits in its slot bits from this bit on; engines set it when
  * they add the slot. */
@@ -148,6 +154,8 @@ struct ferry_engine_ops {
     int (*cf_create)(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts, const char *extra,
                      void **handle_out, int *bits_out, ferry_error *err);
     int (*cf_drop)(ferry_store *s, ferry_cf_slot *slot, ferry_error *err);
+    /* a family cf_create made got its slot (id), under cf_lock; an error fails the create. NULL: nothing to do */
+    int (*cf_added)(ferry_store *s, uint32_t id, ferry_error *err);
     /* the family's FERRY_CF_* flags; NULL: always 0 */
     int (*cf_flags)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
     /* Families not given a slot at open (LMDB, see FERRY_LMDB_FAMILY_SCAN_MAX), under cf_lock.
@@ -397,11 +405,26 @@ static inline int ferry_slot_order(const ferry_cf_slot *slot)
     return (atomic_load_explicit((atomic_int *)&slot->bits, memory_order_relaxed) >> FERRY_SLOT_ORDER_SHIFT) & 0xff;
 }
 
-/* Is [begin, end) empty in a family's key order? In reverse order begin must be above end bytewise. */
-static inline int ferry_range_empty_in(int order, const void *begin, size_t blen, const void *end, size_t elen)
+/* Is [begin, end) empty in a family's key order? In reverse order begin must be above end bytewise; in a
+ * comparator's, below end (the comparator is called: it may fail, see ferry_comparator_create). */
+static inline int ferry_range_empty_slot(const ferry_cf_slot *slot, const void *begin, size_t blen, const void *end,
+                                         size_t elen)
 {
+    int order = ferry_slot_order(slot);
+    if (order == FERRY_ORDER_CALLBACK && slot->cmp) return slot->cmp(slot->cmp_state, begin, blen, end, elen) >= 0;
     return order == FERRY_ORDER_REVERSE ? ferry_range_empty(end, elen, begin, blen)
                                         : ferry_range_empty(begin, blen, end, elen);
+}
+
+/* The order of two keys in a family's key order. */
+static inline int ferry_slot_cmp(const ferry_cf_slot *slot, const void *a, size_t al, const void *b, size_t bl)
+{
+    int order = ferry_slot_order(slot);
+    if (order == FERRY_ORDER_CALLBACK && slot->cmp) return slot->cmp(slot->cmp_state, a, al, b, bl);
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    c = c ? c : (al > bl) - (al < bl);
+    return order == FERRY_ORDER_REVERSE ? -c : c;
 }
 
 /* Copy-mode page writing, shared by the engines. */

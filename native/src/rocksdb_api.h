@@ -85,6 +85,7 @@ typedef struct rdb_txndb_shell { void *rep; } rdb_txndb_shell;
     X(options_set_merge_operator, void, (rocksdb_options_t *o, rocksdb_mergeoperator_t *m)) \
     X(comparator_create, rocksdb_comparator_t *, (void *state, void (*destructor)(void *), \
         int (*compare)(void *, const char *a, size_t alen, const char *b, size_t blen), const char *(*name)(void *))) \
+    X(comparator_destroy, void, (rocksdb_comparator_t *c)) \
     X(options_set_comparator, void, (rocksdb_options_t *o, rocksdb_comparator_t *c)) \
     X(compactionfilter_create, rocksdb_compactionfilter_t *, (void *state, void (*destructor)(void *), \
         unsigned char (*filter)(void *, int level, const char *key, size_t klen, const char *val, size_t vlen, \

@@ -52,6 +52,7 @@ static struct {
     jclass cls;       /* global reference */
     jmethodID method; /* merge(long, int, byte[], byte[], byte[][]) -> byte[] */
     jmethodID filter; /* filter(long, int, long, int, byte[], byte[], byte[][]) -> long */
+    jmethodID compare; /* compare(long, byte[], byte[]) -> long */
 } dispatch[DISPATCHERS];
 static JavaVM *merge_vm;
 static jclass bytes_class;      /* global reference */
@@ -207,6 +208,49 @@ static int64_t filter_ffm(int64_t token, int32_t kind, int64_t arg, int32_t leve
     return filter_call(DISPATCH_FFM, token, kind, arg, level, key, klen, value, vlen, out);
 }
 
+/* The ferry_compare_fn of both bindings (ferry.h, "Comparators of the binding's language"): the dispatcher's
+ * static compare(long token, byte[] a, byte[] b) returning long, with copies of both keys: the order as
+ * an int, or Long.MIN_VALUE when the comparator failed (the dispatchers throw nothing), which sets
+ * *failed, as does anything else that goes wrong here. */
+static int32_t compare_call(int which, int64_t token, const void *a, size_t alen, const void *b, size_t blen,
+                            int32_t *failed)
+{
+    JNIEnv *env = thread_env();
+    if (!env) {
+        *failed = 1;
+        return 0;
+    }
+    if ((*env)->PushLocalFrame(env, 4) != 0) {
+        (*env)->ExceptionClear(env);
+        *failed = 1;
+        return 0;
+    }
+    int64_t r = INT64_MIN;
+    jbyteArray ja = copy_bytes(env, a, alen);
+    jbyteArray jb = ja ? copy_bytes(env, b, blen) : NULL;
+    if (jb) {
+        r = (*env)->CallStaticLongMethod(env, dispatch[which].cls, dispatch[which].compare, (jlong)token, ja, jb);
+        if ((*env)->ExceptionCheck(env)) r = INT64_MIN;
+    }
+    (*env)->ExceptionClear(env);
+    (*env)->PopLocalFrame(env, NULL);
+    if (r == INT64_MIN) {
+        *failed = 1;
+        return 0;
+    }
+    return r < 0 ? -1 : r > 0;
+}
+
+static int32_t compare_jni(int64_t token, const void *a, size_t alen, const void *b, size_t blen, int32_t *failed)
+{
+    return compare_call(DISPATCH_JNI, token, a, alen, b, blen, failed);
+}
+
+static int32_t compare_ffm(int64_t token, const void *a, size_t alen, const void *b, size_t blen, int32_t *failed)
+{
+    return compare_call(DISPATCH_FFM, token, a, alen, b, blen, failed);
+}
+
 /* Caches cls's static merge and filter methods as dispatcher which (once; a second call keeps the first) and what
  * the trampolines share, on env's thread. 1 on success; 0 with an exception pending or cleared. */
 static int merge_setup(JNIEnv *env, int which, jclass cls)
@@ -228,10 +272,12 @@ static int merge_setup(JNIEnv *env, int which, jclass cls)
     }
     jmethodID m = (*env)->GetStaticMethodID(env, cls, "merge", "(JI[B[B[[B)[B");
     jmethodID f = m ? (*env)->GetStaticMethodID(env, cls, "filter", "(JIJI[B[B[[B)J") : NULL;
-    jclass global = f ? (jclass)(*env)->NewGlobalRef(env, cls) : NULL;
+    jmethodID c = f ? (*env)->GetStaticMethodID(env, cls, "compare", "(J[B[B)J") : NULL;
+    jclass global = c ? (jclass)(*env)->NewGlobalRef(env, cls) : NULL;
     if (!global) goto done;
     dispatch[which].cls = global;
     dispatch[which].filter = f;
+    dispatch[which].compare = c;
     dispatch[which].method = m;
     ok = 1;
 done:
@@ -251,6 +297,13 @@ JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_mergeCallback0(JNIEnv *env
 JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_filterCallback0(JNIEnv *env, jclass cls)
 {
     return merge_setup(env, DISPATCH_JNI, cls) ? (jlong)(intptr_t)&filter_jni : 0;
+}
+
+/* JniBinding.compareCallback0(): the address of the JNI comparator trampoline, after caching JniBinding's
+ * dispatch methods; 0 when that fails (a pending exception says why). */
+JNIEXPORT jlong JNICALL Java_dev_ferry_jni_JniBinding_compareCallback0(JNIEnv *env, jclass cls)
+{
+    return merge_setup(env, DISPATCH_JNI, cls) ? (jlong)(intptr_t)&compare_jni : 0;
 }
 
 typedef jint (JNICALL *created_vms_fn)(JavaVM **, jsize, jsize *);
@@ -331,4 +384,11 @@ JNIEXPORT void *ferry_jvm_merge_callback(const char *dispatcher)
 JNIEXPORT void *ferry_jvm_filter_callback(const char *dispatcher)
 {
     return ffm_setup(dispatcher) ? (void *)&filter_ffm : NULL;
+}
+
+/* For the FFM binding, as ferry_jvm_merge_callback: the address of the FFM comparator trampoline (the
+ * dispatcher class's static compare method), or NULL. */
+JNIEXPORT void *ferry_jvm_compare_callback(const char *dispatcher)
+{
+    return ffm_setup(dispatcher) ? (void *)&compare_ffm : NULL;
 }

@@ -222,6 +222,18 @@ JNI_FN(compactionFilterClose0)(JNIEnv *env, jclass cls, jlong f)
     return ferry_compaction_filter_close(P(f));
 }
 
+/* JniFunctions.comparatorCreate0: ferry_comparator_create */
+JNI_FN(comparatorCreate0)(JNIEnv *env, jclass cls, jlong name, jlong token, jlong callback, jlong out, jlong err)
+{
+    return ferry_comparator_create(P(name), (int64_t)token, P(callback), P(out), P(err));
+}
+
+/* JniFunctions.comparatorClose0: ferry_comparator_close */
+JNI_FN(comparatorClose0)(JNIEnv *env, jclass cls, jlong c)
+{
+    return ferry_comparator_close(P(c));
+}
+
 /* JniFunctions.delete0: ferry_delete */
 JNI_FN(delete0)(JNIEnv *env, jclass cls, jlong s, jint cf, jlong key, jlong klen, jlong err)
 {

@@ -90,7 +90,7 @@ int ferry_rocksdb_sst_open(const char *path, const char *extra, ferry_sst_writer
         return ferry_fail(err, FERRY_ENOENGINE, 0, "RocksDB engine not attached");
     if (!rdb_has_sst()) return ferry_fail(err, FERRY_ENOTSUP, 0, "%s has no SstFileWriter C API", rdb_lib_path);
     int has_merge;
-    if (extra && (rdb_check_extra(extra, err) || rdb_check_merge(extra, &has_merge, NULL, err))) return FERRY_EINVAL;
+    if (extra && (rdb_check_extra(extra, 0, err) || rdb_check_merge(extra, &has_merge, NULL, err))) return FERRY_EINVAL;
     ferry_sst_writer *w = calloc(1, sizeof *w);
     if (!w) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     w->opts = RDB.options_create();

@@ -237,6 +237,7 @@ void rdb_store_free(rdb_store *s)
     }
     if (s->tdb_opts) RDB.transactiondb_options_destroy(s->tdb_opts);
     if (s->opts) RDB.options_destroy(s->opts);
+    rdb_cmp_free(s);   /* after the database and the options that point at them */
     if (s->ropts) RDB.readoptions_destroy(s->ropts);
     if (s->wopts) RDB.writeoptions_destroy(s->wopts);
     if (s->fopts) RDB.flushoptions_destroy(s->fopts);

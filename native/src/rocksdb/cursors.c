@@ -153,11 +153,10 @@ static inline int rdb_key_cmp(const void *a, size_t al, const void *b, size_t bl
     return c ? c : (al > bl) - (al < bl);
 }
 
-/* Order of two keys in the cursor's family (bytewise, or its reverse). */
+/* Order of two keys in the cursor's family (bytewise, its reverse, or a comparator's). */
 static inline int cur_cmp(const rdb_cursor *c, const void *a, size_t al, const void *b, size_t bl)
 {
-    int r = rdb_key_cmp(a, al, b, bl);
-    return c->reverse ? -r : r;
+    return c->order ? ferry_slot_cmp(c->order, a, al, b, bl) : rdb_key_cmp(a, al, b, bl);
 }
 
 /* Position a transaction cursor for op within its bounds (the write batch part of a transaction's
@@ -429,11 +428,11 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
         rocksdb_iterator_t *old = pin_full(rc_) ? renew(rc_, op) : NULL;
         fwd = position(rc_->it, op, key, klen);
         if (old) RDB.iter_destroy(old);
-        if (rc_->pin) return fill_pointers(rc_, fwd, page, cap, max_entries, err);
+        if (rc_->pin) return rdb_cmp_after(fill_pointers(rc_, fwd, page, cap, max_entries, err), err);
     } else {
         fwd = rc_->check_bounds ? position_bounded(rc_, op, key, klen) : position(rc_->it, op, key, klen);
     }
-    if (!rc_->check_bounds && !rc_->ttl) return fill_copy(rc_->it, fwd, page, cap, max_entries, err);
+    if (!rc_->check_bounds && !rc_->ttl) return rdb_cmp_after(fill_copy(rc_->it, fwd, page, cap, max_entries, err), err);
     rocksdb_iterator_t *it = rc_->it;
     void (*step)(rocksdb_iterator_t *) = fwd ? RDB.iter_next : RDB.iter_prev;
     const char *bound = rc_->check_bounds ? (fwd ? rc_->upper : rc_->lower) : NULL;
@@ -457,10 +456,10 @@ int rdb_cursor_fill(ferry_cursor *cb, int op, const void *key, size_t klen, uint
         }
         if (kl > UINT32_MAX || vl > UINT32_MAX || !ferry_page_emit_copy(page, cap, &used, k, kl, v, vl)) {
             if (count) break;
-            return fill_too_big(page, 0, kl, vl, err);
+            return rdb_cmp_after(fill_too_big(page, 0, kl, vl, err), err);
         }
         count++;
         step(it);
     }
-    return fill_done(it, more, page, count, 0, used, err);
+    return rdb_cmp_after(fill_done(it, more, page, count, 0, used, err), err);
 }

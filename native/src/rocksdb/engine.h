@@ -1,8 +1,8 @@
 /* RocksDB engine, private to native/src/rocksdb: the handles, the C API table and what its sections share.
  * The engine drives the C API exported by librocksdbjni (org.rocksdb:rocksdbjni) through a function
  * table resolved at attach time (attach.c; rocksdb_api.h lists the functions used). Sections: attach.c
- * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), merge.c (merge
- * operators of the binding's language), filter.c (compaction filters of the binding's language), reads.c,
+ * (attach, errors, handles), open.c (options, open, families, snapshots, the ops table), callback.c (the
+ * handles of callbacks of the binding's language), merge.c (merge operators of the binding's language), filter.c (compaction filters of the binding's language), reads.c,
  * writes.c, cursors.c, txn.c (transactions), split.c (split points), admin.c (properties, checkpoints,
  * SST files, backups, shared caches), interop.c (RocksJava's own objects). */
 #ifndef FERRY_ROCKSDB_ENGINE_H
@@ -62,6 +62,7 @@ typedef struct rdb_store {
     _Atomic int64_t ttl_clock;
     int ttl_seconds;                  /* FERRY_OPT_TTL_SECONDS: a TTL store (DBWithTTL); -1: a plain one */
     char *secondary;                  /* a secondary instance: its own directory (ferry_store_open_secondary); else NULL */
+    struct rdb_cmp *cmps;             /* its families' comparators of the binding's language (comparator.c) */
 } rdb_store;
 
 typedef struct rdb_txn {
@@ -92,7 +93,7 @@ typedef struct rdb_cursor {
     /* transaction cursors check the bounds themselves: a transaction's iterator merges the write
      * batch, whose entries the read options' bounds may not cover */
     int check_bounds;
-    int reverse;                      /* with check_bounds: the family is in FERRY_ORDER_REVERSE */
+    const ferry_cf_slot *order;       /* with check_bounds: the family, for its key order (ferry_slot_cmp) */
     const char *lower, *upper;        /* into bounds, NULL = none */
     size_t llen, ulen;
     /* Pointer pages (FERRY_CURSOR_POINTERS, see cursors.c): values point into the blocks and
@@ -162,8 +163,8 @@ FERRY_HIDDEN int rdb_ttl_store_check(const char *path, int ttl_open, ferry_error
 FERRY_HIDDEN int64_t rdb_ttl_now(const rdb_ttl *t);
 FERRY_HIDDEN int rdb_ttl_expired_at(const rdb_ttl *t, const void *val, size_t vlen, int64_t now);
 
-/* The family handle of a batch record's cf id, and its key order (FERRY_ORDER_*) in *order. */
-typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id, int *order);
+/* The family handle of a batch record's cf id, and its slot in *slot (left NULL: a family in bytewise order). */
+typedef rocksdb_column_family_handle_t *(*cf_of_fn)(void *ctx, uint32_t id, const ferry_cf_slot **slot);
 
 #define RJ_READY(err) \
     do { if (!atomic_load_explicit(&rdb_ready, memory_order_acquire)) \
@@ -208,15 +209,81 @@ FERRY_HIDDEN int rdb_cf_flags(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, 
 FERRY_HIDDEN int rdb_order_error(const char *path, char *e, ferry_error *err);
 
 /* open.c */
-FERRY_HIDDEN int rdb_check_extra(const char *extra, ferry_error *err);
+FERRY_HIDDEN int rdb_check_extra(const char *extra, int family, ferry_error *err);
 FERRY_HIDDEN int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferry_error *err);
+
+/* callback.c: the handle of a callback of the binding's language, whatever its kind; an options string
+ * names one by its kind's prefix and the handle's address in decimal (rdb_cb_token). */
+typedef enum { RDB_CB_MERGE, RDB_CB_FILTER, RDB_CB_COMPARATOR, RDB_CB_KINDS } rdb_cb_kind;
+
+typedef struct rdb_cb {
+    rdb_cb_kind kind;
+    int64_t token;                    /* passed to every call of fn */
+    void *fn;                         /* the binding's function: a ferry_merge_fn, ferry_filter_fn, ferry_compare_fn */
+    atomic_int refs;                  /* the handle's own (until closed) + one per user (RocksDB's objects, options) */
+    struct rdb_cb *next;              /* registry of open handles */
+    char name[FERRY_MERGE_NAME_MAX + 1];
+} rdb_cb;
+
+/* ferry.h's handle types are the shared one under their own names. */
+struct ferry_merge_operator { rdb_cb cb; };
+struct ferry_compaction_filter { rdb_cb cb; };
+struct ferry_comparator { rdb_cb cb; };
+
+/* Register a callback (FERRY_EINVAL for a name outside the rules, naming the kind). */
+FERRY_HIDDEN int rdb_cb_create(rdb_cb_kind kind, const char *name, int64_t token, void *callback, rdb_cb **out,
+                               ferry_error *err);
+/* Unregister: later tokens do not find it; it lives on while referenced. NULL and unknown handles ignored. */
+FERRY_HIDDEN void rdb_cb_close(rdb_cb *cb);
+FERRY_HIDDEN void rdb_cb_ref(rdb_cb *cb);
+FERRY_HIDDEN void rdb_cb_unref(rdb_cb *cb);
+/* The open handle of this kind whose options-string value is v (vn bytes), with a reference for the
+ * caller, or NULL (*is_token says whether v is a token of this kind at all). */
+FERRY_HIDDEN rdb_cb *rdb_cb_token(rdb_cb_kind kind, const char *v, size_t vn, int *is_token);
+
+/* Options strings (callback.c): the next "key=value" pair of p ([k, k + kn), [v, v + vn), trimmed; NULL at the
+ * end); whether a key is name; the compaction filter of the binding's language a string names (a reference in
+ * *out, or NULL; FERRY_EINVAL for a closed one); a copy without the pairs naming callbacks (free it). */
+FERRY_HIDDEN const char *rdb_next_option(const char *p, const char **k, size_t *kn, const char **v, size_t *vn);
+FERRY_HIDDEN int rdb_key_is(const char *k, size_t kn, const char *name);
+FERRY_HIDDEN int rdb_check_filter(const char *extra, ferry_compaction_filter **out, ferry_error *err);
+FERRY_HIDDEN char *rdb_without_callbacks(const char *extra);
+
+/* comparator.c: comparators of the binding's language; a family's options string names one as
+ * "comparator=" RDB_COMPARATOR_TOKEN "<handle address in decimal>". rdb_cmp_apply gives f the comparator
+ * the family's string names (*order_out FERRY_ORDER_CALLBACK; else order), kept by the store until
+ * rdb_cmp_free; rdb_cmp_bind ties it to the family's slot once added (FERRY_EABORTED when it failed while
+ * the store opened). rdb_cmp_after: rc, or FERRY_EABORTED when a comparator failed on this thread during
+ * the call (see comparator.c). */
+#define RDB_COMPARATOR_TOKEN "ferry.comparator."
+typedef struct rdb_cmp rdb_cmp;
+FERRY_HIDDEN int rdb_cmp_apply(struct rdb_store *s, const char *family, const char *extra, int64_t order,
+                               rocksdb_options_t *f, int64_t *order_out, ferry_error *err);
+FERRY_HIDDEN int rdb_cmp_bind(ferry_store *s, uint32_t id, ferry_error *err);
+FERRY_HIDDEN void rdb_cmp_free(struct rdb_store *s);
+FERRY_HIDDEN int rdb_cmp_failed_here(ferry_error *err);
+extern FERRY_HIDDEN atomic_int rdb_cmp_failures;
+static inline int rdb_cmp_after(int rc, ferry_error *err)
+{
+    if (__builtin_expect(atomic_load_explicit(&rdb_cmp_failures, memory_order_relaxed) == 0, 1)) return rc;
+    return rdb_cmp_failed_here(err) ? FERRY_EABORTED : rc;
+}
 
 /* merge.c: merge operators of the binding's language; an options string names one as
  * "merge_operator=" RDB_MERGE_TOKEN "<handle address in decimal>" */
 #define RDB_MERGE_TOKEN "ferry.callback."
-FERRY_HIDDEN ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token);
-FERRY_HIDDEN void rdb_merge_release(ferry_merge_operator *m);
-FERRY_HIDDEN const char *rdb_merge_name(const ferry_merge_operator *m);
+static inline ferry_merge_operator *rdb_merge_token(const char *v, size_t vn, int *is_token)
+{
+    return (ferry_merge_operator *)rdb_cb_token(RDB_CB_MERGE, v, vn, is_token);
+}
+static inline void rdb_merge_release(ferry_merge_operator *m)
+{
+    if (m) rdb_cb_unref(&m->cb);
+}
+static inline const char *rdb_merge_name(const ferry_merge_operator *m)
+{
+    return m->cb.name;
+}
 FERRY_HIDDEN rocksdb_mergeoperator_t *rdb_merge_operator(ferry_merge_operator *m);
 
 /* A callback's result buffer (ferry_merge_value_alloc): merge.c, filter.c. */
@@ -228,8 +295,14 @@ struct ferry_merge_value {
 /* filter.c: compaction filters of the binding's language; an options string names one as
  * "compaction_filter_factory=" RDB_FILTER_TOKEN "<handle address in decimal>" */
 #define RDB_FILTER_TOKEN "ferry.filter."
-FERRY_HIDDEN ferry_compaction_filter *rdb_filter_token(const char *v, size_t vn, int *is_token);
-FERRY_HIDDEN void rdb_filter_release(ferry_compaction_filter *f);
+static inline ferry_compaction_filter *rdb_filter_token(const char *v, size_t vn, int *is_token)
+{
+    return (ferry_compaction_filter *)rdb_cb_token(RDB_CB_FILTER, v, vn, is_token);
+}
+static inline void rdb_filter_release(ferry_compaction_filter *f)
+{
+    if (f) rdb_cb_unref(&f->cb);
+}
 FERRY_HIDDEN rocksdb_compactionfilterfactory_t *rdb_filter_factory(ferry_compaction_filter *f);
 extern FERRY_HIDDEN const ferry_engine_ops rdb_ops;
 
@@ -358,8 +431,13 @@ static inline int rdb_put_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo, 
 static inline int rdb_write_enter(ferry_store *s, ferry_cf_slot *cf, ferry_error *err)
 {
     pthread_rwlock_rdlock(&STORE(s)->drop_lock);
-    if (!atomic_load(&cf->dropped)) return FERRY_OK;
+    int dropped = atomic_load(&cf->dropped);
+    if (!dropped) return FERRY_OK;
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
+    if (dropped == FERRY_SLOT_BROKEN)   /* its comparator failed, maybe on this thread a moment ago */
+        return rdb_cmp_failed_here(err) ? FERRY_EABORTED : ferry_fail(err, FERRY_EABORTED, 0, "column family '%s': "
+                                          "its comparator failed: the family refuses every call until the store is "
+                                          "reopened", cf->name);
     return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", cf->name);
 }
 
@@ -389,11 +467,12 @@ static inline int rdb_write_core(rocksdb_t *db, const rocksdb_writeoptions_t *wo
     rocksdb_writebatch_t *b = RDB.writebatch_create();
     p = ops;
     while (ferry_batch_next(&p, end, &r)) {
-        int order = FERRY_ORDER_BYTEWISE;
-        rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf, &order);
+        const ferry_cf_slot *slot = NULL;
+        rocksdb_column_family_handle_t *h = cf_of(ctx, r.cf, &slot);
         const char *a = (const char *)r.a, *bb = (const char *)r.b;
         /* an empty range is a no-op: RocksDB would fail it after the WAL write (see ferry_range_empty) */
-        if (r.op == FERRY_OP_DELETE_RANGE && ferry_range_empty_in(order, a, r.alen, bb, r.blen)) continue;
+        if (r.op == FERRY_OP_DELETE_RANGE && (slot ? ferry_range_empty_slot(slot, a, r.alen, bb, r.blen)
+                                                   : ferry_range_empty(a, r.alen, bb, r.blen))) continue;
         switch (r.op) {
         case FERRY_OP_PUT: RDB.writebatch_put_cf(b, h, a, r.alen, bb, r.blen); break;
         case FERRY_OP_MERGE: RDB.writebatch_merge_cf(b, h, a, r.alen, bb, r.blen); break;

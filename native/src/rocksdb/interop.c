@@ -106,9 +106,9 @@ typedef struct rj_families {
     rdb_cf_shell shell;
 } rj_families;
 
-static rocksdb_column_family_handle_t *rj_cf_of(void *ctx, uint32_t id, int *order)
+static rocksdb_column_family_handle_t *rj_cf_of(void *ctx, uint32_t id, const ferry_cf_slot **slot)
 {
-    (void)order; /* Ferry cannot see a RocksJava family's comparator: bytewise assumed (see ferry_rj_write) */
+    (void)slot; /* Ferry cannot see a RocksJava family's comparator: bytewise assumed (see ferry_rj_write) */
     rj_families *f = ctx;
     f->shell.rep = f->cfs[id];
     return (rocksdb_column_family_handle_t *)&f->shell;

@@ -4,6 +4,11 @@
 /* ------------------------------------------------------------------ */
 /* Open                                                                */
 
+static int blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
 /* FERRY_COMPRESSION_* to RocksDB's compression type, or -1. */
 static int compression_type(int64_t v)
 {
@@ -16,43 +21,6 @@ static int compression_type(int64_t v)
     }
 }
 
-/* Is c blank in an options string? */
-static int blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n';
-}
-
-/* One "key=value" of a RocksDB options string ("k=v;k2={...};..."): [k, k + kn) and [v, v + vn),
- * trimmed; a value in braces keeps them. Returns the position after the pair, NULL at the end. */
-static const char *next_option(const char *p, const char **k, size_t *kn, const char **v, size_t *vn)
-{
-    while (blank(*p) || *p == ';') p++;
-    if (!*p) return NULL;
-    *k = p;
-    while (*p && *p != '=' && *p != ';') p++;
-    const char *ke = p;
-    while (ke > *k && blank(ke[-1])) ke--;
-    *kn = (size_t)(ke - *k);
-    *v = p;
-    *vn = 0;
-    if (*p != '=') return p;
-    p++;
-    while (blank(*p)) p++;
-    *v = p;
-    for (int depth = 0; *p && (depth > 0 || *p != ';'); p++) {
-        if (*p == '{') depth++;
-        else if (*p == '}' && depth > 0) depth--;
-    }
-    const char *ve = p;
-    while (ve > *v && blank(ve[-1])) ve--;
-    *vn = (size_t)(ve - *v);
-    return p;
-}
-
-static int key_is(const char *k, size_t kn, const char *name)
-{
-    return kn == strlen(name) && memcmp(k, name, kn) == 0;
-}
 
 /* Does the n bytes at s contain word (memmem, which is not standard C)? */
 static int contains(const char *s, size_t n, const char *word)
@@ -69,16 +37,17 @@ static int contains(const char *s, size_t n, const char *word)
  * (PlainTable, CuckooTable). Either would also let a range delete reach RocksDB that it fails
  * only after writing its WAL, which leaves the database refusing every later write until it is
  * reopened. */
-int rdb_check_extra(const char *extra, ferry_error *err)
+int rdb_check_extra(const char *extra, int family, ferry_error *err)
 {
     const char *k, *v;
     size_t kn, vn;
-    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;) {
+    for (const char *p = extra; (p = rdb_next_option(p, &k, &kn, &v, &vn)) != NULL;) {
         int shown = (int)(vn > 200 ? 200 : vn);
-        if (key_is(k, kn, "comparator") && !key_is(v, vn, "leveldb.BytewiseComparator"))
+        if (rdb_key_is(k, kn, "comparator") && !rdb_key_is(v, vn, "leveldb.BytewiseComparator")
+            && !(family && vn > sizeof RDB_COMPARATOR_TOKEN - 1 && memcmp(v, RDB_COMPARATOR_TOKEN, sizeof RDB_COMPARATOR_TOKEN - 1) == 0))
             return ferry_fail(err, FERRY_EINVAL, 0, "options string sets comparator=%.*s: Ferry orders keys as unsigned "
                               "bytes (leveldb.BytewiseComparator) and supports no other comparator", shown, v);
-        if (key_is(k, kn, "table_factory") && !contains(v, vn, "BlockBasedTable"))
+        if (rdb_key_is(k, kn, "table_factory") && !contains(v, vn, "BlockBasedTable"))
             return ferry_fail(err, FERRY_EINVAL, 0, "options string sets table_factory=%.*s: Ferry needs range deletes, "
                               "which only BlockBasedTable supports", shown, v);
     }
@@ -108,8 +77,8 @@ static int merge_operator_id(const char *v, size_t vn, const char **id, size_t *
         memcpy(inner, v + 1, vn - 2);
         inner[vn - 2] = '\0';
         *idn = 0;
-        for (const char *p = inner; (p = next_option(p, &k, &kn, &iv, &ivn)) != NULL;)
-            if (key_is(k, kn, "id")) { *id = v + 1 + (iv - inner); *idn = ivn; }
+        for (const char *p = inner; (p = rdb_next_option(p, &k, &kn, &iv, &ivn)) != NULL;)
+            if (rdb_key_is(k, kn, "id")) { *id = v + 1 + (iv - inner); *idn = ivn; }
         if (*idn == 0) return FERRY_EINVAL;
     }
     return FERRY_OK;
@@ -127,9 +96,9 @@ int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferr
     size_t valn = 0;
     *has = 0;
     if (cb) *cb = NULL;
-    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
-        if (key_is(k, kn, "merge_operator")) { val = v; valn = vn; }
-    if (!val || valn == 0 || key_is(val, valn, "nullptr")) return FERRY_OK;
+    for (const char *p = extra; (p = rdb_next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (rdb_key_is(k, kn, "merge_operator")) { val = v; valn = vn; }
+    if (!val || valn == 0 || rdb_key_is(val, valn, "nullptr")) return FERRY_OK;
     int shown = (int)(valn > 200 ? 200 : valn);
     int is_token;
     ferry_merge_operator *m = rdb_merge_token(val, valn, &is_token);
@@ -142,57 +111,10 @@ int rdb_check_merge(const char *extra, int *has, ferry_merge_operator **cb, ferr
     }
     if (merge_operator_id(val, valn, &id, &idn) == FERRY_OK)
         for (size_t i = 0; i < sizeof merge_operators / sizeof merge_operators[0]; i++)
-            if (key_is(id, idn, merge_operators[i])) { *has = 1; return FERRY_OK; }
+            if (rdb_key_is(id, idn, merge_operators[i])) { *has = 1; return FERRY_OK; }
     return ferry_fail(err, FERRY_EINVAL, 0, "options string sets merge_operator=%.*s: Ferry accepts RocksDB's built-in "
                       "merge operators put, uint64add, max, bytesxor and stringappend (sortlist aborts the process on "
                       "a malformed operand) and merge operators written in Java (JavaMergeOperator)", shown, val);
-}
-
-/* The options string's compaction filter of the binding's language (the last compaction_filter_factory=
- * wins, as in RocksDB): *out holds a reference to it (release with rdb_filter_release), or NULL when the
- * string names none (another value is left to RocksDB's parser). FERRY_EINVAL for a closed handle. */
-static int check_filter(const char *extra, ferry_compaction_filter **out, ferry_error *err)
-{
-    const char *k, *v, *val = NULL;
-    size_t kn, vn, valn = 0;
-    *out = NULL;
-    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
-        if (key_is(k, kn, "compaction_filter_factory")) { val = v; valn = vn; }
-    if (!val) return FERRY_OK;
-    int is_token;
-    ferry_compaction_filter *f = rdb_filter_token(val, valn, &is_token);
-    if (!is_token) return FERRY_OK;
-    if (!f)
-        return ferry_fail(err, FERRY_EINVAL, 0, "options string sets compaction_filter_factory=%.*s, which is not an "
-                          "open compaction filter (closed, or not made by ferry_compaction_filter_create)",
-                          (int)(valn > 200 ? 200 : valn), val);
-    *out = f;
-    return FERRY_OK;
-}
-
-/* A copy of the options string without its merge_operator entries that name a callback's operator
- * (RocksDB's parser does not know them; the caller sets the operator itself), or NULL when out of
- * memory. Free with free(). */
-static char *without_callbacks(const char *extra)
-{
-    size_t n = strlen(extra);
-    char *out = malloc(n + 2);
-    if (!out) return NULL;
-    size_t o = 0;
-    const char *k, *v;
-    size_t kn, vn;
-    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;) {
-        int is_token = 0;
-        if (key_is(k, kn, "merge_operator")) rdb_merge_release(rdb_merge_token(v, vn, &is_token));
-        if (key_is(k, kn, "compaction_filter_factory")) rdb_filter_release(rdb_filter_token(v, vn, &is_token));
-        if (is_token) continue;
-        size_t len = (size_t)(p - k);   /* the entry as written, "k=v" */
-        memcpy(out + o, k, len);
-        o += len;
-        out[o++] = ';';
-    }
-    out[o] = '\0';
-    return out;
 }
 
 /* The merge operator of a store opened without one. RocksDB leaves a family without a merge
@@ -231,9 +153,9 @@ static const char *refused_name(void *st) { (void)st; return "ferry.NoMergeOpera
 /* Build s->opts and the read/write/flush options from the FERRY_OPT_* array and extra. */
 static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry_error *err)
 {
-    if (extra && rdb_check_extra(extra, err)) return FERRY_EINVAL;
+    if (extra && rdb_check_extra(extra, 0, err)) return FERRY_EINVAL;
     if (extra && rdb_check_merge(extra, &s->has_merge, &s->java_merge, err)) return FERRY_EINVAL;
-    if (extra && check_filter(extra, &s->java_filter, err)) return FERRY_EINVAL;
+    if (extra && rdb_check_filter(extra, &s->java_filter, err)) return FERRY_EINVAL;
     int64_t cache_bytes = ferry_opt(opts, FERRY_OPT_BLOCK_CACHE_BYTES, -1);
     int64_t bloom = ferry_opt(opts, FERRY_OPT_BLOOM_BITS, 0);
     int64_t comp = ferry_opt(opts, FERRY_OPT_COMPRESSION, -1);
@@ -321,7 +243,7 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
         RDB.block_based_options_destroy(t);
     }
     if (extra && extra[0]) {
-        char *plain = without_callbacks(extra);
+        char *plain = rdb_without_callbacks(extra);
         if (!plain) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
         rocksdb_options_t *merged = RDB.options_create();
         char *e = NULL;
@@ -360,13 +282,18 @@ static int configure(rdb_store *s, const int64_t *opts, const char *extra, ferry
 }
 
 /* Whether an options string sets merge_operator at all (to an operator or to none). */
-static int mentions_merge(const char *extra)
+static int mentions_key(const char *extra, const char *key)
 {
     const char *k, *v;
     size_t kn, vn;
-    for (const char *p = extra; (p = next_option(p, &k, &kn, &v, &vn)) != NULL;)
-        if (key_is(k, kn, "merge_operator")) return 1;
+    for (const char *p = extra; (p = rdb_next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (rdb_key_is(k, kn, key)) return 1;
     return 0;
+}
+
+static int mentions_merge(const char *extra)
+{
+    return mentions_key(extra, "merge_operator");
 }
 
 static const char *compression_name(int64_t v)
@@ -404,7 +331,7 @@ static int check_family(rdb_store *s, const char *name, const int64_t *o, const 
     int fam_merge = 0;
     ferry_merge_operator *own = NULL;
     if (cb) *cb = NULL;
-    if (extra && (rdb_check_extra(extra, err) || rdb_check_merge(extra, &fam_merge, &own, err))) return FERRY_EINVAL;
+    if (extra && (rdb_check_extra(extra, 1, err) || rdb_check_merge(extra, &fam_merge, &own, err))) return FERRY_EINVAL;
     *has_merge = extra && mentions_merge(extra) ? fam_merge : s->has_merge;
     if (cb) *cb = own;
     else rdb_merge_release(own);
@@ -424,13 +351,26 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
     *out = NULL;
     *bits = 0;
     if (check_family(s, name, o, extra, &has_merge, &own, err)) return FERRY_EINVAL;
-    if (extra && check_filter(extra, &own_filter, err)) {
+    if (extra && rdb_check_filter(extra, &own_filter, err)) {
         rdb_merge_release(own);
         return FERRY_EINVAL;
     }
+    /* RocksDB runs a family's compaction filter object (the TTL one) instead of its factory: a filter of the
+     * binding's language, the family's own or the store's (unless the family's string sets its own factory),
+     * would silently not run */
+    const ferry_compaction_filter *java_filter = own_filter ? own_filter
+        : extra && mentions_key(extra, "compaction_filter_factory") ? NULL : s->java_filter;
+    if (o[FERRY_CFOPT_TTL_MS] != -1 && java_filter) {
+        rdb_merge_release(own);
+        rdb_filter_release(own_filter);
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' has a time to live (FERRY_CFOPT_TTL_MS) and %s "
+                          "compaction filter '%s' of the binding's language: RocksDB runs one compaction filter per family, "
+                          "so the TTL would keep the other from running (drop one of them for this family)", name,
+                          own_filter ? "the" : "the store's", java_filter->cb.name);
+    }
     size_t cap = 512 + (extra ? strlen(extra) : 0);
     char *str = malloc(cap);
-    char *plain = extra ? without_callbacks(extra) : NULL;
+    char *plain = extra ? rdb_without_callbacks(extra) : NULL;
     if (!str || (extra && !plain)) {
         free(str);
         free(plain);
@@ -479,6 +419,7 @@ static int family_options(rdb_store *s, const char *name, const int64_t *o, cons
     int64_t order = o[FERRY_CFOPT_KEY_ORDER] < 0 ? FERRY_ORDER_BYTEWISE : o[FERRY_CFOPT_KEY_ORDER];
     int ttl_index = 0;
     int orc = rdb_order_apply(&f, order, err);
+    if (!orc) orc = rdb_cmp_apply(s, name, extra, order, f, &order, err);
     if (!orc) orc = rdb_ttl_apply(s, name, f, o[FERRY_CFOPT_TTL_MS], o[FERRY_CFOPT_TTL_OFFSET], &ttl_index, err);
     if (orc) {
         RDB.options_destroy(f);
@@ -673,7 +614,12 @@ static int open_families(rdb_store *s, const char *path, int read_only, const fe
         uint64_t replayed = 0;   /* entries the log put back into the memtable, range deletes among them maybe */
         if (RDB.property_int_cf(s->db, handles[i], "rocksdb.num-entries-active-mem-table", &replayed) == 0 && replayed)
             bits[i] |= RDB_SLOT_RANGE_DEL;
-        int arc = ferry_store_add_cf(&s->base, names[i], handles[i], bits[i], NULL);
+        uint32_t id;
+        int arc = ferry_store_add_cf(&s->base, names[i], handles[i], bits[i], &id);
+        if (arc == FERRY_OK && (rc = rdb_cmp_bind(&s->base, id, err)) != FERRY_OK) {
+            for (size_t j = i + 1; j < n; j++) RDB.column_family_handle_destroy(handles[j]);
+            goto out;
+        }
         if (arc != FERRY_OK) {
             for (size_t j = i; j < n; j++) RDB.column_family_handle_destroy(handles[j]);
             rc = ferry_fail(err, arc, 0, "cannot record column family '%s'", names[i]);
@@ -718,7 +664,7 @@ static int builtin_name(const char *v, size_t vn)
         "PutOperatorV1", "BytesXOR", "uint64add", "stringappend", "max", "put", "bytesxor",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (key_is(v, vn, names[i])) return 1;
+        if (rdb_key_is(v, vn, names[i])) return 1;
     return 0;
 }
 
@@ -777,7 +723,7 @@ static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_de
         size_t n = strcspn(p, "\r\n");
         while (n > 0 && blank(p[n - 1])) n--;
         /* a TTL store names its merge operator wrapped in RocksDB's TtlMergeOperator */
-        if (n == 0 || key_is(p, n, "nullptr") || contains(p, n, "ferry.NoMergeOperator")) continue;
+        if (n == 0 || rdb_key_is(p, n, "nullptr") || contains(p, n, "ferry.NoMergeOperator")) continue;
         const ferry_cf_desc *d = find_desc(cfs, ncfs, family);
         int has = s->has_merge;
         ferry_merge_operator *own = NULL;
@@ -787,7 +733,7 @@ static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_de
         size_t lastn;
         if (merge_operator_id(p, n, &last, &lastn) != FERRY_OK) { last = p; lastn = n; }
         int shown = (int)(lastn > 200 ? 200 : lastn);
-        if (has && cb && !key_is(last, lastn, rdb_merge_name(cb)))
+        if (has && cb && !rdb_key_is(last, lastn, rdb_merge_name(cb)))
             rc = ferry_fail(err, FERRY_EINVAL, 0, "column family '%s' of the RocksDB store at %s was last opened with merge "
                             "operator %.*s, and this open gives it the Java merge operator named %s: its merge operands "
                             "are %.*s's; give it the operator it was written with (a JavaMergeOperator's name() must stay "
@@ -868,6 +814,7 @@ int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *o
         }
     }
     if (rc != FERRY_OK) {
+        rdb_cmp_failed_here(NULL);   /* a comparator that failed replaying the log: the open's failure says it */
         rdb_store_free(s);
         return rc;
     }
@@ -946,6 +893,7 @@ FERRY_HIDDEN const ferry_engine_ops rdb_ops = {
     .cf_create = rdb_cf_create,
     .cf_drop = rdb_cf_drop,
     .cf_flags = rdb_cf_flags,
+    .cf_added = rdb_cmp_bind,
     .get = rdb_get,
     .multi_get = rdb_multi_get,
     .split_points = rdb_split_points,

@@ -75,7 +75,8 @@ int rdb_cf_flags(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *
     (void)s;
     (void)err;
     int order = ferry_slot_order(cf);
-    *out = order == FERRY_ORDER_REVERSE ? FERRY_CF_ORDER_REVERSE : order == FERRY_ORDER_U64_BE ? FERRY_CF_ORDER_U64_BE : 0;
+    *out = order == FERRY_ORDER_REVERSE ? FERRY_CF_ORDER_REVERSE : order == FERRY_ORDER_U64_BE ? FERRY_CF_ORDER_U64_BE
+         : order == FERRY_ORDER_CALLBACK ? FERRY_CF_ORDER_CALLBACK : 0;
     return FERRY_OK;
 }
 
@@ -86,8 +87,8 @@ int rdb_order_error(const char *path, char *e, ferry_error *err)
         char msg[FERRY_ERRMSG_CAP];
         snprintf(msg, sizeof msg, "%s", err->message);
         ferry_fail(err, rc, err->engine_code, "RocksDB store %s: a column family is opened with another key order than "
-                   "it was created with: give each family its ColumnFamilyOptions.keyOrder (FERRY_CFOPT_KEY_ORDER) at "
-                   "every open (RocksDB: %.700s)", path, msg);
+                   "it was created with: give each family its ColumnFamilyOptions.keyOrder or javaComparator (FERRY_CFOPT_KEY_ORDER, "
+                   "a ferry_comparator) at every open (RocksDB: %.700s)", path, msg);
     }
     return rc;
 }

@@ -80,12 +80,14 @@ int rdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void 
                    uint32_t flags, void *dst, size_t cap, size_t *vlen_out, ferry_error *err)
 {
     const rdb_ttl *ttl = rdb_slot_ttl(s, cf);
-    if (!flags) return rdb_get_core(ttl, STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), key, klen, dst, cap, vlen_out, err);
+    if (!flags)
+        return rdb_cmp_after(rdb_get_core(ttl, STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), key, klen, dst, cap,
+                                          vlen_out, err), err);
     rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
     if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     int rc = rdb_get_core(ttl, STORE(s)->db, ro, CFH(cf), key, klen, dst, cap, vlen_out, err);
     RDB.readoptions_destroy(ro);
-    return rc;
+    return rdb_cmp_after(rc, err);
 }
 
 /* Store multi-read, read options as for rdb_get. */
@@ -93,11 +95,12 @@ int rdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint3
                          uint32_t flags, void *dst, size_t cap, int64_t *lens_out, ferry_error *err)
 {
     const rdb_ttl *ttl = rdb_slot_ttl(s, cf);
-    if (!flags) return rdb_multi_get_core(ttl, STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), n, keys, dst, cap, lens_out,
-                                          err);
+    if (!flags)
+        return rdb_cmp_after(rdb_multi_get_core(ttl, STORE(s)->db, rdb_read_opts(s, snap), CFH(cf), n, keys, dst, cap,
+                                                lens_out, err), err);
     rocksdb_readoptions_t *ro = flag_read_opts(snap, flags);
     if (!ro) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     int rc = rdb_multi_get_core(ttl, STORE(s)->db, ro, CFH(cf), n, keys, dst, cap, lens_out, err);
     RDB.readoptions_destroy(ro);
-    return rc;
+    return rdb_cmp_after(rc, err);
 }

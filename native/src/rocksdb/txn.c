@@ -50,7 +50,7 @@ int rdb_txn_begin(ferry_store *s, uint32_t flags, int64_t timeout_ms, ferry_txn 
     return FERRY_OK;
 }
 
-int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap,
+static int txn_get_in(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst, size_t cap,
                        size_t *vlen_out, int for_update, ferry_error *err)
 {
     rdb_txn *t = TXN(tb);
@@ -90,6 +90,13 @@ int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, 
     return FERRY_OK;
 }
 
+/* rdb_txn_get: through rdb_cmp_after (a comparator of the binding's language may fail during it). */
+int rdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen, void *dst,
+                size_t cap, size_t *vlen_out, int for_update, ferry_error *err)
+{
+    return rdb_cmp_after(txn_get_in(tb, cf, key, klen, dst, cap, vlen_out, for_update, err), err);
+}
+
 /* Remember that the transaction wrote family id (its commit checks the family is still live). */
 static int txn_touch(rdb_txn *t, uint32_t id)
 {
@@ -121,7 +128,7 @@ static int sp_push(rdb_txn *t, uint8_t live)
     return FERRY_OK;
 }
 
-int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err)
+static int txn_write_in(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err)
 {
     rdb_txn *t = TXN(tb);
     ferry_store *s = tb->view.store;
@@ -181,13 +188,19 @@ int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, fe
     return rc;
 }
 
+/* rdb_txn_write: through rdb_cmp_after (a comparator of the binding's language may fail during it). */
+int rdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, ferry_error *err)
+{
+    return rdb_cmp_after(txn_write_in(tb, ops, len, count, err), err);
+}
+
 int rdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, size_t llen, const void *upper,
                                size_t ulen, uint32_t flags, ferry_cursor **out, ferry_error *err)
 {
     int rc = rdb_cursor_create_in(tb->view.store, NULL, TXN(tb)->t, CFH(cf), NULL, lower, llen, upper, ulen, flags,
                                   STORE(tb->view.store)->readahead, out, err);
     if (rc == FERRY_OK) {
-        ((rdb_cursor *)*out)->reverse = ferry_slot_order(cf) == FERRY_ORDER_REVERSE;
+        ((rdb_cursor *)*out)->order = cf;
         ((rdb_cursor *)*out)->ttl = rdb_slot_ttl(tb->view.store, cf);
     }
     return rc;
@@ -227,7 +240,7 @@ int rdb_txn_savepoint(ferry_txn *tb, int op, ferry_error *err)
 
 /* Commit under drop_lock, after checking no family the transaction wrote was dropped: RocksDB would
  * fail that write after its WAL write and then refuse every later one (see drop_lock). */
-int rdb_txn_commit(ferry_txn *tb, ferry_error *err)
+static int txn_commit_in(ferry_txn *tb, ferry_error *err)
 {
     rdb_txn *t = TXN(tb);
     ferry_store *s = tb->view.store;
@@ -246,6 +259,12 @@ int rdb_txn_commit(ferry_txn *tb, ferry_error *err)
     RDB.transaction_commit(t->t, &e);
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
     return e ? txn_error(err, e) : FERRY_OK;
+}
+
+/* rdb_txn_commit: through rdb_cmp_after (a comparator of the binding's language may fail during it). */
+int rdb_txn_commit(ferry_txn *tb, ferry_error *err)
+{
+    return rdb_cmp_after(txn_commit_in(tb, err), err);
 }
 
 int rdb_txn_close(ferry_txn *tb)

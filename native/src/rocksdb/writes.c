@@ -27,7 +27,7 @@ int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, con
         if (rc) return rc;
         rc = rdb_put_core(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, val, vlen, err);
         rdb_write_exit(s);
-        return rc;
+        return rdb_cmp_after(rc, err);
     }
     rocksdb_writeoptions_t *wo = wopts_for(s, flags);
     if (!wo) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
@@ -37,7 +37,7 @@ int rdb_put(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, con
         rdb_write_exit(s);
     }
     wopts_release(s, wo);
-    return rc;
+    return rdb_cmp_after(rc, err);
 }
 
 /* Merge one operand into a key. */
@@ -50,7 +50,7 @@ int rdb_merge(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, c
     char *e = NULL;
     RDB.merge_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, operand, olen, &e);
     rdb_write_exit(s);
-    return e ? rdb_error(err, e) : FERRY_OK;
+    return rdb_cmp_after(e ? rdb_error(err, e) : FERRY_OK, err);
 }
 
 /* Delete one key. */
@@ -61,7 +61,7 @@ int rdb_del(ferry_store *s, ferry_cf_slot *cf, const void *key, size_t klen, fer
     char *e = NULL;
     RDB.delete_cf(STORE(s)->db, STORE(s)->wopts, CFH(cf), key, klen, &e);
     rdb_write_exit(s);
-    return e ? rdb_error(err, e) : FERRY_OK;
+    return rdb_cmp_after(e ? rdb_error(err, e) : FERRY_OK, err);
 }
 
 /* The database range deletes go to: the store's, or on a store with transactions the base database
@@ -89,13 +89,13 @@ int rdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size_
     char *e = NULL;
     RDB.delete_range_cf(db, STORE(s)->wopts, CFH(cf), begin, blen, end, elen, &e);
     rdb_write_exit(s);
-    return e ? rdb_error(err, e) : FERRY_OK;
+    return rdb_cmp_after(e ? rdb_error(err, e) : FERRY_OK, err);
 }
 
 /* A store's family handle by id (ctx: the store). */
-static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id, int *order)
+static rocksdb_column_family_handle_t *store_cf_of(void *ctx, uint32_t id, const ferry_cf_slot **slot)
 {
-    *order = ferry_slot_order(ferry_slot(ctx, id));
+    *slot = ferry_slot(ctx, id);
     return ferry_slot(ctx, id)->handle;
 }
 
@@ -137,7 +137,7 @@ int rdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint3
     int rc = rdb_write_core(db, wo, ops, len, store_cf_of, s, err);
     pthread_rwlock_unlock(&STORE(s)->drop_lock);
     wopts_release(s, wo);
-    return rc;
+    return rdb_cmp_after(rc, err);
 }
 
 /* Flush the family's memtables and wait. */
@@ -145,7 +145,7 @@ int rdb_flush(ferry_store *s, ferry_cf_slot *cf, ferry_error *err)
 {
     char *e = NULL;
     RDB.flush_cf(STORE(s)->db, STORE(s)->fopts, CFH(cf), &e);
-    return e ? rdb_error(err, e) : FERRY_OK;
+    return rdb_cmp_after(e ? rdb_error(err, e) : FERRY_OK, err);
 }
 
 /* Compact [begin, end); NULL bounds are open. */
@@ -153,5 +153,5 @@ int rdb_compact_range(ferry_store *s, ferry_cf_slot *cf, const void *begin, size
                              const void *end, size_t elen, ferry_error *err)
 {
     RDB.compact_range_cf(STORE(s)->db, CFH(cf), begin, begin ? blen : 0, end, end ? elen : 0);
-    return FERRY_OK;
+    return rdb_cmp_after(FERRY_OK, err);
 }

@@ -9,8 +9,9 @@ import java.util.OptionalLong;
 /**
  * RocksDB options of one column family, overriding the store's: block compression, bloom filter
  * bits per key, table block size, a fixed-length prefix extractor, the merge operator, a compaction
- * filter written in Java ({@link JavaCompactionFilter}), the key order ({@link KeyOrder}) and a time
- * to live ({@link #ttl(long, int)}) and BlobDB's blob files ({@link #blobFiles(BlobOptions)}). A setting
+ * filter written in Java ({@link JavaCompactionFilter}), the key order ({@link KeyOrder}, or one written in
+ * Java: {@link JavaComparator}), a time to live ({@link #ttl(long, int)}) and BlobDB's blob files
+ * ({@link #blobFiles(BlobOptions)}). A setting
  * left unset is the store's ({@link StoreOptions}).
  *
  * <pre>{@code
@@ -35,7 +36,8 @@ import java.util.OptionalLong;
  * <p>Thread safety: immutable; every setter returns a new instance.
  */
 public final class ColumnFamilyOptions {
-    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, null, null, -1, -1);
+    private static final ColumnFamilyOptions EMPTY = new ColumnFamilyOptions(null, -1, -1, -1, null, null, null, null, -1, -1,
+            null, null);
 
     private final Compression compression;
     private final int bloomBitsPerKey;
@@ -47,12 +49,15 @@ public final class ColumnFamilyOptions {
     private final KeyOrder keyOrder;
     private final long ttlMillis;
     private final int ttlOffset;
-    /** BlobDB settings ({@link #blobFiles(BlobOptions)}), or null; carried by every setter (see keepBlob). */
-    private BlobOptions blob;
+    private final JavaComparator javaComparator;
+    /** BlobDB settings ({@link #blobFiles(BlobOptions)}), or null. */
+    private final BlobOptions blob;
 
     private ColumnFamilyOptions(Compression compression, int bloomBitsPerKey, int blockSize, int prefixLength,
             MergeOperator mergeOperator, JavaMergeOperator javaMergeOperator, JavaCompactionFilter.Factory javaCompactionFilter,
-            KeyOrder keyOrder, long ttlMillis, int ttlOffset) {
+            KeyOrder keyOrder, long ttlMillis, int ttlOffset, JavaComparator javaComparator, BlobOptions blob) {
+        this.javaComparator = javaComparator;
+        this.blob = blob;
         this.compression = compression;
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.blockSize = blockSize;
@@ -78,8 +83,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions compression(Compression c) {
         Objects.requireNonNull(c, "compression");
-        return keepBlob(new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset));
+        return new ColumnFamilyOptions(c, bloomBitsPerKey, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset, javaComparator, blob);
     }
 
     /**
@@ -94,8 +99,8 @@ public final class ColumnFamilyOptions {
         if (bits < 0 || bits > Codes.maxBloomBits()) {
             throw new IllegalArgumentException("bloomBitsPerKey=" + bits + ", must be 0.." + Codes.maxBloomBits());
         }
-        return keepBlob(new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset));
+        return new ColumnFamilyOptions(compression, bits, blockSize, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset, javaComparator, blob);
     }
 
     /**
@@ -109,8 +114,8 @@ public final class ColumnFamilyOptions {
         if (bytes < 1 || bytes > Codes.maxBlockSize()) {
             throw new IllegalArgumentException("blockSize=" + bytes + ", must be 1.." + Codes.maxBlockSize());
         }
-        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset));
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, bytes, prefixLength, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset, javaComparator, blob);
     }
 
     /**
@@ -126,8 +131,8 @@ public final class ColumnFamilyOptions {
         if (bytes < 0 || bytes > Codes.maxPrefixLength()) {
             throw new IllegalArgumentException("fixedPrefixLength=" + bytes + ", must be 0.." + Codes.maxPrefixLength());
         }
-        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
-                ttlMillis, ttlOffset));
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, bytes, mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder,
+                ttlMillis, ttlOffset, javaComparator, blob);
     }
 
     /**
@@ -139,8 +144,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions mergeOperator(MergeOperator op) {
         Objects.requireNonNull(op, "mergeOperator");
-        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null, javaCompactionFilter, keyOrder, ttlMillis,
-                ttlOffset));
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, op, null, javaCompactionFilter, keyOrder, ttlMillis,
+                ttlOffset, javaComparator, blob);
     }
 
     /**
@@ -153,8 +158,8 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions javaMergeOperator(JavaMergeOperator op) {
         JavaCallbacks.checkName(op);
-        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op, javaCompactionFilter, keyOrder, ttlMillis,
-                ttlOffset));
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, null, op, javaCompactionFilter, keyOrder, ttlMillis,
+                ttlOffset, javaComparator, blob);
     }
 
     /**
@@ -170,8 +175,8 @@ public final class ColumnFamilyOptions {
             throw new IllegalArgumentException("a family has one compaction filter: this one has a time to live (ttl),"
                     + " whose filter is Ferry's native one");
         }
-        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, factory, keyOrder, ttlMillis, ttlOffset));
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, factory, keyOrder, ttlMillis, ttlOffset, javaComparator, blob);
     }
 
     /**
@@ -183,8 +188,31 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions keyOrder(KeyOrder order) {
         Objects.requireNonNull(order, "keyOrder");
-        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, javaCompactionFilter, order, ttlMillis, ttlOffset));
+        if (order == KeyOrder.JAVA) {
+            throw new IllegalArgumentException("KeyOrder.JAVA is reported, not set: give the family its comparator with "
+                    + "javaComparator(JavaComparator)");
+        }
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, order, ttlMillis, ttlOffset, null, blob);
+    }
+
+    /**
+     * The family's key order written in Java (replaces a {@link #keyOrder(KeyOrder)}); see
+     * {@link JavaComparator}. Set when the family is created and given again at every open. RocksDB only.
+     *
+     * @param comparator the comparator
+     * @return a copy with it set
+     * @throws IllegalArgumentException when its {@link JavaComparator#name() name} breaks the rules
+     */
+    public ColumnFamilyOptions javaComparator(JavaComparator comparator) {
+        JavaCallbacks.checkName(comparator);
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, null, ttlMillis, ttlOffset, comparator, blob);
+    }
+
+    /** @return the key order written in Java, if set */
+    public Optional<JavaComparator> javaComparator() {
+        return Optional.ofNullable(javaComparator);
     }
 
     /**
@@ -214,8 +242,8 @@ public final class ColumnFamilyOptions {
             throw new IllegalArgumentException("a family has one compaction filter: this one has a compaction filter"
                     + " written in Java, and a time to live needs Ferry's native one");
         }
-        return keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
-                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, timestampOffset));
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, timestampOffset, javaComparator, blob);
     }
 
     /**
@@ -226,21 +254,13 @@ public final class ColumnFamilyOptions {
      */
     public ColumnFamilyOptions blobFiles(BlobOptions blobs) {
         Objects.requireNonNull(blobs, "blobs");
-        ColumnFamilyOptions c = keepBlob(new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength,
-                mergeOperator, javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, ttlOffset));
-        c.blob = blobs;
-        return c;
+        return new ColumnFamilyOptions(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
+                javaMergeOperator, javaCompactionFilter, keyOrder, ttlMillis, ttlOffset, javaComparator, blobs);
     }
 
     /** @return the family's BlobDB settings, if set */
     public Optional<BlobOptions> blobFiles() {
         return Optional.ofNullable(blob);
-    }
-
-    /** A new instance made by a setter of this one keeps this one's blob settings. */
-    private ColumnFamilyOptions keepBlob(ColumnFamilyOptions c) {
-        c.blob = blob;
-        return c;
     }
 
     /** @return the time to live in milliseconds, if set */
@@ -253,9 +273,9 @@ public final class ColumnFamilyOptions {
         return ttlOffset < 0 ? OptionalInt.empty() : OptionalInt.of(ttlOffset);
     }
 
-    /** @return the key order ({@link KeyOrder#BYTEWISE} when not set) */
+    /** @return the key order ({@link KeyOrder#JAVA} with a {@link #javaComparator}, {@link KeyOrder#BYTEWISE} when not set) */
     public KeyOrder keyOrder() {
-        return keyOrder == null ? KeyOrder.BYTEWISE : keyOrder;
+        return javaComparator != null ? KeyOrder.JAVA : keyOrder == null ? KeyOrder.BYTEWISE : keyOrder;
     }
 
     /** @return the compression, if set */
@@ -326,6 +346,9 @@ public final class ColumnFamilyOptions {
         if (javaCompactionFilter != null) {
             b.append("compaction_filter_factory=").append(callbacks.value(javaCompactionFilter)).append(';');
         }
+        if (javaComparator != null) {
+            b.append("comparator=").append(callbacks.value(javaComparator)).append(';');
+        }
         if (blob != null) {
             b.append(BlobFiles.optionsString(blob)).append(';');
         }
@@ -342,14 +365,14 @@ public final class ColumnFamilyOptions {
                 && prefixLength == x.prefixLength && mergeOperator == x.mergeOperator
                 && javaMergeOperator == x.javaMergeOperator && javaCompactionFilter == x.javaCompactionFilter
                 && keyOrder == x.keyOrder && ttlMillis == x.ttlMillis && ttlOffset == x.ttlOffset
-                && Objects.equals(blob, x.blob);
+                && javaComparator == x.javaComparator && Objects.equals(blob, x.blob);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(compression, bloomBitsPerKey, blockSize, prefixLength, mergeOperator,
                 System.identityHashCode(javaMergeOperator), System.identityHashCode(javaCompactionFilter), keyOrder, ttlMillis,
-                ttlOffset, blob);
+                ttlOffset, System.identityHashCode(javaComparator), blob);
     }
 
     @Override
@@ -386,6 +409,10 @@ public final class ColumnFamilyOptions {
         }
         if (keyOrder != null) {
             b.append(sep).append("keyOrder=").append(keyOrder);
+            sep = ", ";
+        }
+        if (javaComparator != null) {
+            b.append(sep).append("comparator=").append(javaComparator.name());
             sep = ", ";
         }
         if (ttlMillis >= 0) {

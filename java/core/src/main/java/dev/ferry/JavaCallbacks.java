@@ -4,6 +4,7 @@ import dev.ferry.internal.Callbacks;
 import dev.ferry.internal.Codes;
 import dev.ferry.internal.Guard;
 import dev.ferry.internal.NativeCalls;
+import dev.ferry.spi.CompareHandler;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * The callbacks written in Java of one store: each {@link JavaMergeOperator} and
- * {@link JavaCompactionFilter.Factory} the store's options name is registered with the engine once per store
+ * The callbacks written in Java of one store: each {@link JavaMergeOperator},
+ * {@link JavaCompactionFilter.Factory} and {@link JavaComparator} the store's options name is registered with the engine once per store
  * ({@code ferry_merge_operator_create}, {@code ferry_compaction_filter_create}) under a token, and named in the
  * options strings by its handle; the registrations end after the store's native close (which waits for
  * RocksDB's flushes and compactions, and so for their callbacks). The bindings hand every merge to
@@ -35,6 +36,7 @@ final class JavaCallbacks {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.\\-]{1," + Codes.maxCallbackName() + "}");
     private static final Map<Long, Registered> TOKENS = new ConcurrentHashMap<>();
     private static final Map<Long, RegisteredFilter> FILTER_TOKENS = new ConcurrentHashMap<>();
+    private static final Map<Long, RegisteredComparator> COMPARATOR_TOKENS = new ConcurrentHashMap<>();
     /** The filters of the compactions running, by id. */
     private static final Map<Long, JavaCompactionFilter> COMPACTIONS = new ConcurrentHashMap<>();
     private static final AtomicLong NEXT = new AtomicLong(1);
@@ -42,6 +44,8 @@ final class JavaCallbacks {
     static final MergeHandler HANDLER = JavaCallbacks::merge;
     /** The one compaction filter handler the bindings call. */
     static final FilterHandler FILTER_HANDLER = JavaCallbacks::filter;
+    /** The one comparator handler the bindings call. */
+    static final CompareHandler COMPARE_HANDLER = JavaCallbacks::compare;
 
     private record Registered(JavaMergeOperator op, String name, JavaCallbacks owner) {
     }
@@ -49,10 +53,14 @@ final class JavaCallbacks {
     private record RegisteredFilter(JavaCompactionFilter.Factory factory, JavaCallbacks owner) {
     }
 
+    private record RegisteredComparator(JavaComparator comparator, JavaCallbacks owner) {
+    }
+
     private final NativeCalls calls;
     private final Map<Object, String> values = new IdentityHashMap<>();
     private final List<Long> handles = new ArrayList<>();
     private final List<Long> filterHandles = new ArrayList<>();
+    private final List<Long> comparatorHandles = new ArrayList<>();
     private final List<Long> tokens = new ArrayList<>();
     private volatile Guard guard;
     private volatile long store;
@@ -82,6 +90,23 @@ final class JavaCallbacks {
     static String checkName(JavaCompactionFilter.Factory factory) {
         Objects.requireNonNull(factory, "compactionFilter");
         return checkName(factory.name(), "JavaCompactionFilter.Factory");
+    }
+
+    /**
+     * Checks a comparator's name: as {@link #checkName(JavaMergeOperator)}, and not starting with "leveldb." or
+     * "rocksdb." (RocksDB's own comparators).
+     *
+     * @return the name
+     * @throws IllegalArgumentException when it breaks the rules
+     */
+    static String checkName(JavaComparator comparator) {
+        Objects.requireNonNull(comparator, "comparator");
+        String name = checkName(comparator.name(), "JavaComparator");
+        if (name.startsWith("leveldb.") || name.startsWith("rocksdb.")) {
+            throw new IllegalArgumentException("JavaComparator.name() is '" + name + "': not starting with \"leveldb.\" "
+                    + "or \"rocksdb.\" (RocksDB's own comparators: a store would be taken for one of theirs)");
+        }
+        return name;
     }
 
     private static String checkName(String name, String what) {
@@ -149,6 +174,34 @@ final class JavaCallbacks {
         return registered(factory, "ferry.filter." + Long.toUnsignedString(handle));
     }
 
+    /**
+     * Registers {@code comparator} for this store (once) and returns the options-string value that names it.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
+    synchronized String value(JavaComparator comparator) {
+        String v = values.get(comparator);
+        if (v != null) {
+            return v;
+        }
+        if (closed) {
+            throw new IllegalStateException("store is closed");
+        }
+        String name = checkName(comparator);
+        long token = NEXT.getAndIncrement();
+        COMPARATOR_TOKENS.put(token, new RegisteredComparator(comparator, this));
+        long handle;
+        try {
+            handle = calls.callbacks().comparatorCreate(name.getBytes(StandardCharsets.UTF_8), token, COMPARE_HANDLER);
+        } catch (RuntimeException | Error e) {
+            COMPARATOR_TOKENS.remove(token);
+            throw e;
+        }
+        comparatorHandles.add(handle);
+        tokens.add(token);
+        return registered(comparator, "ferry.comparator." + Long.toUnsignedString(handle));
+    }
+
     private String registered(Object callback, String v) {
         values.put(callback, v);
         Guard g = guard;
@@ -182,9 +235,13 @@ final class JavaCallbacks {
         for (long h : filterHandles) {
             calls.callbacks().compactionFilterClose(h);
         }
+        for (long h : comparatorHandles) {
+            calls.callbacks().comparatorClose(h);
+        }
         for (long t : tokens) {
             TOKENS.remove(t);
             FILTER_TOKENS.remove(t);
+            COMPARATOR_TOKENS.remove(t);
         }
     }
 
@@ -258,6 +315,23 @@ final class JavaCallbacks {
             } catch (Throwable ignored) { // the report must not fail the compaction
             }
             return 0;
+        } finally {
+            Callbacks.exit(before);
+        }
+    }
+
+    private static long compare(long token, byte[] a, byte[] b) {
+        RegisteredComparator r = COMPARATOR_TOKENS.get(token);
+        if (r == null) {
+            return CompareHandler.FAILED;
+        }
+        Guard before = Callbacks.enter(r.owner.guard);
+        try {
+            return r.comparator.compare(a, b);
+        } catch (Throwable t) {
+            Callbacks.failed(t);
+            Callbacks.failedIn(r.owner.store, t);
+            return CompareHandler.FAILED;
         } finally {
             Callbacks.exit(before);
         }

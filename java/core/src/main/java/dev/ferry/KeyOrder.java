@@ -4,7 +4,8 @@ import dev.ferry.internal.Codes;
 
 /**
  * The order of a RocksDB column family's keys ({@link ColumnFamilyOptions#keyOrder(KeyOrder)}): one of
- * the comparators that run inside the engine, so that no comparison crosses into Java.
+ * the comparators that run inside the engine, so that no comparison crosses into Java, or {@link #JAVA}
+ * for a family ordered by a {@link JavaComparator}.
  *
  * <p>RocksDB records a family's comparator by name and refuses to open the family with another one:
  * give the same order at every open ({@link StoreOptions#columnFamily(String, ColumnFamilyOptions)}),
@@ -38,7 +39,17 @@ public enum KeyOrder {
      * comparator's name keeps the store from being opened bytewise by mistake. RocksJava cannot open
      * such a store (it has no comparator of that name). No SST ingestion.
      */
-    UINT64_BIG_ENDIAN;
+    UINT64_BIG_ENDIAN,
+    /**
+     * The family's keys are ordered by a {@link JavaComparator} ({@link ColumnFamilyOptions#javaComparator}):
+     * reported by {@link ColumnFamily#keyOrder()}, never set with {@link ColumnFamilyOptions#keyOrder(KeyOrder)}.
+     * A {@link KeyRange}'s bounds are taken in the comparator's order, so build ranges with
+     * {@link KeyRange#all()}, {@link KeyRange#atLeast}, {@link KeyRange#lessThan} and {@link KeyRange#closedOpen}
+     * (the others derive bounds in bytewise order: a cursor over one of those throws
+     * {@link IllegalArgumentException}). A range delete {@code [begin, end)} deletes nothing unless {@code begin}
+     * sorts before {@code end}. Never split for parallel scans; no SST ingestion.
+     */
+    JAVA;
 
     /** FERRY_ORDER_* of this order, from the call layer. */
     private final int value = Codes.keyOrder(name());

@@ -165,13 +165,16 @@ public final class KeyRange {
      * bytewise order and the family is in reverse order.
      */
     boolean isEmptyIn(KeyOrder order) {
-        if (order != KeyOrder.REVERSE_BYTEWISE) {
+        if (order != KeyOrder.REVERSE_BYTEWISE && order != KeyOrder.JAVA) {
             return isEmpty();
         }
         if (derived) {
             throw new IllegalArgumentException("the range " + this + " has a bound derived in bytewise order (greaterThan, "
-                    + "atMost, closed, openClosed, open, prefix): a REVERSE_BYTEWISE family takes ranges made with all, "
+                    + "atMost, closed, openClosed, open, prefix): a " + order + " family takes ranges made with all, "
                     + "atLeast, lessThan or closedOpen, whose bounds are read in the family's order");
+        }
+        if (order == KeyOrder.JAVA) {
+            return false; // the engine finds nothing in a range its comparator says is empty
         }
         return upper != null && lower != null && Arrays.compareUnsigned(lower, upper) <= 0;
     }

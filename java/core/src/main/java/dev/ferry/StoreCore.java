@@ -268,7 +268,8 @@ final class StoreCore {
     void send(WriteOp op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl) {
         int id = cfId(cf);
         boolean reverse = op == WriteOp.DELETE_RANGE && cf.keyOrder() == KeyOrder.REVERSE_BYTEWISE;
-        if (op == WriteOp.DELETE_RANGE && (reverse ? Arrays.compareUnsigned(b, bo, bo + bl, a, ao, ao + al)
+        // a JAVA family's range is checked natively, with its comparator
+        if (op == WriteOp.DELETE_RANGE && cf.keyOrder() != KeyOrder.JAVA && (reverse ? Arrays.compareUnsigned(b, bo, bo + bl, a, ao, ao + al)
                 : Arrays.compareUnsigned(a, ao, ao + al, b, bo, bo + bl)) >= 0) {
             guard.check(); // an empty range: no native call
             return;

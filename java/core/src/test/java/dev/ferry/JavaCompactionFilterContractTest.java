@@ -342,6 +342,30 @@ class JavaCompactionFilterContractTest extends StoreContract {
     }
 
     @MatrixTest
+    void aStoreWideFilterAndAFamilysTtlAreRefusedAtOpenAndAtCreate() {
+        if (lmdb()) {
+            return;
+        }
+        Factory f = new Factory();
+        store.createColumnFamily("t", ColumnFamilyOptions.of().ttl(1000, 0));
+        store.close();
+        // RocksDB would run the family's TTL filter and never the store's Java one: refused, naming both
+        FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class, () -> Store.open(
+                dir.resolve("db"), options().javaCompactionFilter(f).columnFamily("t", ColumnFamilyOptions.of().ttl(1000, 0))));
+        assertTrue(e.getMessage().contains("'t'") && e.getMessage().contains("time to live")
+                && e.getMessage().contains("test.Filter"), e.getMessage());
+        // each alone opens
+        store = Store.open(dir.resolve("db"), options().javaCompactionFilter(f));
+        e = assertThrows(FerryException.InvalidArgument.class,
+                () -> store.createColumnFamily("t2", ColumnFamilyOptions.of().ttl(1000, 0)));
+        assertTrue(e.getMessage().contains("time to live"), e.getMessage());
+        assertTrue(store.columnFamily("t2").isEmpty());
+        store.close();
+        store = Store.open(dir.resolve("db"), options().columnFamily("t", ColumnFamilyOptions.of().ttl(1000, 0)));
+        assertTrue(store.columnFamily("t").isPresent());
+    }
+
+    @MatrixTest
     void badNamesAreRefusedBeforeAnyNativeCall() {
         if (lmdb()) {
             return;

@@ -308,6 +308,10 @@ public final class Abi {
     public static final int CF_ORDER_REVERSE = 0x100;
     /** ferry_cf_flags: the family is in ORDER_U64_BE. */
     public static final int CF_ORDER_U64_BE = 0x200;
+    /** A family ordered by a comparator of the binding's language (ferry_comparator_create). */
+    public static final int ORDER_CALLBACK = 3;
+    /** ferry_cf_flags: the family is in ORDER_CALLBACK. */
+    public static final int CF_ORDER_CALLBACK = 0x400;
 
     // ---- per-write flags (ferry_put, ferry_write)
     /** Sync before returning. */

@@ -3,13 +3,14 @@ package dev.ferry.internal;
 import static dev.ferry.internal.NativeCalls.check;
 
 import dev.ferry.FerryException;
+import dev.ferry.spi.CompareHandler;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import dev.ferry.spi.NativeBinding;
 
 /**
  * The call layer's calls that register callbacks written in Java with the engine,
- * {@link NativeCalls#callbacks()}: merge operators and compaction filters. The conventions are {@link NativeCalls}'s
+ * {@link NativeCalls#callbacks()}: merge operators, compaction filters and comparators. The conventions are {@link NativeCalls}'s
  * (handles are {@code long}s, a failure throws the engine's {@link FerryException}).
  *
  * <p>Thread safety: thread-safe (scratch memory is per thread).
@@ -67,5 +68,29 @@ public final class CallbackCalls {
      */
     public void compactionFilterClose(long filter) {
         b.compactionFilterClose(filter);
+    }
+
+    /**
+     * {@code ferry_comparator_create} with the binding's callback ({@link NativeBinding#compareCallback}).
+     *
+     * @param name the comparator's name (no NUL)
+     * @param token passed to the handler with each comparison
+     * @param handler where the comparisons go
+     * @return the handle
+     */
+    public long comparatorCreate(byte[] name, long token, CompareHandler handler) {
+        long callback = b.compareCallback(handler);
+        Scratch s = Scratch.get(b);
+        check(s, b.comparatorCreate(s.cString(name), token, callback, s.out(0), s.err()));
+        return s.outLong(0);
+    }
+
+    /**
+     * {@code ferry_comparator_close}.
+     *
+     * @param comparator the handle
+     */
+    public void comparatorClose(long comparator) {
+        b.comparatorClose(comparator);
     }
 }

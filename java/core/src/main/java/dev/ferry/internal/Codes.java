@@ -139,6 +139,7 @@ public final class Codes {
             case "BYTEWISE": return Abi.ORDER_BYTEWISE;
             case "REVERSE_BYTEWISE": return Abi.ORDER_REVERSE;
             case "UINT64_BIG_ENDIAN": return Abi.ORDER_U64_BE;
+            case "JAVA": return Abi.ORDER_CALLBACK;
             default: throw unknown("key order", name);
         }
     }
@@ -185,6 +186,9 @@ public final class Codes {
      * @return its {@code FERRY_ORDER_*} code ({@code BYTEWISE} when no order bit is set)
      */
     public static int keyOrderOfFlags(int familyFlags) {
+        if ((familyFlags & Abi.CF_ORDER_CALLBACK) != 0) {
+            return Abi.ORDER_CALLBACK;
+        }
         if ((familyFlags & Abi.CF_ORDER_REVERSE) != 0) {
             return Abi.ORDER_REVERSE;
         }
@@ -198,7 +202,8 @@ public final class Codes {
      * @return its {@code FERRY_CF_ORDER_*} bit, 0 for bytewise
      */
     public static int keyOrderFlag(int order) {
-        return order == Abi.ORDER_REVERSE ? Abi.CF_ORDER_REVERSE : order == Abi.ORDER_U64_BE ? Abi.CF_ORDER_U64_BE : 0;
+        return order == Abi.ORDER_REVERSE ? Abi.CF_ORDER_REVERSE : order == Abi.ORDER_U64_BE ? Abi.CF_ORDER_U64_BE
+                : order == Abi.ORDER_CALLBACK ? Abi.CF_ORDER_CALLBACK : 0;
     }
 
     // ---- per-call flags

@@ -147,8 +147,8 @@ public final class NativeCalls {
             msg = code.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         }
         FerryException e = FerryException.of(code, engineCode, msg + " (" + code + ")");
-        Throwable cause = code == ErrorCode.CORRUPTION ? Callbacks.takeFailure() : null;
-        if (cause != null) { // a merge operator written in Java threw during this call
+        Throwable cause = code == ErrorCode.CORRUPTION || code == ErrorCode.ABORTED ? Callbacks.takeFailure() : null;
+        if (cause != null) { // a merge operator or comparator written in Java threw during this call
             e.initCause(cause);
         }
         return e;
@@ -162,7 +162,7 @@ public final class NativeCalls {
     static void checkStore(Scratch s, int rc, long store) {
         if (rc != 0) {
             FerryException e = s.error(rc);
-            if (e.getCause() == null && e.code() == ErrorCode.CORRUPTION) {
+            if (e.getCause() == null && (e.code() == ErrorCode.CORRUPTION || e.code() == ErrorCode.ABORTED)) {
                 Throwable cause = Callbacks.causeFor(store);
                 if (cause != null) {
                     e.initCause(cause);

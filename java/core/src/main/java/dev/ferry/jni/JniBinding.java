@@ -2,6 +2,8 @@ package dev.ferry.jni;
 
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
+import dev.ferry.spi.CallbackDispatch;
+import dev.ferry.spi.CompareHandler;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import dev.ferry.spi.NativeBinding;
@@ -38,24 +40,11 @@ public final class JniBinding extends JniFunctions implements NativeBinding {
         return wrap0(address, length).order(ByteOrder.nativeOrder());
     }
 
-    /** The handler of {@link #mergeCallback}, set once. */
-    private static volatile MergeHandler mergeHandler;
-    /** The shim's merge trampoline, 0 until asked for. */
-    private static long mergeTrampoline;
+    /** The merge and filter handlers the shim's trampolines reach through {@link #merge} and {@link #filter}. */
+    private static final CallbackDispatch DISPATCH = new CallbackDispatch("JNI");
 
-    @Override public synchronized long mergeCallback(MergeHandler handler) {
-        if (mergeHandler != null && mergeHandler != handler) {
-            throw new IllegalStateException("the JNI binding has a merge handler already");
-        }
-        if (mergeTrampoline == 0) {
-            long address = mergeCallback0();
-            if (address == 0) {
-                throw new IllegalStateException("libferry could not set up its merge callback");
-            }
-            mergeTrampoline = address;
-        }
-        mergeHandler = handler;
-        return mergeTrampoline;
+    @Override public long mergeCallback(MergeHandler handler) {
+        return DISPATCH.installMerge(handler, JniBinding::mergeCallback0);
     }
 
     /**
@@ -65,34 +54,13 @@ public final class JniBinding extends JniFunctions implements NativeBinding {
      */
     @SuppressWarnings("unused") // called from C
     private static byte[] merge(long token, int kind, byte[] key, byte[] existing, byte[][] operands) {
-        try {
-            MergeHandler h = mergeHandler;
-            return h == null ? null : h.merge(token, kind, key, existing, operands);
-        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
-            return null;
-        }
+        return DISPATCH.merge(token, kind, key, existing, operands);
     }
 
     private static native long mergeCallback0();
 
-    /** The handler of {@link #filterCallback}, set once. */
-    private static volatile FilterHandler filterHandler;
-    /** The shim's compaction filter trampoline, 0 until asked for. */
-    private static long filterTrampoline;
-
-    @Override public synchronized long filterCallback(FilterHandler handler) {
-        if (filterHandler != null && filterHandler != handler) {
-            throw new IllegalStateException("the JNI binding has a filter handler already");
-        }
-        if (filterTrampoline == 0) {
-            long address = filterCallback0();
-            if (address == 0) {
-                throw new IllegalStateException("libferry could not set up its compaction filter callback");
-            }
-            filterTrampoline = address;
-        }
-        filterHandler = handler;
-        return filterTrampoline;
+    @Override public long filterCallback(FilterHandler handler) {
+        return DISPATCH.installFilter(handler, JniBinding::filterCallback0);
     }
 
     /**
@@ -103,15 +71,26 @@ public final class JniBinding extends JniFunctions implements NativeBinding {
      */
     @SuppressWarnings("unused") // called from C
     private static long filter(long token, int kind, long arg, int level, byte[] key, byte[] value, byte[][] out) {
-        try {
-            FilterHandler h = filterHandler;
-            return h == null ? 0 : h.filter(token, kind, arg, level, key, value, out);
-        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
-            return 0;
-        }
+        return DISPATCH.filter(token, kind, arg, level, key, value, out);
     }
 
     private static native long filterCallback0();
+
+    @Override public long compareCallback(CompareHandler handler) {
+        return DISPATCH.installCompare(handler, JniBinding::compareCallback0);
+    }
+
+    /**
+     * Called by the shim's comparator trampoline (native/src/jni/binding.c), on the thread RocksDB compares on.
+     *
+     * @return the order, or {@link CompareHandler#FAILED}; never throws
+     */
+    @SuppressWarnings("unused") // called from C
+    private static long compare(long token, byte[] a, byte[] b) {
+        return DISPATCH.compare(token, a, b);
+    }
+
+    private static native long compareCallback0();
     private static native long address0(ByteBuffer direct);
     private static native ByteBuffer wrap0(long address, int length);
 }

@@ -187,6 +187,16 @@ public abstract class JniFunctions implements NativeFunctions {
     }
 
     @Override
+    public final int comparatorCreate(long name, long token, long callback, long out, long err) {
+        return comparatorCreate0(name, token, callback, out, err);
+    }
+
+    @Override
+    public final int comparatorClose(long c) {
+        return comparatorClose0(c);
+    }
+
+    @Override
     public final int delete(long store, int cf, long key, long klen, long err) {
         return delete0(store, cf, key, klen, err);
     }
@@ -516,6 +526,8 @@ public abstract class JniFunctions implements NativeFunctions {
     private static native long mergeValueAlloc0(long v, long len);
     private static native int compactionFilterCreate0(long name, long token, long callback, long out, long err);
     private static native int compactionFilterClose0(long f);
+    private static native int comparatorCreate0(long name, long token, long callback, long out, long err);
+    private static native int comparatorClose0(long c);
     private static native int delete0(long store, int cf, long key, long klen, long err);
     private static native int deleteRange0(long store, int cf, long begin, long blen, long end, long elen, long err);
     private static native int write0(long store, long ops, long len, int count, int flags, long err);

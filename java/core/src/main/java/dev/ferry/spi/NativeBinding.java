@@ -78,4 +78,15 @@ public interface NativeBinding extends NativeFunctions {
      * @throws IllegalStateException when another handler was given before
      */
     long filterCallback(FilterHandler handler);
+
+    /**
+     * Returns the binding's {@code ferry_compare_fn} (ferry.h), the callback to register with
+     * {@code ferry_comparator_create}: the shim's C trampoline, as for {@link #mergeCallback}. Its calls go
+     * to {@code handler}; the first handler given stays (ferry-core gives one only).
+     *
+     * @param handler where the callback's comparisons go
+     * @return the callback's address
+     * @throws IllegalStateException when another handler was given before
+     */
+    long compareCallback(CompareHandler handler);
 }

@@ -484,6 +484,30 @@ public interface NativeFunctions extends RocksDbFunctions {
     int compactionFilterClose(long f);
 
     /**
+     * {@code ferry_comparator_create}: Register a comparator implemented by a callback.
+     *
+     * @param name {@code const char *name}: the name RocksDB records (1..FERRY_MERGE_NAME_MAX of [A-Za-z0-9_.-], not
+     *        starting with "ferry.", "leveldb." or "rocksdb."), copied.
+     * @param token {@code int64_t token}: passed to every call of callback.
+     * @param callback {@code void *callback}: a ferry_compare_fn (a binding's C function), as an address.
+     * @param out {@code ferry_comparator **out}: the handle; give it to families through their options strings; release
+     *        with ferry_comparator_close.
+     * @param err {@code ferry_error *err}
+     * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (NULL arguments, a name outside the rules), FERRY_ENOMEM.
+     */
+    int comparatorCreate(long name, long token, long callback, long out, long err);
+
+    /**
+     * {@code ferry_comparator_close}: Release a comparator: later opens refuse it; stores open with it keep it (and
+     * call its callback) until they close. NULL and handles not made by ferry_comparator_create (or closed already) are
+     * ignored.
+     *
+     * @param c {@code ferry_comparator *c}
+     * @return the C result unchanged: FERRY_OK.
+     */
+    int comparatorClose(long c);
+
+    /**
      * {@code ferry_delete}: Delete one key (a missing key is not an error).
      *
      * @param store {@code ferry_store *s}

@@ -5,6 +5,8 @@ import dev.ferry.ColumnFamilyOptions;
 import dev.ferry.Engine;
 import dev.ferry.FerryException;
 import dev.ferry.JavaCompactionFilter;
+import dev.ferry.JavaComparator;
+import dev.ferry.KeyRange;
 import dev.ferry.JavaMergeOperator;
 import dev.ferry.Store;
 import dev.ferry.StoreOptions;
@@ -16,13 +18,15 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Callbacks written in Java (RocksDB): a store of its own, opened with a {@link JavaMergeOperator} and a
- * {@link JavaCompactionFilter} (for the store, or for one family) whose every call does one random thing:
+ * {@link JavaCompactionFilter} (for the store, or for one family), and a family ordered by a {@link JavaComparator},
+ * whose every call does one random thing:
  * answers, throws, blocks for a moment, or calls back into its store (a read, or a close). Random merges,
  * puts, reads, flushes and compactions run on it, and its close comes while another thread compacts.
  *
  * <p>What must hold: a call back into the store from a callback throws {@link IllegalStateException}; a read
  * or write failing because a merge threw fails with a {@link FerryException} whose cause is that exception
- * (any other corruption is a contract breach); the store's close returns only once no callback runs, and
+ * (any other corruption is a contract breach); a comparator that threw makes calls of its family fail with
+ * {@link dev.ferry.ErrorCode#ABORTED}; the store's close returns only once no callback runs, and
  * none runs after it; nothing crashes or hangs.
  *
  * <p>Thread safety: stateless; every method runs on the calling fuzz thread (and one helper thread it joins).
@@ -147,6 +151,14 @@ final class CallbackOps {
         };
     }
 
+    /** A comparator in reverse bytewise order that acts first. */
+    static JavaComparator comparator(Behaviour b) {
+        return JavaComparator.of("fuzz.Reverse", (x, y) -> {
+            b.act();
+            return java.util.Arrays.compareUnsigned(y, x);
+        });
+    }
+
     /** Runs a call on the store; a FerryException is fine when a callback's exception caused it. */
     private static void judged(Ctx c, String desc, Runnable call) {
         c.call(desc, () -> {
@@ -156,9 +168,35 @@ final class CallbackOps {
                 if (e.code() == dev.ferry.ErrorCode.CORRUPTION && !(e.getCause() instanceof Boom)) {
                     throw e; // a corruption no callback explains: the judge fails it
                 }
+                if (e.code() == dev.ferry.ErrorCode.ABORTED && e.getCause() != null && !(e.getCause() instanceof Boom)
+                        && !(e.getCause() instanceof IllegalStateException)) {
+                    throw e; // a comparator failure with another cause than the comparator's own
+                }
                 // any other engine error is an allowed outcome (a flush that failed makes RocksDB refuse writes)
             }
         });
+    }
+
+    /** One random call on the family ordered by the fuzzer's comparator. */
+    private static void ordered(Ctx c, Store s, ColumnFamily g) {
+        byte[] k = {(byte) c.rnd.nextInt(8)};
+        byte[] e = {(byte) c.rnd.nextInt(8)};
+        int op = c.rnd.nextInt(5);
+        if (op == 0) {
+            judged(c, s + ".put(g, " + k[0] + ")", () -> s.put(g, k, e));
+        } else if (op == 1) {
+            judged(c, s + ".get(g, " + k[0] + ")", () -> s.get(g, k));
+        } else if (op == 2) {
+            judged(c, s + ".deleteRange(g, " + k[0] + ", " + e[0] + ")", () -> s.deleteRange(g, k, e));
+        } else if (op == 3) {
+            judged(c, s + ".flush(g)", () -> s.flush(g));
+        } else {
+            judged(c, s + ".cursor(g).first()", () -> {
+                try (dev.ferry.Cursor cur = s.cursor(g, KeyRange.atLeast(k), null)) {
+                    cur.first();
+                }
+            });
+        }
     }
 
     private static void callbacks(Ctx c) {
@@ -190,7 +228,17 @@ final class CallbackOps {
             c.call(s + ".close()", s::close);
             return;
         }
+        ColumnFamily[] g = new ColumnFamily[1];
+        ColumnFamilyOptions go = ColumnFamilyOptions.of().javaComparator(comparator(b));
+        if (go.javaComparator().isEmpty() || go.keyOrder() != dev.ferry.KeyOrder.JAVA) {
+            c.wrong("ColumnFamilyOptions.javaComparator()", "the comparator set is not there");
+        }
+        c.call(s + ".createColumnFamily(g, javaComparator)", () -> g[0] = s.createColumnFamily("g", go));
         for (int i = 0, n = 20 + c.rnd.nextInt(60); i < n; i++) {
+            if (g[0] != null && c.oneIn(3)) {
+                ordered(c, s, g[0]);
+                continue;
+            }
             ColumnFamily cf = c.oneIn(2) ? f[0] : s.defaultColumnFamily();
             byte[] k = {(byte) c.rnd.nextInt(8)};
             byte[] v = new byte[c.rnd.nextInt(9)];
@@ -206,6 +254,10 @@ final class CallbackOps {
             } else {
                 judged(c, s + ".compactRange(" + cf.name() + ")", () -> s.compactRange(cf, null, null));
             }
+        }
+        if (g[0] != null && c.oneIn(2)) {
+            ColumnFamily ordered = g[0];
+            judged(c, s + ".compactRange(g)", () -> s.compactRange(ordered, null, null));
         }
         // close while another thread compacts (its compaction may see the close: any outcome but a crash)
         Thread compactor = new Thread(() -> {

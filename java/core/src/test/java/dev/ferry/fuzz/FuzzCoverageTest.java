@@ -75,6 +75,8 @@ class FuzzCoverageTest {
                 + " the fuzzer's CallbackOps implements it, JavaCompactionFilterContractTest covers it)");
         CLASSES_NOT_FUZZED.put("JavaCompactionFilter$*", "the filter's factory (implemented by the application), its"
                 + " immutable Decision and Context values: no native state, no lifetime");
+        CLASSES_NOT_FUZZED.put("JavaComparator", "a callback interface the application implements (Ferry calls it; the"
+                + " fuzzer's CallbackOps makes one with JavaComparator.of, JavaComparatorContractTest covers it)");
         CLASSES_NOT_FUZZED.put("JavaMergeOperator", "a callback interface the application implements (Ferry calls it;"
                 + " JavaMergeOperatorContractTest covers throwing, re-entering and closing operators)");
         CLASSES_NOT_FUZZED.put("StoreReader", "an abstract sealed supertype: its methods are checked on each subclass"

@@ -39,9 +39,11 @@ import org.junit.jupiter.api.Test;
  */
 class NativeBoundaryTest {
     /** NativeBinding methods that are binding helpers, not C functions. */
-    private static final Set<String> HELPERS = Set.of("name", "address", "wrap", "mergeCallback", "filterCallback");
+    private static final Set<String> HELPERS = Set.of("name", "address", "wrap", "mergeCallback", "filterCallback",
+            "compareCallback");
     /** JniBinding natives behind the helpers. */
-    private static final Set<String> JNI_HELPERS = Set.of("address0", "wrap0", "mergeCallback0", "filterCallback0");
+    private static final Set<String> JNI_HELPERS = Set.of("address0", "wrap0", "mergeCallback0", "filterCallback0",
+            "compareCallback0");
 
     @Test
     void theParserReadsTheHeadersForms() {

@@ -2,6 +2,7 @@ package dev.ferry.ffm.internal;
 
 import dev.ferry.internal.Abi;
 import dev.ferry.internal.NativeLibrary;
+import dev.ferry.spi.CompareHandler;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import dev.ferry.spi.NativeBinding;
@@ -227,6 +228,12 @@ public final class FfmBinding extends FfmFunctions implements NativeBinding {
     @Override
     public long filterCallback(FilterHandler handler) {
         return FfmMergeDispatch.filterAddress(handler);
+    }
+
+    /** {@inheritDoc} The callback is libferry's C trampoline, as for {@link #mergeCallback}. */
+    @Override
+    public long compareCallback(CompareHandler handler) {
+        return FfmMergeDispatch.compareAddress(handler);
     }
 
     // ---------------------------------------------------------------- loading

@@ -326,6 +326,24 @@ public abstract class FfmFunctions extends FfmHandles implements NativeFunctions
     }
 
     @Override
+    public final int comparatorCreate(long name, long token, long callback, long out, long err) {
+        try {
+            return (int) ComparatorCreate.H.invokeExact(name, token, callback, out, err);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_comparator_create", t);
+        }
+    }
+
+    @Override
+    public final int comparatorClose(long c) {
+        try {
+            return (int) ComparatorClose.H.invokeExact(c);
+        } catch (Throwable t) {
+            throw FfmBinding.failure("ferry_comparator_close", t);
+        }
+    }
+
+    @Override
     public final int delete(long store, int cf, long key, long klen, long err) {
         try {
             return (int) Delete.H.invokeExact(store, cf, key, klen, err);

@@ -120,6 +120,12 @@ abstract class FfmHandles {
                 JAVA_LONG, JAVA_LONG),
         // int ferry_compaction_filter_close(ferry_compaction_filter *f)
         COMPACTION_FILTER_CLOSE("ferry_compaction_filter_close", false, JAVA_INT, JAVA_LONG),
+        // int ferry_comparator_create(const char *name, int64_t token, void *callback, ferry_comparator **out,
+        //    ferry_error *err)
+        COMPARATOR_CREATE("ferry_comparator_create", false, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG),
+        // int ferry_comparator_close(ferry_comparator *c)
+        COMPARATOR_CLOSE("ferry_comparator_close", false, JAVA_INT, JAVA_LONG),
         // int ferry_delete(ferry_store *s, uint32_t cf, const void *key, size_t klen, ferry_error *err)
         DELETE("ferry_delete", false, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         // int ferry_delete_range(ferry_store *s, uint32_t cf, const void *begin, size_t blen, const void *end,
@@ -314,6 +320,8 @@ abstract class FfmHandles {
     static final class MergeValueAlloc { static final MethodHandle H = FfmBinding.bind(Fn.MERGE_VALUE_ALLOC); }
     static final class CompactionFilterCreate { static final MethodHandle H = FfmBinding.bind(Fn.COMPACTION_FILTER_CREATE); }
     static final class CompactionFilterClose { static final MethodHandle H = FfmBinding.bind(Fn.COMPACTION_FILTER_CLOSE); }
+    static final class ComparatorCreate { static final MethodHandle H = FfmBinding.bind(Fn.COMPARATOR_CREATE); }
+    static final class ComparatorClose { static final MethodHandle H = FfmBinding.bind(Fn.COMPARATOR_CLOSE); }
     static final class Delete { static final MethodHandle H = FfmBinding.bind(Fn.DELETE); }
     static final class DeleteRange { static final MethodHandle H = FfmBinding.bind(Fn.DELETE_RANGE); }
     static final class Write { static final MethodHandle H = FfmBinding.bind(Fn.WRITE); }

@@ -1,5 +1,7 @@
 package dev.ferry.ffm.internal;
 
+import dev.ferry.spi.CallbackDispatch;
+import dev.ferry.spi.CompareHandler;
 import dev.ferry.spi.FilterHandler;
 import dev.ferry.spi.MergeHandler;
 import java.lang.foreign.Arena;
@@ -9,7 +11,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The FFM binding's {@code ferry_merge_fn} and {@code ferry_filter_fn} (ferry.h): libferry's C trampolines,
+ * The FFM binding's {@code ferry_merge_fn}, {@code ferry_filter_fn} and {@code ferry_compare_fn} (ferry.h): libferry's C trampolines,
  * which call {@link #merge} and {@link #filter} through JNI, as the JNI binding's do. Not an upcall stub: the JDK detaches the RocksDB flush and
  * compaction threads its upcalls attached when they end, and a thread of RocksDB's pool ending while the
  * JVM exits (RocksDB joins its pool in a C exit handler) then waits forever for a lock the exiting JVM
@@ -23,27 +25,20 @@ final class FfmMergeDispatch {
     private static final String SYMBOL = "ferry_jvm_merge_callback";
     /** libferry's entry (not in ferry.h): {@code void *ferry_jvm_filter_callback(const char *dispatcher)}. */
     private static final String FILTER_SYMBOL = "ferry_jvm_filter_callback";
+    /** libferry's entry (not in ferry.h): {@code void *ferry_jvm_compare_callback(const char *dispatcher)}. */
+    private static final String COMPARE_SYMBOL = "ferry_jvm_compare_callback";
     /** This class's binary name. */
     private static final String NAME = FfmMergeDispatch.class.getName();
 
-    private static volatile MergeHandler handler;
-    private static long callback;
-    private static volatile FilterHandler filterHandler;
-    private static long filterCallback;
+    /** The handlers libferry's trampolines reach through {@link #merge} and {@link #filter}. */
+    private static final CallbackDispatch DISPATCH = new CallbackDispatch("FFM");
 
     private FfmMergeDispatch() {
     }
 
     /** See {@link dev.ferry.spi.NativeBinding#mergeCallback}. */
-    static synchronized long address(MergeHandler h) {
-        if (handler != null && handler != h) {
-            throw new IllegalStateException("the FFM binding has a merge handler already");
-        }
-        if (callback == 0) {
-            callback = setUp(SYMBOL);
-        }
-        handler = h;
-        return callback;
+    static long address(MergeHandler h) {
+        return DISPATCH.installMerge(h, () -> setUp(SYMBOL));
     }
 
     /**
@@ -53,12 +48,7 @@ final class FfmMergeDispatch {
      */
     @SuppressWarnings("unused") // called from C
     private static byte[] merge(long token, int kind, byte[] key, byte[] existing, byte[][] operands) {
-        try {
-            MergeHandler h = handler;
-            return h == null ? null : h.merge(token, kind, key, existing, operands);
-        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
-            return null;
-        }
+        return DISPATCH.merge(token, kind, key, existing, operands);
     }
 
     /** Calls libferry's entry {@code symbol}, which caches this class's dispatch methods: the trampoline's address. */
@@ -85,15 +75,8 @@ final class FfmMergeDispatch {
     }
 
     /** See {@link dev.ferry.spi.NativeBinding#filterCallback}. */
-    static synchronized long filterAddress(FilterHandler h) {
-        if (filterHandler != null && filterHandler != h) {
-            throw new IllegalStateException("the FFM binding has a filter handler already");
-        }
-        if (filterCallback == 0) {
-            filterCallback = setUp(FILTER_SYMBOL);
-        }
-        filterHandler = h;
-        return filterCallback;
+    static long filterAddress(FilterHandler h) {
+        return DISPATCH.installFilter(h, () -> setUp(FILTER_SYMBOL));
     }
 
     /**
@@ -103,11 +86,21 @@ final class FfmMergeDispatch {
      */
     @SuppressWarnings("unused") // called from C
     private static long filter(long token, int kind, long arg, int level, byte[] key, byte[] value, byte[][] out) {
-        try {
-            FilterHandler h = filterHandler;
-            return h == null ? 0 : h.filter(token, kind, arg, level, key, value, out);
-        } catch (Throwable t) { // the handler throws nothing; an Error (stack overflow) must not reach RocksDB
-            return 0;
-        }
+        return DISPATCH.filter(token, kind, arg, level, key, value, out);
+    }
+
+    /** See {@link dev.ferry.spi.NativeBinding#compareCallback}. */
+    static long compareAddress(CompareHandler h) {
+        return DISPATCH.installCompare(h, () -> setUp(COMPARE_SYMBOL));
+    }
+
+    /**
+     * Called by libferry's comparator trampoline through JNI, on the thread RocksDB compares on.
+     *
+     * @return the order, or {@link CompareHandler#FAILED}; never throws
+     */
+    @SuppressWarnings("unused") // called from C
+    private static long compare(long token, byte[] a, byte[] b) {
+        return DISPATCH.compare(token, a, b);
     }
 }

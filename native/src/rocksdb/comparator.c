@@ -1,0 +1,171 @@
+/* Comparators of the binding's language (ferry.h, "Comparators of the binding's language"): the handles
+ * (callback.c's), the RocksDB comparator made per family that names one, and what happens when the
+ * callback fails: RocksDB cannot fail a comparison, so the family is refused from then on (its slot is
+ * marked FERRY_SLOT_BROKEN, the call on the failing thread fails with FERRY_EABORTED through
+ * rdb_cmp_after) and the comparator answers in bytewise order without calling back. A flush or compaction
+ * after that writes its keys in the callback's order, which RocksDB's key-order check
+ * (check_flush_compaction_key_order) then finds out of bytewise order and refuses, unless the two orders
+ * agree on those keys. */
+#include "engine.h"
+
+#include <string.h>
+
+/* One family's comparator: RocksDB's options keep a raw pointer to obj, so it lives until the store is
+ * freed (after the database closed). */
+struct rdb_cmp {
+    rdb_cb *cb;                       /* a reference */
+    rocksdb_comparator_t *obj;
+    rdb_store *store;
+    _Atomic(ferry_cf_slot *) slot;    /* the family's slot, once it has one (rdb_cmp_bind) */
+    atomic_int failed;
+    char *family;                     /* the family's name, until bound */
+    struct rdb_cmp *next;             /* the store's list (under ttl_lock) */
+};
+
+atomic_int rdb_cmp_failures;
+
+/* The name of the comparator that failed on this thread, until rdb_cmp_after takes it ("" for none). */
+static _Thread_local char failed_here[FERRY_MERGE_NAME_MAX + 1];
+
+int ferry_comparator_create(const char *name, int64_t token, void *callback, ferry_comparator **out, ferry_error *err)
+{
+    return rdb_cb_create(RDB_CB_COMPARATOR, name, token, callback, (rdb_cb **)out, err);
+}
+
+int ferry_comparator_close(ferry_comparator *c)
+{
+    if (c) rdb_cb_close(&c->cb);
+    return FERRY_OK;
+}
+
+static void broken(rdb_cmp *c)
+{
+    if (atomic_exchange(&c->failed, 1) == 0) atomic_fetch_add(&rdb_cmp_failures, 1);
+    memcpy(failed_here, c->cb->name, sizeof failed_here);
+    ferry_cf_slot *slot = atomic_load(&c->slot);
+    int live = 0;
+    if (slot) atomic_compare_exchange_strong(&slot->dropped, &live, FERRY_SLOT_BROKEN);
+}
+
+static int compare(void *st, const char *a, size_t al, const char *b, size_t bl)
+{
+    rdb_cmp *c = st;
+    if (!atomic_load_explicit(&c->failed, memory_order_relaxed)) {
+        int32_t failed = 0;
+        int32_t r = ((ferry_compare_fn)(intptr_t)c->cb->fn)(c->cb->token, a, al, b, bl, &failed);
+        if (!failed) return (r > 0) - (r < 0);
+        broken(c);
+    }
+    /* bytewise: a total order, as RocksDB's sorts need (an answer that is not one, such as "before" for
+     * every pair, makes std::sort run off its array) */
+    size_t n = al < bl ? al : bl;
+    int m = n ? memcmp(a, b, n) : 0;
+    return m ? m : (al > bl) - (al < bl);
+}
+
+static const char *cmp_name(void *st)
+{
+    return ((rdb_cmp *)st)->cb->name;
+}
+
+static void cmp_destroy(void *st)
+{
+    (void)st;   /* the store frees its comparators (rdb_cmp_free) */
+}
+
+/* The slot's comparison, for ferry_slot_cmp: the same function RocksDB calls. */
+static int slot_compare(void *st, const char *a, size_t al, const char *b, size_t bl)
+{
+    return compare(st, a, al, b, bl);
+}
+
+int rdb_cmp_apply(rdb_store *s, const char *family, const char *extra, int64_t order, rocksdb_options_t *f,
+                  int64_t *order_out, ferry_error *err)
+{
+    const char *k, *v, *val = NULL;
+    size_t kn, vn, valn = 0;
+    *order_out = order;
+    for (const char *p = extra; extra && (p = rdb_next_option(p, &k, &kn, &v, &vn)) != NULL;)
+        if (rdb_key_is(k, kn, "comparator")) { val = v; valn = vn; }
+    int is_token = 0;
+    rdb_cb *cb = val ? rdb_cb_token(RDB_CB_COMPARATOR, val, valn, &is_token) : NULL;
+    if (!is_token) return FERRY_OK;
+    int shown = (int)(valn > 200 ? 200 : valn);
+    if (!cb)
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': options string sets comparator=%.*s, which is not an "
+                          "open comparator (closed, or not made by ferry_comparator_create)", family, shown, val);
+    if (order != FERRY_ORDER_BYTEWISE) {
+        rdb_cb_unref(cb);
+        return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': a comparator (%s) and a key order "
+                          "(FERRY_CFOPT_KEY_ORDER) other than bytewise: a family has one order", family, cb->name);
+    }
+    rdb_cmp *c = calloc(1, sizeof *c);
+    char *name = strdup(family);
+    rocksdb_comparator_t *obj = c && name ? RDB.comparator_create(c, cmp_destroy, compare, cmp_name) : NULL;
+    if (!obj) {
+        free(c);
+        free(name);
+        rdb_cb_unref(cb);
+        return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
+    c->cb = cb;
+    c->obj = obj;
+    c->store = s;
+    c->family = name;
+    pthread_mutex_lock(&s->ttl_lock);
+    c->next = s->cmps;
+    s->cmps = c;
+    pthread_mutex_unlock(&s->ttl_lock);
+    RDB.options_set_comparator(f, obj);
+    *order_out = FERRY_ORDER_CALLBACK;
+    return FERRY_OK;
+}
+
+int rdb_cmp_bind(ferry_store *fs, uint32_t id, ferry_error *err)
+{
+    rdb_store *s = STORE(fs);
+    ferry_cf_slot *slot = ferry_slot(fs, id);
+    if (ferry_slot_order(slot) != FERRY_ORDER_CALLBACK) return FERRY_OK;
+    rdb_cmp *found = NULL;
+    pthread_mutex_lock(&s->ttl_lock);
+    for (rdb_cmp *c = s->cmps; c && !found; c = c->next)
+        if (c->family && strcmp(c->family, slot->name) == 0 && !atomic_load(&c->slot)) found = c;
+    if (found) {
+        free(found->family);
+        found->family = NULL;
+        slot->cmp_state = found;
+        slot->cmp = slot_compare;
+        atomic_store(&found->slot, slot);
+    }
+    pthread_mutex_unlock(&s->ttl_lock);
+    if (!found) return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': its comparator is gone", slot->name);
+    if (atomic_load(&found->failed)) {   /* it failed before the family had its slot (replaying the log) */
+        int live = 0;
+        atomic_compare_exchange_strong(&slot->dropped, &live, FERRY_SLOT_BROKEN);
+        failed_here[0] = '\0';
+        return ferry_fail(err, FERRY_EABORTED, 0, "column family '%s': its comparator '%s' failed while the store "
+                          "opened (replaying its log)", slot->name, found->cb->name);
+    }
+    return FERRY_OK;
+}
+
+int rdb_cmp_failed_here(ferry_error *err)
+{
+    if (!failed_here[0]) return 0;
+    ferry_fail(err, FERRY_EABORTED, 0, "the comparator '%s' failed during this call (see ferry_comparator_create): its "
+               "column family refuses every call until the store is reopened", failed_here);
+    failed_here[0] = '\0';
+    return 1;
+}
+
+void rdb_cmp_free(rdb_store *s)
+{
+    for (rdb_cmp *c = s->cmps, *next; c; c = next) {
+        next = c->next;
+        RDB.comparator_destroy(c->obj);
+        rdb_cb_unref(c->cb);
+        free(c->family);
+        free(c);
+    }
+    s->cmps = NULL;
+}
