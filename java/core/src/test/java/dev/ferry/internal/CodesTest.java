@@ -57,7 +57,7 @@ class CodesTest {
         assertEquals(header("PERF_"), codes(PerfContext.Level.values(), Codes::perfLevel));
         assertEquals(header("ORDER_"), codes(KeyOrder.values(), Codes::keyOrder));
         assertEquals(header("LMDB_", "FERRY_LMDB_FAMILY_SCAN_MAX"), codes(LmdbFlag.values(), Codes::lmdbFlag));
-        assertEquals(header("CF_", "FERRY_CF_ORDER_REVERSE", "FERRY_CF_ORDER_U64_BE"),
+        assertEquals(header("CF_", "FERRY_CF_ORDER_REVERSE", "FERRY_CF_ORDER_U64_BE", "FERRY_CF_ORDER_CALLBACK"),
                 codes(ColumnFamilyFlag.values(), Codes::familyFlag));
         TreeSet<Long> errors = header("E"); // the return codes: FERRY_E* below 0 (not FERRY_ENGINE_*, FERRY_ENTRY_MAX)
         errors.removeIf(v -> v >= 0);
