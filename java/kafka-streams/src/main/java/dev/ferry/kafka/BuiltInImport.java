@@ -110,21 +110,27 @@ final class BuiltInImport {
      */
     static Result run(FerryStateStore store, Path dir, StoreOptions options, StateStoreContext context) {
         Map<String, Object> configs = context.appConfigs();
-        if (!(store instanceof FerryKeyValueStore) || store instanceof org.apache.kafka.streams.state.HeadersBytesStore
+        boolean keyValue = store instanceof FerryKeyValueStore;
+        boolean segmented = SegmentedImport.importable(store);
+        if (!(keyValue || segmented) || store instanceof org.apache.kafka.streams.state.HeadersBytesStore
                 || !FerryStoreConfig.importBuiltIn(configs)) { // a headers store's built-in counterpart keeps another layout
             return null;
         }
         boolean delete = FerryStoreConfig.importBuiltInDelete(configs);
         Path temp = dir.resolveSibling(dir.getFileName() + TEMP_SUFFIX);
-        Path builtIn = new java.io.File(new java.io.File(context.stateDir(), BUILT_IN_DIR), store.name()).toPath();
+        // the built-in key-value store in <task>/rocksdb/<name>; window and session stores' segments in <task>/<name>/<name>.<start>
+        Path builtIn = keyValue ? new java.io.File(new java.io.File(context.stateDir(), BUILT_IN_DIR), store.name()).toPath()
+                : new java.io.File(context.stateDir(), store.name()).toPath();
         try {
             deleteTree(temp); // a partial import a crash left: never renamed into place, so never used
-            if (Files.exists(dir) || !Files.isRegularFile(builtIn.resolve("CURRENT"))) {
+            if (Files.exists(dir) || !(keyValue ? Files.isRegularFile(builtIn.resolve("CURRENT")) : SegmentedImport.hasSegments(builtIn))) {
                 return null;
             }
             boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(configs.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
-            Result r = copy(builtIn, temp, options, store instanceof TimestampedBytesStore, eos, store.name());
+            Result r = keyValue ? copy(builtIn, temp, options, store instanceof TimestampedBytesStore, eos, store.name())
+                    : SegmentedImport.copy(builtIn, temp, options, (FerrySegmentedStore) store, eos);
             if (r == null) {
+                deleteTree(temp);
                 return null;
             }
             Runnable hook = beforeRename;
@@ -188,117 +194,185 @@ final class BuiltInImport {
                         + "not imported, the store restores from the changelog", name, builtIn, want, timestamped ? "timestamped" : "plain");
                 return null;
             }
-            TreeMap<String, byte[]> kept = new TreeMap<>();
-            if (offsets != null) {
-                try (Cursor c = src.cursor(offsets, KeyRange.all(), null)) {
-                    while (c.next()) {
-                        kept.put(new String(c.keyBytes(), StandardCharsets.UTF_8), c.valueBytes());
-                    }
-                }
-            }
+            TreeMap<String, byte[]> kept = readOffsets(src, offsets);
             byte[] status = kept.remove(new String(FerryStateStore.STATUS_KEY, StandardCharsets.UTF_8));
-            if (eos && status != null && !Arrays.equals(status, CLOSED)) {
+            if (eos && notClosed(status)) {
                 LOG.info("Ferry store {}: Kafka's built-in store at {} was not closed: under exactly-once it may hold uncommitted "
                         + "writes, not imported, the store restores from the changelog", name, builtIn);
                 return null;
             }
-            Map<String, Long> carried = new TreeMap<>();
-            kept.forEach((k, v) -> {
-                if (!k.equals(new String(FerryStateStore.POSITION_KEY, StandardCharsets.UTF_8)) && v.length == Long.BYTES) {
-                    carried.put(k, ByteBuffer.wrap(v).getLong());
-                }
-            });
+            Map<String, Long> carried = offsetsOf(kept);
             long[] counts = new long[2];
             try (Store dst = Store.open(temp, options)) {
                 ColumnFamily data = dst.createColumnFamily(FerryStateStore.DATA_FAMILY);
                 ColumnFamily offs = dst.createColumnFamily(FerryStateStore.OFFSETS_FAMILY);
-                if (dst.engine() == Engine.ROCKSDB) {
-                    copyTables(src, from, dst, data, temp.resolve(TABLES), RestoreBuffer.tableOptions(options), counts);
-                } else {
-                    copyAppend(src, from, dst, data, counts);
-                }
-                // after the entries: the offsets cover them (only the rename makes either visible)
-                try (WriteBatch b = new WriteBatch()) {
-                    for (Map.Entry<String, byte[]> e : kept.entrySet()) {
-                        b.put(offs, e.getKey().getBytes(StandardCharsets.UTF_8), e.getValue());
-                    }
-                    b.put(offs, FerryStateStore.STATUS_KEY, CLOSED);
-                    dst.write(b, SYNC);
-                }
-                dst.flush();
+                copyAll(src, from, dst, data, temp, options, counts);
+                writeOffsets(dst, offs, kept);
             }
             return new Result(counts[0], counts[1], carried, (System.nanoTime() - start) / 1_000_000);
         }
     }
 
-    /** RocksDB: writes the entries, in key order, as table files of about {@link #TABLE_FILE_BYTES}, ingested in one step. */
-    private static void copyTables(Store src, ColumnFamily from, Store dst, ColumnFamily data, Path tables, String tableOptions,
-                                   long[] counts) throws IOException {
-        Files.createDirectories(tables);
-        List<Path> files = new ArrayList<>();
-        SstFileWriter w = null;
-        long inFile = 0;
-        try (Cursor c = src.cursor(from, KeyRange.all(), null)) {
-            while (c.next()) {
-                if (w == null) {
-                    Path f = tables.resolve(files.size() + ".sst");
-                    files.add(f);
-                    w = SstFileWriter.open(f, tableOptions, dst.binding());
-                    inFile = 0;
-                }
-                byte[] k = c.keyBytes();
-                byte[] v = c.valueBytes();
-                w.put(k, v);
-                counts[0]++;
-                counts[1] += k.length + v.length;
-                inFile += k.length + v.length;
-                if (inFile >= TABLE_FILE_BYTES) {
-                    w.finish();
-                    w.close();
-                    w = null;
-                }
+    /** @return the changelog offsets among the entries of an offsets family (the position and status left out) */
+    static Map<String, Long> offsetsOf(Map<String, byte[]> kept) {
+        Map<String, Long> carried = new TreeMap<>();
+        kept.forEach((k, v) -> {
+            if (!k.equals(new String(FerryStateStore.POSITION_KEY, StandardCharsets.UTF_8))
+                    && !k.equals(new String(FerryStateStore.STATUS_KEY, StandardCharsets.UTF_8)) && v.length == Long.BYTES) {
+                carried.put(k, ByteBuffer.wrap(v).getLong());
             }
-            if (w != null) {
-                w.finish();
-                w.close();
-                w = null;
-            }
-        } finally {
-            if (w != null) {
-                w.close();
-            }
-        }
-        if (!files.isEmpty()) {
-            dst.ingest(data, files, true);
-        }
-        deleteTree(tables);
+        });
+        return carried;
     }
 
-    /** LMDB: appends the entries, in key order, into the empty data family, in transactions of about 8 MiB. */
-    private static void copyAppend(Store src, ColumnFamily from, Store dst, ColumnFamily data, long[] counts) {
-        WriteBatch b = new WriteBatch();
-        try (Cursor c = src.cursor(from, KeyRange.all(), null)) {
-            while (c.next()) {
-                byte[] k = c.keyBytes();
-                byte[] v = c.valueBytes();
-                b.put(data, k, v);
-                counts[0]++;
-                counts[1] += k.length + v.length;
-                if (b.sizeInBytes() >= LMDB_TRANSACTION_BYTES) {
-                    dst.write(b, APPEND);
-                    b.close();
-                    b = new WriteBatch();
+    /** Whether a built-in store's status entry (null: none, Kafka before 4.3) says it was not closed. */
+    static boolean notClosed(byte[] status) {
+        return status != null && !Arrays.equals(status, CLOSED);
+    }
+
+    /**
+     * Writes the carried offsets and position and a closed status into the imported store, synced, after its
+     * entries (the offsets cover them; only the rename makes either visible), and flushes it.
+     */
+    static void writeOffsets(Store dst, ColumnFamily offs, Map<String, byte[]> kept) {
+        try (WriteBatch b = new WriteBatch()) {
+            for (Map.Entry<String, byte[]> e : kept.entrySet()) {
+                b.put(offs, e.getKey().getBytes(StandardCharsets.UTF_8), e.getValue());
+            }
+            b.put(offs, FerryStateStore.STATUS_KEY, CLOSED);
+            dst.write(b, SYNC);
+        }
+        dst.flush();
+    }
+
+    /** @return every entry of a built-in store's offsets family, by key (UTF-8) */
+    static TreeMap<String, byte[]> readOffsets(Store src, ColumnFamily offsets) {
+        TreeMap<String, byte[]> kept = new TreeMap<>();
+        if (offsets != null) {
+            try (Cursor c = src.cursor(offsets, KeyRange.all(), null)) {
+                while (c.next()) {
+                    kept.put(new String(c.keyBytes(), StandardCharsets.UTF_8), c.valueBytes());
                 }
             }
-            if (b.count() > 0) {
-                dst.write(b, APPEND);
+        }
+        return kept;
+    }
+
+    /** Copies every entry of {@code from} into the empty {@code data}, in key order. */
+    private static void copyAll(Store src, ColumnFamily from, Store dst, ColumnFamily data, Path temp, StoreOptions options,
+                                long[] counts) throws IOException {
+        try (EntryWriter w = new EntryWriter(dst, data, temp, options); Cursor c = src.cursor(from, KeyRange.all(), null)) {
+            while (c.next()) {
+                w.put(c.keyBytes(), c.valueBytes());
             }
-        } finally {
-            b.close();
+            w.finish();
+            counts[0] += w.records;
+            counts[1] += w.bytes;
         }
     }
 
-    private static boolean isEmpty(Store s, ColumnFamily cf) {
+    /**
+     * Writes entries handed over in ascending key order into the empty data family of a store being imported:
+     * RocksDB: as table files of about {@link #TABLE_FILE_BYTES}, ingested in one step by {@link #finish};
+     * LMDB: appended in transactions of about 8 MiB. A key not above the one before fails the import.
+     */
+    static final class EntryWriter implements AutoCloseable {
+        private final Store dst;
+        private final ColumnFamily data;
+        private final Path tables;
+        private final String tableOptions;
+        private final List<Path> files = new ArrayList<>();
+        private SstFileWriter sst;
+        private long inFile;
+        private WriteBatch batch;
+        private byte[] last;
+        /** Entries written. */
+        long records;
+        /** Their keys' and values' bytes. */
+        long bytes;
+
+        /**
+         * @param dst the store being imported into
+         * @param data its empty data family
+         * @param temp its directory (RocksDB: the table files are written in a folder there)
+         * @param options the options it was opened with
+         */
+        EntryWriter(Store dst, ColumnFamily data, Path temp, StoreOptions options) {
+            this.dst = dst;
+            this.data = data;
+            boolean rocksdb = dst.engine() == Engine.ROCKSDB;
+            this.tables = rocksdb ? temp.resolve(TABLES) : null;
+            this.tableOptions = rocksdb ? RestoreBuffer.tableOptions(options) : null;
+        }
+
+        void put(byte[] k, byte[] v) throws IOException {
+            if (last != null && Arrays.compareUnsigned(last, k) >= 0) {
+                throw new IllegalStateException("keys out of order: the built-in store's layout is not the one expected");
+            }
+            last = k;
+            records++;
+            bytes += k.length + v.length;
+            if (tables == null) {
+                if (batch == null) {
+                    batch = new WriteBatch();
+                }
+                batch.put(data, k, v);
+                if (batch.sizeInBytes() >= LMDB_TRANSACTION_BYTES) {
+                    dst.write(batch, APPEND);
+                    batch.close();
+                    batch = null;
+                }
+                return;
+            }
+            if (sst == null) {
+                Files.createDirectories(tables);
+                Path f = tables.resolve(files.size() + ".sst");
+                files.add(f);
+                sst = SstFileWriter.open(f, tableOptions, dst.binding());
+                inFile = 0;
+            }
+            sst.put(k, v);
+            inFile += k.length + v.length;
+            if (inFile >= TABLE_FILE_BYTES) {
+                sst.finish();
+                sst.close();
+                sst = null;
+            }
+        }
+
+        /** Makes everything put part of the data family. */
+        void finish() throws IOException {
+            if (tables == null) {
+                if (batch != null && batch.count() > 0) {
+                    dst.write(batch, APPEND);
+                }
+                return;
+            }
+            if (sst != null) {
+                sst.finish();
+                sst.close();
+                sst = null;
+            }
+            if (!files.isEmpty()) {
+                dst.ingest(data, files, true);
+            }
+            deleteTree(tables);
+        }
+
+        @Override
+        public void close() {
+            if (sst != null) {
+                sst.close();
+                sst = null;
+            }
+            if (batch != null) {
+                batch.close();
+                batch = null;
+            }
+        }
+    }
+
+    static boolean isEmpty(Store s, ColumnFamily cf) {
         try (Cursor c = s.cursor(cf, KeyRange.all(), null)) {
             return !c.next();
         }

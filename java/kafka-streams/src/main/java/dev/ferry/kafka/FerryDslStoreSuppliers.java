@@ -4,6 +4,7 @@ import dev.ferry.Engine;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
@@ -13,6 +14,7 @@ import org.apache.kafka.streams.state.DslStoreSuppliers;
 import org.apache.kafka.streams.state.DslWindowParams;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
@@ -148,8 +150,26 @@ public class FerryDslStoreSuppliers implements DslStoreSuppliers {
         if (params.storeFormat() == DslStoreFormat.HEADERS) {
             return FerryHeadersStores.sessionStoreWithHeaders(params.name(), engine, params.retentionPeriod());
         }
-        return engine == Engine.ROCKSDB ? FerryStores.persistentSessionStore(params.name(), params.retentionPeriod())
+        SessionBytesStoreSupplier s = engine == Engine.ROCKSDB ? FerryStores.persistentSessionStore(params.name(), params.retentionPeriod())
                 : FerryStores.lmdbSessionStore(params.name(), params.retentionPeriod());
+        return params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE
+                ? new EmitFinalSessionSupplier((FerryStores.SessionSupplier) s) : s;
+    }
+
+    /**
+     * The supplier of an emit-on-window-close session aggregation's store: a Ferry session store that does not
+     * import a built-in store when switching, since Kafka keeps that aggregation in its time-ordered session
+     * store, whose segments hold another layout (docs/kafka-streams.md, "Switching from the built-in store").
+     */
+    private static final class EmitFinalSessionSupplier extends FerryStores.SessionSupplier {
+        EmitFinalSessionSupplier(FerryStores.SessionSupplier s) {
+            super(s.name, s.engine, s.retention, "FerryStores");
+        }
+
+        @Override
+        public SessionStore<Bytes, byte[]> get() {
+            return ((FerrySessionStore) super.get()).withoutImport();
+        }
     }
 
     @Override

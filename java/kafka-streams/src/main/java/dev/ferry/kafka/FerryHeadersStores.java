@@ -34,6 +34,9 @@ import org.apache.kafka.streams.state.WindowStore;
  * <p>Each supplier's {@code get()} returns a new, unopened store for one partition.
  */
 public final class FerryHeadersStores {
+    /** How this class's suppliers name themselves in {@code toString}. */
+    private static final String LABEL = "FerryHeadersStores";
+
     private FerryHeadersStores() {
     }
 
@@ -89,21 +92,15 @@ public final class FerryHeadersStores {
      */
     public static SessionBytesStoreSupplier sessionStoreWithHeaders(String name, Engine engine, Duration retentionPeriod) {
         Objects.requireNonNull(engine, "engine cannot be null");
-        // FerryStores checks the arguments and picks the segment interval as for the other formats
-        SessionBytesStoreSupplier checked = engine == Engine.LMDB ? FerryStores.lmdbSessionStore(name, retentionPeriod)
-                : FerryStores.persistentSessionStore(name, retentionPeriod);
-        return new SessionSupplier(name, engine, checked.retentionPeriod(), checked.segmentIntervalMs());
+        return new SessionSupplier(name, engine, FerryStores.checkedRetention(retentionPeriod));
     }
 
     private static WindowBytesStoreSupplier window(String name, Engine engine, Duration retentionPeriod, Duration windowSize,
                                                    boolean retainDuplicates, boolean timeOrdered) {
         Objects.requireNonNull(engine, "engine cannot be null");
         // FerryStores checks the arguments and picks the segment interval as for the other formats
-        WindowBytesStoreSupplier checked = engine == Engine.LMDB
-                ? FerryStores.lmdbTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates)
-                : FerryStores.persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates);
-        return new WindowSupplier(name, engine, checked.retentionPeriod(), checked.segmentIntervalMs(), checked.windowSize(),
-                retainDuplicates, timeOrdered);
+        FerryStores.WindowSupplier checked = FerryStores.checkedWindow(name, engine, retentionPeriod, windowSize, retainDuplicates);
+        return new WindowSupplier(checked, timeOrdered ? FerryStores.WindowLayout.TIME_ORDERED : FerryStores.WindowLayout.TIMESTAMPED);
     }
 
     /** A {@link FerryKeyValueStore} holding values in the headers format. */
@@ -135,140 +132,42 @@ public final class FerryHeadersStores {
         }
     }
 
-    private static final class KeyValueSupplier implements KeyValueBytesStoreSupplier, HeadersBytesStoreSupplier {
-        private final String name;
-        private final Engine engine;
-
+    /** {@link FerryStores}' key-value supplier, marked as the headers format and making {@link HeadersKeyValueStore}s. */
+    private static final class KeyValueSupplier extends FerryStores.Supplier implements HeadersBytesStoreSupplier {
         KeyValueSupplier(String name, Engine engine) {
-            this.name = Objects.requireNonNull(name, "name cannot be null");
-            this.engine = engine;
-        }
-
-        @Override
-        public String name() {
-            return name;
+            super(name, engine, true, LABEL);
         }
 
         @Override
         public KeyValueStore<Bytes, byte[]> get() {
             return new HeadersKeyValueStore(name, engine);
         }
-
-        @Override
-        public String metricsScope() {
-            return FerryStoreMetrics.scope(engine, "");
-        }
-
-        @Override
-        public String toString() {
-            return "FerryHeadersStores[" + name + ", " + engine + ", key-value]";
-        }
     }
 
-    private static final class WindowSupplier implements WindowBytesStoreSupplier, HeadersBytesStoreSupplier {
-        private final String name;
-        private final Engine engine;
-        private final long retention;
-        private final long segmentInterval;
-        private final long windowSize;
-        private final boolean retainDuplicates;
-        private final boolean timeOrdered;
-
-        WindowSupplier(String name, Engine engine, long retention, long segmentInterval, long windowSize, boolean retainDuplicates,
-                       boolean timeOrdered) {
-            this.name = name;
-            this.engine = engine;
-            this.retention = retention;
-            this.segmentInterval = segmentInterval;
-            this.windowSize = windowSize;
-            this.retainDuplicates = retainDuplicates;
-            this.timeOrdered = timeOrdered;
-        }
-
-        @Override
-        public String name() {
-            return name;
+    /** {@link FerryStores}' window supplier, marked as the headers format and making its headers stores. */
+    private static final class WindowSupplier extends FerryStores.WindowSupplier implements HeadersBytesStoreSupplier {
+        WindowSupplier(FerryStores.WindowSupplier checked, FerryStores.WindowLayout layout) {
+            super(checked.name, checked.engine, checked.retention, checked.segmentInterval, checked.windowSize, checked.retainDuplicates,
+                    layout, LABEL);
         }
 
         @Override
         public WindowStore<Bytes, byte[]> get() {
-            return timeOrdered ? new HeadersTimeOrderedWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates)
+            return layout == FerryStores.WindowLayout.TIME_ORDERED
+                    ? new HeadersTimeOrderedWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates)
                     : new HeadersWindowStore(name, engine, retention, segmentInterval, windowSize, retainDuplicates);
-        }
-
-        @Override
-        public String metricsScope() {
-            return FerryStoreMetrics.scope(engine, "-window");
-        }
-
-        @Override
-        public long segmentIntervalMs() {
-            return segmentInterval;
-        }
-
-        @Override
-        public long windowSize() {
-            return windowSize;
-        }
-
-        @Override
-        public boolean retainDuplicates() {
-            return retainDuplicates;
-        }
-
-        @Override
-        public long retentionPeriod() {
-            return retention;
-        }
-
-        @Override
-        public String toString() {
-            return "FerryHeadersStores[" + name + ", " + engine + ", window " + windowSize + " ms, retention " + retention + " ms"
-                    + (retainDuplicates ? ", duplicates" : "") + (timeOrdered ? ", time-ordered" : "") + "]";
         }
     }
 
-    private static final class SessionSupplier implements SessionBytesStoreSupplier, HeadersBytesStoreSupplier {
-        private final String name;
-        private final Engine engine;
-        private final long retention;
-        private final long segmentInterval;
-
-        SessionSupplier(String name, Engine engine, long retention, long segmentInterval) {
-            this.name = name;
-            this.engine = engine;
-            this.retention = retention;
-            this.segmentInterval = segmentInterval;
-        }
-
-        @Override
-        public String name() {
-            return name;
+    /** {@link FerryStores}' session supplier, marked as the headers format and making {@link HeadersSessionStore}s. */
+    private static final class SessionSupplier extends FerryStores.SessionSupplier implements HeadersBytesStoreSupplier {
+        SessionSupplier(String name, Engine engine, long retention) {
+            super(name, engine, retention, LABEL);
         }
 
         @Override
         public SessionStore<Bytes, byte[]> get() {
-            return new HeadersSessionStore(name, engine, retention, segmentInterval);
-        }
-
-        @Override
-        public String metricsScope() {
-            return FerryStoreMetrics.scope(engine, "-session");
-        }
-
-        @Override
-        public long segmentIntervalMs() {
-            return segmentInterval;
-        }
-
-        @Override
-        public long retentionPeriod() {
-            return retention;
-        }
-
-        @Override
-        public String toString() {
-            return "FerryHeadersStores[" + name + ", " + engine + ", session, retention " + retention + " ms]";
+            return new HeadersSessionStore(name, engine, retention, segmentIntervalMs());
         }
     }
 }

@@ -49,6 +49,20 @@ public class FerrySessionStore extends FerrySegmentedStore implements SessionSto
         super(name, engine, retentionPeriod, segmentInterval);
     }
 
+    /** Whether it imports Kafka's built-in session store when switching (SegmentedImport). */
+    private volatile boolean importsBuiltIn = true;
+
+    /** @return this store, which will not import a built-in store (an emit-on-window-close aggregation's) */
+    FerrySessionStore withoutImport() {
+        importsBuiltIn = false;
+        return this;
+    }
+
+    /** @return whether it imports Kafka's built-in session store when switching */
+    boolean importsBuiltIn() {
+        return importsBuiltIn;
+    }
+
     static byte[] storeKey(byte[] key, long start, long end) {
         return ByteBuffer.allocate(key.length + SUFFIX).put(key).putLong(end).putLong(start).array();
     }

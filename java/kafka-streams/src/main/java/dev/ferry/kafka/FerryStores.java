@@ -37,6 +37,9 @@ import org.apache.kafka.streams.state.internals.VersionedKeyValueToBytesStoreAda
  * reads its options from the application's configuration ({@link FerryStoreConfig}).
  */
 public final class FerryStores {
+    /** How this class's suppliers name themselves in {@code toString}. */
+    private static final String LABEL = "FerryStores";
+
     private FerryStores() {
     }
 
@@ -48,7 +51,7 @@ public final class FerryStores {
      * @return the supplier
      */
     public static KeyValueBytesStoreSupplier persistentKeyValueStore(String name) {
-        return new Supplier(name, Engine.ROCKSDB, false);
+        return new Supplier(name, Engine.ROCKSDB, false, LABEL);
     }
 
     /**
@@ -59,7 +62,7 @@ public final class FerryStores {
      * @return the supplier
      */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name) {
-        return new Supplier(name, Engine.ROCKSDB, true);
+        return new Supplier(name, Engine.ROCKSDB, true, LABEL);
     }
 
     /**
@@ -69,7 +72,7 @@ public final class FerryStores {
      * @return the supplier
      */
     public static KeyValueBytesStoreSupplier lmdbKeyValueStore(String name) {
-        return new Supplier(name, Engine.LMDB, false);
+        return new Supplier(name, Engine.LMDB, false, LABEL);
     }
 
     /**
@@ -79,7 +82,7 @@ public final class FerryStores {
      * @return the supplier
      */
     public static KeyValueBytesStoreSupplier lmdbTimestampedKeyValueStore(String name) {
-        return new Supplier(name, Engine.LMDB, true);
+        return new Supplier(name, Engine.LMDB, true, LABEL);
     }
 
     /**
@@ -158,7 +161,7 @@ public final class FerryStores {
      * @throws IllegalArgumentException on a negative or unrepresentable duration
      */
     public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod) {
-        return new SessionSupplier(name, Engine.ROCKSDB, millis(retentionPeriod, "retentionPeriod"));
+        return new SessionSupplier(name, Engine.ROCKSDB, millis(retentionPeriod, "retentionPeriod"), LABEL);
     }
 
     /**
@@ -170,7 +173,7 @@ public final class FerryStores {
      * @throws IllegalArgumentException as {@link #persistentSessionStore}
      */
     public static SessionBytesStoreSupplier lmdbSessionStore(String name, Duration retentionPeriod) {
-        return new SessionSupplier(name, Engine.LMDB, millis(retentionPeriod, "retentionPeriod"));
+        return new SessionSupplier(name, Engine.LMDB, millis(retentionPeriod, "retentionPeriod"), LABEL);
     }
 
     /**
@@ -267,7 +270,7 @@ public final class FerryStores {
                     + " must be no smaller than its window size. Got size=[" + size + "], retention=[" + retention + "]");
         }
         return new WindowSupplier(name, engine, retention, segmentInterval(retention), size, retainDuplicates,
-                timestamped ? WindowLayout.TIMESTAMPED : WindowLayout.PLAIN);
+                timestamped ? WindowLayout.TIMESTAMPED : WindowLayout.PLAIN, LABEL);
     }
 
     /**
@@ -307,11 +310,11 @@ public final class FerryStores {
                                                         boolean retainDuplicates) {
         WindowSupplier checked = (WindowSupplier) window(name, engine, retentionPeriod, windowSize, retainDuplicates, true);
         return new WindowSupplier(name, engine, checked.retention, checked.segmentInterval, checked.windowSize, retainDuplicates,
-                WindowLayout.TIME_ORDERED);
+                WindowLayout.TIME_ORDERED, LABEL);
     }
 
     /** The window stores a {@link WindowSupplier} makes. */
-    private enum WindowLayout { PLAIN, TIMESTAMPED, TIME_ORDERED }
+    enum WindowLayout { PLAIN, TIMESTAMPED, TIME_ORDERED }
 
     private static long millis(Duration d, String what) {
         Objects.requireNonNull(d, what + " cannot be null");
@@ -332,21 +335,41 @@ public final class FerryStores {
         return Math.max(retention / 2, 60_000L);
     }
 
+    /**
+     * A window supplier of this class's checks and segment interval, for {@link FerryHeadersStores}.
+     *
+     * @return the checked supplier, whose values a headers supplier takes
+     */
+    static WindowSupplier checkedWindow(String name, Engine engine, Duration retentionPeriod, Duration windowSize,
+                                        boolean retainDuplicates) {
+        return (WindowSupplier) window(name, engine, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    /** @return a session store's retention in milliseconds, checked as this class checks it */
+    static long checkedRetention(Duration retentionPeriod) {
+        return millis(retentionPeriod, "retentionPeriod");
+    }
+
     private static String scope(Engine engine, String kind) {
         return FerryStoreMetrics.scope(engine, kind);
     }
 
-    private static final class WindowSupplier implements WindowBytesStoreSupplier {
-        private final String name;
-        private final Engine engine;
-        private final long retention;
-        private final long segmentInterval;
-        private final long windowSize;
-        private final boolean retainDuplicates;
-        private final WindowLayout layout;
+    /**
+     * The window stores' supplier; {@link FerryHeadersStores} extends it for the headers format (its own
+     * {@code get()}, so that this class names no type of Kafka 4.4 and loads on older lines).
+     */
+    static class WindowSupplier implements WindowBytesStoreSupplier {
+        final String name;
+        final Engine engine;
+        final long retention;
+        final long segmentInterval;
+        final long windowSize;
+        final boolean retainDuplicates;
+        final WindowLayout layout;
+        private final String label;
 
         WindowSupplier(String name, Engine engine, long retention, long segmentInterval, long windowSize, boolean retainDuplicates,
-                       WindowLayout layout) {
+                       WindowLayout layout, String label) {
             this.name = name;
             this.engine = engine;
             this.retention = retention;
@@ -354,6 +377,7 @@ public final class FerryStores {
             this.windowSize = windowSize;
             this.retainDuplicates = retainDuplicates;
             this.layout = layout;
+            this.label = label;
         }
 
         @Override
@@ -397,20 +421,23 @@ public final class FerryStores {
 
         @Override
         public String toString() {
-            return "FerryStores[" + name + ", " + engine + ", window " + windowSize + " ms, retention " + retention + " ms"
+            return label + "[" + name + ", " + engine + ", window " + windowSize + " ms, retention " + retention + " ms"
                     + (retainDuplicates ? ", duplicates" : "") + ", " + layout.name().toLowerCase(java.util.Locale.ROOT) + "]";
         }
     }
 
-    private static final class SessionSupplier implements SessionBytesStoreSupplier {
-        private final String name;
-        private final Engine engine;
-        private final long retention;
+    /** The session stores' supplier; {@link FerryHeadersStores} extends it for the headers format (as {@link WindowSupplier}). */
+    static class SessionSupplier implements SessionBytesStoreSupplier {
+        final String name;
+        final Engine engine;
+        final long retention;
+        private final String label;
 
-        SessionSupplier(String name, Engine engine, long retention) {
+        SessionSupplier(String name, Engine engine, long retention, String label) {
             this.name = Objects.requireNonNull(name, "name cannot be null");
             this.engine = engine;
             this.retention = retention;
+            this.label = label;
         }
 
         @Override
@@ -440,7 +467,7 @@ public final class FerryStores {
 
         @Override
         public String toString() {
-            return "FerryStores[" + name + ", " + engine + ", session, retention " + retention + " ms]";
+            return label + "[" + name + ", " + engine + ", session, retention " + retention + " ms]";
         }
     }
 
@@ -490,15 +517,18 @@ public final class FerryStores {
         }
     }
 
-    private static final class Supplier implements KeyValueBytesStoreSupplier {
-        private final String name;
-        private final Engine engine;
+    /** The key-value stores' supplier; {@link FerryHeadersStores} extends it for the headers format (as {@link WindowSupplier}). */
+    static class Supplier implements KeyValueBytesStoreSupplier {
+        final String name;
+        final Engine engine;
         private final boolean timestamped;
+        private final String label;
 
-        Supplier(String name, Engine engine, boolean timestamped) {
+        Supplier(String name, Engine engine, boolean timestamped, String label) {
             this.name = Objects.requireNonNull(name, "name cannot be null");
             this.engine = engine;
             this.timestamped = timestamped;
+            this.label = label;
         }
 
         @Override
@@ -518,7 +548,7 @@ public final class FerryStores {
 
         @Override
         public String toString() {
-            return "FerryStores[" + name + ", " + engine + (timestamped ? ", timestamped" : "") + "]";
+            return label + "[" + name + ", " + engine + (timestamped ? ", timestamped" : "") + "]";
         }
     }
 }

@@ -48,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * a Ferry-RocksDB and a Ferry-LMDB store of each kind), and that of {@link VersionedStoreMetricsTest}
  * (the same for versioned stores), at recording level DEBUG. Nothing drives the
  * recording but Kafka Streams itself: its RocksDB metrics recording trigger runs once a minute, so
- * the test waits for that run (about a minute).
+ * the test waits for that run (about a minute). Both topologies run at once, as two applications on one
+ * broker, so that they wait for the trigger together.
  */
 class BrokerMetricsEndToEndTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
@@ -56,49 +57,59 @@ class BrokerMetricsEndToEndTest {
     @TempDir
     Path tmp;
 
-    @Test
-    @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void kafkaStreamsReportsTheBuiltInStoresMetricsForFerryStoresPresentAndMoving() throws Exception {
-        AtomicLong processed = new AtomicLong();
-        run(FerryStoreMetricsTest.topology(new AtomicReference<StreamsMetricsImpl>(), processed), processed,
-                FerryStoreMetricsTest.KINDS, FerryStoreMetricsTest.SCOPES);
+    /**
+     * One application of the test: its topology, its processed-record count, per kind of store the built-in, the
+     * Ferry-RocksDB and the Ferry-LMDB store's names, per kind the built-in store's metrics scope, and whether it
+     * is the key-value topology (whose LMDB key count is exact).
+     */
+    private record App(String id, org.apache.kafka.streams.Topology topology, AtomicLong processed, List<List<String>> kinds,
+                       List<String> scopes, boolean keyValue) {
     }
 
-    /** The same for versioned stores: the topology of {@link VersionedStoreMetricsTest}. */
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void kafkaStreamsReportsTheBuiltInVersionedStoresMetricsForFerryVersionedStoresPresentAndMoving() throws Exception {
+    void kafkaStreamsReportsTheBuiltInStoresMetricsForFerryStoresAndFerryVersionedStoresPresentAndMoving() throws Exception {
         AtomicLong processed = new AtomicLong();
-        run(VersionedStoreMetricsTest.topology(new AtomicReference<StreamsMetricsImpl>(), processed), processed,
-                List.of(VersionedStoreMetricsTest.STORES), List.of("rocksdb"));
+        AtomicLong processedVersioned = new AtomicLong();
+        run(List.of(new App("ferry-metrics", FerryStoreMetricsTest.topology(new AtomicReference<StreamsMetricsImpl>(), processed),
+                        processed, FerryStoreMetricsTest.KINDS, FerryStoreMetricsTest.SCOPES, true),
+                // the same for versioned stores: the topology of VersionedStoreMetricsTest
+                new App("ferry-metrics-versioned", VersionedStoreMetricsTest.topology(new AtomicReference<StreamsMetricsImpl>(),
+                        processedVersioned), processedVersioned, List.of(VersionedStoreMetricsTest.STORES), List.of("rocksdb"), false)));
     }
 
     /**
-     * Runs a topology writing {@link FerryStoreMetricsTest#inputs()} into its stores and compares their metrics.
-     *
-     * @param kinds per kind of store, the built-in, the Ferry-RocksDB and the Ferry-LMDB store's names
-     * @param scopes per kind, the built-in store's metrics scope
+     * Runs the applications at once, each writing {@link FerryStoreMetricsTest#inputs()} into its stores, and compares
+     * their stores' metrics.
      */
-    private void run(org.apache.kafka.streams.Topology topology, AtomicLong processed, List<List<String>> kinds,
-                     List<String> scopes) throws Exception {
+    private void run(List<App> apps) throws Exception {
         try (KafkaClusterTestKit cluster = BrokerEndToEndTest.startCluster(tmp.resolve("kafka"))) {
             String bootstrap = cluster.bootstrapServers();
             try (Admin admin = cluster.admin()) {
                 admin.createTopics(List.of(new NewTopic("in", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             }
-            Properties p = FerryStoreMetricsTest.props("DEBUG", tmp.resolve("state"));
-            p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-            p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
-            p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
-            try (KafkaStreams streams = new KafkaStreams(topology, p)) {
+            List<KafkaStreams> streams = new ArrayList<>();
+            try {
+                for (App app : apps) {
+                    Properties p = FerryStoreMetricsTest.props("DEBUG", tmp.resolve("state-" + app.id()));
+                    p.put(StreamsConfig.APPLICATION_ID_CONFIG, app.id());
+                    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+                    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+                    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
+                    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+                    streams.add(new KafkaStreams(app.topology(), p));
+                }
                 long started = System.nanoTime();
-                streams.start();
-                waitFor("every store's metrics registered", WAIT, () -> kinds.stream().flatMap(List::stream)
-                        .allMatch(s -> values(streams.metrics(), s).containsKey("put-rate")));
-                // every store's metrics, read before the input, every half second while it is processed and at the end
-                List<Map<String, Map<String, Object>>> samples = new ArrayList<>();
-                samples.add(snapshot(streams, kinds));
+                streams.forEach(KafkaStreams::start);
+                // per application, every store's metrics, read before the input, every half second while it is processed and at the end
+                List<List<Map<String, Map<String, Object>>>> samples = new ArrayList<>();
+                for (int a = 0; a < apps.size(); a++) {
+                    KafkaStreams s = streams.get(a);
+                    App app = apps.get(a);
+                    waitFor(app.id() + ": every store's metrics registered", WAIT, () -> app.kinds().stream().flatMap(List::stream)
+                            .allMatch(n -> values(s.metrics(), n).containsKey("put-rate")));
+                    samples.add(new ArrayList<>(List.of(snapshot(s, app.kinds()))));
+                }
 
                 List<FerryStoreMetricsTest.Input> inputs = FerryStoreMetricsTest.inputs();
                 long t0 = System.currentTimeMillis();
@@ -112,8 +123,12 @@ class BrokerMetricsEndToEndTest {
                     producer.flush();
                 }
                 waitFor("every record processed", WAIT, () -> {
-                    samples.add(snapshot(streams, kinds));
-                    return processed.get() == inputs.size();
+                    boolean done = true;
+                    for (int a = 0; a < apps.size(); a++) {
+                        samples.get(a).add(snapshot(streams.get(a), apps.get(a).kinds()));
+                        done &= apps.get(a).processed().get() == inputs.size();
+                    }
+                    return done;
                 });
 
                 // the trigger runs when Kafka Streams starts, then a minute apart: wait until a run
@@ -122,49 +137,62 @@ class BrokerMetricsEndToEndTest {
                 Map<String, Set<String>> notYet = new TreeMap<>();
                 waitFor(() -> "Kafka Streams' RocksDB metrics recording trigger to record every store; not moved: " + notYet,
                         toRecording, () -> {
-                            samples.add(snapshot(streams, kinds));
                             notYet.clear();
-                            kinds.stream().flatMap(k -> k.subList(0, 2).stream()).forEach(s -> {
-                                Set<String> m = missing(moved(samples, s, MOVING_DEBUG), MOVING_DEBUG);
-                                if (!m.isEmpty()) {
-                                    notYet.put(s, m);
-                                }
-                            });
+                            for (int a = 0; a < apps.size(); a++) {
+                                List<Map<String, Map<String, Object>>> sa = samples.get(a);
+                                sa.add(snapshot(streams.get(a), apps.get(a).kinds()));
+                                apps.get(a).kinds().stream().flatMap(k -> k.subList(0, 2).stream()).forEach(s -> {
+                                    Set<String> m = missing(moved(sa, s, MOVING_DEBUG), MOVING_DEBUG);
+                                    if (!m.isEmpty()) {
+                                        notYet.put(s, m);
+                                    }
+                                });
+                            }
                             return notYet.isEmpty();
                         });
-                Map<String, Map<String, Object>> after = samples.get(samples.size() - 1);
-
-                for (int k = 0; k < kinds.size(); k++) {
-                    String builtIn = kinds.get(k).get(0), ferry = kinds.get(k).get(1), lmdb = kinds.get(k).get(2);
-                    Set<String> rocksdb = union(ROCKSDB_DEBUG, ROCKSDB_INFO);
-                    System.out.println("KafkaStreams#metrics() " + builtIn + " / " + ferry + ": " + after.get(ferry).size()
-                            + " metrics, RocksDB's moved: " + moved(samples, builtIn, rocksdb) + " / " + moved(samples, ferry, rocksdb));
-                    assertEquals(after.get(builtIn).keySet(), after.get(ferry).keySet(), "the built-in store's metric names: " + ferry);
-                    assertEquals(Set.of(), missing(after.get(ferry).keySet(), rocksdb), ferry);
-                    assertEquals(tags(streams, builtIn), tags(streams, ferry), "the built-in store's tags: " + ferry);
-                    assertEquals(Set.of(sorted("task-id", "thread-id", scopes.get(k) + "-state-id")), tags(streams, ferry), ferry);
-                    assertEquals(MOVING_DEBUG, moved(samples, builtIn, MOVING_DEBUG), builtIn);
-                    assertEquals(MOVING_DEBUG, moved(samples, ferry, MOVING_DEBUG), ferry);
-                    assertEquals(MOVING_INFO, moved(samples, builtIn, MOVING_INFO), builtIn);
-                    assertEquals(MOVING_INFO, moved(samples, ferry, MOVING_INFO), ferry);
-
-                    Set<String> lmdbNames = new TreeSet<>(after.get(builtIn).keySet());
-                    lmdbNames.removeAll(rocksdb);
-                    lmdbNames.addAll(LMDB);
-                    assertEquals(lmdbNames, after.get(lmdb).keySet(), "the built-in store's names with LMDB's in place of RocksDB's");
-                    assertEquals(Set.of(sorted("task-id", "thread-id", scopes.get(k).replace("rocksdb", "lmdb") + "-state-id")),
-                            tags(streams, lmdb), lmdb);
-                    assertEquals(MOVING_LMDB, moved(samples, lmdb, MOVING_LMDB), lmdb);
+                for (int a = 0; a < apps.size(); a++) {
+                    check(apps.get(a), streams.get(a), samples.get(a));
                 }
-                if (kinds != FerryStoreMetricsTest.KINDS) { // the key-value store's exact LMDB key count
-                    return;
-                }
-                assertEquals(FerryStoreMetricsTest.liveKeys() + 3,
-                        ((Number) after.get(kinds.get(0).get(2)).get("estimate-num-keys")).longValue(),
-                        "LMDB's key count is exact: the live keys, the committed changelog offset, the query position and the open/closed status");
-                assertTrue(((Number) after.get(kinds.get(0).get(1)).get("estimate-num-keys")).longValue() > 0);
+            } finally {
+                streams.forEach(KafkaStreams::close);
             }
         }
+    }
+
+    /** Compares one application's stores' metrics, from its samples. */
+    private static void check(App app, KafkaStreams streams, List<Map<String, Map<String, Object>>> samples) {
+        List<List<String>> kinds = app.kinds();
+        List<String> scopes = app.scopes();
+        Map<String, Map<String, Object>> after = samples.get(samples.size() - 1);
+        for (int k = 0; k < kinds.size(); k++) {
+            String builtIn = kinds.get(k).get(0), ferry = kinds.get(k).get(1), lmdb = kinds.get(k).get(2);
+            Set<String> rocksdb = union(ROCKSDB_DEBUG, ROCKSDB_INFO);
+            System.out.println("KafkaStreams#metrics() " + builtIn + " / " + ferry + ": " + after.get(ferry).size()
+                    + " metrics, RocksDB's moved: " + moved(samples, builtIn, rocksdb) + " / " + moved(samples, ferry, rocksdb));
+            assertEquals(after.get(builtIn).keySet(), after.get(ferry).keySet(), "the built-in store's metric names: " + ferry);
+            assertEquals(Set.of(), missing(after.get(ferry).keySet(), rocksdb), ferry);
+            assertEquals(tags(streams, builtIn), tags(streams, ferry), "the built-in store's tags: " + ferry);
+            assertEquals(Set.of(sorted("task-id", "thread-id", scopes.get(k) + "-state-id")), tags(streams, ferry), ferry);
+            assertEquals(MOVING_DEBUG, moved(samples, builtIn, MOVING_DEBUG), builtIn);
+            assertEquals(MOVING_DEBUG, moved(samples, ferry, MOVING_DEBUG), ferry);
+            assertEquals(MOVING_INFO, moved(samples, builtIn, MOVING_INFO), builtIn);
+            assertEquals(MOVING_INFO, moved(samples, ferry, MOVING_INFO), ferry);
+
+            Set<String> lmdbNames = new TreeSet<>(after.get(builtIn).keySet());
+            lmdbNames.removeAll(rocksdb);
+            lmdbNames.addAll(LMDB);
+            assertEquals(lmdbNames, after.get(lmdb).keySet(), "the built-in store's names with LMDB's in place of RocksDB's");
+            assertEquals(Set.of(sorted("task-id", "thread-id", scopes.get(k).replace("rocksdb", "lmdb") + "-state-id")),
+                    tags(streams, lmdb), lmdb);
+            assertEquals(MOVING_LMDB, moved(samples, lmdb, MOVING_LMDB), lmdb);
+        }
+        if (!app.keyValue()) { // the key-value store's exact LMDB key count
+            return;
+        }
+        assertEquals(FerryStoreMetricsTest.liveKeys() + 3,
+                ((Number) after.get(kinds.get(0).get(2)).get("estimate-num-keys")).longValue(),
+                "LMDB's key count is exact: the live keys, the committed changelog offset, the query position and the open/closed status");
+        assertTrue(((Number) after.get(kinds.get(0).get(1)).get("estimate-num-keys")).longValue() > 0);
     }
 
     private static Map<String, Map<String, Object>> snapshot(KafkaStreams streams, List<List<String>> kinds) {

@@ -87,7 +87,8 @@ class EveryDslStoreTest {
             "hopping-final", "sliding", "sliding-final", "session", "session-final", "suppress-window", "suppress-time",
             "inner", "left", "outer", "stream-table", "table-table", "fk");
 
-    @TempDir
+    /** On a RAM file system where there is one: TopologyTestDriver commits (a synced write per store) after every record. */
+    @TempDir(factory = RamTempDir.class)
     Path tmp;
 
     /**

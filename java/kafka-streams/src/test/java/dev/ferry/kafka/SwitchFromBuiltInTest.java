@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,15 +31,22 @@ import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TopologyConfig;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KGroupedStream;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.WindowStore;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,12 +54,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Switching a running application from Kafka's built-in store to Ferry's without a full restore, against a
- * real broker (the in-process KRaft node of {@link BrokerEndToEndTest}): a word count runs on the built-in
- * store (the DSL's default) and stops; another instance of the application, on an empty state directory,
- * counts more words meanwhile (the changelog's tail beyond the stopped instance's offsets); then the first
- * instance restarts with {@link FerryDslStoreSuppliers}. Its Ferry stores import the built-in stores and
- * restore only that tail, and every count stays right and goes on right. Going back to the built-in store
- * afterwards restores what the changelog got since its own stop.
+ * real broker (the in-process KRaft node of {@link BrokerEndToEndTest}): a word count, a windowed word count
+ * and a session word count run on the built-in stores (the DSL's defaults: a key-value store, a segmented
+ * timestamped window store, a segmented session store) and stop; another instance of the application, on an
+ * empty state directory, counts more words meanwhile (the changelogs' tails beyond the stopped instance's
+ * offsets); then the first instance restarts with {@link FerryDslStoreSuppliers}. Its Ferry stores import the
+ * built-in stores and restore only those tails, and every count stays right and goes on right (windows and
+ * sessions open at the switch go on from the imported state). Going back to the built-in stores afterwards
+ * restores what the changelogs got since their own stop.
  */
 class SwitchFromBuiltInTest {
     private static final String APP = "ferry-switch";
@@ -59,8 +69,20 @@ class SwitchFromBuiltInTest {
     private static final String OUT = "word-counts";
     private static final int PARTITIONS = 4;
     private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final String[] STORES = {"counts", "window-counts", "session-counts"};
+    private static final long WINDOW = 600_000;
+    private static final long GAP = 120_000;
+    private static final long GRACE = 600_000;
+    /**
+     * Event time: from an hour ago (recent, or the broker's retention would delete the records), every record 250 ms
+     * after the one before, so windows and sessions span the switch.
+     */
+    private long clock = System.currentTimeMillis() - 3_600_000L;
+    /** The model's open session per word: {start, end, count}. */
+    private final Map<String, long[]> sessions = new HashMap<>();
 
-    @TempDir
+    /** On a RAM file system where there is one (RamTempDir): what is under test is what is restored, not the disk. */
+    @TempDir(factory = RamTempDir.class)
     Path tmp;
 
     @ParameterizedTest(name = "ferry.dsl.engine={0}")
@@ -79,67 +101,102 @@ class SwitchFromBuiltInTest {
 
             // 1. the built-in store
             produce(bootstrap, r, 3000, expected);
-            AtomicLong restored = new AtomicLong();
+            Map<String, AtomicLong> restored = restoredPerStore();
             try (KafkaStreams a = streams(bootstrap, stateA, null, restored)) {
                 a.start();
-                waitFor("the built-in run's counts", () -> latestCounts(bootstrap).equals(expected));
+                waitForCounts("the built-in run's counts", bootstrap, expected);
                 a.close(Duration.ofSeconds(30));
             }
-            assertEquals(0, restored.get(), "the first run starts from an empty changelog");
-            assertEquals(PARTITIONS, storeDirs(stateA, "rocksdb"), "the built-in stores hold the state");
+            assertEquals(0, total(restored), "the first run starts from an empty changelog");
+            assertEquals(PARTITIONS, storeDirs(stateA, "rocksdb", "counts"), "the built-in key-value stores hold the state");
+            assertEquals(PARTITIONS, segmentedStoreDirs(stateA, "window-counts"), "the built-in window stores hold the state in segments");
+            assertEquals(PARTITIONS, segmentedStoreDirs(stateA, "session-counts"), "the built-in session stores hold the state in segments");
+            Map<String, Long> atStop = changelogEnds(bootstrap);
 
             // 2. the changelog grows beyond the stopped instance's offsets: another instance counts more words
             int tail = 700;
             produce(bootstrap, r, tail, expected);
-            AtomicLong restoredB = new AtomicLong();
+            Map<String, AtomicLong> restoredB = restoredPerStore();
             try (KafkaStreams b = streams(bootstrap, tmp.resolve("state-b"), engine, restoredB)) {
                 b.start();
-                waitFor("the other instance's counts", () -> latestCounts(bootstrap).equals(expected));
+                waitForCounts("the other instance's counts", bootstrap, expected);
                 b.close(Duration.ofSeconds(30));
             }
-            assertEquals(3000, restoredB.get(), "the other instance restored the whole changelog (no built-in store to import)");
+            assertEquals(3000, restoredB.get("counts").get(), "the other instance restored the whole changelog (no built-in store to import)");
+            Map<String, Long> afterTail = changelogEnds(bootstrap);
+            for (String store : STORES) {
+                assertEquals(atStop.get(store), restoredB.get(store).get(), "the other instance restored the whole changelog of " + store);
+            }
 
             // 3. the first instance again, on Ferry's stores
-            restored.set(0);
+            restored = restoredPerStore();
             try (KafkaStreams a = streams(bootstrap, stateA, engine, restored)) {
                 a.start();
-                waitFor("the Ferry run running", () -> a.state() == KafkaStreams.State.RUNNING && storeDirs(stateA, "ferry") == PARTITIONS);
+                waitFor("the Ferry run running (state " + a.state() + ")", () -> a.state() == KafkaStreams.State.RUNNING
+                        && Arrays.stream(STORES).allMatch(s -> storeDirs(stateA, "ferry", s) == PARTITIONS));
                 produce(bootstrap, r, 1000, expected);
-                waitFor("every count after the switch", () -> latestCounts(bootstrap).equals(expected));
+                waitForCounts("every count after the switch", bootstrap, expected);
                 // every task restored before it processed the new words
-                assertEquals(tail, restored.get(), "restored from the changelog: only the tail written after the stop");
+                assertEquals(tail, restored.get("counts").get(), "restored from the changelog: only the tail written after the stop");
+                for (String store : STORES) {
+                    assertEquals(afterTail.get(store) - atStop.get(store), restored.get(store).get(),
+                            store + ": restored from the changelog only the tail written after the stop");
+                }
                 a.close(Duration.ofSeconds(30));
             }
-            assertEquals(PARTITIONS, storeDirs(stateA, "rocksdb"), "the built-in stores are left in place");
+            assertEquals(PARTITIONS, storeDirs(stateA, "rocksdb", "counts"), "the built-in stores are left in place");
+            assertEquals(PARTITIONS, segmentedStoreDirs(stateA, "window-counts"), "the built-in window stores are left in place");
 
             // 4. back to the built-in store: it resumes from its own offsets (those of step 1) and restores what was written since
-            restored.set(0);
+            Map<String, Long> atSwitchBack = changelogEnds(bootstrap);
+            restored = restoredPerStore();
             try (KafkaStreams a = streams(bootstrap, stateA, null, restored)) {
                 a.start();
                 produce(bootstrap, r, 300, expected);
-                waitFor("every count after going back", () -> latestCounts(bootstrap).equals(expected));
-                assertEquals(tail + 1000, restored.get(), "the built-in store restored what the changelog got after its stop, no more");
+                waitForCounts("every count after going back", bootstrap, expected);
+                assertEquals(tail + 1000, restored.get("counts").get(), "the built-in store restored what the changelog got after its stop, no more");
+                for (String store : STORES) {
+                    assertEquals(atSwitchBack.get(store) - atStop.get(store), restored.get(store).get(),
+                            store + ": the built-in store restored what the changelog got after its stop, no more");
+                }
                 a.close(Duration.ofSeconds(30));
             }
         }
     }
 
-    private static void produce(String bootstrap, Random r, int n, Map<String, Long> expected) {
+    /**
+     * Produces n words, in event-time order, and adds to the model: the count per word ({@code c:<word>}), per
+     * word and 10-minute window ({@code w:<word>@<start>}) and per word and session of 2 minutes' inactivity
+     * ({@code s:<word>@<start>-<end>}; a session merged into a longer one is gone, as its tombstone says).
+     */
+    private void produce(String bootstrap, Random r, int n, Map<String, Long> expected) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < n; i++) {
                 String w = "w" + r.nextInt(300);
-                expected.merge(w, 1L, Long::sum);
-                producer.send(new ProducerRecord<>(IN, w, w));
+                long t = clock += 250;
+                expected.merge("c:" + w, 1L, Long::sum);
+                expected.merge("w:" + w + "@" + (t - t % WINDOW), 1L, Long::sum);
+                long[] s = sessions.get(w);
+                if (s != null && t - s[1] <= GAP) {
+                    expected.remove("s:" + w + "@" + s[0] + "-" + s[1]);
+                    s[1] = t;
+                    s[2]++;
+                } else {
+                    s = new long[] {t, t, 1};
+                    sessions.put(w, s);
+                }
+                expected.put("s:" + w + "@" + s[0] + "-" + s[1], s[2]);
+                producer.send(new ProducerRecord<>(IN, null, t, w, w));
             }
             producer.flush();
         }
     }
 
     /** The word count; on the built-in store when {@code engine} is null, else under FerryDslStoreSuppliers on that engine. */
-    private static KafkaStreams streams(String bootstrap, Path stateDir, String engine, AtomicLong restored) {
+    private static KafkaStreams streams(String bootstrap, Path stateDir, String engine, Map<String, AtomicLong> restored) {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -155,11 +212,21 @@ class SwitchFromBuiltInTest {
             p.put(FerryStoreConfig.DSL_ENGINE, engine);
         }
         StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(p)));
-        builder.stream(IN, Consumed.with(Serdes.String(), Serdes.String()))
-                .groupByKey()
-                .count(Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("counts")
+        KStream<String, String> words = builder.stream(IN, Consumed.with(Serdes.String(), Serdes.String()));
+        words.groupByKey()
+                .count(Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<Bytes, byte[]>>as("counts")
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
-                .toStream().to(OUT, Produced.with(Serdes.String(), Serdes.Long()));
+                .toStream((k, v) -> "c:" + k).to(OUT, Produced.with(Serdes.String(), Serdes.Long()));
+        KGroupedStream<String, String> counted = words.groupByKey();
+        counted.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(WINDOW), Duration.ofMillis(GRACE)))
+                .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("window-counts")
+                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                .toStream((k, v) -> "w:" + k.key() + "@" + k.window().start()).to(OUT, Produced.with(Serdes.String(), Serdes.Long()));
+        counted.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(GAP), Duration.ofMillis(GRACE)))
+                .count(Materialized.<String, Long, SessionStore<Bytes, byte[]>>as("session-counts")
+                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                .toStream((k, v) -> "s:" + k.key() + "@" + k.window().start() + "-" + k.window().end())
+                .to(OUT, Produced.with(Serdes.String(), Serdes.Long()));
         KafkaStreams s = new KafkaStreams(builder.build(), p);
         s.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
@@ -168,7 +235,7 @@ class SwitchFromBuiltInTest {
 
             @Override
             public void onBatchRestored(TopicPartition tp, String store, long batchEnd, long n) {
-                restored.addAndGet(n);
+                restored.get(store).addAndGet(n);
             }
 
             @Override
@@ -178,15 +245,65 @@ class SwitchFromBuiltInTest {
         return s;
     }
 
-    /** Tasks whose store directory {@code <task>/<kind>/counts} exists. */
-    private static int storeDirs(Path stateDir, String kind) {
+    /** Tasks whose store directory {@code <task>/<kind>/<store>} exists. */
+    private static int storeDirs(Path stateDir, String kind, String store) {
         int n = 0;
         for (int t = 0; t < PARTITIONS; t++) {
-            if (Files.isDirectory(stateDir.resolve(APP).resolve("0_" + t).resolve(kind).resolve("counts"))) {
+            if (Files.isDirectory(taskDir(stateDir, store, t).resolve(kind).resolve(store))) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** Tasks that hold segments of Kafka's built-in segmented store {@code <task>/<store>/<store>.<start>}. */
+    private static int segmentedStoreDirs(Path stateDir, String store) throws java.io.IOException {
+        int n = 0;
+        for (int t = 0; t < PARTITIONS; t++) {
+            Path dir = taskDir(stateDir, store, t).resolve(store);
+            if (Files.isDirectory(dir)) {
+                try (var l = Files.list(dir)) {
+                    if (l.anyMatch(p -> p.getFileName().toString().startsWith(store + "."))) {
+                        n++;
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    /** The task directory of a store's partition. */
+    private static Path taskDir(Path stateDir, String store, int partition) {
+        return stateDir.resolve(APP).resolve("0_" + partition);
+    }
+
+    private static Map<String, AtomicLong> restoredPerStore() {
+        Map<String, AtomicLong> m = new HashMap<>();
+        for (String s : STORES) {
+            m.put(s, new AtomicLong());
+        }
+        return m;
+    }
+
+    private static long total(Map<String, AtomicLong> restored) {
+        return restored.values().stream().mapToLong(AtomicLong::get).sum();
+    }
+
+    /** Each store's changelog: the sum of its partitions' end offsets. */
+    private static Map<String, Long> changelogEnds(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (KafkaConsumer<String, Long> c = new KafkaConsumer<>(p, new StringDeserializer(), new LongDeserializer())) {
+            Map<String, Long> ends = new HashMap<>();
+            for (String store : STORES) {
+                List<TopicPartition> tps = new ArrayList<>();
+                for (int i = 0; i < PARTITIONS; i++) {
+                    tps.add(new TopicPartition(APP + "-" + store + "-changelog", i));
+                }
+                ends.put(store, c.endOffsets(tps, Duration.ofSeconds(10)).values().stream().mapToLong(Long::longValue).sum());
+            }
+            return ends;
+        }
     }
 
     private final Map<TopicPartition, Long> readUpTo = new HashMap<>();
@@ -209,7 +326,11 @@ class SwitchFromBuiltInTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (System.nanoTime() < deadline && tps.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
                 for (ConsumerRecord<String, Long> rec : c.poll(Duration.ofMillis(200))) {
-                    latest.put(rec.key(), rec.value());
+                    if (rec.value() == null) { // a session merged into a longer one
+                        latest.remove(rec.key());
+                    } else {
+                        latest.put(rec.key(), rec.value());
+                    }
                 }
             }
             for (TopicPartition tp : tps) {
@@ -217,6 +338,29 @@ class SwitchFromBuiltInTest {
             }
         }
         return new TreeMap<>(latest);
+    }
+
+    /** Waits until the output's latest counts equal the model's; on a timeout says which differ. */
+    @SuppressWarnings("unchecked")
+    private void waitForCounts(String what, String bootstrap, Map<String, Long> expected) throws InterruptedException {
+        Map<String, Long>[] last = new Map[1];
+        try {
+            waitFor(what, () -> (last[0] = latestCounts(bootstrap)).equals(expected));
+        } catch (AssertionError e) {
+            List<String> diff = new ArrayList<>();
+            for (String k : new java.util.TreeSet<>(union(expected.keySet(), last[0].keySet()))) {
+                if (!java.util.Objects.equals(expected.get(k), last[0].get(k)) && diff.size() < 10) {
+                    diff.add(k + ": expected " + expected.get(k) + ", output " + last[0].get(k));
+                }
+            }
+            throw new AssertionError(e.getMessage() + "; " + expected.size() + " expected, " + last[0].size() + " on the output; " + diff, e);
+        }
+    }
+
+    private static java.util.Set<String> union(java.util.Set<String> a, java.util.Set<String> b) {
+        java.util.Set<String> u = new java.util.HashSet<>(a);
+        u.addAll(b);
+        return u;
     }
 
     private static void waitFor(String what, BooleanSupplier condition) throws InterruptedException {

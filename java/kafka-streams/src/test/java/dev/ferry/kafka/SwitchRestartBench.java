@@ -42,10 +42,13 @@ import org.junit.jupiter.api.io.TempDir;
  * (the built-in state directory kept) against a full restore (an empty state directory), interleaved turn
  * by turn, on an in-process broker. Not a test: runs only with {@code -Dferry.switch.bench=true} and prints
  * a table (docs/kafka-streams.md, "Switching from the built-in store"). {@code -Dferry.switch.records=N}
- * (default 1,000,000), {@code -Dferry.switch.turns=T} (default 3), {@code -Dferry.switch.engine=rocksdb|lmdb}.
+ * (default 1,000,000), {@code -Dferry.switch.turns=T} (default 3), {@code -Dferry.switch.engine=rocksdb|lmdb},
+ * {@code -Dferry.switch.store=kv|window} (default kv).
  *
  * <p>The application: {@code builder.table(in, Materialized.as("kv"))} on 4 partitions, 16-byte keys,
- * 100-byte values, every key once. Restart time: from {@code start()} until a probe record written to each
+ * 100-byte values, every key once; with {@code window}, a windowed reduce keeping each key's latest value per
+ * hour ({@code stream(in).groupByKey().windowedBy(1 hour).reduce(latest, Materialized.as("kv"))}, the built-in
+ * store a segmented timestamped window store) over the same records. Restart time: from {@code start()} until a probe record written to each
  * input partition just before it has come out of the topology, so the restoration of every task, the import
  * included, is inside it.
  */
@@ -59,11 +62,15 @@ class SwitchRestartBench {
     @TempDir
     Path tmp;
 
+    /** Whether the application is the windowed reduce (else the table). */
+    private static boolean window;
+
     @Test
     void restartWithImportAgainstFullRestore() throws Exception {
         long n = Long.getLong("ferry.switch.records", 1_000_000L);
         int turns = Integer.getInteger("ferry.switch.turns", 3);
         String engine = System.getProperty("ferry.switch.engine", "rocksdb");
+        window = "window".equals(System.getProperty("ferry.switch.store", "kv"));
         try (KafkaClusterTestKit cluster = BrokerEndToEndTest.startCluster(tmp.resolve("kafka"))) {
             String bootstrap = cluster.bootstrapServers();
             try (Admin admin = cluster.admin()) {
@@ -214,9 +221,17 @@ class SwitchRestartBench {
             p.put(FerryStoreConfig.DSL_ENGINE, engine);
         }
         StreamsBuilder b = new StreamsBuilder(new TopologyConfig(new StreamsConfig(p)));
-        b.table(IN, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()),
-                        Materialized.<byte[], byte[], org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("kv"))
-                .toStream().to(OUT, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+        if (window) {
+            b.stream(IN, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())).groupByKey()
+                    .windowedBy(org.apache.kafka.streams.kstream.TimeWindows.ofSizeWithNoGrace(Duration.ofHours(1)))
+                    .reduce((a, v) -> v, Materialized.<byte[], byte[], org.apache.kafka.streams.state.WindowStore<
+                            org.apache.kafka.common.utils.Bytes, byte[]>>as("kv"))
+                    .toStream((k, v) -> k.key()).to(OUT, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+        } else {
+            b.table(IN, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()),
+                            Materialized.<byte[], byte[], org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as("kv"))
+                    .toStream().to(OUT, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+        }
         KafkaStreams s = new KafkaStreams(b.build(), p);
         s.setUncaughtExceptionHandler(e -> {
             e.printStackTrace(); // a benchmark without a logger: say why the application stopped
