@@ -99,7 +99,10 @@ final class FerryIncrementalSnapshots<K>
         ResourceGuard.Lease lease = backend.lease();
         Path dir = root.resolve("chk-" + checkpointId + "-" + UUID.randomUUID());
         try {
-            backend.store().checkpoint(dir);
+            // not synced: the directory is a staging copy, read by the asynchronous part, which uploads
+            // the files to the checkpoint storage (durable there), and deleted after it; after a crash
+            // Flink restores from the storage, never from this directory
+            backend.store().checkpoint(dir, false, false);
         } catch (RuntimeException e) {
             lease.close();
             throw e;
