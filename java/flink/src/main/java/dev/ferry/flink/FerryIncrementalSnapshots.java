@@ -68,14 +68,11 @@ final class FerryIncrementalSnapshots<K>
         final Path dir;
         final List<StateMetaInfoSnapshot> metaInfos;
         final Map<String, StreamStateHandle> base;
-        private final ResourceGuard.Lease lease;
 
-        Resources(Path dir, List<StateMetaInfoSnapshot> metaInfos, Map<String, StreamStateHandle> base,
-                ResourceGuard.Lease lease) {
+        Resources(Path dir, List<StateMetaInfoSnapshot> metaInfos, Map<String, StreamStateHandle> base) {
             this.dir = dir;
             this.metaInfos = metaInfos;
             this.base = base;
-            this.lease = lease;
         }
 
         @Override
@@ -85,7 +82,6 @@ final class FerryIncrementalSnapshots<K>
             } catch (IOException e) {
                 // removed with the backend's directory
             }
-            lease.close();
         }
     }
 
@@ -103,11 +99,13 @@ final class FerryIncrementalSnapshots<K>
             // the files to the checkpoint storage (durable there), and deleted after it; after a crash
             // Flink restores from the storage, never from this directory
             backend.store().checkpoint(dir, false, false);
-        } catch (RuntimeException e) {
+        } finally {
+            // the asynchronous part reads the checkpoint's files, not the store: the lease ends here, on
+            // every outcome (it was kept on an Error, such as a NoSuchMethodError from a stale ferry-core
+            // jar, and the task's dispose then waited for it forever)
             lease.close();
-            throw e;
         }
-        return new Resources(dir, metaInfos, incremental ? confirmed : Map.of(), lease);
+        return new Resources(dir, metaInfos, incremental ? confirmed : Map.of());
     }
 
     @Override
