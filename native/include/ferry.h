@@ -376,17 +376,24 @@ FERRY_EXPORT int ferry_property_int(ferry_store *s, uint32_t cf, const char *nam
  * opens as a store of the same engine with every column family. */
 #define FERRY_CHECKPOINT_COMPACT 0x1 /**< LMDB: copy with MDB_CP_COMPACT (free pages left out, pages
                                           renumbered); RocksDB refuses it with FERRY_EINVAL */
+#define FERRY_CHECKPOINT_NO_SYNC 0x2 /**< skip the fsync of the checkpoint's files and directories
+                                          (see ferry_checkpoint): for a copy that is read or uploaded
+                                          and then deleted, and is not needed after a power cut */
 
 /**
  * @brief Write a consistent point-in-time copy of the store into a new directory.
  * @param[in] dir the directory to create, NUL-terminated UTF-8; it must not exist (its parent must).
- * @param[in] flags 0 or FERRY_CHECKPOINT_COMPACT (LMDB only).
+ * @param[in] flags 0, FERRY_CHECKPOINT_COMPACT (LMDB only), FERRY_CHECKPOINT_NO_SYNC.
  * @note RocksDB: rocksdb_checkpoint_create after a flush of every family: table files are hard
  *       links where dir is on the same file system (else copies), the WAL and MANIFEST are copied.
  *       The state is that of one point in time across all families while the write-ahead log is on
  *       (with it off, each family holds what its flush captured). LMDB: mdb_env_copy2 into
  *       dir/data.mdb, a copy of one read transaction; with FERRY_CHECKPOINT_COMPACT writers of this
  *       store wait until the copy is done.
+ * @note Durability: the call returns after an fsync of every file and directory of dir, and of the
+ *       directories above it, so the checkpoint survives a power cut. FERRY_CHECKPOINT_NO_SYNC
+ *       leaves that out (the engine's own syncs remain): the checkpoint is complete for this and
+ *       other processes at once, but a power cut may lose or truncate its files.
  * @note Thread-safe; reads and writes go on meanwhile.
  * @return FERRY_OK, FERRY_EINVAL (empty dir, unknown flags, COMPACT on RocksDB), FERRY_EEXISTS (dir
  *         exists), FERRY_ENOTSUP (a RocksDB store opened read-only: RocksDB would copy it without

@@ -254,7 +254,7 @@ int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_erro
 {
     CHECK_E(s != NULL, err, "store is NULL");
     CHECK_E(dir != NULL && dir[0] != '\0', err, "checkpoint directory is empty");
-    if (flags & ~(uint32_t)FERRY_CHECKPOINT_COMPACT)
+    if (flags & ~(uint32_t)(FERRY_CHECKPOINT_COMPACT | FERRY_CHECKPOINT_NO_SYNC))
         return ferry_fail(err, FERRY_EINVAL, 0, "unknown checkpoint flags 0x%x", flags);
     int e = 0;
     if (plat_stat(dir, &e))
@@ -262,8 +262,8 @@ int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferry_erro
                           "directory", dir);
     if (e != ENOENT)
         return ferry_fail(err, FERRY_EIO, e, "checkpoint directory %s: %s", dir, strerror(e));
-    int rc = s->ops->checkpoint(s, dir, flags, err);
-    return rc == FERRY_OK ? ferry_sync_tree(dir, err) : rc;
+    int rc = s->ops->checkpoint(s, dir, flags & FERRY_CHECKPOINT_COMPACT, err);
+    return rc == FERRY_OK && !(flags & FERRY_CHECKPOINT_NO_SYNC) ? ferry_sync_tree(dir, err) : rc;
 }
 
 /* Does dir exist with entries other than . and ..? */

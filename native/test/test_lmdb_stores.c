@@ -529,6 +529,7 @@ void test_checkpoint(void)
     EQ(ferry_checkpoint(s, dir_of("ckpt-plain"), 0, &err), FERRY_OK);
     EQ(ferry_checkpoint(s, dir_of("ckpt-plain"), 0, &err), FERRY_EEXISTS);
     EQ(ferry_checkpoint(s, dir_of("ckpt-compact"), FERRY_CHECKPOINT_COMPACT, &err), FERRY_OK);
+    EQ(ferry_checkpoint(s, dir_of("ckpt-nosync"), FERRY_CHECKPOINT_COMPACT | FERRY_CHECKPOINT_NO_SYNC, &err), FERRY_OK);
     EQ(ferry_checkpoint(s, dir_of("no-parent/ckpt"), 0, &err), FERRY_EIO);
     FILE *f = fopen(dir_of("a-file"), "w");
     if (f) fclose(f);
@@ -536,8 +537,8 @@ void test_checkpoint(void)
     CHECK(!plat_stat(dir_of("no-parent"), NULL), "a failed checkpoint left a directory");
     EQ(put_s(s, 0, "a", "later"), FERRY_OK);
     EQ(put_s(s, cf, "c", "later"), FERRY_OK);
-    const char *copies[] = {"ckpt-plain", "ckpt-compact"};
-    for (int i = 0; i < 2; i++) {
+    const char *copies[] = {"ckpt-plain", "ckpt-compact", "ckpt-nosync"};
+    for (int i = 0; i < 3; i++) {
         ferry_store *c = open_store(copies[i]);
         char buf[32], name[32];
         size_t len = 0;

@@ -16,9 +16,13 @@ void test_checkpoint(void)
     CHECK_RC(put_s(s, cf, "b", "2"), FERRY_OK);
     CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), FERRY_CHECKPOINT_COMPACT, &err), FERRY_EINVAL);
     CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), 0x80, &err), FERRY_EINVAL);
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), FERRY_CHECKPOINT_COMPACT | FERRY_CHECKPOINT_NO_SYNC, &err),
+             FERRY_EINVAL);
     CHECK_RC(ferry_checkpoint(s, "", 0, &err), FERRY_EINVAL);
     CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), 0, &err), FERRY_OK);
     CHECK_RC(ferry_checkpoint(s, dir("ckpt-copy"), 0, &err), FERRY_EEXISTS);
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-nosync"), FERRY_CHECKPOINT_NO_SYNC, &err), FERRY_OK);
+    CHECK_RC(ferry_checkpoint(s, dir("ckpt-nosync"), FERRY_CHECKPOINT_NO_SYNC, &err), FERRY_EEXISTS);
     CHECK_RC(put_s(s, 0, "a", "later"), FERRY_OK);
     CHECK_RC(put_s(s, cf, "c", "later"), FERRY_OK);
     ferry_store *c = NULL;
@@ -28,6 +32,16 @@ void test_checkpoint(void)
         size_t len = 0;
         CHECK_RC(ferry_cf_name(c, 1, name, sizeof name, &len), FERRY_OK);
         CHECK(strcmp(name, "other") == 0, "family 1 is '%s'", name);
+        CHECK_RC(get_s(c, NULL, 0, "a", buf, sizeof buf), FERRY_OK);
+        CHECK(strcmp(buf, "1") == 0, "a = '%s'", buf);
+        CHECK_RC(get_s(c, NULL, 1, "b", buf, sizeof buf), FERRY_OK);
+        CHECK_RC(get_s(c, NULL, 1, "c", buf, sizeof buf), FERRY_NOTFOUND);
+        CHECK_RC(ferry_store_close(c), FERRY_OK);
+    }
+    c = NULL; /* the unsynced checkpoint holds the same */
+    CHECK_RC(open_store("ckpt-nosync", &c), FERRY_OK);
+    if (c) {
+        char buf[32];
         CHECK_RC(get_s(c, NULL, 0, "a", buf, sizeof buf), FERRY_OK);
         CHECK(strcmp(buf, "1") == 0, "a = '%s'", buf);
         CHECK_RC(get_s(c, NULL, 1, "b", buf, sizeof buf), FERRY_OK);

@@ -157,9 +157,10 @@ FERRY_HIDDEN int rdb_ttl_check(const char *name, int64_t ttl_ms, int64_t offset,
 FERRY_HIDDEN int rdb_ttl_apply(rdb_store *s, const char *name, rocksdb_options_t *f, int64_t ttl_ms, int64_t offset,
                                int *index, ferry_error *err);
 FERRY_HIDDEN void rdb_ttl_free(rdb_store *s);
-/* A TTL store opened plain or a plain store opened as a TTL one (ttl_open), by its newest OPTIONS file:
+/* A TTL store opened plain or a plain store opened as a TTL one (ttl_open), by its newest OPTIONS file f
+ * (rdb_latest_options, read from its start; NULL: none):
  * FERRY_EINVAL; a store without one (new) passes. */
-FERRY_HIDDEN int rdb_ttl_store_check(const char *path, int ttl_open, ferry_error *err);
+FERRY_HIDDEN int rdb_ttl_store_check(const char *path, FILE *f, int ttl_open, ferry_error *err);
 FERRY_HIDDEN int64_t rdb_ttl_now(const rdb_ttl *t);
 FERRY_HIDDEN int rdb_ttl_expired_at(const rdb_ttl *t, const void *val, size_t vlen, int64_t now);
 

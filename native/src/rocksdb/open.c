@@ -693,17 +693,15 @@ int rdb_latest_options(const char *path, FILE **out, ferry_error *err)
     return FERRY_OK;
 }
 
-/* A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
+/* f: the newest OPTIONS-* file, read from its start.
+ * A store opened without a merge operator whose last open had one (its newest OPTIONS-* file names
  * an operator other than Ferry's refusing one) may hold merge operands that it cannot read:
  * FERRY_EINVAL naming the operator. So does a family whose last operator was a callback's (Java) and
  * that this open gives another one (another name, or a built-in), and a family given a callback's
  * operator of another name than its last one. Missing or unreadable files are left to RocksDB. */
-static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_desc *cfs, uint32_t ncfs,
+static int check_merge_history(rdb_store *s, const char *path, FILE *f, const ferry_cf_desc *cfs, uint32_t ncfs,
                                ferry_error *err)
 {
-    FILE *f;
-    int orc = rdb_latest_options(path, &f, err);
-    if (orc != FERRY_OK || !f) return orc;
     char line[1024];
     char family[512] = "default";   /* the [CFOptions "name"] section being read */
     int rc = FERRY_OK;
@@ -751,7 +749,6 @@ static int check_merge_history(rdb_store *s, const char *path, const ferry_cf_de
                         "StoreOptions.columnFamily(name, ColumnFamilyOptions) for one family)", family, path,
                         (int)(n > 200 ? 200 : n), p);
     }
-    fclose(f);
     return rc;
 }
 
@@ -804,8 +801,13 @@ int ferry_rocksdb_open(const char *path, const char *secondary, const int64_t *o
         int has;
         rc = check_family(s, cfs[i].name, cfs[i].opts, cfs[i].extra, &has, NULL, err);
     }
-    if (rc == FERRY_OK) rc = check_merge_history(s, path, cfs, ncfs, err);
-    if (rc == FERRY_OK) rc = rdb_ttl_store_check(path, s->ttl_seconds >= 0, err);
+    /* the newest OPTIONS file, listed and read once for both checks (it was twice: issue 45's restore profile) */
+    FILE *optf = NULL;
+    if (rc == FERRY_OK) rc = rdb_latest_options(path, &optf, err);
+    if (rc == FERRY_OK && optf) rc = check_merge_history(s, path, optf, cfs, ncfs, err);
+    if (rc == FERRY_OK && optf) rewind(optf);
+    if (rc == FERRY_OK) rc = rdb_ttl_store_check(path, optf, s->ttl_seconds >= 0, err);
+    if (optf) fclose(optf);
     if (rc == FERRY_OK) {
         rc = open_families(s, path, read_only, cfs, ncfs, err);
         for (int attempt = 1; rc != FERRY_OK && read_only && attempt <= RO_OPEN_ATTEMPTS && file_vanished(err); attempt++) {

@@ -122,16 +122,13 @@ int ferry_rocksdb_ttl_clock(ferry_store *s, int64_t now_ms)
     return FERRY_OK;
 }
 
-int rdb_ttl_store_check(const char *path, int ttl_open, ferry_error *err)
+int rdb_ttl_store_check(const char *path, FILE *f, int ttl_open, ferry_error *err)
 {
-    FILE *f;
-    int orc = rdb_latest_options(path, &f, err);
-    if (orc != FERRY_OK || !f) return orc;
+    if (!f) return FERRY_OK;
     char line[1024];
     int ttl_store = 0;
     while (!ttl_store && fgets(line, sizeof line, f))
         ttl_store = strstr(line, "compaction_filter_factory") && strstr(line, "TtlCompactionFilterFactory");
-    fclose(f);
     if (ttl_store && !ttl_open)
         return ferry_fail(err, FERRY_EINVAL, 0, "the RocksDB store at %s is a TTL store (RocksDB's DBWithTTL: its OPTIONS "
                           "file names TtlCompactionFilterFactory), or a checkpoint or backup of one: every value carries a "

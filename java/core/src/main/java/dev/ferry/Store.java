@@ -334,7 +334,26 @@ public final class Store extends StoreWriter implements AutoCloseable {
      * @throws FerryException.AlreadyExists when {@code dir} exists
      */
     public void checkpoint(Path dir, boolean compact) {
-        admin.checkpoint(dir, compact);
+        checkpoint(dir, compact, true);
+    }
+
+    /**
+     * Writes a checkpoint as {@link #checkpoint(Path, boolean)} does, with or without making it
+     * durable. With {@code sync} (what the other overloads do) the call returns after an fsync of
+     * every file and directory of the checkpoint and of the directories above it, so the checkpoint
+     * survives a power cut. Without it that fsync is left out (the engine's own remain): the
+     * checkpoint is complete at once for this and any other process, but a power cut may lose or
+     * truncate its files. Leave it out for a copy that is read or uploaded elsewhere and then
+     * deleted, such as a local staging copy whose uploader makes its own copy durable.
+     *
+     * @param dir the directory to create; it must not exist (missing parents are created)
+     * @param compact LMDB: compact the copy; must be false on RocksDB
+     * @param sync fsync the checkpoint's files and directories before returning
+     * @throws IllegalArgumentException when {@code compact} is true on a RocksDB store (an LMDB option)
+     * @throws FerryException.AlreadyExists when {@code dir} exists
+     */
+    public void checkpoint(Path dir, boolean compact, boolean sync) {
+        admin.checkpoint(dir, compact, sync);
     }
 
     /**

@@ -79,7 +79,7 @@ final class StoreAdmin {
         }
     }
 
-    void checkpoint(Path dir, boolean compact) {
+    void checkpoint(Path dir, boolean compact, boolean sync) {
         Objects.requireNonNull(dir, "dir");
         if (compact && core.engine != Engine.LMDB) {
             throw new IllegalArgumentException("checkpoint compact=true is an LMDB option (MDB_CP_COMPACT); this store is "
@@ -90,7 +90,7 @@ final class StoreAdmin {
         core.guard.enter();
         try {
             StoreCore.createParents(target);
-            core.calls.admin().checkpoint(core.handle, p, compact);
+            core.calls.admin().checkpoint(core.handle, p, compact, sync);
         } finally {
             core.guard.exit();
         }

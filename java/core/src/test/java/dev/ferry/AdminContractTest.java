@@ -41,6 +41,10 @@ class AdminContractTest extends StoreContract {
      * before the checkpoint began, and no write made after it returned.
      */
     private void checkpointHoldsOnePointInTime(boolean compact) throws Exception {
+        checkpointHoldsOnePointInTime(compact, true);
+    }
+
+    private void checkpointHoldsOnePointInTime(boolean compact, boolean sync) throws Exception {
         ColumnFamily a = store.createColumnFamily("a");
         ColumnFamily c = store.createColumnFamily("c");
         for (int i = 0; i < 50; i++) {
@@ -70,7 +74,7 @@ class AdminContractTest extends StoreContract {
         }
         int before = done.get();
         Path copy = dir.resolve("copies/one");
-        store.checkpoint(copy, compact);
+        store.checkpoint(copy, compact, sync);
         stop.set(true);
         writer.join();
         assertNull(failure.get(), () -> "writer failed: " + failure.get());
@@ -100,6 +104,22 @@ class AdminContractTest extends StoreContract {
     @MatrixTest
     void checkpointHoldsEveryFamilyAsOfOnePointInTime() throws Exception {
         checkpointHoldsOnePointInTime(false);
+    }
+
+    /** Without the fsync the checkpoint is as complete, at once, for a store opened on it. */
+    @MatrixTest
+    void checkpointWithoutSyncHoldsEveryFamilyAsOfOnePointInTime() throws Exception {
+        checkpointHoldsOnePointInTime(false, false);
+    }
+
+    @MatrixTest
+    void compactingCheckpointWithoutSyncIsLmdbsAndRocksDbRefusesIt() throws Exception {
+        if (options().engine() == Engine.LMDB) {
+            checkpointHoldsOnePointInTime(true, false);
+        } else {
+            assertThrows(IllegalArgumentException.class, () -> store.checkpoint(dir.resolve("copy"), true, false));
+            assertFalse(java.nio.file.Files.exists(dir.resolve("copy")));
+        }
     }
 
     @MatrixTest
@@ -133,6 +153,7 @@ class AdminContractTest extends StoreContract {
     void checkpointMisuseThrows() throws Exception {
         assertThrows(NullPointerException.class, () -> store.checkpoint(null));
         assertThrows(NullPointerException.class, () -> store.checkpoint(null, false));
+        assertThrows(NullPointerException.class, () -> store.checkpoint(null, false, false));
         store.close();
         assertThrows(IllegalStateException.class, () -> store.checkpoint(dir.resolve("copy")));
         assertFalse(java.nio.file.Files.exists(dir.resolve("copy")));

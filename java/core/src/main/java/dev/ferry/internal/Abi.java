@@ -328,6 +328,8 @@ public final class Abi {
     // ---- checkpoints and backups
     /** LMDB: compacting copy (MDB_CP_COMPACT). */
     public static final int CHECKPOINT_COMPACT = 0x1;
+    /** No fsync of the checkpoint's files and directories. */
+    public static final int CHECKPOINT_NO_SYNC = 0x2;
     /** Bytes of one backup record: u32 id, u32 files, i64 timestamp, u64 size. */
     public static final int BACKUP_INFO_SIZE = 24;
 

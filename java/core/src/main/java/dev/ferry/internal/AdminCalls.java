@@ -272,10 +272,11 @@ public final class AdminCalls {
      * @param store the store
      * @param dir the target directory (UTF-8)
      * @param compact LMDB: a compacting copy ({@code FERRY_CHECKPOINT_COMPACT})
+     * @param sync fsync the copy before returning (else {@code FERRY_CHECKPOINT_NO_SYNC})
      */
-    public void checkpoint(long store, byte[] dir, boolean compact) {
+    public void checkpoint(long store, byte[] dir, boolean compact, boolean sync) {
         Scratch s = Scratch.get(b);
-        check(s, b.checkpoint(store, s.cString(dir), Codes.checkpointFlags(compact), s.err()));
+        check(s, b.checkpoint(store, s.cString(dir), Codes.checkpointFlags(compact, sync), s.err()));
     }
 
     /**

@@ -328,10 +328,11 @@ public final class Codes {
 
     /**
      * @param compact LMDB: a compacting copy
+     * @param sync fsync the checkpoint's files and directories before returning
      * @return the {@code FERRY_CHECKPOINT_*} flags
      */
-    static int checkpointFlags(boolean compact) {
-        return compact ? Abi.CHECKPOINT_COMPACT : 0;
+    static int checkpointFlags(boolean compact, boolean sync) {
+        return (compact ? Abi.CHECKPOINT_COMPACT : 0) | (sync ? 0 : Abi.CHECKPOINT_NO_SYNC);
     }
 
     /**

@@ -151,7 +151,7 @@ public interface NativeFunctions extends RocksDbFunctions {
      * @param store {@code ferry_store *s}
      * @param dir {@code const char *dir}: the directory to create, NUL-terminated UTF-8; it must not exist (its parent
      *        must).
-     * @param flags {@code uint32_t flags}: 0 or FERRY_CHECKPOINT_COMPACT (LMDB only).
+     * @param flags {@code uint32_t flags}: 0, FERRY_CHECKPOINT_COMPACT (LMDB only), FERRY_CHECKPOINT_NO_SYNC.
      * @param err {@code ferry_error *err}
      * @return the C result unchanged: FERRY_OK, FERRY_EINVAL (empty dir, unknown flags, COMPACT on RocksDB),
      *        FERRY_EEXISTS (dir exists), FERRY_ENOTSUP (a RocksDB store opened read-only: RocksDB would copy it without

@@ -38,9 +38,10 @@ final class BackupOps {
         int op = c.rnd.nextInt(8);
         Path dir = c.world.root.resolve("checkpoint-" + c.world.nextId());
         boolean compact = c.oneIn(3);
+        boolean sync = !c.oneIn(3);
         if (op == 0) {
             c.nullArg("dir");
-            c.call(s + ".checkpoint(null, " + compact + ")", () -> st.checkpoint(null, compact));
+            c.call(s + ".checkpoint(null, " + compact + ", " + sync + ")", () -> st.checkpoint(null, compact, sync));
             return;
         }
         if (op == 1) { // an existing directory (a store's own, or an empty one)
@@ -59,7 +60,12 @@ final class BackupOps {
         if (compact && c.world.engine == Engine.ROCKSDB) {
             c.mustThrow("compact=true on RocksDB");
         }
-        c.call(s + ".checkpoint(" + dir.getFileName() + ", " + compact + ")", () -> st.checkpoint(dir, compact));
+        if (sync) {
+            c.call(s + ".checkpoint(" + dir.getFileName() + ", " + compact + ")", () -> st.checkpoint(dir, compact));
+        } else {
+            c.call(s + ".checkpoint(" + dir.getFileName() + ", " + compact + ", false)",
+                    () -> st.checkpoint(dir, compact, false));
+        }
         delete(dir);
     }
 

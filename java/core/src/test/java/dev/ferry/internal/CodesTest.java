@@ -113,11 +113,13 @@ class CodesTest {
         assertEquals(Abi.CURSOR_ASYNC_IO, Codes.cursorFlags(false, true, true, true, true, false));
         assertEquals(Abi.CURSOR_AUTO_PREFIX, Codes.cursorFlags(false, true, true, true, false, true));
 
-        assertEquals(Abi.CHECKPOINT_COMPACT, Codes.checkpointFlags(true));
+        assertEquals(Abi.CHECKPOINT_COMPACT, Codes.checkpointFlags(true, true));
+        assertEquals(Abi.CHECKPOINT_NO_SYNC, Codes.checkpointFlags(false, false));
+        assertEquals(Abi.CHECKPOINT_COMPACT | Abi.CHECKPOINT_NO_SYNC, Codes.checkpointFlags(true, false));
         assertEquals(Abi.INGEST_MOVE, Codes.ingestFlags(true));
         assertEquals(Abi.CACHE_STRICT_CAPACITY, Codes.cacheFlags(true));
         assertEquals(Abi.WBM_ALLOW_STALL, Codes.wbmFlags(true));
-        assertEquals(0, Codes.checkpointFlags(false) | Codes.ingestFlags(false) | Codes.cacheFlags(false) | Codes.wbmFlags(false));
+        assertEquals(0, Codes.checkpointFlags(false, true) | Codes.ingestFlags(false) | Codes.cacheFlags(false) | Codes.wbmFlags(false));
     }
 
     @Test

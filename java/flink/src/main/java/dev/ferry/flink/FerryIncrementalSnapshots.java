@@ -2,6 +2,7 @@ package dev.ferry.flink;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,6 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
@@ -68,14 +74,11 @@ final class FerryIncrementalSnapshots<K>
         final Path dir;
         final List<StateMetaInfoSnapshot> metaInfos;
         final Map<String, StreamStateHandle> base;
-        private final ResourceGuard.Lease lease;
 
-        Resources(Path dir, List<StateMetaInfoSnapshot> metaInfos, Map<String, StreamStateHandle> base,
-                ResourceGuard.Lease lease) {
+        Resources(Path dir, List<StateMetaInfoSnapshot> metaInfos, Map<String, StreamStateHandle> base) {
             this.dir = dir;
             this.metaInfos = metaInfos;
             this.base = base;
-            this.lease = lease;
         }
 
         @Override
@@ -85,7 +88,6 @@ final class FerryIncrementalSnapshots<K>
             } catch (IOException e) {
                 // removed with the backend's directory
             }
-            lease.close();
         }
     }
 
@@ -99,12 +101,17 @@ final class FerryIncrementalSnapshots<K>
         ResourceGuard.Lease lease = backend.lease();
         Path dir = root.resolve("chk-" + checkpointId + "-" + UUID.randomUUID());
         try {
-            backend.store().checkpoint(dir);
-        } catch (RuntimeException e) {
+            // not synced: the directory is a staging copy, read by the asynchronous part, which uploads
+            // the files to the checkpoint storage (durable there), and deleted after it; after a crash
+            // Flink restores from the storage, never from this directory
+            backend.store().checkpoint(dir, false, false);
+        } finally {
+            // the asynchronous part reads the checkpoint's files, not the store: the lease ends here, on
+            // every outcome (it was kept on an Error, such as a NoSuchMethodError from a stale ferry-core
+            // jar, and the task's dispose then waited for it forever)
             lease.close();
-            throw e;
         }
-        return new Resources(dir, metaInfos, incremental ? confirmed : Map.of(), lease);
+        return new Resources(dir, metaInfos, incremental ? confirmed : Map.of());
     }
 
     @Override
@@ -122,6 +129,18 @@ final class FerryIncrementalSnapshots<K>
             try (Stream<Path> list = Files.list(resources.dir)) {
                 files = list.sorted().toList();
             }
+            List<Path> sends = new ArrayList<>();
+            List<CheckpointedStateScope> scopes = new ArrayList<>();
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                boolean table = incremental && name.endsWith(TABLE_SUFFIX);
+                if (!table || !resources.base.containsKey(name)) {
+                    sends.add(file);
+                    scopes.add(table ? CheckpointedStateScope.SHARED : CheckpointedStateScope.EXCLUSIVE);
+                }
+            }
+            List<StreamStateHandle> sent = uploadAll(sends, scopes, streamFactory, registry);
+            int next = 0;
             for (Path file : files) {
                 String name = file.getFileName().toString();
                 if (incremental && name.endsWith(TABLE_SUFFIX)) {
@@ -132,12 +151,12 @@ final class FerryIncrementalSnapshots<K>
                         tables.put(name, previous);
                         continue;
                     }
-                    StreamStateHandle h = upload(file, CheckpointedStateScope.SHARED, streamFactory, registry);
+                    StreamStateHandle h = sent.get(next++);
                     shared.add(HandleAndLocalPath.of(h, name));
                     tables.put(name, h);
                     uploaded += h.getStateSize();
                 } else {
-                    StreamStateHandle h = upload(file, CheckpointedStateScope.EXCLUSIVE, streamFactory, registry);
+                    StreamStateHandle h = sent.get(next++);
                     own.add(HandleAndLocalPath.of(h, name));
                     uploaded += h.getStateSize();
                 }
@@ -150,6 +169,50 @@ final class FerryIncrementalSnapshots<K>
             return SnapshotResult.of(new IncrementalRemoteKeyedStateHandle(backendId, backend.getKeyGroupRange(),
                     checkpointId, shared, own, meta, uploaded));
         };
+    }
+
+    /**
+     * Uploads files, {@link FerryIncrementalRestore#TRANSFER_THREADS} at a time as Flink's RocksDB backend
+     * uploads its own, and returns their handles in the order of {@code files}.
+     */
+    private static List<StreamStateHandle> uploadAll(List<Path> files, List<CheckpointedStateScope> scopes,
+            CheckpointStreamFactory factory, CloseableRegistry registry) throws IOException {
+        List<StreamStateHandle> handles = new ArrayList<>();
+        if (files.size() <= 1) {
+            for (int i = 0; i < files.size(); i++) {
+                handles.add(upload(files.get(i), scopes.get(i), factory, registry));
+            }
+            return handles;
+        }
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(
+                Math.min(FerryIncrementalRestore.TRANSFER_THREADS, files.size()), r -> {
+                    Thread t = new Thread(r, "ferry-checkpoint-transfer-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        try {
+            List<Future<StreamStateHandle>> sends = new ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                Path file = files.get(i);
+                CheckpointedStateScope scope = scopes.get(i);
+                sends.add(pool.submit(() -> upload(file, scope, factory, registry)));
+            }
+            for (Future<StreamStateHandle> f : sends) {
+                handles.add(f.get());
+            }
+            return handles;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while uploading the checkpoint's files");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("Cannot upload the checkpoint's files", e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private static StreamStateHandle upload(Path file, CheckpointedStateScope scope, CheckpointStreamFactory factory,
