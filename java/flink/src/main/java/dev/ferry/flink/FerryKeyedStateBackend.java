@@ -787,7 +787,8 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         ResourceGuard.Lease lease = guard.acquireResource();
         try {
             return new FerrySnapshotResources<>(this, store.snapshot(), lease, metaInfos, storeStates, queues);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // any throwable: a lease left open makes the backend's dispose wait for it forever
             lease.close();
             throw e;
         }
