@@ -105,6 +105,12 @@ public final class WalIterator implements Iterator<WalBatch>, AutoCloseable {
                     + Thread.currentThread().getName() + "': WAL iterators are confined to their thread");
         }
         guard.enter();
+        // a store's close marks it closed before it closes its iterators: from that moment on, as for a closed
+        // iterator (the misuse fuzzer saw hasNext return normally in between)
+        if (core.guard.isClosed()) {
+            guard.exit();
+            throw new IllegalStateException("WAL iterator of a closed store");
+        }
     }
 
     private ColumnFamily family(int engineId) {
