@@ -95,7 +95,8 @@ class FerryStoreMetricsTest {
     static final Set<String> LMDB = new TreeSet<>(List.of(
             "estimate-num-keys", "data-file-size", "map-size", "map-size-used", "num-readers", "max-readers"));
 
-    @TempDir
+    /** On a RAM file system where there is one: TopologyTestDriver commits (a synced write per store) after every record. */
+    @TempDir(factory = RamTempDir.class)
     Path tmp;
 
     /** The built-in, the Ferry-RocksDB and the Ferry-LMDB store of each kind. */

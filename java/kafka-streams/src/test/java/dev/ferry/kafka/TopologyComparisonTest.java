@@ -47,7 +47,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * TopologyTestDriver with the same input: outputs and final store contents must agree key for key.
  */
 class TopologyComparisonTest {
-    @TempDir
+    /** On a RAM file system where there is one: TopologyTestDriver commits (a synced write per store) after every record. */
+    @TempDir(factory = RamTempDir.class)
     Path tmp;
 
     static KeyValueBytesStoreSupplier ferry(String kind, String name) {

@@ -53,7 +53,8 @@ class WindowedTopologyComparisonTest {
     static final Duration RETENTION = Duration.ofMinutes(4);
     static final Duration GAP = Duration.ofSeconds(40);
 
-    @TempDir
+    /** On a RAM file system where there is one: TopologyTestDriver commits (a synced write per store) after every record. */
+    @TempDir(factory = RamTempDir.class)
     Path tmp;
 
     private Properties props(String dir, boolean caching) {
