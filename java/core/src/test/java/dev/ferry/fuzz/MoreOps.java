@@ -363,7 +363,8 @@ final class MoreOps {
                     byte[] v = c.value("operand");
                     if (c.world.engine == Engine.LMDB) {
                         c.mustThrow("a transaction's merge on LMDB");
-                    } else if (!s.mergeOperator) {
+                    } else if (!s.mergeOperator && !defaultFamilyMerges(c, s.store)) {
+                        // the default family's own options may name one (as TxnOps and the store's merge above ask)
                         c.mustThrow("a transaction's merge on a RocksDB store without a merge operator");
                     }
                     c.call("t.merge(" + Ctx.hex(k) + ", " + Ctx.hex(v) + ")", () -> t.merge(k, v));
