@@ -20,10 +20,10 @@ final class CallgrindSection {
     private CallgrindSection() {
     }
 
-    /** One line of the table: engine, operation, shim and engine instructions per operation. */
-    record Count(String engine, String op, double shim, double engine_) {
+    /** One line of the table: engine, operation, instructions per operation of the shim and of the engine's own call. */
+    record Count(String engine, String op, double shim, double engineCall) {
         double ratio() {
-            return engine_ == 0 ? Double.NaN : shim / engine_;
+            return engineCall == 0 ? Double.NaN : shim / engineCall;
         }
     }
 
@@ -76,7 +76,7 @@ final class CallgrindSection {
                 .append("\n\n| engine | operation | shim instructions | engine instructions | shim / engine |\n|---|---|---:|---:|---:|\n");
         for (Count c : counts) {
             sb.append("| ").append(c.engine).append(" | ").append(c.op).append(" | ").append(fmt(c.shim, 0)).append(" | ")
-                    .append(fmt(c.engine_, 0)).append(" | ").append(fmt(c.ratio(), 3)).append(" |\n");
+                    .append(fmt(c.engineCall, 0)).append(" | ").append(fmt(c.ratio(), 3)).append(" |\n");
         }
         sb.append(whyNot(counts));
         return sb.toString();
@@ -91,7 +91,7 @@ final class CallgrindSection {
             }
             String dir = c.op.equals("scan") ? "forward" : "reverse";
             if (c.ratio() > 1.0) {
-                sb.append("- RocksDB scan-").append(dir).append(": Ferry's page fill runs ").append(fmt(c.shim - c.engine_, 0))
+                sb.append("- RocksDB scan-").append(dir).append(": Ferry's page fill runs ").append(fmt(c.shim - c.engineCall, 0))
                         .append(" instructions per entry more than RocksDB's own iterator loop (").append(fmt(c.ratio(), 3))
                         .append("x): the copy of key and value into the page and the page's bookkeeping. Where a scan's time follows "
                                 + "its instructions, that is the least gap to the floor to expect, so a scan row at or below 1.00x the "
