@@ -124,12 +124,8 @@ public final class BlockCache extends SharedNative implements AutoCloseable {
             Engines.attach(calls, Engine.ROCKSDB);
             long ppm = ratio < 0 ? -1 : Math.round(ratio * 1_000_000);
             long h = calls.admin().cacheCreate(capacity, strict, ppm);
-            try {
-                return new BlockCache(calls, h, capacity, strict, ratio < 0 ? 0.5 : ratio);
-            } catch (RuntimeException | Error e) {
-                calls.admin().cacheClose(h);
-                throw e;
-            }
+            double r = ratio < 0 ? 0.5 : ratio;
+            return adopt(h, calls.admin()::cacheClose, x -> new BlockCache(calls, x, capacity, strict, r));
         }
     }
 

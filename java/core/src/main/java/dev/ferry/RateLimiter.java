@@ -73,12 +73,7 @@ public final class RateLimiter extends SharedNative implements AutoCloseable {
         NativeCalls calls = new NativeCalls(binding == null ? Bindings.defaultBinding() : Bindings.byName(binding));
         Engines.attach(calls, Engine.ROCKSDB);
         long h = calls.admin().rateLimiterCreate(bytesPerSecond, refillPeriodMicros, fairness);
-        try {
-            return new RateLimiter(calls, h, bytesPerSecond, refillPeriodMicros, fairness);
-        } catch (RuntimeException | Error e) {
-            calls.admin().rateLimiterClose(h);
-            throw e;
-        }
+        return adopt(h, calls.admin()::rateLimiterClose, x -> new RateLimiter(calls, x, bytesPerSecond, refillPeriodMicros, fairness));
     }
 
     /** @return the budget in bytes per second */

@@ -45,6 +45,25 @@ abstract class SharedNative {
         this.cleanable = StoreCore.CLEANER.register(this, release(handle, free, released));
     }
 
+    /**
+     * Makes the Java object of a native object just created, freeing the native one when that fails, so that a
+     * failed construction leaks nothing (the create methods of every subclass).
+     *
+     * @param handle the new native object
+     * @param free frees it
+     * @param make the subclass's constructor call
+     * @param <T> the subclass
+     * @return the object, owning the handle
+     */
+    static <T extends SharedNative> T adopt(long handle, LongConsumer free, LongFunction<T> make) {
+        try {
+            return make.apply(handle);
+        } catch (RuntimeException | Error e) {
+            free.accept(handle);
+            throw e;
+        }
+    }
+
     /** The cleaner's action: captures the parameters, not the object; it cannot free one a store holds (Busy). */
     private static Runnable release(long handle, LongConsumer free, AtomicBoolean released) {
         return () -> {

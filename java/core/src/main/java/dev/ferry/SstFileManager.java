@@ -49,12 +49,7 @@ public final class SstFileManager extends SharedNative implements AutoCloseable 
         NativeCalls calls = new NativeCalls(binding == null ? Bindings.defaultBinding() : Bindings.byName(binding));
         Engines.attach(calls, Engine.ROCKSDB);
         long h = calls.admin().sstManagerCreate(maxAllowedSpace, deleteRateBytesPerSecond);
-        try {
-            return new SstFileManager(calls, h, maxAllowedSpace, deleteRateBytesPerSecond);
-        } catch (RuntimeException | Error e) {
-            calls.admin().sstManagerClose(h);
-            throw e;
-        }
+        return adopt(h, calls.admin()::sstManagerClose, x -> new SstFileManager(calls, x, maxAllowedSpace, deleteRateBytesPerSecond));
     }
 
     /** @return the space the files may take, 0 for no limit */

@@ -72,12 +72,7 @@ public final class WriteBufferManager extends SharedNative implements AutoClosea
                         + " (this process runs RocksDB " + rocksdbVersion() + ")");
             }
         });
-        try {
-            return new WriteBufferManager(calls, h, bufferSizeBytes, chargeTo, allowStall);
-        } catch (RuntimeException | Error e) {
-            calls.admin().wbmClose(h);
-            throw e;
-        }
+        return adopt(h, calls.admin()::wbmClose, x -> new WriteBufferManager(calls, x, bufferSizeBytes, chargeTo, allowStall));
     }
 
     private static String rocksdbVersion() {
