@@ -899,12 +899,13 @@ FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
  * moves) and from its flush and compaction threads, concurrently. It returns a negative number, 0 or a
  * positive number as a sorts before, equal to or after b (alen and blen bytes, valid during the call
  * only), and must be a total order that never changes. A callback that fails sets *failed to 1 (its
- * result is then ignored): RocksDB cannot fail a comparison, so from then on the comparator answers
- * without calling back, in bytewise order (a total order: RocksDB's sorts need one), which RocksDB's
- * key-order check of flushes and compactions refuses for keys written in the callback's order wherever
- * the two orders differ; the call that needed it fails with FERRY_EABORTED, and every later call naming
- * the family (and every batch holding it) fails with FERRY_EABORTED until the store is reopened (the
- * writes stay in the write-ahead log). The family is reported by ferry_cf_flags with
+ * result is then ignored): RocksDB cannot fail a comparison, and its files and compaction picker need
+ * one order for the life of the store, so the comparison is asked again, up to 4 times in all, and a pair
+ * that fails every time is answered 0 ("equal", which never contradicts the callback's order; a flush or
+ * compaction that meets such a pair can keep only one of the two keys). The call that needed it fails
+ * with FERRY_EABORTED, and every later call naming the family (and every batch holding it) fails with
+ * FERRY_EABORTED until the store is reopened (the writes stay in the write-ahead log). The family is
+ * reported by ferry_cf_flags with
  * FERRY_CF_ORDER_CALLBACK. Cursors, range deletes and bounds follow the comparator's order; split points
  * answer 0 records; ferry_ingest refuses the family. The callback must not call this library on the
  * same store.

@@ -1,11 +1,14 @@
 /* Comparators of the binding's language (ferry.h, "Comparators of the binding's language"): the handles
  * (callback.c's), the RocksDB comparator made per family that names one, and what happens when the
- * callback fails: RocksDB cannot fail a comparison, so the family is refused from then on (its slot is
- * marked FERRY_SLOT_BROKEN, the call on the failing thread fails with FERRY_EABORTED through
- * rdb_cmp_after) and the comparator answers in bytewise order without calling back. A flush or compaction
- * after that writes its keys in the callback's order, which RocksDB's key-order check
- * (check_flush_compaction_key_order) then finds out of bytewise order and refuses, unless the two orders
- * agree on those keys. */
+ * callback fails. RocksDB cannot fail a comparison, and its files and compaction picker rely on one order
+ * for the life of the store: a file's first and last keys, read in any other order, can make a range
+ * that holds no file, and the picker then reads past an empty input list (a crash, found by the misuse
+ * fuzzer when this comparator answered bytewise after a failure). So a failed comparison is asked again,
+ * up to RDB_CMP_ATTEMPTS times: a failure that passes (the fuzzer's random throws, an OutOfMemoryError)
+ * leaves the order whole. The family is refused from the first failure on (its slot is marked
+ * FERRY_SLOT_BROKEN, the call on the failing thread fails with FERRY_EABORTED through rdb_cmp_after).
+ * A pair whose every attempt fails is answered "equal": the one answer that never contradicts the
+ * comparator's order, so no file's range can come out empty (see docs/usage.md for what it costs). */
 #include "engine.h"
 
 #include <string.h>
@@ -47,20 +50,20 @@ static void broken(rdb_cmp *c)
     if (slot) atomic_compare_exchange_strong(&slot->dropped, &live, FERRY_SLOT_BROKEN);
 }
 
+/* Attempts at one comparison before it is answered "equal" (see the top of this file). */
+#define RDB_CMP_ATTEMPTS 4
+
 static int compare(void *st, const char *a, size_t al, const char *b, size_t bl)
 {
     rdb_cmp *c = st;
-    if (!atomic_load_explicit(&c->failed, memory_order_relaxed)) {
+    ferry_compare_fn fn = (ferry_compare_fn)(intptr_t)c->cb->fn;
+    for (int attempt = 0; attempt < RDB_CMP_ATTEMPTS; attempt++) {
         int32_t failed = 0;
-        int32_t r = ((ferry_compare_fn)(intptr_t)c->cb->fn)(c->cb->token, a, al, b, bl, &failed);
+        int32_t r = fn(c->cb->token, a, al, b, bl, &failed);
         if (!failed) return (r > 0) - (r < 0);
         broken(c);
     }
-    /* bytewise: a total order, as RocksDB's sorts need (an answer that is not one, such as "before" for
-     * every pair, makes std::sort run off its array) */
-    size_t n = al < bl ? al : bl;
-    int m = n ? memcmp(a, b, n) : 0;
-    return m ? m : (al > bl) - (al < bl);
+    return 0;
 }
 
 static const char *cmp_name(void *st)

@@ -18,11 +18,10 @@ import java.util.Objects;
  * <p>A comparator that throws: RocksDB cannot fail a comparison, so Ferry stops using the family. The call
  * that needed the comparison throws {@link FerryException} ({@link ErrorCode#ABORTED}) whose cause is the
  * comparator's exception, and every later call on the family (and every batch naming it) throws
- * {@link FerryException} ({@link ErrorCode#ABORTED}) until the store is closed and opened again. From the
- * failure on, the comparator answers in bytewise order without calling Java, so a flush of the family fails
- * RocksDB's key-order check (where its keys are not also in bytewise order) instead of writing a file in a
- * wrong order; the writes stay in the write-ahead log, and the reopened store, given a working comparator,
- * replays them. A compaction running when the comparator fails is not covered as well: see docs/usage.md. A comparator that calls its own store (or its snapshots, cursors, transactions)
+ * {@link FerryException} ({@link ErrorCode#ABORTED}) until the store is closed and opened again. RocksDB's
+ * own threads go on comparing the family's keys (flushes, compactions): Ferry asks a failed comparison
+ * again, up to four times, so a failure that passes leaves the order whole; a pair that fails every time
+ * is answered "equal" (see docs/usage.md). A comparator that calls its own store (or its snapshots, cursors, transactions)
  * gets {@link IllegalStateException}; closing the store waits for comparisons in flight.
  *
  * <p>Thread safety: implementations must be thread-safe (RocksDB calls them concurrently), stateless,
