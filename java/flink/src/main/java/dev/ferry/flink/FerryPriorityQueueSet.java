@@ -111,7 +111,10 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
     public E poll() {
         E first = peek();
         if (first != null) {
-            remove(first);
+            // the head's store key is the cache's first: no second serialization, no second lookup
+            backend.timerDelete(cf, cache.pollFirst());
+            head = null;
+            refillIfDrained();
         }
         return first;
     }
@@ -160,11 +163,16 @@ final class FerryPriorityQueueSet<E> implements InternalPriorityQueue<E>, HeapPr
         if (wasHead) {
             head = null;
         }
+        refillIfDrained();
+        return wasHead;
+    }
+
+    /** Reads the next elements from the store when the cache ran empty but the store holds more. */
+    private void refillIfDrained() {
         if (cache.isEmpty() && !complete) {
             loaded = false;
             load();
         }
-        return wasHead;
     }
 
     @Override
