@@ -94,6 +94,9 @@ final class FerryBackendBuilder<K> {
                 // backend's directory is deleted
                 options = StoreOptions.rocksdb().wal(false).mergeOperator(MergeOperator.STRING_APPEND)
                         .rocksdbOptions("avoid_flush_during_shutdown=true");
+                if (config.metrics.needsStatistics()) {
+                    options.statistics(true);   // a statistics metric reads RocksDB's tickers
+                }
                 FerryMemory memory = memory(env, binding, resources);
                 if (memory != null) {
                     options.blockCache(memory.cache).writeBufferManager(memory.writeBuffers)

@@ -166,6 +166,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         this.nativeMetrics = nativeMetrics;
         this.metricGroup = metricGroup;
         states.forEach((name, info) -> nativeMetrics.register(metricGroup, name, store, () -> currentFamily(name)));
+        nativeMetrics.registerStatistics(metricGroup, store);
         this.heapQueues = heapQueues;
         this.heapQueuesManager = heapQueuesManager;
         this.resources = resources;

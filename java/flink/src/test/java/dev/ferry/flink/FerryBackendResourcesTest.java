@@ -155,6 +155,43 @@ class FerryBackendResourcesTest {
     }
 
     @Test
+    void rocksDbStatisticsAndFilesPerLevelAreMetricsUnderFlinksNames() throws Exception {
+        Configuration config = new Configuration();
+        config.setString("state.backend.rocksdb.metrics.bytes-written", "true");
+        config.setString("state.backend.rocksdb.metrics.bytes-read", "true");
+        config.setString("state.backend.rocksdb.metrics.block-cache-miss", "true");
+        config.setString("state.backend.rocksdb.metrics.stall-micros", "true");
+        config.setString("state.backend.rocksdb.metrics.num-files-at-level", "true");
+        FerryStateBackend sb = new FerryStateBackend().configure(config, getClass().getClassLoader());
+        CapturingGroup metrics = new CapturingGroup(new HashMap<>(), "");
+        FerryKeyedStateBackend<Integer> b = backend(sb, 0.5, metrics);
+        ValueState<Integer> value = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                new ValueStateDescriptor<>("counts", Integer.class));
+        Set<String> expected = new java.util.HashSet<>(Set.of("rocksdb.bytes_written", "rocksdb.bytes_read",
+                "rocksdb.block_cache_miss", "rocksdb.stall_micros"));
+        for (int level = 0; level <= 6; level++) {
+            expected.add("counts.rocksdb.num-files-at-level" + level);
+        }
+        assertEquals(expected, metrics.gauges.keySet());
+        Gauge<?> written = metrics.gauges.get("rocksdb.bytes_written");
+        Gauge<?> read = metrics.gauges.get("rocksdb.bytes_read");
+        assertEquals(0L, written.getValue());
+        for (int k = 0; k < 100; k++) {
+            b.setCurrentKey(k);
+            value.update(k);
+        }
+        long w = (Long) written.getValue();
+        assertTrue(w > 100 * 4, "bytes written after 100 updates: " + w);
+        b.setCurrentKey(7);
+        assertEquals(7, value.value());
+        assertTrue((Long) read.getValue() > 0, "bytes read after a get");
+        assertEquals(0L, metrics.gauges.get("counts.rocksdb.num-files-at-level0").getValue());
+        b.dispose();
+        open.remove(b);
+        assertEquals(0L, written.getValue());
+    }
+
+    @Test
     void keyOverLmdbsLimitThrows() throws Exception {
         FerryKeyedStateBackend<Integer> b = backend(new FerryStateBackend().withLmdb(), 0.5);
         MapState<String, Integer> map = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
