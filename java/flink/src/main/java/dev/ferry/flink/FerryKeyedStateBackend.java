@@ -22,8 +22,8 @@ import org.apache.flink.api.common.functions.ReduceFunction;
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;
 import org.apache.flink.api.common.state.ReducingStateDescriptor;
 import org.apache.flink.api.common.state.State;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -31,11 +31,13 @@ import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
@@ -62,8 +64,8 @@ import org.apache.flink.runtime.state.SnapshotExecutionType;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.SnapshotStrategy;
 import org.apache.flink.runtime.state.SnapshotStrategyRunner;
-import org.apache.flink.runtime.state.StateSnapshotTransformer;
 import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.StateSnapshotTransformer;
 import org.apache.flink.runtime.state.StreamCompressionDecorator;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
@@ -131,6 +133,8 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
      * canonical full snapshot (LMDB, heap timers).
      */
     private final FerryIncrementalSnapshots<K> incremental;
+    /** Native savepoints: every file uploaded, nothing shared with checkpoints; null where {@link #incremental} is. */
+    private final FerryIncrementalSnapshots<K> nativeSavepoints;
     /**
      * The timer queues' puts and deletes not yet in the store, written in one native call when
      * {@link #TIMER_BATCH_OPS} or {@link #TIMER_BATCH_BYTES} are reached and before anything reads a timer
@@ -163,6 +167,7 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         this.keyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.states = states;
         this.incremental = nativeCheckpoints ? new FerryIncrementalSnapshots<>(this, directory, incremental) : null;
+        this.nativeSavepoints = nativeCheckpoints ? new FerryIncrementalSnapshots<>(this, directory, false) : null;
         this.nativeMetrics = nativeMetrics;
         this.metricGroup = metricGroup;
         states.forEach((name, info) -> nativeMetrics.register(metricGroup, name, store, () -> currentFamily(name)));
@@ -734,6 +739,18 @@ public final class FerryKeyedStateBackend<K> extends AbstractKeyedStateBackend<K
         SnapshotType type = checkpointOptions.getCheckpointType();
         if (incremental != null && !type.isSavepoint()) {
             return new SnapshotStrategyRunner<>("Ferry native checkpoint", incremental, cancelStreamRegistry,
+                    SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory,
+                    checkpointOptions);
+        }
+        if (type instanceof SavepointType && ((SavepointType) type).getFormatType() == SavepointFormatType.NATIVE) {
+            if (nativeSavepoints == null) {
+                throw new UnsupportedOperationException("A native savepoint needs Ferry's RocksDB backend with timers"
+                        + " in the store (this backend: " + (lmdb ? "LMDB" : "timers on the heap")
+                        + "); take a canonical savepoint");
+            }
+            // the store's files, every one uploaded into the savepoint (self-contained, as Flink's RocksDB
+            // backend's native savepoints)
+            return new SnapshotStrategyRunner<>("Ferry native savepoint", nativeSavepoints, cancelStreamRegistry,
                     SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory,
                     checkpointOptions);
         }

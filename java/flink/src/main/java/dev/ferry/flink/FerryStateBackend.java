@@ -204,7 +204,8 @@ public class FerryStateBackend extends AbstractManagedMemoryStateBackend impleme
 
     @Override
     public boolean supportsSavepointFormat(SavepointFormatType formatType) {
-        return formatType == SavepointFormatType.CANONICAL;
+        // native: the store's files, as the native checkpoints (RocksDB with timers in the store)
+        return formatType == SavepointFormatType.CANONICAL || "rocksdb".equals(engine) && !heapTimers;
     }
 
     @Override

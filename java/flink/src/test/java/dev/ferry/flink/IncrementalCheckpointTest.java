@@ -1,6 +1,8 @@
 package dev.ferry.flink;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -10,7 +12,10 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
@@ -145,6 +150,36 @@ class IncrementalCheckpointTest {
             org.junit.jupiter.api.Assertions.assertEquals(entries(half),
                     ((FerryKeyedStateBackend<Integer>) rescaled).numKeyValueStateEntries(), "entries in " + half);
         }
+    }
+
+    @Test
+    void nativeSavepointIsTheStoresFilesSharesNothingAndRestores() throws Exception {
+        CheckpointOptions nativeSavepoint = new CheckpointOptions(SavepointType.savepoint(SavepointFormatType.NATIVE),
+                CheckpointStorageLocationReference.getDefault());
+        assertTrue(BACKEND.supportsSavepointFormat(SavepointFormatType.NATIVE));
+        assertFalse(new FerryStateBackend().withLmdb().supportsSavepointFormat(SavepointFormatType.NATIVE));
+        KeyGroupRange all = KeyGroupRange.of(0, KEY_GROUPS - 1);
+        CheckpointableKeyedStateBackend<Integer> source = backend(all, List.of());
+        SavepointInteropTest.write(source, 0, KEYS, all);
+        checkpoint(source, 1);   // an incremental checkpoint first: the savepoint must not lean on its files
+        IncrementalRemoteKeyedStateHandle savepoint = assertInstanceOf(IncrementalRemoteKeyedStateHandle.class,
+                StateBackendTestBase.runSnapshot(source.snapshot(2, 2, new MemCheckpointStreamFactory(64 << 20),
+                        nativeSavepoint), registry));
+        assertTrue(savepoint.getSharedState().isEmpty(), "a native savepoint shares nothing: " + savepoint.getSharedState());
+        assertTrue(savepoint.getPrivateState().stream().anyMatch(f -> f.getLocalPath().endsWith(".sst")),
+                "a native savepoint holds the table files: " + savepoint.getPrivateState());
+        CheckpointableKeyedStateBackend<Integer> whole = backend(new FerryStateBackend(), all, List.of(savepoint));
+        SavepointInteropTest.check(whole, all);
+        org.junit.jupiter.api.Assertions.assertEquals(entries(all),
+                ((FerryKeyedStateBackend<Integer>) whole).numKeyValueStateEntries());
+        KeyGroupRange half = KeyGroupRange.of(KEY_GROUPS / 2, KEY_GROUPS - 1);
+        SavepointInteropTest.check(backend(half, List.of(savepoint)), half);
+
+        CheckpointableKeyedStateBackend<Integer> lmdb = backend(new FerryStateBackend().withLmdb(), all, List.of());
+        SavepointInteropTest.write(lmdb, 0, 10, all);
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                () -> lmdb.snapshot(3, 3, new MemCheckpointStreamFactory(64 << 20), nativeSavepoint));
+        assertTrue(e.getMessage().contains("canonical savepoint"), e.getMessage());
     }
 
     @Test
