@@ -56,6 +56,9 @@ final class Jobs {
 
         /** Runs on {@link #ROCKSDB}, {@link #FERRY_JNI} or {@link #FERRY_FFM}. */
         Run backend(String b) {
+            // the JDK 17 run (JNI): FFM needs JDK 22+
+            org.junit.jupiter.api.Assumptions.assumeTrue(!FERRY_FFM.equals(b) || Runtime.version().feature() >= 22,
+                    "the FFM binding needs JDK 22+");
             backend = b;
             return this;
         }
