@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * the import; each case logged): a built-in store in the other value format (plain against timestamped), one
  * in Kafka's upgrade mode (plain values left in {@code default} of a timestamped store), one with entries in
  * a family of another layout (the header-carrying stores), and under exactly-once one that was not closed.
- * Window, session and versioned stores are never imported. A failure of the import itself is logged and
- * falls back to the restore.
+ * Window and session stores import through {@link SegmentedImport}, versioned stores through
+ * {@link VersionedImport}. A failure of the import itself is logged and falls back to the restore.
  *
  * <p>Thread safety: called from a store's {@code init}, one store at a time per directory.
  */
@@ -110,7 +110,8 @@ final class BuiltInImport {
      */
     static Result run(FerryStateStore store, Path dir, StoreOptions options, StateStoreContext context) {
         Map<String, Object> configs = context.appConfigs();
-        boolean keyValue = store instanceof FerryKeyValueStore;
+        boolean versioned = store instanceof FerryVersionedKeyValueStore;
+        boolean keyValue = store instanceof FerryKeyValueStore || versioned; // both in <task>/rocksdb/<name>
         boolean segmented = SegmentedImport.importable(store);
         if (!(keyValue || segmented) || store instanceof org.apache.kafka.streams.state.HeadersBytesStore
                 || !FerryStoreConfig.importBuiltIn(configs)) { // a headers store's built-in counterpart keeps another layout
@@ -127,7 +128,8 @@ final class BuiltInImport {
                 return null;
             }
             boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(configs.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
-            Result r = keyValue ? copy(builtIn, temp, options, store instanceof TimestampedBytesStore, eos, store.name())
+            Result r = versioned ? VersionedImport.copy(builtIn, temp, options, (FerryVersionedKeyValueStore) store, eos)
+                    : keyValue ? copy(builtIn, temp, options, store instanceof TimestampedBytesStore, eos, store.name())
                     : SegmentedImport.copy(builtIn, temp, options, (FerrySegmentedStore) store, eos);
             if (r == null) {
                 deleteTree(temp);

@@ -96,10 +96,11 @@ public final class FerryStoreConfig {
      */
     public static final String LMDB_RESTORE_RUNS = "ferry.lmdb.restore.runs";
     /**
-     * Key-value stores, both engines: when a store opens and finds no Ferry store of its own but Kafka's
-     * built-in RocksDB store of the same name in the task's directory ({@code <task>/rocksdb/<name>}), it
-     * imports that store's entries and committed changelog offsets, so Kafka Streams restores only what the
-     * changelog holds beyond them (default true; docs/kafka-streams.md "Switching from the built-in store").
+     * Key-value, window, session and versioned stores, both engines: when a store opens and finds no Ferry
+     * store of its own but Kafka's built-in RocksDB store of the same name in the task's directory
+     * ({@code <task>/rocksdb/<name>}; window and session stores: {@code <task>/<name>}), it imports that store's
+     * entries and committed changelog offsets, so Kafka Streams restores only what the changelog holds beyond
+     * them (default true; docs/kafka-streams.md "Switching from the built-in store").
      * On by default: without it a switch restores every store whole, and a {@code .checkpoint} file of
      * Kafka before 4.3 would hand the new, empty store the old store's offsets.
      */

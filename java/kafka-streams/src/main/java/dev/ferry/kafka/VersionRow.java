@@ -35,6 +35,21 @@ final class VersionRow {
         return r;
     }
 
+    /**
+     * @return a row of the given versions, newest first (at least one; a tombstone is a null value), the newest
+     *         valid until {@code nextTimestamp}
+     */
+    static VersionRow of(long nextTimestamp, List<Long> validFrom, List<byte[]> values) {
+        if (validFrom.isEmpty() || validFrom.size() != values.size()) {
+            throw new IllegalArgumentException(validFrom.size() + " timestamps for " + values.size() + " values");
+        }
+        VersionRow r = new VersionRow();
+        r.from.addAll(validFrom);
+        r.values.addAll(values);
+        r.nextTimestamp = nextTimestamp;
+        return r;
+    }
+
     /** @return the row a stored value encodes */
     static VersionRow parse(byte[] raw) {
         ByteBuffer b = ByteBuffer.wrap(raw);

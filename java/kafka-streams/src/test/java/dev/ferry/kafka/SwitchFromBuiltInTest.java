@@ -32,6 +32,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -45,7 +46,13 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.StateQueryRequest;
+import org.apache.kafka.streams.query.VersionedKeyQuery;
 import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
+import org.apache.kafka.streams.state.VersionedRecord;
 import org.apache.kafka.streams.state.WindowStore;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,8 +67,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * empty state directory, counts more words meanwhile (the changelogs' tails beyond the stopped instance's
  * offsets); then the first instance restarts with {@link FerryDslStoreSuppliers}. Its Ferry stores import the
  * built-in stores and restore only those tails, and every count stays right and goes on right (windows and
- * sessions open at the switch go on from the imported state). Going back to the built-in stores afterwards
- * restores what the changelogs got since their own stop.
+ * sessions open at the switch go on from the imported state). A versioned table (its own input topic, which gets
+ * nothing after the stop) imports the built-in versioned store: it restores no record, and answers every
+ * {@code get(key)} and {@code get(key, asOf)} inside its history retention as the built-in store answered before the
+ * stop. Going back to the built-in stores afterwards restores what the changelogs got since their own stop.
  */
 class SwitchFromBuiltInTest {
     private static final String APP = "ferry-switch";
@@ -69,7 +78,12 @@ class SwitchFromBuiltInTest {
     private static final String OUT = "word-counts";
     private static final int PARTITIONS = 4;
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final String[] STORES = {"counts", "window-counts", "session-counts"};
+    /** The versioned table's input, its store, and the store's history retention. */
+    private static final String PRICES = "prices";
+    private static final String VERSIONED = "versioned-prices";
+    private static final long HISTORY = 600_000;
+    private static final int PRICE_KEYS = 40;
+    private static final String[] STORES = {"counts", "window-counts", "session-counts", VERSIONED};
     private static final long WINDOW = 600_000;
     private static final long GAP = 120_000;
     private static final long GRACE = 600_000;
@@ -92,7 +106,8 @@ class SwitchFromBuiltInTest {
         try (KafkaClusterTestKit cluster = BrokerEndToEndTest.startCluster(tmp.resolve("kafka"))) {
             String bootstrap = cluster.bootstrapServers();
             try (Admin admin = cluster.admin()) {
-                admin.createTopics(List.of(new NewTopic(IN, PARTITIONS, (short) 1), new NewTopic(OUT, PARTITIONS, (short) 1)))
+                admin.createTopics(List.of(new NewTopic(IN, PARTITIONS, (short) 1), new NewTopic(OUT, PARTITIONS, (short) 1),
+                                new NewTopic(PRICES, PARTITIONS, (short) 1)))
                         .all().get(60, TimeUnit.SECONDS);
             }
             Map<String, Long> expected = new TreeMap<>();
@@ -101,16 +116,22 @@ class SwitchFromBuiltInTest {
 
             // 1. the built-in store
             produce(bootstrap, r, 3000, expected);
+            long newestPrice = producePrices(bootstrap, new Random(5));
             Map<String, AtomicLong> restored = restoredPerStore();
+            List<String> builtInAnswers;
             try (KafkaStreams a = streams(bootstrap, stateA, null, restored)) {
                 a.start();
                 waitForCounts("the built-in run's counts", bootstrap, expected);
+                builtInAnswers = versionedAnswers(a, newestPrice);
                 a.close(Duration.ofSeconds(30));
             }
+            assertTrue(builtInAnswers.stream().anyMatch(x -> x.contains(" as of ") && x.contains(" to ") && !x.endsWith(" to null")),
+                    "some answers are old versions");
             assertEquals(0, total(restored), "the first run starts from an empty changelog");
             assertEquals(PARTITIONS, storeDirs(stateA, "rocksdb", "counts"), "the built-in key-value stores hold the state");
             assertEquals(PARTITIONS, segmentedStoreDirs(stateA, "window-counts"), "the built-in window stores hold the state in segments");
             assertEquals(PARTITIONS, segmentedStoreDirs(stateA, "session-counts"), "the built-in session stores hold the state in segments");
+            assertEquals(PARTITIONS, storeDirs(stateA, "rocksdb", VERSIONED), "the built-in versioned stores hold the state");
             Map<String, Long> atStop = changelogEnds(bootstrap);
 
             // 2. the changelog grows beyond the stopped instance's offsets: another instance counts more words
@@ -138,6 +159,8 @@ class SwitchFromBuiltInTest {
                 waitForCounts("every count after the switch", bootstrap, expected);
                 // every task restored before it processed the new words
                 assertEquals(tail, restored.get("counts").get(), "restored from the changelog: only the tail written after the stop");
+                assertEquals(0, restored.get(VERSIONED).get(), "the versioned store restored nothing: its changelog got nothing after the stop");
+                assertEquals(builtInAnswers, versionedAnswers(a, newestPrice), "every get(key) and get(key, asOf) as the built-in store answered");
                 for (String store : STORES) {
                     assertEquals(afterTail.get(store) - atStop.get(store), restored.get(store).get(),
                             store + ": restored from the changelog only the tail written after the stop");
@@ -195,6 +218,67 @@ class SwitchFromBuiltInTest {
         }
     }
 
+    /**
+     * Produces prices for the versioned table: {@link #PRICE_KEYS} keys, a version a second for 40 minutes of event time
+     * (the history retention four times over), one in five out of order by up to 5 minutes, one in ten a tombstone.
+     *
+     * @return the newest timestamp
+     */
+    private long producePrices(String bootstrap, Random r) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        long t = System.currentTimeMillis() - 7_200_000L;
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < 2_400; i++) {
+                t += 1_000;
+                long ts = r.nextInt(5) == 0 ? t - r.nextInt(300_000) : t;
+                producer.send(new ProducerRecord<>(PRICES, null, ts, "p" + r.nextInt(PRICE_KEYS), r.nextInt(10) == 0 ? null : "v" + i));
+            }
+            producer.flush();
+        }
+        return t;
+    }
+
+    /**
+     * The versioned store's answers through interactive queries (IQv2 {@code VersionedKeyQuery}): every key's latest
+     * version, and its version as of every 20 s inside the history retention (from a minute past its start, so that
+     * every partition's stream time is past it) to the newest time.
+     */
+    private static List<String> versionedAnswers(KafkaStreams streams, long newest) throws InterruptedException {
+        List<String> out = new ArrayList<>();
+        for (int k = 0; k < PRICE_KEYS; k++) {
+            String key = "p" + k;
+            int partition = Utils.toPositive(Utils.murmur2(key.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % PARTITIONS;
+            out.add(key + " latest: " + versioned(streams, key, partition, null));
+            for (long t = newest - HISTORY + 60_000; t <= newest; t += 20_000) {
+                out.add(key + " as of " + (t - newest) + ": " + versioned(streams, key, partition, t));
+            }
+        }
+        return out;
+    }
+
+    private static String versioned(KafkaStreams streams, String key, int partition, Long asOf) throws InterruptedException {
+        VersionedKeyQuery<String, String> q = VersionedKeyQuery.withKey(key);
+        if (asOf != null) {
+            q = q.asOf(java.time.Instant.ofEpochMilli(asOf));
+        }
+        StateQueryRequest<VersionedRecord<String>> request = StateQueryRequest.inStore(VERSIONED).withQuery(q)
+                .withPartitions(java.util.Set.of(partition));
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            QueryResult<VersionedRecord<String>> r = streams.query(request).getPartitionResults().get(partition);
+            if (r != null && r.isSuccess()) {
+                VersionedRecord<String> v = r.getResult();
+                return v == null ? "none" : v.value() + "@" + v.timestamp() + " to " + v.validTo().orElse(null);
+            }
+            if (System.nanoTime() > deadline) {
+                fail("the versioned store did not answer: " + r);
+            }
+            Thread.sleep(100);
+        }
+    }
+
     /** The word count; on the built-in store when {@code engine} is null, else under FerryDslStoreSuppliers on that engine. */
     private static KafkaStreams streams(String bootstrap, Path stateDir, String engine, Map<String, AtomicLong> restored) {
         Properties p = new Properties();
@@ -227,6 +311,11 @@ class SwitchFromBuiltInTest {
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
                 .toStream((k, v) -> "s:" + k.key() + "@" + k.window().start() + "-" + k.window().end())
                 .to(OUT, Produced.with(Serdes.String(), Serdes.Long()));
+        VersionedBytesStoreSupplier versioned = engine == null ? Stores.persistentVersionedKeyValueStore(VERSIONED, Duration.ofMillis(HISTORY))
+                : engine.equals("lmdb") ? FerryStores.lmdbVersionedKeyValueStore(VERSIONED, Duration.ofMillis(HISTORY))
+                : FerryStores.persistentVersionedKeyValueStore(VERSIONED, Duration.ofMillis(HISTORY));
+        builder.table(PRICES, Consumed.with(Serdes.String(), Serdes.String()), Materialized.<String, String>as(versioned)
+                .withKeySerde(Serdes.String()).withValueSerde(Serdes.String()));
         KafkaStreams s = new KafkaStreams(builder.build(), p);
         s.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
@@ -272,9 +361,9 @@ class SwitchFromBuiltInTest {
         return n;
     }
 
-    /** The task directory of a store's partition. */
+    /** The task directory of a store's partition (the versioned table is the topology's second sub-topology). */
     private static Path taskDir(Path stateDir, String store, int partition) {
-        return stateDir.resolve(APP).resolve("0_" + partition);
+        return stateDir.resolve(APP).resolve((store.equals(VERSIONED) ? "1_" : "0_") + partition);
     }
 
     private static Map<String, AtomicLong> restoredPerStore() {
