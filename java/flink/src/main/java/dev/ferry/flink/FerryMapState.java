@@ -296,10 +296,13 @@ final class FerryMapState<K, N, UK, UV> extends FerryKvState<K, N, Map<UK, UV>>
             KeyRange all = KeyRange.prefix(prefix);
             KeyRange range = lastKey == null ? all
                     : all.upper() == null ? KeyRange.greaterThan(lastKey) : KeyRange.open(lastKey, all.upper());
+            // the range's upper bound keeps the cursor inside the prefix; a prefix without one (all 0xFF
+            // bytes) is bounded by the check
+            boolean check = all.upper() == null;
             try (Cursor c = backend.cursor(cf, range)) {
                 while (batch.size() < BATCH && c.next()) {
                     byte[] k = c.keyBytes();
-                    if (!startsWith(k, prefix)) {
+                    if (check && !startsWith(k, prefix)) {
                         exhausted = true;
                         break;
                     }
