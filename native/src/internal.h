@@ -159,10 +159,10 @@ struct ferry_engine_ops {
     /* the family's FERRY_CF_* flags; NULL: always 0 */
     int (*cf_flags)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
     /* Families not given a slot at open (LMDB, see FERRY_LMDB_FAMILY_SCAN_MAX), under cf_lock.
-     * cf_find: the handle of an existing family that has no live slot (FERRY_NOTFOUND when there
-     * is none); cf_list_all: a slot for every family that has none. NULL: every family got its
-     * slot at open. */
-    int (*cf_find)(ferry_store *s, const char *name, void **handle_out, ferry_error *err);
+     * cf_find: the handle and slot bits (its key order) of an existing family that has no live slot
+     * (FERRY_NOTFOUND when there is none); cf_list_all: a slot for every family that has none. NULL:
+     * every family got its slot at open. */
+    int (*cf_find)(ferry_store *s, const char *name, void **handle_out, int *bits_out, ferry_error *err);
     int (*cf_list_all)(ferry_store *s, ferry_error *err);
     /* ---- reads */
     /* snap is NULL or a snapshot (never a transaction's view: ferry.c reads those through txn_get);

@@ -85,6 +85,11 @@ typedef struct lmdb_store {
     struct lmdb_txn *txn;
     atomic_int abandoned;
     int writemap;                 /* opened with MDB_WRITEMAP: no nested transactions (savepoints) */
+    /* The key orders the open asked for (FERRY_CFOPT_KEY_ORDER of its family records), other than
+     * bytewise: a family found on disk is checked against these (see lmdb_order_found). */
+    char **want_names;
+    int *want_orders;
+    uint32_t nwant;
 } lmdb_store;
 
 typedef struct lmdb_txn {
@@ -118,6 +123,7 @@ typedef struct lmdb_cursor {
     uintptr_t leaf;     /* leaf page of the last emitted entry (next-page prefetch), 0 = none */
     int walk;           /* read leaf pages directly (see "Direct leaf-page walk") */
     int dups;           /* the family is DUPSORT: seeks land on a key's first or last value */
+    const ferry_cf_slot *order; /* a family in another order than bytewise: its slot (ferry_slot_cmp), else NULL */
     size_t last_pgno;   /* the environment's last page number when the cursor opened */
     uintptr_t map;      /* address of the map's page 0 once a walk found it, else 0 */
     uintptr_t skip;     /* leaf page the walk leaves to LMDB (it did not pass the checks) */
@@ -187,7 +193,7 @@ FERRY_HIDDEN __attribute__((noinline)) void lmdb_read_keep_slow(lmdb_store *s, M
 FERRY_HIDDEN int lmdb_wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err);
 FERRY_HIDDEN int lmdb_remap(lmdb_store *s, size_t new_size, ferry_error *err);
 FERRY_HIDDEN int lmdb_grow_map(lmdb_store *s, int attempt, ferry_error *err);
-FERRY_HIDDEN int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen,
+FERRY_HIDDEN int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, ferry_cf_slot *slot, const void *begin, size_t blen,
                                    const void *end, size_t elen, ferry_error *err);
 FERRY_HIDDEN int lmdb_family_key_fail(lmdb_store *s, MDB_dbi dbi, int rc, const char *what, const MDB_val *k,
                                       ferry_error *err);
@@ -202,6 +208,9 @@ FERRY_HIDDEN int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_
                             ferry_error *err);
 
 /* families.c */
+FERRY_HIDDEN int lmdb_dbi_order(MDB_txn *txn, MDB_dbi dbi, const char *name, int *order_out, ferry_error *err);
+FERRY_HIDDEN int lmdb_order_found(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const char *name, int *bits_out,
+                                  ferry_error *err);
 FERRY_HIDDEN lmdb_stripe *lmdb_names_enter(lmdb_store *s, ferry_cf_slot *cf);
 FERRY_HIDDEN int lmdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts,
                                 const char *extra, void **handle_out, int *bits_out, ferry_error *err);
@@ -274,6 +283,20 @@ static inline int lmdb_key_cmp(const void *a, size_t al, const void *b, size_t b
 {
     int c = memcmp(a, b, al < bl ? al : bl);
     return c ? c : (al > bl) - (al < bl);
+}
+
+/* Two keys in a cursor's family's order: bytewise unless the family has another (c->order). */
+static inline int lmdb_cursor_cmp(const lmdb_cursor *c, const void *a, size_t al, const void *b, size_t bl)
+{
+    return c->order ? ferry_slot_cmp(c->order, a, al, b, bl) : lmdb_key_cmp(a, al, b, bl);
+}
+
+/* The slot a cursor over cf compares bounds through, or NULL for bytewise (and UINT64_BIG_ENDIAN, the
+ * bytewise order of 8-byte keys). */
+static inline const ferry_cf_slot *lmdb_order_slot(const ferry_cf_slot *cf)
+{
+    int order = ferry_slot_order(cf);
+    return order == FERRY_ORDER_BYTEWISE || order == FERRY_ORDER_U64_BE ? NULL : cf;
 }
 
 /* ------------------------------------------------------------------ read transactions */
@@ -494,9 +517,10 @@ static inline int lmdb_get_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const v
 
 /* Copy a cursor's bounds into the memory allocated after it (calloc(sizeof *c + llen + ulen)) and
  * set its range and pointer-mode fields; shared by store, snapshot and transaction cursors. */
-static inline void lmdb_cursor_set_range(lmdb_cursor *c, const void *lower, size_t llen, const void *upper, size_t ulen,
-                             uint32_t flags)
+static inline void lmdb_cursor_set_range(lmdb_cursor *c, const ferry_cf_slot *cf, const void *lower, size_t llen,
+                                         const void *upper, size_t ulen, uint32_t flags)
 {
+    c->order = lmdb_order_slot(cf);
     uint8_t *mem = (uint8_t *)(c + 1);
     if (llen) memcpy(mem, lower, llen);
     if (ulen) memcpy(mem + llen, upper, ulen);

@@ -27,6 +27,9 @@ static int lmdb_close(ferry_store *s)
     }
     lmdb_pool_drain(ls);
     MDB.mdb_env_close(ls->env);
+    for (uint32_t i = 0; i < ls->nwant; i++) free(ls->want_names[i]);
+    free(ls->want_names);
+    free(ls->want_orders);
     ferry_store_base_free(s);
     pthread_mutex_destroy(&ls->wlock);
     pthread_mutex_destroy(&ls->pool_lock);
@@ -81,7 +84,7 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
     return ferry_fail(err, lmdb_map_rc(mrc), mrc, "checkpoint %s: %s", dir, lmdb_strerror(mrc));
 }
 
-static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, ferry_error *err);
+static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, int *bits_out, ferry_error *err);
 
 static int lmdb_cf_list_all(ferry_store *fs, ferry_error *err);
 
@@ -202,7 +205,12 @@ static int scan_families(lmdb_store *s, MDB_txn *txn, MDB_dbi main_dbi, ferry_er
                               "(FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
         }
         if (orc) break;
-        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, 0, NULL) != FERRY_OK) {
+        int bits = 0, frc = lmdb_order_found(s, txn, dbi, name, &bits, err);
+        if (frc) {
+            MDB.mdb_cursor_close(cur);
+            return frc;
+        }
+        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, bits, NULL) != FERRY_OK) {
             MDB.mdb_cursor_close(cur);
             return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
         }
@@ -241,7 +249,46 @@ static int list_families(lmdb_store *s, ferry_error *err)
         }
         s->families_listed = 1;
     }
+    /* a family the open gives another order than bytewise is checked now, found by a scan or not */
+    for (uint32_t i = 0; i < s->nwant && !s->families_listed; i++) {
+        if (ferry_store_find_cf(&s->base, s->want_names[i]) >= 0) continue;
+        MDB_dbi dbi;
+        int bits = 0, orc = MDB.mdb_dbi_open(txn, s->want_names[i], 0, &dbi), frc = FERRY_OK;
+        if (orc == MDB_NOTFOUND || orc == MDB_INCOMPATIBLE) continue;   /* not created yet */
+        if (orc) frc = lmdb_fail(err, orc, "look up column family");
+        if (!frc && s->base.cf_named >= s->base.cf_named_max)
+            frc = ferry_fail(err, FERRY_EDBSFULL, 0, "the store holds more column families than maxColumnFamilies (%u): "
+                             "raise it (FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
+        if (!frc) frc = lmdb_order_found(s, txn, dbi, s->want_names[i], &bits, err);
+        if (!frc && ferry_store_add_cf(&s->base, s->want_names[i], (void *)(uintptr_t)dbi, bits, NULL) != FERRY_OK)
+            frc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        if (frc) {
+            MDB.mdb_txn_abort(txn);
+            return frc;
+        }
+    }
     if ((rc = MDB.mdb_txn_commit(txn)) != MDB_SUCCESS) return lmdb_fail(err, rc, "list column families");
+    return FERRY_OK;
+}
+
+/* Keep the key orders other than bytewise that the open's family records ask for (ferry.c let through
+ * no other family option): lmdb_order_found checks every family found on disk against them. */
+static int want_orders(lmdb_store *s, const ferry_cf_desc *cfs, uint32_t ncfs, ferry_error *err)
+{
+    for (uint32_t i = 0; i < ncfs; i++) {
+        int64_t order = ferry_opt(cfs[i].opts, FERRY_CFOPT_KEY_ORDER, FERRY_ORDER_BYTEWISE);
+        if (order == FERRY_ORDER_BYTEWISE) continue;
+        if (order != FERRY_ORDER_REVERSE && order != FERRY_ORDER_U64_BE)
+            return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': unknown key order %lld (FERRY_CFOPT_KEY_ORDER)",
+                              cfs[i].name, (long long)order);
+        if (!s->want_names) {
+            s->want_names = calloc(ncfs, sizeof *s->want_names);
+            s->want_orders = calloc(ncfs, sizeof *s->want_orders);
+            if (!s->want_names || !s->want_orders) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        }
+        if (!(s->want_names[s->nwant] = strdup(cfs[i].name))) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        s->want_orders[s->nwant++] = (int)order;
+    }
     return FERRY_OK;
 }
 
@@ -271,7 +318,7 @@ static int lookup_end(lmdb_store *s, MDB_txn *txn, int commit, ferry_error *err)
 }
 
 /* cf_find (under cf_lock, the name has no live slot): open the named database if there is one. */
-static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, ferry_error *err)
+static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, int *bits_out, ferry_error *err)
 {
     lmdb_store *s = LS(fs);
     if (s->families_listed || strlen(name) > s->max_key)
@@ -294,8 +341,10 @@ static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, fe
         lookup_end(s, txn, 0, err);
         return lmdb_fail(err, mrc, "look up column family");
     }
-    rc = lookup_end(s, txn, 1, err);
-    if (rc) return rc;
+    /* the handle stays open with its order's comparison even when the open asked for another */
+    int orc = lmdb_order_found(s, txn, dbi, name, bits_out, err);
+    rc = lookup_end(s, txn, 1, orc ? NULL : err);
+    if (orc || rc) return orc ? orc : rc;
     *handle_out = (void *)(uintptr_t)dbi;
     return FERRY_OK;
 }
@@ -340,8 +389,6 @@ static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
 int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs, uint32_t ncfs,
                     ferry_store **out, ferry_error *err)
 {
-    (void)cfs;
-    (void)ncfs;
     if (!atomic_load_explicit(&lmdb_attached, memory_order_acquire))
         return ferry_fail(err, FERRY_ENOENGINE, 0, "LMDB engine not attached (call ferry_engine_attach first)");
     int64_t map_size = ferry_opt(opts, FERRY_OPT_MAP_SIZE, LMDB_DEFAULT_MAP_SIZE);
@@ -430,7 +477,7 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, co
     MDB_stat est;
     if (MDB.mdb_env_stat(s->env, &est) == 0 && est.ms_psize >= 256 && (est.ms_psize & (est.ms_psize - 1)) == 0)
         s->psize = est.ms_psize;
-    if ((rc = list_families(s, err)) != FERRY_OK) {
+    if ((rc = want_orders(s, cfs, ncfs, err)) != FERRY_OK || (rc = list_families(s, err)) != FERRY_OK) {
         lmdb_close(&s->base);
         return rc;
     }

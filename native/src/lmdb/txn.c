@@ -125,7 +125,7 @@ int lmdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, f
             }
             /* a value over the size limit was never stored */
             if (mrc == MDB_SUCCESS && r.blen <= s->max_key) mrc = MDB.mdb_del(t->txn, dbi, &k, &v);
-        } else if ((rc = lmdb_range_delete(s, t->txn, dbi, r.a, r.alen, r.b, r.blen, err)) != FERRY_OK) {
+        } else if ((rc = lmdb_range_delete(s, t->txn, slot, r.a, r.alen, r.b, r.blen, err)) != FERRY_OK) {
             break;
         }
         if (mrc && mrc != MDB_NOTFOUND) {
@@ -154,7 +154,7 @@ int lmdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, si
     if (mrc) { free(c); return lmdb_fail(err, mrc, "open cursor"); }
     c->dbi = DBI(cf);
     c->depth = LTXN(tb)->depth;
-    lmdb_cursor_set_range(c, lower, llen, upper, ulen, flags);
+    lmdb_cursor_set_range(c, cf, lower, llen, upper, ulen, flags);
     c->walk = 0;   /* the transaction's dirty pages live outside the map: never walked */
     c->rc = MDB_NOTFOUND;
     c->base.store = tb->view.store;
