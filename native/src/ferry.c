@@ -109,8 +109,7 @@ static int check_foreign_store(int engine, const char *path, ferry_error *err)
 /* Is the key order the only per-family setting given (the one LMDB takes)? */
 static int cfopts_order_only(const int64_t *opts, const char *extra)
 {
-    for (int i = 0; i < FERRY_CFOPT_COUNT; i++)
-        if (opts[i] != -1 && i != FERRY_CFOPT_KEY_ORDER) return 0;
+    for (int i = 0; i < FERRY_CFOPT_COUNT; i++) if (opts[i] != -1 && i != FERRY_CFOPT_KEY_ORDER) return 0;
     return !(extra && extra[0]);
 }
 
@@ -400,12 +399,11 @@ int ferry_cf_create(ferry_store *s, const char *name, uint32_t flags, const int6
     int64_t o[FERRY_CFOPT_COUNT];
     for (int i = 0; i < FERRY_CFOPT_COUNT; i++) o[i] = i < (int)nopts ? opts[i] : -1;
     int own = cfopts_set(o, extra);
-    if (own && flags && s->engine == FERRY_ENGINE_LMDB && cfopts_order_only(o, extra))
-        return ferry_fail(err, FERRY_ENOTSUP, 0, "a key order (FERRY_CFOPT_KEY_ORDER) and DUPSORT do not go together: "
-                          "an LMDB family with duplicate keys orders them bytewise");
-    if (own && s->engine != FERRY_ENGINE_ROCKSDB && !cfopts_order_only(o, extra))
-        return ferry_fail(err, FERRY_ENOTSUP, 0, "per-family options (compression, bloom filter, block size, prefix "
-                          "extractor, merge operator) are RocksDB's; LMDB has none (its families take flags)");
+    if (own && s->engine != FERRY_ENGINE_ROCKSDB && (flags || !cfopts_order_only(o, extra)))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s", flags && cfopts_order_only(o, extra)
+                          ? "a key order (FERRY_CFOPT_KEY_ORDER) and DUPSORT: an LMDB family with duplicate keys orders "
+                            "them bytewise" : "per-family options (compression, bloom filter, block size, prefix "
+                            "extractor, merge operator) are RocksDB's; LMDB takes only the key order");
     if (own && flags)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "column family flags and per-family options do not go together: "
                           "flags are LMDB's, options RocksDB's");

@@ -1,0 +1,120 @@
+/* Key orders of LMDB column families (FERRY_CFOPT_KEY_ORDER): the order kept in the database's flags,
+ * LMDB's comparison set at every open of the handle, cursors and range deletes in the family's order,
+ * the refusals (DUPSORT, other options), and reopens with and without the order (also of a compacted
+ * checkpoint, which LMDB copies page by page). */
+#include "test_lmdb.h"
+
+/* Append a ferry_store_open family record to b at *n (options: -1 but the key order). */
+static void order_rec(uint8_t *b, size_t *n, const char *name, int64_t order)
+{
+    int64_t o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, order, -1, -1 };
+    uint32_t nl = (uint32_t)strlen(name), el = 0;
+    memcpy(b + *n, &nl, 4);
+    memcpy(b + *n + 4, &el, 4);
+    memcpy(b + *n + 8, o, sizeof o);
+    memcpy(b + *n + FERRY_CFDESC_HEADER, name, nl);
+    *n += FERRY_CFDESC_HEADER + nl;
+}
+
+static int open_recs(const char *dir, const uint8_t *recs, size_t len, uint32_t n, ferry_store **s)
+{
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    *s = NULL;
+    return ferry_store_open(FERRY_ENGINE_LMDB, dir, o, FERRY_OPT_COUNT, NULL, recs, len, n, s, &err);
+}
+
+/* The "key=value," text of [lower, upper) of cf, forward or backward. */
+static char *scan_text(ferry_store *s, uint32_t cf, const char *lower, const char *upper, int back)
+{
+    ferry_cursor *c = NULL;
+    int rc = ferry_cursor_open(s, NULL, cf, lower, lower ? strlen(lower) : 0, upper, upper ? strlen(upper) : 0, 0, &c,
+                               &err);
+    EQ(rc, FERRY_OK);
+    if (rc) return strdup("");
+    scan sc = scan_all(c, back ? FERRY_LAST : FERRY_FIRST, NULL, 0, 256, 3);
+    EQ(sc.err, 0);
+    ferry_cursor_close(c);
+    return sc.text;
+}
+
+static void expect_text(ferry_store *s, uint32_t cf, const char *lower, const char *upper, int back, const char *want)
+{
+    char *got = scan_text(s, cf, lower, upper, back);
+    size_t n = strlen(want);   /* scan_all ends every entry with ',' */
+    CHECK(strlen(got) == n + (n > 0) && strncmp(got, want, n) == 0, "scan [%s, %s)%s: got '%s', want '%s'", lower ? lower : "-", upper ? upper : "-",
+          back ? " backward" : "", got, want);
+    free(got);
+}
+
+void test_key_order(void)
+{
+    ferry_store *s = open_store("order");
+    int64_t rev_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_REVERSE, -1, -1 };
+    int64_t u64_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_U64_BE, -1, -1 };
+    int64_t bad_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, 7, -1, -1 };
+    int64_t lz4_rev[FERRY_CFOPT_COUNT] = { FERRY_COMPRESSION_LZ4, -1, -1, -1, FERRY_ORDER_REVERSE, -1, -1 };
+    uint32_t rev = 0, u64 = 0, x = 0, fl = 99;
+    EQ(ferry_cf_create(s, "rev", 0, rev_o, FERRY_CFOPT_COUNT, NULL, &rev, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "u64", 0, u64_o, FERRY_CFOPT_COUNT, NULL, &u64, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "x", FERRY_CF_DUPSORT, rev_o, FERRY_CFOPT_COUNT, NULL, &x, &err), FERRY_ENOTSUP);
+    CHECK(strstr(err.message, "DUPSORT") != NULL, "%s", err.message);
+    EQ(ferry_cf_create(s, "x", 0, lz4_rev, FERRY_CFOPT_COUNT, NULL, &x, &err), FERRY_ENOTSUP);
+    EQ(ferry_cf_create(s, "x", 0, bad_o, FERRY_CFOPT_COUNT, NULL, &x, &err), FERRY_EINVAL);
+    EQ(ferry_cf_flags(s, rev, &fl, &err), FERRY_OK);
+    EQ(fl, FERRY_CF_ORDER_REVERSE);
+    EQ(ferry_cf_flags(s, u64, &fl, &err), FERRY_OK);
+    EQ(fl, FERRY_CF_ORDER_U64_BE);
+
+    /* reverse: LMDB's tree, the cursor's bounds and the range deletes all in the family's order */
+    const char *keys[] = { "a", "ab", "b", "c", "d" };
+    for (int i = 0; i < 5; i++) EQ(put_s(s, rev, keys[i], keys[i]), FERRY_OK);
+    expect_text(s, rev, NULL, NULL, 0, "d=d,c=c,b=b,ab=ab,a=a");
+    expect_text(s, rev, NULL, NULL, 1, "a=a,ab=ab,b=b,c=c,d=d");
+    expect_text(s, rev, "c", "a", 0, "c=c,b=b,ab=ab");
+    expect_text(s, rev, "c", "a", 1, "ab=ab,b=b,c=c");
+    expect_text(s, rev, "a", "c", 0, "");
+    ferry_cursor *c = NULL;
+    EQ(ferry_cursor_open(s, NULL, rev, "c", 1, "a", 1, 0, &c, &err), FERRY_OK);
+    EQ(first_key_is(c, FERRY_SEEK_GE, "bb", "b"), 1);   /* the first key at or below "bb" bytewise */
+    EQ(first_key_is(c, FERRY_SEEK_GE, "z", "c"), 1);    /* clamped to the lower bound */
+    ferry_cursor_close(c);
+    EQ(ferry_delete_range(s, rev, "a", 1, "c", 1, &err), FERRY_OK);   /* empty in reverse order */
+    expect_text(s, rev, NULL, NULL, 0, "d=d,c=c,b=b,ab=ab,a=a");
+    EQ(ferry_delete_range(s, rev, "c", 1, "ab", 2, &err), FERRY_OK);  /* c and b */
+    expect_text(s, rev, NULL, NULL, 0, "d=d,ab=ab,a=a");
+
+    /* 64-bit keys: 8 bytes only, in numeric order */
+    EQ(put_s(s, u64, "abc", "v"), FERRY_EKEYSIZE);
+    EQ(put_s(s, u64, "00000002", "2"), FERRY_OK);
+    EQ(put_s(s, u64, "00000001", "1"), FERRY_OK);
+    expect_text(s, u64, NULL, NULL, 0, "00000001=1,00000002=2");
+    EQ(ferry_checkpoint(s, dir_of("order-copy"), FERRY_CHECKPOINT_COMPACT, &err), FERRY_OK);
+    EQ(ferry_store_close(s), FERRY_OK);
+
+    /* reopen: without the orders, with a wrong one, with both (also the compacted copy) */
+    uint8_t recs[256];
+    size_t n = 0;
+    EQ(open_recs(dir_of("order"), NULL, 0, 0, &s), FERRY_EINVAL);
+    CHECK(strstr(err.message, "REVERSE_BYTEWISE") && strstr(err.message, "keyOrder"), "%s", err.message);
+    EQ(s == NULL, 1);
+    order_rec(recs, &n, "rev", FERRY_ORDER_REVERSE);
+    order_rec(recs, &n, "u64", FERRY_ORDER_REVERSE);
+    EQ(open_recs(dir_of("order"), recs, n, 2, &s), FERRY_EINVAL);
+    CHECK(strstr(err.message, "UINT64_BIG_ENDIAN") != NULL, "%s", err.message);
+    n = 0;
+    order_rec(recs, &n, "rev", FERRY_ORDER_REVERSE);
+    order_rec(recs, &n, "u64", FERRY_ORDER_U64_BE);
+    const char *dirs[] = { dir_of("order"), dir_of("order-copy") };
+    for (int i = 0; i < 2; i++) {
+        EQ(open_recs(dirs[i], recs, n, 2, &s), FERRY_OK);
+        if (!s) continue;
+        EQ(ferry_cf_find(s, "rev", &rev, &err), FERRY_OK);
+        EQ(ferry_cf_flags(s, rev, &fl, &err), FERRY_OK);
+        EQ(fl, FERRY_CF_ORDER_REVERSE);
+        expect_text(s, rev, NULL, NULL, 0, "d=d,ab=ab,a=a");
+        EQ(put_s(s, rev, "b", "b"), FERRY_OK);
+        expect_text(s, rev, NULL, NULL, 0, "d=d,b=b,ab=ab,a=a");
+        EQ(ferry_store_close(s), FERRY_OK);
+    }
+}
