@@ -117,4 +117,15 @@ void test_key_order(void)
         expect_text(s, rev, NULL, NULL, 0, "d=d,b=b,ab=ab,a=a");
         EQ(ferry_store_close(s), FERRY_OK);
     }
+    /* read-only: the comparison is set in the read transaction that lists the families */
+    int64_t o[FERRY_OPT_COUNT];
+    opts_init(o);
+    o[FERRY_OPT_READ_ONLY] = 1;
+    s = NULL;
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("order"), o, FERRY_OPT_COUNT, NULL, NULL, 0, 0, &s, &err), FERRY_EINVAL);
+    EQ(ferry_store_open(FERRY_ENGINE_LMDB, dir_of("order"), o, FERRY_OPT_COUNT, NULL, recs, n, 2, &s, &err), FERRY_OK);
+    if (!s) return;
+    EQ(ferry_cf_find(s, "rev", &rev, &err), FERRY_OK);
+    expect_text(s, rev, "c", NULL, 0, "b=b,ab=ab,a=a");
+    EQ(ferry_store_close(s), FERRY_OK);
 }
