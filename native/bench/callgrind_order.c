@@ -1,8 +1,10 @@
 /* callgrind_order: what a key order costs on LMDB, op for op, for instruction counts under valgrind
- * (docs/benchmarks.md, "Key orders on LMDB"). One store, two families with the same entries: "bytewise"
- * (LMDB's own comparison) and "reverse" (FERRY_ORDER_REVERSE: Ferry's comparison given to
- * mdb_set_compare, and cursor bounds compared through ferry_slot_cmp). Each loop is a function of its own,
- * so callgrind's inclusive count of it, taken at two N, gives the cost per operation.
+ * (docs/benchmarks.md, "Key orders on LMDB"). One store, three families with the same entries: "bytewise"
+ * (LMDB's own comparison), "reverse" (FERRY_ORDER_REVERSE: Ferry's comparison given to mdb_set_compare,
+ * and cursor bounds compared through ferry_slot_cmp) and "callback" (reverse bytewise again, in a C
+ * ferry_compare_fn through a ferry_comparator: the path of a JavaComparator without the call into Java).
+ * Each loop is a function of its own, so callgrind's inclusive count of it, taken at two N, gives the cost
+ * per operation.
  *
  *   callgrind_order prepare <engine-lib> <dir> <entries>
  *   callgrind_order run     <engine-lib> <dir> <ops>      (gets and scanned entries per family)
@@ -31,7 +33,31 @@ static void key_of(uint8_t *k, long long i)
     k[KEY] = '\0';
 }
 
-static ferry_store *open_store(const char *dir, uint32_t *fwd, uint32_t *rev)
+/* The comparator callback of the "callback" family: reverse bytewise. */
+static int32_t rev_cb(int64_t token, const void *a, size_t al, const void *b, size_t bl, int32_t *failed)
+{
+    (void)token;
+    (void)failed;
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (!c) c = (al > bl) - (al < bl);
+    return -c;
+}
+
+static ferry_comparator *cmp;
+
+static void add_rec(uint8_t *b, size_t *n, const char *name, const int64_t *opts, const char *extra)
+{
+    uint32_t nl = (uint32_t)strlen(name), el = (uint32_t)strlen(extra);
+    memcpy(b + *n, &nl, 4);
+    memcpy(b + *n + 4, &el, 4);
+    memcpy(b + *n + 8, opts, sizeof(int64_t) * FERRY_CFOPT_COUNT);
+    memcpy(b + *n + FERRY_CFDESC_HEADER, name, nl);
+    memcpy(b + *n + FERRY_CFDESC_HEADER + nl, extra, el);
+    *n += FERRY_CFDESC_HEADER + nl + el;
+}
+
+static ferry_store *open_store(const char *dir, uint32_t *fwd, uint32_t *rev, uint32_t *cb)
 {
     int64_t o[FERRY_OPT_COUNT];
     for (int i = 0; i < FERRY_OPT_COUNT; i++) o[i] = -1;
@@ -39,16 +65,19 @@ static ferry_store *open_store(const char *dir, uint32_t *fwd, uint32_t *rev)
     int64_t ro[FERRY_CFOPT_COUNT];
     for (int i = 0; i < FERRY_CFOPT_COUNT; i++) ro[i] = -1;
     ro[FERRY_CFOPT_KEY_ORDER] = FERRY_ORDER_REVERSE;
-    /* one family record: "reverse" with its order (FERRY_CFDESC_HEADER: name length, options length, opts) */
-    uint8_t rec[FERRY_CFDESC_HEADER + 7];
-    memset(rec, 0, sizeof rec);
-    uint32_t nl = 7;
-    memcpy(rec, &nl, 4);
-    memcpy(rec + 8, ro, sizeof ro);
-    memcpy(rec + FERRY_CFDESC_HEADER, "reverse", 7);
-    ferry_store *s = NULL;
+    int64_t none[FERRY_CFOPT_COUNT];
+    for (int i = 0; i < FERRY_CFOPT_COUNT; i++) none[i] = -1;
     ferry_error err;
-    int rc = ferry_store_open(FERRY_ENGINE_LMDB, dir, o, FERRY_OPT_COUNT, NULL, rec, sizeof rec, 1, &s, &err);
+    if (!cmp && ferry_comparator_create("bench.Reverse", 0, (void *)(intptr_t)rev_cb, &cmp, &err)) return NULL;
+    char x[64];
+    snprintf(x, sizeof x, "comparator=ferry.comparator.%llu", (unsigned long long)(uintptr_t)cmp);
+    /* the family records: "reverse" with its order, "callback" with its comparator */
+    uint8_t rec[2 * FERRY_CFDESC_HEADER + 128];
+    size_t len = 0;
+    add_rec(rec, &len, "reverse", ro, "");
+    add_rec(rec, &len, "callback", none, x);
+    ferry_store *s = NULL;
+    int rc = ferry_store_open(FERRY_ENGINE_LMDB, dir, o, FERRY_OPT_COUNT, NULL, rec, len, 2, &s, &err);
     if (rc) { fprintf(stderr, "callgrind_order: open %s: %s %s\n", dir, ferry_strerror(rc), err.message); return NULL; }
     if (ferry_cf_find(s, "bytewise", fwd, &err) != FERRY_OK
         && (rc = ferry_cf_create(s, "bytewise", 0, NULL, 0, NULL, fwd, &err)) != FERRY_OK) {
@@ -60,13 +89,18 @@ static ferry_store *open_store(const char *dir, uint32_t *fwd, uint32_t *rev)
         fprintf(stderr, "callgrind_order: create reverse: %s %s\n", ferry_strerror(rc), err.message);
         return NULL;
     }
+    if (ferry_cf_find(s, "callback", cb, &err) != FERRY_OK
+        && (rc = ferry_cf_create(s, "callback", 0, none, FERRY_CFOPT_COUNT, x, cb, &err)) != FERRY_OK) {
+        fprintf(stderr, "callgrind_order: create callback: %s %s\n", ferry_strerror(rc), err.message);
+        return NULL;
+    }
     return s;
 }
 
 static int prepare(const char *dir, long long entries)
 {
-    uint32_t fwd, rev;
-    ferry_store *s = open_store(dir, &fwd, &rev);
+    uint32_t fwd, rev, cb;
+    ferry_store *s = open_store(dir, &fwd, &rev, &cb);
     if (!s) return 1;
     uint8_t k[KEY + 1], v[VALUE];
     ferry_error err;
@@ -80,6 +114,7 @@ static int prepare(const char *dir, long long entries)
         key_of(k, j);
         for (int b = 0; b < VALUE; b++) v[b] = (uint8_t)(j * 31 + b);
         if (!rc) rc = ferry_put(s, rev, k, KEY, v, VALUE, 0, &err);
+        if (!rc) rc = ferry_put(s, cb, k, KEY, v, VALUE, 0, &err);
         if (rc) { fprintf(stderr, "callgrind_order: put: %s %s\n", ferry_strerror(rc), err.message); return 1; }
     }
     ferry_store_close(s);
@@ -137,6 +172,16 @@ static NOINLINE int64_t op_get_reverse(ferry_store *s, uint32_t cf, const uint8_
     return NOT_TAIL(get_loop(s, cf, keys, n));
 }
 
+static NOINLINE int64_t op_get_callback(ferry_store *s, uint32_t cf, const uint8_t *keys, int n)
+{
+    return NOT_TAIL(get_loop(s, cf, keys, n));
+}
+
+static NOINLINE int64_t op_scan_callback(ferry_store *s, uint32_t cf, int n)
+{
+    return NOT_TAIL(scan_loop(s, cf, n));
+}
+
 static NOINLINE int64_t op_scan_bytewise(ferry_store *s, uint32_t cf, int n)
 {
     return NOT_TAIL(scan_loop(s, cf, n));
@@ -149,8 +194,8 @@ static NOINLINE int64_t op_scan_reverse(ferry_store *s, uint32_t cf, int n)
 
 static int run(const char *dir, int n, int check)
 {
-    uint32_t fwd, rev;
-    ferry_store *s = open_store(dir, &fwd, &rev);
+    uint32_t fwd, rev, cb;
+    ferry_store *s = open_store(dir, &fwd, &rev, &cb);
     if (!s) return 1;
     uint64_t entries = 0;
     ferry_error err;
@@ -167,14 +212,15 @@ static int run(const char *dir, int n, int check)
         memcpy(keys + (size_t)i * KEY, k, KEY);
     }
     int64_t gf = op_get_bytewise(s, fwd, keys, n), gr = op_get_reverse(s, rev, keys, n);
+    int64_t gc = op_get_callback(s, cb, keys, n);
     int scan = n < (int)entries ? n : (int)entries;
-    int64_t sf = op_scan_bytewise(s, fwd, scan), sr = op_scan_reverse(s, rev, scan);
-    printf("get bytewise %lld reverse %lld; scan of %d bytewise %lld reverse %lld\n", (long long)gf, (long long)gr, scan,
-           (long long)sf, (long long)sr);
+    int64_t sf = op_scan_bytewise(s, fwd, scan), sr = op_scan_reverse(s, rev, scan), sc = op_scan_callback(s, cb, scan);
+    printf("get bytewise %lld reverse %lld callback %lld; scan of %d bytewise %lld reverse %lld callback %lld\n",
+           (long long)gf, (long long)gr, (long long)gc, scan, (long long)sf, (long long)sr, (long long)sc);
     free(keys);
     ferry_store_close(s);
     /* a full scan sees the same entries from either end */
-    if (check && (gf != gr || (scan == (int)entries && sf != sr))) {
+    if (check && (gf != gr || gc != gr || sc != sr || (scan == (int)entries && sf != sr))) {
         fprintf(stderr, "callgrind_order: the families differ\n");
         return 1;
     }

@@ -894,7 +894,7 @@ FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
 /**@}*/
 
 /* ------------------------------------------------------------------ */
-/** @name Comparators of the binding's language (RocksDB)
+/** @name Comparators of the binding's language (RocksDB, LMDB)
  * A key order whose code lives in the caller (Java): ferry_comparator_create registers a callback and a
  * token; a family's options string (a family record's of ferry_store_open, ferry_cf_create's) then names
  * it as "comparator=ferry.comparator.<N>", N the handle's address in decimal. Only handles made here and
@@ -916,6 +916,15 @@ FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
  * FERRY_CF_ORDER_CALLBACK. Cursors, range deletes and bounds follow the comparator's order; split points
  * answer 0 records; ferry_ingest refuses the family. The callback must not call this library on the
  * same store.
+ * LMDB: the same options string (no other family option, not with FERRY_CF_DUPSORT). The shim gives LMDB
+ * one of a fixed table of 64 comparison functions (LMDB's takes no context): at most 64 such families are
+ * open at once in the process (their stores open), FERRY_ENOTSUP past that. The order is kept in the
+ * family's database flags and the comparator's name in a database of the shim's own, "ferry.comparators"
+ * (a record of the default family, as every family's name, but no family): an open with another
+ * comparator, a key order or none fails with FERRY_EINVAL naming both. LMDB calls the callback on the
+ * calling thread only. A failed comparison is answered 0 once; the call that needed it fails with
+ * FERRY_EABORTED, a write in which it happened is aborted (a transaction's commit refused), and the
+ * family fails every later call with FERRY_EABORTED until the store is reopened.
  * Threading: create and close from any thread; the callback runs on any thread, concurrently.
  */
 /**@{*/

@@ -427,6 +427,17 @@ static inline int ferry_slot_cmp(const ferry_cf_slot *slot, const void *a, size_
     return order == FERRY_ORDER_REVERSE ? -c : c;
 }
 
+/* Comparators for LMDB: the ferry_comparator handles live in rocksdb/comparator.c (callback.c's registry).
+ * ferry_cmp_named: the comparator a family's options string names, with a reference for the caller (NULL
+ * when it names none; FERRY_ENOTSUP when it sets anything else, FERRY_EINVAL for a closed one);
+ * ferry_cmp_call: one comparison (*failed set when the callback could not answer). */
+FERRY_HIDDEN int ferry_cmp_named(const char *family, const char *extra, ferry_comparator **out, ferry_error *err);
+FERRY_HIDDEN const char *ferry_cmp_name(const ferry_comparator *c);
+FERRY_HIDDEN int32_t ferry_cmp_call(const ferry_comparator *c, const void *a, size_t al, const void *b, size_t bl,
+                                    int32_t *failed);
+FERRY_HIDDEN void ferry_cmp_ref(ferry_comparator *c);
+FERRY_HIDDEN void ferry_cmp_unref(ferry_comparator *c);
+
 /* Copy-mode page writing, shared by the engines. */
 
 /* Bytes of one copy entry: its u32 lengths, the key and the value, padded to 8 bytes. */

@@ -1,7 +1,8 @@
 /* Key orders of LMDB column families (FERRY_CFOPT_KEY_ORDER): the order kept in the database's flags,
  * LMDB's comparison set at every open of the handle, cursors and range deletes in the family's order,
  * the refusals (DUPSORT, other options), and reopens with and without the order (also of a compacted
- * checkpoint, which LMDB copies page by page). */
+ * checkpoint, which LMDB copies page by page). And families ordered by a ferry_comparator (a C callback
+ * here, as the bindings' trampolines are): its order, its name checked at reopen, and a failing one. */
 #include "test_lmdb.h"
 
 /* Append a ferry_store_open family record to b at *n (options: -1 but the key order). */
@@ -128,4 +129,102 @@ void test_key_order(void)
     EQ(ferry_cf_find(s, "rev", &rev, &err), FERRY_OK);
     expect_text(s, rev, "c", NULL, 0, "b=b,ab=ab,a=a");
     EQ(ferry_store_close(s), FERRY_OK);
+}
+
+/* A comparator callback: reverse bytewise; token 2 fails on the key "boom". */
+static int32_t rev_cb(int64_t token, const void *a, size_t al, const void *b, size_t bl, int32_t *failed)
+{
+    if (token == 2 && ((al == 4 && memcmp(a, "boom", 4) == 0) || (bl == 4 && memcmp(b, "boom", 4) == 0))) {
+        *failed = 1;
+        return 0;
+    }
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (!c) c = (al > bl) - (al < bl);
+    return -c;
+}
+
+/* "comparator=<token>" for c, the string ferry_cf_create and family records name it by. */
+static void cmp_opts(ferry_comparator *c, char *dst, size_t cap)
+{
+    snprintf(dst, cap, "comparator=ferry.comparator.%llu", (unsigned long long)(uintptr_t)c);
+}
+
+static void cmp_rec(uint8_t *b, size_t *n, const char *name, const char *extra)
+{
+    int64_t o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -1, -1, -1 };
+    uint32_t nl = (uint32_t)strlen(name), el = (uint32_t)strlen(extra);
+    memcpy(b + *n, &nl, 4);
+    memcpy(b + *n + 4, &el, 4);
+    memcpy(b + *n + 8, o, sizeof o);
+    memcpy(b + *n + FERRY_CFDESC_HEADER, name, nl);
+    memcpy(b + *n + FERRY_CFDESC_HEADER + nl, extra, el);
+    *n += FERRY_CFDESC_HEADER + nl + el;
+}
+
+void test_callback_order(void)
+{
+    ferry_comparator *good = NULL, *other = NULL, *failing = NULL;
+    EQ(ferry_comparator_create("test.Reverse", 1, (void *)(intptr_t)rev_cb, &good, &err), FERRY_OK);
+    EQ(ferry_comparator_create("test.Other", 1, (void *)(intptr_t)rev_cb, &other, &err), FERRY_OK);
+    EQ(ferry_comparator_create("test.Reverse", 2, (void *)(intptr_t)rev_cb, &failing, &err), FERRY_OK);
+    char g[96], o[96], f[96];
+    cmp_opts(good, g, sizeof g);
+    cmp_opts(other, o, sizeof o);
+    cmp_opts(failing, f, sizeof f);
+    ferry_store *s = open_store("cb-order");
+    int64_t none[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, -1, -1, -1 };
+    int64_t rev_o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, FERRY_ORDER_REVERSE, -1, -1 };
+    uint32_t cf = 0, x = 0, fl = 0;
+    EQ(ferry_cf_create(s, "x", 0, rev_o, FERRY_CFOPT_COUNT, g, &x, &err), FERRY_EINVAL);   /* one order */
+    EQ(ferry_cf_create(s, "x", 0, none, FERRY_CFOPT_COUNT, "comparator=ferry.comparator.12", &x, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(s, "ferry.comparators", 0, none, 0, NULL, &x, &err), FERRY_EINVAL);
+    EQ(ferry_cf_create(s, "ordered", 0, none, FERRY_CFOPT_COUNT, g, &cf, &err), FERRY_OK);
+    EQ(ferry_cf_flags(s, cf, &fl, &err), FERRY_OK);
+    EQ(fl, FERRY_CF_ORDER_CALLBACK);
+    const char *keys[] = { "a", "ab", "b", "c" };
+    for (int i = 0; i < 4; i++) EQ(put_s(s, cf, keys[i], keys[i]), FERRY_OK);
+    expect_text(s, cf, NULL, NULL, 0, "c=c,b=b,ab=ab,a=a");
+    expect_text(s, cf, "b", "a", 0, "b=b,ab=ab");
+    EQ(ferry_delete_range(s, cf, "c", 1, "ab", 2, &err), FERRY_OK);   /* c and b */
+    expect_text(s, cf, NULL, NULL, 0, "ab=ab,a=a");
+    uint32_t n = 0;
+    EQ(ferry_cf_count(s, &n), FERRY_OK);
+    EQ(n, 2);   /* Ferry's database of comparator names is no family */
+    EQ(ferry_store_close(s), FERRY_OK);
+
+    uint8_t recs[512];
+    size_t len = 0;
+    EQ(open_recs(dir_of("cb-order"), NULL, 0, 0, &s), FERRY_EINVAL);
+    CHECK(strstr(err.message, "test.Reverse") != NULL, "%s", err.message);
+    cmp_rec(recs, &len, "ordered", o);
+    EQ(open_recs(dir_of("cb-order"), recs, len, 1, &s), FERRY_EINVAL);
+    CHECK(strstr(err.message, "test.Other") != NULL, "%s", err.message);
+    /* the failing one has the right name: the order is its to keep */
+    len = 0;
+    cmp_rec(recs, &len, "ordered", f);
+    EQ(open_recs(dir_of("cb-order"), recs, len, 1, &s), FERRY_OK);
+    if (!s) return;
+    EQ(ferry_cf_find(s, "ordered", &cf, &err), FERRY_OK);
+    EQ(put_s(s, cf, "boom", "x"), FERRY_EABORTED);      /* its write transaction is not committed */
+    EQ(put_s(s, cf, "d", "d"), FERRY_EABORTED);         /* the family is refused until a reopen */
+    EQ(put_s(s, 0, "k", "v"), FERRY_OK);                /* the store's other families go on */
+    EQ(ferry_store_close(s), FERRY_OK);
+    len = 0;
+    cmp_rec(recs, &len, "ordered", g);
+    EQ(open_recs(dir_of("cb-order"), recs, len, 1, &s), FERRY_OK);
+    if (!s) return;
+    EQ(ferry_cf_find(s, "ordered", &cf, &err), FERRY_OK);
+    expect_text(s, cf, NULL, NULL, 0, "ab=ab,a=a");
+    EQ(ferry_cf_drop(s, cf, &err), FERRY_OK);
+    EQ(ferry_cf_create(s, "ordered", 0, none, FERRY_CFOPT_COUNT, o, &cf, &err), FERRY_OK);   /* a new family */
+    EQ(put_s(s, cf, "a", "a"), FERRY_OK);
+    EQ(ferry_store_close(s), FERRY_OK);
+    len = 0;
+    cmp_rec(recs, &len, "ordered", o);
+    EQ(open_recs(dir_of("cb-order"), recs, len, 1, &s), FERRY_OK);
+    if (s) EQ(ferry_store_close(s), FERRY_OK);
+    ferry_comparator_close(good);
+    ferry_comparator_close(other);
+    ferry_comparator_close(failing);
 }

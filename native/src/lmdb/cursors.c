@@ -136,7 +136,8 @@ static int position(lmdb_cursor *c, int op, const void *key, size_t klen, MDB_va
         const uint8_t *pk = (const uint8_t *)key + 4, *pv = pk + kl;
         size_t vl = klen - 4 - kl;
         if (op == FERRY_SEEK_PAIR_GT) {
-            if (c->llen && lmdb_cursor_cmp(c, pk, kl, c->lower, c->llen) < 0) return seek_ge(c, c->lower, c->llen, k, v);
+            if (c->llen && lmdb_cursor_cmp(c, pk, kl, c->lower, c->llen) < 0)
+                return seek_ge(c, c->lower, c->llen, k, v);
             return seek_pair(c, 1, pk, kl, pv, vl, k, v);
         }
         if (c->ulen && lmdb_cursor_cmp(c, pk, kl, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
@@ -367,7 +368,8 @@ walk_page(lmdb_cursor *c, fill_state *st, uint8_t *page, size_t cap, uint32_t ma
     uintptr_t leaf = st->leaf;
     int stop = 1;
     for (;;) {
-        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize, ptr, fwd))
+        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
+                        ptr, fwd))
             break;
         int nj = fwd ? j + 1 : j - 1;
         if (nj == end || !leaf_node(pg, (unsigned)nj, upper, psize, &k, &v)) {
@@ -434,7 +436,8 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
                 continue;
             }
         }
-        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize, ptr, fwd))
+        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
+                        ptr, fwd))
             break;
         mrc = next(cur, &k, &v, step);
         /* the cursor already stands on the next entry, which the next fill emits first */
@@ -465,13 +468,15 @@ int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t klen, uin
         return 0;
     }
     MDB_val k = { 0, NULL }, v = { 0, NULL };
+    unsigned mark = lmdb_cmp_mark();
     int mrc = position(c, op, key, klen, &k, &v);
     int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT
               || op == FERRY_SEEK_PAIR_GT;
     /* the first entry decides whether this fill may walk: a store of large entries then runs the
      * same loop as before the walk existed */
     int walk = c->walk && mrc == MDB_SUCCESS && walk_worth(k, v, max_entries);
-#define FILL(ptr, fwd, walk) fill_loop(c, mrc, k, v, page, cap, max_entries, ptr, fwd, walk, err)
+#define FILL(ptr, fwd, walk) \
+    lmdb_cmp_after(mark, fill_loop(c, mrc, k, v, page, cap, max_entries, ptr, fwd, walk, err), err)
     if (walk) {
         if (c->pointers) return fwd ? FILL(1, 1, 1) : FILL(1, 0, 1);
         return fwd ? FILL(0, 1, 1) : FILL(0, 0, 1);

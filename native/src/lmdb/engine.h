@@ -1,6 +1,7 @@
 /* LMDB engine, private to native/src/lmdb: the handles, the mdb_* table and what its sections share.
  * Sections: attach.c (attach, errors), readtxn.c (read transactions), writes.c (the write lock,
- * write transactions, write operations), families.c, reads.c (snapshots, reads, maintenance),
+ * write transactions, write operations), families.c (and key orders), comparator.c (families ordered by a
+ * comparator of the binding's language), reads.c (snapshots, reads, maintenance),
  * cursors.c (cursors and the direct leaf-page walk), split.c (split points), txn.c (user write
  * transactions), open.c (open, close, checkpoints, the ops table).
  *
@@ -43,6 +44,10 @@
 #define LMDB_DRAIN_MS           50 /* how long a grow waits for live read transactions */
 
 #define LMDB_BEGIN_TRIES         8 /* read begins overlapped by commits before one is taken under wlock */
+
+#define LMDB_CMP_SLOTS          64 /* families ordered by a ferry_comparator open at once (comparator.c) */
+
+#define LMDB_CMP_DB "ferry.comparators" /* Ferry's database of their comparators' names (comparator.c) */
 
 /* ------------------------------------------------------------------ structs */
 
@@ -89,6 +94,7 @@ typedef struct lmdb_store {
      * bytewise: a family found on disk is checked against these (see lmdb_order_found). */
     char **want_names;
     int *want_orders;
+    ferry_comparator **want_cmps; /* FERRY_ORDER_CALLBACK: the comparator (a reference), else NULL */
     uint32_t nwant;
 } lmdb_store;
 
@@ -206,6 +212,33 @@ FERRY_HIDDEN int lmdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void
                                    const void *end, size_t elen, ferry_error *err);
 FERRY_HIDDEN int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
                             ferry_error *err);
+
+/* comparator.c: comparators of the binding's language. A call that may compare keys of such a family
+ * takes a mark first and passes its result through lmdb_cmp_after, which fails it with FERRY_EABORTED
+ * when a comparison failed on this thread meanwhile (two relaxed loads while none ever failed). */
+extern FERRY_HIDDEN atomic_uint lmdb_cmp_failures;
+FERRY_HIDDEN unsigned lmdb_cmp_count(void);
+FERRY_HIDDEN int lmdb_cmp_changed(unsigned mark, int rc, ferry_error *err);
+/* Give handle dbi of s the table function of comparator c (NULL: the one it has) in txn. */
+FERRY_HIDDEN int lmdb_cmp_bind(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const char *name, ferry_comparator *c,
+                               ferry_error *err);
+FERRY_HIDDEN int lmdb_cmp_added(ferry_store *fs, uint32_t id, ferry_error *err);
+FERRY_HIDDEN void lmdb_cmp_release(lmdb_store *s);
+/* LMDB_CMP_DB's record of family: put cmp_name; or delete it (del); or read it into name_out
+ * (FERRY_MERGE_NAME_MAX + 1 bytes; FERRY_NOTFOUND when there is none). */
+FERRY_HIDDEN int lmdb_cmp_record(MDB_txn *txn, const char *family, const char *cmp_name, int del, char *name_out,
+                                 ferry_error *err);
+
+static inline unsigned lmdb_cmp_mark(void)
+{
+    return atomic_load_explicit(&lmdb_cmp_failures, memory_order_relaxed) ? lmdb_cmp_count() : 0;
+}
+
+static inline int lmdb_cmp_after(unsigned mark, int rc, ferry_error *err)
+{
+    if (__builtin_expect(atomic_load_explicit(&lmdb_cmp_failures, memory_order_relaxed) == 0, 1)) return rc;
+    return lmdb_cmp_changed(mark, rc, err);
+}
 
 /* families.c */
 FERRY_HIDDEN int lmdb_dbi_order(MDB_txn *txn, MDB_dbi dbi, const char *name, int *order_out, ferry_error *err);
@@ -430,7 +463,8 @@ static inline int lmdb_with_write_txn_then(lmdb_store *s, write_fn fn, void *ctx
             mrc = MDB.mdb_txn_begin(s->env, NULL, 0, &txn);
         }
         if (mrc) { rc = lmdb_fail(err, mrc, "begin write transaction"); break; }
-        rc = fn(s, txn, ctx, err);
+        unsigned mark = lmdb_cmp_mark();
+        rc = lmdb_cmp_after(mark, fn(s, txn, ctx, err), err);   /* a failed comparison: never committed */
         if (rc == FERRY_OK) {
             atomic_fetch_add_explicit(&s->commits, 1, memory_order_seq_cst);
             mrc = MDB.mdb_txn_commit(txn);

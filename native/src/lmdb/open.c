@@ -27,9 +27,14 @@ static int lmdb_close(ferry_store *s)
     }
     lmdb_pool_drain(ls);
     MDB.mdb_env_close(ls->env);
-    for (uint32_t i = 0; i < ls->nwant; i++) free(ls->want_names[i]);
+    lmdb_cmp_release(ls);   /* after the close: no comparison runs any more */
+    for (uint32_t i = 0; i < ls->nwant; i++) {
+        free(ls->want_names[i]);
+        ferry_cmp_unref(ls->want_cmps[i]);
+    }
     free(ls->want_names);
     free(ls->want_orders);
+    free(ls->want_cmps);
     ferry_store_base_free(s);
     pthread_mutex_destroy(&ls->wlock);
     pthread_mutex_destroy(&ls->pool_lock);
@@ -98,6 +103,7 @@ static const ferry_engine_ops lmdb_ops = {
     .cf_create = lmdb_cf_create,
     .cf_drop = lmdb_cf_drop,
     .cf_flags = lmdb_cf_flags,
+    .cf_added = lmdb_cmp_added,
     .cf_find = lmdb_cf_find,
     .cf_list_all = lmdb_cf_list_all,
     .get = lmdb_get,
@@ -193,7 +199,7 @@ static int scan_families(lmdb_store *s, MDB_txn *txn, MDB_dbi main_dbi, ferry_er
         if (k.mv_size >= sizeof name || memchr(k.mv_data, 0, k.mv_size)) continue;
         memcpy(name, k.mv_data, k.mv_size);
         name[k.mv_size] = '\0';
-        if (ferry_store_find_cf(&s->base, name) >= 0) continue; /* looked up already */
+        if (ferry_store_find_cf(&s->base, name) >= 0 || strcmp(name, LMDB_CMP_DB) == 0) continue; /* looked up already, or Ferry's own */
         MDB_dbi dbi;
         int orc = MDB.mdb_dbi_open(txn, name, 0, &dbi);
         if (orc == MDB_NOTFOUND || orc == MDB_INCOMPATIBLE) continue; /* a plain record */
@@ -206,13 +212,13 @@ static int scan_families(lmdb_store *s, MDB_txn *txn, MDB_dbi main_dbi, ferry_er
         }
         if (orc) break;
         int bits = 0, frc = lmdb_order_found(s, txn, dbi, name, &bits, err);
+        uint32_t id = 0;
+        if (!frc && ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, bits, &id) != FERRY_OK)
+            frc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        if (!frc) frc = lmdb_cmp_added(&s->base, id, err);
         if (frc) {
             MDB.mdb_cursor_close(cur);
             return frc;
-        }
-        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, bits, NULL) != FERRY_OK) {
-            MDB.mdb_cursor_close(cur);
-            return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
         }
     }
     MDB.mdb_cursor_close(cur);
@@ -260,8 +266,10 @@ static int list_families(lmdb_store *s, ferry_error *err)
             frc = ferry_fail(err, FERRY_EDBSFULL, 0, "the store holds more column families than maxColumnFamilies (%u): "
                              "raise it (FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
         if (!frc) frc = lmdb_order_found(s, txn, dbi, s->want_names[i], &bits, err);
-        if (!frc && ferry_store_add_cf(&s->base, s->want_names[i], (void *)(uintptr_t)dbi, bits, NULL) != FERRY_OK)
+        uint32_t id = 0;
+        if (!frc && ferry_store_add_cf(&s->base, s->want_names[i], (void *)(uintptr_t)dbi, bits, &id) != FERRY_OK)
             frc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        if (!frc) frc = lmdb_cmp_added(&s->base, id, err);
         if (frc) {
             MDB.mdb_txn_abort(txn);
             return frc;
@@ -277,17 +285,30 @@ static int want_orders(lmdb_store *s, const ferry_cf_desc *cfs, uint32_t ncfs, f
 {
     for (uint32_t i = 0; i < ncfs; i++) {
         int64_t order = ferry_opt(cfs[i].opts, FERRY_CFOPT_KEY_ORDER, FERRY_ORDER_BYTEWISE);
-        if (order == FERRY_ORDER_BYTEWISE) continue;
-        if (order != FERRY_ORDER_REVERSE && order != FERRY_ORDER_U64_BE)
+        if (order != FERRY_ORDER_BYTEWISE && order != FERRY_ORDER_REVERSE && order != FERRY_ORDER_U64_BE)
             return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': unknown key order %lld (FERRY_CFOPT_KEY_ORDER)",
                               cfs[i].name, (long long)order);
+        ferry_comparator *cmp = NULL;
+        int rc = ferry_cmp_named(cfs[i].name, cfs[i].extra, &cmp, err);
+        if (rc) return rc;
+        if (cmp && order != FERRY_ORDER_BYTEWISE) {
+            ferry_cmp_unref(cmp);
+            return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': a comparator and a key order "
+                              "(FERRY_CFOPT_KEY_ORDER) other than bytewise: a family has one order", cfs[i].name);
+        }
+        if (order == FERRY_ORDER_BYTEWISE && !cmp) continue;
         if (!s->want_names) {
             s->want_names = calloc(ncfs, sizeof *s->want_names);
             s->want_orders = calloc(ncfs, sizeof *s->want_orders);
-            if (!s->want_names || !s->want_orders) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            s->want_cmps = calloc(ncfs, sizeof *s->want_cmps);
+            if (!s->want_names || !s->want_orders || !s->want_cmps) {
+                ferry_cmp_unref(cmp);
+                return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            }
         }
-        if (!(s->want_names[s->nwant] = strdup(cfs[i].name))) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
-        s->want_orders[s->nwant++] = (int)order;
+        s->want_cmps[s->nwant] = cmp;
+        s->want_orders[s->nwant] = cmp ? FERRY_ORDER_CALLBACK : (int)order;
+        if (!(s->want_names[s->nwant++] = strdup(cfs[i].name))) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
     }
     return FERRY_OK;
 }
@@ -321,7 +342,7 @@ static int lookup_end(lmdb_store *s, MDB_txn *txn, int commit, ferry_error *err)
 static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, int *bits_out, ferry_error *err)
 {
     lmdb_store *s = LS(fs);
-    if (s->families_listed || strlen(name) > s->max_key)
+    if (s->families_listed || strlen(name) > s->max_key || strcmp(name, LMDB_CMP_DB) == 0)
         return ferry_fail(err, FERRY_NOTFOUND, 0, "no column family '%s'", name);
     MDB_txn *txn;
     int rc = lookup_begin(s, &txn, err);
@@ -446,10 +467,10 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, co
     const char *step = "create environment";
     int mrc = MDB.mdb_env_create(&s->env);
     if (mrc == 0) { step = "set map size"; mrc = MDB.mdb_env_set_mapsize(s->env, (size_t)map_size); }
-    /* one handle more than families: listing the families at open probes records of the default
+    /* two handles more than families: listing the families at open probes records of the default
      * family that may only look like one, and mdb_dbi_open reports a full table before it finds
-     * that a record is not a database (Ferry enforces the family limit itself) */
-    if (mrc == 0) { step = "set max dbs"; mrc = MDB.mdb_env_set_maxdbs(s->env, (MDB_dbi)max_dbs + 1); }
+     * that a record is not a database (Ferry enforces the family limit itself); and LMDB_CMP_DB */
+    if (mrc == 0) { step = "set max dbs"; mrc = MDB.mdb_env_set_maxdbs(s->env, (MDB_dbi)max_dbs + 2); }
     if (mrc == 0) { step = "set max readers"; mrc = MDB.mdb_env_set_maxreaders(s->env, (unsigned int)max_readers); }
     if (mrc == 0) {
         step = "open environment";

@@ -96,7 +96,7 @@ static int is_family_record(lmdb_store *s, MDB_dbi dbi, const MDB_val *k, const 
         if (atomic_load(&slot->dropped)) continue;
         if (strlen(slot->name) == k->mv_size && memcmp(slot->name, k->mv_data, k->mv_size) == 0) return 1;
     }
-    return 0;
+    return k->mv_size == strlen(LMDB_CMP_DB) && memcmp(k->mv_data, LMDB_CMP_DB, k->mv_size) == 0;   /* Ferry's own */
 }
 
 int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, ferry_cf_slot *slot, const void *begin, size_t blen,

@@ -5,7 +5,7 @@ import dev.ferry.internal.Codes;
 /**
  * The order of a column family's keys ({@link ColumnFamilyOptions#keyOrder(KeyOrder)}): one of the
  * comparators that run inside the engine, so that no comparison crosses into Java, or {@link #JAVA}
- * for a family ordered by a {@link JavaComparator} (RocksDB only).
+ * for a family ordered by a {@link JavaComparator}.
  *
  * <p>RocksDB records a family's comparator by name and refuses to open the family with another one:
  * give the same order at every open ({@link StoreOptions#columnFamily(String, ColumnFamilyOptions)}),
@@ -14,8 +14,8 @@ import dev.ferry.internal.Codes;
  * {@link #UINT64_BIG_ENDIAN} for families without duplicate keys: Ferry records the order with the
  * family's database and sets LMDB's comparison ({@code mdb_set_compare}) whenever it opens the family;
  * an open that gives the family another order fails with {@link FerryException.InvalidArgument}
- * ({@link ErrorCode#INVALID_ARGUMENT}) naming both. A {@link JavaComparator} throws
- * {@link FerryException.NotSupported} on LMDB.
+ * ({@link ErrorCode#INVALID_ARGUMENT}) naming both. A {@link JavaComparator} works there too (see its
+ * class comment for LMDB's limits).
  *
  * <p>Thread safety: immutable.
  */

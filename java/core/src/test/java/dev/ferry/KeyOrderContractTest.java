@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -43,19 +42,6 @@ class KeyOrderContractTest extends StoreContract {
 
     private Path path() {
         return dir.resolve("db");
-    }
-
-    @MatrixTest
-    void lmdbRefusesAJavaComparator() {
-        if (!lmdb()) {
-            return;
-        }
-        JavaComparator cmp = JavaComparator.of("test.Bytewise", Arrays::compareUnsigned);
-        assertThrows(FerryException.NotSupported.class,
-                () -> store.createColumnFamily("java", ColumnFamilyOptions.of().javaComparator(cmp)));
-        ColumnFamily plain = store.createColumnFamily("plain", ColumnFamilyOptions.of().keyOrder(KeyOrder.BYTEWISE));
-        assertEquals(KeyOrder.BYTEWISE, plain.keyOrder());
-        assertEquals(KeyOrder.BYTEWISE, store.defaultColumnFamily().keyOrder());
     }
 
     @MatrixTest
