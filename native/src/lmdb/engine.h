@@ -491,7 +491,11 @@ static inline int lmdb_with_write_txn(lmdb_store *s, write_fn fn, void *ctx, fer
  * number to the next family created: a write through the old number would land there. */
 static inline int lmdb_family_live(ferry_cf_slot *slot, ferry_error *err)
 {
-    if (!atomic_load(&slot->dropped)) return FERRY_OK;
+    int dropped = atomic_load(&slot->dropped);
+    if (!dropped) return FERRY_OK;
+    if (dropped == FERRY_SLOT_BROKEN)   /* its comparator failed meanwhile (a range delete's bounds, another thread) */
+        return ferry_fail(err, FERRY_EABORTED, 0, "column family '%s': its comparator failed: the family refuses "
+                          "every call until the store is reopened (see ferry_comparator_create)", slot->name);
     return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", slot->name);
 }
 
