@@ -479,8 +479,15 @@ FERRY_EXPORT int ferry_checkpoint(ferry_store *s, const char *dir, uint32_t flag
  *   keys, with the key length checked: a put or merge of a key of another length fails with
  *   FERRY_EKEYSIZE before RocksDB sees it (a delete or a read of one finds nothing). Its name keeps a
  *   store written as integers from being opened bytewise. ferry_ingest refuses it as for REVERSE.
- * ferry_cf_flags reports a RocksDB family's order as FERRY_CF_ORDER_* bits. LMDB: FERRY_ENOTSUP for any
- * order set, as for every FERRY_CFOPT_*.
+ * ferry_cf_flags reports a family's order as FERRY_CF_ORDER_* bits.
+ * LMDB takes FERRY_ORDER_BYTEWISE, _REVERSE and _U64_BE (FERRY_CFOPT_KEY_ORDER is its one FERRY_CFOPT_*;
+ * not with FERRY_CF_DUPSORT: FERRY_ENOTSUP). The order is kept in the family's LMDB database flags
+ * (MDB_REVERSEDUP, MDB_INTEGERDUP: flags LMDB reads only for DUPSORT databases) and set with
+ * mdb_set_compare whenever the shim opens the family's handle (REVERSE: a comparison of the shim, not
+ * LMDB's MDB_REVERSEKEY, which compares from the keys' ends; U64_BE: LMDB's bytewise comparison and the
+ * key length check). A family found in another order than its record at ferry_store_open gives (none:
+ * bytewise) fails with FERRY_EINVAL naming both, at the open or at the lookup that finds it. Other LMDB
+ * programs opening such a family must set the same comparison themselves.
  */
 /**@{*/
 #define FERRY_ORDER_BYTEWISE 0
@@ -629,8 +636,8 @@ FERRY_EXPORT int ferry_cf_list_all(ferry_store *s, ferry_error *err);
 FERRY_EXPORT int ferry_cf_drop(ferry_store *s, uint32_t cf, ferry_error *err);
 
 /**
- * @brief The FERRY_CF_* flags a family was created with (LMDB; 0 for the default family), or its
- *        FERRY_CF_ORDER_* bits (RocksDB; 0 for bytewise).
+ * @brief The FERRY_CF_* flags a family was created with (LMDB; 0 for the default family) and its
+ *        FERRY_CF_ORDER_* bits (0 for bytewise).
  * @return FERRY_OK, FERRY_EINVAL (bad id), FERRY_ECFDROPPED.
  */
 FERRY_EXPORT int ferry_cf_flags(ferry_store *s, uint32_t cf, uint32_t *out, ferry_error *err);
@@ -887,7 +894,7 @@ FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
 /**@}*/
 
 /* ------------------------------------------------------------------ */
-/** @name Comparators of the binding's language (RocksDB)
+/** @name Comparators of the binding's language (RocksDB, LMDB)
  * A key order whose code lives in the caller (Java): ferry_comparator_create registers a callback and a
  * token; a family's options string (a family record's of ferry_store_open, ferry_cf_create's) then names
  * it as "comparator=ferry.comparator.<N>", N the handle's address in decimal. Only handles made here and
@@ -909,6 +916,15 @@ FERRY_EXPORT int ferry_compaction_filter_close(ferry_compaction_filter *f);
  * FERRY_CF_ORDER_CALLBACK. Cursors, range deletes and bounds follow the comparator's order; split points
  * answer 0 records; ferry_ingest refuses the family. The callback must not call this library on the
  * same store.
+ * LMDB: the same options string (no other family option, not with FERRY_CF_DUPSORT). The shim gives LMDB
+ * one of a fixed table of 64 comparison functions (LMDB's takes no context): at most 64 such families are
+ * open at once in the process (their stores open), FERRY_ENOTSUP past that. The order is kept in the
+ * family's database flags and the comparator's name in a database of the shim's own, "ferry.comparators"
+ * (a record of the default family, as every family's name, but no family): an open with another
+ * comparator, a key order or none fails with FERRY_EINVAL naming both. LMDB calls the callback on the
+ * calling thread only. A failed comparison is answered 0 once; the call that needed it fails with
+ * FERRY_EABORTED, a write in which it happened is aborted (a transaction's commit refused), and the
+ * family fails every later call with FERRY_EABORTED until the store is reopened.
  * Threading: create and close from any thread; the callback runs on any thread, concurrently.
  */
 /**@{*/

@@ -106,6 +106,13 @@ static int check_foreign_store(int engine, const char *path, ferry_error *err)
                       engine == FERRY_ENGINE_LMDB ? "an LMDB" : "a RocksDB", other);
 }
 
+/* Is the key order the only option given? LMDB takes it and a string naming a comparator (ferry_cmp_named). */
+static int cfopts_order_only(const int64_t *opts)
+{
+    for (int i = 0; i < FERRY_CFOPT_COUNT; i++) if (opts[i] != -1 && i != FERRY_CFOPT_KEY_ORDER) return 0;
+    return 1;
+}
+
 /* Any per-family setting given: an option not -1 or a non-empty options string. */
 static int cfopts_set(const int64_t *opts, const char *extra)
 {
@@ -233,7 +240,7 @@ int ferry_store_open(int engine, const char *path, const int64_t *opts, uint32_t
         int create = o[FERRY_OPT_CREATE_IF_MISSING] == -1 || o[FERRY_OPT_CREATE_IF_MISSING] != 0;
         int read_only = o[FERRY_OPT_READ_ONLY] != -1 && o[FERRY_OPT_READ_ONLY] != 0;
         for (uint32_t i = 0; i < ncfs && rc == FERRY_OK; i++) {
-            if (!cfopts_set(d[i].opts, d[i].extra)) continue;
+            if (!cfopts_set(d[i].opts, d[i].extra) || cfopts_order_only(d[i].opts)) continue;
             if (!create || read_only) {
                 size_t n = strlen(path) + 16;
                 char *data = malloc(n);
@@ -349,7 +356,8 @@ int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_erro
         rc = ferry_fail(err, FERRY_NOTFOUND, 0, "no column family '%s'", name);
     } else {
         void *h = NULL;
-        rc = s->ops->cf_find(s, name, &h, err);
+        int bits = 0;
+        rc = s->ops->cf_find(s, name, &h, &bits, err);
         /* the engine keeps a handle it opened for a family refused here (LMDB: the next lookup of
          * the name gets the same handle back) */
         if (rc == FERRY_OK && s->cf_named >= s->cf_named_max)
@@ -357,7 +365,8 @@ int ferry_cf_find(ferry_store *s, const char *name, uint32_t *id_out, ferry_erro
                             "column family '%s' exists, but %u families are live: maxColumnFamilies is %u "
                             "(FERRY_OPT_MAX_DBS in the C ABI)", name, s->cf_named, s->cf_named_max);
         if (rc == FERRY_OK) {
-            rc = ferry_store_add_cf(s, name, h, 0, id_out);
+            if ((rc = ferry_store_add_cf(s, name, h, bits, id_out)) == FERRY_OK && s->ops->cf_added)
+                rc = s->ops->cf_added(s, *id_out, err);   /* LMDB: its comparator */
             if (rc == FERRY_EDBSFULL)
                 ferry_fail(err, rc, 0, "column family ids used up: %u families given ids since the store opened "
                            "(reopen the store)", FERRY_CF_ID_LIMIT);
@@ -391,9 +400,11 @@ int ferry_cf_create(ferry_store *s, const char *name, uint32_t flags, const int6
     int64_t o[FERRY_CFOPT_COUNT];
     for (int i = 0; i < FERRY_CFOPT_COUNT; i++) o[i] = i < (int)nopts ? opts[i] : -1;
     int own = cfopts_set(o, extra);
-    if (own && s->engine != FERRY_ENGINE_ROCKSDB)
-        return ferry_fail(err, FERRY_ENOTSUP, 0, "per-family options (compression, bloom filter, block size, prefix "
-                          "extractor, merge operator) are RocksDB's; LMDB has none (its families take flags)");
+    if (own && s->engine != FERRY_ENGINE_ROCKSDB && (flags || !cfopts_order_only(o)))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "%s", flags && cfopts_order_only(o)
+                          ? "a key order (FERRY_CFOPT_KEY_ORDER) and DUPSORT: an LMDB family with duplicate keys orders "
+                            "them bytewise" : "per-family options (compression, bloom filter, block size, prefix "
+                            "extractor, merge operator) are RocksDB's; LMDB takes only the key order");
     if (own && flags)
         return ferry_fail(err, FERRY_ENOTSUP, 0, "column family flags and per-family options do not go together: "
                           "flags are LMDB's, options RocksDB's");

@@ -159,10 +159,10 @@ struct ferry_engine_ops {
     /* the family's FERRY_CF_* flags; NULL: always 0 */
     int (*cf_flags)(ferry_store *s, ferry_cf_slot *cf, uint32_t *out, ferry_error *err);
     /* Families not given a slot at open (LMDB, see FERRY_LMDB_FAMILY_SCAN_MAX), under cf_lock.
-     * cf_find: the handle of an existing family that has no live slot (FERRY_NOTFOUND when there
-     * is none); cf_list_all: a slot for every family that has none. NULL: every family got its
-     * slot at open. */
-    int (*cf_find)(ferry_store *s, const char *name, void **handle_out, ferry_error *err);
+     * cf_find: the handle and slot bits (its key order) of an existing family that has no live slot
+     * (FERRY_NOTFOUND when there is none); cf_list_all: a slot for every family that has none. NULL:
+     * every family got its slot at open. */
+    int (*cf_find)(ferry_store *s, const char *name, void **handle_out, int *bits_out, ferry_error *err);
     int (*cf_list_all)(ferry_store *s, ferry_error *err);
     /* ---- reads */
     /* snap is NULL or a snapshot (never a transaction's view: ferry.c reads those through txn_get);
@@ -426,6 +426,17 @@ static inline int ferry_slot_cmp(const ferry_cf_slot *slot, const void *a, size_
     c = c ? c : (al > bl) - (al < bl);
     return order == FERRY_ORDER_REVERSE ? -c : c;
 }
+
+/* Comparators for LMDB: the ferry_comparator handles live in rocksdb/comparator.c (callback.c's registry).
+ * ferry_cmp_named: the comparator a family's options string names, with a reference for the caller (NULL
+ * when it names none; FERRY_ENOTSUP when it sets anything else, FERRY_EINVAL for a closed one);
+ * ferry_cmp_call: one comparison (*failed set when the callback could not answer). */
+FERRY_HIDDEN int ferry_cmp_named(const char *family, const char *extra, ferry_comparator **out, ferry_error *err);
+FERRY_HIDDEN const char *ferry_cmp_name(const ferry_comparator *c);
+FERRY_HIDDEN int32_t ferry_cmp_call(const ferry_comparator *c, const void *a, size_t al, const void *b, size_t bl,
+                                    int32_t *failed);
+FERRY_HIDDEN void ferry_cmp_ref(ferry_comparator *c);
+FERRY_HIDDEN void ferry_cmp_unref(ferry_comparator *c);
 
 /* Copy-mode page writing, shared by the engines. */
 

@@ -60,7 +60,12 @@ typedef struct MDB_envinfo {
 /* Database flags (mdb_dbi_open). */
 #define MDB_DUPSORT     0x04
 #define MDB_DUPFIXED    0x10
+#define MDB_INTEGERDUP  0x20
+#define MDB_REVERSEDUP  0x40
 #define MDB_CREATE      0x40000
+
+/* A key comparison (mdb_set_compare): <0, 0, >0. */
+typedef int(MDB_cmp_func)(const MDB_val *a, const MDB_val *b);
 
 /* Write flags (mdb_put; MDB_NODUPDATA also for mdb_cursor_del). */
 #define MDB_NOOVERWRITE 0x10
@@ -131,7 +136,8 @@ typedef struct MDB_envinfo {
     X(int, mdb_cursor_get, (MDB_cursor *cursor, MDB_val *key, MDB_val *data, int op))             \
     X(int, mdb_cursor_del, (MDB_cursor *cursor, unsigned int flags))                              \
     X(int, mdb_cursor_count, (MDB_cursor *cursor, size_t *countp))                                \
-    X(int, mdb_dbi_flags, (MDB_txn *txn, MDB_dbi dbi, unsigned int *flags))
+    X(int, mdb_dbi_flags, (MDB_txn *txn, MDB_dbi dbi, unsigned int *flags))                       \
+    X(int, mdb_set_compare, (MDB_txn *txn, MDB_dbi dbi, MDB_cmp_func *cmp))
 
 /* The resolved table. */
 typedef struct ferry_mdb_api {

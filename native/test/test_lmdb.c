@@ -234,6 +234,8 @@ int main(int argc, char **argv)
     test_utf8_paths();
     test_dupsort();
     test_cf_options();
+    test_key_order();
+    test_callback_order();
     test_txn();
     test_txn_savepoints();
     test_null_handles();

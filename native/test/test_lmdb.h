@@ -75,6 +75,8 @@ void test_checkpoint(void);
 void test_utf8_paths(void);
 void test_dupsort(void);                         /* test_lmdb_dupsort.c */
 void test_cf_options(void);                      /* test_lmdb_stores.c */
+void test_key_order(void);                       /* test_lmdb_order.c */
+void test_callback_order(void);
 void test_txn(void);                             /* test_lmdb_txn.c */
 void test_txn_savepoints(void);
 void test_null_handles(void);

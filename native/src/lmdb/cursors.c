@@ -21,7 +21,7 @@ int lmdb_cursor_open(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, co
         free(c);
         return drc ? drc : lmdb_fail(err, mrc, "open cursor");
     }
-    lmdb_cursor_set_range(c, lower, llen, upper, ulen, flags);
+    lmdb_cursor_set_range(c, cf, lower, llen, upper, ulen, flags);
     MDB_envinfo info;
     /* a leaf page found by masking an address lies in the OS page holding it, so reading its
      * header never leaves mapped memory */
@@ -121,13 +121,13 @@ static int position(lmdb_cursor *c, int op, const void *key, size_t klen, MDB_va
         return seek_last(c, k, v);
     case FERRY_SEEK_GE:
     case FERRY_SEEK_GT:
-        if (c->llen && lmdb_key_cmp(key, klen, c->lower, c->llen) < 0) return seek_ge(c, c->lower, c->llen, k, v);
+        if (c->llen && lmdb_cursor_cmp(c, key, klen, c->lower, c->llen) < 0) return seek_ge(c, c->lower, c->llen, k, v);
         return op == FERRY_SEEK_GE ? seek_ge(c, key, klen, k, v) : seek_gt(c, key, klen, k, v);
     case FERRY_SEEK_LE:
-        if (c->ulen && lmdb_key_cmp(key, klen, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
+        if (c->ulen && lmdb_cursor_cmp(c, key, klen, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
         return seek_back(c, key, klen, 1, k, v);
     case FERRY_SEEK_LT:
-        if (c->ulen && lmdb_key_cmp(key, klen, c->upper, c->ulen) > 0) return seek_last(c, k, v);
+        if (c->ulen && lmdb_cursor_cmp(c, key, klen, c->upper, c->ulen) > 0) return seek_last(c, k, v);
         return seek_back(c, key, klen, 0, k, v);
     case FERRY_SEEK_PAIR_GT:
     case FERRY_SEEK_PAIR_LT: { /* ferry.c checked the packing */
@@ -136,10 +136,11 @@ static int position(lmdb_cursor *c, int op, const void *key, size_t klen, MDB_va
         const uint8_t *pk = (const uint8_t *)key + 4, *pv = pk + kl;
         size_t vl = klen - 4 - kl;
         if (op == FERRY_SEEK_PAIR_GT) {
-            if (c->llen && lmdb_key_cmp(pk, kl, c->lower, c->llen) < 0) return seek_ge(c, c->lower, c->llen, k, v);
+            if (c->llen && lmdb_cursor_cmp(c, pk, kl, c->lower, c->llen) < 0)
+                return seek_ge(c, c->lower, c->llen, k, v);
             return seek_pair(c, 1, pk, kl, pv, vl, k, v);
         }
-        if (c->ulen && lmdb_key_cmp(pk, kl, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
+        if (c->ulen && lmdb_cursor_cmp(c, pk, kl, c->upper, c->ulen) >= 0) return seek_last(c, k, v);
         return seek_pair(c, 0, pk, kl, pv, vl, k, v);
     }
     default: /* FERRY_NEXT / FERRY_PREV: the pending entry */
@@ -299,12 +300,14 @@ prefetch_ahead(MDB_val k, MDB_val v, uintptr_t *leaf, uintptr_t psize, const int
  * the page's room, then the emit, the count and the prefetches. Returns 0 when the fill stops before
  * (k, v): flags get FERRY_PAGE_END at the range's end, *full is set when the page had no room. */
 static inline __attribute__((always_inline)) int
-emit_entry(MDB_val k, MDB_val v, const uint8_t *bound, size_t blen, uint8_t *page, size_t cap, uint32_t max,
+emit_entry(MDB_val k, MDB_val v, const ferry_cf_slot *order, const uint8_t *bound, size_t blen, uint8_t *page,
+           size_t cap, uint32_t max,
            size_t *used, size_t *span, uint32_t *count, uint32_t *flags, int *full, uintptr_t *leaf,
            uintptr_t psize, const int ptr, const int fwd)
 {
     if (blen) {
-        int cmp = lmdb_key_cmp(k.mv_data, k.mv_size, bound, blen);
+        int cmp = order ? ferry_slot_cmp(order, k.mv_data, k.mv_size, bound, blen)
+                        : lmdb_key_cmp(k.mv_data, k.mv_size, bound, blen);
         if (fwd ? cmp >= 0 : cmp < 0) { *flags |= FERRY_PAGE_END; return 0; }
     }
     if (*count == max) return 0;
@@ -365,7 +368,8 @@ walk_page(lmdb_cursor *c, fill_state *st, uint8_t *page, size_t cap, uint32_t ma
     uintptr_t leaf = st->leaf;
     int stop = 1;
     for (;;) {
-        if (!emit_entry(k, v, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize, ptr, fwd))
+        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
+                        ptr, fwd))
             break;
         int nj = fwd ? j + 1 : j - 1;
         if (nj == end || !leaf_node(pg, (unsigned)nj, upper, psize, &k, &v)) {
@@ -432,7 +436,8 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
                 continue;
             }
         }
-        if (!emit_entry(k, v, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize, ptr, fwd))
+        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
+                        ptr, fwd))
             break;
         mrc = next(cur, &k, &v, step);
         /* the cursor already stands on the next entry, which the next fill emits first */
@@ -463,13 +468,15 @@ int lmdb_cursor_fill(ferry_cursor *fc, int op, const void *key, size_t klen, uin
         return 0;
     }
     MDB_val k = { 0, NULL }, v = { 0, NULL };
+    unsigned mark = lmdb_cmp_mark();
     int mrc = position(c, op, key, klen, &k, &v);
     int fwd = op == FERRY_FIRST || op == FERRY_SEEK_GE || op == FERRY_SEEK_GT || op == FERRY_NEXT
               || op == FERRY_SEEK_PAIR_GT;
     /* the first entry decides whether this fill may walk: a store of large entries then runs the
      * same loop as before the walk existed */
     int walk = c->walk && mrc == MDB_SUCCESS && walk_worth(k, v, max_entries);
-#define FILL(ptr, fwd, walk) fill_loop(c, mrc, k, v, page, cap, max_entries, ptr, fwd, walk, err)
+#define FILL(ptr, fwd, walk) \
+    lmdb_cmp_after(mark, fill_loop(c, mrc, k, v, page, cap, max_entries, ptr, fwd, walk, err), err)
     if (walk) {
         if (c->pointers) return fwd ? FILL(1, 1, 1) : FILL(1, 0, 1);
         return fwd ? FILL(0, 1, 1) : FILL(0, 0, 1);

@@ -1,6 +1,7 @@
 /* LMDB engine, private to native/src/lmdb: the handles, the mdb_* table and what its sections share.
  * Sections: attach.c (attach, errors), readtxn.c (read transactions), writes.c (the write lock,
- * write transactions, write operations), families.c, reads.c (snapshots, reads, maintenance),
+ * write transactions, write operations), families.c (and key orders), comparator.c (families ordered by a
+ * comparator of the binding's language), reads.c (snapshots, reads, maintenance),
  * cursors.c (cursors and the direct leaf-page walk), split.c (split points), txn.c (user write
  * transactions), open.c (open, close, checkpoints, the ops table).
  *
@@ -44,6 +45,10 @@
 
 #define LMDB_BEGIN_TRIES         8 /* read begins overlapped by commits before one is taken under wlock */
 
+#define LMDB_CMP_SLOTS          64 /* families ordered by a ferry_comparator open at once (comparator.c) */
+
+#define LMDB_CMP_DB "ferry.comparators" /* Ferry's database of their comparators' names (comparator.c) */
+
 /* ------------------------------------------------------------------ structs */
 
 /* Per-thread-stripe reader state: threads pick a stripe by thread (my_stripe), so reader threads
@@ -85,6 +90,12 @@ typedef struct lmdb_store {
     struct lmdb_txn *txn;
     atomic_int abandoned;
     int writemap;                 /* opened with MDB_WRITEMAP: no nested transactions (savepoints) */
+    /* The key orders the open asked for (FERRY_CFOPT_KEY_ORDER of its family records), other than
+     * bytewise: a family found on disk is checked against these (see lmdb_order_found). */
+    char **want_names;
+    int *want_orders;
+    ferry_comparator **want_cmps; /* FERRY_ORDER_CALLBACK: the comparator (a reference), else NULL */
+    uint32_t nwant;
 } lmdb_store;
 
 typedef struct lmdb_txn {
@@ -118,6 +129,7 @@ typedef struct lmdb_cursor {
     uintptr_t leaf;     /* leaf page of the last emitted entry (next-page prefetch), 0 = none */
     int walk;           /* read leaf pages directly (see "Direct leaf-page walk") */
     int dups;           /* the family is DUPSORT: seeks land on a key's first or last value */
+    const ferry_cf_slot *order; /* a family in another order than bytewise: its slot (ferry_slot_cmp), else NULL */
     size_t last_pgno;   /* the environment's last page number when the cursor opened */
     uintptr_t map;      /* address of the map's page 0 once a walk found it, else 0 */
     uintptr_t skip;     /* leaf page the walk leaves to LMDB (it did not pass the checks) */
@@ -187,7 +199,7 @@ FERRY_HIDDEN __attribute__((noinline)) void lmdb_read_keep_slow(lmdb_store *s, M
 FERRY_HIDDEN int lmdb_wlock_acquire(lmdb_store *s, int64_t timeout_ms, ferry_error *err);
 FERRY_HIDDEN int lmdb_remap(lmdb_store *s, size_t new_size, ferry_error *err);
 FERRY_HIDDEN int lmdb_grow_map(lmdb_store *s, int attempt, ferry_error *err);
-FERRY_HIDDEN int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen,
+FERRY_HIDDEN int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, ferry_cf_slot *slot, const void *begin, size_t blen,
                                    const void *end, size_t elen, ferry_error *err);
 FERRY_HIDDEN int lmdb_family_key_fail(lmdb_store *s, MDB_dbi dbi, int rc, const char *what, const MDB_val *k,
                                       ferry_error *err);
@@ -201,7 +213,37 @@ FERRY_HIDDEN int lmdb_delete_range(ferry_store *s, ferry_cf_slot *cf, const void
 FERRY_HIDDEN int lmdb_write(ferry_store *s, const void *ops, size_t len, uint32_t count, uint32_t flags,
                             ferry_error *err);
 
+/* comparator.c: comparators of the binding's language. A call that may compare keys of such a family
+ * takes a mark first and passes its result through lmdb_cmp_after, which fails it with FERRY_EABORTED
+ * when a comparison failed on this thread meanwhile (two relaxed loads while none ever failed). */
+extern FERRY_HIDDEN atomic_uint lmdb_cmp_failures;
+FERRY_HIDDEN unsigned lmdb_cmp_count(void);
+FERRY_HIDDEN int lmdb_cmp_changed(unsigned mark, int rc, ferry_error *err);
+/* Give handle dbi of s the table function of comparator c (NULL: the one it has) in txn. */
+FERRY_HIDDEN int lmdb_cmp_bind(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const char *name, ferry_comparator *c,
+                               ferry_error *err);
+FERRY_HIDDEN int lmdb_cmp_added(ferry_store *fs, uint32_t id, ferry_error *err);
+FERRY_HIDDEN void lmdb_cmp_release(lmdb_store *s);
+/* LMDB_CMP_DB's record of family: put cmp_name; or delete it (del); or read it into name_out
+ * (FERRY_MERGE_NAME_MAX + 1 bytes; FERRY_NOTFOUND when there is none). */
+FERRY_HIDDEN int lmdb_cmp_record(MDB_txn *txn, const char *family, const char *cmp_name, int del, char *name_out,
+                                 ferry_error *err);
+
+static inline unsigned lmdb_cmp_mark(void)
+{
+    return atomic_load_explicit(&lmdb_cmp_failures, memory_order_relaxed) ? lmdb_cmp_count() : 0;
+}
+
+static inline int lmdb_cmp_after(unsigned mark, int rc, ferry_error *err)
+{
+    if (__builtin_expect(atomic_load_explicit(&lmdb_cmp_failures, memory_order_relaxed) == 0, 1)) return rc;
+    return lmdb_cmp_changed(mark, rc, err);
+}
+
 /* families.c */
+FERRY_HIDDEN int lmdb_dbi_order(MDB_txn *txn, MDB_dbi dbi, const char *name, int *order_out, ferry_error *err);
+FERRY_HIDDEN int lmdb_order_found(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const char *name, int *bits_out,
+                                  ferry_error *err);
 FERRY_HIDDEN lmdb_stripe *lmdb_names_enter(lmdb_store *s, ferry_cf_slot *cf);
 FERRY_HIDDEN int lmdb_cf_create(ferry_store *s, const char *name, uint32_t flags, const int64_t *opts,
                                 const char *extra, void **handle_out, int *bits_out, ferry_error *err);
@@ -274,6 +316,20 @@ static inline int lmdb_key_cmp(const void *a, size_t al, const void *b, size_t b
 {
     int c = memcmp(a, b, al < bl ? al : bl);
     return c ? c : (al > bl) - (al < bl);
+}
+
+/* Two keys in a cursor's family's order: bytewise unless the family has another (c->order). */
+static inline int lmdb_cursor_cmp(const lmdb_cursor *c, const void *a, size_t al, const void *b, size_t bl)
+{
+    return c->order ? ferry_slot_cmp(c->order, a, al, b, bl) : lmdb_key_cmp(a, al, b, bl);
+}
+
+/* The slot a cursor over cf compares bounds through, or NULL for bytewise (and UINT64_BIG_ENDIAN, the
+ * bytewise order of 8-byte keys). */
+static inline const ferry_cf_slot *lmdb_order_slot(const ferry_cf_slot *cf)
+{
+    int order = ferry_slot_order(cf);
+    return order == FERRY_ORDER_BYTEWISE || order == FERRY_ORDER_U64_BE ? NULL : cf;
 }
 
 /* ------------------------------------------------------------------ read transactions */
@@ -407,7 +463,8 @@ static inline int lmdb_with_write_txn_then(lmdb_store *s, write_fn fn, void *ctx
             mrc = MDB.mdb_txn_begin(s->env, NULL, 0, &txn);
         }
         if (mrc) { rc = lmdb_fail(err, mrc, "begin write transaction"); break; }
-        rc = fn(s, txn, ctx, err);
+        unsigned mark = lmdb_cmp_mark();
+        rc = lmdb_cmp_after(mark, fn(s, txn, ctx, err), err);   /* a failed comparison: never committed */
         if (rc == FERRY_OK) {
             atomic_fetch_add_explicit(&s->commits, 1, memory_order_seq_cst);
             mrc = MDB.mdb_txn_commit(txn);
@@ -434,7 +491,11 @@ static inline int lmdb_with_write_txn(lmdb_store *s, write_fn fn, void *ctx, fer
  * number to the next family created: a write through the old number would land there. */
 static inline int lmdb_family_live(ferry_cf_slot *slot, ferry_error *err)
 {
-    if (!atomic_load(&slot->dropped)) return FERRY_OK;
+    int dropped = atomic_load(&slot->dropped);
+    if (!dropped) return FERRY_OK;
+    if (dropped == FERRY_SLOT_BROKEN)   /* its comparator failed meanwhile (a range delete's bounds, another thread) */
+        return ferry_fail(err, FERRY_EABORTED, 0, "column family '%s': its comparator failed: the family refuses "
+                          "every call until the store is reopened (see ferry_comparator_create)", slot->name);
     return ferry_fail(err, FERRY_ECFDROPPED, 0, "column family '%s' was dropped", slot->name);
 }
 
@@ -494,9 +555,10 @@ static inline int lmdb_get_one(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const v
 
 /* Copy a cursor's bounds into the memory allocated after it (calloc(sizeof *c + llen + ulen)) and
  * set its range and pointer-mode fields; shared by store, snapshot and transaction cursors. */
-static inline void lmdb_cursor_set_range(lmdb_cursor *c, const void *lower, size_t llen, const void *upper, size_t ulen,
-                             uint32_t flags)
+static inline void lmdb_cursor_set_range(lmdb_cursor *c, const ferry_cf_slot *cf, const void *lower, size_t llen,
+                                         const void *upper, size_t ulen, uint32_t flags)
 {
+    c->order = lmdb_order_slot(cf);
     uint8_t *mem = (uint8_t *)(c + 1);
     if (llen) memcpy(mem, lower, llen);
     if (ulen) memcpy(mem + llen, upper, ulen);

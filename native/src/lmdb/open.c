@@ -27,6 +27,14 @@ static int lmdb_close(ferry_store *s)
     }
     lmdb_pool_drain(ls);
     MDB.mdb_env_close(ls->env);
+    lmdb_cmp_release(ls);   /* after the close: no comparison runs any more */
+    for (uint32_t i = 0; i < ls->nwant; i++) {
+        free(ls->want_names[i]);
+        ferry_cmp_unref(ls->want_cmps[i]);
+    }
+    free(ls->want_names);
+    free(ls->want_orders);
+    free(ls->want_cmps);
     ferry_store_base_free(s);
     pthread_mutex_destroy(&ls->wlock);
     pthread_mutex_destroy(&ls->pool_lock);
@@ -81,7 +89,7 @@ static int lmdb_checkpoint(ferry_store *s, const char *dir, uint32_t flags, ferr
     return ferry_fail(err, lmdb_map_rc(mrc), mrc, "checkpoint %s: %s", dir, lmdb_strerror(mrc));
 }
 
-static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, ferry_error *err);
+static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, int *bits_out, ferry_error *err);
 
 static int lmdb_cf_list_all(ferry_store *fs, ferry_error *err);
 
@@ -95,6 +103,7 @@ static const ferry_engine_ops lmdb_ops = {
     .cf_create = lmdb_cf_create,
     .cf_drop = lmdb_cf_drop,
     .cf_flags = lmdb_cf_flags,
+    .cf_added = lmdb_cmp_added,
     .cf_find = lmdb_cf_find,
     .cf_list_all = lmdb_cf_list_all,
     .get = lmdb_get,
@@ -190,7 +199,7 @@ static int scan_families(lmdb_store *s, MDB_txn *txn, MDB_dbi main_dbi, ferry_er
         if (k.mv_size >= sizeof name || memchr(k.mv_data, 0, k.mv_size)) continue;
         memcpy(name, k.mv_data, k.mv_size);
         name[k.mv_size] = '\0';
-        if (ferry_store_find_cf(&s->base, name) >= 0) continue; /* looked up already */
+        if (ferry_store_find_cf(&s->base, name) >= 0 || strcmp(name, LMDB_CMP_DB) == 0) continue; /* looked up already, or Ferry's own */
         MDB_dbi dbi;
         int orc = MDB.mdb_dbi_open(txn, name, 0, &dbi);
         if (orc == MDB_NOTFOUND || orc == MDB_INCOMPATIBLE) continue; /* a plain record */
@@ -202,9 +211,14 @@ static int scan_families(lmdb_store *s, MDB_txn *txn, MDB_dbi main_dbi, ferry_er
                               "(FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
         }
         if (orc) break;
-        if (ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, 0, NULL) != FERRY_OK) {
+        int bits = 0, frc = lmdb_order_found(s, txn, dbi, name, &bits, err);
+        uint32_t id = 0;
+        if (!frc && ferry_store_add_cf(&s->base, name, (void *)(uintptr_t)dbi, bits, &id) != FERRY_OK)
+            frc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        if (!frc) frc = lmdb_cmp_added(&s->base, id, err);
+        if (frc) {
             MDB.mdb_cursor_close(cur);
-            return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            return frc;
         }
     }
     MDB.mdb_cursor_close(cur);
@@ -241,7 +255,61 @@ static int list_families(lmdb_store *s, ferry_error *err)
         }
         s->families_listed = 1;
     }
+    /* a family the open gives another order than bytewise is checked now, found by a scan or not */
+    for (uint32_t i = 0; i < s->nwant && !s->families_listed; i++) {
+        if (ferry_store_find_cf(&s->base, s->want_names[i]) >= 0) continue;
+        MDB_dbi dbi;
+        int bits = 0, orc = MDB.mdb_dbi_open(txn, s->want_names[i], 0, &dbi), frc = FERRY_OK;
+        if (orc == MDB_NOTFOUND || orc == MDB_INCOMPATIBLE) continue;   /* not created yet */
+        if (orc) frc = lmdb_fail(err, orc, "look up column family");
+        if (!frc && s->base.cf_named >= s->base.cf_named_max)
+            frc = ferry_fail(err, FERRY_EDBSFULL, 0, "the store holds more column families than maxColumnFamilies (%u): "
+                             "raise it (FERRY_OPT_MAX_DBS in the C ABI)", s->base.cf_named_max);
+        if (!frc) frc = lmdb_order_found(s, txn, dbi, s->want_names[i], &bits, err);
+        uint32_t id = 0;
+        if (!frc && ferry_store_add_cf(&s->base, s->want_names[i], (void *)(uintptr_t)dbi, bits, &id) != FERRY_OK)
+            frc = ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+        if (!frc) frc = lmdb_cmp_added(&s->base, id, err);
+        if (frc) {
+            MDB.mdb_txn_abort(txn);
+            return frc;
+        }
+    }
     if ((rc = MDB.mdb_txn_commit(txn)) != MDB_SUCCESS) return lmdb_fail(err, rc, "list column families");
+    return FERRY_OK;
+}
+
+/* Keep the key orders other than bytewise that the open's family records ask for (ferry.c let through
+ * no other family option): lmdb_order_found checks every family found on disk against them. */
+static int want_orders(lmdb_store *s, const ferry_cf_desc *cfs, uint32_t ncfs, ferry_error *err)
+{
+    for (uint32_t i = 0; i < ncfs; i++) {
+        int64_t order = ferry_opt(cfs[i].opts, FERRY_CFOPT_KEY_ORDER, FERRY_ORDER_BYTEWISE);
+        if (order != FERRY_ORDER_BYTEWISE && order != FERRY_ORDER_REVERSE && order != FERRY_ORDER_U64_BE)
+            return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': unknown key order %lld (FERRY_CFOPT_KEY_ORDER)",
+                              cfs[i].name, (long long)order);
+        ferry_comparator *cmp = NULL;
+        int rc = ferry_cmp_named(cfs[i].name, cfs[i].extra, &cmp, err);
+        if (rc) return rc;
+        if (cmp && order != FERRY_ORDER_BYTEWISE) {
+            ferry_cmp_unref(cmp);
+            return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': a comparator and a key order "
+                              "(FERRY_CFOPT_KEY_ORDER) other than bytewise: a family has one order", cfs[i].name);
+        }
+        if (order == FERRY_ORDER_BYTEWISE && !cmp) continue;
+        if (!s->want_names) {
+            s->want_names = calloc(ncfs, sizeof *s->want_names);
+            s->want_orders = calloc(ncfs, sizeof *s->want_orders);
+            s->want_cmps = calloc(ncfs, sizeof *s->want_cmps);
+            if (!s->want_names || !s->want_orders || !s->want_cmps) {
+                ferry_cmp_unref(cmp);
+                return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+            }
+        }
+        s->want_cmps[s->nwant] = cmp;
+        s->want_orders[s->nwant] = cmp ? FERRY_ORDER_CALLBACK : (int)order;
+        if (!(s->want_names[s->nwant++] = strdup(cfs[i].name))) return ferry_fail(err, FERRY_ENOMEM, 0, "out of memory");
+    }
     return FERRY_OK;
 }
 
@@ -271,10 +339,10 @@ static int lookup_end(lmdb_store *s, MDB_txn *txn, int commit, ferry_error *err)
 }
 
 /* cf_find (under cf_lock, the name has no live slot): open the named database if there is one. */
-static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, ferry_error *err)
+static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, int *bits_out, ferry_error *err)
 {
     lmdb_store *s = LS(fs);
-    if (s->families_listed || strlen(name) > s->max_key)
+    if (s->families_listed || strlen(name) > s->max_key || strcmp(name, LMDB_CMP_DB) == 0)
         return ferry_fail(err, FERRY_NOTFOUND, 0, "no column family '%s'", name);
     MDB_txn *txn;
     int rc = lookup_begin(s, &txn, err);
@@ -294,8 +362,10 @@ static int lmdb_cf_find(ferry_store *fs, const char *name, void **handle_out, fe
         lookup_end(s, txn, 0, err);
         return lmdb_fail(err, mrc, "look up column family");
     }
-    rc = lookup_end(s, txn, 1, err);
-    if (rc) return rc;
+    /* the handle stays open with its order's comparison even when the open asked for another */
+    int orc = lmdb_order_found(s, txn, dbi, name, bits_out, err);
+    rc = lookup_end(s, txn, 1, orc ? NULL : err);
+    if (orc || rc) return orc ? orc : rc;
     *handle_out = (void *)(uintptr_t)dbi;
     return FERRY_OK;
 }
@@ -340,8 +410,6 @@ static unsigned int env_flags(int64_t f, int64_t sync, int read_only)
 int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, const ferry_cf_desc *cfs, uint32_t ncfs,
                     ferry_store **out, ferry_error *err)
 {
-    (void)cfs;
-    (void)ncfs;
     if (!atomic_load_explicit(&lmdb_attached, memory_order_acquire))
         return ferry_fail(err, FERRY_ENOENGINE, 0, "LMDB engine not attached (call ferry_engine_attach first)");
     int64_t map_size = ferry_opt(opts, FERRY_OPT_MAP_SIZE, LMDB_DEFAULT_MAP_SIZE);
@@ -399,10 +467,10 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, co
     const char *step = "create environment";
     int mrc = MDB.mdb_env_create(&s->env);
     if (mrc == 0) { step = "set map size"; mrc = MDB.mdb_env_set_mapsize(s->env, (size_t)map_size); }
-    /* one handle more than families: listing the families at open probes records of the default
+    /* two handles more than families: listing the families at open probes records of the default
      * family that may only look like one, and mdb_dbi_open reports a full table before it finds
-     * that a record is not a database (Ferry enforces the family limit itself) */
-    if (mrc == 0) { step = "set max dbs"; mrc = MDB.mdb_env_set_maxdbs(s->env, (MDB_dbi)max_dbs + 1); }
+     * that a record is not a database (Ferry enforces the family limit itself); and LMDB_CMP_DB */
+    if (mrc == 0) { step = "set max dbs"; mrc = MDB.mdb_env_set_maxdbs(s->env, (MDB_dbi)max_dbs + 2); }
     if (mrc == 0) { step = "set max readers"; mrc = MDB.mdb_env_set_maxreaders(s->env, (unsigned int)max_readers); }
     if (mrc == 0) {
         step = "open environment";
@@ -430,7 +498,7 @@ int ferry_lmdb_open(const char *path, const int64_t *opts, const char *extra, co
     MDB_stat est;
     if (MDB.mdb_env_stat(s->env, &est) == 0 && est.ms_psize >= 256 && (est.ms_psize & (est.ms_psize - 1)) == 0)
         s->psize = est.ms_psize;
-    if ((rc = list_families(s, err)) != FERRY_OK) {
+    if ((rc = want_orders(s, cfs, ncfs, err)) != FERRY_OK || (rc = list_families(s, err)) != FERRY_OK) {
         lmdb_close(&s->base);
         return rc;
     }

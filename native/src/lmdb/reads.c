@@ -33,6 +33,7 @@ int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void
     (void)flags;   /* no block cache, no checksums */
     lmdb_store *ls = LS(s);
     lmdb_stripe *st = NULL;
+    unsigned mark = lmdb_cmp_mark();
     MDB_txn *txn;
     int rc;
     if (snap) {
@@ -62,7 +63,7 @@ int lmdb_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, const void
     }
     int drc = lmdb_dropped_since(cf, err);
     if (st) lmdb_read_release_on(ls, st, txn);
-    return drc ? drc : rc;
+    return lmdb_cmp_after(mark, drc ? drc : rc, err);
 }
 
 /* multi_get: one read view for all keys; stops at the first value that does not fit. */
@@ -89,6 +90,7 @@ int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, co
     *out = 0;
     if (klen == 0 || klen > LS(s)->max_key) return FERRY_OK; /* LMDB holds no such key */
     MDB_txn *txn, *own;
+    unsigned mark = lmdb_cmp_mark();
     int rc = lmdb_read_txn(LS(s), snap, &txn, &own, err);
     if (rc) return rc;
     lmdb_stripe *names = lmdb_names_enter(LS(s), cf);
@@ -100,7 +102,7 @@ int lmdb_value_count(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, co
     int drc = lmdb_dropped_since(cf, err);
     if (own) lmdb_read_release(LS(s), own);
     if (drc) *out = 0;
-    return drc ? drc : rc;
+    return lmdb_cmp_after(mark, drc ? drc : rc, err);
 }
 
 int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint32_t n, const void *keys,
@@ -108,6 +110,7 @@ int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint
 {
     (void)flags;   /* as lmdb_get */
     MDB_txn *txn, *own;
+    unsigned mark = lmdb_cmp_mark();
     int rc = lmdb_read_txn(LS(s), snap, &txn, &own, err);
     if (rc) return rc;
     const uint8_t *p = keys;
@@ -138,7 +141,7 @@ int lmdb_multi_get(ferry_store *s, ferry_snapshot *snap, ferry_cf_slot *cf, uint
     lmdb_names_exit(names);
     int drc = lmdb_dropped_since(cf, err);
     if (own) lmdb_read_release(LS(s), own);
-    return drc ? drc : rc ? rc : (int)i;
+    return lmdb_cmp_after(mark, drc ? drc : rc ? rc : (int)i, err);
 }
 
 /* ------------------------------------------------------------------ maintenance */

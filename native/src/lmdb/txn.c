@@ -56,12 +56,13 @@ int lmdb_txn_get(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size_t klen,
                         size_t *vlen_out, int for_update, ferry_error *err)
 {
     MDB_val v;
+    unsigned mark = lmdb_cmp_mark();
     int mrc = lmdb_get_one(LS(tb->view.store), LTXN(tb)->txn, DBI(cf), key, klen, &v);
-    if (mrc == MDB_NOTFOUND) return FERRY_NOTFOUND;
+    if (mrc == MDB_NOTFOUND) return lmdb_cmp_after(mark, FERRY_NOTFOUND, err);
     if (mrc) return lmdb_fail(err, mrc, "get");
     *vlen_out = v.mv_size;
     if (cap) memcpy(dst, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
-    return FERRY_OK;
+    return lmdb_cmp_after(mark, FERRY_OK, err);
 }
 
 /* value_count through the write transaction (its writes included). No drop can run meanwhile: a
@@ -73,9 +74,11 @@ int lmdb_txn_value_count(ferry_txn *tb, ferry_cf_slot *cf, const void *key, size
     if (klen == 0 || klen > LS(tb->view.store)->max_key) return FERRY_OK; /* LMDB holds no such key */
     MDB_txn *txn = LTXN(tb)->txn;
     MDB_cursor *cur;
+    unsigned mark = lmdb_cmp_mark();
     int mrc = MDB.mdb_cursor_open(txn, DBI(cf), &cur);
     if (mrc == MDB_SUCCESS) mrc = lmdb_count_values(txn, DBI(cf), cur, key, klen, out);
-    return (mrc == MDB_SUCCESS || mrc == MDB_NOTFOUND) ? FERRY_OK : lmdb_fail(err, mrc, "value count");
+    return lmdb_cmp_after(mark, (mrc == MDB_SUCCESS || mrc == MDB_NOTFOUND) ? FERRY_OK : lmdb_fail(err, mrc, "value count"),
+                          err);
 }
 
 /* Records in the write transaction. Failures before anything was applied that LMDB takes in its
@@ -100,6 +103,7 @@ int lmdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, f
     p = ops;
     int rc = FERRY_OK;
     uint32_t i;
+    unsigned mark = lmdb_cmp_mark();   /* a failed comparison fails the transaction: it is never committed */
     for (i = 0; ferry_batch_next(&p, end, &r); i++) {
         ferry_cf_slot *slot = ferry_slot(&s->base, r.cf);
         if ((rc = lmdb_family_live(slot, err)) != FERRY_OK) break;
@@ -125,7 +129,7 @@ int lmdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, f
             }
             /* a value over the size limit was never stored */
             if (mrc == MDB_SUCCESS && r.blen <= s->max_key) mrc = MDB.mdb_del(t->txn, dbi, &k, &v);
-        } else if ((rc = lmdb_range_delete(s, t->txn, dbi, r.a, r.alen, r.b, r.blen, err)) != FERRY_OK) {
+        } else if ((rc = lmdb_range_delete(s, t->txn, slot, r.a, r.alen, r.b, r.blen, err)) != FERRY_OK) {
             break;
         }
         if (mrc && mrc != MDB_NOTFOUND) {
@@ -136,6 +140,7 @@ int lmdb_txn_write(ferry_txn *tb, const void *ops, size_t len, uint32_t count, f
             break;
         }
     }
+    rc = lmdb_cmp_after(mark, rc, err);
     if (rc != FERRY_OK && (i > 0 || (rc != FERRY_EINVAL && rc != FERRY_ECFDROPPED && rc != FERRY_EKEYSIZE)))
         tb->state = FERRY_TXN_FAILED;
     if (rc == FERRY_EMAPFULL)
@@ -154,7 +159,7 @@ int lmdb_txn_cursor_open(ferry_txn *tb, ferry_cf_slot *cf, const void *lower, si
     if (mrc) { free(c); return lmdb_fail(err, mrc, "open cursor"); }
     c->dbi = DBI(cf);
     c->depth = LTXN(tb)->depth;
-    lmdb_cursor_set_range(c, lower, llen, upper, ulen, flags);
+    lmdb_cursor_set_range(c, cf, lower, llen, upper, ulen, flags);
     c->walk = 0;   /* the transaction's dirty pages live outside the map: never walked */
     c->rc = MDB_NOTFOUND;
     c->base.store = tb->view.store;

@@ -96,15 +96,17 @@ static int is_family_record(lmdb_store *s, MDB_dbi dbi, const MDB_val *k, const 
         if (atomic_load(&slot->dropped)) continue;
         if (strlen(slot->name) == k->mv_size && memcmp(slot->name, k->mv_data, k->mv_size) == 0) return 1;
     }
-    return 0;
+    return k->mv_size == strlen(LMDB_CMP_DB) && memcmp(k->mv_data, LMDB_CMP_DB, k->mv_size) == 0;   /* Ferry's own */
 }
 
-int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begin, size_t blen,
+int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, ferry_cf_slot *slot, const void *begin, size_t blen,
                         const void *end, size_t elen, ferry_error *err)
 {
-    /* begin >= end (an empty end included) is an empty range: nothing to do. Past this
-     * check end is not empty, and an empty begin is the smallest key. */
-    if (ferry_range_empty(begin, blen, end, elen)) return FERRY_OK;
+    /* begin >= end in the family's order (bytewise: an empty end included) is an empty range: nothing
+     * to do. Past this check end is not empty, and an empty begin is the smallest key. */
+    if (ferry_range_empty_slot(slot, begin, blen, end, elen)) return FERRY_OK;
+    MDB_dbi dbi = DBI(slot);
+    const ferry_cf_slot *order = lmdb_order_slot(slot);
     MDB_cursor *cur;
     unsigned dbflags = 0;
     int rc = MDB.mdb_dbi_flags(txn, dbi, &dbflags);
@@ -116,7 +118,9 @@ int lmdb_range_delete(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const void *begi
     MDB_val k = { blen, (void *)begin }, v;
     rc = MDB.mdb_cursor_get(cur, &k, &v, blen ? MDB_SET_RANGE : MDB_FIRST);
     while (rc == MDB_SUCCESS) {
-        if (lmdb_key_cmp(k.mv_data, k.mv_size, end, elen) >= 0) break;
+        if ((order ? ferry_slot_cmp(order, k.mv_data, k.mv_size, end, elen) : lmdb_key_cmp(k.mv_data, k.mv_size, end, elen))
+            >= 0)
+            break;
         /* a named family's record: keep it (deleting it would fail and spoil the txn) */
         if (!is_family_record(s, dbi, &k, &v) && (rc = MDB.mdb_cursor_del(cur, delflags)) != MDB_SUCCESS) break;
         rc = MDB.mdb_cursor_get(cur, &k, &v, MDB_NEXT);
@@ -214,7 +218,7 @@ static int range_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
     put_ctx *p = ctx;
     int frc = lmdb_family_live(p->slot, err);
     if (frc) return frc;
-    return lmdb_range_delete(s, txn, DBI(p->slot), p->a, p->alen, p->b, p->blen, err);
+    return lmdb_range_delete(s, txn, p->slot, p->a, p->alen, p->b, p->blen, err);
 }
 
 /* FERRY_WRITE_SYNC: the committed write is synced (the store may run with MDB_NOSYNC). */
@@ -286,7 +290,7 @@ static int batch_fn(lmdb_store *s, MDB_txn *txn, void *ctx, ferry_error *err)
             /* a value over the size limit was never stored */
             if (r.blen <= s->max_key) rc = MDB.mdb_del(txn, dbi, &k, &v);
         } else {
-            int frc = lmdb_range_delete(s, txn, dbi, r.a, r.alen, r.b, r.blen, err);
+            int frc = lmdb_range_delete(s, txn, slot, r.a, r.alen, r.b, r.blen, err);
             if (frc) return frc;
         }
         if (rc && rc != MDB_NOTFOUND) {

@@ -161,6 +161,52 @@ int rdb_cmp_failed_here(ferry_error *err)
     return 1;
 }
 
+/* ---- the handles for other engines (internal.h, "Comparators for LMDB") ---- */
+
+int ferry_cmp_named(const char *family, const char *extra, ferry_comparator **out, ferry_error *err)
+{
+    const char *k, *v;
+    size_t kn, vn;
+    *out = NULL;
+    for (const char *p = extra; extra && (p = rdb_next_option(p, &k, &kn, &v, &vn)) != NULL;) {
+        int is_token = 0;
+        rdb_cb *cb = rdb_key_is(k, kn, "comparator") ? rdb_cb_token(RDB_CB_COMPARATOR, v, vn, &is_token) : NULL;
+        if (!is_token || *out) {
+            rdb_cb_unref(cb);
+            ferry_cmp_unref(*out);
+            *out = NULL;
+            return ferry_fail(err, FERRY_ENOTSUP, 0, "column family '%s': per-family options (compression, bloom filter, "
+                              "block size, prefix extractor, merge operator) are RocksDB's; LMDB takes only a key order "
+                              "or a comparator", family);
+        }
+        if (!cb)
+            return ferry_fail(err, FERRY_EINVAL, 0, "column family '%s': its options name a comparator that is not open "
+                              "(closed, or not made by ferry_comparator_create)", family);
+        *out = (ferry_comparator *)cb;
+    }
+    return FERRY_OK;
+}
+
+const char *ferry_cmp_name(const ferry_comparator *c)
+{
+    return c->cb.name;
+}
+
+int32_t ferry_cmp_call(const ferry_comparator *c, const void *a, size_t al, const void *b, size_t bl, int32_t *failed)
+{
+    return ((ferry_compare_fn)(intptr_t)c->cb.fn)(c->cb.token, a, al, b, bl, failed);
+}
+
+void ferry_cmp_ref(ferry_comparator *c)
+{
+    rdb_cb_ref(&c->cb);
+}
+
+void ferry_cmp_unref(ferry_comparator *c)
+{
+    if (c) rdb_cb_unref(&c->cb);
+}
+
 void rdb_cmp_free(rdb_store *s)
 {
     for (rdb_cmp *c = s->cmps, *next; c; c = next) {

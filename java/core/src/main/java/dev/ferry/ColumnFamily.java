@@ -42,7 +42,7 @@ public final class ColumnFamily {
     /**
      * The order of the family's keys, as the engine reports it ({@link ColumnFamilyOptions#keyOrder(KeyOrder)}).
      *
-     * @return the order; {@link KeyOrder#BYTEWISE} on LMDB
+     * @return the order; {@link KeyOrder#BYTEWISE} unless the family was created with another
      */
     public KeyOrder keyOrder() {
         return keyOrder;

@@ -29,9 +29,10 @@ import java.util.OptionalLong;
  * would leave a family without the merge operator its last open had fails with
  * {@link FerryException.InvalidArgument} (its merge operands would be unreadable).
  *
- * <p>LMDB has none of these settings: creating or opening a family with any of them set throws
- * {@link FerryException.NotSupported}; options with nothing set ({@link #of()}) are accepted and
- * change nothing. LMDB families take {@link ColumnFamilyFlag}s instead.
+ * <p>LMDB has none of these settings but the {@link #keyOrder(KeyOrder) key order} and the
+ * {@link #javaComparator(JavaComparator) Java comparator}: creating or opening a family with any other set
+ * throws {@link FerryException.NotSupported}; options with nothing set
+ * ({@link #of()}) are accepted and change nothing. LMDB families take {@link ColumnFamilyFlag}s too.
  *
  * <p>Thread safety: immutable; every setter returns a new instance.
  */

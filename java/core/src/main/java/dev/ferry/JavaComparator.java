@@ -4,9 +4,9 @@ import java.util.Comparator;
 import java.util.Objects;
 
 /**
- * A key order written in Java for one RocksDB column family ({@link ColumnFamilyOptions#javaComparator}):
- * RocksDB orders the family's keys with {@link #compare}, so cursors, {@link KeyRange}s, range deletes and
- * seeks follow it, and {@link ColumnFamily#keyOrder()} reports {@link KeyOrder#JAVA}. It costs a call into
+ * A key order written in Java for one column family ({@link ColumnFamilyOptions#javaComparator}), on RocksDB
+ * and LMDB: the engine orders the family's keys with {@link #compare}, so cursors, {@link KeyRange}s, range
+ * deletes and seeks follow it, and {@link ColumnFamily#keyOrder()} reports {@link KeyOrder#JAVA}. It costs a call into
  * Java, with a copy of both keys, for every comparison RocksDB makes: tens per write and per seek, several per
  * cursor step, and every key of a flush or compaction (docs/benchmarks.md has the measured cost). Prefer a
  * native order ({@link KeyOrder}), or keys encoded so that their bytes sort as wanted, where one fits.
@@ -23,6 +23,12 @@ import java.util.Objects;
  * again, up to four times, so a failure that passes leaves the order whole; a pair that fails every time
  * is answered "equal" (see docs/usage.md). A comparator that calls its own store (or its snapshots, cursors, transactions)
  * gets {@link IllegalStateException}; closing the store waits for comparisons in flight.
+ *
+ * <p>LMDB: the same, with what LMDB allows (docs/usage.md, "Key orders on LMDB"): at most 64 such families
+ * open at once in the process ({@link FerryException.NotSupported} past that), none with
+ * {@link ColumnFamilyFlag#DUPSORT}; a comparator that throws fails the call that needed it with
+ * {@link ErrorCode#ABORTED} (a write in which it happened is not committed) and the family until the
+ * store is reopened, without asking again (LMDB compares on the calling thread only).
  *
  * <p>Thread safety: implementations must be thread-safe (RocksDB calls them concurrently), stateless,
  * quick, and a total order that never changes.

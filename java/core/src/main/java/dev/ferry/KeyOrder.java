@@ -3,15 +3,19 @@ package dev.ferry;
 import dev.ferry.internal.Codes;
 
 /**
- * The order of a RocksDB column family's keys ({@link ColumnFamilyOptions#keyOrder(KeyOrder)}): one of
- * the comparators that run inside the engine, so that no comparison crosses into Java, or {@link #JAVA}
+ * The order of a column family's keys ({@link ColumnFamilyOptions#keyOrder(KeyOrder)}): one of the
+ * comparators that run inside the engine, so that no comparison crosses into Java, or {@link #JAVA}
  * for a family ordered by a {@link JavaComparator}.
  *
  * <p>RocksDB records a family's comparator by name and refuses to open the family with another one:
  * give the same order at every open ({@link StoreOptions#columnFamily(String, ColumnFamilyOptions)}),
  * or the open fails with {@link FerryException.InvalidArgument} ({@link ErrorCode#ENGINE_INVALID_ARGUMENT})
- * naming both comparators. LMDB
- * keeps bytewise order: any other order throws {@link FerryException.NotSupported} there.
+ * naming both comparators. LMDB takes {@link #BYTEWISE}, {@link #REVERSE_BYTEWISE} and
+ * {@link #UINT64_BIG_ENDIAN} for families without duplicate keys: Ferry records the order with the
+ * family's database and sets LMDB's comparison ({@code mdb_set_compare}) whenever it opens the family;
+ * an open that gives the family another order fails with {@link FerryException.InvalidArgument}
+ * ({@link ErrorCode#INVALID_ARGUMENT}) naming both. A {@link JavaComparator} works there too (see its
+ * class comment for LMDB's limits).
  *
  * <p>Thread safety: immutable.
  */

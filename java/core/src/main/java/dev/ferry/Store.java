@@ -168,7 +168,8 @@ public final class Store extends StoreWriter implements AutoCloseable {
      * @param options the family's options
      * @return the new family
      * @throws IllegalArgumentException for a name the engine cannot store
-     * @throws FerryException.NotSupported on LMDB for options with any setting (LMDB has none of them;
+     * @throws FerryException.NotSupported on LMDB for options with any setting but the key order and the
+     *         {@link ColumnFamilyOptions#javaComparator Java comparator} (LMDB has none of the others;
      *         {@link ColumnFamilyOptions#of()} creates a plain family)
      * @throws FerryException.AlreadyExists when it exists
      */

@@ -287,8 +287,8 @@ public interface NativeFunctions extends RocksDbFunctions {
     int cfDrop(long store, int cf, long err);
 
     /**
-     * {@code ferry_cf_flags}: The FERRY_CF_* flags a family was created with (LMDB; 0 for the default family), or its
-     * FERRY_CF_ORDER_* bits (RocksDB; 0 for bytewise).
+     * {@code ferry_cf_flags}: The FERRY_CF_* flags a family was created with (LMDB; 0 for the default family) and its
+     * FERRY_CF_ORDER_* bits (0 for bytewise).
      *
      * @param store {@code ferry_store *s}
      * @param cf {@code uint32_t cf}

@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Callbacks written in Java (RocksDB): a store of its own, opened with a {@link JavaMergeOperator} and a
- * {@link JavaCompactionFilter} (for the store, or for one family), and a family ordered by a {@link JavaComparator},
+ * Callbacks written in Java (RocksDB; on LMDB the comparator only, {@code lmdbComparator}): a store of its own,
+ * opened with a {@link JavaMergeOperator} and a {@link JavaCompactionFilter} (for the store, or for one family),
+ * and a family ordered by a {@link JavaComparator},
  * whose every call does one random thing:
  * answers, throws, blocks for a moment, or calls back into its store (a read, or a close). Random merges,
  * puts, reads, flushes and compactions run on it, and its close comes while another thread compacts.
@@ -38,6 +39,8 @@ final class CallbackOps {
     static void register(MisuseFuzz f, OpTable t) {
         if (f.world.engine == Engine.ROCKSDB) {
             t.addRare("callbacks", 2, CallbackOps::callbacks, false);
+        } else {
+            t.addRare("lmdbComparator", 2, CallbackOps::lmdbOrdered, false);
         }
     }
 
@@ -196,6 +199,37 @@ final class CallbackOps {
                     cur.first();
                 }
             });
+        }
+    }
+
+    /**
+     * LMDB: a store of its own with a family ordered by the fuzzer's comparator (which answers, throws, blocks
+     * or calls back into its store): random calls on it, then the close, after which no comparison may run.
+     */
+    private static void lmdbOrdered(Ctx c) {
+        Behaviour b = new Behaviour(c.rnd.nextLong());
+        java.nio.file.Path dir = c.world.root.resolve("lmdb-comparator-" + c.world.nextId());
+        StoreOptions o = StoreOptions.of(c.world.engine).binding(c.world.binding).mapSize(64L << 20);
+        Store[] st = new Store[1];
+        if (!c.call("Store.open(" + dir.getFileName() + ")", () -> st[0] = Store.open(dir, o))) {
+            return;
+        }
+        Store s = st[0];
+        b.store.set(s);
+        ColumnFamilyOptions go = ColumnFamilyOptions.of().javaComparator(comparator(b));
+        ColumnFamily[] g = new ColumnFamily[1];
+        c.call(s + ".createColumnFamily(g, javaComparator)", () -> g[0] = s.createColumnFamily("g", go));
+        for (int i = 0, n = 20 + c.rnd.nextInt(60); g[0] != null && i < n; i++) {
+            ordered(c, s, g[0]);
+        }
+        c.call(s + ".close()", s::close);
+        b.closed.set(true);
+        if (b.running.get() != 0) {
+            c.wrong(s + ".close()", b.running.get() + " comparisons still ran after close returned");
+        }
+        String w = b.wrong.get();
+        if (w != null) {
+            c.wrong(s + " comparator", w);
         }
     }
 

@@ -14,7 +14,7 @@ import java.util.Arrays;
 /**
  * Key orders ({@link KeyOrder}): a store of the operation's own (so that no other operation meets a
  * family whose order its checks do not know, and no reopen of a shared store meets a family it cannot
- * open) gets a family of a random order (LMDB must refuse every order but bytewise), random keys of
+ * open) gets a family of a random order (on either engine), random keys of
  * random lengths (a {@code UINT64_BIG_ENDIAN} family must refuse those not of 8 bytes), a scan checked
  * to run in the family's order, cursors over every kind of {@link KeyRange} (a reverse family must
  * refuse those with derived bounds), a range delete, then a reopen without the order (must throw) and
@@ -67,10 +67,6 @@ final class KeyOrderOps {
 
     private static void work(Ctx c, Store[] st, Path dir, StoreOptions so, KeyOrder order, ColumnFamilyOptions o) {
         ColumnFamily[] cf = new ColumnFamily[1];
-        boolean refused = c.world.engine == Engine.LMDB && order != KeyOrder.BYTEWISE;
-        if (refused) {
-            c.mustThrow("key order " + order + " on LMDB");
-        }
         if (!c.call("createColumnFamily(o, keyOrder " + order + ")", () -> cf[0] = st[0].createColumnFamily("o", o))) {
             return;
         }
