@@ -58,7 +58,9 @@ typedef struct MDB_envinfo {
 #define MDB_CP_COMPACT  0x01
 
 /* Database flags (mdb_dbi_open). */
+#define MDB_REVERSEKEY  0x02    /* made by another program: refused (lmdb/families.c) */
 #define MDB_DUPSORT     0x04
+#define MDB_INTEGERKEY  0x08    /* made by another program: refused (lmdb/families.c) */
 #define MDB_DUPFIXED    0x10
 #define MDB_INTEGERDUP  0x20
 #define MDB_REVERSEDUP  0x40

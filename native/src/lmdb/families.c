@@ -56,7 +56,18 @@ int lmdb_order_found(lmdb_store *s, MDB_txn *txn, MDB_dbi dbi, const char *name,
 {
     int have = FERRY_ORDER_BYTEWISE, want = FERRY_ORDER_BYTEWISE;
     ferry_comparator *cmp = NULL;
-    int rc = lmdb_dbi_order(txn, dbi, name, &have, err);
+    unsigned f = 0;
+    int rc = MDB.mdb_dbi_flags(txn, dbi, &f);
+    if (rc) return lmdb_fail(err, rc, "column family flags");
+    /* a database another program made in LMDB's own integer or reverse order: LMDB would compare its keys
+     * so, but Ferry's bounds, seeks and fills read keys in bytewise order or one of Ferry's orders */
+    if (f & (MDB_INTEGERKEY | MDB_REVERSEKEY))
+        return ferry_fail(err, FERRY_ENOTSUP, 0, "LMDB database '%s' was made with %s (by another program): LMDB "
+                          "compares its keys %s, an order Ferry does not read; open it with that program, or copy its "
+                          "entries into a family of Ferry's (KeyOrder.UINT64_BIG_ENDIAN is Ferry's integer order)",
+                          name, (f & MDB_INTEGERKEY) ? "MDB_INTEGERKEY" : "MDB_REVERSEKEY",
+                          (f & MDB_INTEGERKEY) ? "as native-endian integers" : "from their last byte");
+    rc = lmdb_dbi_order(txn, dbi, name, &have, err);
     if (rc) return rc;
     for (uint32_t i = 0; i < s->nwant; i++)
         if (strcmp(s->want_names[i], name) == 0) { want = s->want_orders[i]; cmp = s->want_cmps[i]; }

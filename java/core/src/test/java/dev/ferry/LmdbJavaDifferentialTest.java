@@ -115,6 +115,22 @@ class LmdbJavaDifferentialTest {
         }
     }
 
+    /** A database lmdbjava made in LMDB's integer or reverse key order: Ferry's reads assume another, so it refuses it. */
+    @MatrixTest
+    void aDatabaseInLmdbsIntegerOrReverseKeyOrderIsRefusedNotMisread() throws Exception {
+        for (DbiFlags order : List.of(DbiFlags.MDB_INTEGERKEY, DbiFlags.MDB_REVERSEKEY)) {
+            Path db = Files.createDirectories(dir.resolve(order.name()));
+            try (Env<byte[]> env = Env.create(ByteArrayProxy.PROXY_BA).setMapSize(MAP_SIZE).setMaxDbs(MAX_DBS).open(db.toFile())) {
+                Dbi<byte[]> dbi = env.openDbi("ordered", DbiFlags.MDB_CREATE, order);
+                dbi.put(new byte[] {1, 0, 0, 0, 0, 0, 0, 0}, new byte[] {1});
+                dbi.put(new byte[] {0, 1, 0, 0, 0, 0, 0, 0}, new byte[] {2});
+            }
+            FerryException.NotSupported e = org.junit.jupiter.api.Assertions.assertThrows(FerryException.NotSupported.class,
+                    () -> Store.open(db, ferryOptions()).close());
+            assertTrue(e.getMessage().contains("'ordered'") && e.getMessage().contains(order.name()), e.getMessage());
+        }
+    }
+
     @MatrixTest
     void lmdbJavaLoadsFerrysLiblmdbCopy() throws Exception {
         Path lib = NativeLibrary.lmdbPath();
