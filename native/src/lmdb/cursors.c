@@ -351,6 +351,7 @@ walk_page(lmdb_cursor *c, fill_state *st, uint8_t *page, size_t cap, uint32_t ma
     const uintptr_t psize = LS(c->base.store)->psize;
     const uint8_t *bound = fwd ? c->upper : c->lower;
     const size_t blen = fwd ? c->ulen : c->llen;
+    const ferry_cf_slot *const order = c->order;   /* read once: the page writes could alias c */
     const uint8_t *pg = (const uint8_t *)((uintptr_t)st->k.mv_data & ~(psize - 1));
     unsigned n, upper;
     int j = leaf_index(pg, psize, c->last_pgno, &c->map, st->k, st->v, fwd, &n, &upper);
@@ -368,7 +369,7 @@ walk_page(lmdb_cursor *c, fill_state *st, uint8_t *page, size_t cap, uint32_t ma
     uintptr_t leaf = st->leaf;
     int stop = 1;
     for (;;) {
-        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
+        if (!emit_entry(k, v, order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
                         ptr, fwd))
             break;
         int nj = fwd ? j + 1 : j - 1;
@@ -405,6 +406,7 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
     int (*const next)(MDB_cursor *, MDB_val *, MDB_val *, int) = MDB.mdb_cursor_get;
     const uint8_t *bound = fwd ? c->upper : c->lower;
     const size_t blen = fwd ? c->ulen : c->llen;
+    const ferry_cf_slot *const order = c->order;   /* read once: the page writes could alias c */
     const int step = fwd ? MDB_NEXT : MDB_PREV;
     size_t used = FERRY_PAGE_HEADER;
     uint32_t count = 0, flags = ptr ? FERRY_PAGE_POINTERS : 0;
@@ -436,7 +438,7 @@ fill_loop(lmdb_cursor *c, int mrc, MDB_val k, MDB_val v, uint8_t *page, size_t c
                 continue;
             }
         }
-        if (!emit_entry(k, v, c->order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
+        if (!emit_entry(k, v, order, bound, blen, page, cap, max, &used, &span, &count, &flags, &full, &leaf, psize,
                         ptr, fwd))
             break;
         mrc = next(cur, &k, &v, step);
