@@ -4,18 +4,7 @@
  * checkpoint, which LMDB copies page by page). And families ordered by a ferry_comparator (a C callback
  * here, as the bindings' trampolines are): its order, its name checked at reopen, and a failing one. */
 #include "test_lmdb.h"
-
-/* Append a ferry_store_open family record to b at *n (options: -1 but the key order). */
-static void order_rec(uint8_t *b, size_t *n, const char *name, int64_t order)
-{
-    int64_t o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, order, -1, -1 };
-    uint32_t nl = (uint32_t)strlen(name), el = 0;
-    memcpy(b + *n, &nl, 4);
-    memcpy(b + *n + 4, &el, 4);
-    memcpy(b + *n + 8, o, sizeof o);
-    memcpy(b + *n + FERRY_CFDESC_HEADER, name, nl);
-    *n += FERRY_CFDESC_HEADER + nl;
-}
+#include "test_records.h"
 
 static int open_recs(const char *dir, const uint8_t *recs, size_t len, uint32_t n, ferry_store **s)
 {

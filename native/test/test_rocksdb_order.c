@@ -1,6 +1,7 @@
 /* Key orders of RocksDB column families (FERRY_CFOPT_KEY_ORDER): reverse bytewise and unsigned 64-bit
  * big-endian, through cursors, range deletes, batches, transactions and reopens. */
 #include "test_rocksdb.h"
+#include "test_records.h"
 
 /* Keys of a whole scan of cf (FIRST, forward) or of [lower, upper), newline-separated, in out. */
 static int scan_cf(ferry_store *s, ferry_snapshot *v, uint32_t cf, const char *lower, const char *upper, int rev,
@@ -18,18 +19,6 @@ static int scan_cf(ferry_store *s, ferry_snapshot *v, uint32_t cf, const char *l
 static void be64(uint8_t *b, uint64_t v)
 {
     for (int i = 7; i >= 0; i--, v >>= 8) b[i] = (uint8_t)v;
-}
-
-/* Append a ferry_store_open family record to b at *n (options: -1 but the key order). */
-static void order_rec(uint8_t *b, size_t *n, const char *name, int64_t order)
-{
-    int64_t o[FERRY_CFOPT_COUNT] = { -1, -1, -1, -1, order, -1, -1 };
-    uint32_t nl = (uint32_t)strlen(name), el = 0;
-    memcpy(b + *n, &nl, 4);
-    memcpy(b + *n + 4, &el, 4);
-    memcpy(b + *n + 8, o, sizeof o);
-    memcpy(b + *n + FERRY_CFDESC_HEADER, name, nl);
-    *n += FERRY_CFDESC_HEADER + nl;
 }
 
 void test_key_order(void)
