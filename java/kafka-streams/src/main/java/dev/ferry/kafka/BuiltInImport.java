@@ -167,6 +167,35 @@ final class BuiltInImport {
     }
 
     /**
+     * A built-in store's families as an import reads them: the entries' family, the offsets family, and the
+     * first other family that holds entries (null when none: a store of another layout has one).
+     */
+    record Families(ColumnFamily from, ColumnFamily offsets, String other) {
+    }
+
+    /** @return {@code src}'s families, the entries' one named {@code want} (see {@link Families}) */
+    static Families families(Store src, String want) {
+        ColumnFamily from = null;
+        ColumnFamily offsets = null;
+        for (ColumnFamily cf : src.columnFamilies()) {
+            String n = cf.name();
+            if (n.equals(want)) {
+                from = cf;
+            } else if (n.equals(OFFSETS_FAMILY)) {
+                offsets = cf;
+            } else if (!isEmpty(src, cf)) {
+                return new Families(from, offsets, n);
+            }
+        }
+        return new Families(from, offsets, null);
+    }
+
+    /** @return the built-in store (or segment) in {@code dir}, opened read-only */
+    static Store openBuiltIn(Path dir) {
+        return Store.open(dir, StoreOptions.rocksdb().readOnly(true).createIfMissing(false));
+    }
+
+    /**
      * Copies the built-in store in {@code builtIn} into a new Ferry store in {@code temp}, complete and closed.
      *
      * @return what was copied, or null when the built-in store is not one to import (logged)
@@ -174,22 +203,16 @@ final class BuiltInImport {
     private static Result copy(Path builtIn, Path temp, StoreOptions options, boolean timestamped, boolean eos, String name)
             throws IOException {
         long start = System.nanoTime();
-        try (Store src = Store.open(builtIn, StoreOptions.rocksdb().readOnly(true).createIfMissing(false))) {
+        try (Store src = openBuiltIn(builtIn)) {
             String want = timestamped ? TIMESTAMPED_FAMILY : PLAIN_FAMILY;
-            ColumnFamily from = null;
-            ColumnFamily offsets = null;
-            for (ColumnFamily cf : src.columnFamilies()) {
-                String n = cf.name();
-                if (n.equals(want)) {
-                    from = cf;
-                } else if (n.equals(OFFSETS_FAMILY)) {
-                    offsets = cf;
-                } else if (!isEmpty(src, cf)) {
-                    LOG.info("Ferry store {}: Kafka's built-in store at {} holds entries in its column family {}, not a {} "
-                            + "key-value store's layout: not imported, the store restores from the changelog", name, builtIn, n,
-                            timestamped ? "timestamped" : "plain");
-                    return null;
-                }
+            Families f = families(src, want);
+            ColumnFamily from = f.from();
+            ColumnFamily offsets = f.offsets();
+            if (f.other() != null) {
+                LOG.info("Ferry store {}: Kafka's built-in store at {} holds entries in its column family {}, not a {} "
+                        + "key-value store's layout: not imported, the store restores from the changelog", name, builtIn,
+                        f.other(), timestamped ? "timestamped" : "plain");
+                return null;
             }
             if (from == null) {
                 LOG.info("Ferry store {}: Kafka's built-in store at {} has no column family {} (it is not a {} key-value store): "

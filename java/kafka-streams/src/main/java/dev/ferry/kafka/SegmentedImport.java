@@ -142,20 +142,15 @@ final class SegmentedImport {
     private static boolean copySegment(Path segment, String want, FerrySegmentedStore store, boolean eos, BuiltInImport.EntryWriter w,
                                        Map<String, byte[]> kept) throws IOException {
         String name = store.name();
-        try (Store src = Store.open(segment, StoreOptions.rocksdb().readOnly(true).createIfMissing(false))) {
-            ColumnFamily from = null;
-            ColumnFamily offsets = null;
-            for (ColumnFamily cf : src.columnFamilies()) {
-                String n = cf.name();
-                if (n.equals(want)) {
-                    from = cf;
-                } else if (n.equals(BuiltInImport.OFFSETS_FAMILY)) {
-                    offsets = cf;
-                } else if (!BuiltInImport.isEmpty(src, cf)) {
-                    LOG.info("Ferry store {}: the segment {} of Kafka's built-in store holds entries in its column family {}, not the "
-                            + "layout of {}: not imported, the store restores from the changelog", name, segment, n, store.getClass().getSimpleName());
-                    return false;
-                }
+        try (Store src = BuiltInImport.openBuiltIn(segment)) {
+            BuiltInImport.Families f = BuiltInImport.families(src, want);
+            ColumnFamily from = f.from();
+            ColumnFamily offsets = f.offsets();
+            if (f.other() != null) {
+                LOG.info("Ferry store {}: the segment {} of Kafka's built-in store holds entries in its column family {}, not the "
+                        + "layout of {}: not imported, the store restores from the changelog", name, segment, f.other(),
+                        store.getClass().getSimpleName());
+                return false;
             }
             if (from == null) {
                 LOG.info("Ferry store {}: the segment {} of Kafka's built-in store has no column family {}: not imported, the store "

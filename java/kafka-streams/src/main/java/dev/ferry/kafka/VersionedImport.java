@@ -73,20 +73,14 @@ final class VersionedImport {
             throws IOException {
         long start = System.nanoTime();
         String name = store.name();
-        try (Store src = Store.open(builtIn, StoreOptions.rocksdb().readOnly(true).createIfMissing(false))) {
-            ColumnFamily from = null;
-            ColumnFamily offsets = null;
-            for (ColumnFamily cf : src.columnFamilies()) {
-                String n = cf.name();
-                if (n.equals(BuiltInImport.PLAIN_FAMILY)) {
-                    from = cf;
-                } else if (n.equals(BuiltInImport.OFFSETS_FAMILY)) {
-                    offsets = cf;
-                } else if (!BuiltInImport.isEmpty(src, cf)) {
-                    LOG.info("Ferry store {}: Kafka's built-in store at {} holds entries in its column family {}, not a versioned "
-                            + "store's layout: not imported, the store restores from the changelog", name, builtIn, n);
-                    return null;
-                }
+        try (Store src = BuiltInImport.openBuiltIn(builtIn)) {
+            BuiltInImport.Families f = BuiltInImport.families(src, BuiltInImport.PLAIN_FAMILY);
+            ColumnFamily from = f.from();
+            ColumnFamily offsets = f.offsets();
+            if (f.other() != null) {
+                LOG.info("Ferry store {}: Kafka's built-in store at {} holds entries in its column family {}, not a versioned "
+                        + "store's layout: not imported, the store restores from the changelog", name, builtIn, f.other());
+                return null;
             }
             TreeMap<String, byte[]> kept = BuiltInImport.readOffsets(src, offsets);
             byte[] status = kept.remove(new String(FerryStateStore.STATUS_KEY, StandardCharsets.UTF_8));
