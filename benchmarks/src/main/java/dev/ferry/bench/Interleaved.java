@@ -20,7 +20,10 @@ import java.util.Map;
  * <p>{@code -Dferry.bench.pageSizes=4096,16384} adds Ferry variants with those page sizes
  * (named {@code ferry-<binding>-page<bytes>}) beside the default. On LMDB,
  * {@code -Dferry.bench.engineSteps=true} adds {@code ferry-<binding>-steps}: the same loop with
- * {@code CursorOptions.pageWalk(false)}, every entry stepped by {@code mdb_cursor_get}.
+ * {@code CursorOptions.pageWalk(false)}, every entry stepped by {@code mdb_cursor_get}. On RocksDB,
+ * {@code -Dferry.bench.pointers=true} adds {@code ferry-<binding>-pointers}: the same loop over pointer pages
+ * ({@code CursorOptions.pointers(true)}, values read where RocksDB's pinned blocks hold them) beside the default
+ * copy pages.
  *
  * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
  * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=.. ratio_err=.. round_ratios=..}
@@ -69,6 +72,11 @@ public final class Interleaved {
             ScanVariant v = ferry(engine, binding, vs, dir, entries, "ferry");
             v.bench.cursorOptions = CursorOptions.defaults().pageWalk(false);
             vars.put("ferry-" + binding + "-steps", v);
+        }
+        if (engine.equals("ROCKSDB") && Boolean.getBoolean("ferry.bench.pointers")) {
+            ScanVariant v = ferry(engine, binding, vs, dir, entries, "ferry");
+            v.bench.cursorOptions = CursorOptions.defaults().pointers(true);
+            vars.put("ferry-" + binding + "-pointers", v);
         }
         if (engine.equals("ROCKSDB")) {
             for (String m : List.of("rocksjavaBytes", "rocksjavaReuse", "rocksjavaDirect")) {
