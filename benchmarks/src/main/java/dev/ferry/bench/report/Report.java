@@ -601,7 +601,7 @@ public final class Report {
             t.append("\nRocksDB forward scans at or below the floor (issue 46): Ferry's fill makes the same four C API calls per "
                     + "entry as the floor's loop (valid, key, value, next; the C API has no call that does two of them) and writes "
                     + "each entry into the page on top, so in instructions it cannot go below the floor's loop. Where the "
-                    + "callgrind phase ran, \"Instructions per operation\" below gives this build's count per entry against the "
+                    + "callgrind phase ran, the section \"Instructions per operation\" gives this build's count per entry against the "
                     + "engine's loop; docs/benchmarks.md (\"RocksDB fill loops and the pin bound\") splits it.\n");
         }
         t.append("\nAllocation: `-prof gc` bytes per scan divided by the entries scanned. Each scan opens a cursor and so allocates "
