@@ -34,7 +34,10 @@
  * time (no valgrind) scans the whole data set round after round, in turn: the engine's loop and the
  * shim's copy and pointer pages, forward and reverse, in one process, and prints the best ns per
  * entry of each with its ratio to the engine's loop in the same direction: what the copy costs in
- * time (memory traffic, which instruction counts do not show). Reads only: any prepared directory. */
+ * time (memory traffic, which instruction counts do not show). On RocksDB also the engine's loop
+ * with pin_data ("pinned": touching each entry at its step) and the same stepping up to 4,096
+ * entries or 128 KiB first and touching them after ("batched", as a pointer page's reader does).
+ * Reads only: any prepared directory. */
 #define _GNU_SOURCE
 #include "ferry.h"
 
@@ -90,6 +93,7 @@ static struct {
     void (*iter_prev)(rdb_it *);
     const char *(*iter_key)(const rdb_it *, size_t *);
     const char *(*iter_value)(const rdb_it *, size_t *);
+    void (*readoptions_set_pin_data)(rdb_ro *, unsigned char);
     rdb_ps *(*get_pinned)(rdb *, const rdb_ro *, const char *, size_t, char **);
     const char *(*pinnableslice_value)(const rdb_ps *, size_t *);
     void (*pinnableslice_destroy)(rdb_ps *);
@@ -149,7 +153,7 @@ static int bind_engine(int engine)
         SYM(R, "rocksdb_", create_iterator); SYM(R, "rocksdb_", iter_destroy); SYM(R, "rocksdb_", iter_valid);
         SYM(R, "rocksdb_", iter_seek_to_first); SYM(R, "rocksdb_", iter_next); SYM(R, "rocksdb_", iter_key);
         SYM(R, "rocksdb_", iter_seek_to_last); SYM(R, "rocksdb_", iter_prev);
-        SYM(R, "rocksdb_", iter_value); SYM(R, "rocksdb_", get_pinned); SYM(R, "rocksdb_", pinnableslice_value);
+        SYM(R, "rocksdb_", iter_value); SYM(R, "rocksdb_", readoptions_set_pin_data); SYM(R, "rocksdb_", get_pinned); SYM(R, "rocksdb_", pinnableslice_value);
         SYM(R, "rocksdb_", pinnableslice_destroy); SYM(R, "rocksdb_", put);
     } else {
         SYM(M, "mdb_", env_create); SYM(M, "mdb_", env_set_mapsize); SYM(M, "mdb_", env_set_maxdbs);
@@ -474,6 +478,47 @@ static NOINLINE int64_t engine_scan_loop(eng *e, int n, int rev)
     return sum;
 }
 
+/* time mode only: RocksDB's own loop with ReadOptions.pin_data, touching each entry as it steps (batch
+ * 0) or stepping `batch` entries (or 128 KiB of keys and values, as a pointer page) first and touching
+ * them after, as a pointer page's reader does: what pinning costs, and what reading an entry later
+ * than its step costs, each without Ferry's fill. */
+static NOINLINE int64_t engine_pinned_loop(eng *e, int n, int rev, int batch)
+{
+    enum { MAXB = 4096 };
+    /* a key is not pinned (delta encoding rebuilds it in the iterator's buffer): its part of the
+     * checksum is taken at the step, as a pointer page copies the key then */
+    static int64_t kpart[MAXB];
+    static const uint8_t *vs[MAXB];
+    static size_t vls[MAXB];
+    rdb_ro *ro = R.readoptions_create();
+    R.readoptions_set_pin_data(ro, 1);
+    rdb_it *it = R.create_iterator(e->db, ro);
+    void (*step)(rdb_it *) = rev ? R.iter_prev : R.iter_next;
+    if (rev) R.iter_seek_to_last(it); else R.iter_seek_to_first(it);
+    int64_t sum = 0;
+    int seen = 0, b = 0;
+    size_t span = 0;
+    for (; seen < n && R.iter_valid(it); step(it), seen++) {
+        size_t kl, vl;
+        const uint8_t *k = (const uint8_t *)R.iter_key(it, &kl);
+        const uint8_t *v = (const uint8_t *)R.iter_value(it, &vl);
+        if (!batch) { sum += touch(k, kl, v, vl); continue; }
+        kpart[b] = touch(k, kl, NULL, 0);
+        vs[b] = v;
+        vls[b] = vl;
+        span += kl + vl;
+        if (++b == batch || b == MAXB || span >= 128 * 1024) {
+            for (int i = 0; i < b; i++) sum += kpart[i] + touch(NULL, 0, vs[i], vls[i]);
+            b = 0;
+            span = 0;
+        }
+    }
+    for (int i = 0; i < b; i++) sum += kpart[i] + touch(NULL, 0, vs[i], vls[i]);
+    R.iter_destroy(it);
+    R.readoptions_destroy(ro);
+    return sum;
+}
+
 static NOINLINE int64_t op_engine_scan(eng *e, int n)
 {
     return NOT_TAIL(engine_scan_loop(e, n, 0));
@@ -612,21 +657,30 @@ static int time_scans(int engine, const char *dir, int rounds)
     if (!s) return 1;
     eng e;
     if (eng_open(&e, engine, copy)) return 1;
-    static const char *names[] = { "engine fwd", "copy fwd", "pointer fwd", "engine rev", "copy rev", "pointer rev" };
-    double best[6];
-    int64_t sums[6] = { 0 };
-    for (int i = 0; i < 6; i++) best[i] = 1e30;
+    /* per direction: the engine's loop, copy pages, pointer pages; on RocksDB also the engine's loop with
+     * pin_data touching at each step, and stepping a pointer page's worth first (engine_pinned_loop) */
+    enum { PER = 5 };
+    static const char *names[] = { "engine fwd", "copy fwd", "pointer fwd", "pinned fwd", "batched fwd",
+                                   "engine rev", "copy rev", "pointer rev", "pinned rev", "batched rev" };
+    int per = engine == FERRY_ENGINE_ROCKSDB ? PER : 3;
+    double best[2 * PER];
+    int64_t sums[2 * PER] = { 0 };
+    for (int i = 0; i < 2 * PER; i++) best[i] = 1e30;
     int n = 1 << 30;
     for (int r = 0; r < rounds + 1; r++) {
-        for (int i = 0; i < 6; i++) {
-            int rev = i >= 3;
-            double t0 = now_ns();
-            int64_t sum = i % 3 == 0 ? engine_scan_loop(&e, n, rev)
-                        : shim_scan_loop(s, n, rev, i % 3 == 2 ? FERRY_CURSOR_POINTERS : default_flags(engine));
-            double t = now_ns() - t0;
-            if (r > 0 && t < best[i]) best[i] = t;   /* round 0 warms */
-            if (sums[i] && sums[i] != sum) { fprintf(stderr, "time: %s sums differ\n", names[i]); return 1; }
-            sums[i] = sum;
+        for (int d = 0; d < 2; d++) {
+            for (int j = 0; j < per; j++) {
+                int i = d * PER + j;
+                double t0 = now_ns();
+                int64_t sum = j == 0 ? engine_scan_loop(&e, n, d)
+                            : j == 3 ? engine_pinned_loop(&e, n, d, 0)
+                            : j == 4 ? engine_pinned_loop(&e, n, d, 4096)
+                            : shim_scan_loop(s, n, d, j == 2 ? FERRY_CURSOR_POINTERS : default_flags(engine));
+                double t = now_ns() - t0;
+                if (r > 0 && t < best[i]) best[i] = t;   /* round 0 warms */
+                if (sums[i] && sums[i] != sum) { fprintf(stderr, "time: %s sums differ\n", names[i]); return 1; }
+                sums[i] = sum;
+            }
         }
     }
     eng_close(&e);
@@ -650,14 +704,18 @@ static int time_scans(int engine, const char *dir, int rounds)
     }
     ferry_cursor_close(cur);
     ferry_store_close(c);
-    if (sums[0] != sums[1] || sums[0] != sums[2] || sums[3] != sums[4] || sums[3] != sums[5]) {
-        fprintf(stderr, "time: checksums differ between the loops\n");
-        return 1;
-    }
+    for (int d = 0; d < 2; d++)
+        for (int j = 1; j < per; j++)
+            if (sums[d * PER + j] != sums[d * PER]) {
+                fprintf(stderr, "time: checksums differ between the loops (%s)\n", names[d * PER + j]);
+                return 1;
+            }
     printf("# time: %lld entries, best of %d rounds, ns per entry (ratio to the engine's loop, same direction)\n",
            entries, rounds);
-    for (int i = 0; i < 6; i++)
-        printf("%-12s %8.1f  %.3f\n", names[i], best[i] / (double)entries, best[i] / best[i - i % 3]);
+    for (int d = 0; d < 2; d++)
+        for (int j = 0; j < per; j++)
+            printf("%-12s %8.1f  %.3f\n", names[d * PER + j], best[d * PER + j] / (double)entries,
+                   best[d * PER + j] / best[d * PER]);
     return 0;
 }
 
