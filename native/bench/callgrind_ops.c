@@ -50,7 +50,9 @@
 
 #define KEY 16
 #define PAGE (64 * 1024)
+#ifndef CACHE_BYTES
 #define CACHE_BYTES ((int64_t)512 << 20)
+#endif
 #define MAP_SIZE ((int64_t)1 << 30)
 #define NOINLINE __attribute__((noinline))
 /* a call that is not compiled as a jump, so callgrind sees the wrapper's inclusive cost */

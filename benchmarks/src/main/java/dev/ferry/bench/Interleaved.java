@@ -22,8 +22,11 @@ import java.util.Map;
  * {@code -Dferry.bench.engineSteps=true} adds {@code ferry-<binding>-steps}: the same loop with
  * {@code CursorOptions.pageWalk(false)}, every entry stepped by {@code mdb_cursor_get}. On RocksDB,
  * {@code -Dferry.bench.pointers=true} adds {@code ferry-<binding>-pointers}: the same loop over pointer pages
- * ({@code CursorOptions.pointers(true)}, values read where RocksDB's pinned blocks hold them) beside the default
- * copy pages.
+ * ({@code CursorOptions.pointers(true)}, values read where RocksDB's pinned blocks hold them), and
+ * {@code ferry-<binding>-rw}, copy pages, both over a read-write copy of the data set (a compacted store opened
+ * read-only, as the other variants open it, is served by RocksDB's compacted-DB mode, where Ferry keeps copy pages). {@code -Dferry.bench.noValueBytes=true} adds {@code ferry-<binding>-novalue} (diagnostic, its checksum
+ * is not checked): the Ferry loop reading keys and value lengths but no value byte, so the difference to
+ * {@code ferry-<binding>} is what reading each value's first and last byte costs the Java walk.
  *
  * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
  * {@code interleaved engine=.. value_size=.. direction=.. variant=.. best_ns_per_entry=.. ratio_to_floor=.. ratio_err=.. round_ratios=..}
@@ -73,9 +76,21 @@ public final class Interleaved {
             v.bench.cursorOptions = CursorOptions.defaults().pageWalk(false);
             vars.put("ferry-" + binding + "-steps", v);
         }
+        if (Boolean.getBoolean("ferry.bench.noValueBytes")) {
+            ScanVariant v = ferry(engine, binding, vs, dir, entries, "ferry");
+            v.bench.noValueBytes = true;
+            vars.put("ferry-" + binding + "-novalue", v);
+        }
         if (engine.equals("ROCKSDB") && Boolean.getBoolean("ferry.bench.pointers")) {
+            // the data set is compacted and opened read-only, which RocksDB serves in its compacted-DB mode, where
+            // Ferry keeps copy pages: pointer pages read a read-write copy, beside copy pages of the same copy
+            java.nio.file.Path copy = readWriteCopy(engine, vs, entries);
+            ScanVariant rw = ferry(engine, binding, vs, dir, entries, "ferry");
+            rw.bench.readWriteCopy = copy;
+            vars.put("ferry-" + binding + "-rw", rw);
             ScanVariant v = ferry(engine, binding, vs, dir, entries, "ferry");
             v.bench.cursorOptions = CursorOptions.defaults().pointers(true);
+            v.bench.readWriteCopy = copy;
             vars.put("ferry-" + binding + "-pointers", v);
         }
         if (engine.equals("ROCKSDB")) {
@@ -138,7 +153,9 @@ public final class Interleaved {
                         long t = System.nanoTime();
                         long sum = v.getValue().scan();
                         long ns = System.nanoTime() - t;
-                        BenchData.check("interleaved " + v.getKey(), sum, expected);
+                        if (!v.getKey().endsWith("-novalue")) {
+                            BenchData.check("interleaved " + v.getKey(), sum, expected);
+                        }
                         rb.add(v.getKey(), r, ns);
                     }
                 }
@@ -155,6 +172,24 @@ public final class Interleaved {
         }
         lines.forEach(System.out::println);
         System.out.flush();
+    }
+
+    /** A copy of the data set (made once per JVM and value size, removed at exit) to open read-write. */
+    private static java.nio.file.Path readWriteCopy(String engine, int vs, int entries) throws Exception {
+        java.nio.file.Path src = BenchData.dataset(dev.ferry.Engine.valueOf(engine), entries, vs).dir;
+        java.nio.file.Path dst = java.nio.file.Files.createTempDirectory("ferry-bench-rw");
+        Process p = new ProcessBuilder("cp", "-a", src + "/.", dst.toString()).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("cp -a " + src + " " + dst + " failed");
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                new ProcessBuilder("rm", "-rf", dst.toString()).start().waitFor();
+            } catch (Exception e) {
+                // best effort
+            }
+        }));
+        return dst;
     }
 
     private static ScanVariant ferry(String engine, String binding, int vs, String dir, int entries, String method) {

@@ -304,7 +304,7 @@ public final class Report {
 
     /** Display order inside each kind; names not listed come after, by name. */
     private static final List<String> ORDER = List.of("ferry-<binding>", "ferryScan-<binding>", "ferryInto-<binding>",
-            "ferry-<binding>-into", "ferry-<binding>-snapshot", "ferry-<binding>-multiget", "ferry-<binding>-steps", "ferry-<binding>-pointers",
+            "ferry-<binding>-into", "ferry-<binding>-snapshot", "ferry-<binding>-multiget", "ferry-<binding>-steps", "ferry-<binding>-pointers", "ferry-<binding>-rw", "ferry-<binding>-novalue",
             "ferry-<binding>-page<bytes>", "rocksjava-interop-<binding>", "jni", "ffm", "ffm-critical", "rocksjavaBytes",
             "rocksjavaReuse", "rocksjavaDirect", "rocksjavaBytes@interop-<binding>", "rocksjava", "lmdbjava", "floor", "floor-copy", "floor-fresh", "floor-fresh-copy");
 
@@ -337,7 +337,13 @@ public final class Report {
         g("scan", "ferryScan-<binding>", "Ferry's `Store.scan(range, visitor)`: a forward scan calling back once per entry, over the same pages.");
         g("scan", "ferry-<binding>-page<bytes>", "the Ferry cursor loop with pages of that many bytes (`-Dferry.bench.pageSizes`).");
         g("scan", "ferry-<binding>-pointers", "RocksDB: the Ferry cursor loop over pointer pages (`CursorOptions.pointers(true)`: "
-                + "values read where RocksDB's pinned blocks hold them, not copied; `-Dferry.bench.pointers=true`).");
+                + "values read where RocksDB's pinned blocks hold them, not copied; `-Dferry.bench.pointers=true`), on a read-write "
+                + "copy of the data set (RocksDB serves the compacted data set opened read-only in its compacted-DB mode, where "
+                + "Ferry keeps copy pages).");
+        g("scan", "ferry-<binding>-rw", "RocksDB: the Ferry cursor loop over copy pages on the read-write copy that `ferry-<binding>-pointers` "
+                + "reads (`-Dferry.bench.pointers=true`).");
+        g("scan", "ferry-<binding>-novalue", "diagnostic: the Ferry cursor loop reading keys and value lengths but no value byte "
+                + "(`-Dferry.bench.noValueBytes=true`); not the same work as the floor, so its ratio is not a result.");
         g("scan", "ferry-<binding>-steps", "LMDB: the Ferry cursor loop with the leaf-page walk off (`CursorOptions.pageWalk(false)`): "
                 + "every entry stepped by `mdb_cursor_get`.");
         g("scan", "rocksjava-interop-<binding>", "a RocksJava `RocksIterator` wrapped by Ferry (`RocksInterop.wrap`) and read as a Ferry "

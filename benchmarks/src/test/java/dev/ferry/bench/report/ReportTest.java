@@ -69,7 +69,7 @@ class ReportTest {
     void everyVariantTheBenchmarksPrintIsInTheGlossary() {
         String[][] names = {
             {"scan", "floor"}, {"scan", "ferry-jni"}, {"scan", "ferry-ffm"}, {"scan", "ferryScan-jni"}, {"scan", "ferry-ffm-page4096"},
-            {"scan", "ferry-jni-steps"}, {"scan", "ferry-ffm-pointers"}, {"scan", "rocksjava-interop-jni"}, {"scan", "rocksjavaBytes"}, {"scan", "rocksjavaReuse"},
+            {"scan", "ferry-jni-steps"}, {"scan", "ferry-ffm-pointers"}, {"scan", "ferry-jni-novalue"}, {"scan", "ferry-ffm-rw"}, {"scan", "rocksjava-interop-jni"}, {"scan", "rocksjavaBytes"}, {"scan", "rocksjavaReuse"},
             {"scan", "rocksjavaDirect"}, {"scan", "rocksjavaBytes@interop-ffm"}, {"scan", "lmdbjava"},
             {"get", "floor"}, {"get", "floor-fresh"}, {"get", "floor-copy"}, {"get", "floor-fresh-copy"}, {"get", "ferry-jni"}, {"get", "ferryInto-ffm"}, {"get", "ferry-jni-into"},
             {"get", "ferry-ffm-snapshot"}, {"get", "ferry-jni-multiget"}, {"get", "rocksjava"}, {"get", "lmdbjava"},
