@@ -1,6 +1,9 @@
 package dev.ferry.bench;
 
 import dev.ferry.CursorOptions;
+import dev.ferry.Engine;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +27,9 @@ import java.util.Map;
  * {@code -Dferry.bench.pointers=true} adds {@code ferry-<binding>-pointers}: the same loop over pointer pages
  * ({@code CursorOptions.pointers(true)}, values read where RocksDB's pinned blocks hold them), and
  * {@code ferry-<binding>-rw}, copy pages, both over a read-write copy of the data set (a compacted store opened
- * read-only, as the other variants open it, is served by RocksDB's compacted-DB mode, where Ferry keeps copy pages). {@code -Dferry.bench.noValueBytes=true} adds {@code ferry-<binding>-novalue} (diagnostic, its checksum
- * is not checked): the Ferry loop reading keys and value lengths but no value byte, so the difference to
+ * read-only, as the other variants open it, is served by RocksDB's compacted-DB mode, where Ferry keeps copy
+ * pages); the copy is removed after each value size and direction. {@code -Dferry.bench.noValueBytes=true} adds
+ * {@code ferry-<binding>-novalue} (diagnostic, its checksum is not checked): the Ferry loop reading keys and value lengths but no value byte, so the difference to
  * {@code ferry-<binding>} is what reading each value's first and last byte costs the Java walk.
  *
  * <p>Usage: {@code Interleaved <ROCKSDB|LMDB> <jni|ffm> <entries> <rounds> <valueSize>...}; prints one line per variant:
@@ -61,6 +65,20 @@ public final class Interleaved {
     }
 
     private static void run(String engine, String binding, int vs, String dir, int entries, int rounds) throws Exception {
+        // the data set is compacted and opened read-only, which RocksDB serves in its compacted-DB mode, where Ferry
+        // keeps copy pages: pointer pages read a read-write copy of it, beside copy pages of the same copy
+        Path copy = engine.equals("ROCKSDB") && Boolean.getBoolean("ferry.bench.pointers") ? readWriteCopy(engine, vs, entries) : null;
+        try {
+            measure(engine, binding, vs, dir, entries, rounds, copy);
+        } finally {
+            if (copy != null) {
+                new ProcessBuilder("rm", "-rf", copy.toString()).inheritIO().start().waitFor();
+            }
+        }
+    }
+
+    private static void measure(String engine, String binding, int vs, String dir, int entries, int rounds, Path copy)
+            throws Exception {
         Map<String, Variant> vars = new LinkedHashMap<>();
         vars.put("floor", ferry(engine, binding, vs, dir, entries, "floor"));
         vars.put("ferry-" + binding, ferry(engine, binding, vs, dir, entries, "ferry"));
@@ -81,10 +99,7 @@ public final class Interleaved {
             v.bench.noValueBytes = true;
             vars.put("ferry-" + binding + "-novalue", v);
         }
-        if (engine.equals("ROCKSDB") && Boolean.getBoolean("ferry.bench.pointers")) {
-            // the data set is compacted and opened read-only, which RocksDB serves in its compacted-DB mode, where
-            // Ferry keeps copy pages: pointer pages read a read-write copy, beside copy pages of the same copy
-            java.nio.file.Path copy = readWriteCopy(engine, vs, entries);
+        if (copy != null) {
             ScanVariant rw = ferry(engine, binding, vs, dir, entries, "ferry");
             rw.bench.readWriteCopy = copy;
             vars.put("ferry-" + binding + "-rw", rw);
@@ -145,7 +160,7 @@ public final class Interleaved {
             });
         }
         RoundBests rb = new RoundBests();
-        long expected = BenchData.dataset(dev.ferry.Engine.valueOf(engine), entries, vs).checksum;
+        long expected = BenchData.dataset(Engine.valueOf(engine), entries, vs).checksum;
         for (int r = 0; r < rounds; r++) {
             for (Map.Entry<String, Variant> v : vars.entrySet()) {
                 try (AutoCloseable c = v.getValue().open()) {
@@ -174,21 +189,14 @@ public final class Interleaved {
         System.out.flush();
     }
 
-    /** A copy of the data set (made once per JVM and value size, removed at exit) to open read-write. */
-    private static java.nio.file.Path readWriteCopy(String engine, int vs, int entries) throws Exception {
-        java.nio.file.Path src = BenchData.dataset(dev.ferry.Engine.valueOf(engine), entries, vs).dir;
-        java.nio.file.Path dst = java.nio.file.Files.createTempDirectory("ferry-bench-rw");
+    /** A copy of the data set, to open read-write; the caller removes it. */
+    private static Path readWriteCopy(String engine, int vs, int entries) throws Exception {
+        Path src = BenchData.dataset(Engine.valueOf(engine), entries, vs).dir;
+        Path dst = Files.createTempDirectory("ferry-bench-rw");
         Process p = new ProcessBuilder("cp", "-a", src + "/.", dst.toString()).inheritIO().start();
         if (p.waitFor() != 0) {
             throw new IllegalStateException("cp -a " + src + " " + dst + " failed");
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                new ProcessBuilder("rm", "-rf", dst.toString()).start().waitFor();
-            } catch (Exception e) {
-                // best effort
-            }
-        }));
         return dst;
     }
 

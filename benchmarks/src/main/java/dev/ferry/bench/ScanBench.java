@@ -6,6 +6,7 @@ import dev.ferry.Engine;
 import dev.ferry.KeyRange;
 import dev.ferry.Store;
 import dev.ferry.View;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -60,7 +61,7 @@ public class ScanBench {
     /** Diagnostic ({@link Interleaved} only): the Ferry loop reads keys and value lengths but no value byte, so its checksum is not the data set's. */
     boolean noValueBytes;
     /** {@link Interleaved} only: a copy of the data set to open read-write instead (RocksDB serves a compacted store opened read-only in its compacted-DB mode, where Ferry keeps copy pages). */
-    java.nio.file.Path readWriteCopy;
+    Path readWriteCopy;
 
     private boolean reverse;
     private Store store;

@@ -27,9 +27,9 @@ public abstract sealed class StoreWriter extends StoreReader implements WriteVie
     /**
      * Sends one write of arrays.
      *
-     * @param op {@code Abi.OP_PUT} (a key and a value), {@code OP_DELETE} (a key; b is empty),
-     *        {@code OP_DELETE_RANGE} (begin and end), {@code OP_DELETE_VALUE} (a key and one of its
-     *        values) or {@code OP_MERGE} (a key and an operand); the last three with whole arrays
+     * @param op {@code WriteOp.PUT} (a key and a value), {@code DELETE} (a key; b is empty),
+     *        {@code DELETE_RANGE} (begin and end), {@code DELETE_VALUE} (a key and one of its
+     *        values) or {@code MERGE} (a key and an operand); the last three with whole arrays
      * @param cf the family
      */
     abstract void send(WriteOp op, ColumnFamily cf, byte[] a, int ao, int al, byte[] b, int bo, int bl);
