@@ -481,7 +481,7 @@ static NOINLINE int64_t engine_scan_loop(eng *e, int n, int rev)
 }
 
 /* time mode only: RocksDB's own loop with ReadOptions.pin_data, touching each entry as it steps (batch
- * 0) or stepping `batch` entries (or 128 KiB of keys and values, as a pointer page) first and touching
+ * 0) or stepping `batch` entries (or FERRY_PTR_SPAN bytes of keys and values, as a pointer page) first and touching
  * them after, as a pointer page's reader does: what pinning costs, and what reading an entry later
  * than its step costs, each without Ferry's fill. */
 static NOINLINE int64_t engine_pinned_loop(eng *e, int n, int rev, int batch)
@@ -509,7 +509,7 @@ static NOINLINE int64_t engine_pinned_loop(eng *e, int n, int rev, int batch)
         vs[b] = v;
         vls[b] = vl;
         span += kl + vl;
-        if (++b == batch || b == MAXB || span >= 128 * 1024) {
+        if (++b == batch || b == MAXB || span >= FERRY_PTR_SPAN) {
             for (int i = 0; i < b; i++) sum += kpart[i] + touch(NULL, 0, vs[i], vls[i]);
             b = 0;
             span = 0;

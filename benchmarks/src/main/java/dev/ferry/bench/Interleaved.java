@@ -71,9 +71,7 @@ public final class Interleaved {
         try {
             measure(engine, binding, vs, dir, entries, rounds, copy);
         } finally {
-            if (copy != null) {
-                new ProcessBuilder("rm", "-rf", copy.toString()).inheritIO().start().waitFor();
-            }
+            BenchData.deleteTree(copy);
         }
     }
 
